@@ -1,0 +1,65 @@
+// The routing engines as the front doors see them: a name, options parsed
+// from "key=value" words, and calls that fill Tables for a Fabric. Both the
+// OpenSM adapter and the CLI go through this interface, so an algorithm
+// exists once.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "plugin/core/fabric.h"
+#include "plugin/core/tables.h"
+
+namespace ibu {
+
+enum class LogLevel { kError, kInfo, kVerbose };
+using LogSink = std::function<void(LogLevel, const std::string&)>;
+
+// A multicast group as the SM sees it: MLID and member end ports (indices
+// into Fabric::end_ports). Send-only members count as members for routing.
+struct McastGroup {
+  Lid mlid = 0;
+  std::vector<int> members;
+  int anchor = -1;  // optional: end-port index to root the tree at
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual const char* name() const = 0;
+
+  // Fills t.lft for every switch. Throws ibu::Error (with the first
+  // offending switch/port) when the fabric is not one this engine routes.
+  virtual void RouteUnicast(const Fabric& f, Tables& t) = 0;
+
+  // Sets t.mft[sw].groups[g.mlid] on every switch (and erases the MLID on
+  // switches off the tree). Needs RouteUnicast to have run on the same
+  // fabric. Throws ibu::Error when the group cannot be built.
+  virtual void RouteMulticast(const Fabric& f, const McastGroup& g,
+                              Tables& t) = 0;
+
+  // DLID a source should use to reach `dst` (end-port indices): the
+  // engine's path-selection rule, which hosts and the timing model follow.
+  virtual Lid SelectDlid(const Fabric& f, int src, int dst) const {
+    (void)src;
+    return f.end_ports.at(dst).base_lid;
+  }
+};
+
+// Engine names the core knows: "mlid", "slid", "xymesh".
+std::vector<std::string> EngineNames();
+
+// Builds an engine from its name and "key=value" option words (unknown keys
+// or bad values throw ibu::Error naming the word and what was expected;
+// keys that belong to another engine are ignored). `log` receives notes
+// such as folded path digits.
+std::unique_ptr<Engine> MakeEngine(const std::string& name,
+                                   const std::vector<std::string>& options,
+                                   LogSink log);
+
+// Splits "a=1 b=2" into words.
+std::vector<std::string> SplitOptions(const std::string& text);
+
+}  // namespace ibu

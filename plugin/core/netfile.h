@@ -1,0 +1,30 @@
+// Reader for ibnetdiscover output and ibsim net files (the same grammar,
+// ibsim's being a subset), and LID files in OpenSM's guid2lid format.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+
+#include "plugin/core/fabric.h"
+
+namespace ibu {
+
+// Parses a topology. GUIDs come from "switchguid=/caguid=" lines or, when
+// absent, are numbered the way ibsim numbers them (0x100000.. for CAs,
+// 0x200000.. for switches). LIDs come from ibnetdiscover comments
+// ("lid N lmc L") when present and are otherwise 0 (see AssignDefaultLids).
+// Throws ibu::Error "FILE:LINE: ..." naming what was expected.
+Fabric ParseNetFile(std::istream& is, const std::string& file);
+Fabric ReadNetFile(const std::string& path);
+
+// Applies a guid2lid file ("0xGUID 0xMIN 0xMAX" lines) to switches and end
+// ports; the LMC of each port is derived from MAX-MIN.
+void ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f);
+void ApplyGuid2LidFile(const std::string& path, Fabric& f);
+
+// Gives every port without a LID one: end ports first in fabric order at
+// 2^lmc*(i+1) (aligned, LID 0 reserved), switches after them. The layout the
+// generator writes as guid2lid, so offline runs match ibsim runs.
+void AssignDefaultLids(Fabric& f, int lmc);
+
+}  // namespace ibu

@@ -1,0 +1,61 @@
+// Forwarding tables as the switches hold them: one LFT per switch (out port
+// by DLID), one MFT per switch (port mask by MLID). The text form is the one
+// `ibroute` prints, so tables computed offline and tables read back from
+// ibsim or a real fabric go through the same parser and verifier.
+#pragma once
+
+#include <bitset>
+#include <cstdint>
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "plugin/core/fabric.h"
+
+namespace ibu {
+
+using PortMask = std::bitset<256>;
+
+struct Lft {
+  std::vector<uint8_t> out;  // indexed by LID; kNoPort where unset
+
+  uint8_t port(Lid lid) const { return lid < out.size() ? out[lid] : kNoPort; }
+  void set(Lid lid, uint8_t port) {
+    if (lid >= out.size()) out.resize(lid + 1, kNoPort);
+    out[lid] = port;
+  }
+};
+
+struct Mft {
+  std::map<Lid, PortMask> groups;  // MLID -> ports (0 = the switch itself)
+};
+
+// Tables for a whole fabric, indexed like Fabric::switches.
+struct Tables {
+  std::vector<Lft> lft;
+  std::vector<Mft> mft;
+
+  void Resize(const Fabric& f) {
+    lft.resize(f.switches.size());
+    mft.resize(f.switches.size());
+  }
+};
+
+// Writes every switch's LFT in `ibroute` format ("Unicast lids [...] of
+// switch Lid N guid 0x... (desc):" then "0xLLLL PPP : (...)").
+void WriteLfts(std::ostream& os, const Fabric& f, const Tables& t);
+// Writes every switch's MFT in `ibroute -M` format.
+void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t);
+
+// Parses `ibroute`/`ibroute -M` output (several switches concatenated, or
+// OpenSM's opensm-lfts.dmp). Switches are matched to the fabric by GUID.
+// Throws ibu::Error "FILE:LINE: ..." on anything unexpected.
+void ReadLfts(std::istream& is, const std::string& file, const Fabric& f,
+              Tables& t);
+void ReadMfts(std::istream& is, const std::string& file, const Fabric& f,
+              Tables& t);
+void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t);
+void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t);
+
+}  // namespace ibu
