@@ -1,1 +1,6 @@
-# (filled in by the cli work)
+# The `ibunion` command line: a thin front door over the core.
+bin_PROGRAMS += ibunion
+ibunion_SOURCES = \
+	cli/main.cc cli/args.h cli/args.cc cli/commands.h cli/fabric_loading.cc \
+	cli/cmd_topo.cc cli/cmd_route.cc cli/cmd_verify.cc cli/cmd_inspect.cc
+ibunion_LDADD = plugin/core/libibucore.la $(IBUNION_SIM_LIBS)

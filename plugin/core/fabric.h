@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace ibu {
@@ -85,6 +86,8 @@ class Fabric {
 
  private:
   std::vector<LidOwner> owner_;
+  std::unordered_map<Guid, int> switch_by_guid_;
+  std::unordered_map<Guid, int> end_port_by_guid_;
   Lid max_lid_ = 0;
 };
 

@@ -6,4 +6,8 @@ plugin_core_libibucore_la_SOURCES = \
 	plugin/core/fabric.h plugin/core/fabric.cc \
 	plugin/core/netfile.h plugin/core/netfile.cc \
 	plugin/core/tables.h plugin/core/tables.cc \
-	plugin/core/engine.h plugin/core/engine.cc
+	plugin/core/engine.h plugin/core/engine.cc \
+	plugin/core/topology/fattree.h plugin/core/topology/fattree.cc \
+	plugin/core/topology/generate.h plugin/core/topology/generate.cc \
+	plugin/core/routing/mlid.h plugin/core/routing/mlid.cc \
+	plugin/core/verify/unicast.h plugin/core/verify/unicast.cc

@@ -1,0 +1,102 @@
+#include "cli/args.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <unistd.h>
+
+#include "plugin/core/error.h"
+
+namespace ibu::cli {
+
+Args::Args(int argc, char** argv, const std::set<std::string>& with_value,
+           const std::set<std::string>& flags) {
+  for (int i = 0; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.size() > 1 && a[0] == '-' && !(a.size() > 1 && std::isdigit(static_cast<unsigned char>(a[1])))) {
+      std::string value;
+      size_t eq = a.find('=');
+      bool inline_value = a.rfind("--", 0) == 0 && eq != std::string::npos;
+      std::string name = inline_value ? a.substr(0, eq) : a;
+      if (flags.count(name)) {
+        if (inline_value) throw UsageError{"option " + name + " takes no value"};
+        options_.emplace(name, "");
+        continue;
+      }
+      if (!with_value.count(name)) throw UsageError{"unknown option " + name};
+      if (inline_value) {
+        value = a.substr(eq + 1);
+      } else {
+        if (i + 1 >= argc) throw UsageError{"option " + name + " needs a value"};
+        value = argv[++i];
+      }
+      options_.emplace(name, value);
+      continue;
+    }
+    positional_.push_back(a);
+  }
+}
+
+bool Args::has(const std::string& name) const { return options_.count(name) > 0; }
+
+std::string Args::get(const std::string& name, const std::string& fallback) const {
+  auto it = options_.find(name);
+  return it == options_.end() ? fallback : it->second;
+}
+
+std::vector<std::string> Args::all(const std::string& name) const {
+  std::vector<std::string> out;
+  auto range = options_.equal_range(name);
+  for (auto it = range.first; it != range.second; ++it) out.push_back(it->second);
+  return out;
+}
+
+long ParseInt(const std::string& text, const std::string& what, long min, long max) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(text.c_str(), &end, 0);
+  if (text.empty() || *end || errno)
+    throw UsageError{what + ": expected an integer, got '" + text + "'"};
+  if (v < min || v > max)
+    throw UsageError{what + ": expected " + std::to_string(min) + ".." + std::to_string(max) +
+                     ", got " + text};
+  return v;
+}
+
+long Args::integer(const std::string& name, long fallback, long min, long max) const {
+  if (!has(name)) return fallback;
+  return ParseInt(get(name), "option " + name, min, max);
+}
+
+long Args::positional_int(size_t i, const std::string& what, long min, long max) const {
+  if (i >= positional_.size()) throw UsageError{"missing " + what};
+  return ParseInt(positional_[i], what, min, max);
+}
+
+void WriteFileAtomically(const std::string& path, const std::string& content) {
+  if (path.empty() || path == "-") {
+    std::cout << content;
+    std::cout.flush();
+    return;
+  }
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    if (!out) throw Error(path + ": cannot write (" + std::string(std::strerror(errno)) + ")");
+    out << content;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw Error(path + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot rename into place");
+  }
+}
+
+}  // namespace ibu::cli

@@ -1,0 +1,43 @@
+// A small argument reader shared by the subcommands: positional words and
+// "--name value" / "--flag" options, with errors that name the option.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ibu::cli {
+
+// Thrown for bad usage; main prints it and exits 2.
+struct UsageError {
+  std::string message;
+};
+
+class Args {
+ public:
+  // `with_value`: options that take a value; `flags`: options that do not.
+  Args(int argc, char** argv, const std::set<std::string>& with_value,
+       const std::set<std::string>& flags);
+
+  const std::vector<std::string>& positional() const { return positional_; }
+  bool has(const std::string& name) const;
+  std::string get(const std::string& name, const std::string& fallback = "") const;
+  std::vector<std::string> all(const std::string& name) const;
+  long integer(const std::string& name, long fallback, long min, long max) const;
+
+  // Positional word i as an integer in [min, max], named for messages.
+  long positional_int(size_t i, const std::string& what, long min, long max) const;
+
+ private:
+  std::vector<std::string> positional_;
+  std::multimap<std::string, std::string> options_;
+};
+
+long ParseInt(const std::string& text, const std::string& what, long min, long max);
+
+// Writes `content` to `path` through a temp file and rename, so a failure
+// never leaves a half-written file; "-" or "" means stdout.
+void WriteFileAtomically(const std::string& path, const std::string& content);
+
+}  // namespace ibu::cli

@@ -1,0 +1,62 @@
+// `ibunion route`: tables from a net file, offline, through the same engine
+// code OpenSM runs.
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "plugin/core/engine.h"
+#include "plugin/core/error.h"
+#include "plugin/core/tables.h"
+
+namespace ibu::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ibunion route NETFILE --engine mlid|slid [options]\n"
+    "  --lmc L            LIDs in the generator's layout at this LMC (when the file has none)\n"
+    "  --guid2lid FILE    LIDs from an OpenSM guid2lid file\n"
+    "  --options \"k=v\"    engine options, as in event_plugin_options (e.g. mlid_rotate=off)\n"
+    "  --lft FILE         write LFTs here, in ibroute format (default: stdout)\n"
+    "  --paths FILE       write the path-selection map: src_guid dst_guid dlid\n";
+
+}  // namespace
+
+int RouteMain(int argc, char** argv) {
+  Args args(argc, argv, {"--engine", "--lmc", "--guid2lid", "--options", "--lft", "--paths"},
+            {"-h", "--help"});
+  if (args.has("-h") || args.has("--help")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (args.positional().size() != 1) throw UsageError{std::string("expected one NETFILE\n") + kUsage};
+  if (!args.has("--engine")) throw UsageError{std::string("missing --engine\n") + kUsage};
+  Fabric f = LoadFabric(args, args.positional()[0]);
+  auto engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")),
+                           [](LogLevel, const std::string& m) { std::cerr << "note: " << m << "\n"; });
+  Tables t;
+  engine->RouteUnicast(f, t);
+  std::ostringstream lft;
+  WriteLfts(lft, f, t);
+  std::string paths;
+  if (args.has("--paths")) {
+    std::ostringstream os;
+    char buf[80];
+    for (size_t s = 0; s < f.end_ports.size(); ++s)
+      for (size_t d = 0; d < f.end_ports.size(); ++d) {
+        if (s == d) continue;
+        std::snprintf(buf, sizeof buf, "0x%016" PRIx64 " 0x%016" PRIx64 " %u\n",
+                      f.end_ports[s].port_guid, f.end_ports[d].port_guid,
+                      engine->SelectDlid(f, static_cast<int>(s), static_cast<int>(d)));
+        os << buf;
+      }
+    paths = os.str();
+  }
+  WriteFileAtomically(args.get("--lft", "-"), lft.str());
+  if (args.has("--paths")) WriteFileAtomically(args.get("--paths"), paths);
+  return 0;
+}
+
+}  // namespace ibu::cli

@@ -1,0 +1,59 @@
+// `ibunion topo fattree M N` / `ibunion topo mesh X Y`: generate net files.
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "plugin/core/error.h"
+#include "plugin/core/netfile.h"
+#include "plugin/core/topology/generate.h"
+
+namespace ibu::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ibunion topo fattree M N [options]\n"
+    "       ibunion topo mesh X Y [options]\n"
+    "  -o FILE            write the net file here (default: stdout)\n"
+    "  --shuffle SEED     permute port numbers inside every switch and the record order\n"
+    "  --guid2lid FILE    also write an OpenSM guid2lid file with the papers' LID layout\n"
+    "  --lmc L            LMC for that layout (0..7, default 0)\n";
+
+}  // namespace
+
+int TopoMain(int argc, char** argv) {
+  Args args(argc, argv, {"-o", "--shuffle", "--guid2lid", "--lmc"}, {"-h", "--help"});
+  if (args.has("-h") || args.has("--help")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  const auto& pos = args.positional();
+  if (pos.size() != 3) throw UsageError{std::string("expected a kind and two sizes\n") + kUsage};
+  const long lmc = args.integer("--lmc", 0, 0, 7);
+  if (args.has("--lmc") && !args.has("--guid2lid"))
+    throw UsageError{"option --lmc only applies together with --guid2lid FILE"};
+  Fabric f;
+  if (pos[0] == "fattree") {
+    f = MakeFatTree(static_cast<int>(args.positional_int(1, "M (ports per switch)", -1000000, 1000000)),
+                    static_cast<int>(args.positional_int(2, "N (levels)", -1000000, 1000000)));
+  } else if (pos[0] == "mesh") {
+    f = MakeMesh(static_cast<int>(args.positional_int(1, "X", 1, 4096)),
+                 static_cast<int>(args.positional_int(2, "Y", 1, 4096)));
+    if (lmc != 0) throw UsageError{"meshes use the papers' layout x*Y+y+1, which needs --lmc 0"};
+  } else {
+    throw UsageError{"unknown topology kind '" + pos[0] + "' (expected fattree or mesh)"};
+  }
+  AssignDefaultLids(f, static_cast<int>(lmc));  // also checks the LID space
+  std::vector<int> order;
+  if (args.has("--shuffle"))
+    order = ShufflePorts(f, static_cast<uint64_t>(ParseInt(args.get("--shuffle"), "option --shuffle", 0, 0x7fffffffffffffffL)));
+  std::ostringstream net, lids;
+  WriteNetFile(net, f, order);
+  WriteGuid2Lid(lids, f);
+  // Both outputs are complete in memory before either file is touched.
+  if (args.has("--guid2lid")) WriteFileAtomically(args.get("--guid2lid"), lids.str());
+  WriteFileAtomically(args.get("-o", "-"), net.str());
+  return 0;
+}
+
+}  // namespace ibu::cli

@@ -1,0 +1,21 @@
+// The subcommands of the `ibunion` CLI. Each takes the words after its name
+// and returns the exit status: 0 success, 1 a failed check, 2 bad input.
+#pragma once
+
+#include <string>
+
+#include "cli/args.h"
+#include "plugin/core/fabric.h"
+
+namespace ibu::cli {
+
+int TopoMain(int argc, char** argv);
+int RouteMain(int argc, char** argv);
+int VerifyMain(int argc, char** argv);
+int InspectMain(int argc, char** argv);
+
+// Reads NET and gives it LIDs: from --guid2lid, else from the file's own
+// ibnetdiscover comments, else the generator's layout at --lmc.
+Fabric LoadFabric(const Args& args, const std::string& net);
+
+}  // namespace ibu::cli

@@ -1,0 +1,19 @@
+#include "cli/commands.h"
+#include "plugin/core/netfile.h"
+
+namespace ibu::cli {
+
+Fabric LoadFabric(const Args& args, const std::string& net) {
+  Fabric f = ReadNetFile(net);
+  if (args.has("--guid2lid")) {
+    ApplyGuid2LidFile(args.get("--guid2lid"), f);
+    return f;
+  }
+  bool has_lids = !f.end_ports.empty();
+  for (const EndPort& ep : f.end_ports) has_lids = has_lids && ep.base_lid != 0;
+  if (has_lids && !args.has("--lmc")) return f;
+  AssignDefaultLids(f, static_cast<int>(args.integer("--lmc", 0, 0, 7)));
+  return f;
+}
+
+}  // namespace ibu::cli

@@ -1,0 +1,54 @@
+// The `ibunion` command: one front door to the core, next to the OpenSM
+// plugin. Subcommands live in cli/cmd_*.cc.
+#include <cstring>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "plugin/core/error.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ibunion COMMAND [args]   (ibunion COMMAND --help for details)\n"
+    "  topo     generate fat-tree and mesh net files (and guid2lid files)\n"
+    "  route    compute LFTs offline with an engine (mlid, slid)\n"
+    "  verify   check LFTs: reachability, loops, black holes, scheme\n"
+    "  inspect  show the fat-tree labels recognised in a net file\n";
+
+struct Command {
+  const char* name;
+  int (*main)(int, char**);
+};
+
+constexpr Command kCommands[] = {
+    {"topo", ibu::cli::TopoMain},
+    {"route", ibu::cli::RouteMain},
+    {"verify", ibu::cli::VerifyMain},
+    {"inspect", ibu::cli::InspectMain},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+    std::cout << kUsage;
+    return argc < 2 ? 2 : 0;
+  }
+  for (const Command& c : kCommands) {
+    if (std::strcmp(argv[1], c.name)) continue;
+    try {
+      return c.main(argc - 2, argv + 2);
+    } catch (const ibu::cli::UsageError& e) {
+      std::cerr << "ibunion " << c.name << ": " << e.message << "\n";
+      return 2;
+    } catch (const ibu::Error& e) {
+      std::cerr << "ibunion " << c.name << ": " << e.what() << "\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "ibunion " << c.name << ": internal error: " << e.what() << "\n";
+      return 3;
+    }
+  }
+  std::cerr << "ibunion: unknown command '" << argv[1] << "'\n" << kUsage;
+  return 2;
+}

@@ -1,0 +1,97 @@
+#include "plugin/core/engine.h"
+
+#include <sstream>
+
+#include "plugin/core/error.h"
+#include "plugin/core/routing/mlid.h"
+
+namespace ibu {
+
+namespace {
+
+// "key=value" -> (key, value); throws naming the word when there is no '='.
+std::pair<std::string, std::string> SplitWord(const std::string& word) {
+  size_t eq = word.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw Error("option '" + word + "': expected key=value");
+  return {word.substr(0, eq), word.substr(eq + 1)};
+}
+
+bool ParseOnOff(const std::string& key, const std::string& value) {
+  if (value == "on" || value == "1" || value == "true" || value == "yes") return true;
+  if (value == "off" || value == "0" || value == "false" || value == "no") return false;
+  throw Error("option '" + key + "=" + value + "': expected on or off");
+}
+
+// Keys are prefixed by the engine they configure ("mlid_rotate"); keys of
+// other engines are left to them, unknown keys of ours are errors.
+bool Owns(const std::string& key, const std::string& engine) {
+  return key.rfind(engine + "_", 0) == 0;
+}
+
+class MlidEngine : public Engine {
+ public:
+  MlidEngine(MlidOptions opt, LogSink log, const char* name)
+      : opt_(opt), log_(std::move(log)), name_(name) {}
+
+  const char* name() const override { return name_; }
+
+  void RouteUnicast(const Fabric& f, Tables& t) override {
+    router_.reset();
+    router_ = std::make_unique<MlidRouter>(f, RecognizeFatTree(f), opt_);
+    if (log_)
+      for (const std::string& note : router_->Notes()) log_(LogLevel::kInfo, note);
+    router_->Route(t);
+  }
+
+  void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
+    (void)f;
+    (void)g;
+    (void)t;
+    throw Error(std::string(name_) + ": multicast trees are not built by this engine yet");
+  }
+
+  Lid SelectDlid(const Fabric& f, int src, int dst) const override {
+    if (!router_) return f.end_ports.at(dst).base_lid;
+    return router_->SelectDlid(src, dst);
+  }
+
+ private:
+  MlidOptions opt_;
+  LogSink log_;
+  const char* name_;
+  std::unique_ptr<MlidRouter> router_;
+};
+
+}  // namespace
+
+std::vector<std::string> EngineNames() { return {"mlid", "slid"}; }
+
+std::vector<std::string> SplitOptions(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> words;
+  std::string w;
+  while (in >> w) words.push_back(w);
+  return words;
+}
+
+std::unique_ptr<Engine> MakeEngine(const std::string& name,
+                                   const std::vector<std::string>& options, LogSink log) {
+  if (name == "mlid" || name == "slid") {
+    MlidOptions opt;
+    opt.single_lid = name == "slid";
+    for (const std::string& word : options) {
+      auto [key, value] = SplitWord(word);
+      if (!Owns(key, "mlid") && !Owns(key, "slid") && !Owns(key, "xymesh"))
+        throw Error("option '" + word + "': unknown key (keys start with mlid_, slid_ or xymesh_)");
+      if (!Owns(key, name)) continue;
+      if (key == name + "_rotate") opt.rotate = ParseOnOff(key, value);
+      else throw Error("option '" + word + "': unknown key for engine " + name +
+                       " (known: " + name + "_rotate=on|off)");
+    }
+    return std::make_unique<MlidEngine>(opt, std::move(log), name == "mlid" ? "mlid" : "slid");
+  }
+  throw Error("unknown routing engine '" + name + "' (known: mlid, slid)");
+}
+
+}  // namespace ibu

@@ -1,0 +1,444 @@
+#include "plugin/core/netfile.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <istream>
+#include <sstream>
+#include <unordered_map>
+
+#include "plugin/core/error.h"
+
+namespace ibu {
+
+namespace {
+
+enum class NodeType { kSwitch, kCa };
+
+struct RawPort {
+  int num = 0;
+  std::string remote;
+  int remote_port = 1;
+  Guid port_guid = 0;  // explicit "(guid)" after the local port, CAs only
+  Lid lid = 0;         // from an ibnetdiscover "# lid N lmc M" comment
+  int lmc = -1;
+  int line = 0;
+};
+
+struct RawNode {
+  NodeType type = NodeType::kSwitch;
+  std::string id;
+  std::string desc;
+  int num_ports = 0;
+  Guid guid = 0;
+  Lid lid = 0;  // switch base LID from "base port 0 lid N lmc M"
+  int lmc = 0;
+  int line = 0;
+  std::vector<RawPort> ports;
+};
+
+// Mirrors ibsim's GUID numbering so files without explicit GUIDs get the
+// GUIDs ibsim will give them.
+struct GuidCounter {
+  Guid absolute;
+  Guid next;
+};
+
+class Parser {
+ public:
+  Parser(std::istream& is, std::string file) : is_(is), file_(std::move(file)) {}
+
+  std::vector<RawNode> Run() {
+    std::string line;
+    while (std::getline(is_, line)) {
+      ++line_no_;
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      ParseLine(line);
+    }
+    return std::move(nodes_);
+  }
+
+ private:
+  [[noreturn]] void Fail(const std::string& what) const {
+    throw InputError(file_, line_no_, what);
+  }
+
+  static std::string Trim(const std::string& s) {
+    size_t b = s.find_first_not_of(" \t");
+    if (b == std::string::npos) return "";
+    size_t e = s.find_last_not_of(" \t");
+    return s.substr(b, e - b + 1);
+  }
+
+  static bool StartsWith(const std::string& s, const char* p) {
+    return s.rfind(p, 0) == 0;
+  }
+
+  Guid ParseHex(const std::string& text, bool need_prefix) const {
+    std::string t = Trim(text);
+    if (need_prefix && !StartsWith(t, "0x") && !StartsWith(t, "0X"))
+      Fail("expected a hexadecimal GUID like 0x0002c90300001234, got '" + t + "'");
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(t.c_str(), &end, 16);
+    if (end == t.c_str() || errno) Fail("bad hexadecimal number '" + t + "'");
+    return v;
+  }
+
+  void ParseLine(const std::string& raw) {
+    std::string line = Trim(raw);
+    if (line.empty()) {
+      return;
+    }
+    if (line[0] == '#') return;
+    if (line[0] == '[' || line[0] == '@') {
+      ParsePort(line);
+      return;
+    }
+    if (StartsWith(line, "switchguid")) return SetGuid(line, &switch_guid_);
+    if (StartsWith(line, "caguid") || StartsWith(line, "hcaguids"))
+      return SetGuid(line, &ca_guid_);
+    if (StartsWith(line, "rtguid")) return SetGuid(line, &ca_guid_);
+    if (StartsWith(line, "vendid") || StartsWith(line, "devid") ||
+        StartsWith(line, "sysimgguid") || StartsWith(line, "do "))
+      return;
+    if (StartsWith(line, "Switch")) return ParseHeader(line, NodeType::kSwitch, 6);
+    if (StartsWith(line, "Hca")) return ParseHeader(line, NodeType::kCa, 3);
+    if (StartsWith(line, "Ca")) return ParseHeader(line, NodeType::kCa, 2);
+    if (StartsWith(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2);
+    Fail("expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line "
+         "([N] \"peer\"[M]) or a guid assignment, got '" + line + "'");
+  }
+
+  void SetGuid(const std::string& line, GuidCounter* c) {
+    size_t eq = line.find_first_of("=+");
+    if (eq == std::string::npos) Fail("expected '=' or '+' in '" + line + "'");
+    std::string value = line.substr(eq + 1);
+    size_t paren = value.find('(');
+    if (paren != std::string::npos) value.resize(paren);
+    Guid g = ParseHex(value, false);
+    if (line[eq] == '+') {
+      c->next = c->absolute + g;
+    } else {
+      c->absolute = g;
+      c->next = g;
+    }
+  }
+
+  // Reads a quoted string starting at s[pos] == '"'; returns it and moves pos.
+  std::string Quoted(const std::string& s, size_t& pos) const {
+    if (pos >= s.size() || s[pos] != '"') Fail("expected a quoted node name");
+    size_t end = s.find('"', pos + 1);
+    if (end == std::string::npos) Fail("unterminated quoted name");
+    std::string out = s.substr(pos + 1, end - pos - 1);
+    pos = end + 1;
+    return out;
+  }
+
+  // "lid N lmc M" inside an ibnetdiscover comment.
+  static void FindLidLmc(const std::string& comment, Lid* lid, int* lmc) {
+    size_t p = comment.find("lid ");
+    if (p == std::string::npos) return;
+    *lid = static_cast<Lid>(std::strtoul(comment.c_str() + p + 4, nullptr, 0));
+    size_t q = comment.find("lmc ", p);
+    if (q != std::string::npos && lmc)
+      *lmc = static_cast<int>(std::strtol(comment.c_str() + q + 4, nullptr, 0));
+  }
+
+  void ParseHeader(const std::string& line, NodeType type, size_t keyword_len) {
+    RawNode n;
+    n.type = type;
+    n.line = line_no_;
+    size_t pos = keyword_len;
+    while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
+    char* end = nullptr;
+    long ports = std::strtol(line.c_str() + pos, &end, 10);
+    if (end == line.c_str() + pos || ports < 1 || ports > 255)
+      Fail("expected a port count from 1 to 255 after the node type");
+    n.num_ports = static_cast<int>(ports);
+    pos = end - line.c_str();
+    while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
+    n.id = Quoted(line, pos);
+    if (n.id.empty()) Fail("empty node name");
+    n.desc = n.id;
+    size_t hash = line.find('#', pos);
+    if (hash != std::string::npos) {
+      std::string comment = line.substr(hash + 1);
+      size_t q = comment.find('"');
+      if (q != std::string::npos) {
+        size_t qe = comment.find('"', q + 1);
+        if (qe != std::string::npos) n.desc = comment.substr(q + 1, qe - q - 1);
+        comment = comment.substr(qe == std::string::npos ? q : qe + 1);
+      }
+      if (type == NodeType::kSwitch) FindLidLmc(comment, &n.lid, &n.lmc);
+    }
+    GuidCounter& c = type == NodeType::kSwitch ? switch_guid_ : ca_guid_;
+    n.guid = c.next;
+    c.next += type == NodeType::kSwitch ? 1 : n.num_ports + 1;
+    if (!names_.emplace(n.id, nodes_.size()).second)
+      Fail("node name \"" + n.id + "\" appears twice");
+    nodes_.push_back(std::move(n));
+  }
+
+  void ParsePort(const std::string& line) {
+    if (nodes_.empty()) Fail("port line before any node header");
+    RawNode& n = nodes_.back();
+    if (line[0] == '@') Fail("port aliases ('@') are not supported");
+    RawPort p;
+    p.line = line_no_;
+    char* end = nullptr;
+    long num = std::strtol(line.c_str() + 1, &end, 10);
+    if (end == line.c_str() + 1 || *end != ']')
+      Fail("expected '[PORT]' at the start of a port line");
+    if (num < 1 || num > n.num_ports)
+      Fail("port " + std::to_string(num) + " is outside 1.." +
+           std::to_string(n.num_ports) + " of \"" + n.id + "\"");
+    p.num = static_cast<int>(num);
+    size_t pos = end - line.c_str() + 1;
+    if (pos < line.size() && line[pos] == '(') {
+      size_t close = line.find(')', pos);
+      if (close == std::string::npos) Fail("unterminated '(' port GUID");
+      p.port_guid = ParseHex(line.substr(pos + 1, close - pos - 1), false);
+      pos = close + 1;
+    }
+    while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
+    p.remote = Quoted(line, pos);
+    if (pos < line.size() && line[pos] == '[') {
+      long rp = std::strtol(line.c_str() + pos + 1, &end, 10);
+      if (end == line.c_str() + pos + 1 || *end != ']' || rp < 1 || rp > 255)
+        Fail("expected '[PORT]' with a port from 1 to 255 after \"" + p.remote + "\"");
+      p.remote_port = static_cast<int>(rp);
+    }
+    size_t hash = line.find('#', pos);
+    if (hash != std::string::npos && n.type == NodeType::kCa) {
+      // "# lid 1 lmc 0 "Switch1" lid 2 4xSDR": our LID comes before the quote.
+      std::string comment = line.substr(hash + 1);
+      size_t q = comment.find('"');
+      FindLidLmc(comment.substr(0, q), &p.lid, &p.lmc);
+    }
+    for (const RawPort& other : n.ports)
+      if (other.num == p.num)
+        Fail("port " + std::to_string(p.num) + " of \"" + n.id + "\" is listed twice");
+    n.ports.push_back(std::move(p));
+  }
+
+ public:
+  const std::unordered_map<std::string, size_t>& names() const { return names_; }
+
+ private:
+  std::istream& is_;
+  std::string file_;
+  int line_no_ = 0;
+  std::vector<RawNode> nodes_;
+  std::unordered_map<std::string, size_t> names_;
+  GuidCounter switch_guid_{0x200000, 0x200000};
+  GuidCounter ca_guid_{0x100000, 0x100000};
+};
+
+struct Endpoint {
+  size_t node;
+  int port;
+};
+
+Fabric BuildFabric(const std::vector<RawNode>& nodes,
+                   const std::unordered_map<std::string, size_t>& names,
+                   const std::string& file) {
+  Fabric f;
+  std::vector<int> index(nodes.size(), -1);  // switch or end-port index base
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const RawNode& n = nodes[i];
+    if (n.type != NodeType::kSwitch) continue;
+    Switch sw;
+    sw.guid = n.guid;
+    sw.name = n.desc;
+    sw.num_ports = n.num_ports;
+    sw.lid = n.lid;
+    sw.lmc = static_cast<uint8_t>(n.lmc);
+    sw.ports.resize(n.num_ports + 1);
+    index[i] = static_cast<int>(f.switches.size());
+    f.switches.push_back(std::move(sw));
+  }
+  // End ports: every cabled CA port, in file order. Map (node, port) -> index.
+  std::unordered_map<size_t, std::vector<std::pair<int, int>>> ca_ports;
+  auto resolve = [&](const RawPort& p) -> Endpoint {
+    auto it = names.find(p.remote);
+    if (it == names.end())
+      throw InputError(file, p.line, "no node named \"" + p.remote + "\" in the file");
+    const RawNode& r = nodes[it->second];
+    if (p.remote_port > r.num_ports)
+      throw InputError(file, p.line, "\"" + p.remote + "\" has only " +
+                                         std::to_string(r.num_ports) + " ports, not " +
+                                         std::to_string(p.remote_port));
+    return {it->second, p.remote_port};
+  };
+  auto end_port_of = [&](size_t node, int port, const RawPort* self) -> int {
+    for (auto& [num, idx] : ca_ports[node])
+      if (num == port) return idx;
+    const RawNode& n = nodes[node];
+    EndPort ep;
+    ep.node_guid = n.guid;
+    ep.port_num = port;
+    ep.port_guid = n.guid + port;
+    ep.name = n.desc;
+    if (self) {
+      if (self->port_guid) ep.port_guid = self->port_guid;
+      ep.base_lid = self->lid;
+      if (self->lmc > 0) ep.lmc = static_cast<uint8_t>(self->lmc);
+    }
+    int idx = static_cast<int>(f.end_ports.size());
+    f.end_ports.push_back(ep);
+    ca_ports[node].push_back({port, idx});
+    return idx;
+  };
+  // CA records first so their own LID comments are seen.
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].type != NodeType::kCa) continue;
+    for (const RawPort& p : nodes[i].ports) {
+      Endpoint r = resolve(p);
+      if (nodes[r.node].type != NodeType::kSwitch)
+        throw InputError(file, p.line, "\"" + nodes[i].id + "\" is cabled straight to "
+                                       "another channel adapter; only switched fabrics are supported");
+      int ep = end_port_of(i, p.num, &p);
+      int sw = index[r.node];
+      Peer& slot = f.switches[sw].ports[r.port];
+      if (slot.connected() && !(slot.is_end_port() && slot.index == ep))
+        throw InputError(file, p.line, "port " + std::to_string(r.port) + " of \"" +
+                                       nodes[r.node].id + "\" is already cabled elsewhere");
+      ConnectEndPort(f, ep, sw, r.port);
+    }
+  }
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].type != NodeType::kSwitch) continue;
+    const int a = index[i];
+    for (const RawPort& p : nodes[i].ports) {
+      Endpoint r = resolve(p);
+      Peer& mine = f.switches[a].ports[p.num];
+      if (nodes[r.node].type == NodeType::kCa) {
+        int ep = end_port_of(r.node, r.port, nullptr);
+        if (mine.connected() && !(mine.is_end_port() && mine.index == ep))
+          throw InputError(file, p.line, "port " + std::to_string(p.num) + " of \"" +
+                                         nodes[i].id + "\" disagrees with the record of \"" +
+                                         p.remote + "\"");
+        if (!mine.connected()) ConnectEndPort(f, ep, a, p.num);
+        continue;
+      }
+      const int b = index[r.node];
+      Peer& theirs = f.switches[b].ports[r.port];
+      const bool same = mine.is_switch() && mine.index == b && mine.port == r.port;
+      if ((mine.connected() && !same) ||
+          (theirs.connected() && !(theirs.is_switch() && theirs.index == a &&
+                                    theirs.port == p.num)))
+        throw InputError(file, p.line, "cable \"" + nodes[i].id + "\"[" +
+                                       std::to_string(p.num) + "] - \"" + p.remote + "\"[" +
+                                       std::to_string(r.port) +
+                                       "] disagrees with another record of either end");
+      ConnectSwitches(f, a, p.num, b, r.port);
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
+Fabric ParseNetFile(std::istream& is, const std::string& file) {
+  Parser parser(is, file);
+  std::vector<RawNode> nodes = parser.Run();
+  if (nodes.empty()) throw InputError(file, 0, "no node records found");
+  Fabric f = BuildFabric(nodes, parser.names(), file);
+  if (f.switches.empty()) throw InputError(file, 0, "the fabric has no switch");
+  try {
+    f.Finalize();
+  } catch (const Error& e) {
+    throw Error(file + ": " + e.what());
+  }
+  return f;
+}
+
+Fabric ReadNetFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open topology file");
+  return ParseNetFile(in, path);
+}
+
+void ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) {
+  std::unordered_map<Guid, std::pair<Lid, Lid>> lids;
+  std::string line;
+  int no = 0;
+  while (std::getline(is, line)) {
+    ++no;
+    std::istringstream ls(line);
+    std::string g, lo, hi;
+    if (!(ls >> g)) continue;
+    if (g[0] == '#') continue;
+    if (!(ls >> lo >> hi))
+      throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID'");
+    char* e1 = nullptr;
+    char* e2 = nullptr;
+    char* e3 = nullptr;
+    Guid guid = std::strtoull(g.c_str(), &e1, 0);
+    unsigned long a = std::strtoul(lo.c_str(), &e2, 0);
+    unsigned long b = std::strtoul(hi.c_str(), &e3, 0);
+    if (*e1 || *e2 || *e3 || a == 0 || b < a || b > kMaxUnicastLid)
+      throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID' with 0 < MIN <= MAX <= 0xBFFF");
+    lids[guid] = {static_cast<Lid>(a), static_cast<Lid>(b)};
+  }
+  auto lmc_of = [&](Lid a, Lid b) {
+    int count = b - a + 1, lmc = 0;
+    while ((1 << lmc) < count) ++lmc;
+    if ((1 << lmc) != count || lmc > 7)
+      throw Error(file + ": LID range " + std::to_string(a) + "-" + std::to_string(b) +
+                  " is not a power-of-two block of at most 128");
+    return static_cast<uint8_t>(lmc);
+  };
+  for (Switch& sw : f.switches) {
+    auto it = lids.find(sw.guid);
+    if (it == lids.end()) continue;
+    sw.lid = it->second.first;
+    sw.lmc = lmc_of(it->second.first, it->second.second);
+  }
+  for (EndPort& ep : f.end_ports) {
+    auto it = lids.find(ep.port_guid);
+    if (it == lids.end()) continue;
+    ep.base_lid = it->second.first;
+    ep.lmc = lmc_of(it->second.first, it->second.second);
+  }
+  try {
+    f.Finalize();
+  } catch (const Error& e) {
+    throw Error(file + ": " + e.what());
+  }
+}
+
+void ApplyGuid2LidFile(const std::string& path, Fabric& f) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open guid2lid file");
+  ApplyGuid2Lid(in, path, f);
+}
+
+void AssignDefaultLids(Fabric& f, int lmc) {
+  if (lmc < 0 || lmc > 7) throw Error("LMC must be 0..7, got " + std::to_string(lmc));
+  const long step = 1L << lmc;
+  long next = 0;
+  for (size_t i = 0; i < f.end_ports.size(); ++i) {
+    EndPort& ep = f.end_ports[i];
+    ep.lmc = static_cast<uint8_t>(lmc);
+    ep.base_lid = 0;
+    long lid = step * static_cast<long>(i + 1);
+    if (lid + step - 1 > kMaxUnicastLid)
+      throw Error(std::to_string(f.end_ports.size()) + " end ports at LMC " +
+                  std::to_string(lmc) + " do not fit in the unicast LID space (0xBFFF)");
+    ep.base_lid = static_cast<Lid>(lid);
+    next = lid + step;
+  }
+  if (next == 0) next = 1;
+  for (Switch& sw : f.switches) {
+    if (next > kMaxUnicastLid)
+      throw Error("switch LIDs do not fit in the unicast LID space (0xBFFF)");
+    sw.lid = static_cast<Lid>(next++);
+    sw.lmc = 0;
+  }
+  f.Finalize();
+}
+
+}  // namespace ibu

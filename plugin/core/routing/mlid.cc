@@ -1,0 +1,141 @@
+#include "plugin/core/routing/mlid.h"
+
+#include "plugin/core/error.h"
+
+namespace ibu {
+
+namespace {
+
+long IntPow(long base, int exp) {
+  long r = 1;
+  while (exp-- > 0) r *= base;
+  return r;
+}
+
+int Log2(long v) {
+  int l = 0;
+  while ((1L << l) < v) ++l;
+  return l;
+}
+
+}  // namespace
+
+MlidRouter::MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt)
+    : f_(f), tree_(std::move(tree)), opt_(opt), log2k_(Log2(tree_.k)) {}
+
+long MlidRouter::PathIndex(int ep, int offset) const {
+  const long paths = tree_.paths();
+  const long pid = tree_.pid[ep];
+  if (opt_.single_lid) return pid % paths;
+  const long lids = opt_.single_lid ? 1 : f_.end_ports[ep].lid_count();
+  if (opt_.rotate) return (offset + pid) % paths;
+  if (lids >= paths) return offset % paths;
+  // Folded paper mode: the offset picks the low digits, the destination
+  // the rest, so the missing LIDs still spread over all top switches.
+  return offset + lids * (pid % (paths / lids));
+}
+
+Lid MlidRouter::SelectDlid(int src, int dst) const {
+  const EndPort& d = f_.end_ports[dst];
+  if (opt_.single_lid || src == dst) return d.base_lid;
+  const std::vector<int>& s = tree_.p[src];
+  const std::vector<int>& t = tree_.p[dst];
+  int a = 0;
+  while (a < tree_.n - 1 && s[a] == t[a]) ++a;
+  long rank = 0;
+  for (int i = a + 1; i < tree_.n; ++i) rank = rank * tree_.k + s[i];
+  return static_cast<Lid>(d.base_lid + rank % d.lid_count());
+}
+
+std::vector<std::string> MlidRouter::Notes() const {
+  std::vector<std::string> notes;
+  const long paths = tree_.paths();
+  int min_lmc = 8;
+  for (const EndPort& ep : f_.end_ports) min_lmc = std::min<int>(min_lmc, ep.lmc);
+  const int want = Log2(paths);
+  std::string shape = "FT(" + std::to_string(tree_.m) + "," + std::to_string(tree_.n) + ")";
+  if (opt_.single_lid) {
+    notes.push_back(shape + ": SLID, one path per destination (D-mod-K spreading)");
+  } else if (min_lmc < want) {
+    notes.push_back(shape + " has " + std::to_string(paths) + " paths per pair (LMC " +
+                    std::to_string(want) + " wanted); LMC is " + std::to_string(min_lmc) +
+                    ", so " + std::to_string(1L << min_lmc) +
+                    " paths are selectable and the remaining path digits are folded onto the "
+                    "destination" + (want > 7 ? " (LMC is at most 7)" : ""));
+  } else {
+    notes.push_back(shape + ": " + std::to_string(paths) + " selectable paths per pair (LMC " +
+                    std::to_string(min_lmc) + ")");
+  }
+  notes.push_back(std::string("path index rotation ") + (opt_.rotate ? "on" : "off (paper mode)"));
+  return notes;
+}
+
+void MlidRouter::Route(Tables& t) const {
+  t.Resize(f_);
+  for (size_t s = 0; s < f_.switches.size(); ++s) RouteSwitch(static_cast<int>(s), t.lft[s]);
+}
+
+// One switch's LFT: host LIDs by equations (1) and (2) of seed 001 (digits
+// taken from the recognised labels and port maps, so any cabling works),
+// then switch LIDs. Cost O(LIDs) per switch, O(switches x LIDs) in all: the
+// size of the tables themselves.
+void MlidRouter::RouteSwitch(int s, Lft& lft) const {
+  lft.out.assign(f_.max_lid() + 1, kNoPort);
+  const int l = tree_.level[s];
+  const int n = tree_.n;
+  const int k = tree_.k;
+  // Hosts below SW<w,l> are the PID range with digits p_0..p_{l-1} = w_0..w_{l-1}.
+  long lo = 0;
+  for (int i = 0; i < l; ++i) lo += tree_.w[s][i] * IntPow(k, n - 1 - i);
+  const long hi = l == 0 ? 2 * IntPow(k, n) : lo + IntPow(k, n - l);
+  const int shift = log2k_ * (n - 1 - l);
+  const long down_radix = l == 0 ? 2L * k : k;
+  const std::vector<int>& down = tree_.down_port[s];
+  const std::vector<int>& up = tree_.up_port[s];
+  for (size_t e = 0; e < f_.end_ports.size(); ++e) {
+    const EndPort& ep = f_.end_ports[e];
+    if (ep.base_lid == 0) continue;
+    const long pid = tree_.pid[e];
+    if (pid >= lo && pid < hi) {
+      const uint8_t port = static_cast<uint8_t>(down[(pid >> shift) % down_radix]);
+      for (int j = 0; j < ep.lid_count(); ++j) lft.out[ep.base_lid + j] = port;
+      continue;
+    }
+    for (int j = 0; j < ep.lid_count(); ++j) {
+      const long path = PathIndex(static_cast<int>(e), j);
+      lft.out[ep.base_lid + j] = static_cast<uint8_t>(up[(path >> shift) % k]);
+    }
+  }
+  for (size_t x = 0; x < f_.switches.size(); ++x) {
+    const Switch& target = f_.switches[x];
+    if (target.lid == 0) continue;
+    const uint8_t port = static_cast<uint8_t>(SwitchLidPort(s, static_cast<int>(x)));
+    for (int j = 0; j < (1 << target.lmc); ++j) lft.out[target.lid + j] = port;
+  }
+}
+
+// Route toward switch `target` from switch `x`: down if the target is in
+// x's subtree, up along the target's suffix digits if some ancestor has it
+// below, otherwise down to any leaf (whose ancestors reach everything). The
+// last case only serves packets that x itself originates (management).
+int MlidRouter::SwitchLidPort(int x, int target) const {
+  if (x == target) return 0;
+  const int n = tree_.n;
+  const int lx = tree_.level[x], lt = tree_.level[target];
+  const std::vector<int>& wx = tree_.w[x];
+  const std::vector<int>& wt = tree_.w[target];
+  // Suffix of a level-l switch: w_l..w_{n-2}; descending drops its last digit.
+  const int sx = n - 1 - lx, st = n - 1 - lt;
+  bool prefix_match = lx < lt;
+  for (int i = 0; prefix_match && i < lx; ++i) prefix_match = wx[i] == wt[i];
+  bool suffix_match = true;
+  for (int i = 0; suffix_match && i < std::min(sx, st); ++i) suffix_match = wx[lx + i] == wt[lt + i];
+  if (prefix_match && suffix_match) return tree_.down_port[x][wt[lx]];
+  if (suffix_match && lx > 0) {
+    const int digit = sx < st ? wt[lt + sx] : static_cast<int>((target >> (log2k_ * (lx - 1))) % tree_.k);
+    return tree_.up_port[x][digit];
+  }
+  return tree_.down_port[x][0];
+}
+
+}  // namespace ibu

@@ -1,0 +1,56 @@
+// MLID multi-path unicast for m-port n-trees (seed 001) and its single-LID
+// baseline (SLID). One destination LID per path: the LID offset j of a
+// destination picks the up ports at every level, so sources that choose
+// different offsets climb disjoint paths.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/topology/fattree.h"
+
+namespace ibu {
+
+struct MlidOptions {
+  // Rotate the path index by the destination's PID, so offset 0 (what hosts
+  // use when the SA hands them the base LID) spreads like D-mod-K instead of
+  // piling onto one spine. Off = the paper's tables, port for port.
+  bool rotate = true;
+  // SLID: ignore LMC, one path per destination (D-mod-K spreading).
+  bool single_lid = false;
+};
+
+class MlidRouter {
+ public:
+  MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt);
+
+  const FatTree& tree() const { return tree_; }
+
+  // Fills every switch's LFT.
+  void Route(Tables& t) const;
+
+  // The path-selection rule of seed 001: P(s) sending to P(d) whose lowest
+  // common ancestors sit at level a uses offset j = rank of s inside its
+  // level-(a+1) subtree (its digits s_{a+1}..s_{n-1} in base m/2), folded
+  // onto the LIDs d has.
+  Lid SelectDlid(int src, int dst) const;
+
+  // Path index J (0..paths-1) a LID of end port `ep` stands for: the up
+  // digit at level l is (J / k^(n-1-l)) mod k.
+  long PathIndex(int ep, int offset) const;
+
+  // Lines for the log: what was folded, and why.
+  std::vector<std::string> Notes() const;
+
+ private:
+  void RouteSwitch(int s, Lft& lft) const;
+  int SwitchLidPort(int x, int target) const;
+
+  const Fabric& f_;
+  FatTree tree_;
+  MlidOptions opt_;
+  int log2k_ = 0;
+};
+
+}  // namespace ibu

@@ -1,0 +1,200 @@
+#include "plugin/core/tables.h"
+
+#include <cctype>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <istream>
+#include <ostream>
+#include <sstream>
+
+#include "plugin/core/error.h"
+
+namespace ibu {
+
+namespace {
+
+std::string Printf(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string Printf(const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+const char* TypeWord(const Fabric& f, LidOwner o) {
+  (void)f;
+  return o.kind == Peer::Kind::kSwitch ? "Switch" : "Channel Adapter";
+}
+
+std::string DestinationInfo(const Fabric& f, Lid lid) {
+  LidOwner o = f.owner(lid);
+  if (!o.valid()) return "";
+  if (o.kind == Peer::Kind::kSwitch) {
+    const Switch& s = f.switches[o.index];
+    return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(f, o), s.guid,
+                  s.name.c_str());
+  }
+  const EndPort& e = f.end_ports[o.index];
+  return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(f, o), e.port_guid,
+                e.name.c_str());
+}
+
+// "... of switch Lid N guid 0xG ..." -> switch index, or throws.
+int SwitchOfHeader(const std::string& line, const std::string& file, int no,
+                   const Fabric& f) {
+  size_t g = line.find("guid ");
+  if (g == std::string::npos)
+    throw InputError(file, no, "expected 'of switch Lid N guid 0x...' in the table header");
+  char* end = nullptr;
+  Guid guid = std::strtoull(line.c_str() + g + 5, &end, 16);
+  if (end == line.c_str() + g + 5)
+    throw InputError(file, no, "expected a hexadecimal GUID after 'guid'");
+  int sw = f.SwitchByGuid(guid);
+  if (sw < 0)
+    throw InputError(file, no,
+                     Printf("switch GUID 0x%016" PRIx64 " is not in the fabric", guid));
+  return sw;
+}
+
+bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+}  // namespace
+
+void WriteLfts(std::ostream& os, const Fabric& f, const Tables& t) {
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    const Switch& sw = f.switches[s];
+    const Lft& lft = t.lft.at(s);
+    const size_t top = lft.out.empty() ? 0 : lft.out.size() - 1;
+    os << Printf("Unicast lids [0x0-0x%zx] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n",
+                 top, sw.lid, sw.guid, sw.name.c_str());
+    os << "  Lid  Out   Destination\n       Port     Info \n";
+    int valid = 0;
+    for (size_t lid = 1; lid < lft.out.size(); ++lid) {
+      if (lft.out[lid] == kNoPort) continue;
+      ++valid;
+      os << Printf("0x%04zx %03u : ", lid, lft.out[lid])
+         << DestinationInfo(f, static_cast<Lid>(lid)) << "\n";
+    }
+    os << valid << " valid lids dumped \n";
+  }
+}
+
+void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t) {
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    const Switch& sw = f.switches[s];
+    const Mft& mft = t.mft.at(s);
+    const unsigned top =
+        mft.groups.empty() ? kMulticastLidBase : mft.groups.rbegin()->first;
+    os << Printf("Multicast mlids [0xc000-0x%x] of switch Lid %u guid 0x%016" PRIx64
+                 " (%s):\n",
+                 top, sw.lid, sw.guid, sw.name.c_str());
+    if (sw.num_ports >= 10) {
+      std::string tens = "           ";
+      for (int p = 0; p <= sw.num_ports; ++p)
+        tens += (p % 10 == 0) ? std::to_string(p / 10 % 10) + " " : "  ";
+      os << tens << "\n";
+    }
+    os << "     Ports:";
+    for (int p = 0; p <= sw.num_ports; ++p) os << " " << p % 10;
+    os << " \n MLid\n";
+    for (const auto& [mlid, mask] : mft.groups) {
+      if (mask.none()) continue;
+      os << Printf("0x%04x     ", mlid);
+      for (int p = 0; p <= sw.num_ports; ++p) os << (mask.test(p) ? " x" : "  ");
+      os << " \n";
+    }
+    size_t valid = 0;
+    for (const auto& g : mft.groups) valid += g.second.any();
+    os << valid << " valid mlids dumped \n";
+  }
+}
+
+void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
+  t.Resize(f);
+  std::string line;
+  int no = 0, sw = -1;
+  while (std::getline(is, line)) {
+    ++no;
+    if (line.find("Unicast lids") != std::string::npos) {
+      sw = SwitchOfHeader(line, file, no, f);
+      t.lft[sw].out.assign(f.max_lid() + 1, kNoPort);
+      continue;
+    }
+    if (!StartsWith(line, "0x")) continue;  // column titles, counts, blanks
+    if (sw < 0) throw InputError(file, no, "LFT entry before any 'Unicast lids' header");
+    char* end = nullptr;
+    unsigned long lid = std::strtoul(line.c_str(), &end, 16);
+    char* end2 = nullptr;
+    unsigned long port = std::strtoul(end, &end2, 10);
+    if (end2 == end || lid == 0 || lid > kMaxUnicastLid || port > 255)
+      throw InputError(file, no, "expected '0xLID PORT : ...' with a unicast LID");
+    if (static_cast<int>(port) > f.switches[sw].num_ports && port != kNoPort)
+      throw InputError(file, no, Printf("port %lu is beyond the %d ports of %s", port,
+                                        f.switches[sw].num_ports,
+                                        f.SwitchLabel(sw).c_str()));
+    t.lft[sw].set(static_cast<Lid>(lid), static_cast<uint8_t>(port));
+  }
+}
+
+void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
+  t.Resize(f);
+  std::string line;
+  int no = 0, sw = -1;
+  std::vector<size_t> columns;  // column of port i's digit in the Ports line
+  while (std::getline(is, line)) {
+    ++no;
+    if (line.find("Multicast mlids") != std::string::npos) {
+      sw = SwitchOfHeader(line, file, no, f);
+      t.mft[sw].groups.clear();
+      columns.clear();
+      continue;
+    }
+    size_t ports_at = line.find("Ports:");
+    if (ports_at != std::string::npos) {
+      columns.clear();
+      for (size_t c = ports_at + 6; c < line.size(); ++c)
+        if (std::isdigit(static_cast<unsigned char>(line[c]))) columns.push_back(c);
+      continue;
+    }
+    if (!StartsWith(line, "0x")) continue;
+    if (sw < 0 || columns.empty())
+      throw InputError(file, no, "MFT row before a 'Multicast mlids' header and 'Ports:' line");
+    char* end = nullptr;
+    unsigned long mlid = std::strtoul(line.c_str(), &end, 16);
+    if (end == line.c_str() || mlid < kMulticastLidBase || mlid > 0xFFFE)
+      throw InputError(file, no, "expected a multicast LID (0xC000-0xFFFE) at the start");
+    PortMask mask;
+    for (size_t c = end - line.c_str(); c < line.size(); ++c) {
+      if (line[c] == ' ') continue;
+      if (line[c] != 'x')
+        throw InputError(file, no, std::string("unexpected character '") + line[c] +
+                                       "' in an MFT row (expected 'x' or space)");
+      size_t port = 0;
+      while (port < columns.size() && columns[port] < c) ++port;
+      if (port >= columns.size() || columns[port] != c)
+        throw InputError(file, no, "'x' at column " + std::to_string(c) +
+                                       " is not under a port number");
+      mask.set(port);
+    }
+    t.mft[sw].groups[static_cast<Lid>(mlid)] = mask;
+  }
+}
+
+void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open LFT dump");
+  ReadLfts(in, path, f, t);
+}
+
+void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open MFT dump");
+  ReadMfts(in, path, f, t);
+}
+
+}  // namespace ibu

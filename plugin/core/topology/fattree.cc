@@ -1,0 +1,373 @@
+#include "plugin/core/topology/fattree.h"
+
+#include <algorithm>
+#include <map>
+#include <queue>
+
+#include "plugin/core/error.h"
+
+namespace ibu {
+
+namespace {
+
+long IntPow(long base, int exp) {
+  long r = 1;
+  while (exp-- > 0) r *= base;
+  return r;
+}
+
+// The recogniser works in passes; each one checks the rule it relies on and
+// names the first switch/port that breaks it.
+class Recognizer {
+ public:
+  explicit Recognizer(const Fabric& f) : f_(f) {}
+
+  FatTree Run() {
+    FindLevels();
+    CheckDegrees();
+    FormBlocks();
+    AssignPrefixes();
+    AssignSuffixes();
+    BuildPortMaps();
+    LabelHosts();
+    return std::move(t_);
+  }
+
+ private:
+  [[noreturn]] void Fail(int sw, int port, const std::string& rule) const {
+    std::string where = port > 0 ? f_.PortLabel(sw, port) : f_.SwitchLabel(sw);
+    throw Error("not an m-port n-tree: " + where + ": " + rule);
+  }
+
+  int HostCount(int s) const {
+    int c = 0;
+    for (const Peer& p : f_.switches[s].ports) c += p.is_end_port();
+    return c;
+  }
+
+  void FindLevels() {
+    const int ns = static_cast<int>(f_.switches.size());
+    std::vector<int> dist(ns, -1);
+    std::queue<int> q;
+    for (int s = 0; s < ns; ++s)
+      if (HostCount(s) > 0) {
+        dist[s] = 0;
+        q.push(s);
+      }
+    if (q.empty()) throw Error("not an m-port n-tree: no switch has hosts attached");
+    while (!q.empty()) {
+      int s = q.front();
+      q.pop();
+      for (const Peer& p : f_.switches[s].ports)
+        if (p.is_switch() && dist[p.index] < 0) {
+          dist[p.index] = dist[s] + 1;
+          q.push(p.index);
+        }
+    }
+    int maxd = 0;
+    for (int s = 0; s < ns; ++s) {
+      if (dist[s] < 0) Fail(s, 0, "not connected to any switch with hosts");
+      maxd = std::max(maxd, dist[s]);
+    }
+    t_.n = maxd + 1;
+    t_.level.resize(ns);
+    for (int s = 0; s < ns; ++s) t_.level[s] = t_.n - 1 - dist[s];
+    // k from the leaves; a single-switch tree FT(m,1) has m hosts.
+    int leaf = -1;
+    for (int s = 0; s < ns && leaf < 0; ++s)
+      if (t_.level[s] == t_.n - 1) leaf = s;
+    int hosts = HostCount(leaf);
+    t_.k = t_.n == 1 ? hosts / 2 : hosts;
+    t_.m = 2 * t_.k;
+    if (t_.k < 2 || (t_.k & (t_.k - 1)))
+      Fail(leaf, 0, "a leaf has " + std::to_string(hosts) +
+                        " hosts; m/2 must be a power of two >= 2");
+    if (t_.m > kMaxSwitchPorts) Fail(leaf, 0, "m exceeds 254 ports");
+  }
+
+  void CheckDegrees() {
+    const int n = t_.n, k = t_.k;
+    std::vector<long> per_level(n, 0);
+    for (size_t s = 0; s < f_.switches.size(); ++s) {
+      const int l = t_.level[s];
+      ++per_level[l];
+      int up = 0, down = 0, hosts = 0;
+      const Switch& sw = f_.switches[s];
+      for (int p = 1; p <= sw.num_ports; ++p) {
+        const Peer& peer = sw.ports[p];
+        if (peer.is_end_port()) {
+          if (l != n - 1) Fail(s, p, "a host is cabled to a level-" + std::to_string(l) + " switch; hosts belong on leaves");
+          ++hosts;
+        } else if (peer.is_switch()) {
+          int pl = t_.level[peer.index];
+          if (pl == l - 1) ++up;
+          else if (pl == l + 1) ++down;
+          else Fail(s, p, "link to a switch of level " + std::to_string(pl) + " from level " + std::to_string(l) + "; links join adjacent levels only");
+        }
+      }
+      const int want_up = l == 0 ? 0 : k;
+      const int want_down = l == n - 1 ? 0 : (l == 0 ? 2 * k : k);
+      const int want_hosts = l != n - 1 ? 0 : (n == 1 ? 2 * k : k);
+      if (up != want_up || down != want_down || hosts != want_hosts)
+        Fail(s, 0, "level " + std::to_string(l) + " switch has " + std::to_string(hosts) +
+                       " hosts, " + std::to_string(down) + " down and " + std::to_string(up) +
+                       " up links; expected " + std::to_string(want_hosts) + ", " +
+                       std::to_string(want_down) + " and " + std::to_string(want_up));
+    }
+    for (int l = 0; l < n; ++l) {
+      long want = l == 0 ? IntPow(k, n - 1) : 2 * IntPow(k, n - 1);
+      if (n == 1) want = 1;
+      if (per_level[l] != want)
+        throw Error("not an m-port n-tree: level " + std::to_string(l) + " has " +
+                    std::to_string(per_level[l]) + " switches, FT(" + std::to_string(t_.m) +
+                    "," + std::to_string(n) + ") has " + std::to_string(want));
+    }
+  }
+
+  // Ports of `s` toward level l+1 (children) or l-1 (parents), in port order.
+  std::vector<int> PortsToward(int s, int delta) const {
+    std::vector<int> out;
+    const Switch& sw = f_.switches[s];
+    for (int p = 1; p <= sw.num_ports; ++p) {
+      const Peer& peer = sw.ports[p];
+      if (peer.is_switch() && t_.level[peer.index] == t_.level[s] + delta) out.push_back(p);
+    }
+    return out;
+  }
+
+  // Blocks: switches of one level whose down-subtrees hold the same hosts
+  // (the paper's prefix w_0..w_{l-1}). Each leaf is its own block.
+  void FormBlocks() {
+    const int ns = static_cast<int>(f_.switches.size());
+    block_.assign(ns, -1);
+    int next = 0;
+    for (int s = 0; s < ns; ++s)
+      if (t_.level[s] == t_.n - 1) {
+        block_[s] = next++;
+        block_level_.push_back(t_.n - 1);
+        block_members_.push_back({s});
+      }
+    block_parent_.assign(next, -1);
+    for (int l = t_.n - 2; l >= 0; --l) {
+      std::map<std::vector<int>, int> by_children;
+      for (int s = 0; s < ns; ++s) {
+        if (t_.level[s] != l) continue;
+        std::vector<int> key;
+        for (int p : PortsToward(s, +1)) key.push_back(block_[f_.switches[s].ports[p].index]);
+        std::sort(key.begin(), key.end());
+        if (std::adjacent_find(key.begin(), key.end()) != key.end())
+          Fail(s, 0, "two down links lead into the same subtree");
+        auto [it, fresh] = by_children.emplace(key, next);
+        if (fresh) {
+          ++next;
+          block_level_.push_back(l);
+          block_members_.emplace_back();
+          block_parent_.push_back(-1);
+          block_children_.resize(next);
+          block_children_[it->second] = key;
+          for (int c : key) {
+            if (block_parent_[c] >= 0)
+              Fail(s, 0, "its subtrees overlap another switch's subtrees only in part");
+            block_parent_[c] = it->second;
+          }
+        }
+        block_[s] = it->second;
+        block_members_[it->second].push_back(s);
+      }
+    }
+    block_children_.resize(next);
+    for (int b = 0; b < next; ++b) {
+      const int l = block_level_[b];
+      long want = IntPow(t_.k, t_.n - 1 - l);
+      if (static_cast<long>(block_members_[b].size()) != want)
+        Fail(block_members_[b][0], 0, "its subtree is shared by " +
+                                          std::to_string(block_members_[b].size()) +
+                                          " switches; expected " + std::to_string(want));
+    }
+    int roots = 0;
+    for (int b = 0; b < next; ++b) roots += block_level_[b] == 0;
+    if (roots != 1) throw Error("not an m-port n-tree: the top switches do not all reach every host");
+  }
+
+  int ReferenceSwitch(int block) const {
+    const auto& members = block_members_[block];
+    return *std::min_element(members.begin(), members.end(), [&](int a, int b) {
+      return f_.switches[a].guid < f_.switches[b].guid;
+    });
+  }
+
+  // Prefix digits top-down: a block's children are numbered by the order of
+  // the down ports of one reference switch (any switch, on canonical cabling).
+  void AssignPrefixes() {
+    const int nb = static_cast<int>(block_members_.size());
+    prefix_.assign(nb, {});
+    child_rank_.assign(nb, -1);
+    for (int l = 0; l < t_.n - 1; ++l) {
+      for (int b = 0; b < nb; ++b) {
+        if (block_level_[b] != l) continue;
+        int ref = ReferenceSwitch(b);
+        int rank = 0;
+        for (int p : PortsToward(ref, +1)) {
+          int child = block_[f_.switches[ref].ports[p].index];
+          prefix_[child] = prefix_[b];
+          prefix_[child].push_back(rank);
+          child_rank_[child] = rank++;
+        }
+      }
+    }
+  }
+
+  // Suffix digits. A top switch's label is the sequence of up-port ranks on
+  // its one up-path from a reference leaf (on canonical cabling: the
+  // paper's w). Every other switch's suffix is what its parents' labels
+  // share; the parents must differ only in their last digit.
+  void AssignSuffixes() {
+    const int ns = static_cast<int>(f_.switches.size());
+    suffix_.assign(ns, {});
+    std::vector<char> labelled(ns, 0);
+    int leaf = -1;
+    for (int s = 0; s < ns; ++s)
+      if (t_.level[s] == t_.n - 1 && (leaf < 0 || f_.switches[s].guid < f_.switches[leaf].guid))
+        leaf = s;
+    Climb(leaf, {}, labelled);  // FT(m,1): the leaf is the top, label empty
+    for (int s = 0; s < ns; ++s)
+      if (t_.level[s] == 0 && !labelled[s])
+        Fail(s, 0, "top switch is not above the reference leaf " + f_.SwitchLabel(leaf));
+    for (int l = 1; l < t_.n; ++l)
+      for (int s = 0; s < ns; ++s) {
+        if (t_.level[s] != l) continue;
+        const std::vector<int> up = PortsToward(s, -1);
+        std::vector<int> common = suffix_[f_.switches[s].ports[up[0]].index];
+        common.pop_back();
+        std::vector<char> seen(t_.k, 0);
+        for (int p : up) {
+          const std::vector<int>& parent = suffix_[f_.switches[s].ports[p].index];
+          if (!std::equal(common.begin(), common.end(), parent.begin()) || seen[parent.back()]++)
+            Fail(s, p, "its parents are not the replicas one subtree needs (cabling breaks the m-port n-tree rule)");
+        }
+        suffix_[s] = common;
+      }
+    std::map<std::pair<int, std::vector<int>>, int> unique;
+    for (int s = 0; s < ns; ++s)
+      if (!unique.emplace(std::make_pair(block_[s], suffix_[s]), s).second)
+        Fail(s, 0, "two switches of one subtree get the same label");
+    t_.w.assign(ns, {});
+    for (int s = 0; s < ns; ++s) {
+      t_.w[s] = prefix_[block_[s]];
+      t_.w[s].insert(t_.w[s].end(), suffix_[s].begin(), suffix_[s].end());
+    }
+  }
+
+  void Climb(int s, std::vector<int> digits, std::vector<char>& labelled) {
+    if (t_.level[s] == 0) {
+      if (labelled[s]) Fail(s, 0, "reached twice going up from one leaf");
+      labelled[s] = 1;
+      suffix_[s] = std::move(digits);
+      return;
+    }
+    int rank = 0;
+    for (int p : PortsToward(s, -1)) {
+      std::vector<int> next = digits;
+      next.push_back(rank++);
+      Climb(f_.switches[s].ports[p].index, std::move(next), labelled);
+    }
+  }
+
+  void BuildPortMaps() {
+    const int ns = static_cast<int>(f_.switches.size());
+    t_.down_port.assign(ns, {});
+    t_.up_port.assign(ns, {});
+    for (int s = 0; s < ns; ++s) {
+      const int l = t_.level[s];
+      const Switch& sw = f_.switches[s];
+      if (l < t_.n - 1) {
+        t_.down_port[s].assign(l == 0 ? t_.m : t_.k, 0);
+        for (int p : PortsToward(s, +1)) {
+          int c = sw.ports[p].index;
+          t_.down_port[s][prefix_[block_[c]][l]] = p;
+        }
+      }
+      if (l > 0) {
+        t_.up_port[s].assign(t_.k, 0);
+        for (int p : PortsToward(s, -1)) {
+          int u = sw.ports[p].index;
+          int& slot = t_.up_port[s][suffix_[u].back()];
+          if (slot) Fail(s, p, "two up links lead to replicas with the same digit");
+          slot = p;
+        }
+      }
+    }
+  }
+
+  void LabelHosts() {
+    const int ne = static_cast<int>(f_.end_ports.size());
+    t_.p.assign(ne, {});
+    t_.pid.assign(ne, -1);
+    t_.end_port_by_pid.assign(static_cast<size_t>(2 * IntPow(t_.k, t_.n)), -1);
+    for (size_t s = 0; s < f_.switches.size(); ++s) {
+      if (t_.level[s] != t_.n - 1) continue;
+      const Switch& sw = f_.switches[s];
+      int rank = 0;
+      for (int p = 1; p <= sw.num_ports; ++p) {
+        if (!sw.ports[p].is_end_port()) continue;
+        int ep = sw.ports[p].index;
+        t_.p[ep] = t_.w[s];
+        t_.p[ep].resize(t_.n - 1);
+        t_.p[ep].push_back(rank);
+        t_.down_port[s].push_back(p);  // leaf: down_port[x] = host digit x
+        ++rank;
+        // p_0 has radix m, the rest radix k: PID = sum p_i * k^(n-1-i).
+        long pid = 0;
+        for (int i = 0; i < t_.n; ++i) pid += t_.p[ep][i] * IntPow(t_.k, t_.n - 1 - i);
+        t_.pid[ep] = static_cast<int>(pid);
+        t_.end_port_by_pid[pid] = ep;
+      }
+    }
+  }
+
+  const Fabric& f_;
+  FatTree t_;
+  std::vector<int> block_;  // per switch
+  std::vector<int> block_level_;
+  std::vector<std::vector<int>> block_members_;
+  std::vector<std::vector<int>> block_children_;
+  std::vector<int> block_parent_;
+  std::vector<std::vector<int>> prefix_;  // per block
+  std::vector<int> child_rank_;           // per block: its digit in the parent
+  std::vector<std::vector<int>> suffix_;  // per switch
+};
+
+}  // namespace
+
+int FatTree::paths() const { return static_cast<int>(IntPow(k, n - 1)); }
+
+std::string DigitString(const std::vector<int>& digits, int radix) {
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (radix > 10 && i) out += '.';
+    out += std::to_string(digits[i]);
+  }
+  return out;
+}
+
+std::string FatTree::SwitchLabel(int sw) const {
+  return "SW<" + DigitString(w[sw], m) + "," + std::to_string(level[sw]) + ">";
+}
+
+std::string FatTree::HostLabel(int ep) const { return "P(" + DigitString(p[ep], m) + ")"; }
+
+int FatTree::SwitchByLabel(const std::string& label) const {
+  for (size_t s = 0; s < w.size(); ++s)
+    if (SwitchLabel(static_cast<int>(s)) == label) return static_cast<int>(s);
+  return -1;
+}
+
+int FatTree::EndPortByLabel(const std::string& label) const {
+  for (size_t e = 0; e < p.size(); ++e)
+    if (HostLabel(static_cast<int>(e)) == label) return static_cast<int>(e);
+  return -1;
+}
+
+FatTree RecognizeFatTree(const Fabric& f) { return Recognizer(f).Run(); }
+
+}  // namespace ibu

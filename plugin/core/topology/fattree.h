@@ -1,0 +1,46 @@
+// Recognition of an m-port n-tree (Lin, Chung, Huang; seeds 001/002) from the
+// cabling alone: levels, the paper's SW<w,l> / P(p) labels, and for every
+// port what digit it stands for. Node names and port numbers are never
+// trusted; on canonically cabled fabrics the labels equal the paper's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plugin/core/fabric.h"
+
+namespace ibu {
+
+struct FatTree {
+  int m = 0;  // ports per switch
+  int k = 0;  // m / 2
+  int n = 0;  // levels
+
+  // Per switch (Fabric order).
+  std::vector<int> level;               // 0 = top, n-1 = leaves
+  std::vector<std::vector<int>> w;      // n-1 digits w_0..w_{n-2}
+  // down_port[s][x]: physical port to the child with digit x (at a leaf: the
+  // host with last digit x). up_port[s][j]: physical port of up digit j.
+  std::vector<std::vector<int>> down_port;
+  std::vector<std::vector<int>> up_port;
+
+  // Per end port (Fabric order): the paper's digits p_0..p_{n-1} and PID.
+  std::vector<std::vector<int>> p;
+  std::vector<int> pid;
+  std::vector<int> end_port_by_pid;
+
+  int paths() const;  // (m/2)^(n-1): up paths between the farthest hosts
+  std::string SwitchLabel(int sw) const;    // "SW<00,2>"
+  std::string HostLabel(int ep) const;      // "P(300)"
+  int SwitchByLabel(const std::string& label) const;  // -1 if none
+  int EndPortByLabel(const std::string& label) const;
+};
+
+// Recognises FT(m,n). Throws ibu::Error naming the first offending switch
+// and port and the rule it broke when the fabric is not an m-port n-tree.
+FatTree RecognizeFatTree(const Fabric& f);
+
+// Digit string used in labels: "00" for m <= 10, "12.0.3" beyond.
+std::string DigitString(const std::vector<int>& digits, int radix);
+
+}  // namespace ibu

@@ -1,0 +1,211 @@
+#include "plugin/core/verify/unicast.h"
+
+#include <algorithm>
+#include <queue>
+#include <sstream>
+
+namespace ibu {
+
+namespace {
+
+int Diameter(const Fabric& f) {
+  const int ns = static_cast<int>(f.switches.size());
+  int diameter = 0;
+  std::vector<int> dist(ns);
+  std::queue<int> q;
+  for (int src = 0; src < ns; ++src) {
+    std::fill(dist.begin(), dist.end(), -1);
+    dist[src] = 0;
+    q.push(src);
+    while (!q.empty()) {
+      int s = q.front();
+      q.pop();
+      diameter = std::max(diameter, dist[s]);
+      for (const Peer& p : f.switches[s].ports)
+        if (p.is_switch() && dist[p.index] < 0) {
+          dist[p.index] = dist[s] + 1;
+          q.push(p.index);
+        }
+    }
+  }
+  return diameter;
+}
+
+// Per-LID walk state of a switch.
+enum : int { kUnknown = -1, kInProgress = -2, kBroken = -3 };
+
+class LidWalker {
+ public:
+  LidWalker(const Fabric& f, const Tables& t, UnicastReport& r, size_t max_errors)
+      : f_(f), t_(t), r_(r), max_errors_(max_errors), hops_(f.switches.size()) {}
+
+  // Links to the owner of `lid` from every switch, or kBroken.
+  void Walk(Lid lid) {
+    lid_ = lid;
+    std::fill(hops_.begin(), hops_.end(), kUnknown);
+    for (size_t s = 0; s < f_.switches.size(); ++s) Resolve(static_cast<int>(s));
+  }
+  int hops(int sw) const { return hops_[sw]; }
+  int next(int sw) const { return t_.lft[sw].port(lid_); }
+
+ private:
+  void Error(const std::string& what) {
+    ++r_.error_count;
+    if (r_.errors.size() < max_errors_) r_.errors.push_back(what);
+  }
+
+  std::string Where(int sw) const {
+    return f_.SwitchLabel(sw) + ", LID " + std::to_string(lid_);
+  }
+
+  // Iterative: follow the LFT until a resolved switch, then unwind.
+  void Resolve(int start) {
+    if (hops_[start] != kUnknown) return;
+    std::vector<int> chain;
+    int s = start;
+    int result = kBroken;
+    while (true) {
+      if (hops_[s] == kInProgress) {
+        Error("loop: " + Where(s) + " is reached again by its own route");
+        break;
+      }
+      if (hops_[s] != kUnknown) {
+        result = hops_[s] < 0 ? kBroken : hops_[s] + 1;
+        break;
+      }
+      hops_[s] = kInProgress;
+      chain.push_back(s);
+      const int port = t_.lft[s].port(lid_);
+      const Switch& sw = f_.switches[s];
+      if (port == kNoPort) {
+        Error("black hole: " + Where(s) + " has no out port");
+        break;
+      }
+      if (port == 0) {
+        LidOwner o = f_.owner(lid_);
+        if (o.kind == Peer::Kind::kSwitch && o.index == s) {
+          result = 0;
+        } else {
+          Error("wrong destination: " + Where(s) + " delivers to its own management port");
+        }
+        break;
+      }
+      if (port > sw.num_ports || !sw.ports[port].connected()) {
+        Error("black hole: " + Where(s) + " points to port " + std::to_string(port) +
+              ", which is not cabled");
+        break;
+      }
+      const Peer& peer = sw.ports[port];
+      if (peer.is_end_port()) {
+        LidOwner o = f_.owner(lid_);
+        if (o.kind == Peer::Kind::kEndPort && o.index == peer.index) {
+          result = 0;
+        } else {
+          Error("wrong destination: " + Where(s) + " port " + std::to_string(port) +
+                " leads to end port " + f_.end_ports[peer.index].name +
+                ", which does not own the LID");
+        }
+        break;
+      }
+      s = peer.index;
+    }
+    // Unwind: the last switch of the chain gets `result`, each earlier one
+    // is one link farther.
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+      hops_[*it] = result;
+      if (result >= 0 && it + 1 != chain.rend()) ++result;
+    }
+  }
+
+  const Fabric& f_;
+  const Tables& t_;
+  UnicastReport& r_;
+  size_t max_errors_;
+  std::vector<int> hops_;
+  Lid lid_ = 0;
+};
+
+}  // namespace
+
+UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors) {
+  UnicastReport r;
+  r.diameter = Diameter(f);
+  if (t.lft.size() != f.switches.size()) {
+    r.error_count = 1;
+    r.errors.push_back("tables cover " + std::to_string(t.lft.size()) + " switches, fabric has " +
+                       std::to_string(f.switches.size()));
+    return r;
+  }
+  // Sources per switch, for counting routes per link.
+  std::vector<long> sources(f.switches.size(), 0);
+  for (const EndPort& ep : f.end_ports) ++sources[ep.switch_index];
+  std::vector<long> flow(f.switches.size());
+  std::vector<std::vector<int>> by_hops;
+  LidWalker walker(f, t, r, max_errors);
+  for (Lid lid = 1; lid <= f.max_lid(); ++lid) {
+    LidOwner owner = f.owner(lid);
+    if (!owner.valid()) continue;
+    walker.Walk(lid);
+    const bool to_end_port = owner.kind == Peer::Kind::kEndPort;
+    by_hops.assign(1, {});
+    for (size_t s = 0; s < f.switches.size(); ++s) {
+      const int h = walker.hops(static_cast<int>(s));
+      long src = sources[s];
+      if (to_end_port && static_cast<int>(s) == f.end_ports[owner.index].switch_index)
+        --src;  // the owner does not route to itself
+      r.routes_checked += src;
+      if (h < 0 || src == 0) {
+        flow[s] = 0;
+        if (h >= 0 && static_cast<int>(by_hops.size()) <= h) by_hops.resize(h + 1);
+        if (h >= 0) by_hops[h].push_back(static_cast<int>(s));
+        continue;
+      }
+      if (h > r.diameter) {
+        ++r.error_count;
+        if (r.errors.size() < max_errors)
+          r.errors.push_back("too long: " + f.SwitchLabel(static_cast<int>(s)) + ", LID " +
+                             std::to_string(lid) + ": " + std::to_string(h) +
+                             " links, the diameter is " + std::to_string(r.diameter));
+      }
+      r.hops_histogram[h] += src;
+      flow[s] = src;
+      if (static_cast<int>(by_hops.size()) <= h) by_hops.resize(h + 1);
+      by_hops[h].push_back(static_cast<int>(s));
+    }
+    if (!to_end_port) continue;
+    // Push flows toward the destination, farthest switches first.
+    for (int h = static_cast<int>(by_hops.size()) - 1; h >= 0; --h)
+      for (int s : by_hops[h]) {
+        if (flow[s] == 0) continue;
+        const int port = walker.next(s);
+        r.link_routes[{s, port}] += flow[s];
+        const Peer& peer = f.switches[s].ports[port];
+        if (peer.is_switch()) flow[peer.index] += flow[s];
+      }
+  }
+  return r;
+}
+
+std::string UnicastReport::Summary(const Fabric& f) const {
+  std::ostringstream os;
+  os << "unicast: " << routes_checked << " routes from " << f.end_ports.size()
+     << " end ports to " << f.max_lid() << " LIDs checked; " << error_count << " errors\n";
+  os << "path length (switch-to-switch links -> routes):";
+  for (const auto& [h, c] : hops_histogram) os << " " << h << ":" << c;
+  os << "  (diameter " << diameter << ")\n";
+  long max_load = 0, total = 0;
+  for (const auto& [link, c] : link_routes) {
+    max_load = std::max(max_load, c);
+    total += c;
+  }
+  if (!link_routes.empty())
+    os << "routes per used switch port: max " << max_load << ", mean "
+       << total / static_cast<long>(link_routes.size()) << " over " << link_routes.size()
+       << " ports\n";
+  for (const std::string& e : errors) os << "error: " << e << "\n";
+  if (error_count > static_cast<long>(errors.size()))
+    os << "error: ... and " << error_count - static_cast<long>(errors.size()) << " more\n";
+  return os.str();
+}
+
+}  // namespace ibu
