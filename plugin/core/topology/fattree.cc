@@ -1,6 +1,7 @@
 #include "plugin/core/topology/fattree.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <queue>
 
@@ -87,23 +88,27 @@ class Recognizer {
 
   void CheckDegrees() {
     const int n = t_.n, k = t_.k;
+    // Misplaced cables first: they explain the wrong counts they cause.
+    for (size_t s = 0; s < f_.switches.size(); ++s) {
+      const int l = t_.level[s];
+      const Switch& sw = f_.switches[s];
+      for (int p = 1; p <= sw.num_ports; ++p) {
+        const Peer& peer = sw.ports[p];
+        if (peer.is_end_port() && l != n - 1)
+          Fail(s, p, "a host is cabled to a level-" + std::to_string(l) + " switch; hosts belong on leaves");
+        if (peer.is_switch() && std::abs(t_.level[peer.index] - l) != 1)
+          Fail(s, p, "link to a switch of level " + std::to_string(t_.level[peer.index]) +
+                         " from level " + std::to_string(l) + "; links join adjacent levels only");
+      }
+    }
     std::vector<long> per_level(n, 0);
     for (size_t s = 0; s < f_.switches.size(); ++s) {
       const int l = t_.level[s];
       ++per_level[l];
       int up = 0, down = 0, hosts = 0;
-      const Switch& sw = f_.switches[s];
-      for (int p = 1; p <= sw.num_ports; ++p) {
-        const Peer& peer = sw.ports[p];
-        if (peer.is_end_port()) {
-          if (l != n - 1) Fail(s, p, "a host is cabled to a level-" + std::to_string(l) + " switch; hosts belong on leaves");
-          ++hosts;
-        } else if (peer.is_switch()) {
-          int pl = t_.level[peer.index];
-          if (pl == l - 1) ++up;
-          else if (pl == l + 1) ++down;
-          else Fail(s, p, "link to a switch of level " + std::to_string(pl) + " from level " + std::to_string(l) + "; links join adjacent levels only");
-        }
+      for (const Peer& peer : f_.switches[s].ports) {
+        if (peer.is_end_port()) ++hosts;
+        else if (peer.is_switch()) (t_.level[peer.index] < l ? up : down)++;
       }
       const int want_up = l == 0 ? 0 : k;
       const int want_down = l == n - 1 ? 0 : (l == 0 ? 2 * k : k);

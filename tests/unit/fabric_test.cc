@@ -1,0 +1,202 @@
+// Net files, guid2lid files and ibroute dumps: round trips and bad input.
+#include <sstream>
+
+#include "plugin/core/error.h"
+#include "plugin/core/netfile.h"
+#include "plugin/core/tables.h"
+#include "plugin/core/topology/generate.h"
+#include "tests/unit/test_util.h"
+
+namespace ibu::test {
+namespace {
+
+Fabric Parse(const std::string& text) {
+  std::istringstream in(text);
+  return ParseNetFile(in, "t.net");
+}
+
+void NetFileRoundTrip() {
+  for (bool shuffle : {false, true}) {
+    Fabric f = MakeFatTree(8, 3);
+    std::vector<int> order;
+    if (shuffle) order = ShufflePorts(f, 42);
+    std::ostringstream os;
+    WriteNetFile(os, f, order);
+    Fabric g = Parse(os.str());
+    CU_ASSERT_EQUAL(g.switches.size(), f.switches.size());
+    CU_ASSERT_EQUAL(g.end_ports.size(), f.end_ports.size());
+    for (const Switch& sw : f.switches) {
+      int i = g.SwitchByGuid(sw.guid);
+      CU_ASSERT_FATAL(i >= 0);
+      const Switch& other = g.switches[i];
+      CU_ASSERT_EQUAL(other.name, sw.name);
+      for (int p = 1; p <= sw.num_ports; ++p) {
+        const Peer& a = sw.ports[p];
+        const Peer& b = other.ports[p];
+        CU_ASSERT_EQUAL(a.kind, b.kind);
+        CU_ASSERT_EQUAL(a.port, b.port);
+        if (a.is_switch()) CU_ASSERT_EQUAL(f.switches[a.index].guid, g.switches[b.index].guid);
+        if (a.is_end_port())
+          CU_ASSERT_EQUAL(f.end_ports[a.index].port_guid, g.end_ports[b.index].port_guid);
+      }
+    }
+  }
+}
+
+void IbsimGuidNumbering() {
+  // Without GUID lines the parser numbers nodes the way ibsim does.
+  Fabric f = Parse(
+      "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"H2\"[1]\n\n"
+      "Hca 2 \"H1\"\n[1] \"S1\"[1]\n\nHca 2 \"H2\"\n[1] \"S1\"[2]\n");
+  CU_ASSERT_EQUAL(f.switches[0].guid, 0x200000u);
+  CU_ASSERT_EQUAL(f.end_ports[0].port_guid, 0x100001u);
+  CU_ASSERT_EQUAL(f.end_ports[1].port_guid, 0x100004u);
+}
+
+void IbnetdiscoverLids() {
+  Fabric f = Parse(
+      "switchguid=0x200001(200001)\n"
+      "Switch\t8 \"S-0000000000200001\"\t\t# \"Switch2\" base port 0 lid 3 lmc 0\n"
+      "[1]\t\"H-0000000000100003\"[1](100004) \t\t# \"Hca2\" lid 4 4xSDR\n\n"
+      "caguid=0x100003\n"
+      "Ca\t2 \"H-0000000000100003\"\t\t# \"Hca2\"\n"
+      "[1](100004) \t\"S-0000000000200001\"[1]\t\t# lid 4 lmc 0 \"Switch2\" lid 3 4xSDR\n");
+  CU_ASSERT_EQUAL(f.switches[0].lid, 3);
+  CU_ASSERT_EQUAL(f.switches[0].name, "Switch2");
+  CU_ASSERT_EQUAL(f.end_ports[0].base_lid, 4);
+  CU_ASSERT_EQUAL(f.end_ports[0].port_guid, 0x100004u);
+  CU_ASSERT_EQUAL(f.end_ports[0].name, "Hca2");
+}
+
+void BadNetFilesNameLineAndWhat() {
+  struct Case {
+    const char* text;
+    const char* expect;
+  } cases[] = {
+      {"Switch 8 \"S1\"\n[9] \"H1\"[1]\n", "t.net:2: port 9 is outside 1..8"},
+      {"Switch 8 \"S1\"\n[1] \"nobody\"[1]\n", "t.net:2: no node named \"nobody\""},
+      {"Switch 8 \"S1\n", "t.net:1: unterminated quoted name"},
+      {"Bogus 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"[1] \"S1\"[1]\n", "t.net:1: port line before any node header"},
+      {"Switch 0 \"S1\"\n", "t.net:1: expected a port count"},
+      {"Switch 8 \"S1\"\n\nSwitch 8 \"S1\"\n", "t.net:3: node name \"S1\" appears twice"},
+      {"Switch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n[1] \"S1\"[2]\n", "disagrees"},
+      {"", "no node records"},
+  };
+  for (const Case& c : cases) {
+    std::string msg = ErrorOf([&] { Parse(c.text); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect);
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
+void Guid2LidRoundTripAndErrors() {
+  Fabric f = MakeFatTree(4, 3);
+  AssignDefaultLids(f, 2);
+  std::ostringstream os;
+  WriteGuid2Lid(os, f);
+  Fabric g = MakeFatTree(4, 3);
+  std::istringstream in(os.str());
+  ApplyGuid2Lid(in, "g2l", g);
+  for (size_t e = 0; e < f.end_ports.size(); ++e) {
+    CU_ASSERT_EQUAL(g.end_ports[e].base_lid, f.end_ports[e].base_lid);
+    CU_ASSERT_EQUAL(g.end_ports[e].lmc, 2);
+  }
+  CU_ASSERT_EQUAL(g.end_ports[12].base_lid, 52);  // P(300): 2^2 * (12 + 1)
+  std::istringstream bad("0x100001 0x0004\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ApplyGuid2Lid(bad, "g2l", g); }), "g2l:1: expected '0xGUID"));
+  std::istringstream odd("0x100001 0x0004 0x0006\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ApplyGuid2Lid(odd, "g2l", g); }), "power-of-two"));
+}
+
+void TablesRoundTrip() {
+  Fabric f = MakeFatTree(8, 2);
+  AssignDefaultLids(f, 1);
+  Tables t;
+  t.Resize(f);
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    for (Lid lid = 1; lid <= f.max_lid(); ++lid)
+      if (f.owner(lid).valid()) t.lft[s].set(lid, static_cast<uint8_t>((lid + s) % 9));
+    PortMask m;
+    m.set(0);
+    m.set(3 + s % 5);
+    t.mft[s].groups[0xC001] = m;
+    t.mft[s].groups[0xC00A].set(8);
+  }
+  std::ostringstream lft, mft;
+  WriteLfts(lft, f, t);
+  WriteMfts(mft, f, t);
+  Tables back;
+  std::istringstream lin(lft.str()), min(mft.str());
+  ReadLfts(lin, "lfts", f, back);
+  ReadMfts(min, "mfts", f, back);
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    for (Lid lid = 1; lid <= f.max_lid(); ++lid) CU_ASSERT_EQUAL(back.lft[s].port(lid), t.lft[s].port(lid));
+    CU_ASSERT(back.mft[s].groups == t.mft[s].groups);
+  }
+}
+
+void ReadsRealIbrouteMftRows() {
+  // Column layout exactly as ibroute -M prints it for a 36-port switch.
+  Fabric f;
+  Switch sw;
+  sw.guid = 0x248a070300f88040;
+  sw.num_ports = 36;
+  sw.ports.resize(37);
+  sw.lid = 1;
+  f.switches.push_back(sw);
+  f.Finalize();
+  std::istringstream in(
+      "Multicast mlids [0xc000-0xc01f] of switch Lid 1 guid 0x248a070300f88040 (MF0):\n"
+      "            0                   1                   2                   3             \n"
+      "     Ports: 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 \n"
+      " MLid\n"
+      "0xc000      x     x     x x x         x   x                                   x x     \n"
+      "1 valid mlids dumped \n");
+  Tables t;
+  ReadMfts(in, "m", f, t);
+  const PortMask& m = t.mft[0].groups.at(0xC000);
+  std::vector<int> ports;
+  for (int p = 0; p <= 36; ++p)
+    if (m.test(p)) ports.push_back(p);
+  CU_ASSERT(ports == (std::vector<int>{0, 3, 6, 7, 8, 13, 15, 33, 34}));
+}
+
+void BadDumpsNameLine() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  Tables t;
+  std::istringstream a("Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000999999 (x):\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(a, "d", f, t); }), "d:1: switch GUID 0x0000000000999999 is not in the fabric"));
+  std::istringstream b("0x0001 001 : x\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(b, "d", f, t); }), "d:1: LFT entry before any"));
+  std::istringstream c("Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n0x0001 077 : x\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(c, "d", f, t); }), "d:2: port 77 is beyond"));
+}
+
+void GeneratorRefusesBadSizes() {
+  CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(6, 2); }), "M must be a power of two, got 6"));
+  CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(2, 2); }), "M must be at least 4"));
+  CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(4, 0); }), "N must be at least 1"));
+  CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(256, 2); }), "at most 254"));
+  CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(64, 3); }), "unicast LID space"));
+  Fabric f = MakeFatTree(16, 3);
+  CU_ASSERT(Contains(ErrorOf([&] { AssignDefaultLids(f, 6); }), "do not fit"));
+}
+
+}  // namespace
+
+void RegisterFabricSuite() {
+  CU_pSuite s = CU_add_suite("fabric and file formats", nullptr, nullptr);
+  CU_add_test(s, "net file round trip (canonical and shuffled)", NetFileRoundTrip);
+  CU_add_test(s, "ibsim GUID numbering", IbsimGuidNumbering);
+  CU_add_test(s, "ibnetdiscover LIDs and descriptions", IbnetdiscoverLids);
+  CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
+  CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
+  CU_add_test(s, "LFT/MFT dump round trip", TablesRoundTrip);
+  CU_add_test(s, "real ibroute -M rows", ReadsRealIbrouteMftRows);
+  CU_add_test(s, "bad dumps name line", BadDumpsNameLine);
+  CU_add_test(s, "generator refuses bad sizes", GeneratorRefusesBadSizes);
+}
+
+}  // namespace ibu::test

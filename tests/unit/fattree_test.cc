@@ -1,0 +1,115 @@
+// FT(m,n) generator and recognition.
+#include "plugin/core/error.h"
+#include "plugin/core/netfile.h"
+#include "plugin/core/topology/fattree.h"
+#include "plugin/core/topology/generate.h"
+#include "tests/unit/test_util.h"
+
+namespace ibu::test {
+namespace {
+
+long Pow(long b, int e) { return e == 0 ? 1 : b * Pow(b, e - 1); }
+
+void GeneratorCounts() {
+  const int sizes[][2] = {{4, 1}, {4, 2}, {4, 3}, {4, 4}, {8, 2}, {8, 3}, {16, 3}, {32, 2}};
+  for (const auto& mn : sizes) {
+    const int m = mn[0], n = mn[1];
+    Fabric f = MakeFatTree(m, n);
+    CU_ASSERT_EQUAL(static_cast<long>(f.end_ports.size()), 2 * Pow(m / 2, n));
+    CU_ASSERT_EQUAL(static_cast<long>(f.switches.size()), (2 * n - 1) * Pow(m / 2, n - 1));
+  }
+}
+
+// "Port P of A leads to B port Q", by the generator's node names.
+void AssertCable(const Fabric& f, const char* a, int pa, const char* b, int pb) {
+  int s = SwitchNamed(f, a);
+  CU_ASSERT_FATAL(s >= 0);
+  const Peer& peer = f.switches[s].ports[pa];
+  std::string name = peer.is_switch() ? f.switches[peer.index].name
+                                      : peer.is_end_port() ? f.end_ports[peer.index].name : "";
+  CU_ASSERT_EQUAL(name, b);
+  CU_ASSERT_EQUAL(peer.port, pb);
+}
+
+void WiringRule() {
+  Fabric f = MakeFatTree(4, 3);
+  AssertCable(f, "SW<00,2>", 3, "SW<00,1>", 1);
+  AssertCable(f, "SW<00,1>", 3, "SW<00,0>", 1);
+  AssertCable(f, "SW<20,2>", 1, "P(200)", 1);
+  // Seed 001's example path Q: SW<00,0> port 4 reaches SW<30,1> port 3.
+  AssertCable(f, "SW<00,0>", 4, "SW<30,1>", 3);
+  AssertCable(f, "SW<30,1>", 1, "SW<30,2>", 3);
+}
+
+void CanonicalLabelsAreThePapers() {
+  for (auto mn : {std::pair{4, 3}, {8, 3}, {4, 4}, {16, 2}, {4, 1}}) {
+    Fabric f = MakeFatTree(mn.first, mn.second);
+    FatTree t = RecognizeFatTree(f);
+    CU_ASSERT_EQUAL(t.m, mn.first);
+    CU_ASSERT_EQUAL(t.n, mn.second);
+    for (size_t s = 0; s < f.switches.size(); ++s)
+      CU_ASSERT_EQUAL(t.SwitchLabel(static_cast<int>(s)), f.switches[s].name);
+    for (size_t e = 0; e < f.end_ports.size(); ++e) {
+      CU_ASSERT_EQUAL(t.HostLabel(static_cast<int>(e)), f.end_ports[e].name);
+      CU_ASSERT_EQUAL(t.pid[e], static_cast<int>(e));
+    }
+  }
+}
+
+// On shuffled cabling, labels may differ from the names but must be a
+// consistent FT labelling: every cable obeys the wiring rule in label space.
+void ShuffledLabelsObeyTheWiringRule() {
+  for (uint64_t seed : {1u, 2u, 3u}) {
+    Fabric f = MakeFatTree(8, 3);
+    ShufflePorts(f, seed);
+    FatTree t = RecognizeFatTree(f);
+    const int k = t.k;
+    for (size_t s = 0; s < f.switches.size(); ++s) {
+      const int l = t.level[s];
+      if (l == t.n - 1) continue;
+      for (int x = 0; x < (l == 0 ? t.m : k); ++x) {
+        const Peer& child = f.switches[s].ports[t.down_port[s][x]];
+        CU_ASSERT_FATAL(child.is_switch());
+        std::vector<int> want(t.w[s].begin(), t.w[s].begin() + l);
+        want.push_back(x);
+        want.insert(want.end(), t.w[s].begin() + l, t.w[s].end() - 1);
+        CU_ASSERT(t.w[child.index] == want);
+        // The child's up digit for this cable is our last digit.
+        CU_ASSERT_EQUAL(t.up_port[child.index][t.w[s].back()], child.port);
+      }
+    }
+  }
+}
+
+void RefusesWhatIsNotAFatTree() {
+  // One extra cable between two leaves' free... there are none: swap a
+  // host for a cross link instead.
+  Fabric f = MakeFatTree(4, 3);
+  int a = SwitchNamed(f, "SW<00,1>"), b = SwitchNamed(f, "SW<01,1>");
+  // Re-cable SW<00,1> port 4 (up) to SW<01,1> port 4 (up): same level.
+  f.switches[f.switches[a].ports[4].index].ports[f.switches[a].ports[4].port] = Peer{};
+  f.switches[f.switches[b].ports[4].index].ports[f.switches[b].ports[4].port] = Peer{};
+  ConnectSwitches(f, a, 4, b, 4);
+  f.Finalize();
+  std::string msg = ErrorOf([&] { RecognizeFatTree(f); });
+  CU_ASSERT(Contains(msg, "not an m-port n-tree"));
+  CU_ASSERT(Contains(msg, "port 4"));
+
+  Fabric mesh = MakeMesh(4, 4);
+  msg = ErrorOf([&] { RecognizeFatTree(mesh); });
+  CU_ASSERT(Contains(msg, "not an m-port n-tree"));
+  CU_ASSERT(Contains(msg, "switch N("));
+}
+
+}  // namespace
+
+void RegisterFatTreeSuite() {
+  CU_pSuite s = CU_add_suite("fat-tree generator and recognition", nullptr, nullptr);
+  CU_add_test(s, "generator counts", GeneratorCounts);
+  CU_add_test(s, "wiring rule spot checks", WiringRule);
+  CU_add_test(s, "canonical labels are the paper's", CanonicalLabelsAreThePapers);
+  CU_add_test(s, "shuffled labels obey the wiring rule", ShuffledLabelsObeyTheWiringRule);
+  CU_add_test(s, "refuses what is not a fat-tree", RefusesWhatIsNotAFatTree);
+}
+
+}  // namespace ibu::test

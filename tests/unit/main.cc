@@ -1,0 +1,44 @@
+// CUnit runner for the core's unit suites.
+#include <CUnit/Basic.h>
+
+#include "tests/unit/test_util.h"
+
+namespace ibu::test {
+
+std::vector<std::pair<int, int>> Trace(const Fabric& f, const Tables& t, int src, Lid dlid) {
+  std::vector<std::pair<int, int>> hops;
+  int sw = f.end_ports.at(src).switch_index;
+  for (int i = 0; i < 64 && sw >= 0; ++i) {
+    const int port = t.lft.at(sw).port(dlid);
+    hops.push_back({sw, port});
+    if (port == 0 || port == kNoPort) break;
+    const Peer& peer = f.switches[sw].ports.at(port);
+    sw = peer.is_switch() ? peer.index : -1;
+  }
+  return hops;
+}
+
+int SwitchNamed(const Fabric& f, const std::string& name) {
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    if (f.switches[s].name == name) return static_cast<int>(s);
+  return -1;
+}
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace ibu::test
+
+int main() {
+  if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+  ibu::test::RegisterFabricSuite();
+  ibu::test::RegisterFatTreeSuite();
+  ibu::test::RegisterMlidSuite();
+  ibu::test::RegisterVerifySuite();
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  CU_basic_run_tests();
+  const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+  CU_cleanup_registry();
+  return failures == 0 ? 0 : 1;
+}

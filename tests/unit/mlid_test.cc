@@ -1,0 +1,195 @@
+// MLID unicast: seed 001's worked examples, disjointness, spreading.
+#include <set>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/netfile.h"
+#include "plugin/core/routing/mlid.h"
+#include "plugin/core/topology/generate.h"
+#include "plugin/core/verify/unicast.h"
+#include "tests/unit/test_util.h"
+
+namespace ibu::test {
+namespace {
+
+struct Routed {
+  Fabric f;
+  Tables t;
+  std::unique_ptr<Engine> engine;
+};
+
+std::unique_ptr<Routed> Route(int m, int n, int lmc, const std::string& options,
+                              uint64_t shuffle = 0, const std::string& engine = "mlid") {
+  auto r = std::make_unique<Routed>();
+  r->f = MakeFatTree(m, n);
+  AssignDefaultLids(r->f, lmc);
+  if (shuffle) ShufflePorts(r->f, shuffle);
+  r->engine = MakeEngine(engine, SplitOptions(options), nullptr);
+  r->engine->RouteUnicast(r->f, r->t);
+  return r;
+}
+
+int Host(const Fabric& f, const std::string& name) { return f.EndPortByName(name); }
+
+void PaperLidSet() {
+  auto r = Route(4, 3, 2, "mlid_rotate=off");
+  const EndPort& p300 = r->f.end_ports[Host(r->f, "P(300)")];
+  CU_ASSERT_EQUAL(p300.base_lid, 52);
+  CU_ASSERT_EQUAL(p300.lid_count(), 4);  // {52, 53, 54, 55}
+}
+
+void PaperPathSelectionToP300() {
+  auto r = Route(4, 3, 2, "mlid_rotate=off");
+  const int dst = Host(r->f, "P(300)");
+  std::set<int> tops;
+  Lid want = 52;
+  for (const char* src : {"P(000)", "P(001)", "P(010)", "P(011)"}) {
+    const int s = Host(r->f, src);
+    const Lid dlid = r->engine->SelectDlid(r->f, s, dst);
+    CU_ASSERT_EQUAL(dlid, want++);
+    auto hops = Trace(r->f, r->t, s, dlid);
+    CU_ASSERT_EQUAL(hops.size(), 5u);
+    CU_ASSERT_EQUAL(r->f.switches[hops[2].first].name.back(), '>');
+    tops.insert(hops[2].first);  // the third switch is the top one
+    CU_ASSERT(Contains(r->f.switches[hops[2].first].name, ",0>"));
+    CU_ASSERT_EQUAL(r->f.switches[hops.back().first].name, "SW<30,2>");
+  }
+  CU_ASSERT_EQUAL(tops.size(), 4u);
+}
+
+void PaperPathOfDlid36() {
+  auto r = Route(4, 3, 2, "mlid_rotate=off");
+  auto hops = Trace(r->f, r->t, Host(r->f, "P(000)"), 36);
+  const std::vector<std::pair<std::string, int>> want = {
+      {"SW<00,2>", 3}, {"SW<00,1>", 3}, {"SW<00,0>", 3}, {"SW<20,1>", 1}, {"SW<20,2>", 1}};
+  CU_ASSERT_EQUAL_FATAL(hops.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    CU_ASSERT_EQUAL(r->f.switches[hops[i].first].name, want[i].first);
+    CU_ASSERT_EQUAL(hops[i].second, want[i].second);
+  }
+  // And seed 001's path Q (paper DLID 49, ours 52) from P(000).
+  hops = Trace(r->f, r->t, Host(r->f, "P(000)"), 52);
+  const std::vector<std::pair<std::string, int>> q = {
+      {"SW<00,2>", 3}, {"SW<00,1>", 3}, {"SW<00,0>", 4}, {"SW<30,1>", 1}, {"SW<30,2>", 1}};
+  CU_ASSERT_EQUAL_FATAL(hops.size(), q.size());
+  for (size_t i = 0; i < q.size(); ++i) {
+    CU_ASSERT_EQUAL(r->f.switches[hops[i].first].name, q[i].first);
+    CU_ASSERT_EQUAL(hops[i].second, q[i].second);
+  }
+}
+
+// For every destination, sources in one subtree that pick different offsets
+// leave the subtree through different up links.
+void DisjointUpLinks(const Routed& r) {
+  FatTree t = RecognizeFatTree(r.f);
+  const int ne = static_cast<int>(r.f.end_ports.size());
+  for (int d = 0; d < ne; ++d) {
+    // Group sources by (LCA level a, their level-(a+1) subtree prefix).
+    std::map<std::vector<int>, std::set<std::pair<int, int>>> exits;
+    std::map<std::vector<int>, int> members;
+    for (int s = 0; s < ne; ++s) {
+      if (s == d) continue;
+      int a = 0;
+      while (a < t.n - 1 && t.p[s][a] == t.p[d][a]) ++a;
+      if (a == t.n - 1) continue;  // same leaf: no up link
+      std::vector<int> key(t.p[s].begin(), t.p[s].begin() + a + 1);
+      key.push_back(100 + a);
+      auto hops = Trace(r.f, r.t, s, r.engine->SelectDlid(r.f, s, d));
+      // The up link leaving the level-(a+1) subtree is taken at level a+1.
+      for (auto [sw, port] : hops)
+        if (t.level[sw] == a + 1) {
+          exits[key].insert({sw, port});
+          break;
+        }
+      ++members[key];
+    }
+    for (auto& [key, links] : exits) CU_ASSERT_EQUAL(static_cast<int>(links.size()), members[key]);
+  }
+}
+
+void MlidPathsAreDisjoint() {
+  DisjointUpLinks(*Route(4, 3, 2, "mlid_rotate=off"));
+  DisjointUpLinks(*Route(4, 3, 2, ""));
+  DisjointUpLinks(*Route(8, 3, 4, "", 5));
+  DisjointUpLinks(*Route(4, 4, 3, "", 9));
+}
+
+void AllPairsCorrectOnManyShapes() {
+  struct Case {
+    int m, n, lmc;
+    uint64_t shuffle;
+  } cases[] = {{4, 2, 0, 0}, {4, 3, 0, 0}, {4, 3, 1, 3}, {4, 3, 2, 0}, {4, 4, 3, 4},
+               {8, 3, 0, 7}, {8, 3, 4, 7}, {8, 2, 2, 0}, {16, 2, 3, 2}, {4, 1, 0, 0}};
+  for (const Case& c : cases)
+    for (const char* opt : {"", "mlid_rotate=off"}) {
+      auto r = Route(c.m, c.n, c.lmc, opt, c.shuffle);
+      UnicastReport rep = VerifyUnicast(r->f, r->t);
+      if (!rep.ok()) fprintf(stderr, "\n%s", rep.Summary(r->f).c_str());
+      CU_ASSERT(rep.ok());
+      CU_ASSERT(rep.routes_checked > 0);
+    }
+}
+
+// Hosts that always use the base LID (what the SA gives them) still spread
+// over every top switch with rotation; without it they pile onto one.
+void RotationSpreadsBaseLidTraffic() {
+  for (bool rotate : {true, false}) {
+    auto r = Route(4, 3, 2, rotate ? "" : "mlid_rotate=off");
+    std::map<int, int> per_top;
+    const int ne = static_cast<int>(r->f.end_ports.size());
+    for (int s = 0; s < ne; ++s)
+      for (int d = 0; d < ne; ++d)
+        for (auto [sw, port] : Trace(r->f, r->t, s, r->f.end_ports[d].base_lid))
+          if (Contains(r->f.switches[sw].name, ",0>")) ++per_top[sw];
+    if (rotate) {
+      CU_ASSERT_EQUAL(per_top.size(), 4u);
+      int lo = 1 << 30, hi = 0;
+      for (auto [sw, c] : per_top) lo = std::min(lo, c), hi = std::max(hi, c);
+      CU_ASSERT_EQUAL(lo, hi);  // D-mod-K: perfectly even on a full tree
+    } else {
+      CU_ASSERT_EQUAL(per_top.size(), 1u);
+    }
+  }
+}
+
+void SlidIsOneLidPerHost() {
+  auto r = Route(8, 3, 0, "", 0, "slid");
+  CU_ASSERT(VerifyUnicast(r->f, r->t).ok());
+  CU_ASSERT_EQUAL(r->engine->SelectDlid(r->f, 0, 77), r->f.end_ports[77].base_lid);
+}
+
+void FoldingIsLogged() {
+  Fabric f = MakeFatTree(8, 3);
+  AssignDefaultLids(f, 2);
+  std::vector<std::string> notes;
+  auto e = MakeEngine("mlid", {}, [&](LogLevel, const std::string& m) { notes.push_back(m); });
+  Tables t;
+  e->RouteUnicast(f, t);
+  CU_ASSERT(!notes.empty() && Contains(notes[0], "folded"));
+  CU_ASSERT(VerifyUnicast(f, t).ok());
+}
+
+void BadOptionsAreRefused() {
+  CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", {"mlid_rotate=maybe"}, nullptr); }),
+                     "expected on or off"));
+  CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", {"mlid_bogus=1"}, nullptr); }),
+                     "unknown key for engine mlid"));
+  CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", {"rotate"}, nullptr); }), "expected key=value"));
+  CU_ASSERT(Contains(ErrorOf([] { MakeEngine("nope", {}, nullptr); }), "unknown routing engine"));
+}
+
+}  // namespace
+
+void RegisterMlidSuite() {
+  CU_pSuite s = CU_add_suite("MLID unicast", nullptr, nullptr);
+  CU_add_test(s, "LIDset(P(300)) = {52..55}", PaperLidSet);
+  CU_add_test(s, "P(000..011) -> P(300): DLIDs 52..55, four tops", PaperPathSelectionToP300);
+  CU_add_test(s, "DLID 36 and path Q port for port", PaperPathOfDlid36);
+  CU_add_test(s, "different offsets leave a subtree on different links", MlidPathsAreDisjoint);
+  CU_add_test(s, "all pairs correct on many shapes", AllPairsCorrectOnManyShapes);
+  CU_add_test(s, "rotation spreads base-LID traffic", RotationSpreadsBaseLidTraffic);
+  CU_add_test(s, "SLID baseline", SlidIsOneLidPerHost);
+  CU_add_test(s, "folding is logged", FoldingIsLogged);
+  CU_add_test(s, "bad options are refused", BadOptionsAreRefused);
+}
+
+}  // namespace ibu::test

@@ -1,0 +1,40 @@
+// Helpers shared by the CUnit suites.
+#pragma once
+
+#include <CUnit/CUnit.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "plugin/core/fabric.h"
+#include "plugin/core/tables.h"
+
+namespace ibu::test {
+
+// (switch index, out port) hops of the route from end port `src` to `dlid`,
+// following the LFTs; stops after 64 hops.
+std::vector<std::pair<int, int>> Trace(const Fabric& f, const Tables& t, int src, Lid dlid);
+
+int SwitchNamed(const Fabric& f, const std::string& name);
+
+// Runs `fn` and returns the ibu::Error message it threw ("" if none).
+template <typename Fn>
+std::string ErrorOf(Fn fn) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+bool Contains(const std::string& haystack, const std::string& needle);
+
+// Each suite file registers itself through one of these.
+void RegisterFabricSuite();
+void RegisterFatTreeSuite();
+void RegisterMlidSuite();
+void RegisterVerifySuite();
+
+}  // namespace ibu::test

@@ -1,0 +1,92 @@
+// The unicast verifier must catch what breaks a route, and say where.
+#include "plugin/core/engine.h"
+#include "plugin/core/netfile.h"
+#include "plugin/core/topology/generate.h"
+#include "plugin/core/verify/unicast.h"
+#include "tests/unit/test_util.h"
+
+namespace ibu::test {
+namespace {
+
+struct Fixture {
+  Fabric f;
+  Tables t;
+  Fixture() {
+    f = MakeFatTree(4, 3);
+    AssignDefaultLids(f, 0);
+    MakeEngine("mlid", {}, nullptr)->RouteUnicast(f, t);
+  }
+};
+
+std::string AllErrors(const UnicastReport& r) {
+  std::string out;
+  for (const std::string& e : r.errors) out += e + "\n";
+  return out;
+}
+
+void CleanTablesPass() {
+  Fixture x;
+  UnicastReport r = VerifyUnicast(x.f, x.t);
+  CU_ASSERT(r.ok());
+  // 16 hosts * (16 host LIDs + 20 switch LIDs) routes, minus 16 to self.
+  CU_ASSERT_EQUAL(r.routes_checked, 16 * 36 - 16);
+  CU_ASSERT_EQUAL(r.diameter, 4);
+}
+
+void BlackHoleIsNamed() {
+  Fixture x;
+  const int sw = SwitchNamed(x.f, "SW<00,1>");
+  x.t.lft[sw].set(9, kNoPort);
+  UnicastReport r = VerifyUnicast(x.f, x.t);
+  CU_ASSERT(!r.ok());
+  CU_ASSERT(Contains(AllErrors(r), "black hole: switch SW<00,1>"));
+  CU_ASSERT(Contains(AllErrors(r), "LID 9 has no out port"));
+}
+
+void LoopIsNamed() {
+  Fixture x;
+  // SW<00,2> sends LID 9 up through port 3 to SW<00,1>; send it back down.
+  const int leaf = SwitchNamed(x.f, "SW<00,2>"), mid = SwitchNamed(x.f, "SW<00,1>");
+  const Lid lid = 9;  // P(200) at LMC 0
+  x.t.lft[leaf].set(lid, 3);
+  x.t.lft[mid].set(lid, 1);
+  UnicastReport r = VerifyUnicast(x.f, x.t);
+  CU_ASSERT(!r.ok());
+  CU_ASSERT(Contains(AllErrors(r), "loop: switch SW<00,"));
+}
+
+void WrongHostIsNamed() {
+  Fixture x;
+  const int leaf = SwitchNamed(x.f, "SW<20,2>");
+  x.t.lft[leaf].set(x.f.end_ports[x.f.EndPortByName("P(200)")].base_lid, 2);
+  UnicastReport r = VerifyUnicast(x.f, x.t);
+  CU_ASSERT(Contains(AllErrors(r), "leads to end port P(201), which does not own the LID"));
+}
+
+void UncabledPortIsNamed() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  Tables t;
+  MakeEngine("mlid", {}, nullptr)->RouteUnicast(f, t);
+  t.lft[0].set(1, 4);  // top switches of FT(4,2) have 4 ports, all used...
+  Switch& sw = f.switches[0];
+  sw.num_ports = 5;
+  sw.ports.resize(6);
+  f.Finalize();
+  t.lft[0].set(1, 5);
+  UnicastReport r = VerifyUnicast(f, t);
+  CU_ASSERT(Contains(AllErrors(r), "points to port 5, which is not cabled"));
+}
+
+}  // namespace
+
+void RegisterVerifySuite() {
+  CU_pSuite s = CU_add_suite("unicast verifier", nullptr, nullptr);
+  CU_add_test(s, "clean tables pass", CleanTablesPass);
+  CU_add_test(s, "black hole is named", BlackHoleIsNamed);
+  CU_add_test(s, "loop is named", LoopIsNamed);
+  CU_add_test(s, "wrong host is named", WrongHostIsNamed);
+  CU_add_test(s, "uncabled port is named", UncabledPortIsNamed);
+}
+
+}  // namespace ibu::test

@@ -1,0 +1,25 @@
+#!/bin/bash
+# Regenerates every checked-in topology: bash topologies/regenerate.sh IBUNION OUTDIR
+# Fat-trees get a guid2lid file at the papers' LMC where the LID space
+# allows it (capped so 2^LMC * hosts + switches <= 0xBFFF), meshes at LMC 0.
+set -euo pipefail
+ibunion=$1
+out=$2
+ft() { # M N LMC [shuffle-seed]
+  local name="ft-$1-$2${4:+-shuffled}"
+  "$ibunion" topo fattree "$1" "$2" ${4:+--shuffle "$4"} --lmc "$3" \
+    --guid2lid "$out/$name.guid2lid" -o "$out/$name.net"
+}
+mesh() { "$ibunion" topo mesh "$1" "$2" --guid2lid "$out/mesh-$1x$2.guid2lid" -o "$out/mesh-$1x$2.net"; }
+ft 4 2 1
+ft 4 3 2
+ft 4 4 3
+ft 8 2 2
+ft 8 3 4
+ft 16 3 5
+ft 32 2 4
+ft 8 3 4 1
+mesh 4 4
+mesh 5 5
+mesh 16 16
+mesh 3 7
