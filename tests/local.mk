@@ -5,7 +5,7 @@ check_PROGRAMS += tests/unit/unit_tests
 tests_unit_unit_tests_SOURCES = \
 	tests/unit/test_util.h tests/unit/main.cc \
 	tests/unit/fabric_test.cc tests/unit/fattree_test.cc \
-	tests/unit/mlid_test.cc tests/unit/verify_test.cc
+	tests/unit/mlid_test.cc tests/unit/verify_test.cc tests/unit/mcast_test.cc
 tests_unit_unit_tests_LDADD = plugin/core/libibucore.la -lcunit
 
 TESTS += tests/unit/unit_tests

@@ -1,6 +1,7 @@
 #include "plugin/core/engine.h"
 
 #include <sstream>
+#include <unordered_map>
 
 #include "plugin/core/error.h"
 #include "plugin/core/routing/mlid.h"
@@ -38,17 +39,26 @@ class MlidEngine : public Engine {
 
   void RouteUnicast(const Fabric& f, Tables& t) override {
     router_.reset();
+    tree_switches_.clear();
     router_ = std::make_unique<MlidRouter>(f, RecognizeFatTree(f), opt_);
     if (log_)
       for (const std::string& note : router_->Notes()) log_(LogLevel::kInfo, note);
     router_->Route(t);
   }
 
+  // Touches only this group's entries: the switches of its previous tree
+  // and of its new one.
   void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
-    (void)f;
-    (void)g;
-    (void)t;
-    throw Error(std::string(name_) + ": multicast trees are not built by this engine yet");
+    if (!router_) throw Error(std::string(name_) + ": multicast needs unicast routing first");
+    auto tree = router_->McastTree(g);
+    t.Resize(f);
+    std::vector<int>& previous = tree_switches_[g.mlid];
+    for (int sw : previous) t.mft[sw].groups.erase(g.mlid);
+    previous.clear();
+    for (auto& [sw, mask] : tree) {
+      t.mft[sw].groups[g.mlid] = mask;
+      previous.push_back(sw);
+    }
   }
 
   Lid SelectDlid(const Fabric& f, int src, int dst) const override {
@@ -61,6 +71,7 @@ class MlidEngine : public Engine {
   LogSink log_;
   const char* name_;
   std::unique_ptr<MlidRouter> router_;
+  std::unordered_map<Lid, std::vector<int>> tree_switches_;
 };
 
 }  // namespace

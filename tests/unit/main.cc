@@ -36,6 +36,7 @@ int main() {
   ibu::test::RegisterFatTreeSuite();
   ibu::test::RegisterMlidSuite();
   ibu::test::RegisterVerifySuite();
+  ibu::test::RegisterMcastSuite();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

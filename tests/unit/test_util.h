@@ -36,5 +36,6 @@ void RegisterFabricSuite();
 void RegisterFatTreeSuite();
 void RegisterMlidSuite();
 void RegisterVerifySuite();
+void RegisterMcastSuite();
 
 }  // namespace ibu::test

@@ -1,5 +1,8 @@
 #include "plugin/core/routing/mlid.h"
 
+#include <algorithm>
+#include <unordered_map>
+
 #include "plugin/core/error.h"
 
 namespace ibu {
@@ -136,6 +139,62 @@ int MlidRouter::SwitchLidPort(int x, int target) const {
     return tree_.up_port[x][digit];
   }
   return tree_.down_port[x][0];
+}
+
+std::vector<std::pair<int, PortMask>> MlidRouter::McastTree(const McastGroup& g) const {
+  if (g.members.empty()) throw Error("multicast group " + std::to_string(g.mlid) + " has no members");
+  for (int m : g.members)
+    if (m < 0 || m >= static_cast<int>(f_.end_ports.size()))
+      throw Error("multicast group " + std::to_string(g.mlid) + ": member index " +
+                  std::to_string(m) + " is not an end port of the fabric");
+  int anchor = g.anchor;
+  if (anchor < 0)
+    for (int m : g.members)
+      if (anchor < 0 || tree_.pid[m] < tree_.pid[anchor]) anchor = m;
+  const std::vector<int>& a = tree_.p[anchor];
+  const int n = tree_.n;
+  // Up digit per level: the anchor's own digits (paper) or the MLID's index.
+  std::vector<int> up_digit(a);
+  if (g.anchor < 0) {
+    const long index = (static_cast<long>(g.mlid) - kMulticastLidBase) % tree_.paths();
+    for (int l = 1; l < n; ++l) up_digit[l] = static_cast<int>((index >> (log2k_ * (n - 1 - l))) % tree_.k);
+  }
+  std::unordered_map<int, PortMask> masks;
+  auto edge = [&](int sw, int port) {
+    masks[sw].set(port);
+    const Peer& peer = f_.switches[sw].ports[port];
+    if (peer.is_switch()) masks[peer.index].set(peer.port);
+  };
+  // The anchor's chain: chain[l] is the level-l switch on its way up.
+  std::vector<int> chain(n, -1);
+  chain[n - 1] = f_.end_ports[anchor].switch_index;
+  int root_level = n - 1;
+  for (int d : g.members) {
+    int lca = 0;
+    while (lca < n - 1 && tree_.p[d][lca] == a[lca]) ++lca;
+    root_level = std::min(root_level, lca);
+  }
+  for (int l = n - 1; l > root_level; --l) {
+    const int port = tree_.up_port[chain[l]][up_digit[l]];
+    edge(chain[l], port);
+    chain[l - 1] = f_.switches[chain[l]].ports[port].index;
+  }
+  masks[chain[n - 1]];  // the anchor's leaf is on the tree even when alone
+  for (int d : g.members) {
+    const std::vector<int>& p = tree_.p[d];
+    int l = 0;
+    while (l < n - 1 && p[l] == a[l]) ++l;
+    for (int sw = chain[l];; ++l) {
+      const int port = tree_.down_port[sw][p[l]];
+      edge(sw, port);
+      const Peer& next = f_.switches[sw].ports[port];
+      if (!next.is_switch()) break;
+      sw = next.index;
+    }
+  }
+  std::vector<std::pair<int, PortMask>> out(masks.begin(), masks.end());
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  return out;
 }
 
 }  // namespace ibu

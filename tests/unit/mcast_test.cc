@@ -1,0 +1,167 @@
+// Cyclic multicast on fat-trees (seed 002) and the multicast verifier.
+#include <map>
+#include <random>
+#include <set>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/netfile.h"
+#include "plugin/core/topology/fattree.h"
+#include "plugin/core/topology/generate.h"
+#include "plugin/core/verify/multicast.h"
+#include "tests/unit/test_util.h"
+
+namespace ibu::test {
+namespace {
+
+std::set<int> Ports(const Tables& t, const Fabric& f, const char* sw, Lid mlid) {
+  std::set<int> out;
+  const int s = SwitchNamed(f, sw);
+  auto it = t.mft[s].groups.find(mlid);
+  if (it == t.mft[s].groups.end()) return out;
+  for (int p = 0; p < 256; ++p)
+    if (it->second.test(p)) out.insert(p);
+  return out;
+}
+
+void PaperExampleFt43() {
+  Fabric f = MakeFatTree(4, 3);
+  AssignDefaultLids(f, 2);
+  auto e = MakeEngine("mlid", {"mlid_rotate=off"}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  McastGroup g;
+  g.mlid = 0xC001;
+  for (const char* h : {"P(200)", "P(201)", "P(210)", "P(211)"}) g.members.push_back(f.EndPortByName(h));
+  g.anchor = f.EndPortByName("P(000)");  // the sender of seed 002's example, not a member
+  e->RouteMulticast(f, g, t);
+  // Seed 002's out-port unions, plus what the bidirectional mask adds: the
+  // tree-parent port of every switch below the root (SW<00,1> 1, SW<00,0> 1,
+  // SW<20,1> 3, SW<20,2> 3, SW<21,2> 3). P(000) is not a member, so its
+  // leaf keeps only the up port.
+  const std::map<std::string, std::set<int>> want = {
+      {"SW<00,2>", {3}},       {"SW<00,1>", {1, 3}},    {"SW<00,0>", {1, 3}},
+      {"SW<20,1>", {1, 2, 3}}, {"SW<20,2>", {1, 2, 3}}, {"SW<21,2>", {1, 2, 3}}};
+  for (const auto& [sw, ports] : want) CU_ASSERT(Ports(t, f, sw.c_str(), g.mlid) == ports);
+  CU_ASSERT_EQUAL(TreeSwitches(t, g.mlid).size(), want.size());
+  // And the union of the unicast paths really is the DLIDs {36,40,44,48}.
+  const int src = f.EndPortByName("P(000)");
+  Lid want_dlid = 36;
+  for (int m : g.members) {
+    CU_ASSERT_EQUAL(e->SelectDlid(f, src, m), want_dlid);
+    want_dlid += 4;
+  }
+  McastReport r = VerifyMulticast(f, t, g);
+  CU_ASSERT(r.ok());
+}
+
+std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count) {
+  std::vector<int> all(hosts);
+  for (int i = 0; i < hosts; ++i) all[i] = i;
+  for (int i = 0; i < count; ++i) std::swap(all[i], all[i + rng() % (hosts - i)]);
+  all.resize(count);
+  return all;
+}
+
+void ExactlyOnceFromEveryMember() {
+  std::mt19937_64 rng(3);
+  for (uint64_t shuffle : {0u, 5u}) {
+    Fabric f = MakeFatTree(8, 3);
+    AssignDefaultLids(f, 2);
+    if (shuffle) ShufflePorts(f, shuffle);
+    auto e = MakeEngine("mlid", {}, nullptr);
+    Tables t;
+    e->RouteUnicast(f, t);
+    const int hosts = static_cast<int>(f.end_ports.size());
+    for (int size : {1, 2, hosts / 10, hosts * 4 / 10, hosts}) {
+      McastGroup g;
+      g.mlid = static_cast<Lid>(0xC000 + size);
+      g.members = RandomMembers(rng, hosts, size);
+      e->RouteMulticast(f, g, t);
+      McastReport r = VerifyMulticast(f, t, g);
+      for (auto& err : r.errors) fprintf(stderr, "\n  %s", err.c_str());
+      CU_ASSERT(r.ok());
+      CU_ASSERT_EQUAL(r.senders_checked, size);
+    }
+  }
+}
+
+void LeaveShrinksOnlyThatGroup() {
+  Fabric f = MakeFatTree(8, 3);
+  AssignDefaultLids(f, 0);
+  auto e = MakeEngine("mlid", {}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  McastGroup a{0xC001, {0, 40, 80, 120}, -1}, b{0xC002, {1, 2, 3, 127}, -1};
+  e->RouteMulticast(f, a, t);
+  e->RouteMulticast(f, b, t);
+  const auto b_before = TreeSwitches(t, b.mlid);
+  const size_t a_before = TreeSwitches(t, a.mlid).size();
+  a.members = {0, 1};  // everyone else left: same leaf now
+  e->RouteMulticast(f, a, t);
+  CU_ASSERT(TreeSwitches(t, a.mlid).size() < a_before);
+  CU_ASSERT_EQUAL(TreeSwitches(t, a.mlid).size(), 1u);
+  CU_ASSERT(TreeSwitches(t, b.mlid) == b_before);
+  CU_ASSERT(VerifyMulticast(f, t, a).ok());
+  CU_ASSERT(VerifyMulticast(f, t, b).ok());
+}
+
+// 64 groups of random 10% members on FT(8,3): cyclic anchors put groups on
+// every top switch, the busiest at most twice the least busy.
+void AnchorsSpreadOverTopSwitches() {
+  Fabric f = MakeFatTree(8, 3);
+  AssignDefaultLids(f, 0);
+  FatTree ft = RecognizeFatTree(f);
+  auto e = MakeEngine("mlid", {}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  std::mt19937_64 rng(11);
+  std::map<int, int> per_top;
+  for (int i = 0; i < 64; ++i) {
+    McastGroup g{static_cast<Lid>(0xC000 + i), RandomMembers(rng, 128, 13), -1};
+    e->RouteMulticast(f, g, t);
+    for (int sw : TreeSwitches(t, g.mlid))
+      if (ft.level[sw] == 0) ++per_top[sw];
+  }
+  CU_ASSERT_EQUAL(per_top.size(), 16u);
+  int lo = 1 << 30, hi = 0;
+  for (auto [sw, c] : per_top) lo = std::min(lo, c), hi = std::max(hi, c);
+  CU_ASSERT(hi <= 2 * lo);
+}
+
+void VerifierCatchesBrokenMasks() {
+  Fabric f = MakeFatTree(4, 3);
+  AssignDefaultLids(f, 0);
+  auto e = MakeEngine("mlid", {}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  McastGroup g{0xC003, {0, 5, 10, 15}, -1};
+  e->RouteMulticast(f, g, t);
+  Tables extra = t;
+  // Add a non-member host port on a leaf of the tree.
+  const int leaf0 = f.end_ports[0].switch_index;
+  extra.mft[leaf0].groups[g.mlid].set(f.end_ports[1].switch_port);
+  McastReport r = VerifyMulticast(f, extra, g);
+  CU_ASSERT(!r.ok());
+  CU_ASSERT(!r.errors.empty() && Contains(r.errors[0], "(not a member) gets 1 copies, expected 0"));
+  // Cut the tree: a member no longer receives.
+  Tables cut = t;
+  cut.mft[f.end_ports[15].switch_index].groups.erase(g.mlid);
+  r = VerifyMulticast(f, cut, g);
+  CU_ASSERT(!r.ok());
+  bool named = false;
+  for (auto& err : r.errors) named = named || Contains(err, "has no MFT entry");
+  CU_ASSERT(named);
+}
+
+}  // namespace
+
+void RegisterMcastSuite() {
+  CU_pSuite s = CU_add_suite("cyclic multicast", nullptr, nullptr);
+  CU_add_test(s, "seed 002 example on FT(4,3)", PaperExampleFt43);
+  CU_add_test(s, "exactly once from every member", ExactlyOnceFromEveryMember);
+  CU_add_test(s, "a leave rebuilds only that group", LeaveShrinksOnlyThatGroup);
+  CU_add_test(s, "anchors spread over top switches", AnchorsSpreadOverTopSwitches);
+  CU_add_test(s, "verifier catches broken masks", VerifierCatchesBrokenMasks);
+}
+
+}  // namespace ibu::test
