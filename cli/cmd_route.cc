@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
+#include "plugin/core/groups.h"
 #include "plugin/core/tables.h"
 
 namespace ibu::cli {
@@ -20,12 +21,14 @@ constexpr const char* kUsage =
     "  --guid2lid FILE    LIDs from an OpenSM guid2lid file\n"
     "  --options \"k=v\"    engine options, as in event_plugin_options (e.g. mlid_rotate=off)\n"
     "  --lft FILE         write LFTs here, in ibroute format (default: stdout)\n"
-    "  --paths FILE       write the path-selection map: src_guid dst_guid dlid\n";
+    "  --paths FILE       write the path-selection map: src_guid dst_guid dlid\n"
+    "  --groups FILE      multicast groups (MLID, members, optional anchor=) to build\n"
+    "  --mft FILE         write their MFTs here, in ibroute -M format\n";
 
 }  // namespace
 
 int RouteMain(int argc, char** argv) {
-  Args args(argc, argv, {"--engine", "--lmc", "--guid2lid", "--options", "--lft", "--paths"},
+  Args args(argc, argv, {"--engine", "--lmc", "--guid2lid", "--options", "--lft", "--paths", "--groups", "--mft"},
             {"-h", "--help"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
@@ -36,10 +39,16 @@ int RouteMain(int argc, char** argv) {
   Fabric f = LoadFabric(args, args.positional()[0]);
   auto engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")),
                            [](LogLevel, const std::string& m) { std::cerr << "note: " << m << "\n"; });
+  if (args.has("--mft") != args.has("--groups"))
+    throw UsageError{"--groups FILE and --mft FILE go together"};
   Tables t;
   engine->RouteUnicast(f, t);
-  std::ostringstream lft;
+  std::ostringstream lft, mft;
   WriteLfts(lft, f, t);
+  if (args.has("--groups")) {
+    for (const McastGroup& g : ReadGroupsFile(args.get("--groups"), f)) engine->RouteMulticast(f, g, t);
+    WriteMfts(mft, f, t);
+  }
   std::string paths;
   if (args.has("--paths")) {
     std::ostringstream os;
@@ -56,6 +65,7 @@ int RouteMain(int argc, char** argv) {
   }
   WriteFileAtomically(args.get("--lft", "-"), lft.str());
   if (args.has("--paths")) WriteFileAtomically(args.get("--paths"), paths);
+  if (args.has("--mft")) WriteFileAtomically(args.get("--mft"), mft.str());
   return 0;
 }
 

@@ -1,9 +1,13 @@
 // `ibunion verify`: check tables (offline or read back from switches).
+#include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "cli/commands.h"
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
+#include "plugin/core/groups.h"
+#include "plugin/core/verify/multicast.h"
 #include "plugin/core/tables.h"
 #include "plugin/core/verify/unicast.h"
 
@@ -18,6 +22,9 @@ constexpr const char* kUsage =
     "  --lmc L            LMC of the generator's layout\n"
     "  --engine E         also check every entry equals what engine E computes\n"
     "  --options \"k=v\"    options of that engine\n"
+    "  --mft FILE         MFTs (ibroute -M format) to check against --groups FILE:\n"
+    "                     every member gets exactly one copy from every member\n"
+    "  --groups FILE      multicast groups: MLID and members per line\n"
     "exit status: 0 all checks pass, 1 a check failed, 2 bad input\n";
 
 // Entries where `t` differs from the engine's own tables.
@@ -40,10 +47,33 @@ long CompareWithEngine(const Fabric& f, const Tables& t, const Args& args) {
   return mismatches;
 }
 
+bool VerifyGroups(const Fabric& f, Tables& t, const Args& args) {
+  ReadMftsFile(args.get("--mft"), f, t);
+  bool ok = true;
+  std::map<int, int> groups_per_switch;
+  for (const McastGroup& g : ReadGroupsFile(args.get("--groups"), f)) {
+    McastReport r = VerifyMulticast(f, t, g);
+    for (int sw : TreeSwitches(t, g.mlid)) ++groups_per_switch[sw];
+    std::printf("multicast 0x%04x: %zu members, %ld senders checked, tree of %d switches, depth %d: %s\n",
+                g.mlid, g.members.size(), r.senders_checked, r.tree_switches, r.depth,
+                r.ok() ? "exactly once" : "FAILED");
+    for (const std::string& e : r.errors) std::cout << "error: " << e << "\n";
+    ok = ok && r.ok();
+  }
+  // Load over switches: how many groups each carries (fat-tree spines show
+  // whether trees are spread).
+  int lo = 1 << 30, hi = 0;
+  for (auto [sw, c] : groups_per_switch) lo = std::min(lo, c), hi = std::max(hi, c);
+  if (!groups_per_switch.empty())
+    std::printf("groups per tree switch: min %d max %d over %zu switches\n", lo, hi,
+                groups_per_switch.size());
+  return ok;
+}
+
 }  // namespace
 
 int VerifyMain(int argc, char** argv) {
-  Args args(argc, argv, {"--lft", "--guid2lid", "--lmc", "--engine", "--options"},
+  Args args(argc, argv, {"--lft", "--guid2lid", "--lmc", "--engine", "--options", "--mft", "--groups"},
             {"-h", "--help"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
@@ -61,6 +91,9 @@ int VerifyMain(int argc, char** argv) {
   std::cout << report.Summary(f);
   bool ok = report.ok();
   if (args.has("--engine")) ok = CompareWithEngine(f, t, args) == 0 && ok;
+  if (args.has("--mft") != args.has("--groups"))
+    throw UsageError{"--mft FILE and --groups FILE go together"};
+  if (args.has("--mft")) ok = VerifyGroups(f, t, args) && ok;
   std::cout << (ok ? "PASS" : "FAIL") << "\n";
   return ok ? 0 : 1;
 }

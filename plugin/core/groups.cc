@@ -1,0 +1,78 @@
+#include "plugin/core/groups.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "plugin/core/error.h"
+
+namespace ibu {
+
+namespace {
+
+// A member word: node description, port GUID or LID.
+int ResolveMember(const Fabric& f, const std::string& word) {
+  int by_name = f.EndPortByName(word);
+  if (by_name >= 0) return by_name;
+  char* end = nullptr;
+  unsigned long long v = std::strtoull(word.c_str(), &end, 0);
+  if (end == word.c_str() || *end) return -1;
+  if (word.size() > 8) return f.EndPortByGuid(v);  // a GUID
+  if (v == 0 || v > kMaxUnicastLid) return -1;
+  LidOwner o = f.owner(static_cast<Lid>(v));
+  return o.kind == Peer::Kind::kEndPort ? o.index : -1;
+}
+
+}  // namespace
+
+std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f) {
+  std::vector<McastGroup> groups;
+  std::set<Lid> seen;
+  std::string line;
+  int no = 0;
+  while (std::getline(is, line)) {
+    ++no;
+    line = line.substr(0, line.find('#'));
+    std::istringstream words(line);
+    std::string word;
+    if (!(words >> word)) continue;
+    char* end = nullptr;
+    unsigned long mlid = std::strtoul(word.c_str(), &end, 0);
+    if (*end || mlid < kMulticastLidBase || mlid > 0xFFFE)
+      throw InputError(file, no, "expected a multicast LID 0xC000..0xFFFE first, got '" + word + "'");
+    if (!seen.insert(static_cast<Lid>(mlid)).second)
+      throw InputError(file, no, "MLID " + word + " is listed twice");
+    McastGroup g;
+    g.mlid = static_cast<Lid>(mlid);
+    std::string anchor;
+    while (words >> word) {
+      if (word.rfind("anchor=", 0) == 0) {
+        anchor = word.substr(7);
+        g.anchor = ResolveMember(f, anchor);
+        if (g.anchor < 0)
+          throw InputError(file, no, "anchor '" + anchor + "' is not an end port of the fabric");
+        continue;
+      }
+      int m = ResolveMember(f, word);
+      if (m < 0)
+        throw InputError(file, no, "member '" + word +
+                                       "' is not an end port of the fabric (name, port GUID or LID)");
+      if (std::find(g.members.begin(), g.members.end(), m) != g.members.end())
+        throw InputError(file, no, "member '" + word + "' is listed twice");
+      g.members.push_back(m);
+    }
+    if (g.members.empty()) throw InputError(file, no, "group " + std::to_string(mlid) + " has no members");
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+std::vector<McastGroup> ReadGroupsFile(const std::string& path, const Fabric& f) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open group file");
+  return ParseGroups(in, path, f);
+}
+
+}  // namespace ibu

@@ -1,0 +1,22 @@
+// Multicast group files for offline routing and verification:
+//   # comment
+//   0xC001  P(200) P(201) P(210) P(211)  anchor=P(000)
+// One group per line: the MLID, then members named by node description,
+// port GUID (0x + 16 hex digits) or LID; an optional anchor=MEMBER roots the
+// tree there (seed 002's worked example); without one the engine chooses.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/fabric.h"
+
+namespace ibu {
+
+// Throws ibu::Error "FILE:LINE: ..." naming the word and what was expected.
+std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f);
+std::vector<McastGroup> ReadGroupsFile(const std::string& path, const Fabric& f);
+
+}  // namespace ibu
