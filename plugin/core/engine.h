@@ -40,6 +40,25 @@ class Engine {
   virtual void RouteMulticast(const Fabric& f, const McastGroup& g,
                               Tables& t) = 0;
 
+  // SL-to-VL tables (t.sl2vl, one per switch) for engines with a VL policy;
+  // engines without one leave them empty (every SL on VL 0).
+  virtual void RouteSl2Vl(const Fabric& f, Tables& t) {
+    (void)f;
+    (void)t;
+  }
+
+  // SL for a path (OpenSM's path_sl hook): the SL the SA hands out for
+  // traffic from `slid` to `dlid`. Multicast packets use the group's SL.
+  virtual uint8_t PathSl(const Fabric& f, Lid slid, Lid dlid) const {
+    (void)f;
+    (void)slid;
+    (void)dlid;
+    return 0;
+  }
+
+  // Number of data VLs the engine's SL2VL tables use (1 = no VL policy).
+  virtual int DataVls() const { return 1; }
+
   // DLID a source should use to reach `dst` (end-port indices): the
   // engine's path-selection rule, which hosts and the timing model follow.
   virtual Lid SelectDlid(const Fabric& f, int src, int dst) const {

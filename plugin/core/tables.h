@@ -4,6 +4,7 @@
 // ibsim or a real fabric go through the same parser and verifier.
 #pragma once
 
+#include <array>
 #include <bitset>
 #include <cstdint>
 #include <iosfwd>
@@ -31,10 +32,33 @@ struct Mft {
   std::map<Lid, PortMask> groups;  // MLID -> ports (0 = the switch itself)
 };
 
+// SL-to-VL mapping of one switch, per (input port, output port) pair, as
+// SLtoVLMappingTable attributes hold it. Empty means every SL on VL 0.
+struct Sl2Vl {
+  int num_ports = 0;  // external ports; port 0 included in the index space
+  std::vector<std::array<uint8_t, 16>> vl;  // [in * (num_ports + 1) + out][sl]
+
+  bool empty() const { return vl.empty(); }
+  void Init(int ports) {
+    num_ports = ports;
+    vl.assign(static_cast<size_t>(ports + 1) * (ports + 1), std::array<uint8_t, 16>{});
+  }
+  uint8_t get(int in, int out, int sl) const {
+    return vl.empty() ? 0 : vl[static_cast<size_t>(in) * (num_ports + 1) + out][sl];
+  }
+  void set(int in, int out, int sl, uint8_t v) {
+    vl[static_cast<size_t>(in) * (num_ports + 1) + out][sl] = v;
+  }
+};
+
 // Tables for a whole fabric, indexed like Fabric::switches.
 struct Tables {
   std::vector<Lft> lft;
   std::vector<Mft> mft;
+  std::vector<Sl2Vl> sl2vl;  // per switch; empty when the engine sets none
+  // SL of the packets each end port sends (index like Fabric::end_ports),
+  // for unicast; empty means SL 0. Engines with VL policies fill it.
+  std::vector<uint8_t> end_port_sl;
 
   void Resize(const Fabric& f) {
     lft.resize(f.switches.size());
