@@ -13,7 +13,8 @@ constexpr const char* kUsage =
     "  topo     generate fat-tree and mesh net files (and guid2lid files)\n"
     "  route    compute LFTs offline with an engine (mlid, slid)\n"
     "  verify   check LFTs: reachability, loops, black holes, scheme\n"
-    "  inspect  show the fat-tree labels recognised in a net file\n";
+    "  inspect  show the fat-tree labels recognised in a net file\n"
+    "  mcjoin   join or leave a multicast group through the SA\n";
 
 struct Command {
   const char* name;
@@ -25,6 +26,7 @@ constexpr Command kCommands[] = {
     {"route", ibu::cli::RouteMain},
     {"verify", ibu::cli::VerifyMain},
     {"inspect", ibu::cli::InspectMain},
+    {"mcjoin", ibu::cli::McJoinMain},
 };
 
 }  // namespace

@@ -1,0 +1,74 @@
+// `ibunion mcjoin join|leave MGID`: multicast membership through the SA.
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "plugin/core/error.h"
+#include "sim-harness/mcast/sa_client.h"
+
+namespace ibu::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ibunion mcjoin join|leave MGID [options]\n"
+    "  MGID               IPv6 notation, e.g. ff12:401b::1 (join with :: lets the SA pick one)\n"
+    "  --state S          full (default), sendonly or nonmember\n"
+    "  --qkey Q --pkey P --sl S   group parameters (defaults 0x80010000, 0xffff, 0)\n"
+    "  --mtu M --rate R   exact MTU / rate (IB encodings); default: the SA chooses\n"
+    "  --ca NAME --port N local HCA and port (default: the first)\n"
+    "  --sim-host NAME    under ibsim: the simulated node to act from (sets SIM_HOST)\n"
+    "  --timeout MS       SA answer timeout (default 1000)\n"
+    "prints 'mlid 0xC0NN' (and 'mgid ...' when the SA assigned it); exit 0 on success,\n"
+    "1 when the SA refused (its status decoded), 2 on bad usage or no port.\n"
+    "Under ibsim run it with LD_PRELOAD=libumad2sim.so and IBSIM_SOCKNAME of the run.\n";
+
+mcast::JoinState ParseState(const std::string& s) {
+  if (s == "full") return mcast::JoinState::kFull;
+  if (s == "sendonly") return mcast::JoinState::kSendOnly;
+  if (s == "nonmember") return mcast::JoinState::kNonMember;
+  throw UsageError{"option --state: expected full, sendonly or nonmember, got '" + s + "'"};
+}
+
+}  // namespace
+
+int McJoinMain(int argc, char** argv) {
+  Args args(argc, argv,
+            {"--state", "--qkey", "--pkey", "--sl", "--mtu", "--rate", "--ca", "--port",
+             "--sim-host", "--timeout"},
+            {"-h", "--help"});
+  if (args.has("-h") || args.has("--help")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  const auto& pos = args.positional();
+  if (pos.size() != 2 || (pos[0] != "join" && pos[0] != "leave"))
+    throw UsageError{std::string("expected join|leave and an MGID\n") + kUsage};
+  mcast::MemberRequest req;
+  req.mgid = mcast::ParseGid(pos[1]);
+  req.state = ParseState(args.get("--state", "full"));
+  req.qkey = static_cast<uint32_t>(args.integer("--qkey", req.qkey, 0, 0xffffffffL));
+  req.pkey = static_cast<uint16_t>(args.integer("--pkey", req.pkey, 0, 0xffff));
+  req.sl = static_cast<uint8_t>(args.integer("--sl", req.sl, 0, 15));
+  req.mtu = static_cast<uint8_t>(args.integer("--mtu", 0, 1, 5));
+  req.rate = static_cast<uint8_t>(args.integer("--rate", 0, 2, 63));
+  if (args.has("--sim-host")) setenv("SIM_HOST", args.get("--sim-host").c_str(), 1);
+  mcast::SaClient sa(args.get("--ca"), static_cast<int>(args.integer("--port", 0, 0, 254)),
+                     static_cast<int>(args.integer("--timeout", 1000, 1, 600000)));
+  mcast::MemberReply r = pos[0] == "join" ? sa.Join(req) : sa.Leave(req);
+  if (!r.ok) {
+    std::cerr << "ibunion mcjoin " << pos[0] << " " << pos[1] << " from port 0x" << std::hex
+              << sa.port_guid() << std::dec << ": " << r.error << "\n";
+    return 1;
+  }
+  if (pos[0] == "leave") {
+    std::printf("left %s\n", pos[1].c_str());
+    return 0;
+  }
+  std::printf("mlid 0x%04X\n", r.mlid);
+  if (req.mgid == mcast::Gid{}) std::printf("mgid %s\n", mcast::FormatGid(r.mgid).c_str());
+  return 0;
+}
+
+}  // namespace ibu::cli

@@ -1,0 +1,64 @@
+// A subnet-administration client for multicast membership: MCMemberRecord
+// Set (create/join) and Delete (leave) over libibmad/libibumad — the real
+// MAD path, on a real HCA port or on ibsim through libumad2sim.so.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+struct ibmad_port;  // libibmad's, kept out of this header
+
+namespace ibu::mcast {
+
+using Gid = std::array<uint8_t, 16>;
+
+enum class JoinState : uint8_t { kFull = 1, kNonMember = 2, kSendOnly = 4 };
+
+struct MemberRequest {
+  Gid mgid{};                     // all zero: the SA assigns one (create)
+  JoinState state = JoinState::kFull;
+  uint32_t qkey = 0x80010000;     // IB_DEFAULT_QP1_QKEY-like default
+  uint16_t pkey = 0xffff;
+  uint8_t mtu = 0;                // IB encoding (4 = 2048 bytes); 0: the SA picks
+  uint8_t rate = 0;               // IB encoding (3 = 10 Gb/s); 0: the SA picks
+  uint8_t sl = 0;
+};
+
+struct MemberReply {
+  bool ok = false;
+  uint16_t mlid = 0;
+  Gid mgid{};
+  uint32_t mad_status = 0;  // 0 on success
+  std::string error;        // decoded status or transport failure
+};
+
+// "ff12:401b::1" (IPv6 notation) -> Gid; throws ibu::Error naming the text.
+Gid ParseGid(const std::string& text);
+std::string FormatGid(const Gid& g);
+
+// Names the SA/MAD status bits ("SA: request denied (0x0700)").
+std::string DecodeMadStatus(uint32_t status);
+
+class SaClient {
+ public:
+  // Opens the local port (ca may be empty: the first one). Throws ibu::Error.
+  SaClient(const std::string& ca, int port, int timeout_ms);
+  ~SaClient();
+  SaClient(const SaClient&) = delete;
+  SaClient& operator=(const SaClient&) = delete;
+
+  MemberReply Join(const MemberRequest& req);
+  MemberReply Leave(const MemberRequest& req);
+  uint64_t port_guid() const;
+
+ private:
+  MemberReply Call(int method, const MemberRequest& req);
+
+  ::ibmad_port* port_ = nullptr;
+  int timeout_ms_;
+  Gid port_gid_{};
+  uint16_t sm_lid_ = 0;
+};
+
+}  // namespace ibu::mcast
