@@ -1,0 +1,6 @@
+#!/bin/bash
+# Replays every checked-in fuzz corpus through its target (regression test).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${IBUNION_BUILD:-$here/../..}
+"$build/tests/fuzz/netfile_replay" "$here"/corpus/netfile/*
