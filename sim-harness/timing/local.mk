@@ -1,1 +1,19 @@
-# (filled in by the sim-harness/timing work)
+# The packet-level timing model (DESIGN.md section 5): a libtool convenience
+# library behind `ibunion sim` and the timing unit tests. Separate parts, no
+# global state: network (topology + tables), traffic, simulator, stats,
+# sweep (parallel points), sim_cli (the command line).
+noinst_LTLIBRARIES += sim-harness/timing/libibusim.la
+sim_harness_timing_libibusim_la_SOURCES = \
+	sim-harness/timing/params.h sim-harness/timing/params.cc \
+	sim-harness/timing/event_queue.h \
+	sim-harness/timing/network.h sim-harness/timing/network.cc \
+	sim-harness/timing/traffic.h sim-harness/timing/traffic.cc \
+	sim-harness/timing/stats.h sim-harness/timing/stats.cc \
+	sim-harness/timing/simulator.h sim-harness/timing/simulator.cc \
+	sim-harness/timing/sweep.h sim-harness/timing/sweep.cc \
+	sim-harness/timing/sim_cli.h sim-harness/timing/sim_cli.cc
+EXTRA_DIST += sim-harness/timing/README.md
+
+# For programs linking the model (the ibunion CLI): the model needs the core,
+# and static archives resolve left to right, so the core comes again last.
+IBUNION_SIM_LIBS = sim-harness/timing/libibusim.la plugin/core/libibucore.la

@@ -1,0 +1,158 @@
+#include "sim-harness/timing/network.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "plugin/core/error.h"
+
+namespace ibu::sim {
+
+namespace {
+
+std::string Hex(int v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%04x", v);
+  return buf;
+}
+
+}  // namespace
+
+Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl)
+    : fabric_(&f), tables_(&t), vls_(vls) {
+  const int S = int(f.switches.size());
+  const int H = int(f.end_ports.size());
+  if (int(t.lft.size()) != S)
+    throw Error("tables do not match the fabric: they hold " + std::to_string(t.lft.size()) +
+                " LFTs, the fabric has " + std::to_string(S) + " switches");
+  if (!t.mft.empty() && int(t.mft.size()) != S)
+    throw Error("tables do not match the fabric: they hold " + std::to_string(t.mft.size()) +
+                " MFTs, the fabric has " + std::to_string(S) + " switches");
+
+  // Global ports: switch s port p at sw_base_[s] + p (p = 0 unused), then
+  // one per end port.
+  sw_base_.resize(S);
+  int32_t next = 0;
+  for (int s = 0; s < S; ++s) {
+    sw_base_[s] = next;
+    next += f.switches[s].num_ports + 1;
+  }
+  host_base_ = next;
+  ports_.resize(size_t(next) + H);
+  for (int s = 0; s < S; ++s) {
+    const Switch& sw = f.switches[s];
+    for (int p = 0; p <= sw.num_ports; ++p) {
+      GlobalPort& g = ports_[sw_base_[s] + p];
+      g.node = s;
+      g.port = uint8_t(p);
+      if (p == 0) continue;
+      const Peer& peer = sw.ports[p];
+      if (peer.is_switch()) g.peer = sw_base_[peer.index] + peer.port;
+      else if (peer.is_end_port()) g.peer = host_base_ + peer.index;
+    }
+  }
+  for (int h = 0; h < H; ++h) {
+    const EndPort& ep = f.end_ports[h];
+    if (ep.switch_index < 0)
+      throw Error("end port " + ep.name + " is not cabled to a switch");
+    GlobalPort& g = ports_[host_base_ + h];
+    g.node = h;
+    g.port = uint8_t(ep.port_num);
+    g.is_host = true;
+    g.peer = sw_base_[ep.switch_index] + ep.switch_port;
+    if (ep.base_lid == 0) throw Error("end port " + ep.name + " has no LID");
+  }
+
+  // LFT sanity: every entry for a LID the fabric assigns points at a
+  // connected port of that switch (or port 0 for the switch's own LID).
+  for (int s = 0; s < S; ++s) {
+    const Switch& sw = f.switches[s];
+    const ibu::Lft& l = t.lft[s];
+    for (size_t lid = 1; lid < l.out.size() && lid <= kMaxUnicastLid; ++lid) {
+      const uint8_t port = l.out[lid];
+      if (port == kNoPort || port == 0) continue;
+      if (!f.owner(Lid(lid)).valid()) continue;
+      if (port > sw.num_ports)
+        throw Error("tables do not match the fabric: " + f.SwitchLabel(s) + " LFT sends LID " +
+                    std::to_string(lid) + " to port " + std::to_string(port) +
+                    " but the switch has " + std::to_string(sw.num_ports) + " ports");
+      if (!sw.ports[port].connected())
+        throw Error("tables do not match the fabric: " + f.SwitchLabel(s) + " LFT sends LID " +
+                    std::to_string(lid) + " to port " + std::to_string(port) +
+                    ", which is not cabled");
+    }
+  }
+
+  // MFTs flattened: MLID -> compact index, then (switch, index) -> ports.
+  std::vector<bool> seen(0x4000, false);
+  for (const ibu::Mft& m : t.mft)
+    for (const auto& [mlid, mask] : m.groups)
+      if (mlid >= kMulticastLidBase) seen[mlid - kMulticastLidBase] = true;
+  mlid_index_.assign(0x4000, -1);
+  for (int i = 0; i < 0x4000; ++i)
+    if (seen[i]) {
+      mlid_index_[i] = int(mlids_.size());
+      mlids_.push_back(Lid(kMulticastLidBase + i));
+    }
+  mft_off_.assign(size_t(S) * mlids_.size(), -1);
+  for (int s = 0; s < int(t.mft.size()); ++s) {
+    const Switch& sw = f.switches[s];
+    for (const auto& [mlid, mask] : t.mft[s].groups) {
+      if (mlid < kMulticastLidBase) continue;
+      const int g = mlid_index_[mlid - kMulticastLidBase];
+      mft_off_[size_t(s) * mlids_.size() + g] = int32_t(mft_ports_.size());
+      mft_ports_.push_back(0);
+      const size_t count_at = mft_ports_.size() - 1;
+      for (int p = 1; p < 256; ++p) {
+        if (!mask.test(p)) continue;
+        if (p > sw.num_ports || !sw.ports[p].connected())
+          throw Error("tables do not match the fabric: " + f.SwitchLabel(s) + " MFT of MLID " +
+                      Hex(mlid) + " names port " + std::to_string(p) +
+                      (p > sw.num_ports ? " beyond the switch's ports" : ", which is not cabled"));
+        mft_ports_.push_back(uint8_t(p));
+        ++mft_ports_[count_at];
+      }
+    }
+  }
+
+  if (sl2vl) {
+    sl2vl_.resize(S);
+    for (int s = 0; s < S; ++s) {
+      SwitchSl2Vl& m = sl2vl_[s];
+      m.stride = f.switches[s].num_ports + 1;
+      m.vl.resize(size_t(m.stride) * m.stride * 16);
+      for (int in = 0; in < m.stride; ++in)
+        for (int out = 0; out < m.stride; ++out)
+          for (int sl = 0; sl < 16; ++sl) {
+            const int vl = sl2vl(s, in, out, sl);
+            if (vl < 0 || vl >= vls)
+              throw Error("SL2VL of " + f.SwitchLabel(s) + " maps SL " + std::to_string(sl) +
+                          " from port " + std::to_string(in) + " to port " +
+                          std::to_string(out) + " onto VL " + std::to_string(vl) +
+                          ", outside 0.." + std::to_string(vls - 1));
+            m.vl[(size_t(in) * m.stride + out) * 16 + sl] = uint8_t(vl);
+          }
+    }
+    host_vl_.resize(size_t(H) * 16);
+    for (int h = 0; h < H; ++h)
+      for (int sl = 0; sl < 16; ++sl) {
+        const int vl = sl2vl(-1, h, f.end_ports[h].port_num, sl);
+        if (vl < 0 || vl >= vls)
+          throw Error("SL2VL of end port " + f.end_ports[h].name + " maps SL " +
+                      std::to_string(sl) + " onto VL " + std::to_string(vl));
+        host_vl_[size_t(h) * 16 + sl] = uint8_t(vl);
+      }
+  }
+}
+
+std::string Network::PortName(int gp) const {
+  const GlobalPort& g = ports_[gp];
+  if (g.is_host) return "end port " + fabric_->end_ports[g.node].name;
+  return fabric_->PortLabel(g.node, g.port);
+}
+
+std::string Network::LinkName(int gp) const {
+  const GlobalPort& g = ports_[gp];
+  return PortName(gp) + " -> " + (g.peer >= 0 ? PortName(g.peer) : std::string("(unconnected)"));
+}
+
+}  // namespace ibu::sim

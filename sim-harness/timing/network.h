@@ -1,0 +1,102 @@
+// Topology and routing as the timing model sees them: the ibu::Fabric
+// flattened into "global ports" (one per switch port and one per end port,
+// each the sending side of one direction of a link), the forwarding tables
+// (LFT by DLID, MFT by MLID, read from ibu::Tables without copying the LFTs)
+// and the SL-to-VL hook. Immutable after construction, so one Network is
+// shared by every sweep point and thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "plugin/core/fabric.h"
+#include "plugin/core/tables.h"
+
+namespace ibu::sim {
+
+// VL a packet of service level `sl` takes leaving switch `sw` through
+// `out_port` after arriving on `in_port` (OpenSM's SL2VL tables are per
+// (in port, out port) pair). Hosts (sw = -1, in_port = 0) map at injection.
+// Called once per (switch, in, out, SL) at set-up, never per packet.
+using Sl2VlFn = std::function<int(int sw, int in_port, int out_port, int sl)>;
+
+struct GlobalPort {
+  int32_t peer = -1;   // global port at the other end; -1 unconnected
+  int32_t node = -1;   // switch index, or end-port index when is_host
+  uint8_t port = 0;    // port number on that node
+  bool is_host = false;
+};
+
+class Network {
+ public:
+  // Checks that the tables fit the fabric (sizes, out ports within range
+  // and connected); throws ibu::Error naming the switch, LID and port.
+  // `sl2vl` may be empty: VL = SL mod vls everywhere.
+  Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl = nullptr);
+
+  const Fabric& fabric() const { return *fabric_; }
+  int vls() const { return vls_; }
+  int num_hosts() const { return int(fabric_->end_ports.size()); }
+  int num_switches() const { return int(fabric_->switches.size()); }
+  int num_global_ports() const { return int(ports_.size()); }
+
+  int SwitchPort(int sw, int port) const { return sw_base_[sw] + port; }
+  int HostPort(int host) const { return host_base_ + host; }
+  const GlobalPort& port(int gp) const { return ports_[gp]; }
+
+  // LFT lookup; kNoPort when the switch has no entry.
+  uint8_t Lft(int sw, Lid dlid) const {
+    const ibu::Lft& l = tables_->lft[sw];
+    return dlid < l.out.size() ? l.out[dlid] : kNoPort;
+  }
+
+  // MFT lookup: out ports of `mlid` at `sw` (port 0 dropped), or nullptr
+  // when the switch has no entry for it. `*count` receives the number.
+  const uint8_t* Mft(int sw, Lid mlid, int* count) const {
+    const int g = mlid >= kMulticastLidBase && mlid - kMulticastLidBase < int(mlid_index_.size())
+                      ? mlid_index_[mlid - kMulticastLidBase]
+                      : -1;
+    if (g < 0) return nullptr;
+    const int32_t off = mft_off_[size_t(sw) * mlids_.size() + g];
+    if (off < 0) return nullptr;
+    *count = mft_ports_[off];
+    return &mft_ports_[off + 1];
+  }
+  const std::vector<Lid>& mlids() const { return mlids_; }
+
+  int Vl(int sw, int in_port, int out_port, int sl) const {
+    if (sl2vl_.empty()) return sl % vls_;
+    const SwitchSl2Vl& s = sl2vl_[sw];
+    return s.vl[(size_t(in_port) * s.stride + out_port) * 16 + sl];
+  }
+  int HostVl(int host, int sl) const {
+    return host_vl_.empty() ? sl % vls_ : host_vl_[size_t(host) * 16 + sl];
+  }
+
+  // "switch NAME (...) port P" / "host NAME"
+  std::string PortName(int gp) const;
+  // Directed link label "A port 3 -> B port 1".
+  std::string LinkName(int gp) const;
+
+ private:
+  struct SwitchSl2Vl {
+    int stride = 0;
+    std::vector<uint8_t> vl;
+  };
+  const Fabric* fabric_;
+  const Tables* tables_;
+  int vls_;
+  std::vector<int32_t> sw_base_;
+  int32_t host_base_ = 0;
+  std::vector<GlobalPort> ports_;
+  std::vector<Lid> mlids_;
+  std::vector<int32_t> mlid_index_;  // by mlid - 0xC000
+  std::vector<int32_t> mft_off_;     // [sw * mlids + g] -> offset or -1
+  std::vector<uint8_t> mft_ports_;   // count, ports...
+  std::vector<SwitchSl2Vl> sl2vl_;
+  std::vector<uint8_t> host_vl_;
+};
+
+}  // namespace ibu::sim

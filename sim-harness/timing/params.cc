@@ -1,0 +1,133 @@
+#include "sim-harness/timing/params.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <sstream>
+
+#include "plugin/core/error.h"
+
+namespace ibu::sim {
+
+namespace {
+
+int64_t ToInt(const std::string& where, const std::string& key, const std::string& value,
+              int64_t min, int64_t max) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(value.c_str(), &end, 0);
+  if (value.empty() || *end != '\0' || errno == ERANGE || v < min || v > max) {
+    std::ostringstream os;
+    os << where << ": " << key << "=" << value << ": expected an integer in [" << min
+       << ", " << max << "]";
+    throw Error(os.str());
+  }
+  return v;
+}
+
+[[noreturn]] void BadChoice(const std::string& where, const std::string& key,
+                            const std::string& value, const std::string& choices) {
+  throw Error(where + ": " + key + "=" + value + ": expected " + choices);
+}
+
+constexpr int64_t kBig = int64_t(1) << 52;
+
+struct Key {
+  const char* name;
+  const char* help;
+};
+
+constexpr Key kKeys[] = {
+    {"fly_ns", "link fly time, ns [20]"},
+    {"route_ns", "switch routing time (lookup, replication, arbitration, start-up), ns [100]"},
+    {"byte_ns", "serialisation time per byte, ns [4] (0.25 bytes/ns links)"},
+    {"packet_bytes", "packet size; messages are split into packets [32]"},
+    {"in_buf", "input buffer per port and VL, packets [1]"},
+    {"out_buf", "output buffer per port and VL, packets [1]"},
+    {"vls", "data VLs, 1..8 (also --vls) [1]"},
+    {"warmup_ns", "warm-up before the measurement window [50000]"},
+    {"measure_ns", "measurement window [200000]"},
+    {"drain_ns", "max time after the window to deliver the window's messages [1000000]"},
+    {"max_ns", "hard limit on simulated time [1e10]"},
+    {"batch", "N>0: each source queues N messages at t=0, run to completion [0]"},
+    {"deadlock_check_ns", "period of the credit-loop search [100000]"},
+    {"arrival", "bernoulli|exp|periodic message arrivals [bernoulli]"},
+    {"sl", "hash|random|N: SL per message, VL = SL mod VLs [hash]"},
+    {"dlid", "engine|base|random|hash: DLID a source uses [engine; base for dump:]"},
+    {"hot", "centric: end-port index of the hot host [0]"},
+    {"mcast_trees", "hardware multicast: MLIDs per group, sources spread over them; 0 = one per source [0]"},
+    {"mlid", "dump: routing: MLID to use (0 = the one reaching most hosts) [0]"},
+    {"shift", "shift pattern distance (0 = hosts/2) [0]"},
+    {"engine.KEY", "option KEY=VALUE passed to the routing engine"},
+};
+
+}  // namespace
+
+bool IsParamKey(const std::string& key) {
+  if (key.rfind("engine.", 0) == 0) return key.size() > 7;
+  if (key == "mcast_mode") return true;
+  for (const Key& k : kKeys)
+    if (key == k.name) return true;
+  return false;
+}
+
+std::string ParamHelp() {
+  std::ostringstream os;
+  for (const Key& k : kKeys) os << "  " << k.name << std::string(20 - std::string(k.name).size(), ' ') << k.help << "\n";
+  return os.str();
+}
+
+void SetParam(Params& p, const std::string& key, const std::string& value,
+              const std::string& where) {
+  if (key == "fly_ns") p.fly_ns = ToInt(where, key, value, 0, 1000000);
+  else if (key == "route_ns") p.route_ns = ToInt(where, key, value, 0, 1000000);
+  else if (key == "byte_ns") p.byte_ns = ToInt(where, key, value, 1, 1000);
+  else if (key == "packet_bytes") p.packet_bytes = int(ToInt(where, key, value, 1, 65535));
+  else if (key == "in_buf") p.in_buf = int(ToInt(where, key, value, 1, 64));
+  else if (key == "out_buf") p.out_buf = int(ToInt(where, key, value, 1, 64));
+  else if (key == "vls") p.vls = int(ToInt(where, key, value, 1, 8));
+  else if (key == "warmup_ns") p.warmup_ns = ToInt(where, key, value, 0, kBig);
+  else if (key == "measure_ns") p.measure_ns = ToInt(where, key, value, 1, kBig);
+  else if (key == "drain_ns") p.drain_ns = ToInt(where, key, value, 0, kBig);
+  else if (key == "max_ns") p.max_ns = ToInt(where, key, value, 1, kBig);
+  else if (key == "batch") p.batch = int(ToInt(where, key, value, 0, 1000000));
+  else if (key == "deadlock_check_ns") p.deadlock_check_ns = ToInt(where, key, value, 1, kBig);
+  else if (key == "hot") p.hot = int(ToInt(where, key, value, 0, 1 << 24));
+  else if (key == "mcast_trees") p.mcast_trees = int(ToInt(where, key, value, 0, 0x3fff));
+  else if (key == "mlid") p.mlid = int(ToInt(where, key, value, 0, 0xffff));
+  else if (key == "shift") p.shift = int(ToInt(where, key, value, 0, 1 << 24));
+  else if (key == "arrival") {
+    if (value == "bernoulli") p.arrival = Arrival::kBernoulli;
+    else if (value == "exp" || value == "exponential") p.arrival = Arrival::kExponential;
+    else if (value == "periodic") p.arrival = Arrival::kPeriodic;
+    else BadChoice(where, key, value, "bernoulli, exp or periodic");
+  } else if (key == "sl") {
+    if (value == "hash") p.sl = SlPolicy::kHash;
+    else if (value == "random") p.sl = SlPolicy::kRandom;
+    else {
+      p.sl = SlPolicy::kFixed;
+      p.sl_value = int(ToInt(where, key, value, 0, 15));
+    }
+  } else if (key == "dlid") {
+    if (value == "engine") p.dlid = DlidPolicy::kEngine;
+    else if (value == "base") p.dlid = DlidPolicy::kBase;
+    else if (value == "random") p.dlid = DlidPolicy::kRandom;
+    else if (value == "hash") p.dlid = DlidPolicy::kHash;
+    else BadChoice(where, key, value, "engine, base, random or hash");
+  } else if (key == "mcast_mode") {
+    if (value == "hw" || value == "hardware") p.mcast_mode = McastMode::kHardware;
+    else if (value == "unicast") p.mcast_mode = McastMode::kUnicast;
+    else BadChoice(where, key, value, "hw or unicast");
+  } else if (key.rfind("engine.", 0) == 0 && key.size() > 7) {
+    p.engine_options.push_back(key.substr(7) + "=" + value);
+  } else {
+    throw Error(where + ": unknown parameter '" + key + "' (see ibunion sim --help)");
+  }
+}
+
+void ValidateParams(const Params& p) {
+  if (p.vls < 1 || p.vls > 8) throw Error("vls must be 1..8");
+  if (p.in_buf < 1 || p.out_buf < 1) throw Error("buffers must hold at least one packet");
+  if (p.packet_bytes < 1) throw Error("packet_bytes must be >= 1");
+}
+
+}  // namespace ibu::sim

@@ -1,0 +1,412 @@
+#include "sim-harness/timing/sim_cli.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/error.h"
+#include "plugin/core/netfile.h"
+#include "plugin/core/tables.h"
+#include "sim-harness/timing/network.h"
+#include "sim-harness/timing/params.h"
+#include "sim-harness/timing/simulator.h"
+#include "sim-harness/timing/stats.h"
+#include "sim-harness/timing/sweep.h"
+#include "sim-harness/timing/traffic.h"
+
+namespace ibu::sim {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ibunion sim NETFILE [--guid2lid F] [--lmc L] --routing mlid|slid|xymesh|dump:DIR\n"
+    "         [--traffic PATTERN] [--msg BYTES] [--load OFFERED] [--vls N] [--seed S]\n"
+    "         [--mcast-mode hw|unicast] [--sweep FROM:TO:STEP] [--jobs N] [--json]\n"
+    "         [--csv FILE] [--links FILE] [--config FILE] [--param key=value ...] [--quiet]\n"
+    "\n"
+    "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
+    "the tables of the routing engine (or by the LFT/MFT dumps in DIR: DIR/fabric.net,\n"
+    "DIR/lfts.dump, DIR/mfts.dump as the ibsim harness writes them; NETFILE may\n"
+    "then be left out).\n"
+    "\n"
+    "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
+    "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
+    "  --msg       message size in bytes (suffix K = 1024) [32]\n"
+    "  --load      offered load per source, fraction of link bandwidth [0.1]\n"
+    "  --vls       data VLs, 1 2 4 (or 8) [1]\n"
+    "  --seed      seed of every random choice [1]\n"
+    "  --sweep     run loads FROM, FROM+STEP, ... TO (one output line each)\n"
+    "  --jobs      sweep points run in parallel (output does not depend on it) [1]\n"
+    "  --json      one JSON object per point on stdout instead of a table\n"
+    "  --csv       also write all points as CSV to FILE\n"
+    "  --links     write per-link utilisation (point,link,util) as CSV to FILE\n"
+    "  --config    FILE of 'key = value' lines: the options above without dashes\n"
+    "              (net, routing, traffic, ...) and --param keys; options win\n"
+    "  --param     model parameter, repeatable:\n";
+
+std::string Trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t\r");
+  if (a == std::string::npos) return "";
+  size_t b = s.find_last_not_of(" \t\r");
+  return s.substr(a, b - a + 1);
+}
+
+struct Setting {
+  std::string value;
+  std::string where;  // "--opt" or "FILE:LINE"
+};
+
+const std::vector<std::string> kValueOptions = {
+    "guid2lid", "lmc", "routing", "traffic", "msg", "load", "vls", "seed", "sweep",
+    "jobs", "config", "param", "csv", "links", "mcast-mode"};
+const std::vector<std::string> kFlags = {"json", "quiet", "help"};
+
+bool IsIn(const std::vector<std::string>& v, const std::string& s) {
+  for (const std::string& x : v)
+    if (x == s) return true;
+  return false;
+}
+
+long long ToInt(const Setting& s, const std::string& what, long long min, long long max) {
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.value.c_str(), &end, 0);
+  if (s.value.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
+    throw Error(s.where + " " + s.value + ": expected " + what);
+  return v;
+}
+
+double ToDouble(const Setting& s, const std::string& value, const std::string& what) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    throw Error(s.where + " " + s.value + ": expected " + what);
+  return v;
+}
+
+uint32_t ToBytes(const Setting& s) {
+  std::string v = s.value;
+  uint64_t mult = 1;
+  auto strip = [&](const char* suffix, uint64_t m) {
+    const size_t n = std::strlen(suffix);
+    if (v.size() > n && (v.compare(v.size() - n, n, suffix) == 0)) {
+      v.resize(v.size() - n);
+      mult = m;
+      return true;
+    }
+    return false;
+  };
+  strip("KB", 1024) || strip("kB", 1024) || strip("K", 1024) || strip("k", 1024) ||
+      strip("MB", 1 << 20) || strip("M", 1 << 20) || strip("B", 1);
+  Setting t{v, s.where};
+  const long long n = ToInt(t, "a message size in bytes (1 .. 1G, suffix K or M allowed)", 1, 1 << 30);
+  if (uint64_t(n) * mult > (uint64_t(1) << 30))
+    throw Error(s.where + " " + s.value + ": message larger than 1 GiB");
+  return uint32_t(uint64_t(n) * mult);
+}
+
+void WriteAtomically(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(path + ": cannot write");
+    out << content;
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw Error(path + ": write failed");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw Error(path + ": cannot rename " + tmp + " into place");
+  }
+}
+
+bool FileExists(const std::string& path) {
+  std::ifstream in(path);
+  return bool(in);
+}
+
+int Run(int argc, char** argv) {
+  std::vector<std::string> words(argv, argv + argc);
+  if (!words.empty() && words[0] == "sim") words.erase(words.begin());
+
+  // Pass 1: the command line into options, flags and positional words.
+  std::map<std::string, Setting> cli;
+  std::vector<Setting> cli_params;
+  std::vector<std::string> positional;
+  std::map<std::string, bool> flags;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w == "-h" || w == "--help") {
+      std::cout << kUsage << ParamHelp();
+      return 0;
+    }
+    if (w.rfind("--", 0) != 0 || w.size() == 2) {
+      if (w.rfind("-", 0) == 0 && w.size() > 1) throw Error("unknown option '" + w + "' (see --help)");
+      positional.push_back(w);
+      continue;
+    }
+    std::string name = w.substr(2), value;
+    bool has_value = false;
+    const size_t eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    if (IsIn(kFlags, name)) {
+      if (has_value) throw Error("option --" + name + " takes no value");
+      flags[name] = true;
+      continue;
+    }
+    if (!IsIn(kValueOptions, name)) throw Error("unknown option '--" + name + "' (see --help)");
+    if (!has_value) {
+      if (i + 1 >= words.size()) throw Error("option --" + name + " needs a value");
+      value = words[++i];
+    }
+    if (name == "param") cli_params.push_back({value, "--param"});
+    else cli[name] = {value, "--" + name};
+  }
+
+  // Config file first, the command line overrides it.
+  std::map<std::string, Setting> opt;
+  std::vector<std::pair<std::string, Setting>> params;  // key, value@where
+  if (cli.count("config")) {
+    const std::string path = cli["config"].value;
+    std::ifstream in(path);
+    if (!in) throw Error("--config " + path + ": cannot open");
+    std::string line;
+    int no = 0;
+    while (std::getline(in, line)) {
+      ++no;
+      const std::string where = path + ":" + std::to_string(no);
+      const size_t hash = line.find('#');
+      if (hash != std::string::npos) line.resize(hash);
+      line = Trim(line);
+      if (line.empty()) continue;
+      const size_t eq = line.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw Error(where + ": expected 'key = value', got '" + line + "'");
+      std::string key = Trim(line.substr(0, eq));
+      const std::string value = Trim(line.substr(eq + 1));
+      if (key == "mcast_mode") key = "mcast-mode";
+      if (key == "net" || key == "json" || key == "quiet" ||
+          (IsIn(kValueOptions, key) && key != "config" && key != "param")) {
+        opt[key] = {value, where};
+      } else if (IsParamKey(key)) {
+        params.push_back({key, {value, where}});
+      } else {
+        throw Error(where + ": unknown key '" + key +
+                    "' (options without dashes, net, or a --param key)");
+      }
+    }
+  }
+  for (auto& [k, v] : cli) opt[k] = v;
+  for (const Setting& s : cli_params) {
+    const size_t eq = s.value.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error("--param " + s.value + ": expected key=value");
+    params.push_back({s.value.substr(0, eq), {s.value.substr(eq + 1), "--param " + s.value}});
+  }
+  auto flag = [&](const std::string& name) {
+    if (flags.count(name)) return true;
+    auto it = opt.find(name);
+    if (it == opt.end()) return false;
+    const std::string& v = it->second.value;
+    if (v == "1" || v == "yes" || v == "true" || v == "on") return true;
+    if (v == "0" || v == "no" || v == "false" || v == "off") return false;
+    throw Error(it->second.where + ": " + name + " = " + v + ": expected yes or no");
+  };
+  const bool json = flag("json");
+  const bool quiet = flag("quiet");
+
+  // Parameters.
+  Params p;
+  for (const auto& [key, s] : params) SetParam(p, key, s.value, s.where);
+  if (opt.count("vls")) p.vls = int(ToInt(opt["vls"], "a VL count 1, 2, 4 or 8", 1, 8));
+  if (opt.count("mcast-mode")) SetParam(p, "mcast_mode", opt["mcast-mode"].value, opt["mcast-mode"].where);
+  ValidateParams(p);
+  const TrafficSpec spec = ParseTraffic(opt.count("traffic") ? opt["traffic"].value : "uniform");
+  const uint32_t msg = opt.count("msg") ? ToBytes(opt["msg"]) : 32;
+  const uint64_t seed = opt.count("seed")
+                            ? uint64_t(ToInt(opt["seed"], "a seed (non-negative integer)", 0, INT64_MAX))
+                            : 1;
+  const int jobs = opt.count("jobs") ? int(ToInt(opt["jobs"], "a thread count 1..256", 1, 256)) : 1;
+  std::vector<double> loads;
+  if (opt.count("sweep")) {
+    const Setting& s = opt["sweep"];
+    std::vector<std::string> parts;
+    std::stringstream ss(s.value);
+    std::string part;
+    while (std::getline(ss, part, ':')) parts.push_back(part);
+    if (parts.size() != 3) throw Error(s.where + " " + s.value + ": expected FROM:TO:STEP");
+    const double from = ToDouble(s, parts[0], "FROM:TO:STEP with numbers");
+    const double to = ToDouble(s, parts[1], "FROM:TO:STEP with numbers");
+    const double step = ToDouble(s, parts[2], "FROM:TO:STEP with numbers");
+    if (from <= 0 || step <= 0 || to < from)
+      throw Error(s.where + " " + s.value + ": expected 0 < FROM <= TO and STEP > 0");
+    loads = SweepLoads(from, to, step);
+    if (loads.size() > 10000) throw Error(s.where + " " + s.value + ": more than 10000 points");
+  } else {
+    double load = 0.1;
+    if (opt.count("load")) {
+      load = ToDouble(opt["load"], opt["load"].value, "an offered load > 0 (fraction of link bandwidth)");
+      if (load <= 0 || load > 64)
+        throw Error(opt["load"].where + " " + opt["load"].value + ": expected an offered load in (0, 64]");
+    }
+    loads = {load};
+  }
+  if (p.batch > 0 && loads.size() > 1) throw Error("--sweep makes no sense with --param batch (one run)");
+
+  // Fabric and tables.
+  if (!opt.count("routing")) throw Error("--routing is required (mlid, slid, xymesh or dump:DIR)");
+  const std::string routing = opt["routing"].value;
+  std::string net = positional.empty() ? (opt.count("net") ? opt["net"].value : "") : positional[0];
+  if (positional.size() > 1) throw Error("unexpected argument '" + positional[1] + "'");
+  LogSink log = [quiet](LogLevel level, const std::string& text) {
+    if (!quiet && level != LogLevel::kVerbose) std::cerr << "ibunion sim: engine: " << text << "\n";
+  };
+  Fabric fabric;
+  Tables tables;
+  std::unique_ptr<Engine> engine;
+  const bool dump = routing.rfind("dump:", 0) == 0;
+  if (dump) {
+    const std::string dir = routing.substr(5);
+    if (dir.empty()) throw Error(opt["routing"].where + " " + routing + ": expected dump:DIR");
+    if (!net.empty() && !quiet)
+      std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
+                << net << "\n";
+    fabric = ReadNetFile(dir + "/fabric.net");
+    if (opt.count("guid2lid")) ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
+    ReadLftsFile(dir + "/lfts.dump", fabric, tables);
+    if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
+    tables.Resize(fabric);
+  } else {
+    if (net.empty()) throw Error("missing NETFILE (see --help)");
+    fabric = ReadNetFile(net);
+    bool has_lids = !fabric.end_ports.empty();
+    for (const EndPort& ep : fabric.end_ports) has_lids = has_lids && ep.base_lid != 0;
+    if (opt.count("guid2lid")) {
+      ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
+    } else if (!has_lids || opt.count("lmc")) {
+      const int lmc = opt.count("lmc") ? int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7)) : 0;
+      AssignDefaultLids(fabric, lmc);
+    }
+    engine = MakeEngine(routing, p.engine_options, log);
+    tables.Resize(fabric);
+    engine->RouteUnicast(fabric, tables);
+  }
+
+  // Traffic set-up (shared by every point).
+  Workload wl(spec, p, fabric, seed);
+  if (wl.hardware_mcast()) {
+    if (dump) {
+      wl.UseDumpedTree(fabric, tables, p.mlid);
+    } else {
+      for (const McastTree& t : wl.trees()) {
+        McastGroup g;
+        g.mlid = t.mlid;
+        g.members = t.members;
+        g.anchor = t.anchor;
+        engine->RouteMulticast(fabric, g, tables);
+      }
+    }
+  }
+  if (engine) {
+    const Engine* e = engine.get();
+    const Fabric* f = &fabric;
+    wl.SetDlidFn([e, f](int s, int d) { return e->SelectDlid(*f, s, d); }, true);
+  } else {
+    wl.SetDlidFn(nullptr, false);
+  }
+  Network network(fabric, tables, p.vls);
+
+  std::ostringstream head;
+  head << "# " << (net.empty() ? routing : net) << ": " << fabric.end_ports.size() << " end ports, "
+       << fabric.switches.size() << " switches; routing " << routing << "; " << wl.Describe()
+       << "; msg " << msg << " B; " << p.vls << " VL(s); seed " << seed;
+  if (!quiet) std::cerr << "ibunion sim: " << head.str().substr(2) << "\n";
+
+  ProgressFn progress;
+  if (!quiet && loads.size() > 1)
+    progress = [](int done, int total, const PointResult& r) {
+      std::fprintf(stderr, "ibunion sim: [%d/%d] load %.4g: accepted %.5g, latency %.1f ns (%.2f s)\n",
+                   done, total, r.load, r.accepted, r.latency_avg_ns, r.wall_s);
+    };
+  const std::vector<PointResult> results = RunPoints(network, wl, p, msg, loads, seed, jobs, progress);
+
+  int status = 0;
+  if (json) {
+    for (const PointResult& r : results) std::cout << ToJson(r) << "\n";
+  } else {
+    std::cout << head.str() << "\n" << TableHeader() << "\n";
+    for (const PointResult& r : results) std::cout << ToTableRow(r) << "\n";
+  }
+  std::cout.flush();
+  for (const PointResult& r : results) {
+    if (r.deadlock) {
+      std::cerr << "ibunion sim: point " << r.index << " (load " << r.load << "): " << r.deadlock_report << "\n";
+      status = 1;
+    } else if (!r.error.empty()) {
+      std::cerr << "ibunion sim: point " << r.index << " (load " << r.load << "): " << r.error << "\n";
+      status = 1;
+    } else if (!r.conservation_ok) {
+      std::cerr << "ibunion sim: point " << r.index << ": conservation check failed (packets lost or duplicated)\n";
+      status = 1;
+    } else if (r.ops_unfinished && !quiet) {
+      std::cerr << "ibunion sim: note: point " << r.index << " (load " << r.load << "): " << r.ops_unfinished
+                << " measured messages undelivered after drain_ns (saturated); latency is over the delivered ones\n";
+    }
+  }
+  if (opt.count("csv")) {
+    std::string csv = CsvHeader() + "\n";
+    for (const PointResult& r : results) csv += ToCsv(r) + "\n";
+    WriteAtomically(opt["csv"].value, csv);
+  }
+  if (opt.count("links")) {
+    std::ostringstream os;
+    os << "point,link,util\n";
+    for (const PointResult& r : results)
+      for (int gp = 0; gp < int(r.link_util.size()); ++gp)
+        if (network.port(gp).peer >= 0) {
+          std::string name = network.LinkName(gp);
+          for (char& c : name)
+            if (c == '"') c = '\'';
+          os << r.index << ",\"" << name << "\"," << r.link_util[gp] << "\n";
+        }
+    WriteAtomically(opt["links"].value, os.str());
+  }
+  return status;
+}
+
+}  // namespace
+
+int SimMain(int argc, char** argv) {
+  try {
+    return Run(argc, argv);
+  } catch (const SimFailure& e) {
+    std::cerr << "ibunion sim: " << e.what() << "\n";
+    return 1;
+  } catch (const Error& e) {
+    std::cerr << "ibunion sim: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "ibunion sim: internal error: " << e.what() << "\n";
+    return 3;
+  }
+}
+
+}  // namespace ibu::sim

@@ -1,0 +1,58 @@
+// Statistics of one simulated point and their output forms (JSON line, CSV
+// row, human table). Traffic is in bytes/ns per host: 0.25 is a full 1X SDR
+// link at the default 4 ns/byte.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ibu::sim {
+
+struct PointResult {
+  int index = 0;      // sweep point
+  double load = 0;    // offered load asked for, fraction of link bandwidth
+
+  // Window averages (bytes/ns/host). offered counts every byte that is to
+  // reach a receiver (a multicast message once per receiver).
+  double offered = 0;
+  double accepted = 0;
+  double hot_accepted = 0;  // centric: bytes/ns into the hot host
+
+  // Messages generated in the window: generation to last byte delivered
+  // (for multicast, at the last receiver).
+  uint64_t ops_measured = 0;
+  uint64_t ops_unfinished = 0;  // still in flight when the drain limit hit
+  double latency_avg_ns = 0;
+  double latency_p99_ns = 0;
+  double latency_max_ns = 0;
+  int64_t completion_ns = 0;  // batch / scripted runs: last delivery time
+
+  uint64_t packets_delivered = 0;  // packet copies delivered to hosts, whole run
+  uint64_t packet_hops = 0;        // link traversals (injection link included)
+  int64_t simulated_ns = 0;
+  double wall_s = 0;
+  double packet_hops_per_s = 0;
+
+  double link_util_max = 0;  // busy fraction of directed links in the window
+  double link_util_avg = 0;
+  std::vector<double> link_util;  // per global port (sending side)
+
+  bool conservation_ok = true;  // nothing lost, nothing duplicated
+  bool deadlock = false;
+  std::string deadlock_report;  // channels of the credit loop
+  std::string error;            // failed run (no route, duplicate, ...)
+};
+
+// One JSON object on one line. `with_wall` = false drops wall_s and
+// packet_hops_per_s (the only fields that differ between identical runs).
+std::string ToJson(const PointResult& r, bool with_wall = true);
+std::string CsvHeader();
+std::string ToCsv(const PointResult& r, bool with_wall = true);
+std::string TableHeader();
+std::string ToTableRow(const PointResult& r);
+
+// p-quantile (0..1) of samples by nearest rank; reorders `v`.
+double Quantile(std::vector<int64_t>& v, double q);
+
+}  // namespace ibu::sim

@@ -1,0 +1,352 @@
+#include "sim-harness/timing/traffic.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+#include "plugin/core/error.h"
+
+namespace ibu::sim {
+
+namespace {
+
+[[noreturn]] void Bad(const std::string& text, const std::string& why) {
+  throw Error("--traffic " + text + ": " + why);
+}
+
+double ToDouble(const std::string& text, const std::string& word, const std::string& what) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(word.c_str(), &end);
+  if (word.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    Bad(text, "'" + word + "' is not a number (" + what + ")");
+  return v;
+}
+
+HostCount ParseCount(const std::string& text, std::string word, const std::string& what) {
+  HostCount c;
+  if (word == "all") return c;
+  bool percent = false;
+  if (!word.empty() && word.back() == '%') {
+    percent = true;
+    word.pop_back();
+  }
+  const double v = ToDouble(text, word, what);
+  if (percent) {
+    c.value = v / 100.0;
+  } else if (word.find_first_of(".eE") != std::string::npos) {
+    c.value = v;
+  } else {
+    c.fraction = false;
+    c.value = v;
+  }
+  if (c.fraction && (c.value <= 0.0 || c.value > 1.0))
+    Bad(text, what + " " + word + (percent ? "%" : "") + " must be a fraction in (0, 1]");
+  if (!c.fraction && (c.value < 1 || c.value != std::floor(c.value)))
+    Bad(text, what + " " + word + " must be a host count >= 1 or a fraction like 0.4 or 40%");
+  return c;
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char ch : s) {
+    if (ch == sep) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+// k distinct hosts out of n, sorted.
+std::vector<int> Sample(int n, int k, std::mt19937_64& rng) {
+  std::vector<int> all(n);
+  for (int i = 0; i < n; ++i) all[i] = i;
+  for (int i = 0; i < k; ++i) std::swap(all[i], all[i + UniformBelow(rng, uint64_t(n - i))]);
+  all.resize(k);
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+int Log2Exact(int n) {
+  int k = 0;
+  while ((1 << k) < n) ++k;
+  return (1 << k) == n ? k : -1;
+}
+
+}  // namespace
+
+int HostCount::Resolve(int hosts) const {
+  int n = fraction ? int(std::lround(value * hosts)) : int(value);
+  return std::max(1, std::min(n, hosts));
+}
+
+TrafficSpec ParseTraffic(const std::string& text) {
+  TrafficSpec s;
+  s.text = text;
+  const std::vector<std::string> w = Split(text, ':');
+  const std::string& name = w[0];
+  auto want = [&](size_t lo, size_t hi, const std::string& form) {
+    if (w.size() < lo || w.size() > hi) Bad(text, "expected " + form);
+  };
+  if (name == "uniform") {
+    want(1, 1, "uniform");
+    s.pattern = Pattern::kUniform;
+  } else if (name == "centric") {
+    want(1, 2, "centric:F with F the fraction of messages to the hot host");
+    s.pattern = Pattern::kCentric;
+    if (w.size() == 2) {
+      std::string f = w[1];
+      bool percent = !f.empty() && f.back() == '%';
+      if (percent) f.pop_back();
+      s.centric = ToDouble(text, f, "hot fraction") / (percent ? 100.0 : 1.0);
+      if (s.centric < 0.0 || s.centric > 1.0) Bad(text, "hot fraction must be in [0, 1]");
+    }
+  } else if (name == "shift") {
+    want(1, 2, "shift or shift:K");
+    s.pattern = Pattern::kShift;
+    if (w.size() == 2) {
+      const double k = ToDouble(text, w[1], "shift distance");
+      if (k < 1 || k != std::floor(k) || k > 1e7) Bad(text, "shift distance must be an integer >= 1");
+      s.shift = int(k);
+    }
+  } else if (name == "bitrev") {
+    want(1, 1, "bitrev");
+    s.pattern = Pattern::kBitrev;
+  } else if (name == "transpose") {
+    want(1, 1, "transpose");
+    s.pattern = Pattern::kTranspose;
+  } else if (name == "randperm") {
+    want(1, 1, "randperm");
+    s.pattern = Pattern::kRandperm;
+  } else if (name == "mcast") {
+    want(3, 3, "mcast:SOURCES:GROUP, each a fraction (0.4, 40%, all) or a host count (1, 12)");
+    s.pattern = Pattern::kMcast;
+    s.sources = ParseCount(text, w[1], "SOURCES");
+    s.group = ParseCount(text, w[2], "GROUP");
+  } else {
+    Bad(text, "unknown pattern '" + name +
+                  "' (known: uniform, centric:F, shift[:K], bitrev, transpose, randperm, "
+                  "mcast:SOURCES:GROUP)");
+  }
+  return s;
+}
+
+Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, uint64_t seed)
+    : spec_(spec),
+      mode_(p.mcast_mode),
+      trees_wanted_(p.mcast_trees),
+      hosts_(int(f.end_ports.size())),
+      hot_(p.hot),
+      seed_(seed),
+      dlid_policy_(p.dlid) {
+  const int n = hosts_;
+  if (n < 2) throw Error("the fabric has " + std::to_string(n) + " end ports; traffic needs two");
+  std::mt19937_64 rng(seed ^ 0x5eed5e7u);
+  source_flag_.assign(n, false);
+  base_lid_.resize(n);
+  lid_count_.resize(n);
+  for (int h = 0; h < n; ++h) {
+    base_lid_[h] = f.end_ports[h].base_lid;
+    lid_count_[h] = f.end_ports[h].lid_count();
+  }
+  perm_.assign(n, -1);
+  switch (spec_.pattern) {
+    case Pattern::kUniform:
+      for (int h = 0; h < n; ++h) sources_.push_back(h);
+      break;
+    case Pattern::kCentric:
+      if (hot_ >= n)
+        throw Error("--param hot=" + std::to_string(hot_) + ": the fabric has only " +
+                    std::to_string(n) + " end ports");
+      for (int h = 0; h < n; ++h) sources_.push_back(h);
+      break;
+    case Pattern::kShift: {
+      int k = spec_.shift ? spec_.shift : (p.shift ? p.shift : n / 2);
+      k %= n;
+      if (k == 0) throw Error("--traffic " + spec_.text + ": shift by a multiple of the host count sends nothing");
+      for (int h = 0; h < n; ++h) perm_[h] = (h + k) % n;
+      break;
+    }
+    case Pattern::kBitrev: {
+      const int bits = Log2Exact(n);
+      if (bits < 0)
+        throw Error("--traffic bitrev needs a power-of-two host count; the fabric has " +
+                    std::to_string(n));
+      for (int h = 0; h < n; ++h) {
+        int r = 0;
+        for (int b = 0; b < bits; ++b)
+          if (h & (1 << b)) r |= 1 << (bits - 1 - b);
+        perm_[h] = r;
+      }
+      break;
+    }
+    case Pattern::kTranspose: {
+      const int bits = Log2Exact(n);
+      if (bits < 0 || bits % 2)
+        throw Error("--traffic transpose needs a host count that is a power of four (2^2k); the fabric has " +
+                    std::to_string(n));
+      const int half = bits / 2, mask = (1 << half) - 1;
+      for (int h = 0; h < n; ++h) perm_[h] = ((h & mask) << half) | (h >> half);
+      break;
+    }
+    case Pattern::kRandperm: {
+      for (int h = 0; h < n; ++h) perm_[h] = h;
+      for (int i = n - 1; i > 0; --i) std::swap(perm_[i], perm_[UniformBelow(rng, uint64_t(i + 1))]);
+      for (int h = 0; h < n; ++h)  // no host sends to itself
+        if (perm_[h] == h) std::swap(perm_[h], perm_[(h + 1) % n]);
+      break;
+    }
+    case Pattern::kMcast: {
+      group_ = Sample(n, spec_.group.Resolve(n), rng);
+      sources_ = Sample(n, spec_.sources.Resolve(n), rng);
+      break;
+    }
+  }
+  if (!perm_.empty() && spec_.pattern != Pattern::kMcast && sources_.empty())
+    for (int h = 0; h < n; ++h)
+      if (perm_[h] >= 0 && perm_[h] != h) sources_.push_back(h);
+  for (int h : sources_) source_flag_[h] = true;
+  BuildTrees();
+}
+
+void Workload::BuildTrees() {
+  trees_.clear();
+  tree_of_.assign(hosts_, -1);
+  if (!hardware_mcast()) return;
+  int k = trees_wanted_ ? trees_wanted_ : int(sources_.size());
+  k = std::max(1, std::min(k, int(sources_.size())));
+  trees_.resize(k);
+  for (int t = 0; t < k; ++t) {
+    trees_[t].mlid = Lid(kMulticastLidBase + 1 + t);
+    trees_[t].members = group_;
+  }
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    const int t = int(i % size_t(k));
+    const int s = sources_[i];
+    tree_of_[s] = t;
+    if (trees_[t].anchor < 0) trees_[t].anchor = s;
+    std::vector<int>& m = trees_[t].members;
+    auto it = std::lower_bound(m.begin(), m.end(), s);
+    if (it == m.end() || *it != s) m.insert(it, s);
+  }
+}
+
+int Workload::Rank(int t, int h) const {
+  const std::vector<int>& m = trees_[t].members;
+  auto it = std::lower_bound(m.begin(), m.end(), h);
+  return it != m.end() && *it == h ? int(it - m.begin()) : -1;
+}
+
+void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
+  // Members: end ports hanging off a switch port in the MLID's masks.
+  std::map<Lid, std::vector<bool>> reach;
+  for (size_t s = 0; s < t.mft.size(); ++s)
+    for (const auto& [m, mask] : t.mft[s].groups) {
+      std::vector<bool>& r = reach[m];
+      r.resize(hosts_, false);
+      const Switch& sw = f.switches[s];
+      for (int p = 1; p <= sw.num_ports && p < 256; ++p)
+        if (mask.test(p) && sw.ports[p].is_end_port()) r[sw.ports[p].index] = true;
+    }
+  if (reach.empty()) throw Error("the dumped MFTs hold no multicast group");
+  Lid chosen = 0;
+  size_t best = 0;
+  for (const auto& [m, r] : reach) {
+    const size_t c = size_t(std::count(r.begin(), r.end(), true));
+    if (mlid ? m == mlid : c > best) {
+      chosen = m;
+      best = c;
+    }
+  }
+  if (mlid && chosen == 0) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "0x%04x", mlid);
+    throw Error(std::string("--param mlid=") + buf + ": the dumped MFTs have no such MLID");
+  }
+  if (best < 2) throw Error("the dumped multicast group reaches fewer than two end ports");
+  group_.clear();
+  const std::vector<bool>& r = reach[chosen];
+  for (int h = 0; h < hosts_; ++h)
+    if (r[h]) group_.push_back(h);
+  std::mt19937_64 rng(seed_ ^ 0xd0e5u);
+  const std::vector<int> pick = Sample(int(group_.size()), spec_.sources.Resolve(int(group_.size())), rng);
+  sources_.clear();
+  source_flag_.assign(hosts_, false);
+  for (int i : pick) {
+    sources_.push_back(group_[i]);
+    source_flag_[group_[i]] = true;
+  }
+  trees_.assign(1, McastTree{chosen, group_, -1});
+  tree_of_.assign(hosts_, -1);
+  for (int s : sources_) tree_of_[s] = 0;
+}
+
+int Workload::Destination(int src, std::mt19937_64& rng) const {
+  switch (spec_.pattern) {
+    case Pattern::kUniform: {
+      const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
+      return d >= src ? d + 1 : d;
+    }
+    case Pattern::kCentric: {
+      if (src != hot_ && UniformOpen(rng) <= spec_.centric) return hot_;
+      const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
+      return d >= src ? d + 1 : d;
+    }
+    case Pattern::kMcast:
+      return -1;
+    default: {
+      const int d = perm_[src];
+      return d == src ? -1 : d;
+    }
+  }
+}
+
+void Workload::SetDlidFn(DlidFn fn, bool engine_rule) {
+  dlid_fn_ = std::move(fn);
+  if (dlid_policy_ == DlidPolicy::kAuto)
+    dlid_policy_ = engine_rule && dlid_fn_ ? DlidPolicy::kEngine : DlidPolicy::kBase;
+  if (dlid_policy_ == DlidPolicy::kEngine && !dlid_fn_)
+    throw Error("--param dlid=engine: no routing engine (dump: routing); use dlid=base, random or hash");
+  dlid_table_.clear();
+  if (dlid_policy_ == DlidPolicy::kEngine && size_t(hosts_) * hosts_ <= (size_t(1) << 22)) {
+    dlid_table_.resize(size_t(hosts_) * hosts_);
+    for (int s = 0; s < hosts_; ++s)
+      for (int d = 0; d < hosts_; ++d) dlid_table_[size_t(s) * hosts_ + d] = s == d ? 0 : dlid_fn_(s, d);
+  }
+}
+
+Lid Workload::Dlid(int src, int dst, std::mt19937_64& rng) const {
+  switch (dlid_policy_) {
+    case DlidPolicy::kEngine:
+      return dlid_table_.empty() ? dlid_fn_(src, dst) : dlid_table_[size_t(src) * hosts_ + dst];
+    case DlidPolicy::kRandom:
+      return Lid(base_lid_[dst] + UniformBelow(rng, uint64_t(lid_count_[dst])));
+    case DlidPolicy::kHash:
+      return Lid(base_lid_[dst] + Mix64(uint64_t(src) * uint64_t(hosts_) + uint64_t(dst)) %
+                                      uint64_t(lid_count_[dst]));
+    default:
+      return base_lid_[dst];
+  }
+}
+
+std::string Workload::Describe() const {
+  std::ostringstream os;
+  os << "traffic " << spec_.text << ": " << sources_.size() << " source(s) of " << hosts_ << " hosts";
+  if (is_mcast()) {
+    os << ", group of " << group_.size() << " hosts";
+    if (hardware_mcast()) os << ", " << trees_.size() << " MLID(s)";
+    else os << ", emulated by unicast copies";
+  }
+  return os.str();
+}
+
+}  // namespace ibu::sim

@@ -1,0 +1,147 @@
+// Traffic: what the hosts send. A TrafficSpec is the parsed --traffic word;
+// a Workload is everything decided once per run from the set-up seed (the
+// permutation, the multicast group and its sources, the MLIDs, the DLID
+// each source uses) and shared read-only by all sweep points. The
+// per-point random choices (uniform destinations, arrival times) are made
+// by the simulator with its own generator through Destination().
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/fabric.h"
+#include "plugin/core/tables.h"
+#include "sim-harness/timing/params.h"
+
+namespace ibu::sim {
+
+enum class Pattern { kUniform, kCentric, kShift, kBitrev, kTranspose, kRandperm, kMcast };
+
+// A host count given as a fraction of all hosts ("0.4", "40%", "all") or
+// as a number ("1", "12").
+struct HostCount {
+  bool fraction = true;
+  double value = 1.0;
+  int Resolve(int hosts) const;  // at least 1, at most hosts
+};
+
+struct TrafficSpec {
+  Pattern pattern = Pattern::kUniform;
+  double centric = 0.1;  // centric:F
+  int shift = 0;         // shift:K (0 = hosts/2)
+  HostCount sources, group;  // mcast:SOURCES:GROUP
+  std::string text;
+};
+
+// Parses uniform | centric[:F] | shift[:K] | bitrev | transpose | randperm |
+// mcast:SOURCES:GROUP; throws ibu::Error "--traffic TEXT: ..." otherwise.
+TrafficSpec ParseTraffic(const std::string& text);
+
+// DLID source `src` uses for end port `dst` (indices into end_ports).
+using DlidFn = std::function<Lid(int src, int dst)>;
+
+// One multicast tree: an MLID and the end ports the switches deliver it to.
+struct McastTree {
+  Lid mlid = 0;
+  std::vector<int> members;  // sorted end-port indices
+  int anchor = -1;
+};
+
+class Workload {
+ public:
+  // Decides sources, permutation and group from `seed`. Throws ibu::Error
+  // when the pattern does not fit the host count (bitrev and transpose need
+  // a power of two / of four; mcast needs two hosts).
+  Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, uint64_t seed);
+
+  const TrafficSpec& spec() const { return spec_; }
+  int hosts() const { return hosts_; }
+  bool is_mcast() const { return spec_.pattern == Pattern::kMcast; }
+  bool hardware_mcast() const { return is_mcast() && mode_ == McastMode::kHardware; }
+
+  // Hosts that generate traffic, in index order.
+  const std::vector<int>& sources() const { return sources_; }
+  bool IsSource(int h) const { return source_flag_[h]; }
+
+  // Unicast patterns: destination of the next message from `src`, drawing
+  // from `rng` for the random patterns; -1 when src sends nothing.
+  int Destination(int src, std::mt19937_64& rng) const;
+
+  // DLID from src to dst under the chosen policy (`rng` for "random").
+  Lid Dlid(int src, int dst, std::mt19937_64& rng) const;
+  void SetDlidFn(DlidFn fn, bool engine_rule);
+
+  // Multicast: destination group (sorted end-port indices).
+  const std::vector<int>& group() const { return group_; }
+  // Hardware multicast: trees the engine must build (MLIDs from 0xC001 on),
+  // one per `mcast_trees` share of the sources, each holding the group plus
+  // its sources (send-only members count for routing, as in IB).
+  const std::vector<McastTree>& trees() const { return trees_; }
+  int TreeOf(int src) const { return tree_of_[src]; }
+  // Rank of host `h` in tree `t`'s member list, or -1.
+  int Rank(int t, int h) const;
+  // Dump mode: replaces the group and trees by the one the dumped MFTs
+  // deliver `mlid` to (members found from the masks), sources drawn from it.
+  void UseDumpedTree(const Fabric& f, const Tables& t, int mlid);
+
+  // Human note for stderr ("group of 12 hosts, 5 sources, 5 trees").
+  std::string Describe() const;
+
+ private:
+  void BuildTrees();
+
+  TrafficSpec spec_;
+  McastMode mode_;
+  int trees_wanted_;
+  int hosts_;
+  int hot_;
+  uint64_t seed_;
+  std::vector<int> sources_;
+  std::vector<bool> source_flag_;
+  std::vector<int> perm_;
+  std::vector<int> group_;
+  std::vector<McastTree> trees_;
+  std::vector<int> tree_of_;
+  DlidPolicy dlid_policy_;
+  DlidFn dlid_fn_;
+  std::vector<Lid> dlid_table_;  // hosts x hosts when small enough
+  std::vector<Lid> base_lid_;
+  std::vector<int> lid_count_;
+};
+
+// splitmix64: the hash used for SL and DLID spreading (stable everywhere).
+inline uint64_t Mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Uniform integer in [0, n) from a 64-bit generator, without the
+// implementation-defined std::uniform_int_distribution.
+inline uint64_t UniformBelow(std::mt19937_64& rng, uint64_t n) {
+  // Lemire's multiply-shift with rejection: unbiased and portable.
+  uint64_t x = rng();
+  __uint128_t m = __uint128_t(x) * n;
+  uint64_t l = uint64_t(m);
+  if (l < n) {
+    const uint64_t t = (0 - n) % n;
+    while (l < t) {
+      x = rng();
+      m = __uint128_t(x) * n;
+      l = uint64_t(m);
+    }
+  }
+  return uint64_t(m >> 64);
+}
+
+// Uniform double in (0, 1].
+inline double UniformOpen(std::mt19937_64& rng) {
+  return (double(rng() >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+}
+
+}  // namespace ibu::sim
