@@ -1,0 +1,226 @@
+// Determinism across --jobs and the `ibunion sim` command line: dump:DIR
+// input, JSON output, exit codes and messages for bad input.
+#include <CUnit/CUnit.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "plugin/core/tables.h"
+#include "plugin/core/topology/generate.h"
+#include "sim-harness/timing/sim_cli.h"
+#include "sim-harness/timing/sweep.h"
+#include "tests/unit/timing_rig.h"
+
+namespace ibu::simtest {
+
+namespace {
+
+using sim::Params;
+using sim::PointResult;
+
+bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+std::vector<std::string> Json(const std::vector<PointResult>& rs) {
+  std::vector<std::string> out;
+  for (const PointResult& r : rs) out.push_back(sim::ToJson(r, false));
+  return out;
+}
+
+void TestSameSeedSameOutputAnyJobs() {
+  Params p;
+  p.vls = 2;
+  p.warmup_ns = 5000;
+  p.measure_ns = 40000;
+  Rig rig(Tree(4, 4), p, "centric:0.2", 3);
+  const std::vector<double> loads = {0.1, 0.3, 0.5, 0.7, 0.9};
+  const auto one = Json(sim::RunPoints(*rig.net, *rig.wl, p, 64, loads, 42, 1));
+  const auto two = Json(sim::RunPoints(*rig.net, *rig.wl, p, 64, loads, 42, 2));
+  const auto again = Json(sim::RunPoints(*rig.net, *rig.wl, p, 64, loads, 42, 3));
+  const auto other = Json(sim::RunPoints(*rig.net, *rig.wl, p, 64, loads, 43, 2));
+  CU_ASSERT(one == two);
+  CU_ASSERT(one == again);
+  CU_ASSERT(one != other);
+  CU_ASSERT_EQUAL(one.size(), loads.size());
+}
+
+// A scratch directory with a dump of Tree(3, 3): fabric.net, guid2lid,
+// lfts.dump and mfts.dump, as the ibsim harness leaves them.
+struct DumpDir {
+  std::string dir;
+  DumpDir() {
+    char tmpl[] = "/tmp/ibusim-test-XXXXXX";
+    dir = mkdtemp(tmpl);
+    Setup st = Tree(3, 3);
+    TreeMulticast(st, 3, 3, 0xC001, {0, 1, 4, 7, 8});
+    std::ofstream(dir + "/fabric.net") << [&] {
+      std::ostringstream os;
+      WriteNetFile(os, st.fabric, {});
+      return os.str();
+    }();
+    std::ofstream g(dir + "/guid2lid");
+    WriteGuid2Lid(g, st.fabric);
+    g.close();
+    std::ofstream l(dir + "/lfts.dump");
+    WriteLfts(l, st.fabric, st.tables);
+    l.close();
+    std::ofstream m(dir + "/mfts.dump");
+    WriteMfts(m, st.fabric, st.tables);
+  }
+  ~DumpDir() {
+    for (const char* f : {"fabric.net", "guid2lid", "lfts.dump", "mfts.dump", "bad.conf", "good.conf",
+                          "out.csv", "bad.dump", "ring.net", "ring.lfts"})
+      std::remove((dir + "/" + f).c_str());
+    rmdir(dir.c_str());
+  }
+};
+
+// Runs SimMain on `args`, capturing stdout and stderr.
+int Sim(std::vector<std::string> args, std::string* out = nullptr, std::string* err = nullptr) {
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(&a[0]);
+  std::ostringstream o, e;
+  std::streambuf* so = std::cout.rdbuf(o.rdbuf());
+  std::streambuf* se = std::cerr.rdbuf(e.rdbuf());
+  const int rc = sim::SimMain(int(argv.size()), argv.data());
+  std::cout.rdbuf(so);
+  std::cerr.rdbuf(se);
+  if (out) *out = o.str();
+  if (err) *err = e.str();
+  return rc;
+}
+
+std::string NoWall(const std::string& s) {
+  return std::regex_replace(s, std::regex(",\"wall_s\":[^,]*,\"packet_hops_per_s\":[^,]*"), "");
+}
+
+void TestCliDumpRun() {
+  DumpDir d;
+  std::string out, err;
+  const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
+                                         "--traffic", "uniform", "--msg", "64", "--vls", "2",
+                                         "--seed", "5", "--json", "--quiet",
+                                         "--param", "warmup_ns=2000", "--param", "measure_ns=20000"};
+  auto args = base;
+  args.insert(args.end(), {"--sweep", "0.1:0.4:0.1", "--jobs", "1"});
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 0);
+  int lines = 0;
+  for (char c : out) lines += c == '\n';
+  CU_ASSERT_EQUAL(lines, 4);
+  for (const char* key : {"\"offered\":", "\"accepted\":", "\"latency_avg_ns\":", "\"latency_p99_ns\":",
+                          "\"packets_delivered\":", "\"simulated_ns\":", "\"wall_s\":",
+                          "\"packet_hops_per_s\":"})
+    CU_ASSERT(Has(out, key));
+  std::string out2;
+  args = base;
+  args.insert(args.end(), {"--sweep", "0.1:0.4:0.1", "--jobs", "2", "--csv", d.dir + "/out.csv"});
+  CU_ASSERT_EQUAL(Sim(args, &out2, &err), 0);
+  CU_ASSERT_EQUAL(NoWall(out), NoWall(out2));
+  std::ifstream csv(d.dir + "/out.csv");
+  std::string header;
+  std::getline(csv, header);
+  CU_ASSERT(Has(header, "latency_p99_ns"));
+
+  // Hardware multicast from the dumped MFT.
+  args = base;
+  args.insert(args.end(), {"--traffic", "mcast:all:all", "--param", "batch=3"});
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 0);
+  CU_ASSERT(Has(out, "\"ops_measured\":15"));
+}
+
+void TestCliBadInput() {
+  DumpDir d;
+  const std::string routing = "dump:" + d.dir;
+  std::string err;
+  CU_ASSERT_EQUAL(Sim({"--routing", routing, "--bogus", "1"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "--bogus"));
+  CU_ASSERT_EQUAL(Sim({"--routing", routing, "--vls", "9"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "--vls 9"));
+  CU_ASSERT_EQUAL(Sim({"--routing", routing, "--param", "fly=3"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "fly"));
+  CU_ASSERT_EQUAL(Sim({"--routing", routing, "--traffic", "mcast:0:1"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "--traffic mcast:0:1"));
+  CU_ASSERT_EQUAL(Sim({"--routing", routing, "--load"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "--load"));
+  CU_ASSERT_EQUAL(Sim({"--routing", routing, "--sweep", "0.5:0.1:0.1"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "--sweep"));
+  CU_ASSERT_EQUAL(Sim({"--routing", "dump:/nonexistent-dir"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "/nonexistent-dir/fabric.net"));
+  CU_ASSERT_EQUAL(Sim({"--routing", "nosuchengine", d.dir + "/fabric.net"}, nullptr, &err), 2);
+
+  std::ofstream(d.dir + "/bad.conf") << "# comment\nvls = 2\nthis line is wrong\n";
+  CU_ASSERT_EQUAL(Sim({"--routing", routing, "--config", d.dir + "/bad.conf"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, d.dir + "/bad.conf:3"));
+  std::ofstream(d.dir + "/bad.conf") << "route_ns = fast\n";
+  CU_ASSERT_EQUAL(Sim({"--routing", routing, "--config", d.dir + "/bad.conf"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "bad.conf:1"));
+  CU_ASSERT(Has(err, "route_ns"));
+
+  // A config file that works, overridden by the command line.
+  std::ofstream(d.dir + "/good.conf") << "guid2lid = " << d.dir << "/guid2lid\nload = 0.2\nvls = 4\n"
+                                      << "measure_ns = 10000\nwarmup_ns = 1000\nquiet = yes\n";
+  std::string out;
+  CU_ASSERT_EQUAL(Sim({"--routing", routing, "--config", d.dir + "/good.conf", "--vls", "1", "--json"}, &out,
+                      &err),
+                  0);
+  CU_ASSERT(Has(out, "\"load\":0.2"));
+
+  // Tables that do not match the fabric: an LFT entry beyond the ports.
+  {
+    std::ifstream in(d.dir + "/lfts.dump");
+    std::stringstream all;
+    all << in.rdbuf();
+    std::string text = all.str();
+    const size_t pos = text.find("0x0001 002");
+    CU_ASSERT_FATAL(pos != std::string::npos);
+    text.replace(pos, 10, "0x0001 077");
+    std::ofstream(d.dir + "/lfts.dump") << text;
+  }
+  CU_ASSERT_EQUAL(Sim({"--routing", routing, "--guid2lid", d.dir + "/guid2lid"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "lfts.dump"));
+}
+
+void TestCliDeadlockExitCode() {
+  // The clockwise ring as a dump: exit 1 with the loop on stderr.
+  DumpDir d;
+  Setup st = ClockwiseRing(4);
+  {
+    std::ofstream(d.dir + "/fabric.net") << [&] {
+      std::ostringstream os;
+      WriteNetFile(os, st.fabric, {});
+      return os.str();
+    }();
+    std::ofstream g(d.dir + "/guid2lid");
+    WriteGuid2Lid(g, st.fabric);
+    g.close();
+    std::ofstream l(d.dir + "/lfts.dump");
+    WriteLfts(l, st.fabric, st.tables);
+    l.close();
+    std::remove((d.dir + "/mfts.dump").c_str());
+  }
+  std::string out, err;
+  const int rc = Sim({"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid", "--traffic", "shift:3",
+                      "--param", "batch=40", "--json", "--quiet"},
+                     &out, &err);
+  CU_ASSERT_EQUAL(rc, 1);
+  CU_ASSERT(Has(err, "credit loop"));
+  CU_ASSERT(Has(out, "\"deadlock\":true"));
+}
+
+}  // namespace
+
+void RegisterTimingCliSuite() {
+  CU_pSuite s = CU_add_suite("timing_cli", nullptr, nullptr);
+  CU_add_test(s, "same seed, same output with 1, 2 and 3 jobs", TestSameSeedSameOutputAnyJobs);
+  CU_add_test(s, "ibunion sim on a dump directory, JSON and CSV", TestCliDumpRun);
+  CU_add_test(s, "bad input: exit 2 naming the option, file or line", TestCliBadInput);
+  CU_add_test(s, "deadlock: exit 1 with the credit loop", TestCliDeadlockExitCode);
+}
+
+}  // namespace ibu::simtest

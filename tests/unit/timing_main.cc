@@ -1,0 +1,22 @@
+// CUnit runner for the timing-model suites (tests/unit/timing_*.cc).
+#include <CUnit/Basic.h>
+
+namespace ibu::simtest {
+void RegisterTimingModelSuite();
+void RegisterTimingMcastSuite();
+void RegisterTimingDeadlockSuite();
+void RegisterTimingCliSuite();
+}  // namespace ibu::simtest
+
+int main() {
+  if (CU_initialize_registry() != CUE_SUCCESS) return 2;
+  ibu::simtest::RegisterTimingModelSuite();
+  ibu::simtest::RegisterTimingMcastSuite();
+  ibu::simtest::RegisterTimingDeadlockSuite();
+  ibu::simtest::RegisterTimingCliSuite();
+  CU_basic_set_mode(CU_BRM_VERBOSE);
+  CU_basic_run_tests();
+  const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+  CU_cleanup_registry();
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,128 @@
+// Multicast in the timing model: replication at switches by the MFT, one
+// copy per member, never back to the arrival port; unicast emulation.
+#include <CUnit/CUnit.h>
+
+#include <set>
+#include <string>
+
+#include "tests/unit/timing_rig.h"
+
+namespace ibu::simtest {
+
+namespace {
+
+using sim::Params;
+using sim::PointResult;
+using sim::Simulator;
+
+constexpr Lid kMlid = 0xC001;
+const std::vector<int> kMembers = {0, 1, 4, 7, 8};
+
+void TestOneCopyPerMember() {
+  Params p;
+  Setup st = Tree(3, 3);
+  TreeMulticast(st, 3, 3, kMlid, kMembers);
+  Rig rig(std::move(st), p, "mcast:all:all", 1, kMlid);
+  CU_ASSERT(rig.wl->group() == kMembers);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 4, -1, 96);  // 3 packets from member 4
+  const PointResult r = sim.Run();
+  CU_ASSERT(r.error.empty());
+  CU_ASSERT(r.conservation_ok);
+  CU_ASSERT_EQUAL(r.ops_measured, 1u);
+  CU_ASSERT_EQUAL(r.packets_delivered, 4u * 3u);
+  for (int h = 0; h < 9; ++h) {
+    const bool member = std::set<int>(kMembers.begin(), kMembers.end()).count(h) && h != 4;
+    CU_ASSERT_EQUAL(sim.DeliveredTo(h), member ? 3u : 0u);
+  }
+  // Host 4's leaf replicates to host 3? No: host 3 is not a member. The
+  // farthest member is two switches up and down: 3 switches.
+  const int64_t first = 4 * 20 + 3 * 100 + 128;
+  CU_ASSERT(r.latency_avg_ns >= double(first));
+}
+
+void TestAllMembersSend() {
+  Params p;
+  p.batch = 2;
+  p.vls = 2;
+  Setup st = Tree(3, 3);
+  TreeMulticast(st, 3, 3, kMlid, kMembers);
+  Rig rig(std::move(st), p, "mcast:all:all", 1, kMlid);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.SetMessageBytes(64);
+  const PointResult r = sim.Run();
+  CU_ASSERT(!r.deadlock);
+  CU_ASSERT(r.error.empty());
+  CU_ASSERT(r.conservation_ok);
+  CU_ASSERT_EQUAL(r.ops_measured, 5u * 2u);
+  for (int h : kMembers) CU_ASSERT_EQUAL(sim.DeliveredTo(h), 2u * 4u * 2u);  // 2 msgs x 4 others x 2 pkts
+  for (int h : {2, 3, 5, 6}) CU_ASSERT_EQUAL(sim.DeliveredTo(h), 0u);
+  CU_ASSERT(r.completion_ns > 0);
+}
+
+void TestFloodingLoopIsCaught() {
+  // A triangle of switches whose MFTs flood every port: the copies come
+  // back around, and the model reports the duplicate instead of looping.
+  Setup st;
+  Fabric& f = st.fabric;
+  for (int s = 0; s < 3; ++s) AddSwitch(f, 3, "T" + std::to_string(s));
+  ConnectSwitches(f, 0, 1, 1, 2);
+  ConnectSwitches(f, 1, 1, 2, 2);
+  ConnectSwitches(f, 2, 1, 0, 2);
+  for (int h = 0; h < 3; ++h) {
+    AddHost(f, "H" + std::to_string(h));
+    ConnectEndPort(f, h, h, 3);
+  }
+  NumberLids(f);
+  st.tables.Resize(f);
+  PortMask all;
+  all.set(1).set(2).set(3);
+  for (int s = 0; s < 3; ++s) st.tables.mft[s].groups[kMlid] = all;
+  Params p;
+  Rig rig(std::move(st), p, "mcast:all:all", 1, kMlid);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 0, -1, 32);
+  std::string err;
+  try {
+    sim.Run();
+  } catch (const sim::SimFailure& e) {
+    err = e.what();
+  }
+  CU_ASSERT(err.find("duplicate") != std::string::npos || err.find("stray") != std::string::npos ||
+            err.find("loop") != std::string::npos);
+}
+
+void TestUnicastEmulation() {
+  // mcast_mode=unicast: the source sends one unicast copy per member; the
+  // same delivery counts, later completion than the hardware tree.
+  int64_t completion[2] = {0, 0};
+  for (int mode = 0; mode < 2; ++mode) {
+    Params p;
+    p.mcast_mode = mode ? sim::McastMode::kUnicast : sim::McastMode::kHardware;
+    Setup st = Tree(3, 3);
+    TreeMulticast(st, 3, 3, kMlid, kMembers);
+    Rig rig(std::move(st), p, "mcast:all:all", 1, mode ? 0 : kMlid);
+    if (mode) CU_ASSERT_EQUAL(rig.wl->group().size(), 9u);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, 4, -1, 320);
+    const PointResult r = sim.Run();
+    CU_ASSERT(r.conservation_ok);
+    CU_ASSERT_EQUAL(r.ops_measured, 1u);
+    const uint64_t receivers = mode ? 8u : 4u;
+    CU_ASSERT_EQUAL(r.packets_delivered, receivers * 10u);
+    completion[mode] = r.completion_ns;
+  }
+  CU_ASSERT(completion[0] < completion[1]);
+}
+
+}  // namespace
+
+void RegisterTimingMcastSuite() {
+  CU_pSuite s = CU_add_suite("timing_mcast", nullptr, nullptr);
+  CU_add_test(s, "multicast delivers one copy per member", TestOneCopyPerMember);
+  CU_add_test(s, "all members send at once", TestAllMembersSend);
+  CU_add_test(s, "flooding MFT loop is reported", TestFloodingLoopIsCaught);
+  CU_add_test(s, "unicast emulation of multicast", TestUnicastEmulation);
+}
+
+}  // namespace ibu::simtest

@@ -1,0 +1,284 @@
+// Timing-model tests against analytic values: zero-load latency, link
+// bandwidth, hot spots, conservation, routing errors.
+#include <CUnit/CUnit.h>
+
+#include <cmath>
+#include <string>
+
+#include "plugin/core/error.h"
+#include "tests/unit/timing_rig.h"
+
+namespace ibu::simtest {
+
+namespace {
+
+using sim::Params;
+using sim::PointResult;
+using sim::Simulator;
+
+bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// Zero-load latency of a message of P packets of L bytes crossing H
+// switches, with F = fly time, R = routing time, b = ns per byte:
+//   first packet:  (H + 1) * F + H * R + L * b
+//   each further packet adds the injection period T. With one-packet
+//   input buffers T is the credit round trip of a slot, 2F + R + L*b (the
+//   slot frees when the tail has left, L*b after the crossbar transfer that
+//   starts R after the head arrived, and the credit flies back F); with
+//   buffers covering that round trip T = L*b (line rate).
+int64_t ZeroLoad(int64_t H, int64_t P, int64_t L, const Params& p) {
+  const int64_t F = p.fly_ns, R = p.route_ns, b = p.byte_ns;
+  const int64_t rtt = 2 * F + R + L * b;
+  const int64_t T = p.in_buf * L * b >= rtt ? L * b : rtt;
+  return (H + 1) * F + H * R + L * b + (P - 1) * T;
+}
+
+void TestZeroLoadOnePacket() {
+  for (int H = 1; H <= 5; ++H) {
+    Params p;
+    // Host 0 -> host H-1 on a line crosses H switches; H = 1: a star.
+    Rig rig(H == 1 ? Star(2) : Line(H), p);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(1000, 0, H == 1 ? 1 : H - 1, 32);
+    const PointResult r = sim.Run();
+    CU_ASSERT_EQUAL(r.ops_measured, 1u);
+    // 32 B over H switches: (H+1)*20 + H*100 + 128, e.g. 268 ns for H = 1.
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), ZeroLoad(H, 1, 32, p));
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), (H + 1) * 20 + H * 100 + 32 * 4);
+    CU_ASSERT_EQUAL(r.packet_hops, uint64_t(H + 1));
+    CU_ASSERT(r.conservation_ok);
+  }
+}
+
+void TestZeroLoadOtherParams() {
+  Params p;
+  p.fly_ns = 7;
+  p.route_ns = 33;
+  p.byte_ns = 2;
+  p.packet_bytes = 64;
+  Rig rig(Line(3), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 2, 0, 64);
+  const PointResult r = sim.Run();
+  CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 4 * 7 + 3 * 33 + 64 * 2);
+}
+
+void TestMultiPacketMessage() {
+  // 10 packets, one-packet buffers: credit-round-trip bound.
+  {
+    Params p;
+    Rig rig(Line(3), p);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, 0, 2, 320);
+    const PointResult r = sim.Run();
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), ZeroLoad(3, 10, 32, p));
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 4 * 20 + 3 * 100 + 128 + 9 * 268);
+    CU_ASSERT_EQUAL(r.packets_delivered, 10u);
+  }
+  // Three-packet buffers cover the round trip: line rate.
+  {
+    Params p;
+    p.in_buf = 3;
+    Rig rig(Line(3), p);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, 0, 2, 320);
+    const PointResult r = sim.Run();
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 4 * 20 + 3 * 100 + 128 + 9 * 128);
+  }
+  // A last partial packet: 100 B = 32 + 32 + 32 + 4 at line rate.
+  {
+    Params p;
+    p.in_buf = 4;
+    Rig rig(Line(2), p);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, 0, 1, 100);
+    const PointResult r = sim.Run();
+    CU_ASSERT_EQUAL(r.packets_delivered, 4u);
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 3 * 128 + 3 * 20 + 2 * 100 + 4 * 4);
+  }
+}
+
+void TestSaturatedLink() {
+  // Three hosts send everything to host 0 through one switch: the switch's
+  // link to host 0 is busy all the time and carries 1/b = 0.25 bytes/ns.
+  Params p;
+  p.warmup_ns = 20000;
+  p.measure_ns = 100000;
+  p.drain_ns = 0;
+  p.hot = 0;
+  Rig rig(Star(4), p, "centric:1.0");
+  Simulator sim(*rig.net, *rig.wl, p, 1.0, 7);
+  const PointResult r = sim.Run();
+  CU_ASSERT(std::fabs(r.hot_accepted - 0.25) < 0.25 * 0.005);
+  CU_ASSERT(r.hot_accepted <= 0.25 * (1 + 1e-9) + 32.0 / p.measure_ns);
+  CU_ASSERT(r.link_util_max > 0.995 && r.link_util_max <= 1.0 + 1e-9);
+  CU_ASSERT(r.conservation_ok);
+}
+
+void TestSingleFlowBandwidth() {
+  // One source, one destination, one VL: with one-packet buffers a flow
+  // gets L / (2F + R + L*b) = 32/268 bytes/ns; with three it gets the link.
+  for (int buf : {1, 3}) {
+    Params p;
+    p.in_buf = buf;
+    p.warmup_ns = 20000;
+    p.measure_ns = 200000;
+    p.drain_ns = 0;
+    Rig rig(Star(2), p, "shift:1");
+    Simulator sim(*rig.net, *rig.wl, p, 1.0, 3);
+    const PointResult r = sim.Run();
+    const double expect = buf == 1 ? 32.0 / 268.0 : 0.25;
+    // Two hosts, each sending to the other: per-host accepted = one flow.
+    CU_ASSERT(std::fabs(r.accepted - expect) < expect * 0.01);
+  }
+}
+
+void TestHotSpotBounded() {
+  // 10%-centric and 50%-centric traffic on a tree: the hot host never
+  // receives more than its link carries.
+  for (double f : {0.1, 0.5, 1.0}) {
+    Params p;
+    p.vls = 2;
+    p.warmup_ns = 10000;
+    p.measure_ns = 100000;
+    p.drain_ns = 0;
+    p.hot = 5;
+    Rig rig(Tree(4, 4), p, "centric:" + std::to_string(f));
+    Simulator sim(*rig.net, *rig.wl, p, 0.8, 11);
+    const PointResult r = sim.Run();
+    CU_ASSERT(r.hot_accepted <= 0.25 + 32.0 / double(p.measure_ns));
+    CU_ASSERT(r.hot_accepted > 0.0);
+    CU_ASSERT(r.accepted <= r.offered * 1.05 + 1e-9);
+  }
+}
+
+void TestConservationBatch() {
+  // Every source queues 20 messages of 100 B (4 packets) at t=0 on a tree
+  // with 2 VLs; all of them arrive, each packet once.
+  for (int vls : {1, 2, 4}) {
+    Params p;
+    p.vls = vls;
+    p.batch = 20;
+    Rig rig(Tree(3, 3), p, "uniform", 5);
+    Simulator sim(*rig.net, *rig.wl, p, 0.5, 9);
+    sim.SetMessageBytes(100);
+    const PointResult r = sim.Run();
+    CU_ASSERT(!r.deadlock);
+    CU_ASSERT(r.error.empty());
+    CU_ASSERT_EQUAL(r.ops_measured, 9u * 20u);
+    CU_ASSERT_EQUAL(r.ops_unfinished, 0u);
+    CU_ASSERT_EQUAL(r.packets_delivered, 9u * 20u * 4u);
+    CU_ASSERT(r.conservation_ok);
+    uint64_t sum = 0;
+    for (int h = 0; h < 9; ++h) sum += sim.DeliveredTo(h);
+    CU_ASSERT_EQUAL(sum, r.packets_delivered);
+  }
+}
+
+void TestSteadyStateConservation() {
+  Params p;
+  p.vls = 4;
+  p.warmup_ns = 5000;
+  p.measure_ns = 50000;
+  Rig rig(Tree(4, 3), p, "uniform", 2);
+  Simulator sim(*rig.net, *rig.wl, p, 0.3, 4);
+  sim.SetMessageBytes(64);
+  const PointResult r = sim.Run();
+  CU_ASSERT(r.conservation_ok);
+  CU_ASSERT_EQUAL(r.ops_unfinished, 0u);
+  CU_ASSERT(std::fabs(r.accepted - r.offered) < 0.1 * r.offered);
+  CU_ASSERT(std::fabs(r.offered - 0.3 * 0.25) < 0.2 * 0.3 * 0.25);
+}
+
+void TestNoRouteIsReported() {
+  Params p;
+  Setup st = Line(3);
+  st.tables.lft[1].out[st.fabric.end_ports[2].base_lid] = kNoPort;  // hole at L1
+  Rig rig(std::move(st), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 0, 2, 32);
+  std::string err;
+  try {
+    sim.Run();
+  } catch (const sim::SimFailure& e) {
+    err = e.what();
+  }
+  CU_ASSERT(Has(err, "no route"));
+  CU_ASSERT(Has(err, "L1"));
+  CU_ASSERT(Has(err, "LID 3"));
+}
+
+void TestRoutingLoopIsReported() {
+  Params p;
+  Setup st = Line(3);
+  // L1 sends LID 3 back west, L0 sends it east: ping-pong.
+  st.tables.lft[1].out[3] = 1;
+  Rig rig(std::move(st), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 0, 2, 32);
+  std::string err;
+  try {
+    sim.Run();
+  } catch (const sim::SimFailure& e) {
+    err = e.what();
+  }
+  CU_ASSERT(Has(err, "loop") || Has(err, "arrival port"));
+}
+
+void TestTablesMustMatchFabric() {
+  Setup st = Line(2);
+  st.tables.lft[0].out[2] = 9;  // L0 has 3 ports
+  std::string err;
+  try {
+    sim::Network net(st.fabric, st.tables, 1);
+  } catch (const Error& e) {
+    err = e.what();
+  }
+  CU_ASSERT(Has(err, "tables do not match the fabric"));
+  CU_ASSERT(Has(err, "port 9"));
+  Setup st2 = Line(2);
+  st2.tables.lft.pop_back();
+  err.clear();
+  try {
+    sim::Network net(st2.fabric, st2.tables, 1);
+  } catch (const Error& e) {
+    err = e.what();
+  }
+  CU_ASSERT(Has(err, "1 LFTs"));
+}
+
+void TestSl2VlHook() {
+  // All traffic forced onto VL 1 of 2 by the hook: still delivered, and
+  // a hook returning an out-of-range VL is refused.
+  Setup st = Line(3);
+  sim::Network net(st.fabric, st.tables, 2, [](int, int, int, int) { return 1; });
+  CU_ASSERT_EQUAL(net.Vl(0, 3, 2, 0), 1);
+  CU_ASSERT_EQUAL(net.HostVl(0, 5), 1);
+  std::string err;
+  try {
+    sim::Network bad(st.fabric, st.tables, 2, [](int, int, int, int) { return 2; });
+  } catch (const Error& e) {
+    err = e.what();
+  }
+  CU_ASSERT(Has(err, "VL 2"));
+}
+
+}  // namespace
+
+void RegisterTimingModelSuite() {
+  CU_pSuite s = CU_add_suite("timing_model", nullptr, nullptr);
+  CU_add_test(s, "zero-load latency, one packet, H = 1..5", TestZeroLoadOnePacket);
+  CU_add_test(s, "zero-load latency with other parameters", TestZeroLoadOtherParams);
+  CU_add_test(s, "multi-packet message: credit round trip vs line rate", TestMultiPacketMessage);
+  CU_add_test(s, "one saturated link delivers 0.25 bytes/ns", TestSaturatedLink);
+  CU_add_test(s, "single flow bandwidth, 1 and 3 packet buffers", TestSingleFlowBandwidth);
+  CU_add_test(s, "hot spot never exceeds the destination link", TestHotSpotBounded);
+  CU_add_test(s, "batch: no packet lost or duplicated, 1/2/4 VLs", TestConservationBatch);
+  CU_add_test(s, "steady state: accepted = offered below saturation", TestSteadyStateConservation);
+  CU_add_test(s, "DLID without a route names switch and LID", TestNoRouteIsReported);
+  CU_add_test(s, "routing loop is reported", TestRoutingLoopIsReported);
+  CU_add_test(s, "tables not matching the fabric are refused", TestTablesMustMatchFabric);
+  CU_add_test(s, "SL2VL hook", TestSl2VlHook);
+}
+
+}  // namespace ibu::simtest
