@@ -76,9 +76,9 @@ long Args::positional_int(size_t i, const std::string& what, long min, long max)
   return ParseInt(positional_[i], what, min, max);
 }
 
-void WriteFileAtomically(const std::string& path, const std::string& content) {
+void WriteFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
   if (path.empty() || path == "-") {
-    std::cout << content;
+    write(std::cout);
     std::cout.flush();
     return;
   }
@@ -86,7 +86,12 @@ void WriteFileAtomically(const std::string& path, const std::string& content) {
   {
     std::ofstream out(tmp, std::ios::binary);
     if (!out) throw Error(path + ": cannot write (" + std::string(std::strerror(errno)) + ")");
-    out << content;
+    try {
+      write(out);
+    } catch (...) {
+      std::remove(tmp.c_str());
+      throw;
+    }
     out.flush();
     if (!out) {
       std::remove(tmp.c_str());
@@ -97,6 +102,10 @@ void WriteFileAtomically(const std::string& path, const std::string& content) {
     std::remove(tmp.c_str());
     throw Error(path + ": cannot rename into place");
   }
+}
+
+void WriteFileAtomically(const std::string& path, const std::string& content) {
+  WriteFileAtomically(path, [&](std::ostream& os) { os << content; });
 }
 
 }  // namespace ibu::cli

@@ -2,6 +2,8 @@
 // "--name value" / "--flag" options, with errors that name the option.
 #pragma once
 
+#include <functional>
+#include <iosfwd>
 #include <map>
 #include <set>
 #include <string>
@@ -36,8 +38,10 @@ class Args {
 
 long ParseInt(const std::string& text, const std::string& what, long min, long max);
 
-// Writes `content` to `path` through a temp file and rename, so a failure
-// never leaves a half-written file; "-" or "" means stdout.
+// Writes to `path` through a temp file and rename, so a failure never
+// leaves a half-written file; "-" or "" means stdout. `write` streams the
+// content (large tables never sit in memory twice).
+void WriteFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 void WriteFileAtomically(const std::string& path, const std::string& content);
 
 }  // namespace ibu::cli

@@ -43,12 +43,8 @@ int RouteMain(int argc, char** argv) {
     throw UsageError{"--groups FILE and --mft FILE go together"};
   Tables t;
   engine->RouteUnicast(f, t);
-  std::ostringstream lft, mft;
-  WriteLfts(lft, f, t);
-  if (args.has("--groups")) {
+  if (args.has("--groups"))
     for (const McastGroup& g : ReadGroupsFile(args.get("--groups"), f)) engine->RouteMulticast(f, g, t);
-    WriteMfts(mft, f, t);
-  }
   std::string paths;
   if (args.has("--paths")) {
     std::ostringstream os;
@@ -63,9 +59,10 @@ int RouteMain(int argc, char** argv) {
       }
     paths = os.str();
   }
-  WriteFileAtomically(args.get("--lft", "-"), lft.str());
+  WriteFileAtomically(args.get("--lft", "-"), [&](std::ostream& os) { WriteLfts(os, f, t); });
   if (args.has("--paths")) WriteFileAtomically(args.get("--paths"), paths);
-  if (args.has("--mft")) WriteFileAtomically(args.get("--mft"), mft.str());
+  if (args.has("--mft"))
+    WriteFileAtomically(args.get("--mft"), [&](std::ostream& os) { WriteMfts(os, f, t); });
   return 0;
 }
 

@@ -66,21 +66,29 @@ bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0
 }  // namespace
 
 void WriteLfts(std::ostream& os, const Fabric& f, const Tables& t) {
+  // Destination text per LID, built once: the tables repeat it per switch.
+  std::vector<std::string> info(f.max_lid() + 1);
+  for (Lid lid = 1; lid <= f.max_lid(); ++lid) info[lid] = DestinationInfo(f, lid);
+  std::string buf;
   for (size_t s = 0; s < f.switches.size(); ++s) {
     const Switch& sw = f.switches[s];
     const Lft& lft = t.lft.at(s);
     const size_t top = lft.out.empty() ? 0 : lft.out.size() - 1;
-    os << Printf("Unicast lids [0x0-0x%zx] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n",
-                 top, sw.lid, sw.guid, sw.name.c_str());
-    os << "  Lid  Out   Destination\n       Port     Info \n";
+    buf = Printf("Unicast lids [0x0-0x%zx] of switch Lid %u guid 0x%016" PRIx64 " (%s):\n", top,
+                 sw.lid, sw.guid, sw.name.c_str());
+    buf += "  Lid  Out   Destination\n       Port     Info \n";
     int valid = 0;
+    char line[40];
     for (size_t lid = 1; lid < lft.out.size(); ++lid) {
       if (lft.out[lid] == kNoPort) continue;
       ++valid;
-      os << Printf("0x%04zx %03u : ", lid, lft.out[lid])
-         << DestinationInfo(f, static_cast<Lid>(lid)) << "\n";
+      std::snprintf(line, sizeof line, "0x%04zx %03u : ", lid, lft.out[lid]);
+      buf += line;
+      if (lid < info.size()) buf += info[lid];
+      buf += '\n';
     }
-    os << valid << " valid lids dumped \n";
+    buf += std::to_string(valid) + " valid lids dumped \n";
+    os << buf;
   }
 }
 

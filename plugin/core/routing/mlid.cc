@@ -75,15 +75,28 @@ std::vector<std::string> MlidRouter::Notes() const {
 
 void MlidRouter::Route(Tables& t) const {
   t.Resize(f_);
-  for (size_t s = 0; s < f_.switches.size(); ++s) RouteSwitch(static_cast<int>(s), t.lft[s]);
+  // Per-LID facts every switch needs, computed once: O(LIDs).
+  LidPlan plan;
+  plan.pid.assign(f_.max_lid() + 1, -1);
+  plan.path.assign(f_.max_lid() + 1, 0);
+  for (size_t e = 0; e < f_.end_ports.size(); ++e) {
+    const EndPort& ep = f_.end_ports[e];
+    if (ep.base_lid == 0) continue;
+    for (int j = 0; j < ep.lid_count(); ++j) {
+      plan.pid[ep.base_lid + j] = tree_.pid[e];
+      plan.path[ep.base_lid + j] = static_cast<uint32_t>(PathIndex(static_cast<int>(e), j));
+    }
+  }
+  for (size_t s = 0; s < f_.switches.size(); ++s) RouteSwitch(static_cast<int>(s), plan, t.lft[s]);
 }
 
 // One switch's LFT: host LIDs by equations (1) and (2) of seed 001 (digits
 // taken from the recognised labels and port maps, so any cabling works),
 // then switch LIDs. Cost O(LIDs) per switch, O(switches x LIDs) in all: the
 // size of the tables themselves.
-void MlidRouter::RouteSwitch(int s, Lft& lft) const {
-  lft.out.assign(f_.max_lid() + 1, kNoPort);
+void MlidRouter::RouteSwitch(int s, const LidPlan& plan, Lft& lft) const {
+  const Lid max_lid = f_.max_lid();
+  lft.out.assign(max_lid + 1, kNoPort);
   const int l = tree_.level[s];
   const int n = tree_.n;
   const int k = tree_.k;
@@ -92,28 +105,24 @@ void MlidRouter::RouteSwitch(int s, Lft& lft) const {
   for (int i = 0; i < l; ++i) lo += tree_.w[s][i] * IntPow(k, n - 1 - i);
   const long hi = l == 0 ? 2 * IntPow(k, n) : lo + IntPow(k, n - l);
   const int shift = log2k_ * (n - 1 - l);
+  const uint32_t digit_mask = static_cast<uint32_t>(k - 1);
   const long down_radix = l == 0 ? 2L * k : k;
-  const std::vector<int>& down = tree_.down_port[s];
-  const std::vector<int>& up = tree_.up_port[s];
-  for (size_t e = 0; e < f_.end_ports.size(); ++e) {
-    const EndPort& ep = f_.end_ports[e];
-    if (ep.base_lid == 0) continue;
-    const long pid = tree_.pid[e];
-    if (pid >= lo && pid < hi) {
-      const uint8_t port = static_cast<uint8_t>(down[(pid >> shift) % down_radix]);
-      for (int j = 0; j < ep.lid_count(); ++j) lft.out[ep.base_lid + j] = port;
-      continue;
-    }
-    for (int j = 0; j < ep.lid_count(); ++j) {
-      const long path = PathIndex(static_cast<int>(e), j);
-      lft.out[ep.base_lid + j] = static_cast<uint8_t>(up[(path >> shift) % k]);
-    }
+  const int* down = tree_.down_port[s].data();
+  const int* up = tree_.up_port[s].data();
+  const int32_t* pid = plan.pid.data();
+  const uint32_t* path = plan.path.data();
+  uint8_t* out = lft.out.data();
+  for (Lid lid = 1; lid <= max_lid; ++lid) {
+    const long p = pid[lid];
+    if (p < 0) continue;
+    out[lid] = static_cast<uint8_t>(p >= lo && p < hi ? down[(p >> shift) % down_radix]
+                                                       : up[(path[lid] >> shift) & digit_mask]);
   }
   for (size_t x = 0; x < f_.switches.size(); ++x) {
     const Switch& target = f_.switches[x];
     if (target.lid == 0) continue;
     const uint8_t port = static_cast<uint8_t>(SwitchLidPort(s, static_cast<int>(x)));
-    for (int j = 0; j < (1 << target.lmc); ++j) lft.out[target.lid + j] = port;
+    for (int j = 0; j < (1 << target.lmc); ++j) out[target.lid + j] = port;
   }
 }
 

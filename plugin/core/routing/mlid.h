@@ -57,7 +57,13 @@ class MlidRouter {
   std::vector<std::pair<int, PortMask>> McastTree(const McastGroup& g) const;
 
  private:
-  void RouteSwitch(int s, Lft& lft) const;
+  // What each LID means to every switch: owner PID (-1: not a host) and
+  // path index.
+  struct LidPlan {
+    std::vector<int32_t> pid;
+    std::vector<uint32_t> path;
+  };
+  void RouteSwitch(int s, const LidPlan& plan, Lft& lft) const;
   int SwitchLidPort(int x, int target) const;
 
   const Fabric& f_;

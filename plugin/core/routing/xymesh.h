@@ -1,0 +1,118 @@
+// XY routing for 2-D meshes with union multicast and VL policies (seeds 000
+// and 004), engine "xymesh".
+//
+// Unicast: X first, then Y, for every LID (all 2^LMC LIDs of a host take
+// the one XY route; a switch LID ends at port 0 of that switch).
+//
+// Multicast: the MFT of a group is the union of the XY paths from a root
+// switch to every member's switch (seed 000, section 3.3.2), each tree edge
+// in the masks of both its switches and each member's host port in its
+// switch's mask, so IB flooding (every mask port but the arrival port)
+// delivers exactly once from any member: XY paths from one root are
+// prefix-closed, so their union is a tree. The anchor's host port is in
+// the mask only when the anchor is a member.
+//
+// Deadlock freedom with every sender (the "trunk row" scheme). A tree
+// rooted in row r is a comb: a horizontal spine on row r plus vertical
+// teeth. A packet from a member climbs its tooth to row r (Y), runs along
+// the spine (X) and descends the other teeth (Y): the Y-then-X turns that
+// XY forbids happen only on row r. If every tree of a VL has its spine on
+// the same row r, the channel dependency graph of that VL (XY unicast plus
+// all trees) is acyclic: a cycle needs a Y-then-X turn, so it passes along
+// row r; it must leave row r by turning into Y, moving away from r; a
+// channel moving away from r only depends on channels straight on (XY
+// unicast never turns from Y to X, trees only on row r), so it never
+// returns. Hence roots lie on a trunk row: the tree's root is N(c, r) where
+// c is the explicit anchor's column, or else the members' median column
+// (any column inside the members' span gives the same tree), and a group
+// whose switches all share one column is just that segment (no turns at
+// all). Trees rooted on two different rows on one VL can close a cycle
+// (tests show one), which is why "multicast on its own VL" alone is not
+// enough. The verifier's CheckDeadlock proves the result in the tests.
+//
+// VL policies, options xymesh_vls=1|2|4 and xymesh_vl_mode=shared|dedicated:
+//  - shared: SL s -> VL s mod vls on every (in, out) pair, so a packet keeps
+//    one VL and each VL's graph is a subset of the one-VL graph. Unicast
+//    SL = (x + y) mod vls of the source's switch (neighbours differ).
+//    Multicast classes = vls: MLID class c = (MLID - 0xC000) mod vls, SL c,
+//    trunk row r_c = floor((2c + 1) Y / (2 vls)) (middle row for one VL),
+//    so groups spread over VLs and their spines over rows, one row per VL.
+//  - dedicated: the out port's direction picks the VL (2 VLs: E,N -> VL0,
+//    W,S -> VL1; 4 VLs: E VL0, N VL1, W VL2, S VL3; 1 VL: VL0), whatever the
+//    SL. Each directed link then has exactly one VL, so the graph over
+//    (link, VL) is the one-VL graph: one trunk row (the middle one), SL 0.
+//    Ports toward hosts and port 0 use VL0 (sinks, never in a cycle).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/topology/mesh.h"
+
+namespace ibu {
+
+enum class VlMode { kShared, kDedicated };
+
+struct XyMeshOptions {
+  int vls = 1;  // data VLs: 1, 2 or 4
+  VlMode mode = VlMode::kShared;
+};
+
+// Reads "xymesh_vls=1|2|4" and "xymesh_vl_mode=shared|dedicated"; words of
+// other engines are ignored. Throws ibu::Error naming the word on a bad
+// value, an unknown xymesh_ key or a word without '='.
+XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words);
+
+class XyRouter {
+ public:
+  XyRouter(const Fabric& f, Mesh mesh, XyMeshOptions opt);
+
+  const Mesh& mesh() const { return mesh_; }
+  const XyMeshOptions& options() const { return opt_; }
+
+  // XY step at switch `sw` toward switch `target`; 0 when they are equal.
+  int NextPort(int sw, int target) const;
+
+  // Fills every switch's LFT. Cost O(switches x LIDs), the tables' size.
+  void Route(Tables& t) const;
+
+  // Multicast class of an MLID (0 .. classes-1), its trunk row and SL.
+  int McastClasses() const;
+  int McastClass(Lid mlid) const;
+  int TrunkRow(Lid mlid) const;
+  uint8_t McastSl(Lid mlid) const;
+
+  // The group's masks by switch (the scheme above). Throws ibu::Error on an
+  // empty group or a member that is not an end port. Cost O(members x (X+Y)).
+  std::vector<std::pair<int, PortMask>> McastTree(const McastGroup& g) const;
+
+  // The paper's union: XY paths from switch `root` to every switch in
+  // `reach`, both ends of each tree edge in the masks, plus the host port
+  // of every end port in `members`. McastTree calls it with a trunk-row
+  // root; tests call it with other roots.
+  std::vector<std::pair<int, PortMask>> UnionTree(int root, const std::vector<int>& reach,
+                                                  const std::vector<int>& members) const;
+
+  uint8_t UnicastSl(int end_port) const;
+  uint8_t Vl(int sw, int out_port, int sl) const;
+
+  // Fills t.sl2vl for every switch and t.end_port_sl for every end port.
+  // Cost O(switches x ports^2 x 16).
+  void RouteSl2Vl(Tables& t) const;
+
+  // Lines for the log: the mesh found, VL policy, trunk rows.
+  std::vector<std::string> Notes() const;
+
+ private:
+  const Fabric& f_;
+  Mesh mesh_;
+  XyMeshOptions opt_;
+};
+
+// Engine "xymesh". Options as ParseXyMeshOptions reads them.
+std::unique_ptr<Engine> MakeXyMeshEngine(const std::vector<std::string>& options, LogSink log);
+
+}  // namespace ibu

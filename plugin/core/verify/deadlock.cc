@@ -1,0 +1,237 @@
+#include "plugin/core/verify/deadlock.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace ibu {
+
+namespace {
+
+constexpr int kVls = 16;
+
+// The dependency graph. Channels get dense ids on first use; each keeps its
+// successors in a small vector (degree <= ports x VLs, a handful on meshes
+// and fat-trees), so deduplication is a linear search.
+class Graph {
+ public:
+  explicit Graph(const Fabric& f) : base_(f.switches.size() + 1, 0) {
+    for (size_t s = 0; s < f.switches.size(); ++s)
+      base_[s + 1] = base_[s] + f.switches[s].num_ports + 1;
+    id_.assign(static_cast<size_t>(base_.back()) * kVls, -1);
+  }
+
+  int Channel(int sw, int port, int vl) {
+    int& id = id_[(static_cast<size_t>(base_[sw]) + port) * kVls + (vl & (kVls - 1))];
+    if (id < 0) {
+      id = static_cast<int>(nodes_.size());
+      nodes_.push_back({sw, port, vl & (kVls - 1)});
+      adj_.emplace_back();
+      stamp_.push_back(0);
+      seen_sls_.push_back(0);
+    }
+    return id;
+  }
+
+  void Depend(int from, int to) {
+    std::vector<int>& a = adj_[from];
+    if (std::find(a.begin(), a.end(), to) == a.end()) a.push_back(to);
+  }
+
+  // Memo of (arrival channel, SL) states for one walk epoch (a LID, or a
+  // group): the rest of a route depends on nothing else.
+  void NewEpoch() { ++epoch_; }
+  bool Visit(int channel, int sl) {
+    if (stamp_[channel] != epoch_) stamp_[channel] = epoch_, seen_sls_[channel] = 0;
+    const uint16_t bit = static_cast<uint16_t>(1u << (sl & 15));
+    if (seen_sls_[channel] & bit) return false;
+    seen_sls_[channel] |= bit;
+    return true;
+  }
+
+  size_t size() const { return nodes_.size(); }
+  const DeadlockChannel& node(int id) const { return nodes_[id]; }
+  const std::vector<int>& succ(int id) const { return adj_[id]; }
+
+ private:
+  std::vector<int> base_;  // first (switch, port) slot of each switch
+  std::vector<int> id_;
+  std::vector<DeadlockChannel> nodes_;
+  std::vector<std::vector<int>> adj_;
+  std::vector<uint32_t> stamp_;
+  std::vector<uint16_t> seen_sls_;
+  uint32_t epoch_ = 0;
+};
+
+class Builder {
+ public:
+  Builder(const Fabric& f, const Tables& t, const DeadlockOptions& opt, Graph& g)
+      : f_(f), t_(t), opt_(opt), g_(g) {}
+
+  uint8_t UnicastSl(int src, Lid dlid) const {
+    if (opt_.path_sl) return opt_.path_sl(src, dlid) & 15;
+    return src < static_cast<int>(t_.end_port_sl.size()) ? t_.end_port_sl[src] & 15 : 0;
+  }
+
+  uint8_t McastSl(int src, Lid mlid) const {
+    return opt_.path_sl ? opt_.path_sl(src, mlid) & 15 : 0;
+  }
+
+  int Vl(int sw, int in, int out, int sl) const {
+    return sw < static_cast<int>(t_.sl2vl.size()) ? t_.sl2vl[sw].get(in, out, sl) : 0;
+  }
+
+  // Every end port to `lid`. The first hop starts at the source's switch
+  // with the host port as arrival port; the walk stops at a delivery, a
+  // black hole, or a state already walked for this LID.
+  long Unicast(Lid lid) {
+    g_.NewEpoch();
+    const LidOwner owner = f_.owner(lid);
+    long routes = 0;
+    for (size_t e = 0; e < f_.end_ports.size(); ++e) {
+      const EndPort& ep = f_.end_ports[e];
+      if (ep.switch_index < 0) continue;
+      if (owner.kind == Peer::Kind::kEndPort && owner.index == static_cast<int>(e)) continue;
+      ++routes;
+      Walk(lid, ep.switch_index, ep.switch_port, UnicastSl(static_cast<int>(e), lid));
+    }
+    return routes;
+  }
+
+  // Every member floods the group's tree; memoised per group.
+  long Multicast(const McastGroup& grp) {
+    g_.NewEpoch();
+    long senders = 0;
+    for (int m : grp.members) {
+      if (m < 0 || m >= static_cast<int>(f_.end_ports.size())) continue;
+      const EndPort& ep = f_.end_ports[m];
+      if (ep.switch_index < 0) continue;
+      ++senders;
+      Flood(grp.mlid, ep.switch_index, ep.switch_port, McastSl(m, grp.mlid));
+    }
+    return senders;
+  }
+
+ private:
+  // Next channel out of `sw` for a packet that arrived on `in`, or -1 when
+  // the port does not lead to another switch (delivery, hole, host).
+  int Out(int sw, int in, int out, int sl) {
+    const Switch& s = f_.switches[sw];
+    if (out <= 0 || out > s.num_ports || !s.ports[out].is_switch()) return -1;
+    return g_.Channel(sw, out, Vl(sw, in, out, sl));
+  }
+
+  void Walk(Lid lid, int sw, int in, int sl) {
+    for (int from = -1;;) {
+      if (sw >= static_cast<int>(t_.lft.size())) return;
+      const int out = t_.lft[sw].port(lid);
+      const int c = Out(sw, in, out, sl);
+      if (c < 0) return;
+      if (from >= 0) g_.Depend(from, c);
+      if (!g_.Visit(c, sl)) return;
+      const Peer& peer = f_.switches[sw].ports[out];
+      from = c;
+      sw = peer.index;
+      in = peer.port;
+    }
+  }
+
+  void Flood(Lid mlid, int sw0, int in0, int sl) {
+    struct State {
+      int sw, in, from;
+    };
+    std::vector<State> stack{{sw0, in0, -1}};
+    while (!stack.empty()) {
+      const State st = stack.back();
+      stack.pop_back();
+      if (st.sw >= static_cast<int>(t_.mft.size())) continue;
+      const auto it = t_.mft[st.sw].groups.find(mlid);
+      if (it == t_.mft[st.sw].groups.end()) continue;
+      const Switch& s = f_.switches[st.sw];
+      for (int p = 1; p <= s.num_ports; ++p) {
+        if (!it->second.test(p) || p == st.in) continue;
+        const int c = Out(st.sw, st.in, p, sl);
+        if (c < 0) continue;
+        if (st.from >= 0) g_.Depend(st.from, c);
+        if (g_.Visit(c, sl)) stack.push_back({s.ports[p].index, s.ports[p].port, c});
+      }
+    }
+  }
+
+  const Fabric& f_;
+  const Tables& t_;
+  const DeadlockOptions& opt_;
+  Graph& g_;
+};
+
+// Iterative DFS; returns one cycle (in dependency order) or nothing.
+std::vector<int> FindCycle(const Graph& g) {
+  const int n = static_cast<int>(g.size());
+  std::vector<char> color(n, 0);  // 0 new, 1 on the stack, 2 done
+  std::vector<std::pair<int, size_t>> stack;
+  for (int root = 0; root < n; ++root) {
+    if (color[root]) continue;
+    color[root] = 1;
+    stack.push_back({root, 0});
+    while (!stack.empty()) {
+      auto& [v, next] = stack.back();
+      if (next == g.succ(v).size()) {
+        color[v] = 2;
+        stack.pop_back();
+        continue;
+      }
+      const int w = g.succ(v)[next++];
+      if (color[w] == 0) {
+        color[w] = 1;
+        stack.push_back({w, 0});
+      } else if (color[w] == 1) {
+        size_t i = stack.size();
+        while (stack[i - 1].first != w) --i;
+        std::vector<int> cycle;
+        for (--i; i < stack.size(); ++i) cycle.push_back(stack[i].first);
+        return cycle;
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+DeadlockOptions EngineSls(const Fabric& f, const Engine& e) {
+  DeadlockOptions opt;
+  opt.path_sl = [&f, &e](int src, Lid dlid) {
+    return e.PathSl(f, f.end_ports[src].base_lid, dlid);
+  };
+  return opt;
+}
+
+DeadlockReport CheckDeadlock(const Fabric& f, const Tables& t,
+                             const std::vector<McastGroup>& groups, const DeadlockOptions& opt) {
+  DeadlockReport r;
+  Graph g(f);
+  Builder b(f, t, opt, g);
+  for (Lid lid = 1; lid <= f.max_lid() && lid != 0; ++lid)
+    if (f.owner(lid).valid()) r.unicast_routes += b.Unicast(lid);
+  for (const McastGroup& grp : groups) r.mcast_senders += b.Multicast(grp);
+  r.channels = static_cast<long>(g.size());
+  for (int c = 0; c < static_cast<int>(g.size()); ++c) r.dependencies += g.succ(c).size();
+  for (int c : FindCycle(g)) r.cycle.push_back(g.node(c));
+  return r;
+}
+
+std::string DeadlockReport::Summary(const Fabric& f) const {
+  std::ostringstream os;
+  if (acyclic()) {
+    os << "channel dependencies: acyclic (" << channels << " channels, " << dependencies
+       << " dependencies from " << unicast_routes << " unicast routes and " << mcast_senders
+       << " multicast senders)\n";
+    return os.str();
+  }
+  os << "credit loop of " << cycle.size() << " channels:";
+  for (const DeadlockChannel& c : cycle)
+    os << " " << f.PortLabel(c.sw, c.port) << " VL " << c.vl << " ->";
+  os << " back to the first\n";
+  return os.str();
+}
+
+}  // namespace ibu

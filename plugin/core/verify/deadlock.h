@@ -1,0 +1,69 @@
+// Channel-dependency (credit-loop) checker. A channel is a switch-to-switch
+// link in one direction on one VL. A packet holding channel c (it arrived
+// on it) and waiting for channel c' at the next switch makes c depend on
+// c'; the fabric is deadlock-free under credit-based flow control when the
+// graph of these dependencies is acyclic (Dally & Seitz; Duato for IB).
+//
+// Dependencies come from the tables as the switches use them: LFTs for
+// unicast (every end port to every LID), MFTs for multicast (every member
+// as sender; a copy arriving on c waits for every mask port but the
+// arrival port), and SL2VL tables for the VL of each next hop
+// (sl2vl[switch].get(in, out, sl)). Links to and from hosts are sources
+// and sinks of the graph and never on a cycle, so they are left out.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/fabric.h"
+#include "plugin/core/tables.h"
+
+namespace ibu {
+
+struct DeadlockOptions {
+  // SL of the packets end port `src` sends to `dlid` (a unicast LID or an
+  // MLID). Unset: Tables::end_port_sl[src] (0 when empty) for unicast and
+  // SL 0 for multicast.
+  std::function<uint8_t(int src, Lid dlid)> path_sl;
+};
+
+// Path SLs as an engine hands them out (Engine::PathSl from the source's
+// base LID), for engines with a VL policy. Keeps references to f and e.
+DeadlockOptions EngineSls(const Fabric& f, const Engine& e);
+
+// The link leaving switch `sw` through `port`, on VL `vl`.
+struct DeadlockChannel {
+  int sw = -1;
+  int port = 0;
+  int vl = 0;
+};
+
+struct DeadlockReport {
+  long channels = 0;       // channels used by some route
+  long dependencies = 0;   // distinct edges of the graph
+  long unicast_routes = 0; // (source end port, destination LID) pairs walked
+  long mcast_senders = 0;  // (group, member) pairs flooded
+  // One cycle, in dependency order (each channel waits for the next, the
+  // last for the first); empty when the graph is acyclic.
+  std::vector<DeadlockChannel> cycle;
+
+  bool acyclic() const { return cycle.empty(); }
+  // "acyclic: ..." or "credit loop: <switch> port P VL V -> ... -> back".
+  std::string Summary(const Fabric& f) const;
+};
+
+// Builds the graph and looks for a cycle by iterative DFS (no recursion,
+// so thousands of switches are fine). Cost: unicast O(end ports x LIDs) for
+// first hops plus O(switches x LIDs x degree) for the rest, memoised per LID
+// over (arrival channel, SL) states the way verify/unicast.cc memoises per
+// LID; multicast O(tree channels) per group, memoised per group; the DFS is
+// linear in the graph. Routing loops show up as cycles; black holes end a
+// route.
+DeadlockReport CheckDeadlock(const Fabric& f, const Tables& t,
+                             const std::vector<McastGroup>& groups,
+                             const DeadlockOptions& opt = {});
+
+}  // namespace ibu
