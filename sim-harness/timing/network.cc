@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+
+#include <sys/mman.h>
 
 #include "plugin/core/error.h"
 
@@ -82,6 +85,36 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
     }
   }
 
+  lft_row_.resize(S);
+  lft_len_.resize(S);
+  size_t stride = 0;
+  for (int s = 0; s < S; ++s) stride = std::max(stride, t.lft[s].out.size());
+  stride = (stride + 63) & ~size_t(63);
+  const size_t bytes = stride * size_t(S);
+  constexpr size_t kHuge = size_t(2) << 20;
+  void* block = nullptr;
+  if (bytes > 0 && bytes <= (size_t(1) << 30) &&
+      posix_memalign(&block, kHuge, (bytes + kHuge - 1) / kHuge * kHuge) == 0) {
+    uint8_t* b = static_cast<uint8_t*>(block);
+    lft_block_.reset(b);
+#ifdef MADV_HUGEPAGE
+    madvise(b, (bytes + kHuge - 1) / kHuge * kHuge, MADV_HUGEPAGE);
+#endif
+    for (int s = 0; s < S; ++s) {
+      uint8_t* row = b + size_t(s) * stride;
+      const std::vector<uint8_t>& out = t.lft[s].out;
+      std::copy(out.begin(), out.end(), row);
+      std::fill(row + out.size(), row + stride, kNoPort);
+      lft_row_[s] = row;
+      lft_len_[s] = uint32_t(stride);
+    }
+  } else {
+    for (int s = 0; s < S; ++s) {
+      lft_row_[s] = t.lft[s].out.data();
+      lft_len_[s] = uint32_t(t.lft[s].out.size());
+    }
+  }
+
   // MFTs flattened: MLID -> compact index, then (switch, index) -> ports.
   std::vector<bool> seen(0x4000, false);
   for (const ibu::Mft& m : t.mft)
@@ -143,6 +176,8 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
       }
   }
 }
+
+void Network::FreeBlock::operator()(uint8_t* p) const { std::free(p); }
 
 std::string Network::PortName(int gp) const {
   const GlobalPort& g = ports_[gp];

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,11 @@ class Network {
 
   // LFT lookup; kNoPort when the switch has no entry.
   uint8_t Lft(int sw, Lid dlid) const {
-    const ibu::Lft& l = tables_->lft[sw];
-    return dlid < l.out.size() ? l.out[dlid] : kNoPort;
+    return dlid < lft_len_[sw] ? lft_row_[sw][dlid] : kNoPort;
+  }
+  // Address of the LFT entry, for prefetching ahead of the lookup.
+  const uint8_t* LftEntry(int sw, Lid dlid) const {
+    return dlid < lft_len_[sw] ? lft_row_[sw] + dlid : nullptr;
   }
 
   // MFT lookup: out ports of `mlid` at `sw` (port 0 dropped), or nullptr
@@ -88,6 +92,14 @@ class Network {
   const Fabric* fabric_;
   const Tables* tables_;
   int vls_;
+  // LFTs copied into one block (huge pages where the kernel allows: the
+  // lookups are random over many MB), or rows pointing into the tables.
+  struct FreeBlock {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t, FreeBlock> lft_block_;
+  std::vector<const uint8_t*> lft_row_;
+  std::vector<uint32_t> lft_len_;
   std::vector<int32_t> sw_base_;
   int32_t host_base_ = 0;
   std::vector<GlobalPort> ports_;

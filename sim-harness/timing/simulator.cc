@@ -20,7 +20,7 @@ enum EvType : uint64_t {
   // Network events: while one of these is pending something can still move.
   kRouted = 0,        // arg: packet; its head has been looked up
   kTxDone = 1,        // arg: global port; the tail left, the link is free
-  kCredit = 2,        // arg: input channel; a credit reaches its sender
+  kCredit = 2,        // arg: output channel; a credit its blocked sender waits for arrives
   kInputAdvance = 3,  // arg: input channel; the previous packet's tail left
   kNetTypes = 4,
   kGen = 4,            // arg: host; generate a message, schedule the next
@@ -97,7 +97,11 @@ class Simulator::Impl {
   // --- event handlers ---
   void OnRouted(uint32_t pi);
   void OnTxDone(int gp);
-  void OnCredit(int ic);
+  void OnCredit(int oc);
+  // Credits whose arrival time has come become usable; true if any is.
+  bool Absorb(size_t oc);
+  // The sender of `oc` waits for a credit: wake it when the next arrives.
+  void WaitCredit(size_t oc);
   void OnInputAdvance(int ic);
   void OnGen(int h);
 
@@ -136,24 +140,24 @@ class Simulator::Impl {
   }
 
   // Input/output rings.
-  uint32_t InHead(int ic) const { return in_ring_[size_t(ic) * in_cap_ + in_head_[ic]]; }
+  uint32_t InHead(int ic) const { return InRing(ic)[St(ic).in_head]; }
   void InPush(int ic, uint32_t pi) {
-    if (in_count_[ic] >= in_cap_) Fail("internal: input buffer overflow at " + net_.PortName(ic / V_));
-    in_ring_[size_t(ic) * in_cap_ + (in_head_[ic] + in_count_[ic]) % in_cap_] = pi;
-    ++in_count_[ic];
+    if (St(ic).in_count >= in_cap_) Fail("internal: input buffer overflow at " + net_.PortName(ic >> vsh_));
+    InRing(ic)[(St(ic).in_head + St(ic).in_count) % in_cap_] = pi;
+    ++St(ic).in_count;
   }
   void InPop(int ic) {
-    in_head_[ic] = uint8_t((in_head_[ic] + 1) % in_cap_);
-    --in_count_[ic];
+    St(ic).in_head = uint8_t((St(ic).in_head + 1) % in_cap_);
+    --St(ic).in_count;
   }
-  uint32_t OutHead(int oc) const { return out_ring_[size_t(oc) * out_cap_ + out_head_[oc]]; }
+  uint32_t OutHead(int oc) const { return OutRing(oc)[St(oc).out_head]; }
   void OutPush(int oc, uint32_t pi) {
-    out_ring_[size_t(oc) * out_cap_ + (out_head_[oc] + out_count_[oc]) % out_cap_] = pi;
-    ++out_count_[oc];
+    OutRing(oc)[(St(oc).out_head + St(oc).out_count) % out_cap_] = pi;
+    ++St(oc).out_count;
   }
   void OutPop(int oc) {
-    out_head_[oc] = uint8_t((out_head_[oc] + 1) % out_cap_);
-    --out_count_[oc];
+    St(oc).out_head = uint8_t((St(oc).out_head + 1) % out_cap_);
+    --St(oc).out_count;
   }
 
   void Push(int64_t t, EvType type, uint64_t arg) {
@@ -168,6 +172,10 @@ class Simulator::Impl {
   double load_;
   std::mt19937_64 rng_;
   int V_, H_, G_;
+  int vsh_ = 0;          // channel = global port << vsh_ | VL
+  uint32_t vmask_ = 0;
+  std::vector<Lid> host_base_;
+  std::vector<uint16_t> host_lids_;
   int in_cap_, out_cap_;
   uint32_t msg_bytes_ = 32;
   enum class Mode { kSteady, kBatch, kScript } mode_;
@@ -184,12 +192,42 @@ class Simulator::Impl {
   std::vector<uint32_t> arena_;
   std::vector<std::vector<uint32_t>> free_blocks_;  // by size
 
-  std::vector<uint8_t> busy_, tx_vl_, rr_vl_;  // per global port (sender)
-  std::vector<int32_t> credits_;               // per output channel
-  std::vector<uint32_t> in_ring_, out_ring_;
-  std::vector<uint8_t> in_head_, in_count_, in_wait_, out_head_, out_count_;
+  // Per global port, one block: a header (the sending side's link) and one
+  // block per VL holding that VL's state on both sides of the port: the
+  // output buffer and credits of the sender, the input buffer of the
+  // receiver. Credits are lazy: a credit the receiver returns goes into its
+  // sender's pending list with its arrival time and becomes an event only
+  // when the sender is blocked waiting for it (most are not).
+  struct PortHdr {
+    int64_t link_busy;  // ns busy inside the window
+    int32_t peer;       // global port at the other end
+    uint8_t to_host;    // the peer is an end port (no credits towards it)
+    uint8_t busy;       // transmitting
+    uint8_t tx_vl;      // VL being transmitted
+    uint8_t rr_vl;      // last VL sent (round-robin)
+  };
+  struct VlState {
+    int32_t credits;  // sender: usable now
+    int32_t rr_last;  // output arbitration: last input channel granted
+    uint16_t nreq;    // requests waiting in req_ for this output
+    uint8_t in_head, in_count, in_wait;
+    uint8_t out_head, out_count;
+    uint8_t pend_head, pend_count, wake;
+  };
+  std::vector<uint64_t> storage_;
+  uint8_t* base_ = nullptr;
+  size_t port_stride_ = 0, vl_stride_ = 0;
+  uint8_t* Blk(size_t ch) const {
+    return base_ + (ch >> vsh_) * port_stride_ + sizeof(PortHdr) + (ch & vmask_) * vl_stride_;
+  }
+  PortHdr& Hdr(size_t gp) const { return *reinterpret_cast<PortHdr*>(base_ + gp * port_stride_); }
+  int64_t* Pend(size_t ch) const { return reinterpret_cast<int64_t*>(Blk(ch)); }
+  VlState& St(size_t ch) const { return *reinterpret_cast<VlState*>(Blk(ch) + 8 * in_cap_); }
+  uint32_t* InRing(size_t ch) const {
+    return reinterpret_cast<uint32_t*>(Blk(ch) + 8 * in_cap_ + sizeof(VlState));
+  }
+  uint32_t* OutRing(size_t ch) const { return InRing(ch) + in_cap_; }
   std::vector<std::vector<int32_t>> req_;  // per output channel: waiting input channels
-  std::vector<int32_t> rr_last_;           // per output channel
   std::vector<int32_t> hq_head_, hq_tail_; // per (host, VL) message queue
   std::vector<ScriptEntry> script_;
 
@@ -204,12 +242,11 @@ class Simulator::Impl {
 
   // --- statistics ---
   uint64_t hops_ = 0, delivered_pkts_ = 0, injected_ = 0, copies_ = 0, dropped_ = 0;
-  uint64_t consumed_ = 0, freed_delivered_ = 0;
+  uint64_t consumed_ = 0, freed_delivered_ = 0, events_ = 0;
   std::vector<uint64_t> host_pkts_;
   uint64_t expected_total_ = 0, delivered_total_ = 0;
   uint64_t offered_bytes_ = 0, accepted_bytes_ = 0;
   std::vector<uint64_t> host_rx_;
-  std::vector<int64_t> link_busy_;
   std::vector<int64_t> latencies_;
   int64_t last_delivery_ = 0;
   PointResult result_;
@@ -230,25 +267,35 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
   ValidateParams(p_);
   if (V_ != p_.vls) throw SimFailure("internal: network built for a different VL count");
   mode_ = p_.batch > 0 ? Mode::kBatch : (load_ > 0 ? Mode::kSteady : Mode::kScript);
-  const size_t C = size_t(G_) * V_;
-  busy_.assign(G_, 0);
-  tx_vl_.assign(G_, 0);
-  rr_vl_.assign(G_, uint8_t(V_ - 1));
-  credits_.assign(C, p_.in_buf);
-  in_ring_.assign(C * in_cap_, 0);
-  out_ring_.assign(C * out_cap_, 0);
-  in_head_.assign(C, 0);
-  in_count_.assign(C, 0);
-  in_wait_.assign(C, 0);
-  out_head_.assign(C, 0);
-  out_count_.assign(C, 0);
+  while ((1 << vsh_) < V_) ++vsh_;
+  vmask_ = (1u << vsh_) - 1;
+  const size_t C = size_t(G_) << vsh_;
+  vl_stride_ = (8 * size_t(in_cap_) + sizeof(VlState) + 4 * size_t(in_cap_) + 4 * size_t(out_cap_) + 7) & ~size_t(7);
+  port_stride_ = sizeof(PortHdr) + size_t(V_) * vl_stride_;
+  storage_.assign(size_t(G_) * port_stride_ / 8 + 1, 0);
+  base_ = reinterpret_cast<uint8_t*>(storage_.data());
+  for (int gp = 0; gp < G_; ++gp) {
+    PortHdr& h = Hdr(gp);
+    h.peer = net_.port(gp).peer;
+    h.to_host = h.peer >= 0 && net_.port(h.peer).is_host;
+    h.rr_vl = uint8_t(V_ - 1);
+    for (int vl = 0; vl < V_; ++vl) {
+      VlState& st = St((size_t(gp) << vsh_) | vl);
+      st.credits = p_.in_buf;
+      st.rr_last = -1;
+    }
+  }
+  host_base_.resize(H_);
+  host_lids_.resize(H_);
+  for (int h = 0; h < H_; ++h) {
+    host_base_[h] = net_.fabric().end_ports[h].base_lid;
+    host_lids_[h] = uint16_t(net_.fabric().end_ports[h].lid_count());
+  }
   req_.resize(C);
-  rr_last_.assign(C, -1);
   hq_head_.assign(size_t(H_) * V_, kNone);
   hq_tail_.assign(size_t(H_) * V_, kNone);
   host_rx_.assign(H_, 0);
   host_pkts_.assign(H_, 0);
-  link_busy_.assign(G_, 0);
   // Every live packet sits in one input or output buffer slot, so the pool
   // never grows past the slots: no reallocation, stable references.
   pkts_.reserve(C * (in_cap_ + out_cap_) + 16);
@@ -447,12 +494,18 @@ void Simulator::Impl::OnGen(int h) {
 
 void Simulator::Impl::HostTryTransmit(int h) {
   const int gp = net_.HostPort(h);
-  if (busy_[gp]) return;
+  if (Hdr(gp).busy) return;
+  int vl = Hdr(gp).rr_vl;
   for (int k = 1; k <= V_; ++k) {
-    const int vl = (rr_vl_[gp] + k) % V_;
+    if (++vl == V_) vl = 0;
     const size_t q = size_t(h) * V_ + vl;
     const int32_t mi = hq_head_[q];
-    if (mi == kNone || credits_[size_t(gp) * V_ + vl] <= 0) continue;
+    if (mi == kNone) continue;
+    const size_t oc = (size_t(gp) << vsh_) | vl;
+    if (St(oc).credits <= 0 && !Absorb(oc)) {
+      WaitCredit(oc);
+      continue;
+    }
     Message& m = msgs_[mi];
     const uint32_t bytes = std::min<uint32_t>(uint32_t(p_.packet_bytes), m.bytes - m.sent);
     m.sent += bytes;
@@ -485,21 +538,20 @@ void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   const int64_t t = q_.now();
   Packet& P = pkts_[pi];
   const int64_t dur = int64_t(P.bytes) * p_.byte_ns;
-  busy_[gp] = 1;
-  tx_vl_[gp] = uint8_t(vl);
-  rr_vl_[gp] = uint8_t(vl);
+  Hdr(gp).busy = 1;
+  Hdr(gp).tx_vl = uint8_t(vl);
+  Hdr(gp).rr_vl = uint8_t(vl);
   Push(t + dur, kTxDone, uint64_t(gp));
   ++hops_;
   const int64_t a = std::max(t, w0_), b = std::min(t + dur, w1_);
-  if (b > a) link_busy_[gp] += b - a;
-  const int peer = net_.port(gp).peer;
-  const GlobalPort& pp = net_.port(peer);
-  if (pp.is_host) {
-    Deliver(pi, pp.node, t + p_.fly_ns + dur);
+  if (b > a) Hdr(gp).link_busy += b - a;
+  const int peer = Hdr(gp).peer;
+  if (Hdr(gp).to_host) {
+    Deliver(pi, net_.port(peer).node, t + p_.fly_ns + dur);
     return;
   }
-  --credits_[size_t(gp) * V_ + vl];
-  const int ic = peer * V_ + vl;
+  --St((size_t(gp) << vsh_) | vl).credits;
+  const int ic = (peer << vsh_) | vl;
   InPush(ic, pi);
   P.in_gp = peer;
   P.in_vl = uint8_t(vl);
@@ -507,32 +559,41 @@ void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   if (++P.hops > kMaxHops)
     Fail("routing loop: a packet for LID " + std::to_string(P.dlid) + " has crossed " +
          std::to_string(kMaxHops) + " links, now at " + net_.PortName(peer));
+  // The lookup happens route_ns from now: fetch its LFT line meanwhile.
+  if (!(P.flags & kFlagMcast)) {
+    if (const uint8_t* e = net_.LftEntry(net_.port(peer).node, P.dlid)) __builtin_prefetch(e);
+  }
   Push(t + p_.fly_ns + p_.route_ns, kRouted, pi);
 }
 
 void Simulator::Impl::TryTransmit(int gp) {
-  if (busy_[gp]) return;
-  const bool to_host = net_.port(net_.port(gp).peer).is_host;
+  if (Hdr(gp).busy) return;
+  const bool to_host = Hdr(gp).to_host;
+  int vl = Hdr(gp).rr_vl;
   for (int k = 1; k <= V_; ++k) {
-    const int vl = (rr_vl_[gp] + k) % V_;
-    const int oc = gp * V_ + vl;
-    if (out_count_[oc] == 0 || (!to_host && credits_[oc] <= 0)) continue;
+    if (++vl == V_) vl = 0;
+    const int oc = (gp << vsh_) | vl;
+    if (St(oc).out_count == 0) continue;
+    if (!to_host && St(oc).credits <= 0 && !Absorb(size_t(oc))) {
+      WaitCredit(size_t(oc));
+      continue;
+    }
     StartTx(gp, vl, OutHead(oc));
     return;
   }
 }
 
 void Simulator::Impl::OnTxDone(int gp) {
-  busy_[gp] = 0;
+  Hdr(gp).busy = 0;
   const GlobalPort& g = net_.port(gp);
   if (g.is_host) {
     HostTryTransmit(g.node);
     return;
   }
-  const int oc = gp * V_ + tx_vl_[gp];
+  const int oc = (gp << vsh_) | Hdr(gp).tx_vl;
   const uint32_t pi = OutHead(oc);
   OutPop(oc);
-  if (net_.port(g.peer).is_host) {
+  if (Hdr(gp).to_host) {
     FreePacket(pi);
     ++freed_delivered_;
   }
@@ -540,9 +601,28 @@ void Simulator::Impl::OnTxDone(int gp) {
   TryTransmit(gp);
 }
 
-void Simulator::Impl::OnCredit(int ic) {
-  const int sender = net_.port(ic / V_).peer;
-  ++credits_[size_t(sender) * V_ + ic % V_];
+bool Simulator::Impl::Absorb(size_t oc) {
+  const int64_t now = q_.now();
+  bool got = false;
+  while (St(oc).pend_count && Pend(oc)[St(oc).pend_head] <= now) {
+    ++St(oc).credits;
+    St(oc).pend_head = uint8_t((St(oc).pend_head + 1) % in_cap_);
+    --St(oc).pend_count;
+    got = true;
+  }
+  return got;
+}
+
+void Simulator::Impl::WaitCredit(size_t oc) {
+  if (St(oc).wake || !St(oc).pend_count) return;
+  St(oc).wake = 1;
+  Push(std::max(q_.now(), Pend(oc)[St(oc).pend_head]), kCredit, oc);
+}
+
+void Simulator::Impl::OnCredit(int oc) {
+  St(oc).wake = 0;
+  Absorb(size_t(oc));
+  const int sender = oc >> vsh_;
   const GlobalPort& s = net_.port(sender);
   if (s.is_host) HostTryTransmit(s.node);
   else TryTransmit(sender);
@@ -553,14 +633,14 @@ void Simulator::Impl::OnCredit(int ic) {
 void Simulator::Impl::OnRouted(uint32_t pi) {
   Packet& P = pkts_[pi];
   P.flags |= kFlagRouted;
-  const int ic = P.in_gp * V_ + P.in_vl;
-  if (in_wait_[ic] || InHead(ic) != pi) return;
+  const int ic = (P.in_gp << vsh_) | P.in_vl;
+  if (St(ic).in_wait || InHead(ic) != pi) return;
   Request(ic);
 }
 
 void Simulator::Impl::OnInputAdvance(int ic) {
-  in_wait_[ic] = 0;
-  if (in_count_[ic] == 0) return;
+  St(ic).in_wait = 0;
+  if (St(ic).in_count == 0) return;
   if (pkts_[InHead(ic)].flags & kFlagRouted) Request(ic);
 }
 
@@ -585,9 +665,14 @@ void Simulator::Impl::Request(int ic) {
     if (net_.port(ogp).peer < 0)
       Fail("no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
            std::to_string(P.dlid) + " to port " + std::to_string(out) + ", which is not cabled");
-    const int oc = ogp * V_ + net_.Vl(sw, in_port, out, P.sl);
-    if (out_count_[oc] < out_cap_ && req_[oc].empty()) Grant(ic, oc);
-    else req_[oc].push_back(ic);
+    const int oc = (ogp << vsh_) | net_.Vl(sw, in_port, out, P.sl);
+    VlState& o = St(oc);
+    if (o.out_count < out_cap_ && o.nreq == 0) {
+      Grant(ic, oc);
+    } else {
+      req_[oc].push_back(ic);
+      ++o.nreq;
+    }
     return;
   }
   int n = 0;
@@ -610,9 +695,14 @@ void Simulator::Impl::Request(int ic) {
   for (int k = 0; k < n; ++k) {
     const int out = ports[k];
     if (out == in_port) continue;
-    const int oc = net_.SwitchPort(sw, out) * V_ + net_.Vl(sw, in_port, out, sl);
-    if (out_count_[oc] < out_cap_ && req_[oc].empty()) Grant(ic, oc);
-    else req_[oc].push_back(ic);
+    const int oc = (net_.SwitchPort(sw, out) << vsh_) | net_.Vl(sw, in_port, out, sl);
+    VlState& o = St(oc);
+    if (o.out_count < out_cap_ && o.nreq == 0) {
+      Grant(ic, oc);
+    } else {
+      req_[oc].push_back(ic);
+      ++o.nreq;
+    }
   }
 }
 
@@ -635,24 +725,35 @@ void Simulator::Impl::Grant(int ic, int oc) {
     ReleaseInput(ic, pkts_[pi].bytes);
   }
   OutPush(oc, qi);
-  TryTransmit(oc / V_);
+  TryTransmit(oc >> vsh_);
 }
 
 void Simulator::Impl::ReleaseInput(int ic, int bytes) {
   const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
-  Push(tail_gone + p_.fly_ns, kCredit, uint64_t(ic));
-  if (in_count_[ic] > 0) {
-    in_wait_[ic] = 1;
+  const int sender = Hdr(ic >> vsh_).peer;
+  const size_t oc = (size_t(sender) << vsh_) | (ic & vmask_);
+  Pend(oc)[(St(oc).pend_head + St(oc).pend_count) % in_cap_] = tail_gone + p_.fly_ns;
+  ++St(oc).pend_count;
+  // A sender already blocked on this VL learns of it when it arrives.
+  if (St(oc).credits <= 0 && !St(oc).wake) {
+    const GlobalPort& sp = net_.port(sender);
+    const bool waiting = sp.is_host ? hq_head_[size_t(sp.node) * V_ + (ic & vmask_)] != kNone
+                                    : St(oc).out_count > 0;
+    if (waiting) WaitCredit(oc);
+  }
+  if (St(ic).in_count > 0) {
+    St(ic).in_wait = 1;
     Push(tail_gone, kInputAdvance, uint64_t(ic));
   }
 }
 
 void Simulator::Impl::Arbitrate(int oc) {
+  if (St(oc).nreq == 0) return;
   std::vector<int32_t>& r = req_[oc];
-  while (out_count_[oc] < out_cap_ && !r.empty()) {
+  while (St(oc).out_count < out_cap_ && !r.empty()) {
     // Round-robin over (input port, VL): the first requester after the
     // last one granted, in channel order.
-    const uint32_t last = uint32_t(rr_last_[oc]);
+    const uint32_t last = uint32_t(St(oc).rr_last);
     size_t best = 0;
     uint32_t best_key = uint32_t(r[0]) - last - 1;
     for (size_t i = 1; i < r.size(); ++i) {
@@ -665,7 +766,8 @@ void Simulator::Impl::Arbitrate(int oc) {
     const int ic = r[best];
     r[best] = r.back();
     r.pop_back();
-    rr_last_[oc] = ic;
+    --St(oc).nreq;
+    St(oc).rr_last = ic;
     Grant(ic, oc);
   }
 }
@@ -678,8 +780,7 @@ void Simulator::Impl::Deliver(uint32_t pi, int h, int64_t t) {
   Message& m = msgs_[mi];
   Op& op = ops_[m.op];
   if (!(P.flags & kFlagMcast)) {
-    const LidOwner o = net_.fabric().owner(P.dlid);
-    if (!o.valid() || o.kind != Peer::Kind::kEndPort || o.index != h)
+    if (uint32_t(P.dlid - host_base_[h]) >= host_lids_[h])
       Fail("misdelivery: a packet for LID " + std::to_string(P.dlid) + " reached end port " +
            net_.fabric().end_ports[h].name);
     if (++m.delivered > m.npackets)
@@ -737,7 +838,7 @@ void Simulator::Impl::CheckDone() {
 // --- deadlock ---
 
 bool Simulator::Impl::FindCycle(std::vector<int>* cycle) {
-  const size_t C = size_t(G_) * V_;
+  const size_t C = size_t(G_) << vsh_;
   // Input channel -> output channels its head is waiting for.
   std::vector<std::vector<int32_t>> waits(C);
   for (size_t oc = 0; oc < C; ++oc)
@@ -745,11 +846,11 @@ bool Simulator::Impl::FindCycle(std::vector<int>* cycle) {
   // An output channel is stuck when its head has no credit and the input
   // buffer at the far end is full (no credit on its way back either).
   auto stuck = [&](size_t oc) {
-    if (out_count_[oc] == 0 || credits_[oc] > 0) return false;
-    const int peer = net_.port(int(oc) / V_).peer;
-    if (peer < 0 || net_.port(peer).is_host) return false;
-    const size_t ic = size_t(peer) * V_ + oc % V_;
-    return in_count_[ic] == in_cap_;
+    if ((oc & vmask_) >= size_t(V_) || St(oc).out_count == 0 || St(oc).credits > 0) return false;
+    const int peer = Hdr(oc >> vsh_).peer;
+    if (peer < 0 || Hdr(oc >> vsh_).to_host) return false;
+    const size_t ic = (size_t(peer) << vsh_) | (oc & vmask_);
+    return St(ic).in_count == in_cap_;
   };
   std::vector<uint8_t> color(C, 0);  // 0 new, 1 on stack, 2 done
   std::vector<int32_t> parent(C, -1);
@@ -760,8 +861,8 @@ bool Simulator::Impl::FindCycle(std::vector<int>* cycle) {
     color[root] = 1;
     while (!stack.empty()) {
       auto& [oc, next] = stack.back();
-      const int peer = net_.port(oc / V_).peer;
-      const std::vector<int32_t>& succ = waits[size_t(peer) * V_ + size_t(oc % V_)];
+      const int peer = Hdr(oc >> vsh_).peer;
+      const std::vector<int32_t>& succ = waits[(size_t(peer) << vsh_) | (oc & vmask_)];
       if (next < succ.size()) {
         const int32_t n = succ[next++];
         if (!stuck(size_t(n))) continue;
@@ -793,17 +894,17 @@ void Simulator::Impl::ReportDeadlock(bool stalled) {
   if (FindCycle(&cycle)) {
     os << ": credit loop of " << cycle.size() << " channels: ";
     for (size_t i = 0; i < cycle.size(); ++i) {
-      const int gp = cycle[i] / V_;
-      os << (i ? " => " : "") << "[" << net_.LinkName(gp) << " VL " << cycle[i] % V_ << "]";
+      const int gp = cycle[i] >> vsh_;
+      os << (i ? " => " : "") << "[" << net_.LinkName(gp) << " VL " << (cycle[i] & int(vmask_)) << "]";
     }
   } else {
     os << (stalled ? ": no event can move them, but no credit loop was found (blocked outputs:"
                    : ": (no loop)");
     int shown = 0;
-    for (size_t oc = 0; oc < size_t(G_) * V_ && shown < 8; ++oc)
-      if (out_count_[oc]) {
-        os << " [" << net_.LinkName(int(oc) / V_) << " VL " << oc % V_ << " credits "
-           << credits_[oc] << "]";
+    for (size_t oc = 0; oc < (size_t(G_) << vsh_) && shown < 8; ++oc)
+      if ((oc & vmask_) < size_t(V_) && St(oc).out_count) {
+        os << " [" << net_.LinkName(int(oc >> vsh_)) << " VL " << (oc & vmask_) << " credits "
+           << St(oc).credits << "]";
         ++shown;
       }
     if (stalled) os << ")";
@@ -855,6 +956,7 @@ PointResult Simulator::Impl::Run() {
   int64_t t = 0;
   uint64_t ev = 0;
   while (!stop_ && q_.Pop(t, ev)) {
+    ++events_;
     const uint64_t type = ev >> kTypeShift;
     const uint64_t arg = ev & kArgMask;
     if (type < kNetTypes) --pending_net_;
@@ -905,6 +1007,7 @@ PointResult Simulator::Impl::Run() {
   r.simulated_ns = end;
   r.wall_s = wall;
   r.packet_hops = hops_;
+  r.events = events_;
   r.packets_delivered = delivered_pkts_;
   r.packet_hops_per_s = wall > 0 ? double(hops_) / wall : 0;
   if (mode_ != Mode::kSteady && !r.deadlock && hit_limit_ && live_ops_ > 0)
@@ -933,7 +1036,7 @@ PointResult Simulator::Impl::Run() {
   int links = 0;
   for (int gp = 0; gp < G_; ++gp) {
     if (net_.port(gp).peer < 0) continue;
-    const double u = double(link_busy_[gp]) / window;
+    const double u = double(Hdr(gp).link_busy) / window;
     r.link_util[gp] = u;
     r.link_util_max = std::max(r.link_util_max, u);
     sum += u;

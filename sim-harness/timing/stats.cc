@@ -63,7 +63,7 @@ std::string ToJson(const PointResult& r, bool with_wall) {
      << ",\"hot_accepted\":" << Num(r.hot_accepted)
      << ",\"link_util_max\":" << Num(r.link_util_max)
      << ",\"link_util_avg\":" << Num(r.link_util_avg)
-     << ",\"packets_delivered\":" << r.packets_delivered << ",\"packet_hops\":" << r.packet_hops
+     << ",\"packets_delivered\":" << r.packets_delivered << ",\"packet_hops\":" << r.packet_hops << ",\"events\":" << r.events
      << ",\"simulated_ns\":" << r.simulated_ns;
   if (with_wall)
     os << ",\"wall_s\":" << Num(r.wall_s) << ",\"packet_hops_per_s\":" << Num(r.packet_hops_per_s);
