@@ -16,8 +16,7 @@ void CheckMembers(const Fabric& f, const McastGroup& g) {
   const std::string group = "multicast group " + std::to_string(g.mlid);
   if (g.members.empty()) throw Error(group + " has no members");
   auto check = [&](int ep, const char* what) {
-    if (ep < 0 || ep >= static_cast<int>(f.end_ports.size()) ||
-        f.end_ports[ep].switch_index < 0)
+    if (ep < 0 || ep >= static_cast<int>(f.end_ports.size()) || f.end_ports[ep].switch_index < 0)
       throw Error(group + ": " + what + " index " + std::to_string(ep) +
                   " is not a cabled end port of the fabric");
   };
@@ -40,9 +39,12 @@ XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words) {
         throw Error("option '" + word + "': expected xymesh_vls=1, 2 or 4");
       opt.vls = value[0] - '0';
     } else if (key == "xymesh_vl_mode") {
-      if (value == "shared") opt.mode = VlMode::kShared;
-      else if (value == "dedicated") opt.mode = VlMode::kDedicated;
-      else throw Error("option '" + word + "': expected xymesh_vl_mode=shared or dedicated");
+      if (value == "shared")
+        opt.mode = VlMode::kShared;
+      else if (value == "dedicated")
+        opt.mode = VlMode::kDedicated;
+      else
+        throw Error("option '" + word + "': expected xymesh_vl_mode=shared or dedicated");
     } else {
       throw Error("option '" + word +
                   "': unknown key for engine xymesh (known: xymesh_vls=1|2|4, "
@@ -74,13 +76,15 @@ void XyRouter::Route(Tables& t) const {
       const int port = ep.switch_index == static_cast<int>(s)
                            ? ep.switch_port
                            : NextPort(static_cast<int>(s), ep.switch_index);
-      for (int j = 0; j < ep.lid_count(); ++j) lft.out[ep.base_lid + j] = static_cast<uint8_t>(port);
+      for (int j = 0; j < ep.lid_count(); ++j)
+        lft.out[ep.base_lid + j] = static_cast<uint8_t>(port);
     }
     for (size_t x = 0; x < f_.switches.size(); ++x) {
       const Switch& target = f_.switches[x];
       if (target.lid == 0) continue;
       const int port = NextPort(static_cast<int>(s), static_cast<int>(x));
-      for (int j = 0; j < (1 << target.lmc); ++j) lft.out[target.lid + j] = static_cast<uint8_t>(port);
+      for (int j = 0; j < (1 << target.lmc); ++j)
+        lft.out[target.lid + j] = static_cast<uint8_t>(port);
     }
   }
 }
@@ -114,8 +118,8 @@ std::vector<std::pair<int, PortMask>> XyRouter::McastTree(const McastGroup& g) c
     const int bottom = *std::min_element(rows.begin(), rows.end());
     return UnionTree(mesh_.SwitchAt(cols.front(), bottom), reach, g.members);
   }
-  const int col = g.anchor >= 0 ? mesh_.x[f_.end_ports[g.anchor].switch_index]
-                                 : cols[(cols.size() - 1) / 2];
+  const int col =
+      g.anchor >= 0 ? mesh_.x[f_.end_ports[g.anchor].switch_index] : cols[(cols.size() - 1) / 2];
   return UnionTree(mesh_.SwitchAt(col, TrunkRow(g.mlid)), reach, g.members);
 }
 
@@ -186,7 +190,9 @@ std::vector<std::string> XyRouter::Notes() const {
                     " rooted on trunk row(s) " + rows);
   else
     notes.push_back("xymesh: " + vls + ", dedicated: VL by out direction" +
-                    (opt_.vls == 2 ? " (E,N VL0; W,S VL1)" : opt_.vls == 4 ? " (E0 N1 W2 S3)" : "") +
+                    (opt_.vls == 2   ? " (E,N VL0; W,S VL1)"
+                     : opt_.vls == 4 ? " (E0 N1 W2 S3)"
+                                     : "") +
                     ", SL 0, multicast rooted on trunk row " + rows);
   return notes;
 }

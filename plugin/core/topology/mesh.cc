@@ -14,9 +14,7 @@ namespace {
   throw Error("not a 2-D mesh: " + where + ": " + what + " (mesh rule: " + rule + ")");
 }
 
-std::string Coord(int x, int y) {
-  return "(" + std::to_string(x) + "," + std::to_string(y) + ")";
-}
+std::string Coord(int x, int y) { return "(" + std::to_string(x) + "," + std::to_string(y) + ")"; }
 
 // Switch-to-switch links of every switch, in port order.
 struct Links {
@@ -62,8 +60,7 @@ void ScanSwitch(const Fabric& f, int s, Mesh& m, Links& l) {
     l.nbr[s].push_back(peer.index);
     l.port[s].push_back(p);
   }
-  if (m.host[s] < 0)
-    Refuse(f.SwitchLabel(s), "no host", "every switch has exactly one host");
+  if (m.host[s] < 0) Refuse(f.SwitchLabel(s), "no host", "every switch has exactly one host");
 }
 
 void CheckConnected(const Fabric& f, const Links& l) {
@@ -84,130 +81,201 @@ void CheckConnected(const Fabric& f, const Links& l) {
              "the switches form one connected grid");
 }
 
-// The origin corner: fewest switch links, then the lexicographically
-// smallest sorted link ports, then the smallest GUID (see mesh.h).
-int PickOrigin(const Fabric& f, const Links& l) {
+// Corners in tie-break order: fewest switch links, then the
+// lexicographically smallest sorted link ports, then the smallest GUID (see
+// mesh.h). The first is the origin.
+std::vector<int> Corners(const Fabric& f, const Links& l) {
   const int n = static_cast<int>(f.switches.size());
   size_t dmin = 4;
   for (int s = 0; s < n; ++s) dmin = std::min(dmin, l.nbr[s].size());
   if (dmin >= 3)
     Refuse(f.SwitchLabel(0), "every switch has at least 3 switch links, so there is no corner",
            "a mesh has corners with 2 switch neighbours (1 for a line); a torus is not a mesh");
-  int best = -1;
-  std::vector<int> best_key;
+  std::vector<std::pair<std::vector<int>, int>> keyed;
   for (int s = 0; s < n; ++s) {
     if (l.nbr[s].size() != dmin) continue;
     std::vector<int> key = l.port[s];
     std::sort(key.begin(), key.end());
-    if (best < 0 || key < best_key ||
-        (key == best_key && f.switches[s].guid < f.switches[best].guid)) {
-      best = s;
-      best_key = key;
+    keyed.push_back({key, s});
+  }
+  std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first < b.first;
+    return f.switches[a.second].guid < f.switches[b.second].guid;
+  });
+  std::vector<int> corners;
+  for (const auto& k : keyed) corners.push_back(k.second);
+  return corners;
+}
+
+// One way of laying the grid out: origin corner, the neighbour taken as
+// N(1,0) and the one taken as N(0,1) (-1: none, for lines).
+struct Frame {
+  int origin, east, north;
+};
+
+// Lays the grid out in one frame. `placed_count` survives a refusal: the
+// frame that got furthest names the damage best.
+class Layout {
+ public:
+  Layout(const Fabric& f, const Links& l, Mesh& m) : f_(f), l_(l), m_(m) {}
+
+  int placed_count() const { return count_; }
+
+  void Run(const Frame& fr) {
+    const int n = static_cast<int>(f_.switches.size());
+    placed_.assign(n, 0);
+    count_ = 0;
+    const std::vector<int> row = WalkSide(fr.origin, fr.east);
+    const std::vector<int> column = WalkSide(fr.origin, fr.north);
+    m_.X = static_cast<int>(row.size());
+    m_.Y = static_cast<int>(column.size());
+    if (static_cast<long>(m_.X) * m_.Y != n)
+      Refuse(f_.SwitchLabel(fr.origin),
+             "the sides from this corner are " + std::to_string(m_.X) + " and " +
+                 std::to_string(m_.Y) + " switches long, but the fabric has " + std::to_string(n) +
+                 " switches",
+             "an X x Y mesh has X*Y switches");
+    m_.x.assign(n, 0);
+    m_.y.assign(n, 0);
+    m_.at.assign(n, -1);
+    m_.port.assign(n, {0, 0, 0, 0});
+    m_.dir.resize(n);
+    for (int s = 0; s < n; ++s) m_.dir[s].assign(f_.switches[s].num_ports + 1, kNoDir);
+    for (int x = 0; x < m_.X; ++x) Place(row[x], x, 0);
+    for (int y = 1; y < m_.Y; ++y) Place(column[y], 0, y);
+    GrowRows();
+    CheckGrid();
+  }
+
+ private:
+  void Place(int s, int x, int y) {
+    m_.x[s] = x;
+    m_.y[s] = y;
+    m_.at[static_cast<size_t>(x) * m_.Y + y] = s;
+  }
+
+  void Mark(int s) {
+    placed_[s] = 1;
+    ++count_;
+  }
+
+  // The side from `origin` through `first` (-1: none), straight on to its
+  // end.
+  std::vector<int> WalkSide(int origin, int first) {
+    std::vector<int> side{origin};
+    if (!placed_[origin]) Mark(origin);
+    for (int prev = origin, cur = first; cur >= 0;) {
+      if (placed_[cur])
+        Refuse(f_.SwitchLabel(cur), "reached twice walking the side from " + f_.SwitchLabel(origin),
+               "the sides of a mesh are straight lines between corners");
+      Mark(cur);
+      side.push_back(cur);
+      const int next = StraightOn(prev, cur);
+      prev = cur;
+      cur = next;
     }
+    return side;
   }
-  return best;
-}
 
-// The switch straight on from `prev` through `cur`: a neighbour of cur that
-// shares no neighbour with prev but cur (a turn closes a grid square).
-// -1 at the end of a side. Cost O(degree^3), degree <= 4.
-int StraightOn(const Fabric& f, const Links& l, int prev, int cur) {
-  int found = -1;
-  for (size_t i = 0; i < l.nbr[cur].size(); ++i) {
-    const int w = l.nbr[cur][i];
-    if (w == prev) continue;
-    bool turn = false;
-    for (int c : l.nbr[w]) turn = turn || (c != cur && l.Linked(prev, c));
-    if (turn) continue;
-    if (found >= 0)
-      Refuse(f.PortLabel(cur, l.port[cur][i]),
-             "a second link going straight on from " + f.SwitchLabel(prev) + " (besides port " +
-                 std::to_string(l.PortTo(cur, found)) + ")",
-             "a side of the mesh is a straight line of switches");
-    found = w;
+  // The switch straight on from `prev` through `cur`: a neighbour of cur
+  // that shares no neighbour with prev but cur (a turn closes a grid
+  // square). -1 at the end of a side. Cost O(degree^3), degree <= 4.
+  int StraightOn(int prev, int cur) const {
+    int found = -1;
+    for (size_t i = 0; i < l_.nbr[cur].size(); ++i) {
+      const int w = l_.nbr[cur][i];
+      if (w == prev) continue;
+      bool turn = false;
+      for (int c : l_.nbr[w]) turn = turn || (c != cur && l_.Linked(prev, c));
+      if (turn) continue;
+      if (found >= 0)
+        Refuse(f_.PortLabel(cur, l_.port[cur][i]),
+               "a second link going straight on from " + f_.SwitchLabel(prev) + " (besides port " +
+                   std::to_string(l_.PortTo(cur, found)) + ")",
+               "a side of the mesh is a straight line of switches");
+      found = w;
+    }
+    return found;
   }
-  return found;
-}
 
-// The side from `origin` through `first` (-1: a lone switch), straight on
-// to its end.
-std::vector<int> WalkSide(const Fabric& f, const Links& l, int origin, int first,
-                          std::vector<char>& placed) {
-  std::vector<int> side{origin};
-  placed[origin] = 1;
-  for (int prev = origin, cur = first; cur >= 0;) {
-    if (placed[cur])
-      Refuse(f.SwitchLabel(cur), "reached twice walking the side from " + f.SwitchLabel(origin),
-             "the sides of a mesh are straight lines between corners");
-    placed[cur] = 1;
-    side.push_back(cur);
-    const int next = StraightOn(f, l, prev, cur);
-    prev = cur;
-    cur = next;
-  }
-  return side;
-}
-
-void Place(Mesh& m, int s, int x, int y) {
-  m.x[s] = x;
-  m.y[s] = y;
-  m.at[static_cast<size_t>(x) * m.Y + y] = s;
-}
-
-// Rows 1..Y-1 grow north from the row below: the one unplaced neighbour of
-// N(x,y-1) is N(x,y). Column 0 is already known from the walk.
-void GrowRows(const Fabric& f, const Links& l, const std::vector<int>& column, Mesh& m,
-              std::vector<char>& placed) {
-  for (int y = 1; y < m.Y; ++y) {
-    Place(m, column[y], 0, y);
-    for (int x = 1; x < m.X; ++x) {
-      const int below = m.SwitchAt(x, y - 1);
-      int found = -1;
-      for (size_t i = 0; i < l.nbr[below].size(); ++i) {
-        const int t = l.nbr[below][i];
-        if (placed[t]) continue;
-        if (found >= 0)
-          Refuse(f.PortLabel(below, l.port[below][i]),
-                 "a second unplaced neighbour north of " + m.Label(below),
-                 "a switch has one north neighbour");
-        found = t;
+  // Rows 1..Y-1 grow from the row below: the one unplaced neighbour of
+  // N(x,y-1) is N(x,y). Column 0 comes from the walk.
+  void GrowRows() {
+    for (int y = 1; y < m_.Y; ++y)
+      for (int x = 1; x < m_.X; ++x) {
+        const int below = m_.SwitchAt(x, y - 1);
+        int found = -1;
+        for (size_t i = 0; i < l_.nbr[below].size(); ++i) {
+          const int t = l_.nbr[below][i];
+          if (placed_[t]) continue;
+          if (found >= 0)
+            Refuse(f_.PortLabel(below, l_.port[below][i]),
+                   "a second link to the next row of the grid (besides port " +
+                       std::to_string(l_.PortTo(below, found)) + ")",
+                   "a switch has one neighbour in the next row");
+          found = t;
+        }
+        if (found < 0)
+          Refuse(f_.SwitchLabel(below), "no link to the next row of the grid (a missing link?)",
+                 "every switch links to its grid neighbours");
+        Mark(found);
+        Place(found, x, y);
       }
-      if (found < 0)
-        Refuse(f.SwitchLabel(below) + " at " + Coord(x, y - 1),
-               "no link to a switch of row " + std::to_string(y) + " (a missing link north)",
-               "every switch below the top row links north");
-      placed[found] = 1;
-      Place(m, found, x, y);
-    }
   }
-}
 
-// Every link joins grid neighbours and every pair of grid neighbours is
-// linked; records each port's direction.
-void CheckGrid(const Fabric& f, const Links& l, Mesh& m) {
-  static const int kDx[4] = {1, 0, -1, 0}, kDy[4] = {0, 1, 0, -1};
-  for (int s = 0; s < static_cast<int>(f.switches.size()); ++s) {
-    for (size_t i = 0; i < l.nbr[s].size(); ++i) {
-      const int t = l.nbr[s][i], p = l.port[s][i];
-      int d = 0;
-      while (d < 4 && (m.x[t] - m.x[s] != kDx[d] || m.y[t] - m.y[s] != kDy[d])) ++d;
-      if (d == 4)
-        Refuse(f.PortLabel(s, p),
-               "leads to " + f.SwitchLabel(t) + " at " + Coord(m.x[t], m.y[t]) +
-                   ", not a grid neighbour of " + Coord(m.x[s], m.y[s]),
-               "links join grid neighbours; no wrap-around or diagonal links");
-      m.port[s][d] = p;
-      m.dir[s][p] = static_cast<int8_t>(d);
-    }
-    for (int d = 0; d < 4; ++d) {
-      const int nx = m.x[s] + kDx[d], ny = m.y[s] + kDy[d];
-      if (nx < 0 || ny < 0 || nx >= m.X || ny >= m.Y || m.port[s][d]) continue;
-      Refuse(f.SwitchLabel(s) + " at " + Coord(m.x[s], m.y[s]),
-             std::string("no link to its ") + MeshDirName(d) + " neighbour " +
-                 f.SwitchLabel(m.SwitchAt(nx, ny)) + " (a missing link)",
-             "every pair of grid neighbours is linked");
+  // Every link joins grid neighbours and every pair of grid neighbours is
+  // linked; records each port's direction.
+  void CheckGrid() {
+    static const int kDx[4] = {1, 0, -1, 0}, kDy[4] = {0, 1, 0, -1};
+    for (int s = 0; s < static_cast<int>(f_.switches.size()); ++s) {
+      for (size_t i = 0; i < l_.nbr[s].size(); ++i) {
+        const int t = l_.nbr[s][i], p = l_.port[s][i];
+        int d = 0;
+        while (d < 4 && (m_.x[t] - m_.x[s] != kDx[d] || m_.y[t] - m_.y[s] != kDy[d])) ++d;
+        if (d == 4)
+          Refuse(f_.PortLabel(s, p),
+                 "leads to " + f_.SwitchLabel(t) + ", which is not one of its grid neighbours",
+                 "links join grid neighbours; no wrap-around, diagonal or skipping links");
+        m_.port[s][d] = p;
+        m_.dir[s][p] = static_cast<int8_t>(d);
+      }
+      for (int d = 0; d < 4; ++d) {
+        const int nx = m_.x[s] + kDx[d], ny = m_.y[s] + kDy[d];
+        if (nx < 0 || ny < 0 || nx >= m_.X || ny >= m_.Y || m_.port[s][d]) continue;
+        Refuse(f_.SwitchLabel(s),
+               "no link to its grid neighbour " + f_.SwitchLabel(m_.SwitchAt(nx, ny)) +
+                   " (a missing link)",
+               "every switch links to its grid neighbours");
+      }
     }
   }
+
+  const Fabric& f_;
+  const Links& l_;
+  Mesh& m_;
+  std::vector<char> placed_;
+  int count_ = 0;
+};
+
+// Frames to try: the tie-break one first (lower port east; a line's odd
+// port east, even north), then, only to name the damage on a broken
+// fabric, other corners and the swapped axes.
+std::vector<Frame> Frames(const Links& l, const std::vector<int>& corners) {
+  constexpr size_t kDiagnosisCorners = 8;  // bounds the work on odd fabrics
+  std::vector<Frame> frames;
+  for (size_t i = 0; i < corners.size() && i < kDiagnosisCorners; ++i) {
+    const int c = corners[i];
+    const std::vector<int>& nb = l.nbr[c];  // in port order
+    if (nb.size() == 2) {
+      frames.push_back({c, nb[0], nb[1]});
+      frames.push_back({c, nb[1], nb[0]});
+    } else if (nb.size() == 1 && l.port[c][0] % 2 == 0) {
+      frames.push_back({c, -1, nb[0]});
+    } else {
+      frames.push_back({c, nb.empty() ? -1 : nb[0], -1});
+    }
+  }
+  return frames;
 }
 
 }  // namespace
@@ -230,42 +298,24 @@ Mesh RecognizeMesh(const Fabric& f) {
   l.port.resize(n);
   for (int s = 0; s < n; ++s) ScanSwitch(f, s, m, l);
   CheckConnected(f, l);
-
-  const int origin = PickOrigin(f, l);
-  const std::vector<int>& op = l.port[origin];  // in port order: op[0] < op[1]
-  std::vector<char> placed(n, 0);
-  std::vector<int> row, column;
-  if (op.size() == 2) {  // a 2-D grid: lower port east, higher north
-    row = WalkSide(f, l, origin, l.nbr[origin][0], placed);
-    column = WalkSide(f, l, origin, l.nbr[origin][1], placed);
-  } else if (op.size() == 1 && op[0] % 2 == 0) {  // a line along y
-    column = WalkSide(f, l, origin, l.nbr[origin][0], placed);
-    row = {origin};
-  } else {  // a line along x, or a lone switch
-    row = WalkSide(f, l, origin, op.empty() ? -1 : l.nbr[origin][0], placed);
-    column = {origin};
+  // A mesh lays out in every frame, so only the first can succeed; on a
+  // broken fabric the frame that placed the most switches before failing
+  // is nearest the damage, and its refusal is the one reported.
+  std::string best_error;
+  int best_placed = -1;
+  for (const Frame& fr : Frames(l, Corners(f, l))) {
+    Layout layout(f, l, m);
+    try {
+      layout.Run(fr);
+      return m;
+    } catch (const Error& e) {
+      if (layout.placed_count() > best_placed) {
+        best_placed = layout.placed_count();
+        best_error = e.what();
+      }
+    }
   }
-  m.X = static_cast<int>(row.size());
-  m.Y = static_cast<int>(column.size());
-  if (static_cast<long>(m.X) * m.Y != n)
-    Refuse(f.SwitchLabel(origin),
-           "the sides from this corner are " + std::to_string(m.X) + " and " +
-               std::to_string(m.Y) + " switches long, but the fabric has " + std::to_string(n) +
-               " switches",
-           "an X x Y mesh has X*Y switches");
-
-  m.x.assign(n, 0);
-  m.y.assign(n, 0);
-  m.at.assign(n, -1);
-  m.port.assign(n, {0, 0, 0, 0});
-  m.dir.resize(n);
-  for (int s = 0; s < n; ++s) m.dir[s].assign(f.switches[s].num_ports + 1, kNoDir);
-  for (int x = 0; x < m.X; ++x) Place(m, row[x], x, 0);
-  // Column switches above the origin are re-placed row by row; the walk
-  // marked them placed so growth cannot take them for another column.
-  GrowRows(f, l, column, m, placed);
-  CheckGrid(f, l, m);
-  return m;
+  throw Error(best_error);
 }
 
 }  // namespace ibu

@@ -21,10 +21,13 @@
 // Accepted: X x Y >= 1 x 1, rectangular or square, lines included (XY is
 // then plain line routing). Refused, with the first offending switch (and
 // port where there is one) and the rule broken: a switch with no host or
-// two (fat-trees fail here), more than 4 switch links, parallel or
-// self links, a disconnected fabric, no corner (a torus), wrap-around or
-// diagonal links, missing links, sides that do not multiply to the switch
-// count.
+// two (fat-trees fail here; so does a dual-port HCA), more than 4 switch
+// links, parallel or self links, a disconnected fabric, no corner (a
+// torus), wrap-around, diagonal or skipping links, missing links, sides
+// that do not multiply to the switch count. A mesh lays out from any
+// corner, so on a broken fabric up to 8 corners x 2 axis choices are tried
+// and the refusal of the one that placed the most switches is reported:
+// it fails nearest the damage (a missing link is then named by both ends).
 #pragma once
 
 #include <array>
@@ -61,8 +64,9 @@ struct Mesh {
   std::string Label(int sw) const;  // "N(x,y)"
 };
 
-// Recognises an X x Y mesh. Cost O(switches x ports). Throws ibu::Error
-// "not a 2-D mesh: <switch/port label>: <what> (mesh rule: <rule>)".
+// Recognises an X x Y mesh. Cost O(switches x ports) (x16 frames when
+// refusing). Throws ibu::Error
+// "not a 2-D mesh: <switch or port label>: <what> (mesh rule: <rule>)".
 Mesh RecognizeMesh(const Fabric& f);
 
 }  // namespace ibu

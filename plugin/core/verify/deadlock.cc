@@ -76,8 +76,12 @@ class Builder {
     return opt_.path_sl ? opt_.path_sl(src, mlid) & 15 : 0;
   }
 
+  // VL of the hop; tables that do not cover the ports (or none) mean VL 0.
   int Vl(int sw, int in, int out, int sl) const {
-    return sw < static_cast<int>(t_.sl2vl.size()) ? t_.sl2vl[sw].get(in, out, sl) : 0;
+    if (sw >= static_cast<int>(t_.sl2vl.size())) return 0;
+    const Sl2Vl& m = t_.sl2vl[sw];
+    if (m.empty() || in > m.num_ports || out > m.num_ports) return 0;
+    return m.get(in, out, sl);
   }
 
   // Every end port to `lid`. The first hop starts at the source's switch

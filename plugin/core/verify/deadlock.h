@@ -42,10 +42,10 @@ struct DeadlockChannel {
 };
 
 struct DeadlockReport {
-  long channels = 0;       // channels used by some route
-  long dependencies = 0;   // distinct edges of the graph
-  long unicast_routes = 0; // (source end port, destination LID) pairs walked
-  long mcast_senders = 0;  // (group, member) pairs flooded
+  long channels = 0;        // channels used by some route
+  long dependencies = 0;    // distinct edges of the graph
+  long unicast_routes = 0;  // (source end port, destination LID) pairs walked
+  long mcast_senders = 0;   // (group, member) pairs flooded
   // One cycle, in dependency order (each channel waits for the next, the
   // last for the first); empty when the graph is acyclic.
   std::vector<DeadlockChannel> cycle;
