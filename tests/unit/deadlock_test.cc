@@ -1,0 +1,282 @@
+// The channel-dependency (credit-loop) checker: acyclic where the theory
+// says so, one named cycle where it does not.
+#include "plugin/core/verify/deadlock.h"
+
+#include <random>
+#include <set>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/netfile.h"
+#include "plugin/core/routing/xymesh.h"
+#include "plugin/core/topology/generate.h"
+#include "plugin/core/topology/mesh.h"
+#include "plugin/core/verify/multicast.h"
+#include "plugin/core/verify/unicast.h"
+#include "tests/unit/test_util.h"
+
+namespace ibu::test {
+namespace {
+
+std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count) {
+  std::vector<int> all(hosts);
+  for (int i = 0; i < hosts; ++i) all[i] = i;
+  for (int i = 0; i < count; ++i) std::swap(all[i], all[i + rng() % (hosts - i)]);
+  all.resize(count);
+  return all;
+}
+
+// `count` random groups (sizes 2 .. all hosts, MLIDs in a row so every
+// multicast class appears), every other one with a random explicit anchor.
+std::vector<McastGroup> RandomGroups(std::mt19937_64& rng, int hosts, int count) {
+  std::vector<McastGroup> groups;
+  for (int i = 0; i < count; ++i) {
+    McastGroup g;
+    g.mlid = static_cast<Lid>(0xC000 + i);
+    g.members = RandomMembers(rng, hosts, 2 + static_cast<int>(rng() % (hosts - 1)));
+    if (i % 2) g.anchor = static_cast<int>(rng() % hosts);
+    groups.push_back(g);
+  }
+  return groups;
+}
+
+// A ring of n switches (port 1 to the next, 2 to the previous, 3 a host).
+Fabric Ring(int n) {
+  Fabric f;
+  for (int i = 0; i < n; ++i) {
+    Switch sw;
+    sw.guid = 0x200000 + i;
+    sw.name = "R" + std::to_string(i);
+    sw.num_ports = 3;
+    sw.ports.resize(4);
+    f.switches.push_back(sw);
+    EndPort ep;
+    ep.node_guid = 0x100000 + 2 * i;
+    ep.port_guid = ep.node_guid + 1;
+    ep.name = "h" + std::to_string(i);
+    f.end_ports.push_back(ep);
+  }
+  for (int i = 0; i < n; ++i) {
+    ConnectSwitches(f, i, 1, (i + 1) % n, 2);
+    ConnectEndPort(f, i, i, 3);
+  }
+  AssignDefaultLids(f, 0);
+  return f;
+}
+
+// Everything goes clockwise (port 1) until it is home.
+Tables Clockwise(const Fabric& f) {
+  Tables t;
+  t.Resize(f);
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    t.lft[s].out.assign(f.max_lid() + 1, 1);
+    t.lft[s].out[0] = kNoPort;
+    t.lft[s].set(f.end_ports[s].base_lid, 3);
+    t.lft[s].set(f.switches[s].lid, 0);
+  }
+  return t;
+}
+
+void RingHasACycle() {
+  Fabric f = Ring(5);
+  Tables t = Clockwise(f);
+  // Every route arrives (the verifier only finds them longer than the
+  // diameter), yet the channels wait on each other all the way round.
+  for (const std::string& err : VerifyUnicast(f, t).errors) CU_ASSERT(Contains(err, "too long"));
+  DeadlockReport r = CheckDeadlock(f, t, {});
+  CU_ASSERT(!r.acyclic());
+  CU_ASSERT_EQUAL_FATAL(r.cycle.size(), 5u);
+  for (size_t i = 0; i < r.cycle.size(); ++i) {
+    const DeadlockChannel& c = r.cycle[i];
+    CU_ASSERT_EQUAL(c.port, 1);
+    CU_ASSERT_EQUAL(c.vl, 0);
+    CU_ASSERT_EQUAL(r.cycle[(i + 1) % 5].sw, (c.sw + 1) % 5);
+  }
+  CU_ASSERT_EQUAL(r.channels, 5);
+  CU_ASSERT_EQUAL(r.dependencies, 5);
+  CU_ASSERT_EQUAL(r.unicast_routes, 5 * 10 - 5);
+  const std::string s = r.Summary(f);
+  CU_ASSERT(
+      Contains(s, "credit loop of 5 channels: " + f.PortLabel(r.cycle[0].sw, 1) + " VL 0 -> "));
+  CU_ASSERT(Contains(s, "back to the first"));
+  // Never using the link from R4 to R0 (either way) makes it a line: no loop.
+  for (int sw = 0; sw < 5; ++sw)
+    for (int h = 0; h < 5; ++h) {
+      if (h == sw) continue;
+      t.lft[sw].set(f.end_ports[h].base_lid, h > sw ? 1 : 2);
+      t.lft[sw].set(f.switches[h].lid, h > sw ? 1 : 2);
+    }
+  DeadlockReport ok = CheckDeadlock(f, t, {});
+  CU_ASSERT(ok.acyclic());
+  CU_ASSERT(Contains(ok.Summary(f), "acyclic"));
+}
+
+// No recursion: a 1000-switch loop is found, a 1500-switch line is clean.
+void LargeGraphsNeedNoRecursion() {
+  Fabric f = Ring(1000);
+  DeadlockReport r = CheckDeadlock(f, Clockwise(f), {});
+  CU_ASSERT_EQUAL(r.cycle.size(), 1000u);
+  Fabric line = MakeMesh(1, 1500);
+  AssignDefaultLids(line, 0);
+  Tables t;
+  MakeXyMeshEngine({}, nullptr)->RouteUnicast(line, t);
+  CU_ASSERT(CheckDeadlock(line, t, {}).acyclic());
+  // Nothing routed: nothing to depend on.
+  DeadlockReport none = CheckDeadlock(line, Tables{}, {});
+  CU_ASSERT(none.acyclic() && none.channels == 0);
+}
+
+void XyUnicastIsAcyclic() {
+  for (auto xy : {std::pair{4, 4}, {16, 16}, {3, 7}}) {
+    Fabric f = MakeMesh(xy.first, xy.second);
+    ShufflePorts(f, 3);
+    AssignDefaultLids(f, 1);
+    Tables t;
+    MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+    DeadlockReport r = CheckDeadlock(f, t, {});
+    CU_ASSERT(r.acyclic());
+    // XY uses every directed switch link.
+    const long links = 2L * (xy.first - 1) * xy.second + 2L * xy.first * (xy.second - 1);
+    CU_ASSERT_EQUAL(r.channels, links);
+  }
+}
+
+// Destinations with x + y even are reached XY, the others YX: minimal
+// routes, every LID reachable, and a credit loop.
+void MixedXyYxHasACycle() {
+  Fabric f = MakeMesh(4, 4);
+  AssignDefaultLids(f, 0);
+  Tables t;
+  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+  const Mesh m = RecognizeMesh(f);
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    for (size_t h = 0; h < f.end_ports.size(); ++h) {
+      const int d = f.end_ports[h].switch_index;
+      if (d == static_cast<int>(s) || (m.x[d] + m.y[d]) % 2 == 0) continue;
+      int dir = m.y[d] > m.y[s]   ? kNorth
+                : m.y[d] < m.y[s] ? kSouth
+                : m.x[d] > m.x[s] ? kEast
+                                  : kWest;
+      t.lft[s].set(f.end_ports[h].base_lid, static_cast<uint8_t>(m.port[s][dir]));
+    }
+  UnicastReport u = VerifyUnicast(f, t);
+  CU_ASSERT(u.ok());
+  CU_ASSERT_EQUAL(u.hops_histogram.rbegin()->first, 6);  // minimal: the diameter
+  DeadlockReport r = CheckDeadlock(f, t, {});
+  CU_ASSERT(!r.acyclic());
+  CU_ASSERT(r.cycle.size() >= 4);
+  // Consecutive channels of the cycle are joined: each ends where the next starts.
+  for (size_t i = 0; i < r.cycle.size(); ++i) {
+    const Peer& p = f.switches[r.cycle[i].sw].ports[r.cycle[i].port];
+    CU_ASSERT(p.is_switch() && p.index == r.cycle[(i + 1) % r.cycle.size()].sw);
+  }
+}
+
+// Trees rooted on two different rows of one VL close a loop: why the
+// engine roots every tree of a VL on that VL's trunk row.
+void TreesOnTwoRowsHaveACycle() {
+  Fabric f = MakeMesh(4, 4);
+  AssignDefaultLids(f, 0);
+  auto e = MakeXyMeshEngine({}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  XyRouter router(f, RecognizeMesh(f), {});
+  const std::vector<int> members = {0, 1, 4, 5};  // H(0,0) H(0,1) H(1,0) H(1,1)
+  std::vector<int> reach;
+  for (int m : members) reach.push_back(f.end_ports[m].switch_index);
+  std::vector<McastGroup> groups = {{0xC000, members, -1}, {0xC001, members, -1}};
+  const int roots[2] = {SwitchNamed(f, "N(0,0)"), SwitchNamed(f, "N(0,1)")};
+  for (int i = 0; i < 2; ++i)
+    for (auto& [sw, mask] : router.UnionTree(roots[i], reach, members))
+      t.mft[sw].groups[groups[i].mlid] = mask;
+  for (const McastGroup& g : groups) CU_ASSERT(VerifyMulticast(f, t, g).ok());
+  CU_ASSERT(CheckDeadlock(f, t, {groups[0]}).acyclic());  // one tree alone is fine
+  CU_ASSERT(!CheckDeadlock(f, t, groups).acyclic());
+  Tables mcast_only;
+  mcast_only.Resize(f);
+  mcast_only.mft = t.mft;
+  CU_ASSERT(!CheckDeadlock(f, mcast_only, groups).acyclic());  // even on a VL of their own
+  // The engine's trees for the same groups, even anchored on both rows, are fine.
+  groups[0].anchor = 0;
+  groups[1].anchor = 1;
+  for (const McastGroup& g : groups) e->RouteMulticast(f, g, t);
+  CU_ASSERT(CheckDeadlock(f, t, groups).acyclic());
+}
+
+// Unicast + multicast in every VL mode, with the SLs the engine hands out.
+void EveryVlModeIsAcyclic() {
+  std::mt19937_64 rng(17);
+  for (int vls : {1, 2, 4})
+    for (const char* mode : {"shared", "dedicated"})
+      for (auto xy : {std::pair{6, 6}, {5, 7}}) {
+        Fabric f = MakeMesh(xy.first, xy.second);
+        ShufflePorts(f, 21);
+        AssignDefaultLids(f, 0);
+        auto e = MakeXyMeshEngine(
+            {"xymesh_vls=" + std::to_string(vls), std::string("xymesh_vl_mode=") + mode}, nullptr);
+        Tables t;
+        e->RouteUnicast(f, t);
+        e->RouteSl2Vl(f, t);
+        const std::vector<McastGroup> groups =
+            RandomGroups(rng, static_cast<int>(f.end_ports.size()), 24);
+        for (const McastGroup& g : groups) {
+          e->RouteMulticast(f, g, t);
+          CU_ASSERT(VerifyMulticast(f, t, g).ok());
+        }
+        DeadlockReport r = CheckDeadlock(f, t, groups, EngineSls(f, *e));
+        if (!r.acyclic()) fprintf(stderr, "\n  vls=%d %s: %s", vls, mode, r.Summary(f).c_str());
+        CU_ASSERT(r.acyclic());
+        CU_ASSERT_EQUAL(r.mcast_senders, [&] {
+          long n = 0;
+          for (const McastGroup& g : groups) n += static_cast<long>(g.members.size());
+          return n;
+        }());
+        const long links = 2L * (xy.first - 1) * xy.second + 2L * xy.first * (xy.second - 1);
+        // Dedicated (or one VL): one VL per directed link. Shared: several.
+        if (mode[0] == 'd' || vls == 1) CU_ASSERT_EQUAL(r.channels, links);
+        if (mode[0] == 's' && vls > 1) CU_ASSERT(r.channels > links && r.channels <= links * vls);
+        if (mode[0] != 's') continue;
+        // Shared mode holds whatever SL each unicast packet carries.
+        DeadlockOptions any;
+        DeadlockOptions engine = EngineSls(f, *e);
+        any.path_sl = [&](int src, Lid dlid) {
+          return dlid >= kMulticastLidBase ? engine.path_sl(src, dlid)
+                                           : static_cast<uint8_t>((src + dlid) % 16);
+        };
+        CU_ASSERT(CheckDeadlock(f, t, groups, any).acyclic());
+      }
+}
+
+// The fat-tree engines' up*/down* tables with cyclic multicast trees.
+void FatTreeIsAcyclic() {
+  std::mt19937_64 rng(23);
+  for (const char* engine : {"mlid", "slid"})
+    for (auto mn : {std::pair{4, 3}, {8, 3}}) {
+      Fabric f = MakeFatTree(mn.first, mn.second);
+      AssignDefaultLids(f, mn.first == 4 ? 2 : 0);
+      ShufflePorts(f, 5);
+      auto e = MakeEngine(engine, {}, nullptr);
+      Tables t;
+      e->RouteUnicast(f, t);
+      const std::vector<McastGroup> groups =
+          RandomGroups(rng, static_cast<int>(f.end_ports.size()), 16);
+      for (const McastGroup& g : groups) e->RouteMulticast(f, g, t);
+      DeadlockReport r = CheckDeadlock(f, t, groups);
+      CU_ASSERT(r.acyclic());
+      CU_ASSERT(r.channels > 0 && r.mcast_senders > 0);
+    }
+}
+
+}  // namespace
+
+void RegisterDeadlockSuite() {
+  CU_pSuite s = CU_add_suite("channel dependency checker", nullptr, nullptr);
+  CU_add_test(s, "a ring of LFTs has a cycle", RingHasACycle);
+  CU_add_test(s, "large graphs need no recursion", LargeGraphsNeedNoRecursion);
+  CU_add_test(s, "XY unicast on meshes is acyclic", XyUnicastIsAcyclic);
+  CU_add_test(s, "mixed XY/YX routing has a cycle", MixedXyYxHasACycle);
+  CU_add_test(s, "trees rooted on two rows have a cycle", TreesOnTwoRowsHaveACycle);
+  CU_add_test(s, "xymesh: every VL mode acyclic", EveryVlModeIsAcyclic);
+  CU_add_test(s, "fat-tree mlid/slid with multicast acyclic", FatTreeIsAcyclic);
+}
+
+}  // namespace ibu::test

@@ -1,0 +1,606 @@
+// 2-D meshes: recognition, XY unicast, union multicast, VL policies.
+#include "plugin/core/topology/mesh.h"
+
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/netfile.h"
+#include "plugin/core/routing/xymesh.h"
+#include "plugin/core/topology/generate.h"
+#include "plugin/core/verify/multicast.h"
+#include "plugin/core/verify/unicast.h"
+#include "tests/unit/test_util.h"
+
+namespace ibu::test {
+namespace {
+
+// Generator coordinates from a node name "N(x,y)" / "H(x,y)".
+std::pair<int, int> NameXy(const std::string& name) {
+  const size_t open = name.find('('), comma = name.find(',');
+  return {std::atoi(name.c_str() + open + 1), std::atoi(name.c_str() + comma + 1)};
+}
+
+int Node(const Fabric& f, int x, int y) {
+  return SwitchNamed(f, "N(" + std::to_string(x) + "," + std::to_string(y) + ")");
+}
+
+int NameX(const Fabric& f, int sw) { return NameXy(f.switches[sw].name).first; }
+int NameY(const Fabric& f, int sw) { return NameXy(f.switches[sw].name).second; }
+
+int HostAt(const Fabric& f, int x, int y) {
+  return f.EndPortByName("H(" + std::to_string(x) + "," + std::to_string(y) + ")");
+}
+
+std::string Recognize(const Fabric& f) {
+  return ErrorOf([&] { RecognizeMesh(f); });
+}
+
+void Disconnect(Fabric& f, int sw, int port) {
+  const Peer peer = f.switches[sw].ports[port];
+  if (peer.is_switch()) f.switches[peer.index].ports[peer.port] = Peer{};
+  f.switches[sw].ports[port] = Peer{};
+}
+
+void AddPorts(Fabric& f, int sw, int ports) {
+  f.switches[sw].num_ports = ports;
+  f.switches[sw].ports.resize(ports + 1);
+}
+
+const int kSizes[][2] = {{4, 4}, {5, 5}, {3, 7}, {7, 3}, {1, 5}, {5, 1}, {2, 2}, {1, 2}, {2, 1}};
+
+// Canonical cabling: coordinates are the names', directions the ports'.
+void CanonicalLabels() {
+  for (const auto& xy : kSizes) {
+    Fabric f = MakeMesh(xy[0], xy[1]);
+    Mesh m = RecognizeMesh(f);
+    CU_ASSERT_EQUAL(m.X, xy[0]);
+    CU_ASSERT_EQUAL(m.Y, xy[1]);
+    for (size_t s = 0; s < f.switches.size(); ++s) {
+      const int sw = static_cast<int>(s);
+      CU_ASSERT_EQUAL(m.Label(sw), f.switches[s].name);
+      CU_ASSERT_EQUAL(m.host_port[s], 5);
+      CU_ASSERT_EQUAL(f.end_ports[m.host[s]].name, "H" + f.switches[s].name.substr(1));
+      for (int d = 0; d < 4; ++d) {
+        const bool border = (d == kEast && m.x[s] == m.X - 1) || (d == kWest && m.x[s] == 0) ||
+                            (d == kNorth && m.y[s] == m.Y - 1) || (d == kSouth && m.y[s] == 0);
+        CU_ASSERT_EQUAL(m.port[s][d], border ? 0 : d + 1);
+        if (!border) CU_ASSERT_EQUAL(m.DirOf(sw, d + 1), d);
+      }
+      CU_ASSERT_EQUAL(m.DirOf(sw, 5), kNoDir);
+      CU_ASSERT_EQUAL(m.SwitchAt(m.x[s], m.y[s]), sw);
+    }
+  }
+}
+
+// One switch with one host is a 1 x 1 mesh (the generator wants two).
+void LoneSwitch() {
+  Fabric f;
+  Switch sw;
+  sw.guid = 0x200000;
+  sw.name = "lone";
+  sw.num_ports = 5;
+  sw.ports.resize(6);
+  f.switches.push_back(sw);
+  EndPort ep;
+  ep.node_guid = 0x100000;
+  ep.port_guid = 0x100001;
+  ep.name = "h";
+  f.end_ports.push_back(ep);
+  ConnectEndPort(f, 0, 0, 3);
+  AssignDefaultLids(f, 0);
+  Mesh m = RecognizeMesh(f);
+  CU_ASSERT(m.X == 1 && m.Y == 1 && m.host_port[0] == 3);
+  Tables t;
+  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+  CU_ASSERT(t.lft[0].port(1) == 3 && t.lft[0].port(2) == 0);
+}
+
+// The 8 symmetries of a grid as (swap, flip x, flip y) applied to name
+// coordinates; returns how many of them give the recognised coordinates.
+int MatchingSymmetries(const Fabric& f, const Mesh& m, int nx, int ny) {
+  int matches = 0;
+  for (int t = 0; t < 8; ++t) {
+    const bool swap = t & 1, fx = t & 2, fy = t & 4;
+    const int w = swap ? ny : nx, h = swap ? nx : ny;
+    if (w != m.X || h != m.Y) continue;
+    bool all = true;
+    for (size_t s = 0; s < f.switches.size() && all; ++s) {
+      auto [a, b] = NameXy(f.switches[s].name);
+      if (swap) std::swap(a, b);
+      if (fx) a = w - 1 - a;
+      if (fy) b = h - 1 - b;
+      all = a == m.x[s] && b == m.y[s];
+    }
+    matches += all;
+  }
+  return matches;
+}
+
+// Each port's direction agrees with the coordinates it leads to.
+bool DirectionsConsistent(const Fabric& f, const Mesh& m) {
+  static const int kDx[4] = {1, 0, -1, 0}, kDy[4] = {0, 1, 0, -1};
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    for (int p = 1; p <= f.switches[s].num_ports; ++p) {
+      const Peer& peer = f.switches[s].ports[p];
+      const int d = m.DirOf(static_cast<int>(s), p);
+      if (peer.is_switch() != (d != kNoDir)) return false;
+      if (d == kNoDir) continue;
+      if (m.x[peer.index] - m.x[s] != kDx[d] || m.y[peer.index] - m.y[s] != kDy[d]) return false;
+      if (m.port[s][d] != p) return false;
+    }
+  return true;
+}
+
+// Shuffled ports and record order: a consistent labelling (one grid
+// symmetry of the names), independent of the record order.
+void ShuffledLabels() {
+  for (const auto& xy : kSizes) {
+    for (uint64_t seed : {1u, 7u, 42u}) {
+      Fabric f = MakeMesh(xy[0], xy[1]);
+      std::vector<int> order = ShufflePorts(f, seed);
+      Mesh m = RecognizeMesh(f);
+      CU_ASSERT(MatchingSymmetries(f, m, xy[0], xy[1]) >= 1);  // lines match several
+      CU_ASSERT(DirectionsConsistent(f, m));
+      std::ostringstream os;
+      WriteNetFile(os, f, order);
+      std::istringstream is(os.str());
+      Fabric g = ParseNetFile(is, "shuffled.net");
+      Mesh mg = RecognizeMesh(g);
+      for (size_t s = 0; s < g.switches.size(); ++s) {
+        const int fs = f.SwitchByGuid(g.switches[s].guid);
+        CU_ASSERT(mg.x[s] == m.x[fs] && mg.y[s] == m.y[fs]);
+      }
+    }
+  }
+}
+
+// Record order alone (ports canonical) leaves the canonical labels.
+void RecordOrderKeepsCanonicalLabels() {
+  Fabric f = MakeMesh(3, 7);
+  std::vector<int> order(f.end_ports.size() + f.switches.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(order.size() - 1 - i);
+  std::ostringstream os;
+  WriteNetFile(os, f, order);
+  std::istringstream is(os.str());
+  Fabric g = ParseNetFile(is, "reversed.net");
+  Mesh m = RecognizeMesh(g);
+  CU_ASSERT(m.X == 3 && m.Y == 7);
+  for (size_t s = 0; s < g.switches.size(); ++s) CU_ASSERT_EQUAL(m.Label(s), g.switches[s].name);
+}
+
+void RefusesFatTree() {
+  Fabric f = MakeFatTree(4, 2);
+  const std::string e = Recognize(f);
+  CU_ASSERT(Contains(e, "not a 2-D mesh: " + f.SwitchLabel(0) + ": no host"));
+  CU_ASSERT(Contains(e, "(mesh rule: every switch has exactly one host)"));
+  Fabric g = MakeFatTree(4, 1);  // one switch, four hosts
+  CU_ASSERT(Contains(Recognize(g), g.PortLabel(0, 2) + ": second host "));
+}
+
+void RefusesTwoHosts() {
+  Fabric f = MakeMesh(3, 3);
+  const int s = Node(f, 1, 1);
+  AddPorts(f, s, 6);
+  EndPort ep;
+  ep.node_guid = 0x900000;
+  ep.port_guid = 0x900001;
+  ep.name = "extra";
+  f.end_ports.push_back(ep);
+  ConnectEndPort(f, static_cast<int>(f.end_ports.size() - 1), s, 6);
+  f.Finalize();
+  const std::string e = Recognize(f);
+  CU_ASSERT(Contains(e, f.PortLabel(s, 6) + ": second host extra (the first is on port 5)"));
+  CU_ASSERT(Contains(e, "exactly one host"));
+}
+
+void RefusesWrapLinks() {
+  Fabric f = MakeMesh(5, 5);
+  ConnectSwitches(f, Node(f, 0, 2), 3, Node(f, 4, 2), 1);  // one wrap-around link
+  f.Finalize();
+  std::string e = Recognize(f);
+  CU_ASSERT(Contains(e, "not a 2-D mesh: " + f.PortLabel(Node(f, 0, 2), 3) +
+                            ": a second link going straight on from " +
+                            f.SwitchLabel(Node(f, 0, 1)) + " (besides port 2)"));
+  CU_ASSERT(Contains(e, "(mesh rule: a side of the mesh is a straight line of switches)"));
+  // A link skipping a switch on the top row.
+  Fabric g = MakeMesh(5, 5);
+  AddPorts(g, Node(g, 1, 4), 6);
+  AddPorts(g, Node(g, 3, 4), 6);
+  ConnectSwitches(g, Node(g, 1, 4), 6, Node(g, 3, 4), 6);
+  g.Finalize();
+  e = Recognize(g);
+  CU_ASSERT(Contains(e, g.PortLabel(Node(g, 1, 4), 6) + ": leads to " +
+                            g.SwitchLabel(Node(g, 3, 4)) +
+                            ", which is not one of its grid neighbours"));
+  CU_ASSERT(Contains(e, "no wrap-around, diagonal or skipping links"));
+  Fabric torus = MakeMesh(4, 4);
+  for (int i = 0; i < 4; ++i) {
+    ConnectSwitches(torus, Node(torus, 0, i), 3, Node(torus, 3, i), 1);
+    ConnectSwitches(torus, Node(torus, i, 0), 4, Node(torus, i, 3), 2);
+  }
+  torus.Finalize();
+  e = Recognize(torus);
+  CU_ASSERT(Contains(e, "there is no corner"));
+  CU_ASSERT(Contains(e, "a torus is not a mesh"));
+}
+
+// Missing links are named by both ends, whichever frame reached them.
+void RefusesMissingLinks() {
+  for (uint64_t shuffle : {0u, 4u}) {
+    for (int port : {1, 2}) {  // N(1,2) - N(2,2), then N(1,2) - N(1,3)
+      Fabric f = MakeMesh(5, 5);
+      const int a = Node(f, 1, 2), b = port == 1 ? Node(f, 2, 2) : Node(f, 1, 3);
+      Disconnect(f, a, port);
+      if (shuffle) ShufflePorts(f, shuffle);
+      f.Finalize();
+      const std::string e = Recognize(f);
+      CU_ASSERT(Contains(e, "not a 2-D mesh: " + f.SwitchLabel(a) +
+                                ": no link to its grid neighbour " + f.SwitchLabel(b) +
+                                " (a missing link)"));
+      CU_ASSERT(Contains(e, "(mesh rule: every switch links to its grid neighbours)"));
+    }
+  }
+  Fabric h = MakeMesh(3, 3);
+  Disconnect(h, Node(h, 0, 0), 1);
+  Disconnect(h, Node(h, 0, 0), 2);
+  h.Finalize();
+  CU_ASSERT(Contains(Recognize(h), h.SwitchLabel(Node(h, 0, 1)) + ": not connected to " +
+                                       h.SwitchLabel(Node(h, 0, 0))));
+}
+
+void RefusesOtherShapes() {
+  // Parallel link, fifth neighbour, diagonal, a ring: each names its rule.
+  Fabric f = MakeMesh(3, 3);
+  AddPorts(f, Node(f, 0, 0), 6);
+  AddPorts(f, Node(f, 1, 0), 6);
+  ConnectSwitches(f, Node(f, 0, 0), 6, Node(f, 1, 0), 6);
+  f.Finalize();
+  CU_ASSERT(Contains(Recognize(f), f.PortLabel(Node(f, 0, 0), 6) + ": second link to " +
+                                       f.SwitchLabel(Node(f, 1, 0)) + " (the first is port 1)"));
+  Fabric g = MakeMesh(3, 3);
+  AddPorts(g, Node(g, 1, 1), 6);
+  AddPorts(g, Node(g, 0, 0), 6);
+  ConnectSwitches(g, Node(g, 1, 1), 6, Node(g, 0, 0), 6);
+  g.Finalize();
+  CU_ASSERT(Contains(Recognize(g), g.PortLabel(Node(g, 1, 1), 6) + ": fifth switch link"));
+  Fabric d = MakeMesh(4, 4);
+  ConnectSwitches(d, Node(d, 0, 3), 3, Node(d, 3, 0), 4);  // corner to corner
+  d.Finalize();
+  CU_ASSERT(
+      Contains(Recognize(d), d.PortLabel(Node(d, 0, 3), 4) + ": a second link going straight on"));
+  // A ring of 6 switches, one host each.
+  Fabric ring = MakeMesh(2, 3);
+  Disconnect(ring, Node(ring, 0, 1), 1);  // 2x3 minus the middle rung
+  ring.Finalize();
+  CU_ASSERT(Contains(Recognize(ring), "reached twice walking the side"));
+}
+
+// Hop-by-hop: X moves first, then Y, each one step toward the destination,
+// and exactly |dx| + |dy| switch-to-switch links (name coordinates are the
+// ground truth for minimality). The last hop is the host port or port 0.
+void CheckXyRoute(const Fabric& f, const Tables& t, const Mesh& m, int src, Lid lid, int dst_sw,
+                  int last_port) {
+  const auto hops = Trace(f, t, src, lid);
+  const int s0 = f.end_ports[src].switch_index;
+  auto [ax, ay] = NameXy(f.switches[s0].name);
+  auto [bx, by] = NameXy(f.switches[dst_sw].name);
+  CU_ASSERT_EQUAL(static_cast<int>(hops.size()), std::abs(ax - bx) + std::abs(ay - by) + 1);
+  bool moved_y = false;
+  for (size_t i = 0; i + 1 < hops.size(); ++i) {
+    const int s = hops[i].first, next = hops[i + 1].first;
+    const int dx = m.x[next] - m.x[s], dy = m.y[next] - m.y[s];
+    const int want_dx = (m.x[dst_sw] > m.x[s]) - (m.x[dst_sw] < m.x[s]);
+    const int want_dy = (m.y[dst_sw] > m.y[s]) - (m.y[dst_sw] < m.y[s]);
+    if (dx != 0) {
+      CU_ASSERT(!moved_y && dy == 0 && dx == want_dx);
+    } else {
+      moved_y = true;
+      CU_ASSERT(want_dx == 0 && dy == want_dy && dy != 0);
+    }
+  }
+  CU_ASSERT_EQUAL(hops.back().first, dst_sw);
+  CU_ASSERT_EQUAL(hops.back().second, last_port);
+}
+
+void XyRoutes(Fabric f, int lmc) {
+  AssignDefaultLids(f, lmc);
+  Tables t;
+  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+  Mesh m = RecognizeMesh(f);
+  for (size_t src = 0; src < f.end_ports.size(); ++src) {
+    for (size_t d = 0; d < f.end_ports.size(); ++d) {
+      if (d == src) continue;
+      const EndPort& ep = f.end_ports[d];
+      for (int j = 0; j < ep.lid_count(); ++j)
+        CheckXyRoute(f, t, m, static_cast<int>(src), static_cast<Lid>(ep.base_lid + j),
+                     ep.switch_index, ep.switch_port);
+    }
+    for (size_t s = 0; s < f.switches.size(); ++s)
+      CheckXyRoute(f, t, m, static_cast<int>(src), f.switches[s].lid, static_cast<int>(s), 0);
+  }
+  UnicastReport r = VerifyUnicast(f, t);
+  for (auto& err : r.errors) fprintf(stderr, "\n  %s", err.c_str());
+  CU_ASSERT(r.ok());
+}
+
+void XyPathsCanonical() {
+  for (auto xy : {std::pair{4, 4}, {5, 5}, {3, 7}, {1, 5}})
+    XyRoutes(MakeMesh(xy.first, xy.second), 0);
+  XyRoutes(MakeMesh(4, 4), 2);  // all LIDs of a host take one route
+  // Port for port on canonical cabling: N(1,1) to H(3,3) leaves E, E, N, N.
+  Fabric f = MakeMesh(4, 4);
+  AssignDefaultLids(f, 0);
+  Tables t;
+  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+  const auto hops = Trace(f, t, HostAt(f, 1, 1), f.end_ports[HostAt(f, 3, 3)].base_lid);
+  const std::vector<std::pair<int, int>> want = {{Node(f, 1, 1), 1},
+                                                 {Node(f, 2, 1), 1},
+                                                 {Node(f, 3, 1), 2},
+                                                 {Node(f, 3, 2), 2},
+                                                 {Node(f, 3, 3), 5}};
+  CU_ASSERT(hops == want);
+  const auto back = Trace(f, t, HostAt(f, 3, 3), f.end_ports[HostAt(f, 1, 1)].base_lid);
+  const std::vector<std::pair<int, int>> want_back = {{Node(f, 3, 3), 3},
+                                                      {Node(f, 2, 3), 3},
+                                                      {Node(f, 1, 3), 4},
+                                                      {Node(f, 1, 2), 4},
+                                                      {Node(f, 1, 1), 5}};
+  CU_ASSERT(back == want_back);
+}
+
+void XyPathsShuffled() {
+  for (auto xy : {std::pair{4, 4}, {5, 5}, {3, 7}}) {
+    Fabric f = MakeMesh(xy.first, xy.second);
+    ShufflePorts(f, 7);
+    XyRoutes(f, 0);
+  }
+  Fabric f = MakeMesh(3, 7);
+  ShufflePorts(f, 99);
+  XyRoutes(f, 1);
+}
+
+std::set<int> Ports(const Tables& t, int sw, Lid mlid) {
+  std::set<int> out;
+  auto it = t.mft[sw].groups.find(mlid);
+  if (it == t.mft[sw].groups.end()) return out;
+  for (int p = 0; p < 256; ++p)
+    if (it->second.test(p)) out.insert(p);
+  return out;
+}
+
+// Seed 000, section 3.3.2: N(2,2) to {N(0,3), N(0,4), N(3,3), N(4,0),
+// N(4,2)}, LIDs {4,5,19,21,23}.
+void PaperExample5x5() {
+  Fabric f = MakeMesh(5, 5);
+  AssignDefaultLids(f, 0);
+  auto e = MakeXyMeshEngine({}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  McastGroup g;
+  g.mlid = 0xC001;
+  std::vector<Lid> lids;
+  for (auto xy : {std::pair{0, 3}, {0, 4}, {3, 3}, {4, 0}, {4, 2}}) {
+    g.members.push_back(HostAt(f, xy.first, xy.second));
+    lids.push_back(f.end_ports[g.members.back()].base_lid);
+  }
+  CU_ASSERT(lids == (std::vector<Lid>{4, 5, 19, 21, 23}));
+  g.anchor = HostAt(f, 2, 2);  // the paper's source, not a member
+  e->RouteMulticast(f, g, t);
+  // The paper's out-port unions (switch-to-switch ports toward the members)
+  // plus what the bidirectional mask adds: the port back toward N(2,2) on
+  // every other tree switch (N(1,2) 1, N(0,2) 1, N(0,3) 4, N(0,4) 4,
+  // N(3,2) 3, N(3,3) 4, N(4,2) 3, N(4,1) 2, N(4,0) 2) and each member's
+  // host port 5. N(2,2)'s host is not a member, so its port 5 stays out.
+  const std::map<std::pair<int, int>, std::set<int>> want = {
+      {{2, 2}, {1, 3}}, {{1, 2}, {1, 3}},    {{0, 2}, {1, 2}}, {{0, 3}, {2, 4, 5}},
+      {{0, 4}, {4, 5}}, {{3, 2}, {1, 2, 3}}, {{3, 3}, {4, 5}}, {{4, 2}, {3, 4, 5}},
+      {{4, 1}, {2, 4}}, {{4, 0}, {2, 5}}};
+  for (const auto& [xy, ports] : want)
+    CU_ASSERT(Ports(t, Node(f, xy.first, xy.second), g.mlid) == ports);
+  CU_ASSERT_EQUAL(TreeSwitches(t, g.mlid).size(), want.size());
+  // The paper's unions are exactly the union of the unicast routes from
+  // H(2,2) to the members (host ports aside).
+  std::map<std::pair<int, int>, std::set<int>> routes;
+  for (Lid lid : lids)
+    for (auto [sw, port] : Trace(f, t, g.anchor, lid))
+      if (port != 5) routes[{NameX(f, sw), NameY(f, sw)}].insert(port);
+  const std::map<std::pair<int, int>, std::set<int>> paper = {
+      {{2, 2}, {1, 3}}, {{1, 2}, {3}}, {{0, 2}, {2}}, {{0, 3}, {2}},
+      {{3, 2}, {1, 2}}, {{4, 2}, {4}}, {{4, 1}, {4}}};
+  CU_ASSERT(routes == paper);
+  CU_ASSERT(VerifyMulticast(f, t, g).ok());
+  // With the anchor's host as a member, N(2,2) adds its host port 5.
+  g.members.push_back(g.anchor);
+  e->RouteMulticast(f, g, t);
+  CU_ASSERT(Ports(t, Node(f, 2, 2), g.mlid) == (std::set<int>{1, 3, 5}));
+  CU_ASSERT_EQUAL(TreeSwitches(t, g.mlid).size(), want.size());
+  McastReport r = VerifyMulticast(f, t, g);
+  CU_ASSERT(r.ok());
+  CU_ASSERT_EQUAL(r.senders_checked, 6);
+}
+
+std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count) {
+  std::vector<int> all(hosts);
+  for (int i = 0; i < hosts; ++i) all[i] = i;
+  for (int i = 0; i < count; ++i) std::swap(all[i], all[i + rng() % (hosts - i)]);
+  all.resize(count);
+  return all;
+}
+
+void ExactlyOnceFromEveryMember() {
+  std::mt19937_64 rng(5);
+  const char* modes[][2] = {{"xymesh_vls=1", "xymesh_vl_mode=shared"},
+                            {"xymesh_vls=4", "xymesh_vl_mode=shared"},
+                            {"xymesh_vls=2", "xymesh_vl_mode=dedicated"}};
+  for (auto xy : {std::pair{5, 5}, {3, 7}, {8, 8}})
+    for (uint64_t shuffle : {0u, 3u})
+      for (const auto& mode : modes) {
+        Fabric f = MakeMesh(xy.first, xy.second);
+        if (shuffle) ShufflePorts(f, shuffle);
+        AssignDefaultLids(f, 0);
+        auto e = MakeXyMeshEngine({mode[0], mode[1]}, nullptr);
+        Tables t;
+        e->RouteUnicast(f, t);
+        const int hosts = static_cast<int>(f.end_ports.size());
+        for (int size : {1, 2, 3, hosts / 4, hosts / 2, hosts}) {
+          for (int anchored = 0; anchored < 2; ++anchored) {
+            McastGroup g;
+            g.mlid = static_cast<Lid>(0xC000 + size * 2 + anchored);
+            g.members = RandomMembers(rng, hosts, size);
+            if (anchored) g.anchor = static_cast<int>(rng() % hosts);
+            e->RouteMulticast(f, g, t);
+            McastReport r = VerifyMulticast(f, t, g);
+            for (auto& err : r.errors) fprintf(stderr, "\n  %s", err.c_str());
+            CU_ASSERT(r.ok());
+            CU_ASSERT_EQUAL(r.senders_checked, size);
+          }
+        }
+      }
+}
+
+// The root sits on the trunk row; one-column groups are a bare segment.
+void TreeShapes() {
+  Fabric f = MakeMesh(6, 6);
+  AssignDefaultLids(f, 0);
+  auto e = MakeXyMeshEngine({}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  McastGroup col{0xC000, {HostAt(f, 2, 4), HostAt(f, 2, 5)}, -1};
+  e->RouteMulticast(f, col, t);
+  CU_ASSERT(TreeSwitches(t, col.mlid) == (std::vector<int>{Node(f, 2, 4), Node(f, 2, 5)}));
+  // Two members in row 5, trunk row 3: spine on row 3, teeth up to row 5.
+  McastGroup two{0xC002, {HostAt(f, 0, 5), HostAt(f, 4, 5)}, -1};
+  e->RouteMulticast(f, two, t);
+  CU_ASSERT_EQUAL(TreeSwitches(t, two.mlid).size(), 5u + 2 + 2);
+  for (int x = 0; x <= 4; ++x) CU_ASSERT(!Ports(t, Node(f, x, 3), two.mlid).empty());
+  CU_ASSERT(Ports(t, Node(f, 5, 3), two.mlid).empty());
+  // An explicit anchor off the trunk row gives its column; its switch joins.
+  McastGroup anchored{0xC004, {HostAt(f, 0, 0), HostAt(f, 1, 0)}, HostAt(f, 5, 5)};
+  e->RouteMulticast(f, anchored, t);
+  CU_ASSERT(Ports(t, Node(f, 5, 5), anchored.mlid) == (std::set<int>{4}));
+  CU_ASSERT(!Ports(t, Node(f, 5, 3), anchored.mlid).empty());
+  CU_ASSERT(VerifyMulticast(f, t, anchored).ok());
+}
+
+void LeaveTouchesOnlyThatGroup() {
+  Fabric f = MakeMesh(5, 5);
+  AssignDefaultLids(f, 0);
+  auto e = MakeXyMeshEngine({}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  McastGroup a{0xC001, {0, 6, 18, 24}, -1}, b{0xC002, {1, 2, 3, 20}, -1};
+  e->RouteMulticast(f, a, t);
+  e->RouteMulticast(f, b, t);
+  const Tables before = t;
+  a.members = {0, 1};
+  e->RouteMulticast(f, a, t);
+  CU_ASSERT(TreeSwitches(t, b.mlid) == TreeSwitches(before, b.mlid));
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    CU_ASSERT(Ports(t, static_cast<int>(s), b.mlid) == Ports(before, static_cast<int>(s), b.mlid));
+  }
+  CU_ASSERT(TreeSwitches(t, a.mlid).size() < TreeSwitches(before, a.mlid).size());
+  CU_ASSERT(VerifyMulticast(f, t, a).ok());
+  CU_ASSERT(VerifyMulticast(f, t, b).ok());
+  CU_ASSERT(Contains(ErrorOf([&] {
+                       e->RouteMulticast(f, McastGroup{0xC003, {}, -1}, t);
+                     }),
+                     "has no members"));
+}
+
+void Options() {
+  std::vector<std::string> logged;
+  auto e = MakeXyMeshEngine({"mlid_rotate=off", "xymesh_vls=4", "xymesh_vl_mode=dedicated"},
+                            [&](LogLevel, const std::string& s) { logged.push_back(s); });
+  CU_ASSERT_STRING_EQUAL(e->name(), "xymesh");
+  CU_ASSERT_EQUAL(e->DataVls(), 4);
+  Fabric f = MakeMesh(3, 7);
+  AssignDefaultLids(f, 0);
+  Tables t;
+  e->RouteUnicast(f, t);
+  CU_ASSERT(logged.size() == 2 && Contains(logged[0], "3x7 mesh") &&
+            Contains(logged[1], "dedicated"));
+  for (const char* bad :
+       {"xymesh_vls=3", "xymesh_vls=", "xymesh_vl_mode=private", "xymesh_bogus=1", "xymesh_vls"}) {
+    const std::string err = ErrorOf([&] { MakeXyMeshEngine({bad}, nullptr); });
+    CU_ASSERT(Contains(err, std::string("option '") + bad + "'"));
+  }
+  CU_ASSERT(Contains(ErrorOf([&] { MakeXyMeshEngine({"xymesh_vls=3"}, nullptr); }),
+                     "expected xymesh_vls=1, 2 or 4"));
+  CU_ASSERT(Contains(ErrorOf([&] { MakeXyMeshEngine({"xymesh_bogus=1"}, nullptr); }),
+                     "unknown key for engine xymesh"));
+  // Not a mesh: the engine refuses and keeps no state.
+  auto x = MakeXyMeshEngine({}, nullptr);
+  Fabric ft = MakeFatTree(4, 2);
+  AssignDefaultLids(ft, 0);
+  CU_ASSERT(Contains(ErrorOf([&] { x->RouteUnicast(ft, t); }), "not a 2-D mesh"));
+  CU_ASSERT(Contains(ErrorOf([&] { x->RouteSl2Vl(ft, t); }), "need unicast routing first"));
+}
+
+// SL2VL per mode: shared spreads SLs, dedicated follows the out direction.
+void Sl2VlTables() {
+  for (int vls : {1, 2, 4})
+    for (const char* mode : {"shared", "dedicated"}) {
+      Fabric f = MakeMesh(4, 3);
+      ShufflePorts(f, 11);
+      AssignDefaultLids(f, 0);
+      auto e = MakeXyMeshEngine(
+          {"xymesh_vls=" + std::to_string(vls), std::string("xymesh_vl_mode=") + mode}, nullptr);
+      Tables t;
+      e->RouteUnicast(f, t);
+      e->RouteSl2Vl(f, t);
+      Mesh m = RecognizeMesh(f);
+      const bool shared = mode[0] == 's';
+      CU_ASSERT_EQUAL(t.sl2vl.size(), f.switches.size());
+      CU_ASSERT_EQUAL(t.end_port_sl.size(), f.end_ports.size());
+      for (size_t s = 0; s < f.switches.size(); ++s) {
+        const int np = f.switches[s].num_ports;
+        CU_ASSERT_EQUAL(t.sl2vl[s].num_ports, np);
+        for (int in = 0; in <= np; ++in)
+          for (int out = 0; out <= np; ++out)
+            for (int sl = 0; sl < 16; ++sl) {
+              const int d = out == 0 ? kNoDir : m.DirOf(static_cast<int>(s), out);
+              int want = sl % vls;
+              if (!shared)
+                want = d == kNoDir || vls == 1 ? 0 : vls == 2 ? (d == kWest || d == kSouth) : d;
+              CU_ASSERT_EQUAL(t.sl2vl[s].get(in, out, sl), want);
+            }
+      }
+      for (size_t ep = 0; ep < f.end_ports.size(); ++ep) {
+        const int s = f.end_ports[ep].switch_index;
+        const int want = shared ? (m.x[s] + m.y[s]) % vls : 0;
+        CU_ASSERT_EQUAL(t.end_port_sl[ep], want);
+        CU_ASSERT_EQUAL(e->PathSl(f, f.end_ports[ep].base_lid, 1), want);
+      }
+      for (Lid mlid = 0xC000; mlid < 0xC008; ++mlid)
+        CU_ASSERT_EQUAL(e->PathSl(f, 1, mlid), shared ? (mlid - 0xC000) % vls : 0);
+    }
+}
+
+}  // namespace
+
+void RegisterMeshSuite() {
+  CU_pSuite s = CU_add_suite("2-D mesh (XY)", nullptr, nullptr);
+  CU_add_test(s, "canonical labels equal the generator's", CanonicalLabels);
+  CU_add_test(s, "a lone switch is a 1x1 mesh", LoneSwitch);
+  CU_add_test(s, "shuffled ports and records: consistent labels", ShuffledLabels);
+  CU_add_test(s, "record order keeps canonical labels", RecordOrderKeepsCanonicalLabels);
+  CU_add_test(s, "refuses a fat-tree", RefusesFatTree);
+  CU_add_test(s, "refuses a switch with two hosts", RefusesTwoHosts);
+  CU_add_test(s, "refuses wrap-around links and tori", RefusesWrapLinks);
+  CU_add_test(s, "refuses missing links", RefusesMissingLinks);
+  CU_add_test(s, "refuses other shapes", RefusesOtherShapes);
+  CU_add_test(s, "XY paths on canonical meshes", XyPathsCanonical);
+  CU_add_test(s, "XY paths on shuffled meshes", XyPathsShuffled);
+  CU_add_test(s, "seed 000 union example on 5x5", PaperExample5x5);
+  CU_add_test(s, "exactly once from every member", ExactlyOnceFromEveryMember);
+  CU_add_test(s, "tree shapes: trunk row, segments, anchors", TreeShapes);
+  CU_add_test(s, "a leave touches only that group", LeaveTouchesOnlyThatGroup);
+  CU_add_test(s, "options", Options);
+  CU_add_test(s, "SL2VL tables per VL mode", Sl2VlTables);
+}
+
+}  // namespace ibu::test
