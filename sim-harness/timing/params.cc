@@ -50,6 +50,7 @@ constexpr Key kKeys[] = {
     {"max_ns", "hard limit on simulated time [1e10]"},
     {"batch", "N>0: each source queues N messages at t=0, run to completion [0]"},
     {"deadlock_check_ns", "period of the credit-loop search [100000]"},
+    {"nic_msgs", "messages a host adapter holds ready (over its VLs); later arrivals wait [8]"},
     {"arrival", "bernoulli|exp|periodic message arrivals [bernoulli]"},
     {"sl", "hash|random|N: SL per message, VL = SL mod VLs [hash]"},
     {"dlid", "engine|base|random|hash: DLID a source uses [engine; base for dump:]"},
@@ -72,7 +73,7 @@ bool IsParamKey(const std::string& key) {
 
 std::string ParamHelp() {
   std::ostringstream os;
-  for (const Key& k : kKeys) os << "  " << k.name << std::string(20 - std::string(k.name).size(), ' ') << k.help << "\n";
+  for (const Key& k : kKeys) os << "      " << k.name << std::string(20 - std::string(k.name).size(), ' ') << k.help << "\n";
   return os.str();
 }
 
@@ -91,6 +92,7 @@ void SetParam(Params& p, const std::string& key, const std::string& value,
   else if (key == "max_ns") p.max_ns = ToInt(where, key, value, 1, kBig);
   else if (key == "batch") p.batch = int(ToInt(where, key, value, 0, 1000000));
   else if (key == "deadlock_check_ns") p.deadlock_check_ns = ToInt(where, key, value, 1, kBig);
+  else if (key == "nic_msgs") p.nic_msgs = int(ToInt(where, key, value, 1, 1 << 20));
   else if (key == "hot") p.hot = int(ToInt(where, key, value, 0, 1 << 24));
   else if (key == "mcast_trees") p.mcast_trees = int(ToInt(where, key, value, 0, 0x3fff));
   else if (key == "mlid") p.mlid = int(ToInt(where, key, value, 0, 0xffff));

@@ -39,6 +39,9 @@ struct Params {
   // delivered. 0 = steady state with warm-up and window.
   int batch = 0;
   int64_t deadlock_check_ns = 100000;  // period of the cycle search
+  // Messages a host adapter holds ready to send (over all VLs); arrivals
+  // beyond wait in the host's backlog with their time stamp.
+  int nic_msgs = 8;
 
   // --- traffic details ---
   Arrival arrival = Arrival::kBernoulli;

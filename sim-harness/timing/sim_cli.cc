@@ -142,6 +142,10 @@ bool FileExists(const std::string& path) {
 int Run(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   if (!words.empty() && words[0] == "sim") words.erase(words.begin());
+  if (words.empty()) {
+    std::cerr << kUsage;
+    return 2;
+  }
 
   // Pass 1: the command line into options, flags and positional words.
   std::map<std::string, Setting> cli;

@@ -114,7 +114,15 @@ class Simulator::Impl {
   void Deliver(uint32_t pi, int h, int64_t t);
   void Arbitrate(int oc);
 
-  void GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint);
+  // Creates the op (and its messages) generated at `t`; false when the
+  // source has nothing to send. `precounted`: offered load and the
+  // measured-op count were booked at arrival (Arrive), not here.
+  bool GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t, bool precounted);
+  // A message arrival at host h: booked now, materialised when the host's
+  // adapter has room (Materialise), so saturated runs keep only a time
+  // stamp per waiting message.
+  void Arrive(int h);
+  void Materialise(int h);
   uint32_t NewMessage(uint32_t op, int src, int dst, Lid dlid, uint32_t bytes, int sl);
   void Enqueue(int h, uint32_t mi);
   void MessageDone(uint32_t mi, int64_t t);
@@ -230,6 +238,11 @@ class Simulator::Impl {
   std::vector<std::vector<int32_t>> req_;  // per output channel: waiting input channels
   std::vector<int32_t> hq_head_, hq_tail_; // per (host, VL) message queue
   std::vector<ScriptEntry> script_;
+  std::vector<std::vector<int64_t>> backlog_;  // per host: arrival times not yet materialised
+  std::vector<uint32_t> backlog_head_;
+  uint64_t backlog_total_ = 0;
+  std::vector<uint32_t> inflight_msgs_;  // per host: queued messages not fully sent
+  std::vector<uint64_t> receivers_;      // per host: receivers of one of its messages
 
   uint64_t pending_net_ = 0;
   uint64_t live_pkts_ = 0;
@@ -292,6 +305,20 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
     host_lids_[h] = uint16_t(net_.fabric().end_ports[h].lid_count());
   }
   req_.resize(C);
+  backlog_.resize(H_);
+  backlog_head_.assign(H_, 0);
+  inflight_msgs_.assign(H_, 0);
+  receivers_.assign(H_, 1);
+  if (wl_.is_mcast())
+    for (int h = 0; h < H_; ++h) {
+      if (wl_.hardware_mcast()) {
+        const int tr = wl_.TreeOf(h);
+        receivers_[h] = tr < 0 ? 0 : wl_.trees()[tr].members.size() - (wl_.Rank(tr, h) >= 0 ? 1 : 0);
+      } else {
+        const std::vector<int>& g = wl_.group();
+        receivers_[h] = g.size() - (std::binary_search(g.begin(), g.end(), h) ? 1 : 0);
+      }
+    }
   hq_head_.assign(size_t(H_) * V_, kNone);
   hq_tail_.assign(size_t(H_) * V_, kNone);
   host_rx_.assign(H_, 0);
@@ -383,13 +410,14 @@ uint32_t Simulator::Impl::NewMessage(uint32_t op, int src, int dst, Lid dlid, ui
 
 void Simulator::Impl::Enqueue(int h, uint32_t mi) {
   const size_t q = size_t(h) * V_ + msgs_[mi].vl;
+  ++inflight_msgs_[h];
   if (hq_tail_[q] == kNone) hq_head_[q] = int32_t(mi);
   else msgs_[hq_tail_[q]].next = int32_t(mi);
   hq_tail_[q] = int32_t(mi);
 }
 
-void Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint) {
-  const int64_t t = q_.now();
+bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
+                                 bool precounted) {
   const bool measured = mode_ != Mode::kSteady || (t >= w0_ && t < w1_);
   auto pick_sl = [&](uint64_t key) -> int {
     if (sl_hint >= 0) return sl_hint & 15;
@@ -425,7 +453,7 @@ void Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
       receivers = tree.members.size() - (wl_.Rank(tr, src) >= 0 ? 1 : 0);
       if (receivers == 0) {
         free_ops_.push_back(oi);
-        return;
+        return false;
       }
       op.tree = tr;
       op.counters = AllocCounters(uint32_t(tree.members.size()));
@@ -451,14 +479,14 @@ void Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
       }
       if (receivers == 0) {
         free_ops_.push_back(oi);
-        return;
+        return false;
       }
     }
   } else {
     const int d = dst_hint >= 0 ? dst_hint : wl_.Destination(src, rng_);
     if (d < 0 || d == src) {
       free_ops_.push_back(oi);
-      return;
+      return false;
     }
     const uint32_t mi = NewMessage(oi, src, d, wl_.Dlid(src, d, rng_), bytes,
                                    pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d)));
@@ -469,20 +497,53 @@ void Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
   }
   ++live_ops_;
   expected_total_ += uint64_t(ops_[oi].npackets) * receivers;
-  if (measured) {
+  if (measured && !precounted) {
     ++measured_pending_;
     offered_bytes_ += uint64_t(bytes) * receivers;
   }
   HostTryTransmit(src);
+  return true;
+}
+
+void Simulator::Impl::Arrive(int h) {
+  const int64_t t = q_.now();
+  if (mode_ != Mode::kSteady || (t >= w0_ && t < w1_)) {
+    ++measured_pending_;
+    offered_bytes_ += uint64_t(msg_bytes_) * receivers_[h];
+  }
+  backlog_[h].push_back(t);
+  ++backlog_total_;
+  Materialise(h);
+}
+
+void Simulator::Impl::Materialise(int h) {
+  std::vector<int64_t>& b = backlog_[h];
+  uint32_t& head = backlog_head_[h];
+  while (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && head < b.size()) {
+    const int64_t t = b[head++];
+    --backlog_total_;
+    if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) &&
+        (mode_ != Mode::kSteady || (t >= w0_ && t < w1_))) {
+      --measured_pending_;
+      offered_bytes_ -= uint64_t(msg_bytes_) * receivers_[h];
+    }
+  }
+  if (head == b.size()) {
+    b.clear();
+    head = 0;
+  } else if (head > 1024 && head * 2 > b.size()) {
+    b.erase(b.begin(), b.begin() + head);
+    head = 0;
+  }
 }
 
 void Simulator::Impl::OnGen(int h) {
   --gen_pending_;
   if (mode_ == Mode::kBatch) {
-    for (int i = 0; i < p_.batch; ++i) GenerateOp(h, -1, msg_bytes_, -1);
+    for (int i = 0; i < p_.batch; ++i) Arrive(h);
     return;
   }
-  GenerateOp(h, -1, msg_bytes_, -1);
+  Arrive(h);
   const int64_t next = q_.now() + Interarrival();
   if (next < gen_end_) {
     ++gen_pending_;
@@ -511,9 +572,11 @@ void Simulator::Impl::HostTryTransmit(int h) {
     m.sent += bytes;
     const Lid dlid = m.dlid;
     const uint8_t sl = m.sl;
-    if (m.sent == m.bytes) {
+    const bool last = m.sent == m.bytes;
+    if (last) {
       hq_head_[q] = m.next;
       if (m.next == kNone) hq_tail_[q] = kNone;
+      --inflight_msgs_[h];
     }
     const uint32_t pi = AllocPacket();
     Packet& P = pkts_[pi];
@@ -528,6 +591,7 @@ void Simulator::Impl::HostTryTransmit(int h) {
     P.flags = dlid >= kMulticastLidBase ? kFlagMcast : 0;
     ++injected_;
     StartTx(gp, vl, pi);
+    if (last && backlog_head_[h] < backlog_[h].size()) Materialise(h);
     return;
   }
 }
@@ -830,7 +894,7 @@ void Simulator::Impl::MessageDone(uint32_t mi, int64_t) {
 void Simulator::Impl::CheckDone() {
   if (mode_ == Mode::kSteady) {
     if (window_over_ && measured_pending_ == 0) stop_ = true;
-  } else if (live_ops_ == 0 && gen_pending_ == 0) {
+  } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_total_ == 0) {
     stop_ = true;
   }
 }
@@ -969,7 +1033,7 @@ PointResult Simulator::Impl::Run() {
       case kScript: {
         --gen_pending_;
         const ScriptEntry& s = script_[arg];
-        GenerateOp(s.src, s.dst, s.bytes, s.sl);
+        GenerateOp(s.src, s.dst, s.bytes, s.sl, t, false);
         CheckDone();
         break;
       }
