@@ -77,6 +77,7 @@ class Simulator::Impl {
     uint16_t dlid;
     uint8_t sl;
     uint8_t vl;
+    bool live;
   };
   struct Op {
     int64_t gen_ns;
@@ -140,6 +141,9 @@ class Simulator::Impl {
   // from a full input buffer whose head waits for the next one.
   bool FindCycle(std::vector<int>* cycle);
   void ReportDeadlock(bool stalled);
+  // Nothing is in flight or queued, yet messages are incomplete: the
+  // tables lost deliveries (a multicast tree missing a member, say).
+  [[noreturn]] void ReportLost();
 
   [[noreturn]] void Fail(const std::string& what) {
     std::ostringstream os;
@@ -405,6 +409,7 @@ uint32_t Simulator::Impl::NewMessage(uint32_t op, int src, int dst, Lid dlid, ui
   m.dlid = dlid;
   m.sl = uint8_t(sl);
   m.vl = uint8_t(net_.HostVl(src, sl));
+  m.live = true;
   return mi;
 }
 
@@ -874,6 +879,7 @@ void Simulator::Impl::Deliver(uint32_t pi, int h, int64_t t) {
 
 void Simulator::Impl::MessageDone(uint32_t mi, int64_t) {
   const uint32_t oi = msgs_[mi].op;
+  msgs_[mi].live = false;
   free_msgs_.push_back(mi);
   Op& op = ops_[oi];
   if (--op.msgs_left) return;
@@ -978,6 +984,36 @@ void Simulator::Impl::ReportDeadlock(bool stalled) {
   stop_ = true;
 }
 
+void Simulator::Impl::ReportLost() {
+  uint64_t n = 0;
+  std::string first;
+  const Fabric& f = net_.fabric();
+  for (size_t mi = 0; mi < msgs_.size(); ++mi) {
+    const Message& m = msgs_[mi];
+    if (!m.live) continue;
+    if (n++) continue;
+    const Op& op = ops_[m.op];
+    std::ostringstream os;
+    if (op.tree < 0) {
+      os << "from " << f.end_ports[op.src].name << " to " << f.end_ports[m.dst].name << " (LID " << m.dlid
+         << "): " << m.delivered << " of " << m.npackets << " packets arrived";
+    } else {
+      const std::vector<int>& mem = wl_.trees()[op.tree].members;
+      os << "MLID " << HexLid(m.dlid) << " from " << f.end_ports[op.src].name << ":";
+      int shown = 0;
+      for (size_t r = 0; r < mem.size() && shown < 5; ++r)
+        if (mem[r] != op.src && arena_[op.counters + r] < m.npackets) {
+          os << " member " << f.end_ports[mem[r]].name << " got " << arena_[op.counters + r] << " of "
+             << m.npackets << " packets;";
+          ++shown;
+        }
+    }
+    first = os.str();
+  }
+  Fail("lost deliveries: nothing is in flight or queued, yet " + std::to_string(n) +
+       " message(s) are incomplete; first " + first);
+}
+
 // --- run ---
 
 PointResult Simulator::Impl::Run() {
@@ -1046,7 +1082,14 @@ PointResult Simulator::Impl::Run() {
         break;
       }
     }
-    if (type < kNetTypes && pending_net_ == 0 && live_pkts_ > 0 && !stop_) ReportDeadlock(true);
+    if (type < kNetTypes && pending_net_ == 0 && !stop_) {
+      if (live_pkts_ > 0) {
+        ReportDeadlock(true);
+      } else if (live_ops_ > 0 && backlog_total_ == 0 &&
+                 std::all_of(hq_head_.begin(), hq_head_.end(), [](int32_t m) { return m == kNone; })) {
+        ReportLost();
+      }
+    }
   }
   // A drained run lets the last tails and credits settle, so the buffers
   // are empty and the conservation check below is exact.

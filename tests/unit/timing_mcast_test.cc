@@ -115,6 +115,31 @@ void TestUnicastEmulation() {
   CU_ASSERT(completion[0] < completion[1]);
 }
 
+void TestMissingMemberIsReported() {
+  // The engine-style workload puts every host in the group; the MFT built
+  // here leaves one member out: reported as lost deliveries naming it.
+  Params p;
+  Rig rig(Tree(3, 3), p, "mcast:1:all");
+  const sim::McastTree& t = rig.wl->trees().at(0);
+  const int src = rig.wl->sources().at(0);
+  const int dropped = src == 2 ? 3 : 2;
+  std::vector<int> partial;
+  for (int h : t.members)
+    if (h != dropped) partial.push_back(h);
+  TreeMulticast(rig.st, 3, 3, t.mlid, partial);
+  sim::Network net(rig.st.fabric, rig.st.tables, 1);
+  Simulator sim(net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, src, -1, 64);
+  std::string err;
+  try {
+    sim.Run();
+  } catch (const sim::SimFailure& e) {
+    err = e.what();
+  }
+  CU_ASSERT(err.find("lost deliveries") != std::string::npos);
+  CU_ASSERT(err.find("member H" + std::to_string(dropped) + " got 0 of 2") != std::string::npos);
+}
+
 }  // namespace
 
 void RegisterTimingMcastSuite() {
@@ -123,6 +148,7 @@ void RegisterTimingMcastSuite() {
   CU_add_test(s, "all members send at once", TestAllMembersSend);
   CU_add_test(s, "flooding MFT loop is reported", TestFloodingLoopIsCaught);
   CU_add_test(s, "unicast emulation of multicast", TestUnicastEmulation);
+  CU_add_test(s, "a member the MFTs do not reach is reported", TestMissingMemberIsReported);
 }
 
 }  // namespace ibu::simtest
