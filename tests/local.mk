@@ -5,15 +5,18 @@ check_PROGRAMS += tests/unit/unit_tests
 tests_unit_unit_tests_SOURCES = \
 	tests/unit/test_util.h tests/unit/main.cc \
 	tests/unit/fabric_test.cc tests/unit/fattree_test.cc \
-	tests/unit/mlid_test.cc tests/unit/verify_test.cc tests/unit/mcast_test.cc
+	tests/unit/mlid_test.cc tests/unit/verify_test.cc tests/unit/mcast_test.cc \
+	tests/unit/mesh_test.cc tests/unit/deadlock_test.cc
 tests_unit_unit_tests_LDADD = plugin/core/libibucore.la -lcunit
 
 TESTS += tests/unit/unit_tests
-TESTS += tests/e2e/topologies_regenerate.sh
+TESTS += tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
+	tests/e2e/opensm_builtin.sh
 EXTRA_DIST += tests/e2e/lib.sh
 
 # Scripts find the build through these.
 AM_TESTS_ENVIRONMENT = \
 	IBUNION_BUILD='$(abs_top_builddir)'; IBUNION_SRC='$(abs_top_srcdir)'; \
 	IBUNION_UMAD2SIM='$(UMAD2SIM)'; export IBUNION_BUILD IBUNION_SRC IBUNION_UMAD2SIM;
-dist_noinst_SCRIPTS += tests/e2e/topologies_regenerate.sh
+dist_noinst_SCRIPTS += tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
+	tests/e2e/opensm_builtin.sh

@@ -5,6 +5,7 @@
 
 #include "plugin/core/error.h"
 #include "plugin/core/routing/mlid.h"
+#include "plugin/core/routing/xymesh.h"
 
 namespace ibu {
 
@@ -76,7 +77,7 @@ class MlidEngine : public Engine {
 
 }  // namespace
 
-std::vector<std::string> EngineNames() { return {"mlid", "slid"}; }
+std::vector<std::string> EngineNames() { return {"mlid", "slid", "xymesh"}; }
 
 std::vector<std::string> SplitOptions(const std::string& text) {
   std::istringstream in(text);
@@ -102,7 +103,15 @@ std::unique_ptr<Engine> MakeEngine(const std::string& name,
     }
     return std::make_unique<MlidEngine>(opt, std::move(log), name == "mlid" ? "mlid" : "slid");
   }
-  throw Error("unknown routing engine '" + name + "' (known: mlid, slid)");
+  if (name == "xymesh") {
+    for (const std::string& word : options) {
+      auto [key, value] = SplitWord(word);
+      if (!Owns(key, "mlid") && !Owns(key, "slid") && !Owns(key, "xymesh"))
+        throw Error("option '" + word + "': unknown key (keys start with mlid_, slid_ or xymesh_)");
+    }
+    return MakeXyMeshEngine(options, std::move(log));
+  }
+  throw Error("unknown routing engine '" + name + "' (known: mlid, slid, xymesh)");
 }
 
 }  // namespace ibu

@@ -11,5 +11,8 @@ plugin_core_libibucore_la_SOURCES = \
 	plugin/core/topology/fattree.h plugin/core/topology/fattree.cc \
 	plugin/core/topology/generate.h plugin/core/topology/generate.cc \
 	plugin/core/routing/mlid.h plugin/core/routing/mlid.cc \
+	plugin/core/topology/mesh.h plugin/core/topology/mesh.cc \
+	plugin/core/routing/xymesh.h plugin/core/routing/xymesh.cc \
+	plugin/core/verify/deadlock.h plugin/core/verify/deadlock.cc \
 	plugin/core/verify/unicast.h plugin/core/verify/unicast.cc \
 	plugin/core/verify/multicast.h plugin/core/verify/multicast.cc

@@ -1,1 +1,2 @@
-# (filled in by the sim-harness/ibsim work)
+# The ibsim harness: fabric-run starts ibsim + OpenSM, reads tables back.
+dist_noinst_SCRIPTS += sim-harness/ibsim/fabric-run

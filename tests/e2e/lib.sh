@@ -1,0 +1,37 @@
+# Shared by the end-to-end tests (source it). Finds the build, skips (77)
+# only when ibsim/OpenSM are not installed, and gives each test a private
+# temp dir that is removed on exit.
+set -euo pipefail
+E2E_SRC=${IBUNION_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+E2E_BUILD=${IBUNION_BUILD:-$E2E_SRC}
+IBUNION=$E2E_BUILD/ibunion
+FABRIC_RUN=$E2E_SRC/sim-harness/ibsim/fabric-run
+TOPO=$E2E_SRC/topologies
+PLUGIN_DIR=$E2E_BUILD/plugin/osm/.libs
+for tool in ibsim opensm ibroute; do
+  command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || { echo "SKIP: $tool is not installed"; exit 77; }
+done
+E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-e2e.XXXXXX")
+e2e_cleanup() { rm -rf "$E2E_TMP"; }
+trap e2e_cleanup EXIT
+E2E_FAILS=0
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; E2E_FAILS=$((E2E_FAILS + 1)); }
+# check "what" command...: runs it, PASS/FAIL by exit status, output kept on failure.
+check() {
+  local what=$1 log
+  shift
+  log=$E2E_TMP/check.$RANDOM.log
+  if "$@" >"$log" 2>&1; then pass "$what"; else fail "$what"; tail -n 30 "$log"; fi
+}
+# expect_output "what" "needle" command...: the command's output contains needle.
+expect_output() {
+  local what=$1 needle=$2 log
+  shift 2
+  log=$E2E_TMP/check.$RANDOM.log
+  "$@" >"$log" 2>&1 || true
+  if grep -qF -- "$needle" "$log"; then pass "$what"; else fail "$what (no '$needle')"; tail -n 30 "$log"; fi
+}
+finish() { [ "$E2E_FAILS" -eq 0 ] && echo "all checks passed" || echo "$E2E_FAILS checks failed"; exit $(( E2E_FAILS > 0 )); }
+# Processes still alive among the PIDs a fabric-run recorded.
+survivors() { awk '{print $2}' "$1/pids" 2>/dev/null | while read -r p; do kill -0 "$p" 2>/dev/null && echo "$p"; done || true; }

@@ -37,6 +37,8 @@ int main() {
   ibu::test::RegisterMlidSuite();
   ibu::test::RegisterVerifySuite();
   ibu::test::RegisterMcastSuite();
+  ibu::test::RegisterMeshSuite();
+  ibu::test::RegisterDeadlockSuite();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

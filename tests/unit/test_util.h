@@ -37,5 +37,7 @@ void RegisterFatTreeSuite();
 void RegisterMlidSuite();
 void RegisterVerifySuite();
 void RegisterMcastSuite();
+void RegisterMeshSuite();
+void RegisterDeadlockSuite();
 
 }  // namespace ibu::test

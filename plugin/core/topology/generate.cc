@@ -195,15 +195,17 @@ void WriteNetFile(std::ostream& os, const Fabric& f, const std::vector<int>& ord
   }
 }
 
+// OpenSM's persistent-db format: one record per paragraph (a record's value
+// runs until a blank line), so every line is followed by an empty one.
 void WriteGuid2Lid(std::ostream& os, const Fabric& f) {
   char buf[80];
   for (const EndPort& ep : f.end_ports) {
-    std::snprintf(buf, sizeof buf, "0x%016" PRIx64 " 0x%04x 0x%04x\n", ep.port_guid,
+    std::snprintf(buf, sizeof buf, "0x%016" PRIx64 " 0x%04x 0x%04x\n\n", ep.port_guid,
                   ep.base_lid, ep.base_lid + ep.lid_count() - 1);
     os << buf;
   }
   for (const Switch& sw : f.switches) {
-    std::snprintf(buf, sizeof buf, "0x%016" PRIx64 " 0x%04x 0x%04x\n", sw.guid, sw.lid,
+    std::snprintf(buf, sizeof buf, "0x%016" PRIx64 " 0x%04x 0x%04x\n\n", sw.guid, sw.lid,
                   sw.lid + (1 << sw.lmc) - 1);
     os << buf;
   }

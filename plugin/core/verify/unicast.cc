@@ -39,11 +39,14 @@ class LidWalker {
   LidWalker(const Fabric& f, const Tables& t, UnicastReport& r, size_t max_errors)
       : f_(f), t_(t), r_(r), max_errors_(max_errors), hops_(f.switches.size()) {}
 
-  // Links to the owner of `lid` from every switch, or kBroken.
-  void Walk(Lid lid) {
+  // Links to the owner of `lid` from every switch an end port's route
+  // passes, or kBroken. Entries no end port's route uses are not checked:
+  // engines may leave them empty (OpenSM's ftree does for switch LIDs).
+  void Walk(Lid lid, const std::vector<long>& sources) {
     lid_ = lid;
     std::fill(hops_.begin(), hops_.end(), kUnknown);
-    for (size_t s = 0; s < f_.switches.size(); ++s) Resolve(static_cast<int>(s));
+    for (size_t s = 0; s < f_.switches.size(); ++s)
+      if (sources[s] > 0) Resolve(static_cast<int>(s));
   }
   int hops(int sw) const { return hops_[sw]; }
   int next(int sw) const { return t_.lft[sw].port(lid_); }
@@ -145,7 +148,7 @@ UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors)
   for (Lid lid = 1; lid <= f.max_lid(); ++lid) {
     LidOwner owner = f.owner(lid);
     if (!owner.valid()) continue;
-    walker.Walk(lid);
+    walker.Walk(lid, sources);
     const bool to_end_port = owner.kind == Peer::Kind::kEndPort;
     by_hops.assign(1, {});
     for (size_t s = 0; s < f.switches.size(); ++s) {
@@ -154,12 +157,11 @@ UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors)
       if (to_end_port && static_cast<int>(s) == f.end_ports[owner.index].switch_index)
         --src;  // the owner does not route to itself
       r.routes_checked += src;
-      if (h < 0 || src == 0) {
-        flow[s] = 0;
-        if (h >= 0 && static_cast<int>(by_hops.size()) <= h) by_hops.resize(h + 1);
-        if (h >= 0) by_hops[h].push_back(static_cast<int>(s));
-        continue;
-      }
+      flow[s] = 0;
+      if (h < 0) continue;  // broken (already reported) or on no route
+      if (static_cast<int>(by_hops.size()) <= h) by_hops.resize(h + 1);
+      by_hops[h].push_back(static_cast<int>(s));
+      if (src == 0) continue;
       if (h > r.diameter) {
         ++r.error_count;
         if (r.errors.size() < max_errors)
@@ -169,8 +171,6 @@ UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors)
       }
       r.hops_histogram[h] += src;
       flow[s] = src;
-      if (static_cast<int>(by_hops.size()) <= h) by_hops.resize(h + 1);
-      by_hops[h].push_back(static_cast<int>(s));
     }
     if (!to_end_port) continue;
     // Push flows toward the destination, farthest switches first.
