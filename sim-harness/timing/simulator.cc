@@ -213,6 +213,10 @@ class Simulator::Impl {
   struct PortHdr {
     int64_t link_busy;  // ns busy inside the window
     int32_t peer;       // global port at the other end
+    int32_t node;       // switch or end-port index of this port
+    int32_t peer_node;  // ... and of the peer
+    uint8_t port;       // port number on its node
+    uint8_t is_host;    // this is an end port
     uint8_t to_host;    // the peer is an end port (no credits towards it)
     uint8_t busy;       // transmitting
     uint8_t tx_vl;      // VL being transmitted
@@ -293,7 +297,12 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
   base_ = reinterpret_cast<uint8_t*>(storage_.data());
   for (int gp = 0; gp < G_; ++gp) {
     PortHdr& h = Hdr(gp);
-    h.peer = net_.port(gp).peer;
+    const GlobalPort& g = net_.port(gp);
+    h.peer = g.peer;
+    h.node = g.node;
+    h.port = g.port;
+    h.is_host = g.is_host;
+    h.peer_node = g.peer >= 0 ? net_.port(g.peer).node : -1;
     h.to_host = h.peer >= 0 && net_.port(h.peer).is_host;
     h.rr_vl = uint8_t(V_ - 1);
     for (int vl = 0; vl < V_; ++vl) {
@@ -616,7 +625,7 @@ void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   if (b > a) Hdr(gp).link_busy += b - a;
   const int peer = Hdr(gp).peer;
   if (Hdr(gp).to_host) {
-    Deliver(pi, net_.port(peer).node, t + p_.fly_ns + dur);
+    Deliver(pi, Hdr(gp).peer_node, t + p_.fly_ns + dur);
     return;
   }
   --St((size_t(gp) << vsh_) | vl).credits;
@@ -630,7 +639,7 @@ void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
          std::to_string(kMaxHops) + " links, now at " + net_.PortName(peer));
   // The lookup happens route_ns from now: fetch its LFT line meanwhile.
   if (!(P.flags & kFlagMcast)) {
-    if (const uint8_t* e = net_.LftEntry(net_.port(peer).node, P.dlid)) __builtin_prefetch(e);
+    if (const uint8_t* e = net_.LftEntry(Hdr(gp).peer_node, P.dlid)) __builtin_prefetch(e);
   }
   Push(t + p_.fly_ns + p_.route_ns, kRouted, pi);
 }
@@ -653,8 +662,8 @@ void Simulator::Impl::TryTransmit(int gp) {
 }
 
 void Simulator::Impl::OnTxDone(int gp) {
-  Hdr(gp).busy = 0;
-  const GlobalPort& g = net_.port(gp);
+  PortHdr& g = Hdr(gp);
+  g.busy = 0;
   if (g.is_host) {
     HostTryTransmit(g.node);
     return;
@@ -692,7 +701,7 @@ void Simulator::Impl::OnCredit(int oc) {
   St(oc).wake = 0;
   Absorb(size_t(oc));
   const int sender = oc >> vsh_;
-  const GlobalPort& s = net_.port(sender);
+  const PortHdr& s = Hdr(sender);
   if (s.is_host) HostTryTransmit(s.node);
   else TryTransmit(sender);
 }
@@ -716,7 +725,7 @@ void Simulator::Impl::OnInputAdvance(int ic) {
 void Simulator::Impl::Request(int ic) {
   const uint32_t pi = InHead(ic);
   Packet& P = pkts_[pi];
-  const GlobalPort& in = net_.port(P.in_gp);
+  const PortHdr& in = Hdr(P.in_gp);
   const int sw = in.node;
   const int in_port = in.port;
   if (!(P.flags & kFlagMcast)) {
@@ -731,7 +740,7 @@ void Simulator::Impl::Request(int ic) {
       Fail("bad route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
            std::to_string(P.dlid) + " back out of its arrival port " + std::to_string(in_port));
     const int ogp = net_.SwitchPort(sw, out);
-    if (net_.port(ogp).peer < 0)
+    if (Hdr(ogp).peer < 0)
       Fail("no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
            std::to_string(P.dlid) + " to port " + std::to_string(out) + ", which is not cabled");
     const int oc = (ogp << vsh_) | net_.Vl(sw, in_port, out, P.sl);
@@ -805,7 +814,7 @@ void Simulator::Impl::ReleaseInput(int ic, int bytes) {
   ++St(oc).pend_count;
   // A sender already blocked on this VL learns of it when it arrives.
   if (St(oc).credits <= 0 && !St(oc).wake) {
-    const GlobalPort& sp = net_.port(sender);
+    const PortHdr& sp = Hdr(sender);
     const bool waiting = sp.is_host ? hq_head_[size_t(sp.node) * V_ + (ic & vmask_)] != kNone
                                     : St(oc).out_count > 0;
     if (waiting) WaitCredit(oc);
