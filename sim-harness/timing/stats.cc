@@ -78,7 +78,7 @@ std::string ToJson(const PointResult& r, bool with_wall) {
 std::string CsvHeader() {
   return "point,load,offered,accepted,latency_avg_ns,latency_p99_ns,latency_max_ns,ops_measured,"
          "ops_unfinished,completion_ns,hot_accepted,link_util_max,link_util_avg,"
-         "packets_delivered,packet_hops,simulated_ns,wall_s,packet_hops_per_s,conservation,"
+         "packets_delivered,packet_hops,events,simulated_ns,wall_s,packet_hops_per_s,conservation,"
          "deadlock,error";
 }
 
@@ -88,7 +88,7 @@ std::string ToCsv(const PointResult& r, bool with_wall) {
      << Num(r.latency_avg_ns) << "," << Num(r.latency_p99_ns) << "," << Num(r.latency_max_ns)
      << "," << r.ops_measured << "," << r.ops_unfinished << "," << r.completion_ns << ","
      << Num(r.hot_accepted) << "," << Num(r.link_util_max) << "," << Num(r.link_util_avg) << ","
-     << r.packets_delivered << "," << r.packet_hops << "," << r.simulated_ns << ","
+     << r.packets_delivered << "," << r.packet_hops << "," << r.events << "," << r.simulated_ns << ","
      << (with_wall ? Num(r.wall_s) : "") << "," << (with_wall ? Num(r.packet_hops_per_s) : "")
      << "," << (r.conservation_ok ? "ok" : "violated") << "," << (r.deadlock ? 1 : 0) << ","
      << CsvString(r.deadlock ? r.deadlock_report : r.error);
