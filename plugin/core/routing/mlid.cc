@@ -130,6 +130,8 @@ void MlidRouter::RouteSwitch(int s, const LidPlan& plan, Lft& lft) const {
 // x's subtree, up along the target's suffix digits if some ancestor has it
 // below, otherwise down to any leaf (whose ancestors reach everything). The
 // last case only serves packets that x itself originates (management).
+// Free up digits come from the target's LID, so the tables do not depend
+// on the order in which switches were discovered.
 int MlidRouter::SwitchLidPort(int x, int target) const {
   if (x == target) return 0;
   const int n = tree_.n;
@@ -144,7 +146,7 @@ int MlidRouter::SwitchLidPort(int x, int target) const {
   for (int i = 0; suffix_match && i < std::min(sx, st); ++i) suffix_match = wx[lx + i] == wt[lt + i];
   if (prefix_match && suffix_match) return tree_.down_port[x][wt[lx]];
   if (suffix_match && lx > 0) {
-    const int digit = sx < st ? wt[lt + sx] : static_cast<int>((target >> (log2k_ * (lx - 1))) % tree_.k);
+    const int digit = sx < st ? wt[lt + sx] : static_cast<int>((f_.switches[target].lid >> (log2k_ * (lx - 1))) % tree_.k);
     return tree_.up_port[x][digit];
   }
   return tree_.down_port[x][0];

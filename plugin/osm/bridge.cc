@@ -1,0 +1,326 @@
+// C API over the core for the OpenSM adapter (see bridge.h). Every entry
+// point catches everything: the plugin must never take OpenSM down.
+#include "plugin/osm/bridge.h"
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/error.h"
+#include "plugin/core/fabric.h"
+#include "plugin/core/tables.h"
+
+namespace {
+
+struct PendingLink {
+  uint64_t guid;
+  int port;
+  uint64_t peer_guid;
+  int peer_port;
+};
+
+struct PendingEndPort {
+  ibu::EndPort ep;
+  uint64_t switch_guid;
+};
+
+}  // namespace
+
+struct ibu_engine {
+  std::string name;
+  std::string option_error;  // non-empty: refuse every routing call
+  std::unique_ptr<ibu::Engine> engine;
+  ibu_log_fn log = nullptr;
+  void* log_ctx = nullptr;
+
+  // The fabric being described, then the routed one.
+  std::vector<ibu::Switch> switches;
+  std::vector<PendingLink> links;
+  std::vector<PendingEndPort> end_ports;
+  ibu::Fabric fabric;
+  ibu::Tables tables;
+  bool routed = false;
+
+  void Log(int level, const std::string& msg) const {
+    if (log) log(log_ctx, level, ("ibunion/" + name + ": " + msg).c_str());
+  }
+};
+
+namespace {
+
+ibu::LogSink SinkOf(ibu_engine* e) {
+  return [e](ibu::LogLevel level, const std::string& msg) {
+    e->Log(level == ibu::LogLevel::kError ? IBU_LOG_ERROR
+                                          : level == ibu::LogLevel::kInfo ? IBU_LOG_INFO
+                                                                          : IBU_LOG_VERBOSE,
+           msg);
+  };
+}
+
+// Turns the described subnet into a Fabric; throws ibu::Error naming what
+// does not fit together.
+void BuildFabric(ibu_engine* e) {
+  ibu::Fabric f;
+  f.switches = e->switches;
+  std::unordered_map<uint64_t, int> index;
+  for (size_t s = 0; s < f.switches.size(); ++s) index[f.switches[s].guid] = static_cast<int>(s);
+  auto find = [&](uint64_t guid) {
+    auto it = index.find(guid);
+    if (it == index.end()) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, "0x%016" PRIx64, guid);
+      throw ibu::Error(std::string("link to unknown switch ") + buf);
+    }
+    return it->second;
+  };
+  for (const PendingLink& l : e->links) {
+    const int a = find(l.guid), b = find(l.peer_guid);
+    if (l.port < 1 || l.port > f.switches[a].num_ports || l.peer_port < 1 ||
+        l.peer_port > f.switches[b].num_ports)
+      throw ibu::Error(f.PortLabel(a, l.port) + ": port number out of range");
+    ibu::ConnectSwitches(f, a, l.port, b, l.peer_port);
+  }
+  for (const PendingEndPort& p : e->end_ports) {
+    const int sw = find(p.switch_guid);
+    f.end_ports.push_back(p.ep);
+    ibu::ConnectEndPort(f, static_cast<int>(f.end_ports.size() - 1), sw, p.ep.switch_port);
+  }
+  f.Finalize();
+  e->fabric = std::move(f);
+}
+
+std::string Hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
+  return buf;
+}
+
+// Writes through a temp file and rename: no half-written dump is left.
+bool WriteAtomically(const std::string& path, const std::function<void(std::ostream&)>& fill) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) return false;
+    fill(out);
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" {
+
+ibu_engine* ibu_engine_new(const char* name, const char* options, ibu_log_fn log, void* log_ctx) {
+  try {
+    auto* e = new ibu_engine;
+    e->name = name;
+    e->log = log;
+    e->log_ctx = log_ctx;
+    try {
+      e->engine = ibu::MakeEngine(name, ibu::SplitOptions(options ? options : ""), SinkOf(e));
+    } catch (const std::exception& err) {
+      e->option_error = err.what();
+      e->Log(IBU_LOG_ERROR, std::string("bad event_plugin_options: ") + err.what() +
+                                "; this engine will refuse every fabric");
+    }
+    return e;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void ibu_engine_free(ibu_engine* e) { delete e; }
+
+const char* ibu_engine_name(const ibu_engine* e) { return e->name.c_str(); }
+
+void ibu_fabric_reset(ibu_engine* e) {
+  e->switches.clear();
+  e->links.clear();
+  e->end_ports.clear();
+}
+
+void ibu_fabric_add_switch(ibu_engine* e, uint64_t guid, const char* name, int num_ports,
+                           uint16_t lid, uint8_t lmc) {
+  try {
+    ibu::Switch sw;
+    sw.guid = guid;
+    sw.name = name ? name : "";
+    sw.num_ports = num_ports;
+    sw.lid = lid;
+    sw.lmc = lmc;
+    sw.ports.resize(num_ports + 1);
+    e->switches.push_back(std::move(sw));
+  } catch (...) {
+  }
+}
+
+void ibu_fabric_add_switch_link(ibu_engine* e, uint64_t guid, int port, uint64_t peer_guid,
+                                int peer_port) {
+  try {
+    e->links.push_back({guid, port, peer_guid, peer_port});
+  } catch (...) {
+  }
+}
+
+void ibu_fabric_add_end_port(ibu_engine* e, uint64_t port_guid, uint64_t node_guid,
+                             const char* name, int port_num, uint16_t base_lid, uint8_t lmc,
+                             uint64_t switch_guid, int switch_port) {
+  try {
+    PendingEndPort p;
+    p.ep.port_guid = port_guid;
+    p.ep.node_guid = node_guid;
+    p.ep.name = name ? name : "";
+    p.ep.port_num = port_num;
+    p.ep.base_lid = base_lid;
+    p.ep.lmc = lmc;
+    p.ep.switch_port = switch_port;
+    p.switch_guid = switch_guid;
+    e->end_ports.push_back(std::move(p));
+  } catch (...) {
+  }
+}
+
+int ibu_route_unicast(ibu_engine* e) {
+  e->routed = false;
+  if (!e->option_error.empty()) {
+    e->Log(IBU_LOG_ERROR, "refusing: bad event_plugin_options: " + e->option_error);
+    return -1;
+  }
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    BuildFabric(e);
+    e->tables = ibu::Tables{};
+    e->engine->RouteUnicast(e->fabric, e->tables);
+    e->engine->RouteSl2Vl(e->fabric, e->tables);
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "routed %zu switches, %zu end ports, %u LIDs in %.3f s",
+                  e->fabric.switches.size(), e->fabric.end_ports.size(), e->fabric.max_lid(), secs);
+    e->Log(IBU_LOG_INFO, buf);
+    e->routed = true;
+    return 0;
+  } catch (const std::exception& err) {
+    e->Log(IBU_LOG_ERROR, std::string("refusing: ") + err.what());
+  } catch (...) {
+    e->Log(IBU_LOG_ERROR, "refusing: unexpected internal error");
+  }
+  return -1;
+}
+
+const uint8_t* ibu_lft(const ibu_engine* e, uint64_t switch_guid, size_t* len) {
+  if (!e->routed) return nullptr;
+  const int s = e->fabric.SwitchByGuid(switch_guid);
+  if (s < 0 || static_cast<size_t>(s) >= e->tables.lft.size()) return nullptr;
+  *len = e->tables.lft[s].out.size();
+  return e->tables.lft[s].out.data();
+}
+
+int ibu_route_mcast(ibu_engine* e, uint16_t mlid, const uint64_t* member_guids, int n,
+                    ibu_mask_fn set, void* ctx) {
+  if (!e->routed) {
+    e->Log(IBU_LOG_ERROR, "multicast group " + Hex(mlid) + " refused: no unicast routing yet");
+    return -1;
+  }
+  try {
+    ibu::McastGroup g;
+    g.mlid = mlid;
+    for (int i = 0; i < n; ++i) {
+      const int ep = e->fabric.EndPortByGuid(member_guids[i]);
+      if (ep < 0) {
+        e->Log(IBU_LOG_INFO, "multicast group " + Hex(mlid) + ": member " + Hex(member_guids[i]) +
+                                 " is not an end port of the routed fabric; skipped");
+        continue;
+      }
+      g.members.push_back(ep);
+    }
+    if (g.members.empty()) return 0;  // nothing to forward; OpenSM cleared the MLID
+    e->engine->RouteMulticast(e->fabric, g, e->tables);
+    for (size_t s = 0; s < e->tables.mft.size(); ++s) {
+      auto it = e->tables.mft[s].groups.find(mlid);
+      if (it == e->tables.mft[s].groups.end()) continue;
+      for (int p = 0; p <= e->fabric.switches[s].num_ports; ++p)
+        if (it->second.test(p)) set(ctx, e->fabric.switches[s].guid, p);
+    }
+    return 0;
+  } catch (const std::exception& err) {
+    e->Log(IBU_LOG_ERROR, "multicast group " + Hex(mlid) + " refused: " + err.what());
+  } catch (...) {
+    e->Log(IBU_LOG_ERROR, "multicast group " + Hex(mlid) + " refused: unexpected internal error");
+  }
+  return -1;
+}
+
+int ibu_path_sl(const ibu_engine* e, uint16_t slid, uint16_t dlid, uint8_t* sl) {
+  if (!e->routed) return -1;
+  try {
+    *sl = e->engine->PathSl(e->fabric, slid, dlid);
+    return 0;
+  } catch (...) {
+    return -1;
+  }
+}
+
+int ibu_switch_sl2vl(const ibu_engine* e, uint64_t switch_guid, int in_port, int out_port,
+                     uint8_t vl_by_sl[16]) {
+  if (!e->routed) return -1;
+  const int s = e->fabric.SwitchByGuid(switch_guid);
+  if (s < 0 || static_cast<size_t>(s) >= e->tables.sl2vl.size() || e->tables.sl2vl[s].empty())
+    return -1;
+  const ibu::Sl2Vl& t = e->tables.sl2vl[s];
+  if (in_port > t.num_ports || out_port > t.num_ports) return -1;
+  for (int sl = 0; sl < 16; ++sl) vl_by_sl[sl] = t.get(in_port, out_port, sl);
+  return 0;
+}
+
+int ibu_data_vls(const ibu_engine* e) { return e->engine ? e->engine->DataVls() : 1; }
+
+void ibu_dump(const ibu_engine* e, const char* dir) {
+  if (!e->routed || !dir || !*dir) return;
+  try {
+    const std::string base = std::string(dir) + "/ibunion-" + e->name;
+    if (!WriteAtomically(base + "-lfts.dump",
+                         [&](std::ostream& os) { ibu::WriteLfts(os, e->fabric, e->tables); }))
+      e->Log(IBU_LOG_ERROR, "cannot write " + base + "-lfts.dump");
+    const size_t n = e->fabric.end_ports.size();
+    if (n > 4096) {
+      e->Log(IBU_LOG_INFO, "path-selection map not dumped: " + std::to_string(n) +
+                               " end ports (the map has n^2 lines; the rule is "
+                               "Engine::SelectDlid, computed on demand by ibunion route --paths)");
+      return;
+    }
+    if (!WriteAtomically(base + "-paths.dump", [&](std::ostream& os) {
+          os << "# src_port_guid dst_port_guid dlid (ibunion " << e->name << " path selection)\n";
+          char line[64];
+          for (size_t s = 0; s < n; ++s)
+            for (size_t d = 0; d < n; ++d) {
+              if (s == d) continue;
+              std::snprintf(line, sizeof line, "0x%016" PRIx64 " 0x%016" PRIx64 " %u\n",
+                            e->fabric.end_ports[s].port_guid, e->fabric.end_ports[d].port_guid,
+                            e->engine->SelectDlid(e->fabric, static_cast<int>(s), static_cast<int>(d)));
+              os << line;
+            }
+        }))
+      e->Log(IBU_LOG_ERROR, "cannot write " + base + "-paths.dump");
+  } catch (const std::exception& err) {
+    e->Log(IBU_LOG_ERROR, std::string("dump failed: ") + err.what());
+  } catch (...) {
+  }
+}
+
+}  // extern "C"

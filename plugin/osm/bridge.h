@@ -1,0 +1,77 @@
+/*
+ * The C boundary between OpenSM and the ibunion core.
+ *
+ * OpenSM's headers are C (one of them even names a struct member `delete`),
+ * so the adapter that touches OpenSM structures is C, and everything it
+ * needs from the C++ core goes through this small C API. No C++ exception
+ * crosses it: every call catches, logs through the callback and returns a
+ * status.
+ */
+#ifndef IBUNION_PLUGIN_OSM_BRIDGE_H
+#define IBUNION_PLUGIN_OSM_BRIDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ibu_engine ibu_engine;
+
+enum { IBU_LOG_ERROR = 0, IBU_LOG_INFO = 1, IBU_LOG_VERBOSE = 2 };
+typedef void (*ibu_log_fn)(void *ctx, int level, const char *msg);
+/* Receives one (switch GUID, port) of a multicast mask. */
+typedef void (*ibu_mask_fn)(void *ctx, uint64_t switch_guid, int port);
+
+/* Engine `name` ("mlid", "xymesh") with event_plugin_options `options`.
+ * Bad options do not fail here: they are logged now and make every
+ * routing call refuse, so OpenSM falls back instead of running a guess.
+ * NULL only when out of memory. */
+ibu_engine *ibu_engine_new(const char *name, const char *options, ibu_log_fn log, void *log_ctx);
+void ibu_engine_free(ibu_engine *e);
+const char *ibu_engine_name(const ibu_engine *e);
+
+/* The subnet as OpenSM discovered it; GUIDs in host order. */
+void ibu_fabric_reset(ibu_engine *e);
+void ibu_fabric_add_switch(ibu_engine *e, uint64_t guid, const char *name, int num_ports,
+			   uint16_t lid, uint8_t lmc);
+void ibu_fabric_add_switch_link(ibu_engine *e, uint64_t guid, int port, uint64_t peer_guid,
+				int peer_port);
+void ibu_fabric_add_end_port(ibu_engine *e, uint64_t port_guid, uint64_t node_guid,
+			     const char *name, int port_num, uint16_t base_lid, uint8_t lmc,
+			     uint64_t switch_guid, int switch_port);
+
+/* Recognises the fabric and computes every LFT (and SL2VL where the engine
+ * has a VL policy). 0 on success; -1 when the engine refuses, with one
+ * "ibunion/<engine>: refusing: <why>" line logged. */
+int ibu_route_unicast(ibu_engine *e);
+/* The LFT computed for a switch: out port by LID, 255 = none; NULL if the
+ * switch is unknown. *len = number of entries (max LID + 1). */
+const uint8_t *ibu_lft(const ibu_engine *e, uint64_t switch_guid, size_t *len);
+
+/* Builds the tree of one multicast group from its members' port GUIDs and
+ * reports every (switch, port) of its masks through `set`. Members the
+ * engine does not know (not end ports of the routed fabric) are logged and
+ * skipped. 0 on success, -1 when the group is refused (logged). */
+int ibu_route_mcast(ibu_engine *e, uint16_t mlid, const uint64_t *member_guids, int n,
+		    ibu_mask_fn set, void *ctx);
+
+/* SL for a path (OpenSM's path_sl), and a switch's SL2VL for (in, out):
+ * vl_by_sl[16]. Return 0 when the engine has an answer, -1 to leave
+ * OpenSM's own choice in place. */
+int ibu_path_sl(const ibu_engine *e, uint16_t slid, uint16_t dlid, uint8_t *sl);
+int ibu_switch_sl2vl(const ibu_engine *e, uint64_t switch_guid, int in_port, int out_port,
+		     uint8_t vl_by_sl[16]);
+int ibu_data_vls(const ibu_engine *e);
+
+/* Writes ibunion-<engine>-lfts.dump and, for fabrics of at most 4096 end
+ * ports, ibunion-<engine>-paths.dump ("src_guid dst_guid dlid") into dir,
+ * each through a temp file and rename. */
+void ibu_dump(const ibu_engine *e, const char *dir);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

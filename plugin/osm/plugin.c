@@ -1,0 +1,109 @@
+/*
+ * libibunion.so: an OpenSM event plugin that registers ibunion's routing
+ * engines (`routing_engine mlid` / `xymesh`, with OpenSM's fallback chain).
+ *
+ * This file and subnet.c are the only code that sees OpenSM structures.
+ * They stay thin: read the discovered subnet into the core through the C
+ * bridge, write the core's tables back. OpenSM loads event plugins in
+ * osm_opensm_init() before it sets up routing engines, so registering from
+ * create() makes the names available to `routing_engine`.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <complib/cl_qmap.h>
+#include <opensm/osm_config.h>
+#include <opensm/osm_event_plugin.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_version.h>
+
+#include "plugin/osm/bridge.h"
+#include "plugin/osm/subnet.h"
+
+#if OSM_EVENT_PLUGIN_INTERFACE_VER != 2
+#error OpenSM plugin interface version mismatch
+#endif
+
+static const char *const engine_names[] = {"mlid", "xymesh"};
+#define NUM_ENGINES (sizeof(engine_names) / sizeof(engine_names[0]))
+
+struct ibu_plugin {
+	osm_opensm_t *osm;
+	struct ibu_osm_engine engines[NUM_ENGINES];
+};
+
+static void log_to_osm(void *ctx, int level, const char *msg)
+{
+	osm_opensm_t *osm = ctx;
+	osm_log_level_t l = level == IBU_LOG_ERROR ? OSM_LOG_ERROR :
+	    level == IBU_LOG_INFO ? OSM_LOG_INFO : OSM_LOG_VERBOSE;
+
+	OSM_LOG(&osm->log, l, "%s\n", msg);
+}
+
+static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
+{
+	struct ibu_osm_engine *e = re->context;
+
+	(void)osm;
+	ibu_osm_fill_callbacks(re, e);
+	return 0;
+}
+
+static void *plugin_create(osm_opensm_t *osm)
+{
+	struct ibu_plugin *p = calloc(1, sizeof(*p));
+	const char *options = osm->subn.opt.event_plugin_options;
+	unsigned i;
+
+	if (!p)
+		return NULL;
+	p->osm = osm;
+	for (i = 0; i < NUM_ENGINES; i++) {
+		external_routing_engine_module_t module;
+
+		p->engines[i].osm = osm;
+		p->engines[i].core = ibu_engine_new(engine_names[i], options, log_to_osm, osm);
+		if (!p->engines[i].core)
+			continue;
+		module.name = engine_names[i];
+		module.setup = engine_setup;
+		module.context = &p->engines[i];
+		if (osm_register_external_routing_engine(osm, &module, &p->engines[i]) != CL_SUCCESS)
+			OSM_LOG(&osm->log, OSM_LOG_ERROR,
+				"ibunion: cannot register routing engine '%s'\n", engine_names[i]);
+		else
+			OSM_LOG(&osm->log, OSM_LOG_INFO,
+				"ibunion: routing engine '%s' registered\n", engine_names[i]);
+	}
+	return p;
+}
+
+static void plugin_delete(void *data)
+{
+	struct ibu_plugin *p = data;
+	unsigned i;
+
+	if (!p)
+		return;
+	for (i = 0; i < NUM_ENGINES; i++)
+		ibu_engine_free(p->engines[i].core);
+	free(p);
+}
+
+static void plugin_report(void *data, osm_epi_event_id_t event_id, void *event_data)
+{
+	(void)data;
+	(void)event_id;
+	(void)event_data;
+}
+
+osm_event_plugin_t osm_event_plugin = {
+	OSM_VERSION,
+	plugin_create,
+	plugin_delete,
+	plugin_report
+};

@@ -1,0 +1,235 @@
+/*
+ * Import of OpenSM's discovered subnet into the core and export of the
+ * core's tables, as routing-engine callbacks (contract: osm_ucast_mgr.c
+ * ucast_mgr_route(), osm_mcast_mgr.c mcast_mgr_process_mlid(), osm_qos.c).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <complib/cl_qmap.h>
+#include <iba/ib_types.h>
+#include <opensm/osm_config.h>
+#include <opensm/osm_log.h>
+#include <opensm/osm_mcast_tbl.h>
+#include <opensm/osm_mcm_port.h>
+#include <opensm/osm_multicast.h>
+#include <opensm/osm_node.h>
+#include <opensm/osm_opensm.h>
+#include <opensm/osm_port.h>
+#include <opensm/osm_switch.h>
+
+#include "plugin/osm/subnet.h"
+
+static const char *node_name(const osm_node_t *node)
+{
+	return node->print_desc ? node->print_desc : "";
+}
+
+/* Every switch, its switch-to-switch cables and the CA/router ports cabled
+ * to it. Ports OpenSM has no remote for (down, or not yet discovered) are
+ * left out, so the core sees the fabric as it is now. */
+static void import_subnet(struct ibu_osm_engine *e)
+{
+	osm_subn_t *subn = &e->osm->subn;
+	cl_qmap_t *sw_tbl = &subn->sw_guid_tbl;
+	osm_switch_t *sw;
+
+	ibu_fabric_reset(e->core);
+	for (sw = (osm_switch_t *)cl_qmap_head(sw_tbl); sw != (osm_switch_t *)cl_qmap_end(sw_tbl);
+	     sw = (osm_switch_t *)cl_qmap_next(&sw->map_item)) {
+		osm_node_t *node = sw->p_node;
+		osm_physp_t *p0 = osm_node_get_physp_ptr(node, 0);
+		uint16_t lid = p0 ? cl_ntoh16(osm_physp_get_base_lid(p0)) : 0;
+		uint8_t lmc = p0 ? ib_port_info_get_lmc(&p0->port_info) : 0;
+
+		ibu_fabric_add_switch(e->core, cl_ntoh64(osm_node_get_node_guid(node)), node_name(node),
+				      sw->num_ports - 1, lid, subn->opt.lmc_esp0 ? lmc : 0);
+	}
+	for (sw = (osm_switch_t *)cl_qmap_head(sw_tbl); sw != (osm_switch_t *)cl_qmap_end(sw_tbl);
+	     sw = (osm_switch_t *)cl_qmap_next(&sw->map_item)) {
+		osm_node_t *node = sw->p_node;
+		uint64_t guid = cl_ntoh64(osm_node_get_node_guid(node));
+		uint8_t port;
+
+		for (port = 1; port < sw->num_ports; port++) {
+			osm_physp_t *physp = osm_node_get_physp_ptr(node, port);
+			osm_physp_t *remote;
+			osm_node_t *rnode;
+
+			if (!physp || !(remote = osm_physp_get_remote(physp)))
+				continue;
+			rnode = osm_physp_get_node_ptr(remote);
+			if (rnode->sw) {
+				ibu_fabric_add_switch_link(e->core, guid, port,
+							   cl_ntoh64(osm_node_get_node_guid(rnode)),
+							   osm_physp_get_port_num(remote));
+			} else {
+				uint16_t base = cl_ntoh16(osm_physp_get_base_lid(remote));
+				uint8_t lmc = ib_port_info_get_lmc(&remote->port_info);
+
+				ibu_fabric_add_end_port(e->core, cl_ntoh64(osm_physp_get_port_guid(remote)),
+							cl_ntoh64(osm_node_get_node_guid(rnode)),
+							node_name(rnode), osm_physp_get_port_num(remote),
+							base, lmc, guid, port);
+			}
+		}
+	}
+}
+
+/* build_lid_matrices: import and route in one go (0 = done; OpenSM's own
+ * min-hop matrices are not needed, which is most of the time saved). */
+static int cb_build_lid_matrices(void *context)
+{
+	struct ibu_osm_engine *e = context;
+
+	import_subnet(e);
+	if (ibu_data_vls(e->core) > 1 && !e->osm->subn.opt.qos)
+		OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
+			"ibunion/%s: %d data VLs were requested but QoS is off, so OpenSM never "
+			"calls update_sl2vl and every SL stays on VL 0; set 'qos TRUE' (or -Q)\n",
+			ibu_engine_name(e->core), ibu_data_vls(e->core));
+	return ibu_route_unicast(e->core) ? -1 : 0;
+}
+
+/* ucast_build_fwd_tables: copy the computed LFTs into new_lft, which
+ * ucast_mgr_setup_all_switches() sized (lft_size) and filled with
+ * OSM_NO_PATH; OpenSM then sends the blocks that changed. */
+static int cb_ucast_build_fwd_tables(void *context)
+{
+	struct ibu_osm_engine *e = context;
+	cl_qmap_t *sw_tbl = &e->osm->subn.sw_guid_tbl;
+	osm_switch_t *sw;
+
+	for (sw = (osm_switch_t *)cl_qmap_head(sw_tbl); sw != (osm_switch_t *)cl_qmap_end(sw_tbl);
+	     sw = (osm_switch_t *)cl_qmap_next(&sw->map_item)) {
+		size_t len = 0, lid, limit;
+		const uint8_t *lft = ibu_lft(e->core, cl_ntoh64(osm_node_get_node_guid(sw->p_node)), &len);
+
+		if (!lft) {
+			OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
+				"ibunion/%s: no table computed for switch 0x%016" PRIx64 "\n",
+				ibu_engine_name(e->core), cl_ntoh64(osm_node_get_node_guid(sw->p_node)));
+			return -1;
+		}
+		limit = (size_t)sw->max_lid_ho + 1;
+		if (limit > sw->lft_size)
+			limit = sw->lft_size;
+		for (lid = 1; lid < limit; lid++)
+			sw->new_lft[lid] = lid < len ? lft[lid] : OSM_NO_PATH;
+	}
+	ibu_dump(e->core, e->osm->subn.opt.dump_files_dir);
+	return 0;
+}
+
+struct mask_ctx {
+	osm_subn_t *subn;
+	uint16_t mlid;
+	int refused;
+};
+
+static void set_mask_port(void *ctx, uint64_t switch_guid, int port)
+{
+	struct mask_ctx *m = ctx;
+	osm_switch_t *sw = osm_get_switch_by_guid(m->subn, cl_hton64(switch_guid));
+	osm_mcast_tbl_t *tbl;
+
+	if (!sw)
+		return;
+	tbl = osm_switch_get_mcast_tbl_ptr(sw);
+	if (m->mlid > tbl->max_mlid_ho) {
+		m->refused = 1;
+		return;
+	}
+	osm_mcast_tbl_set(tbl, m->mlid, (uint8_t)port);
+}
+
+/* mcast_build_stree, per MLID: OpenSM has just cleared the MLID on every
+ * switch (mcast_mgr_clear) and pushes changed blocks afterwards; the engine
+ * only sets the bits of its tree. A refused group keeps no tree (OpenSM has
+ * no fallback for a failing mcast_build_stree) and is logged. */
+static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
+{
+	struct ibu_osm_engine *e = context;
+	cl_list_item_t *li;
+	uint64_t *members = NULL;
+	int n = 0, cap = 0;
+	struct mask_ctx ctx = {&e->osm->subn, mbox->mlid, 0};
+	int rc;
+
+	for (li = cl_qlist_head(&mbox->mgrp_list); li != cl_qlist_end(&mbox->mgrp_list);
+	     li = cl_qlist_next(li)) {
+		osm_mgrp_t *mgrp = cl_item_obj(li, mgrp, list_item);
+		cl_map_item_t *mi;
+
+		for (mi = cl_qmap_head(&mgrp->mcm_port_tbl); mi != cl_qmap_end(&mgrp->mcm_port_tbl);
+		     mi = cl_qmap_next(mi)) {
+			osm_mcm_port_t *mcm = cl_item_obj(mi, mcm, map_item);
+
+			if (n == cap) {
+				uint64_t *grown = realloc(members, (cap = cap ? 2 * cap : 16) * sizeof(*members));
+
+				if (!grown) {
+					free(members);
+					return IB_INSUFFICIENT_MEMORY;
+				}
+				members = grown;
+			}
+			members[n++] = cl_ntoh64(mcm->port->guid);
+		}
+	}
+	rc = ibu_route_mcast(e->core, mbox->mlid, members, n, set_mask_port, &ctx);
+	free(members);
+	if (rc)
+		return IB_ERROR;
+	if (ctx.refused) {
+		OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
+			"ibunion/%s: multicast group 0x%04x refused: MLID beyond a switch's "
+			"MulticastFDBCap; other groups are unaffected\n",
+			ibu_engine_name(e->core), mbox->mlid);
+		return IB_ERROR;
+	}
+	return IB_SUCCESS;
+}
+
+static uint8_t cb_path_sl(void *context, uint8_t hint, const ib_net16_t slid, const ib_net16_t dlid)
+{
+	struct ibu_osm_engine *e = context;
+	uint8_t sl;
+
+	if (ibu_path_sl(e->core, cl_ntoh16(slid), cl_ntoh16(dlid), &sl))
+		return hint;
+	return sl;
+}
+
+static void cb_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port, uint8_t out_port,
+			    ib_slvl_table_t *t)
+{
+	struct ibu_osm_engine *e = context;
+	osm_node_t *node = osm_physp_get_node_ptr(port);
+	uint8_t vl_by_sl[16];
+	int sl;
+
+	if (!node->sw)
+		return; /* CA ports keep OpenSM's (qos_ca_*) mapping */
+	if (ibu_switch_sl2vl(e->core, cl_ntoh64(osm_node_get_node_guid(node)), in_port, out_port,
+			     vl_by_sl))
+		return;
+	for (sl = 0; sl < 16; sl++)
+		ib_slvl_table_set(t, (uint8_t)sl, vl_by_sl[sl]);
+}
+
+static void cb_destroy(void *context)
+{
+	(void)context; /* the plugin's delete() frees the engine */
+}
+
+void ibu_osm_fill_callbacks(struct osm_routing_engine *re, struct ibu_osm_engine *e)
+{
+	re->build_lid_matrices = cb_build_lid_matrices;
+	re->ucast_build_fwd_tables = cb_ucast_build_fwd_tables;
+	re->mcast_build_stree = cb_mcast_build_stree;
+	re->path_sl = cb_path_sl;
+	re->update_sl2vl = ibu_data_vls(e->core) > 1 ? cb_update_sl2vl : NULL;
+	re->destroy = cb_destroy;
+}

@@ -1,0 +1,21 @@
+/*
+ * The routing-engine callbacks of one ibunion engine inside OpenSM: import
+ * of the discovered subnet into the core, export of the core's tables into
+ * OpenSM's switch objects.
+ */
+#ifndef IBUNION_PLUGIN_OSM_SUBNET_H
+#define IBUNION_PLUGIN_OSM_SUBNET_H
+
+#include "plugin/osm/bridge.h"
+
+struct osm_opensm;
+struct osm_routing_engine;
+
+struct ibu_osm_engine {
+	struct osm_opensm *osm;
+	ibu_engine *core;
+};
+
+void ibu_osm_fill_callbacks(struct osm_routing_engine *re, struct ibu_osm_engine *e);
+
+#endif
