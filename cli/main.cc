@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "plugin/core/error.h"
+#include "sim-harness/timing/sim_cli.h"
 
 namespace {
 
@@ -14,7 +15,8 @@ constexpr const char* kUsage =
     "  route    compute LFTs offline with an engine (mlid, slid)\n"
     "  verify   check LFTs: reachability, loops, black holes, scheme\n"
     "  inspect  show the fat-tree labels recognised in a net file\n"
-    "  mcjoin   join or leave a multicast group through the SA\n";
+    "  mcjoin   join or leave a multicast group through the SA\n"
+    "  sim      packet-level timing model over any routing tables\n";
 
 struct Command {
   const char* name;
@@ -27,6 +29,7 @@ constexpr Command kCommands[] = {
     {"verify", ibu::cli::VerifyMain},
     {"inspect", ibu::cli::InspectMain},
     {"mcjoin", ibu::cli::McJoinMain},
+    {"sim", ibu::sim::SimMain},
 };
 
 }  // namespace

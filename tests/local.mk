@@ -20,3 +20,12 @@ AM_TESTS_ENVIRONMENT = \
 	IBUNION_UMAD2SIM='$(UMAD2SIM)'; export IBUNION_BUILD IBUNION_SRC IBUNION_UMAD2SIM;
 dist_noinst_SCRIPTS += tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
 	tests/e2e/opensm_builtin.sh
+
+# The timing model's own CUnit runner.
+check_PROGRAMS += tests/unit/timing_tests
+tests_unit_timing_tests_SOURCES = \
+	tests/unit/timing_main.cc tests/unit/timing_fabrics.h tests/unit/timing_fabrics.cc \
+	tests/unit/timing_rig.h tests/unit/timing_model_test.cc tests/unit/timing_mcast_test.cc \
+	tests/unit/timing_deadlock_test.cc tests/unit/timing_cli_test.cc
+tests_unit_timing_tests_LDADD = $(IBUNION_SIM_LIBS) -lcunit
+TESTS += tests/unit/timing_tests
