@@ -1,6 +1,7 @@
 // `ibunion verify`: check tables (offline or read back from switches).
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <map>
 
 #include "cli/commands.h"
@@ -8,6 +9,11 @@
 #include "plugin/core/error.h"
 #include "plugin/core/groups.h"
 #include "plugin/core/verify/multicast.h"
+#include "plugin/core/verify/paths.h"
+#include "plugin/core/topology/fattree.h"
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
 #include "plugin/core/tables.h"
 #include "plugin/core/verify/unicast.h"
 
@@ -25,6 +31,11 @@ constexpr const char* kUsage =
     "  --mft FILE         MFTs (ibroute -M format) to check against --groups FILE:\n"
     "                     every member gets exactly one copy from every member\n"
     "  --groups FILE      multicast groups: MLID and members per line\n"
+    "  --disjoint         fat-trees: sources of one subtree that select different DLIDs\n"
+    "                     for a destination leave the subtree on different links; the\n"
+    "                     selection comes from --paths FILE (the plugin's\n"
+    "                     ibunion-mlid-paths.dump) or from --engine\n"
+    "  --paths FILE       path-selection map: src_guid dst_guid dlid per line\n"
     "exit status: 0 all checks pass, 1 a check failed, 2 bad input\n";
 
 // Entries where `t` differs from the engine's own tables.
@@ -70,11 +81,58 @@ bool VerifyGroups(const Fabric& f, Tables& t, const Args& args) {
   return ok;
 }
 
+// Reads "src_guid dst_guid dlid" lines into a selection function.
+std::function<Lid(int, int)> SelectionFromFile(const Fabric& f, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open path-selection map");
+  auto map = std::make_shared<std::unordered_map<uint64_t, Lid>>();
+  std::string line;
+  int no = 0;
+  const uint64_t n = f.end_ports.size();
+  while (std::getline(in, line)) {
+    ++no;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string a, b;
+    unsigned dlid = 0;
+    if (!(ls >> a >> b >> dlid)) throw InputError(path, no, "expected 'src_guid dst_guid dlid'");
+    const int s = f.EndPortByGuid(std::stoull(a, nullptr, 16));
+    const int d = f.EndPortByGuid(std::stoull(b, nullptr, 16));
+    if (s < 0 || d < 0) throw InputError(path, no, "port GUID not in the fabric");
+    (*map)[s * n + d] = static_cast<Lid>(dlid);
+  }
+  return [map, n, &f](int s, int d) {
+    auto it = map->find(s * n + d);
+    return it == map->end() ? f.end_ports[d].base_lid : it->second;
+  };
+}
+
+bool VerifyDisjoint(const Fabric& f, const Tables& t, const Args& args) {
+  const FatTree tree = RecognizeFatTree(f);
+  std::function<Lid(int, int)> select;
+  std::unique_ptr<Engine> engine;
+  if (args.has("--paths")) {
+    select = SelectionFromFile(f, args.get("--paths"));
+  } else if (args.has("--engine")) {
+    engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
+    Tables scratch;
+    engine->RouteUnicast(f, scratch);
+    select = [&](int s, int d) { return engine->SelectDlid(f, s, d); };
+  } else {
+    throw UsageError{"--disjoint needs --paths FILE or --engine E"};
+  }
+  DisjointReport r = CheckDisjointUpLinks(f, t, tree, select);
+  std::printf("disjoint up links: %ld source subtrees checked, %ld violations\n", r.subtrees_checked,
+              r.violations);
+  for (const std::string& e : r.errors) std::cout << "error: " << e << "\n";
+  return r.ok();
+}
+
 }  // namespace
 
 int VerifyMain(int argc, char** argv) {
-  Args args(argc, argv, {"--lft", "--guid2lid", "--lmc", "--engine", "--options", "--mft", "--groups"},
-            {"-h", "--help"});
+  Args args(argc, argv, {"--lft", "--guid2lid", "--lmc", "--engine", "--options", "--mft", "--groups", "--paths"},
+            {"-h", "--help", "--disjoint"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
     return 0;
@@ -94,6 +152,7 @@ int VerifyMain(int argc, char** argv) {
   if (args.has("--mft") != args.has("--groups"))
     throw UsageError{"--mft FILE and --groups FILE go together"};
   if (args.has("--mft")) ok = VerifyGroups(f, t, args) && ok;
+  if (args.has("--disjoint")) ok = VerifyDisjoint(f, t, args) && ok;
   std::cout << (ok ? "PASS" : "FAIL") << "\n";
   return ok ? 0 : 1;
 }

@@ -15,6 +15,7 @@ constexpr const char* kUsage =
     "  route    compute LFTs offline with an engine (mlid, slid)\n"
     "  verify   check LFTs: reachability, loops, black holes, scheme\n"
     "  inspect  show the fat-tree labels recognised in a net file\n"
+    "  trace    follow a route through LFTs; per-switch load of base-LID routes\n"
     "  mcjoin   join or leave a multicast group through the SA\n"
     "  sim      packet-level timing model over any routing tables\n";
 
@@ -29,6 +30,7 @@ constexpr Command kCommands[] = {
     {"verify", ibu::cli::VerifyMain},
     {"inspect", ibu::cli::InspectMain},
     {"mcjoin", ibu::cli::McJoinMain},
+    {"trace", ibu::cli::TraceMain},
     {"sim", ibu::sim::SimMain},
 };
 

@@ -10,16 +10,17 @@ tests_unit_unit_tests_SOURCES = \
 tests_unit_unit_tests_LDADD = plugin/core/libibucore.la -lcunit
 
 TESTS += tests/unit/unit_tests
-TESTS += tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
-	tests/e2e/opensm_builtin.sh
+E2E_TESTS = tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
+	tests/e2e/opensm_builtin.sh tests/e2e/mlid_paper.sh tests/e2e/mlid_reachability.sh \
+	tests/e2e/mlid_fallback.sh
+TESTS += $(E2E_TESTS)
 EXTRA_DIST += tests/e2e/lib.sh
 
 # Scripts find the build through these.
 AM_TESTS_ENVIRONMENT = \
 	IBUNION_BUILD='$(abs_top_builddir)'; IBUNION_SRC='$(abs_top_srcdir)'; \
 	IBUNION_UMAD2SIM='$(UMAD2SIM)'; export IBUNION_BUILD IBUNION_SRC IBUNION_UMAD2SIM;
-dist_noinst_SCRIPTS += tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
-	tests/e2e/opensm_builtin.sh
+dist_noinst_SCRIPTS += $(E2E_TESTS)
 
 # The timing model's own CUnit runner.
 check_PROGRAMS += tests/unit/timing_tests

@@ -1,21 +1,13 @@
 // CUnit runner for the core's unit suites.
 #include <CUnit/Basic.h>
 
+#include "plugin/core/verify/paths.h"
 #include "tests/unit/test_util.h"
 
 namespace ibu::test {
 
 std::vector<std::pair<int, int>> Trace(const Fabric& f, const Tables& t, int src, Lid dlid) {
-  std::vector<std::pair<int, int>> hops;
-  int sw = f.end_ports.at(src).switch_index;
-  for (int i = 0; i < 64 && sw >= 0; ++i) {
-    const int port = t.lft.at(sw).port(dlid);
-    hops.push_back({sw, port});
-    if (port == 0 || port == kNoPort) break;
-    const Peer& peer = f.switches[sw].ports.at(port);
-    sw = peer.is_switch() ? peer.index : -1;
-  }
-  return hops;
+  return TraceRoute(f, t, src, dlid);
 }
 
 int SwitchNamed(const Fabric& f, const std::string& name) {

@@ -5,6 +5,7 @@
 #include "plugin/core/netfile.h"
 #include "plugin/core/routing/mlid.h"
 #include "plugin/core/topology/generate.h"
+#include "plugin/core/verify/paths.h"
 #include "plugin/core/verify/unicast.h"
 #include "tests/unit/test_util.h"
 
@@ -80,30 +81,21 @@ void PaperPathOfDlid36() {
 // For every destination, sources in one subtree that pick different offsets
 // leave the subtree through different up links.
 void DisjointUpLinks(const Routed& r) {
-  FatTree t = RecognizeFatTree(r.f);
-  const int ne = static_cast<int>(r.f.end_ports.size());
-  for (int d = 0; d < ne; ++d) {
-    // Group sources by (LCA level a, their level-(a+1) subtree prefix).
-    std::map<std::vector<int>, std::set<std::pair<int, int>>> exits;
-    std::map<std::vector<int>, int> members;
-    for (int s = 0; s < ne; ++s) {
-      if (s == d) continue;
-      int a = 0;
-      while (a < t.n - 1 && t.p[s][a] == t.p[d][a]) ++a;
-      if (a == t.n - 1) continue;  // same leaf: no up link
-      std::vector<int> key(t.p[s].begin(), t.p[s].begin() + a + 1);
-      key.push_back(100 + a);
-      auto hops = Trace(r.f, r.t, s, r.engine->SelectDlid(r.f, s, d));
-      // The up link leaving the level-(a+1) subtree is taken at level a+1.
-      for (auto [sw, port] : hops)
-        if (t.level[sw] == a + 1) {
-          exits[key].insert({sw, port});
-          break;
-        }
-      ++members[key];
-    }
-    for (auto& [key, links] : exits) CU_ASSERT_EQUAL(static_cast<int>(links.size()), members[key]);
-  }
+  DisjointReport rep = CheckDisjointUpLinks(
+      r.f, r.t, RecognizeFatTree(r.f), [&](int s, int d) { return r.engine->SelectDlid(r.f, s, d); });
+  for (const std::string& e : rep.errors) fprintf(stderr, "\n  %s", e.c_str());
+  CU_ASSERT(rep.ok());
+  CU_ASSERT(rep.subtrees_checked > 0);
+}
+
+// And the check can fail: with every source on the base LID (no MLID
+// selection) and no rotation, sources of one subtree share up links.
+void SharedUpLinksAreCaught() {
+  auto r = Route(4, 3, 2, "mlid_rotate=off");
+  DisjointReport rep = CheckDisjointUpLinks(r->f, r->t, RecognizeFatTree(r->f),
+                                            [&](int, int d) { return r->f.end_ports[d].base_lid; });
+  CU_ASSERT(!rep.ok());
+  CU_ASSERT(!rep.errors.empty() && Contains(rep.errors[0], "both leave their subtree through"));
 }
 
 void MlidPathsAreDisjoint() {
@@ -185,6 +177,7 @@ void RegisterMlidSuite() {
   CU_add_test(s, "P(000..011) -> P(300): DLIDs 52..55, four tops", PaperPathSelectionToP300);
   CU_add_test(s, "DLID 36 and path Q port for port", PaperPathOfDlid36);
   CU_add_test(s, "different offsets leave a subtree on different links", MlidPathsAreDisjoint);
+  CU_add_test(s, "shared up links are caught", SharedUpLinksAreCaught);
   CU_add_test(s, "all pairs correct on many shapes", AllPairsCorrectOnManyShapes);
   CU_add_test(s, "rotation spreads base-LID traffic", RotationSpreadsBaseLidTraffic);
   CU_add_test(s, "SLID baseline", SlidIsOneLidPerHost);

@@ -1,0 +1,78 @@
+// `ibunion trace`: follow routes through LFTs (offline or read back).
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "cli/commands.h"
+#include "plugin/core/error.h"
+#include "plugin/core/tables.h"
+#include "plugin/core/topology/fattree.h"
+#include "plugin/core/verify/paths.h"
+
+namespace ibu::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ibunion trace NETFILE --lft FILE --from HOST --dlid LID\n"
+    "       ibunion trace NETFILE --lft FILE --base-lid-load\n"
+    "  --from HOST --dlid LID  print the route as SWITCH:OUTPORT hops (fat-tree labels\n"
+    "                          when the fabric is one, node descriptions otherwise)\n"
+    "  --base-lid-load         routes from every host to every other host's base LID\n"
+    "                          crossing each switch: 'LABEL level L routes N'\n"
+    "  --guid2lid FILE --lmc L as for verify\n";
+
+}  // namespace
+
+int TraceMain(int argc, char** argv) {
+  Args args(argc, argv, {"--lft", "--from", "--dlid", "--guid2lid", "--lmc"},
+            {"-h", "--help", "--base-lid-load"});
+  if (args.has("-h") || args.has("--help")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  if (args.positional().size() != 1 || !args.has("--lft"))
+    throw UsageError{std::string("expected NETFILE and --lft FILE\n") + kUsage};
+  Fabric f = LoadFabric(args, args.positional()[0]);
+  Tables t;
+  ReadLftsFile(args.get("--lft"), f, t);
+  std::unique_ptr<FatTree> tree;
+  try {
+    tree = std::make_unique<FatTree>(RecognizeFatTree(f));
+  } catch (const Error&) {
+  }
+  auto label = [&](int sw) { return tree ? tree->SwitchLabel(sw) : f.switches[sw].name; };
+  if (args.has("--base-lid-load")) {
+    if (!tree) throw Error("--base-lid-load needs a fat-tree");
+    std::vector<long> load(f.switches.size(), 0);
+    for (size_t s = 0; s < f.end_ports.size(); ++s)
+      for (size_t d = 0; d < f.end_ports.size(); ++d) {
+        if (s == d) continue;
+        for (auto [sw, port] : TraceRoute(f, t, static_cast<int>(s), f.end_ports[d].base_lid))
+          ++load[sw];
+      }
+    for (size_t s = 0; s < f.switches.size(); ++s)
+      std::printf("%s level %d routes %ld\n", label(static_cast<int>(s)).c_str(), tree->level[s],
+                  load[s]);
+    return 0;
+  }
+  if (!args.has("--from") || !args.has("--dlid"))
+    throw UsageError{std::string("expected --from HOST --dlid LID or --base-lid-load\n") + kUsage};
+  int src = f.EndPortByName(args.get("--from"));
+  if (src < 0 && tree) src = tree->EndPortByLabel(args.get("--from"));
+  if (src < 0) throw UsageError{"--from " + args.get("--from") + ": no such host in " + args.positional()[0]};
+  const Lid dlid = static_cast<Lid>(ParseInt(args.get("--dlid"), "option --dlid", 1, kMaxUnicastLid));
+  const auto hops = TraceRoute(f, t, src, dlid);
+  for (auto [sw, port] : hops) std::printf("%s:%d ", label(sw).c_str(), port);
+  const auto [last_sw, last_port] = hops.back();
+  const Peer& end = last_port > 0 && last_port <= f.switches[last_sw].num_ports
+                        ? f.switches[last_sw].ports[last_port] : Peer{};
+  if (end.is_end_port())
+    std::printf("-> %s\n", tree ? tree->HostLabel(end.index).c_str() : f.end_ports[end.index].name.c_str());
+  else
+    std::printf("-> %s\n", last_port == 0 ? "switch itself" : "nowhere (broken route)");
+  return end.is_end_port() || last_port == 0 ? 0 : 1;
+}
+
+}  // namespace ibu::cli

@@ -1,0 +1,58 @@
+#include "plugin/core/verify/paths.h"
+
+#include <map>
+#include <set>
+
+namespace ibu {
+
+std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, int src, Lid dlid,
+                                            int max_hops) {
+  std::vector<std::pair<int, int>> hops;
+  int sw = f.end_ports.at(src).switch_index;
+  for (int i = 0; i < max_hops && sw >= 0; ++i) {
+    const int port = t.lft.at(sw).port(dlid);
+    hops.push_back({sw, port});
+    if (port == 0 || port == kNoPort || port > f.switches[sw].num_ports) break;
+    const Peer& peer = f.switches[sw].ports[port];
+    sw = peer.is_switch() ? peer.index : -1;
+  }
+  return hops;
+}
+
+DisjointReport CheckDisjointUpLinks(const Fabric& f, const Tables& t, const FatTree& tree,
+                                    const std::function<Lid(int, int)>& select, size_t max_errors) {
+  DisjointReport r;
+  const int ne = static_cast<int>(f.end_ports.size());
+  for (int d = 0; d < ne; ++d) {
+    // Per source subtree (LCA level a, prefix p_0..p_a): the up links used
+    // to leave it, and which source used each.
+    std::map<std::vector<int>, std::map<std::pair<int, int>, int>> exits;
+    for (int s = 0; s < ne; ++s) {
+      if (s == d) continue;
+      int a = 0;
+      while (a < tree.n - 1 && tree.p[s][a] == tree.p[d][a]) ++a;
+      if (a == tree.n - 1) continue;  // same leaf: no up link
+      std::vector<int> key(tree.p[s].begin(), tree.p[s].begin() + a + 1);
+      key.push_back(-a);  // subtrees of different levels never share a key
+      const Lid dlid = select(s, d);
+      for (auto [sw, port] : TraceRoute(f, t, s, dlid)) {
+        if (tree.level[sw] != a + 1) continue;
+        auto [it, fresh] = exits[key].emplace(std::make_pair(sw, port), s);
+        if (!fresh) {
+          ++r.violations;
+          if (r.errors.size() < max_errors)
+            r.errors.push_back(tree.HostLabel(s) + " and " + tree.HostLabel(it->second) +
+                               " both leave their subtree through " + f.PortLabel(sw, port) +
+                               " toward " + tree.HostLabel(d) + " (DLIDs " +
+                               std::to_string(dlid) + " and " +
+                               std::to_string(select(it->second, d)) + ")");
+        }
+        break;
+      }
+    }
+    r.subtrees_checked += static_cast<long>(exits.size());
+  }
+  return r;
+}
+
+}  // namespace ibu

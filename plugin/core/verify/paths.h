@@ -1,0 +1,35 @@
+// Route tracing over LFTs and the MLID disjointness property (seed 001):
+// for every destination, sources of one subtree that select different LID
+// offsets leave that subtree through different up links.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "plugin/core/fabric.h"
+#include "plugin/core/tables.h"
+#include "plugin/core/topology/fattree.h"
+
+namespace ibu {
+
+// (switch, out port) hops from end port `src` toward `dlid`; stops at the
+// destination, a missing entry (port 255) or after max_hops.
+std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, int src, Lid dlid,
+                                            int max_hops = 64);
+
+struct DisjointReport {
+  long subtrees_checked = 0;  // (destination, source subtree) pairs
+  long violations = 0;
+  std::vector<std::string> errors;
+  bool ok() const { return violations == 0; }
+};
+
+// `select(src, dst)` is the path-selection rule (Engine::SelectDlid). Cost
+// O(end ports^2 x n): run it on fabrics of up to a few thousand hosts.
+DisjointReport CheckDisjointUpLinks(const Fabric& f, const Tables& t, const FatTree& tree,
+                                    const std::function<Lid(int, int)>& select,
+                                    size_t max_errors = 20);
+
+}  // namespace ibu

@@ -1,0 +1,33 @@
+#!/bin/bash
+# What mlid cannot route it refuses with the reason, and OpenSM carries on
+# with minhop: a mesh, a fat-tree with one extra cable, bad options.
+source "$(dirname "$0")/lib.sh"
+[ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
+run() {  # NET OUT OPTIONS
+  "$FABRIC_RUN" --net "$1" --engine mlid,minhop --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion \
+    --plugin-options "$3" --no-mft --out "$2"
+}
+expect_fallback() {  # WHAT OUT NEEDLE
+  grep -qF -- "$3" "$2/opensm.log" && pass "$1: refusal logged: $(grep -F -- "$3" "$2/opensm.log" | head -1 | sed 's/.*-> //')" ||
+    fail "$1: no '$3' in the log"
+  grep -q "minhop tables configured on all switches" "$2/opensm.log" && pass "$1: OpenSM fell back to minhop" ||
+    fail "$1: no fallback to minhop"
+  "$IBUNION" verify "$2/fabric.net" --lft "$2/lfts.dump" >/dev/null && pass "$1: the fallback tables verify" ||
+    fail "$1: fallback tables broken"
+}
+
+check "mesh-4x4 comes up" run "$TOPO/mesh-4x4.net" "$E2E_TMP/mesh" ""
+expect_fallback "mesh-4x4" "$E2E_TMP/mesh" "ibunion/mlid: refusing: not an m-port n-tree: switch N("
+
+# ft-4-3 plus one cable between two leaves (a fifth port on each).
+sed -e 's/^Switch\t4 "SW<00,2>"$/Switch\t5 "SW<00,2>"\n[5]\t"SW<11,2>"[5]/' \
+    -e 's/^Switch\t4 "SW<11,2>"$/Switch\t5 "SW<11,2>"\n[5]\t"SW<00,2>"[5]/' "$TOPO/ft-4-3.net" >"$E2E_TMP/cross.net"
+grep -c '\[5\]' "$E2E_TMP/cross.net" | grep -q 2 || fail "could not build the cross-linked fabric"
+check "ft-4-3 with a cross link comes up" run "$E2E_TMP/cross.net" "$E2E_TMP/cross" ""
+expect_fallback "ft-4-3 + cross link" "$E2E_TMP/cross" "port 5: link to a switch of level 2 from level 2; links join adjacent levels only"
+
+check "ft-4-3 with a bad option comes up" run "$TOPO/ft-4-3.net" "$E2E_TMP/badopt" "mlid_bogus=1"
+grep -q "bad event_plugin_options: option 'mlid_bogus=1': unknown key for engine mlid" "$E2E_TMP/badopt/opensm.log" &&
+  pass "bad option named in the log" || fail "bad option not named"
+expect_fallback "bad option" "$E2E_TMP/badopt" "ibunion/mlid: refusing: bad event_plugin_options"
+finish
