@@ -1,0 +1,87 @@
+#!/bin/bash
+# The main job on the embedded default fabric, FT(4,3) (16 hosts, 20
+# switches, LMC 2, the papers' LID layout made legal):
+#   1. the real OpenSM with the ibunion plugin (routing_engine mlid,minhop)
+#      over ibsim; a multicast group joined through the SA with
+#      `ibunion mcjoin`; LFTs and MFTs read back from the simulated switches;
+#   2. verification of what was read back: reachability, no loops, equal to
+#      the MLID scheme, disjoint paths, multicast exactly once;
+#   3. OpenSM's own ftree and minhop on the same fabric, verified the same way;
+#   4. the timing model replaying all of them under the same uniform traffic.
+# Set-up first (packages, configure, build). Exit 0 when every check passed.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+bash "$top/sim-harness/setup.sh"
+cd "$top"
+
+net=topologies/ft-4-3.net
+g2l=topologies/ft-4-3.guid2lid
+work=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-default.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+failures=0
+step() { printf '\n== %s\n' "$*"; }
+ok() { printf '  ok    %s\n' "$*"; }
+bad() { printf '  FAIL  %s\n' "$*"; failures=$((failures + 1)); }
+run_check() {  # WHAT COMMAND...: ok/bad by exit status; the command's summary lines are shown
+  local what=$1 log=$work/check.$RANDOM
+  shift
+  if "$@" >"$log" 2>&1; then ok "$what"; else bad "$what"; fi
+  grep -E '^(unicast|path length|scheme|disjoint|multicast|groups per|error)' "$log" | sed 's/^/        /' | head -12
+}
+
+step "OpenSM + ibunion (mlid) on FT(4,3) under ibsim; group ff12:e001::1 joined by 6 hosts"
+members="P(000) P(011) P(101) P(200) P(210) P(311)"
+joins=""
+for h in $members; do
+  joins="$joins SIM_HOST='$h' LD_PRELOAD=\$IBUNION_UMAD2SIM '$top/ibunion' mcjoin join ff12:e001::1 >>\$IBUNION_OUT/joins.txt &&"
+done
+joins="$joins sleep 2"  # OpenSM programs the MFTs after the joins
+sim-harness/ibsim/fabric-run --net "$net" --guid2lid "$g2l" --lmc 2 --engine mlid,minhop \
+  --plugin-dir plugin/osm/.libs --plugin-name ibunion --daemon --exec "$joins" --out "$work/mlid" |
+  sed 's/^/  /'
+grep -q "mlid tables configured on all switches" "$work/mlid/opensm.log" && ok "OpenSM routed with mlid" ||
+  bad "OpenSM did not use mlid"
+grep "ibunion/mlid: routed" "$work/mlid/opensm.log" | sed 's/.*-> log_to_osm: /        /'
+mlid_hex=$(sort -u "$work/mlid/joins.txt" | awk '{print $2}')
+[ "$(sort -u "$work/mlid/joins.txt" | wc -l)" -eq 1 ] && ok "the SA gave every member MLID $mlid_hex" || bad "joins: $(cat "$work/mlid/joins.txt")"
+echo "$mlid_hex $members" >"$work/groups.txt"
+
+step "Verification of the tables read back from the switches"
+run_check "every LID reachable from every host, no loop, no black hole; equal to the MLID scheme" \
+  ./ibunion verify "$work/mlid/fabric.net" --lft "$work/mlid/lfts.dump" --engine mlid
+run_check "sources of one subtree leave it on different up links (plugin's path selection)" \
+  ./ibunion verify "$work/mlid/fabric.net" --lft "$work/mlid/lfts.dump" --disjoint \
+  --paths "$work/mlid/ibunion-mlid-paths.dump"
+run_check "multicast: each member gets exactly one copy from every member, nothing else" \
+  ./ibunion verify "$work/mlid/fabric.net" --lft "$work/mlid/lfts.dump" --mft "$work/mlid/mfts.dump" \
+  --groups "$work/groups.txt"
+
+step "OpenSM's own engines on the same fabric (ftree needs LMC 0)"
+for engine in ftree minhop; do
+  sim-harness/ibsim/fabric-run --net "$net" --guid2lid "$g2l" --engine "$engine" --no-mft \
+    --out "$work/$engine" >/dev/null
+  grep -q "$engine tables configured" "$work/$engine/opensm.log" && ok "OpenSM routed with $engine" ||
+    bad "OpenSM did not use $engine"
+  run_check "$engine: every LID reachable, no loop" ./ibunion verify "$work/$engine/fabric.net" --lft "$work/$engine/lfts.dump"
+done
+
+step "Timing model: uniform traffic, 32-byte messages, 1 VL (seed 001's parameters)"
+printf '  %-34s %8s %12s %14s %12s\n' tables load "offered" "accepted" "latency ns"
+sim_row() {  # LABEL ARGS...
+  local label=$1
+  shift
+  ./ibunion sim "$@" --traffic uniform --msg 32 --vls 1 --seed 1 --sweep 0.1:0.7:0.3 --json --quiet 2>/dev/null |
+    awk -v l="$label" -F'[,:]' '{
+      for (i = 1; i < NF; i++) v[$i] = $(i + 1)
+      printf "  %-34s %8.2f %12.4f %14.4f %12.0f\n", l, v["\"load\""], v["\"offered\""], v["\"accepted\""], v["\"latency_avg_ns\""]
+    }'
+}
+sim_row "mlid, MLID path selection (core)" "$net" --guid2lid "$g2l" --routing mlid
+sim_row "mlid read back, base LIDs" "$work/mlid/fabric.net" --routing "dump:$work/mlid"
+sim_row "slid (core)" "$net" --guid2lid "$g2l" --routing slid
+sim_row "OpenSM ftree read back" "$work/ftree/fabric.net" --routing "dump:$work/ftree"
+sim_row "OpenSM minhop read back" "$work/minhop/fabric.net" --routing "dump:$work/minhop"
+
+echo
+if [ $failures -eq 0 ]; then echo "default job: all checks passed"; else echo "default job: $failures checks FAILED"; fi
+exit $(( failures > 0 ))
