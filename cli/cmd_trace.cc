@@ -21,28 +21,58 @@ constexpr const char* kUsage =
     "                          when the fabric is one, node descriptions otherwise)\n"
     "  --base-lid-load         routes from every host to every other host's base LID\n"
     "                          crossing each switch: 'LABEL level L routes N'\n"
+    "  --mft FILE --mlid MLID  print the MLID's mask on every switch that has it:\n"
+    "                          'LABEL: P P P' (P = ports set, 0 = the switch itself)\n"
+    "  --mft FILE --groups-per-switch\n"
+    "                          how many MLIDs each switch carries: 'LABEL level L groups N'\n"
     "  --guid2lid FILE --lmc L as for verify\n";
 
 }  // namespace
 
 int TraceMain(int argc, char** argv) {
-  Args args(argc, argv, {"--lft", "--from", "--dlid", "--guid2lid", "--lmc"},
-            {"-h", "--help", "--base-lid-load"});
+  Args args(argc, argv, {"--lft", "--from", "--dlid", "--guid2lid", "--lmc", "--mft", "--mlid"},
+            {"-h", "--help", "--base-lid-load", "--groups-per-switch"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
     return 0;
   }
-  if (args.positional().size() != 1 || !args.has("--lft"))
-    throw UsageError{std::string("expected NETFILE and --lft FILE\n") + kUsage};
+  if (args.positional().size() != 1 || (!args.has("--lft") && !args.has("--mft")))
+    throw UsageError{std::string("expected NETFILE and --lft FILE or --mft FILE\n") + kUsage};
   Fabric f = LoadFabric(args, args.positional()[0]);
   Tables t;
-  ReadLftsFile(args.get("--lft"), f, t);
+  t.Resize(f);
+  if (args.has("--lft")) ReadLftsFile(args.get("--lft"), f, t);
+  if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);
   std::unique_ptr<FatTree> tree;
   try {
     tree = std::make_unique<FatTree>(RecognizeFatTree(f));
   } catch (const Error&) {
   }
   auto label = [&](int sw) { return tree ? tree->SwitchLabel(sw) : f.switches[sw].name; };
+  if (args.has("--mlid")) {
+    if (!args.has("--mft")) throw UsageError{"--mlid needs --mft FILE"};
+    const Lid mlid = static_cast<Lid>(ParseInt(args.get("--mlid"), "option --mlid", kMulticastLidBase, 0xFFFE));
+    for (size_t s = 0; s < f.switches.size(); ++s) {
+      auto it = t.mft[s].groups.find(mlid);
+      if (it == t.mft[s].groups.end() || it->second.none()) continue;
+      std::printf("%s:", label(static_cast<int>(s)).c_str());
+      for (int p = 0; p <= f.switches[s].num_ports; ++p)
+        if (it->second.test(p)) std::printf(" %d", p);
+      std::printf("\n");
+    }
+    return 0;
+  }
+  if (args.has("--groups-per-switch")) {
+    if (!args.has("--mft")) throw UsageError{"--groups-per-switch needs --mft FILE"};
+    for (size_t s = 0; s < f.switches.size(); ++s) {
+      int groups = 0;
+      for (const auto& [mlid, mask] : t.mft[s].groups) groups += mask.any();
+      std::printf("%s level %d groups %d\n", label(static_cast<int>(s)).c_str(),
+                  tree ? tree->level[s] : -1, groups);
+    }
+    return 0;
+  }
+  if (!args.has("--lft")) throw UsageError{std::string("this use needs --lft FILE\n") + kUsage};
   if (args.has("--base-lid-load")) {
     if (!tree) throw Error("--base-lid-load needs a fat-tree");
     std::vector<long> load(f.switches.size(), 0);

@@ -1,3 +1,4 @@
 # The ibsim harness: fabric-run starts ibsim + OpenSM, reads tables back.
 dist_noinst_SCRIPTS += sim-harness/ibsim/fabric-run
 dist_noinst_SCRIPTS += sim-harness/run-default.sh sim-harness/setup.sh
+dist_noinst_SCRIPTS += sim-harness/ibsim/read-tables

@@ -166,7 +166,7 @@ std::vector<std::pair<int, PortMask>> MlidRouter::McastTree(const McastGroup& g)
   const int n = tree_.n;
   // Up digit per level: the anchor's own digits (paper) or the MLID's index.
   std::vector<int> up_digit(a);
-  if (g.anchor < 0) {
+  if (g.anchor < 0 && opt_.rotate) {
     const long index = (static_cast<long>(g.mlid) - kMulticastLidBase) % tree_.paths();
     for (int l = 1; l < n; ++l) up_digit[l] = static_cast<int>((index >> (log2k_ * (n - 1 - l))) % tree_.k);
   }

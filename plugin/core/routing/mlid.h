@@ -46,12 +46,13 @@ class MlidRouter {
   // Cyclic multicast (seed 002): the union of the MLID paths from an anchor
   // to every member, all taken with one path index, so every route from the
   // anchor climbs one chain and a packet is never duplicated on its way up.
-  // With an explicit anchor the index is the paper's (the anchor's rank:
-  // the up digit at level l is the anchor's own digit p_l). Otherwise the
-  // anchor is the member with the lowest PID and the index is
-  // (MLID - 0xC000) mod (m/2)^(n-1): the top switch a chain reaches depends
-  // on the index alone, so successive MLIDs root on successive top switches
-  // whoever the members are. The mask of a switch holds every port of a
+  // Without an explicit anchor the anchor is the member with the lowest
+  // PID. In paper mode (no rotation), or with an explicit anchor, the index
+  // is the paper's: the anchor's rank, so the up digit at level l is the
+  // anchor's own digit p_l. By default it is (MLID - 0xC000) mod
+  // (m/2)^(n-1): the top switch a chain reaches depends on the index alone,
+  // so successive MLIDs root on successive top switches whoever the
+  // members are. The mask of a switch holds every port of a
   // tree edge (the tree-parent port included), so IB flooding from any
   // member delivers exactly once. Cost O(members x n).
   std::vector<std::pair<int, PortMask>> McastTree(const McastGroup& g) const;
