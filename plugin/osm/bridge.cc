@@ -46,6 +46,7 @@ struct ibu_engine {
   ibu::Fabric fabric;
   ibu::Tables tables;
   bool routed = false;
+  bool dump = true;  // <engine>_dump=on|off: the readable dumps after routing
 
   void Log(int level, const std::string& msg) const {
     if (log) log(log_ctx, level, ("ibunion/" + name + ": " + msg).c_str());
@@ -132,7 +133,20 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, ibu_log_fn log
     e->log = log;
     e->log_ctx = log_ctx;
     try {
-      e->engine = ibu::MakeEngine(name, ibu::SplitOptions(options ? options : ""), SinkOf(e));
+      // <engine>_dump belongs to the adapter, not the algorithm.
+      std::vector<std::string> words;
+      for (const std::string& w : ibu::SplitOptions(options ? options : "")) {
+        const std::string key = std::string(name) + "_dump=";
+        if (w.rfind(key, 0) != 0) {
+          words.push_back(w);
+          continue;
+        }
+        const std::string v = w.substr(key.size());
+        if (v != "on" && v != "off")
+          throw ibu::Error("option '" + w + "': expected on or off");
+        e->dump = v == "on";
+      }
+      e->engine = ibu::MakeEngine(name, words, SinkOf(e));
     } catch (const std::exception& err) {
       e->option_error = err.what();
       e->Log(IBU_LOG_ERROR, std::string("bad event_plugin_options: ") + err.what() +
@@ -291,7 +305,7 @@ int ibu_switch_sl2vl(const ibu_engine* e, uint64_t switch_guid, int in_port, int
 int ibu_data_vls(const ibu_engine* e) { return e->engine ? e->engine->DataVls() : 1; }
 
 void ibu_dump(const ibu_engine* e, const char* dir) {
-  if (!e->routed || !dir || !*dir) return;
+  if (!e->routed || !e->dump || !dir || !*dir) return;
   try {
     const std::string base = std::string(dir) + "/ibunion-" + e->name;
     if (!WriteAtomically(base + "-lfts.dump",

@@ -1,0 +1,6 @@
+# Benchmarks (not tests): sim-harness/bench/*.sh print ratios against a
+# baseline measured in the same run.
+noinst_PROGRAMS = sim-harness/bench/core_route_bench
+sim_harness_bench_core_route_bench_SOURCES = sim-harness/bench/core_route_bench.cc
+sim_harness_bench_core_route_bench_LDADD = plugin/core/libibucore.la
+dist_noinst_SCRIPTS += sim-harness/bench/routing_bench.sh

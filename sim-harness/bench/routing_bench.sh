@@ -1,0 +1,74 @@
+#!/bin/bash
+# Routing-phase benchmark, all in one run and on the same ibsim fabrics:
+# OpenSM's routing time for mlid (the ibunion plugin), ftree, updn and
+# minhop, plus the core alone, with ratios against ftree.
+#
+#   sim-harness/bench/routing_bench.sh [FABRIC...]   (default: ft-8-3 ft-16-3)
+#   FABRIC = ft-M-N, e.g. ft-32-3 or ft-16-4 (8192 hosts: discovery alone
+#   takes minutes under ibsim; allow ~10 min per engine)
+#
+# The routing phase is read from OpenSM's own log (log_flags 0x07): from
+# "building routing with '<engine>'" to "<engine> tables configured on all
+# switches" — the engine's callbacks plus OpenSM queuing the LFT blocks.
+# Each engine routes three times in one OpenSM run (two SIGHUP-forced heavy
+# sweeps after the first): the median is reported. LMC 0 for all (ftree
+# refuses LMC > 0 and falls back to minhop), plus mlid and minhop at the
+# largest LMC the LID space allows.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+[ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
+fabrics=("$@")
+[ ${#fabrics[@]} -gt 0 ] || fabrics=(ft-8-3 ft-16-3)
+work=$(mktemp -d "${TMPDIR:-/tmp}/routing-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Seconds of each routing phase in an OpenSM log, one per line.
+phases() {  # LOG ENGINE
+  awk -v e="$2" '
+    function t(line,  a, h) { split($3, h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] + $4 / 1e6 }
+    index($0, "building routing with \047" e "\047") { start = t($0) }
+    index($0, e " tables configured on all switches") && start { printf "%.4f\n", t($0) - start; start = 0 }' "$1"
+}
+median() { sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}'; }
+max_lmc() {  # HOSTS SWITCHES
+  local l=7
+  while [ $(( $1 * (1 << l) + $2 )) -gt 49151 ]; do l=$((l - 1)); done
+  echo $l
+}
+
+printf '%-9s %-14s %4s %10s %9s\n' fabric engine lmc "route s" "vs ftree"
+for fabric in "${fabrics[@]}"; do
+  IFS=- read -r _ m n <<<"$fabric"
+  net=$work/$fabric.net
+  ./ibunion topo fattree "$m" "$n" -o "$net"
+  hosts=$(grep -c '^Hca' "$net")
+  switches=$(grep -c '^Switch' "$net")
+  big=$(max_lmc "$hosts" "$switches")
+  declare -A secs=()
+  for spec in "ftree 0" "mlid 0" "minhop 0" "updn 0" "mlid $big" "minhop $big"; do
+    read -r engine lmc <<<"$spec"
+    out=$work/$fabric-$engine-$lmc
+    chain=$engine
+    plugin=()
+    [ "$engine" != mlid ] || { chain=mlid,minhop; plugin=(--plugin-dir plugin/osm/.libs --plugin-name ibunion --plugin-options "mlid_dump=off"); }
+    resweep='for i in 1 2; do before=$(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log);
+      kill -HUP $IBUNION_OSM_PID;
+      while [ $(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log) -le $before ]; do sleep 0.5; done; done'
+    if ! sim-harness/ibsim/fabric-run --net "$net" --engine "$chain" --lmc "$lmc" "${plugin[@]+"${plugin[@]}"}" \
+        --conf-line "log_flags 0x07" --daemon --no-readback --timeout 3600 --exec "$resweep" --out "$out" >"$out.log" 2>&1; then
+      printf '%-9s %-14s %4s %10s\n' "$fabric" "$engine" "$lmc" "run failed"; tail -n 5 "$out.log"; continue
+    fi
+    s=$(phases "$out/opensm.log" "$engine" | median)
+    secs[$engine-$lmc]=$s
+    ratio=$(awk -v a="${secs[ftree-0]:-nan}" -v b="$s" 'BEGIN {printf (a > 0 && b > 0) ? "%.1fx" : "-", a / b}')
+    printf '%-9s %-14s %4s %10s %9s\n' "$fabric" "$engine" "$lmc" "$s" "$ratio"
+  done
+  for lmc in 0 "$big"; do
+    line=$(sim-harness/bench/core_route_bench "$m" "$n" "$lmc")
+    s=$(echo "$line" | awk '{print $(NF-1)}')
+    ratio=$(awk -v a="${secs[ftree-0]:-nan}" -v b="$s" 'BEGIN {printf (a > 0 && b > 0) ? "%.1fx" : "-", a / b}')
+    printf '%-9s %-14s %4s %10s %9s\n' "$fabric" "core mlid" "$lmc" "$s" "$ratio"
+  done
+  unset secs
+done
