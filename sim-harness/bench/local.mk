@@ -1,6 +1,8 @@
 # Benchmarks (not tests): sim-harness/bench/*.sh print ratios against a
 # baseline measured in the same run.
-noinst_PROGRAMS = sim-harness/bench/core_route_bench
+noinst_PROGRAMS = sim-harness/bench/core_route_bench sim-harness/bench/core_mcast_bench
 sim_harness_bench_core_route_bench_SOURCES = sim-harness/bench/core_route_bench.cc
 sim_harness_bench_core_route_bench_LDADD = plugin/core/libibucore.la
 dist_noinst_SCRIPTS += sim-harness/bench/routing_bench.sh
+sim_harness_bench_core_mcast_bench_SOURCES = sim-harness/bench/core_mcast_bench.cc
+sim_harness_bench_core_mcast_bench_LDADD = plugin/core/libibucore.la
