@@ -3,7 +3,10 @@
 #include <random>
 #include <set>
 
+#include <sstream>
+
 #include "plugin/core/engine.h"
+#include "plugin/core/groups.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/fattree.h"
 #include "plugin/core/topology/generate.h"
@@ -153,6 +156,34 @@ void VerifierCatchesBrokenMasks() {
   CU_ASSERT(named);
 }
 
+void GroupFilesParseAndNameErrors() {
+  Fabric f = MakeFatTree(4, 3);
+  AssignDefaultLids(f, 0);
+  std::istringstream good("# comment\n0xC001 P(200) 0x0000000000100013 11 anchor=P(000)\n\n0xc002 P(000)\n");
+  auto groups = ParseGroups(good, "g.txt", f);
+  CU_ASSERT_EQUAL(groups.size(), 2u);
+  CU_ASSERT_EQUAL(groups[0].mlid, 0xC001);
+  CU_ASSERT(groups[0].members == (std::vector<int>{8, 9, 10}));  // name, GUID, LID
+  CU_ASSERT_EQUAL(groups[0].anchor, 0);
+  struct Case {
+    const char* text;
+    const char* expect;
+  } cases[] = {
+      {"0x0001 P(000)\n", "g.txt:1: expected a multicast LID 0xC000..0xFFFE first, got '0x0001'"},
+      {"0xC001 P(999)\n", "g.txt:1: member 'P(999)' is not an end port of the fabric"},
+      {"0xC001 P(000) P(000)\n", "g.txt:1: member 'P(000)' is listed twice"},
+      {"0xC001\n", "g.txt:1: group 49153 has no members"},
+      {"0xC001 P(000)\n0xC001 P(001)\n", "g.txt:2: MLID 0xC001 is listed twice"},
+      {"0xC001 P(000) anchor=nobody\n", "g.txt:1: anchor 'nobody' is not an end port"},
+  };
+  for (const Case& c : cases) {
+    std::istringstream in(c.text);
+    std::string msg = ErrorOf([&] { ParseGroups(in, "g.txt", f); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s'", msg.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
 }  // namespace
 
 void RegisterMcastSuite() {
@@ -162,6 +193,7 @@ void RegisterMcastSuite() {
   CU_add_test(s, "a leave rebuilds only that group", LeaveShrinksOnlyThatGroup);
   CU_add_test(s, "anchors spread over top switches", AnchorsSpreadOverTopSwitches);
   CU_add_test(s, "verifier catches broken masks", VerifierCatchesBrokenMasks);
+  CU_add_test(s, "group files parse and name errors", GroupFilesParseAndNameErrors);
 }
 
 }  // namespace ibu::test
