@@ -32,7 +32,8 @@ constexpr const char* kUsage =
     "usage: ibunion sim NETFILE [--guid2lid F] [--lmc L] --routing mlid|slid|xymesh|dump:DIR\n"
     "         [--traffic PATTERN] [--msg BYTES] [--load OFFERED] [--vls N] [--seed S]\n"
     "         [--mcast-mode hw|unicast] [--sweep FROM:TO:STEP] [--jobs N] [--json]\n"
-    "         [--csv FILE] [--links FILE] [--config FILE] [--param key=value ...] [--quiet]\n"
+    "         [--csv FILE] [--links FILE] [--members FILE] [--config FILE] [--param key=value ...]\n"
+    "         [--quiet]\n"
     "\n"
     "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
     "the tables of the routing engine (or by the LFT/MFT dumps in DIR: DIR/fabric.net,\n"
@@ -50,6 +51,8 @@ constexpr const char* kUsage =
     "  --json      one JSON object per point on stdout instead of a table\n"
     "  --csv       also write all points as CSV to FILE\n"
     "  --links     write per-link utilisation (point,link,util) as CSV to FILE\n"
+    "  --members   multicast: write the group and the sources to FILE, one\n"
+    "              'group NAME' / 'source NAME' line per end port (node description)\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
     "              (net, routing, traffic, ...) and --param keys; options win\n"
     "  --param     model parameter, repeatable:\n";
@@ -68,7 +71,7 @@ struct Setting {
 
 const std::vector<std::string> kValueOptions = {
     "guid2lid", "lmc", "routing", "traffic", "msg", "load", "vls", "seed", "sweep",
-    "jobs", "config", "param", "csv", "links", "mcast-mode"};
+    "jobs", "config", "param", "csv", "links", "mcast-mode", "members"};
 const std::vector<std::string> kFlags = {"json", "quiet", "help"};
 
 bool IsIn(const std::vector<std::string>& v, const std::string& s) {
@@ -309,9 +312,15 @@ int Run(int argc, char** argv) {
       const int lmc = opt.count("lmc") ? int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7)) : 0;
       AssignDefaultLids(fabric, lmc);
     }
-    engine = MakeEngine(routing, p.engine_options, log);
+    // xymesh's VL policy follows --vls unless engine.xymesh_vls says otherwise.
+    std::vector<std::string> engine_options = p.engine_options;
+    bool has_vls = false;
+    for (const std::string& o : engine_options) has_vls = has_vls || o.rfind("xymesh_vls=", 0) == 0;
+    if (routing == "xymesh" && !has_vls) engine_options.push_back("xymesh_vls=" + std::to_string(p.vls));
+    engine = MakeEngine(routing, engine_options, log);
     tables.Resize(fabric);
     engine->RouteUnicast(fabric, tables);
+    engine->RouteSl2Vl(fabric, tables);  // engines with a VL policy (xymesh dedicated)
   }
 
   // Traffic set-up (shared by every point).
@@ -336,7 +345,33 @@ int Run(int argc, char** argv) {
   } else {
     wl.SetDlidFn(nullptr, false);
   }
-  Network network(fabric, tables, p.vls);
+  // The engine's SL-to-VL tables, when it sets any for the simulated VL
+  // count, decide the VL of every switch hop (e.g. xymesh's dedicated VL per
+  // direction). Tables made for another VL count (an explicit
+  // engine.xymesh_vls) are not used: VL = SL mod VLs, as for engines
+  // without tables. End ports have no table: they inject on SL mod VLs.
+  Sl2VlFn sl2vl;
+  if (!tables.sl2vl.empty() && engine && engine->DataVls() != p.vls) {
+    if (!quiet)
+      std::cerr << "ibunion sim: note: engine " << routing << " set SL-to-VL tables for " << engine->DataVls()
+                << " data VL(s), not " << p.vls << "; not used (VL = SL mod " << p.vls << ")\n";
+  } else if (!tables.sl2vl.empty()) {
+    const Tables* t = &tables;
+    const int vls = p.vls;
+    sl2vl = [t, vls](int sw, int in_port, int out_port, int sl) -> int {
+      if (sw < 0 || size_t(sw) >= t->sl2vl.size() || t->sl2vl[sw].empty()) return sl % vls;
+      return t->sl2vl[sw].get(in_port, out_port, sl);
+    };
+  }
+  Network network(fabric, tables, p.vls, sl2vl);
+
+  if (opt.count("members")) {
+    if (!wl.is_mcast()) throw Error("--members: only for --traffic mcast:SOURCES:GROUP");
+    std::string text;
+    for (int h : wl.group()) text += "group " + fabric.end_ports[h].name + "\n";
+    for (int h : wl.sources()) text += "source " + fabric.end_ports[h].name + "\n";
+    WriteAtomically(opt["members"].value, text);
+  }
 
   std::ostringstream head;
   head << "# " << (net.empty() ? routing : net) << ": " << fabric.end_ports.size() << " end ports, "
