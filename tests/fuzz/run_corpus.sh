@@ -4,3 +4,5 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=${IBUNION_BUILD:-$here/../..}
 "$build/tests/fuzz/netfile_replay" "$here"/corpus/netfile/*
+"$build/tests/fuzz/parsers_replay" "$here"/corpus/dumps/* "$here"/corpus/groups/* \
+  "$here"/corpus/guid2lid/* "$here"/corpus/options/*
