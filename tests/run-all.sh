@@ -16,7 +16,13 @@ if [ $status -ne 0 ]; then
     fi
   done
 fi
-count() { cat $(find tests -name '*.trs') 2>/dev/null | grep -c -E "^:test-result: ($1)" || true; }
+# The core, CLI and timing model again under ASan + UBSan (separate build).
+if ! bash "$top/tests/run-sanitized.sh" >"$top/tests/sanitized.log" 2>&1; then
+  status=1
+  echo "===== sanitized build (tests/sanitized.log)"; tail -n 60 "$top/tests/sanitized.log"
+fi
+grep -E '^(PASS|FAIL|ERROR|SKIP):' "$top/tests/sanitized.log" | sed 's/^/sanitized /' || true
+count() { cat $(find tests build-san/tests -name '*.trs' 2>/dev/null) 2>/dev/null | grep -c -E "^:test-result: ($1)" || true; }
 pass=$(count PASS)
 fail=$(count 'FAIL|ERROR|XPASS')
 skip=$(count SKIP)
