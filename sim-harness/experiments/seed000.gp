@@ -1,0 +1,34 @@
+# seed 000/004 (Figs. 10-27): completion time vs message size on a 16x16
+# mesh for one source/group combination, a panel per VL count; XY
+# multicast and unicast, VLs shared or dedicated per direction.
+# gnuplot -e "csv='...'; png='...'; src='40%'; grp='100%'; vlcfgs='1 2-shared ...'" seed000.gp
+vls = "1"
+if (strstrt(vlcfgs, "2-")) vls = vls . " 2"
+if (strstrt(vlcfgs, "4-")) vls = vls . " 4"
+n = words(vls)
+set terminal pngcairo size 420 * n + 60,450 font "Sans,10"
+set output png
+set multiplot layout 1,n title sprintf("16x16 mesh: %s-source multicast, destination group %s", src eq "1" ? "one" : (src eq "100%" ? "all" : src), grp) font "Sans,12"
+set logscale xy
+set xtics ("32" 32, "128" 128, "512" 512, "2K" 2048, "8K" 8192, "32K" 32768, "128K" 131072)
+set format y "10^{%L}"
+set xlabel "message size"
+set ylabel "completion time (ns)"
+set grid
+set key top left box opaque font "Sans,8"
+sel(s, v) = sprintf("< awk -F, '$1 == \"%s\" && $2 == \"%s\" && $3 == \"%s\" && $4 == \"%s\" {print $5, $6}' '%s'", s, src, grp, v, csv)
+col(s) = s eq "mcast" ? "#c0392b" : "#1f5fbf"
+dash(m) = m eq "shared" ? 1 : 2
+ptype(m) = m eq "shared" ? 7 : 6
+name(s, m) = sprintf("%s, %s", s eq "mcast" ? "multicast" : "unicast", m eq "shared" ? "shared VLs" : "VL per direction")
+name1(s) = s eq "mcast" ? "multicast" : "unicast"
+do for [v in vls] {
+  set title sprintf("%s virtual lane%s", v, v eq "1" ? "" : "s")
+  if (v eq "1") {
+    plot for [s in "unicast mcast"] sel(s, "1") using 1:2 with linespoints lc rgb col(s) pt 7 ps 0.7 lw 1.3 title name1(s)
+  } else {
+    plot for [s in "unicast mcast"] for [m in "shared dedicated"] sel(s, v . "-" . m) using 1:2 with linespoints \
+      lc rgb col(s) dt dash(m) pt ptype(m) ps 0.7 lw 1.3 title name(s, m)
+  }
+}
+unset multiplot

@@ -1,0 +1,80 @@
+#!/bin/bash
+# Smoke test of the experiment scripts: `run seed001 --quick` (FT(8,3),
+# MLID vs SLID, uniform and 10% centric, 1 and 2 VLs) and checks of its CSV:
+# well formed; per curve the loads rise, accepted traffic never exceeds the
+# offered traffic (1% + 1e-4 for the window's edge effects: a window also
+# delivers messages generated just before it), latency grows with load up
+# to saturation, and the curve reaches saturation; and seed 001's clearest
+# claim, MLID's 1-VL centric throughput well above SLID's.
+# Needs no OpenSM. Exit 0 pass, 1 fail.
+set -euo pipefail
+SRC=${IBUNION_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${IBUNION_BUILD:-$SRC}
+export IBUNION_SRC=$SRC IBUNION_BUILD=$BUILD
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-expq.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+if "$SRC/sim-harness/experiments/run" seed001 --quick --out "$tmp/out" --work "$tmp/work" >"$tmp/log" 2>&1; then
+  pass "run seed001 --quick ($(grep -c ' points, ' "$tmp/log") curves)"
+else
+  fail "run seed001 --quick"; tail -n 30 "$tmp/log"; exit 1
+fi
+csv=$tmp/out/seed001-ft-8-3.csv
+[ -s "$csv" ] && pass "CSV written" || { fail "no $csv"; exit 1; }
+if command -v gnuplot >/dev/null; then
+  png=$tmp/out/seed001-ft-8-3.png
+  [ -s "$png" ] && [ "$(head -c 4 "$png" | od -An -c | tr -d ' ')" = "211PNG" ] && pass "PNG written" || fail "no PNG"
+fi
+
+want="fabric,scheme,traffic,vls,load,offered,accepted,latency_avg_ns,latency_p99_ns,ops_measured,ops_unfinished,packet_hops,wall_s,packet_hops_per_s"
+[ "$(head -n 1 "$csv")" = "$want" ] && pass "CSV header" || fail "CSV header: $(head -n 1 "$csv")"
+
+# Well formed: 14 fields, known names, numbers where numbers belong.
+bad=$(awk -F, 'NR > 1 {
+  if (NF != 14) { print NR ": " NF " fields"; next }
+  if ($1 != "ft-8-3" || ($2 != "slid" && $2 != "mlid") || ($3 != "uniform" && $3 != "centric:0.1") || ($4 != 1 && $4 != 2))
+    { print NR ": names " $1 " " $2 " " $3 " " $4; next }
+  for (i = 5; i <= 14; i++) if ($i !~ /^[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?$/) { print NR ": field " i " = " $i; next }
+  if ($7 < 0 || $8 <= 0 || $10 <= 0) print NR ": empty point"
+}' "$csv")
+[ -z "$bad" ] && pass "every row well formed ($(($(wc -l <"$csv") - 1)) rows)" || fail "malformed rows: $bad"
+curves=$(awk -F, 'NR > 1 {print $2 "," $3 "," $4}' "$csv" | sort -u | wc -l)
+[ "$curves" -eq 8 ] && pass "8 curves (2 schemes x 2 traffics x 2 VL counts)" || fail "$curves curves, want 8"
+
+# Per curve, in load order (the file keeps it).
+report=$(awk -F, 'NR > 1 {
+  key = $2 " " $3 " " $4 "VL"
+  load = $5; off = $6; acc = $7; lat = $8; unf = $11
+  sat = (acc < 0.95 * off || unf > 0)
+  if (key in last) {
+    if (load <= last[key]) print "FAIL: " key ": load " load " after " last[key]
+    if (!was_sat[key] && !sat && lat < 0.99 * lastlat[key])
+      print "FAIL: " key ": latency falls before saturation: " lastlat[key] " -> " lat " ns at load " load
+  }
+  if (acc > off * 1.01 + 1e-4) print "FAIL: " key ": accepted " acc " > offered " off " at load " load
+  if (sat) saturated[key] = 1
+  if (sat) was_sat[key] = 1
+  last[key] = load; lastlat[key] = lat; n[key]++
+  if (acc > best[key]) best[key] = acc
+} END {
+  for (k in n) if (!saturated[k]) print "FAIL: " k ": never saturates (" n[k] " points)"
+  for (k in n) printf "curve %s: %d points, saturates at %.4g bytes/ns/host\n", k, n[k], best[k]
+}' "$csv")
+echo "$report" | grep '^curve' | sort | sed 's/^/  /'
+if echo "$report" | grep -q '^FAIL'; then
+  fail "curve checks"; echo "$report" | grep '^FAIL'
+else
+  pass "accepted <= offered, latency grows with load up to saturation, every curve saturates"
+fi
+
+best() { awk -F, -v s="$1" -v t="$2" -v v="$3" '$2 == s && $3 == t && $4 == v && $7 > m {m = $7} END {print m + 0}' "$csv"; }
+m=$(best mlid centric:0.1 1) s=$(best slid centric:0.1 1)
+awk -v m="$m" -v s="$s" 'BEGIN {exit !(m > 1.5 * s)}' &&
+  pass "seed 001: 1-VL centric, MLID carries $m vs SLID $s bytes/ns/host" ||
+  fail "seed 001: 1-VL centric, MLID $m vs SLID $s (want MLID > 1.5 x SLID)"
+
+[ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
+exit $(( fails > 0 ))
