@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <complib/cl_qmap.h>
 #include <iba/ib_types.h>
@@ -100,7 +101,9 @@ static int cb_ucast_build_fwd_tables(void *context)
 	struct ibu_osm_engine *e = context;
 	cl_qmap_t *sw_tbl = &e->osm->subn.sw_guid_tbl;
 	osm_switch_t *sw;
+	struct timespec t0, t1;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (sw = (osm_switch_t *)cl_qmap_head(sw_tbl); sw != (osm_switch_t *)cl_qmap_end(sw_tbl);
 	     sw = (osm_switch_t *)cl_qmap_next(&sw->map_item)) {
 		size_t len = 0, lid, limit;
@@ -118,6 +121,10 @@ static int cb_ucast_build_fwd_tables(void *context)
 		for (lid = 1; lid < limit; lid++)
 			sw->new_lft[lid] = lid < len ? lft[lid] : OSM_NO_PATH;
 	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	OSM_LOG(&e->osm->log, OSM_LOG_VERBOSE, "ibunion/%s: LFTs copied into OpenSM in %.3f s\n",
+		ibu_engine_name(e->core),
+		(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	ibu_dump(e->core, e->osm->subn.opt.dump_files_dir);
 	return 0;
 }
