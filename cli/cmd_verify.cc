@@ -10,6 +10,7 @@
 #include "plugin/core/groups.h"
 #include "plugin/core/verify/multicast.h"
 #include "plugin/core/verify/paths.h"
+#include "plugin/core/verify/deadlock.h"
 #include "plugin/core/topology/fattree.h"
 #include <fstream>
 #include <sstream>
@@ -36,6 +37,10 @@ constexpr const char* kUsage =
     "                     selection comes from --paths FILE (the plugin's\n"
     "                     ibunion-mlid-paths.dump) or from --engine\n"
     "  --paths FILE       path-selection map: src_guid dst_guid dlid per line\n"
+    "  --deadlock         channel-dependency (credit-loop) check over (link, VL) for the\n"
+    "                     LFTs and, with --mft/--groups, the MFTs; SL2VL tables and SLs\n"
+    "                     from --engine's VL policy (--options), else every SL on VL 0;\n"
+    "                     prints one cycle with its switches, ports and VLs\n"
     "exit status: 0 all checks pass, 1 a check failed, 2 bad input\n";
 
 // Entries where `t` differs from the engine's own tables.
@@ -128,11 +133,31 @@ bool VerifyDisjoint(const Fabric& f, const Tables& t, const Args& args) {
   return r.ok();
 }
 
+bool VerifyDeadlock(const Fabric& f, Tables& t, const Args& args) {
+  std::vector<McastGroup> groups;
+  if (args.has("--groups")) groups = ReadGroupsFile(args.get("--groups"), f);
+  DeadlockOptions opt;
+  std::unique_ptr<Engine> engine;
+  if (args.has("--engine")) {
+    // The engine's VL policy on this fabric: its SL2VL tables and SLs.
+    engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
+    Tables policy;
+    engine->RouteUnicast(f, policy);
+    engine->RouteSl2Vl(f, policy);
+    t.sl2vl = policy.sl2vl;
+    t.end_port_sl = policy.end_port_sl;
+    opt = EngineSls(f, *engine);
+  }
+  DeadlockReport r = CheckDeadlock(f, t, groups, opt);
+  std::cout << "deadlock: " << r.Summary(f) << "\n";
+  return r.acyclic();
+}
+
 }  // namespace
 
 int VerifyMain(int argc, char** argv) {
   Args args(argc, argv, {"--lft", "--guid2lid", "--lmc", "--engine", "--options", "--mft", "--groups", "--paths"},
-            {"-h", "--help", "--disjoint"});
+            {"-h", "--help", "--disjoint", "--deadlock"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
     return 0;
@@ -153,6 +178,7 @@ int VerifyMain(int argc, char** argv) {
     throw UsageError{"--mft FILE and --groups FILE go together"};
   if (args.has("--mft")) ok = VerifyGroups(f, t, args) && ok;
   if (args.has("--disjoint")) ok = VerifyDisjoint(f, t, args) && ok;
+  if (args.has("--deadlock")) ok = VerifyDeadlock(f, t, args) && ok;
   std::cout << (ok ? "PASS" : "FAIL") << "\n";
   return ok ? 0 : 1;
 }

@@ -36,6 +36,20 @@ echo "$mlid $members" >"$E2E_TMP/groups"
 check "mesh-5x5 group $mlid: exactly once from every member, nothing to others" \
   "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups"
 
+check "mesh-5x5: unicast + multicast read back, channel dependencies acyclic under xymesh's VL policy" \
+  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups" \
+  --deadlock --engine xymesh
+for mode in "xymesh_vls=2 xymesh_vl_mode=shared" "xymesh_vls=2 xymesh_vl_mode=dedicated" \
+            "xymesh_vls=4 xymesh_vl_mode=shared" "xymesh_vls=4 xymesh_vl_mode=dedicated"; do
+  check "mesh-5x5 tables with $mode: acyclic" "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" \
+    --mft "$out/mfts.dump" --groups "$E2E_TMP/groups" --deadlock --engine xymesh --options "$mode"
+done
+# Negative test: OpenSM's minhop on the same mesh has a credit loop.
+check "mesh-5x5 under OpenSM minhop comes up" "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --engine minhop \
+  --no-mft --out "$E2E_TMP/minhop"
+expect_output "minhop on a mesh: the checker finds a credit loop and names it" "deadlock: credit loop of" \
+  "$IBUNION" verify "$E2E_TMP/minhop/fabric.net" --lft "$E2E_TMP/minhop/lfts.dump" --deadlock
+
 out=$E2E_TMP/ft
 check "ft-4-3 under xymesh,minhop comes up" run "$TOPO/ft-4-3.net" "$out" --no-mft
 grep -q "ibunion/xymesh: refusing:" "$out/opensm.log" &&

@@ -40,6 +40,8 @@ route=$("$IBUNION" trace "$paper/fabric.net" --lft "$paper/lfts.dump" --from "P(
   pass "DLID 36 from P(000): $route" || fail "DLID 36 from P(000): $route"
 check "paper-mode tables equal the scheme, entry for entry" \
   "$IBUNION" verify "$paper/fabric.net" --lft "$paper/lfts.dump" --engine mlid --options mlid_rotate=off
+check "paper-mode tables: channel dependencies acyclic (up*/down*)" \
+  "$IBUNION" verify "$paper/fabric.net" --lft "$paper/lfts.dump" --deadlock
 check "sources of a subtree leave it on different links (read-back tables, plugin's selection)" \
   "$IBUNION" verify "$paper/fabric.net" --lft "$paper/lfts.dump" --disjoint --paths "$paper/ibunion-mlid-paths.dump"
 
