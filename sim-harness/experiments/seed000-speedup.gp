@@ -3,16 +3,16 @@
 # gnuplot -e "csv='...'; png='...'; combos='1:40% ...'; vlcfgs='1 2-shared ...'" seed000-speedup.gp
 last = word(vlcfgs, words(vlcfgs))
 if (strstrt(vlcfgs, "4-shared")) last = "4-shared"; else if (strstrt(vlcfgs, "2-shared")) last = "2-shared"
-set terminal pngcairo size 1100,450 font "Sans,10"
+set terminal png enhanced size 1100,450 font "DejaVuSans,9"
 set output png
-set multiplot layout 1,2 title "16x16 mesh: speedup of XY multicast over unicast" font "Sans,12"
+set multiplot layout 1,2 title "16x16 mesh: speedup of XY multicast over unicast" font "DejaVuSans,11"
 set logscale x
 set logscale y
 set xtics ("32" 32, "128" 128, "512" 512, "2K" 2048, "8K" 8192, "32K" 32768, "128K" 131072)
 set xlabel "message size"
 set ylabel "completion time unicast / multicast"
 set grid
-set key top left box opaque font "Sans,8"
+set key top left box opaque font "DejaVuSans,8"
 sp(c, v) = sprintf("< awk -F, -v s='%s' -v g='%s' -v v='%s' '$2 == s && $3 == g && $4 == v { t[$1, $5] = $6; m[$5] = 1 } END { for (x in m) if (t[\"mcast\", x] > 0) print x, t[\"unicast\", x] / t[\"mcast\", x] }' '%s' | sort -n", substr(c, 1, strstrt(c, ":") - 1), substr(c, strstrt(c, ":") + 1, strlen(c)), v, csv)
 col(i) = word("#1f5fbf #c0392b #1e8449 #7d3c98 #d68910 #555555", i)
 name(c) = sprintf("%s -> %s", substr(c, 1, strstrt(c, ":") - 1), substr(c, strstrt(c, ":") + 1, strlen(c)))

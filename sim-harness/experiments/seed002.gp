@@ -3,16 +3,16 @@
 # OpenSM's default tree (minhop's MFTs read back) and unicast.
 # gnuplot -e "csv='...'; png='...'; src='40%'; groups='10% 40% 70% 100%'" seed002.gp
 n = words(groups)
-set terminal pngcairo size (n > 2 ? 1300 : 900),(n > 2 ? 900 : 450) font "Sans,10"
+set terminal png enhanced size (n > 2 ? 1300 : 900),(n > 2 ? 900 : 450) font "DejaVuSans,9"
 set output png
-set multiplot layout (n > 2 ? 2 : 1),(n > 1 ? 2 : 1) title sprintf("FT(8,3): %s source%s, completion time of one multicast per source", src eq "1" ? "one" : src, src eq "1" ? "" : "s") font "Sans,12"
+set multiplot layout (n > 2 ? 2 : 1),(n > 1 ? 2 : 1) title sprintf("FT(8,3): %s source%s, completion time of one multicast per source", src eq "1" ? "one" : src, src eq "1" ? "" : "s") font "DejaVuSans,11"
 set logscale xy
 set xtics ("32" 32, "128" 128, "512" 512, "2K" 2048, "8K" 8192, "32K" 32768, "128K" 131072)
 set format y "10^{%L}"
 set xlabel "message size"
 set ylabel "completion time (ns)"
 set grid
-set key top left box opaque font "Sans,9"
+set key top left box opaque font "DejaVuSans,9"
 sel(s, g) = sprintf("< awk -F, '$1 == \"%s\" && $2 == \"%s\" && $3 == \"%s\" {print $4, $5}' '%s'", s, src, g, csv)
 label(s) = s eq "cyclic" ? "cyclic multicast" : (s eq "opensm" ? "OpenSM default tree" : "unicast")
 col(s) = s eq "cyclic" ? "#c0392b" : (s eq "opensm" ? "#1f5fbf" : "#555555")
