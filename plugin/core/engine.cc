@@ -40,7 +40,7 @@ class MlidEngine : public Engine {
 
   void RouteUnicast(const Fabric& f, Tables& t) override {
     router_.reset();
-    tree_switches_.clear();
+    trees_.Clear();
     router_ = std::make_unique<MlidRouter>(f, RecognizeFatTree(f), opt_);
     if (log_)
       for (const std::string& note : router_->Notes()) log_(LogLevel::kInfo, note);
@@ -51,15 +51,7 @@ class MlidEngine : public Engine {
   // and of its new one.
   void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
     if (!router_) throw Error(std::string(name_) + ": multicast needs unicast routing first");
-    auto tree = router_->McastTree(g);
-    t.Resize(f);
-    std::vector<int>& previous = tree_switches_[g.mlid];
-    for (int sw : previous) t.mft[sw].groups.erase(g.mlid);
-    previous.clear();
-    for (auto& [sw, mask] : tree) {
-      t.mft[sw].groups[g.mlid] = mask;
-      previous.push_back(sw);
-    }
+    trees_.Apply(f, g.mlid, router_->McastTree(g), t);
   }
 
   Lid SelectDlid(const Fabric& f, int src, int dst) const override {
@@ -72,10 +64,22 @@ class MlidEngine : public Engine {
   LogSink log_;
   const char* name_;
   std::unique_ptr<MlidRouter> router_;
-  std::unordered_map<Lid, std::vector<int>> tree_switches_;
+  McastTreeTables trees_;
 };
 
 }  // namespace
+
+void McastTreeTables::Apply(const Fabric& f, Lid mlid,
+                            const std::vector<std::pair<int, PortMask>>& tree, Tables& t) {
+  t.Resize(f);
+  std::vector<int>& previous = switches_[mlid];
+  for (int sw : previous) t.mft[sw].groups.erase(mlid);
+  previous.clear();
+  for (const auto& [sw, mask] : tree) {
+    t.mft[sw].groups[mlid] = mask;
+    previous.push_back(sw);
+  }
+}
 
 std::vector<std::string> EngineNames() { return {"mlid", "slid", "xymesh"}; }
 

@@ -7,6 +7,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "plugin/core/fabric.h"
@@ -65,6 +67,20 @@ class Engine {
     (void)src;
     return f.end_ports.at(dst).base_lid;
   }
+};
+
+// The MFT entries of multicast trees, per MLID, kept so that rebuilding one
+// group (a join or a leave) erases only the switches of its previous tree
+// instead of scanning every switch: cost O(tree), not O(fabric).
+class McastTreeTables {
+ public:
+  // Replaces g.mlid's entries in t with `tree` ((switch, mask) pairs).
+  void Apply(const Fabric& f, Lid mlid, const std::vector<std::pair<int, PortMask>>& tree,
+             Tables& t);
+  void Clear() { switches_.clear(); }
+
+ private:
+  std::unordered_map<Lid, std::vector<int>> switches_;
 };
 
 // Engine names the core knows: "mlid", "slid", "xymesh".

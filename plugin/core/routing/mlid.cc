@@ -4,27 +4,12 @@
 #include <unordered_map>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu {
 
-namespace {
-
-long IntPow(long base, int exp) {
-  long r = 1;
-  while (exp-- > 0) r *= base;
-  return r;
-}
-
-int Log2(long v) {
-  int l = 0;
-  while ((1L << l) < v) ++l;
-  return l;
-}
-
-}  // namespace
-
 MlidRouter::MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt)
-    : f_(f), tree_(std::move(tree)), opt_(opt), log2k_(Log2(tree_.k)) {}
+    : f_(f), tree_(std::move(tree)), opt_(opt), log2k_(CeilLog2(tree_.k)) {}
 
 long MlidRouter::PathIndex(int ep, int offset) const {
   const long paths = tree_.paths();
@@ -55,7 +40,7 @@ std::vector<std::string> MlidRouter::Notes() const {
   const long paths = tree_.paths();
   int min_lmc = 8;
   for (const EndPort& ep : f_.end_ports) min_lmc = std::min<int>(min_lmc, ep.lmc);
-  const int want = Log2(paths);
+  const int want = CeilLog2(paths);
   std::string shape = "FT(" + std::to_string(tree_.m) + "," + std::to_string(tree_.n) + ")";
   if (opt_.single_lid) {
     notes.push_back(shape + ": SLID, one path per destination (D-mod-K spreading)");

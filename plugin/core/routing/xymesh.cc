@@ -207,7 +207,7 @@ class XyMeshEngine : public Engine {
 
   void RouteUnicast(const Fabric& f, Tables& t) override {
     router_.reset();
-    tree_switches_.clear();
+    trees_.Clear();
     router_ = std::make_unique<XyRouter>(f, RecognizeMesh(f), opt_);
     if (log_)
       for (const std::string& note : router_->Notes()) log_(LogLevel::kInfo, note);
@@ -218,15 +218,7 @@ class XyMeshEngine : public Engine {
   // and of its new one.
   void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
     if (!router_) throw Error("xymesh: multicast needs unicast routing first");
-    auto tree = router_->McastTree(g);
-    t.Resize(f);
-    std::vector<int>& previous = tree_switches_[g.mlid];
-    for (int sw : previous) t.mft[sw].groups.erase(g.mlid);
-    previous.clear();
-    for (auto& [sw, mask] : tree) {
-      t.mft[sw].groups[g.mlid] = mask;
-      previous.push_back(sw);
-    }
+    trees_.Apply(f, g.mlid, router_->McastTree(g), t);
   }
 
   void RouteSl2Vl(const Fabric& f, Tables& t) override {
@@ -249,7 +241,7 @@ class XyMeshEngine : public Engine {
   XyMeshOptions opt_;
   LogSink log_;
   std::unique_ptr<XyRouter> router_;
-  std::unordered_map<Lid, std::vector<int>> tree_switches_;
+  McastTreeTables trees_;
 };
 
 }  // namespace

@@ -6,16 +6,11 @@
 #include <queue>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu {
 
 namespace {
-
-long IntPow(long base, int exp) {
-  long r = 1;
-  while (exp-- > 0) r *= base;
-  return r;
-}
 
 // The recogniser works in passes; each one checks the rule it relies on and
 // names the first switch/port that breaks it.

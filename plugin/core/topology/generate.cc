@@ -6,6 +6,7 @@
 #include <random>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 #include "plugin/core/topology/fattree.h"
 
 namespace ibu {
@@ -14,12 +15,6 @@ namespace {
 
 constexpr Guid kHostGuidBase = 0x100000;
 constexpr Guid kSwitchGuidBase = 0x200000;
-
-long IntPow(long base, int exp) {
-  long r = 1;
-  while (exp-- > 0) r *= base;
-  return r;
-}
 
 int AddSwitch(Fabric& f, const std::string& name, int ports) {
   Switch sw;
