@@ -1,0 +1,33 @@
+#!/bin/bash
+# Soak: N forced heavy sweeps in a row (default 1000) of OpenSM with the
+# ibunion plugin routing (mlid, and a multicast group to rebuild each time),
+# reporting OpenSM's resident memory every 100 sweeps and any error line
+# from the plugin. Not a test: a long run with numbers to read.
+#   sim-harness/bench/sweep_soak.sh [SWEEPS] [NETFILE]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+sweeps=${1:-1000}
+net=${2:-topologies/ft-4-3.net}
+work=$(mktemp -d "${TMPDIR:-/tmp}/sweep-soak.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cat >"$work/soak.sh" <<EOS
+set -euo pipefail
+SIM_HOST='P(000)' LD_PRELOAD=\$IBUNION_UMAD2SIM "$top/ibunion" mcjoin join ff12:e001::7 >/dev/null
+SIM_HOST='P(311)' LD_PRELOAD=\$IBUNION_UMAD2SIM "$top/ibunion" mcjoin join ff12:e001::7 >/dev/null
+rss() { ps -o rss= -p "\$IBUNION_OSM_PID" | tr -d ' '; }
+echo "sweep 0 rss_kb \$(rss)"
+for i in \$(seq $sweeps); do
+  before=\$(grep -c "tables configured on all switches" "\$IBUNION_OUT/opensm.log")
+  kill -HUP "\$IBUNION_OSM_PID"
+  until [ "\$(grep -c "tables configured on all switches" "\$IBUNION_OUT/opensm.log")" -gt "\$before" ]; do sleep 0.05; done
+  [ \$((i % 100)) -ne 0 ] || echo "sweep \$i rss_kb \$(rss)"
+done
+EOS
+sim-harness/ibsim/fabric-run --net "$net" --engine mlid,minhop --plugin-dir plugin/osm/.libs --plugin-name ibunion \
+  --plugin-options mlid_dump=off --daemon --no-readback --timeout 7200 --exec "bash $work/soak.sh | tee $work/rss" \
+  --out "$work/out" >/dev/null
+cat "$work/rss"
+routed=$(grep -c "mlid tables configured on all switches" "$work/out/opensm.log")
+errors=$(grep -c "ibunion.*\(refusing\|error\|cannot\)" "$work/out/opensm.log" || true)
+echo "routings by mlid: $routed; plugin error lines: $errors"
