@@ -19,7 +19,8 @@ set key top left box opaque font "DejaVuSans,8"
 sel(s, v) = sprintf("< awk -F, '$1 == \"%s\" && $2 == \"%s\" && $3 == \"%s\" && $4 == \"%s\" {print $5, $6}' '%s'", s, src, grp, v, csv)
 col(s) = s eq "mcast" ? "#c0392b" : "#1f5fbf"
 dash(m) = m eq "shared" ? 1 : 2
-ptype(m) = m eq "shared" ? 7 : 6
+ptype(m) = m eq "shared" ? 7 : 4
+col2(s, m) = m eq "shared" ? col(s) : (s eq "mcast" ? "#e8a090" : "#8fb5ea")
 name(s, m) = sprintf("%s, %s", s eq "mcast" ? "multicast" : "unicast", m eq "shared" ? "shared VLs" : "VL per direction")
 name1(s) = s eq "mcast" ? "multicast" : "unicast"
 do for [v in vls] {
@@ -28,7 +29,7 @@ do for [v in vls] {
     plot for [s in "unicast mcast"] sel(s, "1") using 1:2 with linespoints lc rgb col(s) pt 7 ps 0.7 lw 1.3 title name1(s)
   } else {
     plot for [s in "unicast mcast"] for [m in "shared dedicated"] sel(s, v . "-" . m) using 1:2 with linespoints \
-      lc rgb col(s) dt dash(m) pt ptype(m) ps 0.7 lw 1.3 title name(s, m)
+      lc rgb col2(s, m) pt ptype(m) ps 0.8 lw (m eq "shared" ? 2 : 1) title name(s, m)
   }
 }
 unset multiplot
