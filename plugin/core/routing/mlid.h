@@ -31,9 +31,10 @@ class MlidRouter {
   void Route(Tables& t) const;
 
   // The path-selection rule of seed 001: P(s) sending to P(d) whose lowest
-  // common ancestors sit at level a uses offset j = rank of s inside its
+  // common ancestors sit at level a takes path index rank of s inside its
   // level-(a+1) subtree (its digits s_{a+1}..s_{n-1} in base m/2), folded
-  // onto the LIDs d has.
+  // onto the LIDs d has; with rotation the offset is shifted back by PID(d)
+  // so the path is the same as without rotation.
   Lid SelectDlid(int src, int dst) const;
 
   // Path index J (0..paths-1) a LID of end port `ep` stands for: the up
