@@ -13,7 +13,7 @@ TESTS += tests/unit/unit_tests
 E2E_TESTS = tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
 	tests/e2e/opensm_builtin.sh tests/e2e/mlid_paper.sh tests/e2e/mlid_reachability.sh \
 	tests/e2e/mlid_fallback.sh tests/e2e/mcast_cyclic.sh tests/e2e/mesh_opensm.sh \
-	tests/e2e/mlid_linkflap.sh
+	tests/e2e/mlid_linkflap.sh tests/e2e/experiments_quick.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += tests/e2e/lib.sh
 
@@ -31,3 +31,8 @@ tests_unit_timing_tests_SOURCES = \
 	tests/unit/timing_deadlock_test.cc tests/unit/timing_cli_test.cc
 tests_unit_timing_tests_LDADD = $(IBUNION_SIM_LIBS) -lcunit
 TESTS += tests/unit/timing_tests
+
+EXTRA_DIST += sim-harness/experiments/run sim-harness/experiments/link-sharing \
+	sim-harness/experiments/seed001.gp sim-harness/experiments/seed002.gp \
+	sim-harness/experiments/seed002-speedup.gp sim-harness/experiments/seed000.gp \
+	sim-harness/experiments/seed000-speedup.gp sim-harness/experiments/beyond.gp
