@@ -17,14 +17,6 @@
 namespace ibu::test {
 namespace {
 
-std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count) {
-  std::vector<int> all(hosts);
-  for (int i = 0; i < hosts; ++i) all[i] = i;
-  for (int i = 0; i < count; ++i) std::swap(all[i], all[i + rng() % (hosts - i)]);
-  all.resize(count);
-  return all;
-}
-
 // `count` random groups (sizes 2 .. all hosts, MLIDs in a row so every
 // multicast class appears), every other one with a random explicit anchor.
 std::vector<McastGroup> RandomGroups(std::mt19937_64& rng, int hosts, int count) {

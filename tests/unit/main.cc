@@ -1,6 +1,7 @@
 // CUnit runner for the core's unit suites.
 #include <CUnit/Basic.h>
 
+#include "plugin/core/verify/multicast.h"
 #include "plugin/core/verify/paths.h"
 #include "tests/unit/test_util.h"
 
@@ -14,6 +15,21 @@ int SwitchNamed(const Fabric& f, const std::string& name) {
   for (size_t s = 0; s < f.switches.size(); ++s)
     if (f.switches[s].name == name) return static_cast<int>(s);
   return -1;
+}
+
+std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count) {
+  std::vector<int> all(hosts);
+  for (int i = 0; i < hosts; ++i) all[i] = i;
+  for (int i = 0; i < count; ++i) std::swap(all[i], all[i + rng() % (hosts - i)]);
+  all.resize(count);
+  return all;
+}
+
+void AssertExactlyOnce(const Fabric& f, const Tables& t, const McastGroup& g) {
+  McastReport r = VerifyMulticast(f, t, g);
+  for (const std::string& err : r.errors) fprintf(stderr, "\n  %s", err.c_str());
+  CU_ASSERT(r.ok());
+  CU_ASSERT_EQUAL(r.senders_checked, static_cast<long>(g.members.size()));
 }
 
 bool Contains(const std::string& haystack, const std::string& needle) {

@@ -3,10 +3,12 @@
 
 #include <CUnit/CUnit.h>
 
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "plugin/core/engine.h"
 #include "plugin/core/fabric.h"
 #include "plugin/core/tables.h"
 
@@ -30,6 +32,13 @@ std::string ErrorOf(Fn fn) {
 }
 
 bool Contains(const std::string& haystack, const std::string& needle);
+
+// `count` distinct end-port indices out of `hosts`, drawn from rng.
+std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count);
+
+// VerifyMulticast passes for g and every member was checked as a sender;
+// errors are printed on failure.
+void AssertExactlyOnce(const Fabric& f, const Tables& t, const McastGroup& g);
 
 // Each suite file registers itself through one of these.
 void RegisterFabricSuite();
