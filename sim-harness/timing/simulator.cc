@@ -396,16 +396,22 @@ int64_t Simulator::Impl::Interarrival() {
   }
 }
 
+// A slot of an index-based pool: a freed one if any, else a new one at the
+// end (amortised: the pools stop growing once the run reaches steady state).
+template <typename T>
+uint32_t TakeSlot(std::vector<T>& pool, std::vector<uint32_t>& free_list) {
+  if (!free_list.empty()) {
+    const uint32_t i = free_list.back();
+    free_list.pop_back();
+    return i;
+  }
+  pool.emplace_back();
+  return uint32_t(pool.size() - 1);
+}
+
 uint32_t Simulator::Impl::NewMessage(uint32_t op, int src, int dst, Lid dlid, uint32_t bytes,
                                      int sl) {
-  uint32_t mi;
-  if (!free_msgs_.empty()) {
-    mi = free_msgs_.back();
-    free_msgs_.pop_back();
-  } else {
-    mi = uint32_t(msgs_.size());
-    msgs_.emplace_back();
-  }
+  const uint32_t mi = TakeSlot(msgs_, free_msgs_);
   Message& m = msgs_[mi];
   m.op = op;
   m.next = kNone;
@@ -441,14 +447,7 @@ bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
       default: return int(Mix64(key) & 15);
     }
   };
-  uint32_t oi;
-  if (!free_ops_.empty()) {
-    oi = free_ops_.back();
-    free_ops_.pop_back();
-  } else {
-    oi = uint32_t(ops_.size());
-    ops_.emplace_back();
-  }
+  const uint32_t oi = TakeSlot(ops_, free_ops_);
   Op& op = ops_[oi];
   op.gen_ns = t;
   op.last_ns = t;
