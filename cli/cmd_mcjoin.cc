@@ -1,4 +1,5 @@
 // `ibunion mcjoin join|leave MGID`: multicast membership through the SA.
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -19,6 +20,7 @@ constexpr const char* kUsage =
     "  --mtu M --rate R   exact MTU / rate (IB encodings); default: the SA chooses\n"
     "  --ca NAME --port N local HCA and port (default: the first)\n"
     "  --sim-host NAME    under ibsim: the simulated node to act from (sets SIM_HOST)\n"
+    "  --port-guid G      act for another port (proxy join/leave; the SA requires a shared P_Key)\n"
     "  --timeout MS       SA answer timeout (default 1000)\n"
     "prints 'mlid 0xC0NN' (and 'mgid ...' when the SA assigned it); exit 0 on success,\n"
     "1 when the SA refused (its status decoded), 2 on bad usage or no port.\n"
@@ -31,12 +33,21 @@ mcast::JoinState ParseState(const std::string& s) {
   throw UsageError{"option --state: expected full, sendonly or nonmember, got '" + s + "'"};
 }
 
+uint64_t ParsePortGuid(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);
+  if (text.empty() || *end || errno || v == 0)
+    throw UsageError{"option --port-guid: expected a port GUID such as 0x200001, got '" + text + "'"};
+  return v;
+}
+
 }  // namespace
 
 int McJoinMain(int argc, char** argv) {
   Args args(argc, argv,
             {"--state", "--qkey", "--pkey", "--sl", "--mtu", "--rate", "--ca", "--port",
-             "--sim-host", "--timeout"},
+             "--sim-host", "--timeout", "--port-guid"},
             {"-h", "--help"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
@@ -56,6 +67,8 @@ int McJoinMain(int argc, char** argv) {
   if (args.has("--sim-host")) setenv("SIM_HOST", args.get("--sim-host").c_str(), 1);
   mcast::SaClient sa(args.get("--ca"), static_cast<int>(args.integer("--port", 0, 0, 254)),
                      static_cast<int>(args.integer("--timeout", 1000, 1, 600000)));
+  if (args.has("--port-guid"))
+    req.port_gid = sa.GidOfPort(ParsePortGuid(args.get("--port-guid")));
   mcast::MemberReply r = pos[0] == "join" ? sa.Join(req) : sa.Leave(req);
   if (!r.ok) {
     std::cerr << "ibunion mcjoin " << pos[0] << " " << pos[1] << " from port 0x" << std::hex

@@ -17,6 +17,7 @@ constexpr const char* kUsage =
     "  inspect  show the fat-tree labels recognised in a net file\n"
     "  trace    follow a route through LFTs; per-switch load of base-LID routes\n"
     "  mcjoin   join or leave a multicast group through the SA\n"
+    "  mcsetup  multicast group set-up cost on a live subnet; Basic/Lazy/Pool latency\n"
     "  sim      packet-level timing model over any routing tables\n";
 
 struct Command {
@@ -30,6 +31,7 @@ constexpr Command kCommands[] = {
     {"verify", ibu::cli::VerifyMain},
     {"inspect", ibu::cli::InspectMain},
     {"mcjoin", ibu::cli::McJoinMain},
+    {"mcsetup", ibu::cli::McSetupMain},
     {"trace", ibu::cli::TraceMain},
     {"sim", ibu::sim::SimMain},
 };

@@ -94,6 +94,12 @@ uint64_t SaClient::port_guid() const {
   return g;
 }
 
+Gid SaClient::GidOfPort(uint64_t guid) const {
+  Gid g = port_gid_;
+  for (int i = 15; i >= 8; --i, guid >>= 8) g[i] = static_cast<uint8_t>(guid);
+  return g;
+}
+
 MemberReply SaClient::Join(const MemberRequest& req) { return Call(IB_MAD_METHOD_SET, req); }
 MemberReply SaClient::Leave(const MemberRequest& req) { return Call(IB_MAD_METHOD_DELETE, req); }
 
@@ -101,7 +107,7 @@ MemberReply SaClient::Call(int method, const MemberRequest& req) {
   uint8_t data[IB_SA_DATA_SIZE] = {};
   Gid mgid = req.mgid;
   mad_set_array(data, 0, IB_SA_MCM_MGID_F, mgid.data());
-  Gid pgid = port_gid_;
+  Gid pgid = req.port_gid == Gid{} ? port_gid_ : req.port_gid;
   mad_set_array(data, 0, IB_SA_MCM_PORTGID_F, pgid.data());
   mad_set_field(data, 0, IB_SA_MCM_JOIN_STATE_F, static_cast<uint32_t>(req.state));
   uint64_t mask = kMgid | kPortGid | kJoinState;

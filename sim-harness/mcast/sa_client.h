@@ -23,6 +23,10 @@ struct MemberRequest {
   uint8_t mtu = 0;                // IB encoding (4 = 2048 bytes); 0: the SA picks
   uint8_t rate = 0;               // IB encoding (3 = 10 Gb/s); 0: the SA picks
   uint8_t sl = 0;
+  // The member port; all zero: the requester's own port. Another port's GID
+  // makes a proxy join (IBA ProxyJoin; OpenSM accepts it when both ports
+  // share a P_Key), which lets one SA client act for many hosts.
+  Gid port_gid{};
 };
 
 struct MemberReply {
@@ -51,6 +55,8 @@ class SaClient {
   MemberReply Join(const MemberRequest& req);
   MemberReply Leave(const MemberRequest& req);
   uint64_t port_guid() const;
+  // The GID of port `guid` in this port's subnet (its prefix + the GUID).
+  Gid GidOfPort(uint64_t guid) const;
 
  private:
   MemberReply Call(int method, const MemberRequest& req);

@@ -1,0 +1,235 @@
+// `ibunion mcsetup measure|burst|effective`: the cost of setting up
+// multicast groups on a live subnet (seed 003), and the effective latency
+// of the Basic, Lazy and Pool designs built from it.
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "plugin/core/error.h"
+#include "sim-harness/mcast/effective_latency.h"
+#include "sim-harness/mcast/setup_bench.h"
+
+namespace ibu::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ibunion mcsetup measure NET [--sizes 4,16] [--reps 3] [--workers 8] [--no-pool]\n"
+    "                               [--seed S] [--label NAME] [--csv FILE] [--timeout-ms MS]\n"
+    "       ibunion mcsetup burst NET [--groups 8] [--members 125] [--workers 8] [--seed S]\n"
+    "       ibunion mcsetup effective --setup CSV --costs CSV [--iterations 1,10,100,1000]\n"
+    "                               [--csv FILE]\n"
+    "measure/burst run on a live subnet (under ibsim: LD_PRELOAD=libumad2sim.so and\n"
+    "IBSIM_SOCKNAME, as `fabric-run --exec` provides). NET is the subnet as\n"
+    "ibnetdiscover prints it (LIDs included). Requests go through --workers SA\n"
+    "clients, one process per simulated host (proxy joins for the other members;\n"
+    "ibsim serves at most 10 client processes, OpenSM and this one included).\n"
+    "measure: per group size and repetition, create / join / leave latency through\n"
+    "the SA and the time from the last join until the MFTs read back from every\n"
+    "switch deliver exactly once (multicast testing); Pool: a group of every host,\n"
+    "the non-members of the communicator leave. Every group is left again.\n"
+    "effective: Basic / Lazy / Pool / point-to-point effective latency per broadcast\n"
+    "from a measure CSV and broadcast costs (CSV label,size,p2p_msg_us,hw_bcast_us\n"
+    "from the timing model).\n";
+
+std::vector<int> ParseIntList(const std::string& text, const std::string& what, long min,
+                              long max) {
+  std::vector<int> v;
+  std::stringstream ss(text);
+  std::string word;
+  while (std::getline(ss, word, ','))
+    v.push_back(static_cast<int>(ParseInt(word, what, min, max)));
+  if (v.empty()) throw UsageError{"option " + what + ": expected a comma-separated list"};
+  return v;
+}
+
+// SA workers on `count` hosts spread over the fabric's end ports.
+std::vector<std::string> WorkerHosts(const Fabric& f, int count) {
+  std::vector<std::string> hosts;
+  const size_t n = f.end_ports.size();
+  for (int i = 0; i < count && static_cast<size_t>(i) < n; ++i)
+    hosts.push_back(f.end_ports[i * n / count].name);
+  return hosts;
+}
+
+Fabric LoadLiveFabric(const Args& args) {
+  if (args.positional().size() != 2)
+    throw UsageError{std::string("expected NET (ibnetdiscover output of the live subnet)\n") + kUsage};
+  Fabric f = LoadFabric(args, args.positional()[1]);
+  for (const Switch& sw : f.switches)
+    if (!sw.lid)
+      throw Error(args.positional()[1] + ": switch " + sw.name +
+                  " has no LID; give the subnet as ibnetdiscover prints it on the live fabric");
+  return f;
+}
+
+int Measure(const Args& args) {
+  const Fabric f = LoadLiveFabric(args);
+  mcast::SetupConfig cfg;
+  cfg.sizes = ParseIntList(args.get("--sizes", "4,16"), "--sizes", 2, 100000);
+  cfg.reps = static_cast<int>(args.integer("--reps", 3, 1, 1000));
+  cfg.seed = static_cast<uint64_t>(args.integer("--seed", 1, 0, 1L << 40));
+  cfg.pool = !args.has("--no-pool");
+  cfg.label = args.get("--label", "run");
+  cfg.ready_timeout_ms = static_cast<double>(args.integer("--timeout-ms", 60000, 1, 3600000));
+  const int workers = static_cast<int>(args.integer("--workers", 8, 1, 8));
+  const std::string csv = args.get("--csv", "-");
+  // Workers first: this process must not hold a umad connection when it forks.
+  mcast::SaWorkerPool sa(WorkerHosts(f, workers), 2000);
+  mcast::MftReader reader("", 0, 2000);
+  const auto samples = mcast::RunSetupBench(f, sa, reader, cfg, std::cerr);
+  WriteFileAtomically(csv, [&](std::ostream& os) { mcast::WriteSamplesCsv(os, cfg.label, samples); });
+  return 0;
+}
+
+int Burst(const Args& args) {
+  const Fabric f = LoadLiveFabric(args);
+  const int groups = static_cast<int>(args.integer("--groups", 8, 1, 1000));
+  const int members = static_cast<int>(args.integer("--members", 125, 1, 100000));
+  const int workers = static_cast<int>(args.integer("--workers", 8, 1, 8));
+  mcast::SaWorkerPool sa(WorkerHosts(f, workers), 2000);
+  mcast::MftReader reader("", 0, 2000);
+  const auto r = mcast::RunJoinBurst(f, sa, reader, groups, members,
+                                     static_cast<uint64_t>(args.integer("--seed", 1, 0, 1L << 40)),
+                                     static_cast<double>(args.integer("--timeout-ms", 120000, 1, 3600000)),
+                                     std::cerr);
+  std::cout << "joins " << r.joins << "\njoins_wall_ms " << r.joins_wall_ms << "\njoins_per_s "
+            << r.joins_per_s << "\nall_ready_ms " << r.all_ready.ready_ms() << "\nmlids";
+  for (uint16_t m : r.mlids) std::cout << " 0x" << std::hex << m << std::dec;
+  std::cout << "\n";
+  return 0;
+}
+
+// A CSV with a header line, read into rows of named columns.
+std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path,
+                                                        const std::vector<std::string>& needed) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open");
+  std::string line;
+  if (!std::getline(in, line)) throw Error(path + ":1: expected a header line");
+  std::vector<std::string> header;
+  std::stringstream hs(line);
+  for (std::string w; std::getline(hs, w, ',');) header.push_back(w);
+  for (const std::string& col : needed)
+    if (std::find(header.begin(), header.end(), col) == header.end())
+      throw Error(path + ":1: header has no column '" + col + "'");
+  std::vector<std::map<std::string, std::string>> rows;
+  for (int no = 2; std::getline(in, line); ++no) {
+    if (line.empty()) continue;
+    std::vector<std::string> cells;
+    std::stringstream ls(line);
+    for (std::string w; std::getline(ls, w, ',');) cells.push_back(w);
+    if (cells.size() != header.size())
+      throw Error(path + ":" + std::to_string(no) + ": expected " + std::to_string(header.size()) +
+                  " fields, found " + std::to_string(cells.size()));
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < cells.size(); ++i) row[header[i]] = cells[i];
+    row["#line"] = std::to_string(no);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+double Number(const std::map<std::string, std::string>& row, const std::string& col,
+              const std::string& path) {
+  const std::string& text = row.at(col);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end || !std::isfinite(v) || v < 0)
+    throw Error(path + ":" + row.at("#line") + ": column " + col + ": expected a number >= 0, got '" +
+                text + "'");
+  return v;
+}
+
+double MedianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+int EffectiveMain(const Args& args) {
+  const std::string setup_path = args.get("--setup"), costs_path = args.get("--costs");
+  if (setup_path.empty() || costs_path.empty())
+    throw UsageError{std::string("effective needs --setup CSV and --costs CSV\n") + kUsage};
+  const std::vector<int> iterations =
+      ParseIntList(args.get("--iterations", "1,10,100,1000"), "--iterations", 1, 100000000);
+  using Key = std::pair<std::string, int>;
+  std::map<Key, std::vector<mcast::SetupCosts>> setups;
+  for (const auto& row : ReadCsv(setup_path, {"label", "size", "joins_wall_ms", "ready_ms",
+                                              "pool_leaves_wall_ms"})) {
+    mcast::SetupCosts s;
+    s.create_join_ms = Number(row, "joins_wall_ms", setup_path);
+    s.ready_ms = Number(row, "ready_ms", setup_path);
+    s.pool_leave_ms = Number(row, "pool_leaves_wall_ms", setup_path);
+    setups[{row.at("label"), static_cast<int>(Number(row, "size", setup_path))}].push_back(s);
+  }
+  std::map<Key, mcast::BroadcastCosts> costs;
+  for (const auto& row : ReadCsv(costs_path, {"label", "size", "p2p_msg_us", "hw_bcast_us"})) {
+    const int size = static_cast<int>(Number(row, "size", costs_path));
+    mcast::BroadcastCosts b;
+    b.p2p_us = mcast::BinomialBroadcastUs(size, Number(row, "p2p_msg_us", costs_path));
+    b.hw_us = Number(row, "hw_bcast_us", costs_path);
+    costs[{row.at("label"), size}] = b;
+  }
+  // Medians over the repetitions of each (label, size).
+  std::map<Key, mcast::SetupCosts> medians;
+  for (const auto& [key, list] : setups) {
+    std::vector<double> cj, rd, pl;
+    for (const auto& s : list) {
+      cj.push_back(s.create_join_ms);
+      rd.push_back(s.ready_ms);
+      pl.push_back(s.pool_leave_ms);
+    }
+    medians[key] = {MedianOf(cj), MedianOf(rd), MedianOf(pl)};
+  }
+  std::printf("%-16s %5s %14s %12s %14s   (set-up, ms: medians of %s)\n", "label", "size",
+              "create+joins", "ready", "pool_leaves", setup_path.c_str());
+  for (const auto& [key, m] : medians)
+    std::printf("%-16s %5d %14.3f %12.3f %14.3f\n", key.first.c_str(), key.second,
+                m.create_join_ms, m.ready_ms, m.pool_leave_ms);
+  std::printf("\n");
+  std::ostringstream csv;
+  csv << "label,size,iterations,original_us,basic_us,lazy_us,pool_us,basic_over_lazy,basic_over_pool\n";
+  std::printf("%-16s %5s %10s %12s %12s %12s %12s %8s %8s\n", "label", "size", "iterations",
+              "original_us", "basic_us", "lazy_us", "pool_us", "B/Lazy", "B/Pool");
+  for (const auto& [key, med] : medians) {
+    auto c = costs.find(key);
+    if (c == costs.end())
+      throw Error(costs_path + ": no broadcast costs for label " + key.first + " size " +
+                  std::to_string(key.second));
+    for (int n : iterations) {
+      const mcast::Effective e = mcast::EffectiveLatency(med, c->second, n);
+      std::printf("%-16s %5d %10d %12.2f %12.2f %12.2f %12.2f %8.2f %8.2f\n", key.first.c_str(),
+                  key.second, n, e.original_us, e.basic_us, e.lazy_us, e.pool_us,
+                  e.basic_us / e.lazy_us, e.basic_us / e.pool_us);
+      csv << key.first << ',' << key.second << ',' << n << ',' << e.original_us << ',' << e.basic_us
+          << ',' << e.lazy_us << ',' << e.pool_us << ',' << e.basic_us / e.lazy_us << ','
+          << e.basic_us / e.pool_us << '\n';
+    }
+  }
+  if (args.has("--csv")) WriteFileAtomically(args.get("--csv"), csv.str());
+  return 0;
+}
+
+}  // namespace
+
+int McSetupMain(int argc, char** argv) {
+  Args args(argc, argv,
+            {"--sizes", "--reps", "--workers", "--seed", "--label", "--csv", "--timeout-ms",
+             "--groups", "--members", "--setup", "--costs", "--iterations", "--guid2lid", "--lmc"},
+            {"-h", "--help", "--no-pool"});
+  if (args.has("-h") || args.has("--help")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  const auto& pos = args.positional();
+  const std::string verb = pos.empty() ? "" : pos[0];
+  if (verb == "measure") return Measure(args);
+  if (verb == "burst") return Burst(args);
+  if (verb == "effective") return EffectiveMain(args);
+  throw UsageError{std::string("expected measure, burst or effective\n") + kUsage};
+}
+
+}  // namespace ibu::cli
