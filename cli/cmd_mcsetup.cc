@@ -19,6 +19,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: ibunion mcsetup measure NET [--sizes 4,16] [--reps 3] [--workers 8] [--no-pool]\n"
     "                               [--seed S] [--label NAME] [--csv FILE] [--timeout-ms MS]\n"
+    "                               [--fail-after-joins  (tests: fail mid-run, then clean up)]\n"
     "       ibunion mcsetup burst NET [--groups 8] [--members 125] [--workers 8] [--seed S]\n"
     "       ibunion mcsetup effective --setup CSV --costs CSV [--iterations 1,10,100,1000]\n"
     "                               [--csv FILE]\n"
@@ -73,6 +74,7 @@ int Measure(const Args& args) {
   cfg.reps = static_cast<int>(args.integer("--reps", 3, 1, 1000));
   cfg.seed = static_cast<uint64_t>(args.integer("--seed", 1, 0, 1L << 40));
   cfg.pool = !args.has("--no-pool");
+  cfg.fail_after_joins = args.has("--fail-after-joins");
   cfg.label = args.get("--label", "run");
   cfg.ready_timeout_ms = static_cast<double>(args.integer("--timeout-ms", 60000, 1, 3600000));
   const int workers = static_cast<int>(args.integer("--workers", 8, 1, 8));
@@ -219,7 +221,7 @@ int McSetupMain(int argc, char** argv) {
   Args args(argc, argv,
             {"--sizes", "--reps", "--workers", "--seed", "--label", "--csv", "--timeout-ms",
              "--groups", "--members", "--setup", "--costs", "--iterations", "--guid2lid", "--lmc"},
-            {"-h", "--help", "--no-pool"});
+            {"-h", "--help", "--no-pool", "--fail-after-joins"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
     return 0;

@@ -215,6 +215,8 @@ std::vector<SetupSample> RunSetupBench(const Fabric& f, SaWorkerPool& sa, MftRea
       std::vector<SaOp> joins;
       for (size_t i = 1; i < members.size(); ++i) joins.push_back(ledger.Op(true, mgid, members[i]));
       auto joined = ledger.Run(joins, &wall, "join");
+      if (cfg.fail_after_joins)
+        throw Error("stopping after the joins of the first group, as asked (--fail-after-joins)");
       const auto t_last_join = Clock::now();
       smp.joins_wall_ms = MsBetween(t_create, t_last_join);
       smp.join_med_ms = Median(SaMs(joined));

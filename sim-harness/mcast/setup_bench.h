@@ -55,6 +55,8 @@ struct SetupConfig {
   bool pool = true;              // also measure the Pool design's leaves
   double ready_timeout_ms = 60000;
   std::string label = "run";     // engine/configuration name for the output
+  bool fail_after_joins = false; // fault injection for tests: throw once the
+                                 // first group is joined (exercises clean-up)
 };
 
 // One group's life: Basic (create, joins, ready, leaves, gone) and Pool

@@ -1,0 +1,80 @@
+#!/bin/bash
+# Group set-up cost (seed 003) on the real OpenSM over ibsim: the quick
+# harness run on FT(4,3) (groups of 4, 8 and 16, ibunion and OpenSM's
+# default multicast) gives consistent numbers; a leave really removes the
+# host from the MFTs read back from the switches; SA errors are decoded;
+# a harness run that fails half-way leaves no group and no process behind.
+source "$(dirname "$0")/lib.sh"
+[ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
+READ_TABLES=$E2E_SRC/sim-harness/ibsim/read-tables
+
+# --- the harness, quick -----------------------------------------------------
+sb=$E2E_TMP/sb
+check "setup-bench --quick: FT(4,3), mlid and default multicast, burst of 64 joins" \
+  "$E2E_SRC/sim-harness/mcast/setup-bench" --quick --out "$sb"
+rows=$(awk -F, 'NR > 1' "$sb/setup.csv" | wc -l)
+# 2 engines x 3 sizes x 2 repetitions
+[ "$rows" -eq 12 ] && pass "12 samples measured" || fail "expected 12 samples, got $rows"
+bad=$(awk -F, 'NR > 1 && !($10 >= 0 && $11 >= $10 && $11 > 0 && $13 >= 1 && $14 >= 1 && $5 > 0 && $8 >= $5) {print}' "$sb/setup.csv")
+[ -z "$bad" ] && pass "every sample: tree usable after the last join (0 <= lo <= hi), polled, on >= 1 switch" \
+  || { fail "inconsistent samples"; echo "$bad"; }
+bad=$(awk -F, 'NR > 1 && $7 > $5 + 1e-9 {print}' "$sb/effective.csv")
+[ -z "$bad" ] && pass "Pool never slower than Basic (every size and iteration count)" || { fail "Pool slower than Basic"; echo "$bad"; }
+bad=$(awk -F, 'NR > 1 && $6 > $5 + 1e-9 {print}' "$sb/effective.csv")
+[ -z "$bad" ] && pass "Lazy never slower than Basic" || { fail "Lazy slower than Basic"; echo "$bad"; }
+mlid_rebuilds=$(awk -F, '$1 == "ft-4-3/mlid" {print $6}' "$sb/burst.csv")
+[ "${mlid_rebuilds:-0}" -ge 4 ] && pass "plugin timed $mlid_rebuilds tree rebuilds inside OpenSM during the burst" \
+  || fail "no tree rebuilds logged by the plugin during the burst"
+[ -s "$sb/effective-ft-4-3.png" ] || ! command -v gnuplot >/dev/null && pass "effective-latency plot written" \
+  || fail "no effective-latency plot"
+
+# --- a leave removes the host; SA errors; clean-up after a failure ---------
+cat >"$E2E_TMP/live.sh" <<EOS
+#!/bin/bash
+set -uo pipefail
+cd "\$IBUNION_RUN_DIR"
+j() { SIM_HOST="\$1" LD_PRELOAD=\$IBUNION_UMAD2SIM "$IBUNION" mcjoin "\${@:2}"; }
+for h in "P(000)" "P(101)" "P(210)" "P(311)"; do j "\$h" join ff12:e1b0::77 >"$E2E_TMP/join.\$h" || exit 1; done
+sleep 1; "$READ_TABLES" "$E2E_TMP/before" >/dev/null || exit 1
+j "P(311)" leave ff12:e1b0::77 >/dev/null || exit 1
+sleep 1; "$READ_TABLES" "$E2E_TMP/after" >/dev/null || exit 1
+j "P(000)" leave ff12:e1b0::99 >"$E2E_TMP/err.unknown" 2>&1; echo \$? >>"$E2E_TMP/err.unknown"
+j "P(000)" join ff12:e1b0::98 --pkey 0x0000 >"$E2E_TMP/err.pkey" 2>&1; echo \$? >>"$E2E_TMP/err.pkey"
+j "P(000)" join ff12:e1b0::97 --port-guid 0xdead0001 >"$E2E_TMP/err.port" 2>&1; echo \$? >>"$E2E_TMP/err.port"
+for h in "P(000)" "P(101)" "P(210)"; do j "\$h" leave ff12:e1b0::77 >/dev/null || exit 1; done
+LD_PRELOAD=\$IBUNION_UMAD2SIM ibnetdiscover >live.net
+LD_PRELOAD=\$IBUNION_UMAD2SIM "$IBUNION" mcsetup measure live.net --sizes 8 --reps 1 --workers 4 \
+  --fail-after-joins >/dev/null 2>"$E2E_TMP/err.harness"; echo \$? >>"$E2E_TMP/err.harness"
+pgrep -f "mcsetup measure" >"$E2E_TMP/survivors" || true
+sleep 1; "$READ_TABLES" "$E2E_TMP/cleaned" >/dev/null || exit 1
+EOS
+check "FT(4,3): joins, a leave, SA errors and a failing harness run under OpenSM + mlid" \
+  "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --engine mlid,minhop \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --daemon --no-readback \
+  --exec "bash $E2E_TMP/live.sh" --out "$E2E_TMP/run"
+mlid=$(awk '{print $2}' "$E2E_TMP/join.P(000)")
+# Before and after P(311) leaves: exactly once among the members, and
+# (the verifier's non-member check) nothing for P(311) after.
+masks() { "$IBUNION" trace "$1/fabric.net" --mft "$1/mfts.dump" --mlid "$mlid" | sort; }
+masks "$E2E_TMP/before" >"$E2E_TMP/m.before"
+masks "$E2E_TMP/after" >"$E2E_TMP/m.after"
+echo "$mlid P(000) P(101) P(210) P(311)" >"$E2E_TMP/g4"
+echo "$mlid P(000) P(101) P(210)" >"$E2E_TMP/g3"
+check "before the leave: exactly once among the 4 members" "$IBUNION" verify "$E2E_TMP/before/fabric.net" \
+  --lft "$E2E_TMP/before/lfts.dump" --mft "$E2E_TMP/before/mfts.dump" --groups "$E2E_TMP/g4"
+check "after P(311) left: exactly once among the 3, and P(311) gets nothing" "$IBUNION" verify \
+  "$E2E_TMP/after/fabric.net" --lft "$E2E_TMP/after/lfts.dump" --mft "$E2E_TMP/after/mfts.dump" --groups "$E2E_TMP/g3"
+cmp -s "$E2E_TMP/m.before" "$E2E_TMP/m.after" && fail "MFTs did not change after the leave" \
+  || pass "MFTs shrank after the leave: $(diff "$E2E_TMP/m.before" "$E2E_TMP/m.after" | grep -c '^[<>]') mask lines changed"
+expect_output "leave of an unknown MGID: SA's status decoded" "SA: request invalid" cat "$E2E_TMP/err.unknown"
+[ "$(tail -n 1 "$E2E_TMP/err.unknown")" = 1 ] && pass "... and exit 1" || fail "unknown MGID: exit $(tail -n 1 "$E2E_TMP/err.unknown")"
+expect_output "join with P_Key 0x0000: refused, status decoded" "SA: request invalid" cat "$E2E_TMP/err.pkey"
+expect_output "join for a port the SM does not know: refused, status decoded" "SA: request invalid" cat "$E2E_TMP/err.port"
+expect_output "failing harness run says where it stopped" "--fail-after-joins" cat "$E2E_TMP/err.harness"
+[ "$(tail -n 1 "$E2E_TMP/err.harness")" = 2 ] && pass "... and exits 2" || fail "harness exit $(tail -n 1 "$E2E_TMP/err.harness")"
+[ ! -s "$E2E_TMP/survivors" ] && pass "no harness or SA worker process left" || fail "survivors: $(cat "$E2E_TMP/survivors")"
+left=$(grep -c '^0xc' "$E2E_TMP/cleaned/mfts.dump" || true)
+[ "$left" -eq 0 ] && pass "after the failed run no switch holds any MLID (the harness left its group again)" \
+  || { fail "$left MFT entries remain"; grep '^0xc' "$E2E_TMP/cleaned/mfts.dump" | head; }
+[ -z "$(survivors "$E2E_TMP/run")" ] && pass "nothing left running" || fail "processes left: $(survivors "$E2E_TMP/run")"
+finish
