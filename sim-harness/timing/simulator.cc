@@ -33,8 +33,8 @@ constexpr int kTypeShift = 56;
 constexpr uint64_t kArgMask = (uint64_t(1) << kTypeShift) - 1;
 inline uint64_t Ev(EvType t, uint64_t arg) { return (uint64_t(t) << kTypeShift) | arg; }
 
-constexpr uint8_t kFlagRouted = 1;
-constexpr uint8_t kFlagMcast = 2;
+constexpr uint16_t kFlagRouted = 1;
+constexpr uint16_t kFlagMcast = 2;
 constexpr int kMaxHops = 64;
 constexpr int32_t kNone = -1;
 
@@ -60,10 +60,10 @@ class Simulator::Impl {
     uint16_t dlid;
     uint16_t bytes;
     uint16_t pending;  // multicast: outputs not yet granted
-    uint8_t sl;
-    uint8_t in_vl;
-    uint8_t hops;
-    uint8_t flags;
+    uint16_t sl;       // 16-bit fields: byte stores would alias everything
+    uint16_t in_vl;
+    uint16_t hops;
+    uint16_t flags;
   };
   struct Message {
     uint32_t op;
@@ -154,22 +154,31 @@ class Simulator::Impl {
   // Input/output rings.
   uint32_t InHead(int ic) const { return InRing(ic)[St(ic).in_head]; }
   void InPush(int ic, uint32_t pi) {
-    if (St(ic).in_count >= in_cap_) Fail("internal: input buffer overflow at " + net_.PortName(ic >> vsh_));
-    InRing(ic)[(St(ic).in_head + St(ic).in_count) % in_cap_] = pi;
-    ++St(ic).in_count;
+    VlState& s = St(ic);
+    if (s.in_count >= in_cap_) Fail("internal: input buffer overflow at " + net_.PortName(ic >> vsh_));
+    int slot = s.in_head + s.in_count;
+    if (slot >= in_cap_) slot -= in_cap_;
+    InRing(ic)[slot] = pi;
+    ++s.in_count;
   }
   void InPop(int ic) {
-    St(ic).in_head = uint8_t((St(ic).in_head + 1) % in_cap_);
-    --St(ic).in_count;
+    VlState& s = St(ic);
+    s.in_head = RingNext(s.in_head, in_cap_);
+    --s.in_count;
   }
   uint32_t OutHead(int oc) const { return OutRing(oc)[St(oc).out_head]; }
   void OutPush(int oc, uint32_t pi) {
-    OutRing(oc)[(St(oc).out_head + St(oc).out_count) % out_cap_] = pi;
-    ++St(oc).out_count;
+    VlState& s = St(oc);
+    int slot = s.out_head + s.out_count;
+    if (slot >= out_cap_) slot -= out_cap_;
+    OutRing(oc)[slot] = pi;
+    ++s.out_count;
+    Hdr(oc >> vsh_).ready |= 1u << (oc & vmask_);
   }
   void OutPop(int oc) {
-    St(oc).out_head = uint8_t((St(oc).out_head + 1) % out_cap_);
-    --St(oc).out_count;
+    VlState& s = St(oc);
+    s.out_head = RingNext(s.out_head, out_cap_);
+    if (--s.out_count == 0) Hdr(oc >> vsh_).ready &= ~(1u << (oc & vmask_));
   }
 
   void Push(int64_t t, EvType type, uint64_t arg) {
@@ -204,45 +213,61 @@ class Simulator::Impl {
   std::vector<uint32_t> arena_;
   std::vector<std::vector<uint32_t>> free_blocks_;  // by size
 
-  // Per global port, one block: a header (the sending side's link) and one
-  // block per VL holding that VL's state on both sides of the port: the
-  // output buffer and credits of the sender, the input buffer of the
-  // receiver. Credits are lazy: a credit the receiver returns goes into its
-  // sender's pending list with its arrival time and becomes an event only
-  // when the sender is blocked waiting for it (most are not).
+  // Per global port the sending side of its link (PortHdr), per channel
+  // (global port << vsh_ | VL) that VL's state on both sides of the port
+  // (VlState: the sender's output buffer and credits, the receiver's input
+  // buffer), and per channel its rings. Typed flat arrays indexed by
+  // channel: one shift and one add per access, and no byte-typed stores
+  // (a uint8_t store may alias anything, so the compiler would reload every
+  // member after it). Credits are lazy: a credit the receiver returns goes
+  // into its sender's pending ring with its arrival time and becomes an
+  // event only when the sender is blocked waiting for it (most are not).
   struct PortHdr {
     int64_t link_busy;  // ns busy inside the window
     int32_t peer;       // global port at the other end
     int32_t node;       // switch or end-port index of this port
     int32_t peer_node;  // ... and of the peer
-    uint8_t port;       // port number on its node
-    uint8_t is_host;    // this is an end port
-    uint8_t to_host;    // the peer is an end port (no credits towards it)
-    uint8_t busy;       // transmitting
-    uint8_t tx_vl;      // VL being transmitted
-    uint8_t rr_vl;      // last VL sent (round-robin)
+    uint16_t port;      // port number on its node
+    uint16_t is_host;   // this is an end port
+    uint16_t to_host;   // the peer is an end port (no credits towards it)
+    uint16_t busy;      // transmitting
+    uint16_t tx_vl;     // VL being transmitted
+    uint16_t rr_vl;     // last VL sent (round-robin)
+    uint32_t ready;     // bit per VL with something to send: a switch
+                        // output buffer not empty, a host queue not empty
   };
   struct VlState {
     int32_t credits;  // sender: usable now
     int32_t rr_last;  // output arbitration: last input channel granted
     uint16_t nreq;    // requests waiting in req_ for this output
-    uint8_t in_head, in_count, in_wait;
-    uint8_t out_head, out_count;
-    uint8_t pend_head, pend_count, wake;
+    uint16_t in_head, in_count, in_wait;
+    uint16_t out_head, out_count;
+    uint16_t pend_head, pend_count, wake;
   };
-  std::vector<uint64_t> storage_;
-  uint8_t* base_ = nullptr;
-  size_t port_stride_ = 0, vl_stride_ = 0;
-  uint8_t* Blk(size_t ch) const {
-    return base_ + (ch >> vsh_) * port_stride_ + sizeof(PortHdr) + (ch & vmask_) * vl_stride_;
+  std::vector<PortHdr> hdr_;
+  std::vector<VlState> st_;
+  std::vector<uint32_t> in_ring_, out_ring_;  // [channel * cap + slot]
+  std::vector<int64_t> pend_;                 // [channel * in_cap_ + slot]: credit arrival times
+  PortHdr& Hdr(size_t gp) { return hdr_[gp]; }
+  const PortHdr& Hdr(size_t gp) const { return hdr_[gp]; }
+  VlState& St(size_t ch) { return st_[ch]; }
+  const VlState& St(size_t ch) const { return st_[ch]; }
+  int64_t* Pend(size_t ch) { return &pend_[ch * in_cap_]; }
+  uint32_t* InRing(size_t ch) { return &in_ring_[ch * in_cap_]; }
+  const uint32_t* InRing(size_t ch) const { return &in_ring_[ch * in_cap_]; }
+  uint32_t* OutRing(size_t ch) { return &out_ring_[ch * out_cap_]; }
+  const uint32_t* OutRing(size_t ch) const { return &out_ring_[ch * out_cap_]; }
+  static uint16_t RingNext(uint16_t i, int cap) { return uint16_t(i + 1 == cap ? 0 : i + 1); }
+  // The VLs of `ready` rotated so that bit 0 is the VL after `last`: the
+  // round-robin order over the VLs that have something to send.
+  uint32_t RoundRobin(uint32_t ready, int last) const {
+    const int s = last + 1 == V_ ? 0 : last + 1;
+    return ((ready >> s) | (ready << (V_ - s))) & ((1u << V_) - 1);
   }
-  PortHdr& Hdr(size_t gp) const { return *reinterpret_cast<PortHdr*>(base_ + gp * port_stride_); }
-  int64_t* Pend(size_t ch) const { return reinterpret_cast<int64_t*>(Blk(ch)); }
-  VlState& St(size_t ch) const { return *reinterpret_cast<VlState*>(Blk(ch) + 8 * in_cap_); }
-  uint32_t* InRing(size_t ch) const {
-    return reinterpret_cast<uint32_t*>(Blk(ch) + 8 * in_cap_ + sizeof(VlState));
+  int RotatedVl(int bit, int last) const {
+    const int vl = last + 1 + bit;
+    return vl >= V_ ? vl - V_ : vl;
   }
-  uint32_t* OutRing(size_t ch) const { return InRing(ch) + in_cap_; }
   std::vector<std::vector<int32_t>> req_;  // per output channel: waiting input channels
   std::vector<int32_t> hq_head_, hq_tail_; // per (host, VL) message queue
   std::vector<ScriptEntry> script_;
@@ -291,10 +316,11 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
   while ((1 << vsh_) < V_) ++vsh_;
   vmask_ = (1u << vsh_) - 1;
   const size_t C = size_t(G_) << vsh_;
-  vl_stride_ = (8 * size_t(in_cap_) + sizeof(VlState) + 4 * size_t(in_cap_) + 4 * size_t(out_cap_) + 7) & ~size_t(7);
-  port_stride_ = sizeof(PortHdr) + size_t(V_) * vl_stride_;
-  storage_.assign(size_t(G_) * port_stride_ / 8 + 1, 0);
-  base_ = reinterpret_cast<uint8_t*>(storage_.data());
+  hdr_.assign(G_, PortHdr{});
+  st_.assign(C, VlState{});
+  in_ring_.assign(C * in_cap_, 0);
+  out_ring_.assign(C * out_cap_, 0);
+  pend_.assign(C * in_cap_, 0);
   for (int gp = 0; gp < G_; ++gp) {
     PortHdr& h = Hdr(gp);
     const GlobalPort& g = net_.port(gp);
@@ -304,7 +330,7 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
     h.is_host = g.is_host;
     h.peer_node = g.peer >= 0 ? net_.port(g.peer).node : -1;
     h.to_host = h.peer >= 0 && net_.port(h.peer).is_host;
-    h.rr_vl = uint8_t(V_ - 1);
+    h.rr_vl = uint16_t(V_ - 1);
     for (int vl = 0; vl < V_; ++vl) {
       VlState& st = St((size_t(gp) << vsh_) | vl);
       st.credits = p_.in_buf;
@@ -431,7 +457,10 @@ uint32_t Simulator::Impl::NewMessage(uint32_t op, int src, int dst, Lid dlid, ui
 void Simulator::Impl::Enqueue(int h, uint32_t mi) {
   const size_t q = size_t(h) * V_ + msgs_[mi].vl;
   ++inflight_msgs_[h];
-  if (hq_tail_[q] == kNone) hq_head_[q] = int32_t(mi);
+  if (hq_tail_[q] == kNone) {
+    hq_head_[q] = int32_t(mi);
+    Hdr(net_.HostPort(h)).ready |= 1u << msgs_[mi].vl;
+  }
   else msgs_[hq_tail_[q]].next = int32_t(mi);
   hq_tail_[q] = int32_t(mi);
 }
@@ -569,12 +598,11 @@ void Simulator::Impl::OnGen(int h) {
 void Simulator::Impl::HostTryTransmit(int h) {
   const int gp = net_.HostPort(h);
   if (Hdr(gp).busy) return;
-  int vl = Hdr(gp).rr_vl;
-  for (int k = 1; k <= V_; ++k) {
-    if (++vl == V_) vl = 0;
+  const int last_vl = Hdr(gp).rr_vl;
+  for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
+    const int vl = RotatedVl(__builtin_ctz(order), last_vl);
     const size_t q = size_t(h) * V_ + vl;
     const int32_t mi = hq_head_[q];
-    if (mi == kNone) continue;
     const size_t oc = (size_t(gp) << vsh_) | vl;
     if (St(oc).credits <= 0 && !Absorb(oc)) {
       WaitCredit(oc);
@@ -588,7 +616,10 @@ void Simulator::Impl::HostTryTransmit(int h) {
     const bool last = m.sent == m.bytes;
     if (last) {
       hq_head_[q] = m.next;
-      if (m.next == kNone) hq_tail_[q] = kNone;
+      if (m.next == kNone) {
+        hq_tail_[q] = kNone;
+        Hdr(gp).ready &= ~(1u << vl);
+      }
       --inflight_msgs_[h];
     }
     const uint32_t pi = AllocPacket();
@@ -599,7 +630,7 @@ void Simulator::Impl::HostTryTransmit(int h) {
     P.bytes = uint16_t(bytes);
     P.pending = 0;
     P.sl = sl;
-    P.in_vl = uint8_t(vl);
+    P.in_vl = uint16_t(vl);
     P.hops = 0;
     P.flags = dlid >= kMulticastLidBase ? kFlagMcast : 0;
     ++injected_;
@@ -616,8 +647,8 @@ void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   Packet& P = pkts_[pi];
   const int64_t dur = int64_t(P.bytes) * p_.byte_ns;
   Hdr(gp).busy = 1;
-  Hdr(gp).tx_vl = uint8_t(vl);
-  Hdr(gp).rr_vl = uint8_t(vl);
+  Hdr(gp).tx_vl = uint16_t(vl);
+  Hdr(gp).rr_vl = uint16_t(vl);
   Push(t + dur, kTxDone, uint64_t(gp));
   ++hops_;
   const int64_t a = std::max(t, w0_), b = std::min(t + dur, w1_);
@@ -631,8 +662,8 @@ void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   const int ic = (peer << vsh_) | vl;
   InPush(ic, pi);
   P.in_gp = peer;
-  P.in_vl = uint8_t(vl);
-  P.flags &= uint8_t(~kFlagRouted);
+  P.in_vl = uint16_t(vl);
+  P.flags &= uint16_t(~kFlagRouted);
   if (++P.hops > kMaxHops)
     Fail("routing loop: a packet for LID " + std::to_string(P.dlid) + " has crossed " +
          std::to_string(kMaxHops) + " links, now at " + net_.PortName(peer));
@@ -646,11 +677,10 @@ void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
 void Simulator::Impl::TryTransmit(int gp) {
   if (Hdr(gp).busy) return;
   const bool to_host = Hdr(gp).to_host;
-  int vl = Hdr(gp).rr_vl;
-  for (int k = 1; k <= V_; ++k) {
-    if (++vl == V_) vl = 0;
+  const int last_vl = Hdr(gp).rr_vl;
+  for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
+    const int vl = RotatedVl(__builtin_ctz(order), last_vl);
     const int oc = (gp << vsh_) | vl;
-    if (St(oc).out_count == 0) continue;
     if (!to_host && St(oc).credits <= 0 && !Absorb(size_t(oc))) {
       WaitCredit(size_t(oc));
       continue;
@@ -683,7 +713,7 @@ bool Simulator::Impl::Absorb(size_t oc) {
   bool got = false;
   while (St(oc).pend_count && Pend(oc)[St(oc).pend_head] <= now) {
     ++St(oc).credits;
-    St(oc).pend_head = uint8_t((St(oc).pend_head + 1) % in_cap_);
+    St(oc).pend_head = RingNext(St(oc).pend_head, in_cap_);
     --St(oc).pend_count;
     got = true;
   }
@@ -809,7 +839,9 @@ void Simulator::Impl::ReleaseInput(int ic, int bytes) {
   const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
   const int sender = Hdr(ic >> vsh_).peer;
   const size_t oc = (size_t(sender) << vsh_) | (ic & vmask_);
-  Pend(oc)[(St(oc).pend_head + St(oc).pend_count) % in_cap_] = tail_gone + p_.fly_ns;
+  int slot = St(oc).pend_head + St(oc).pend_count;
+  if (slot >= in_cap_) slot -= in_cap_;
+  Pend(oc)[slot] = tail_gone + p_.fly_ns;
   ++St(oc).pend_count;
   // A sender already blocked on this VL learns of it when it arrives.
   if (St(oc).credits <= 0 && !St(oc).wake) {
