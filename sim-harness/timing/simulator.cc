@@ -109,8 +109,18 @@ class Simulator::Impl {
   void Request(int ic);
   void Grant(int ic, int oc);
   void ReleaseInput(int ic, int bytes);
-  void TryTransmit(int gp);
-  void HostTryTransmit(int h);
+  // A port starts its next packet if it is idle and has one; the check is
+  // inline because most calls find the link busy or nothing to send.
+  void TryTransmit(int gp) {
+    const PortHdr& g = Hdr(gp);
+    if (!g.busy && g.ready) TransmitNext(gp);
+  }
+  void HostTryTransmit(int h) {
+    const PortHdr& g = Hdr(net_.HostPort(h));
+    if (!g.busy && g.ready) HostTransmitNext(h);
+  }
+  void TransmitNext(int gp);
+  void HostTransmitNext(int h);
   void StartTx(int gp, int vl, uint32_t pi);
   void Deliver(uint32_t pi, int h, int64_t t);
   void Arbitrate(int oc);
@@ -199,6 +209,7 @@ class Simulator::Impl {
   std::vector<uint16_t> host_lids_;
   int in_cap_, out_cap_;
   uint32_t msg_bytes_ = 32;
+  double log1p_neg_load_ = 0;  // log1p(-load), the Bernoulli gaps' divisor
   enum class Mode { kSteady, kBatch, kScript } mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
 
@@ -406,6 +417,7 @@ void Simulator::Impl::AddMessage(int64_t t, int src, int dst, uint32_t bytes, in
 int64_t Simulator::Impl::Interarrival() {
   const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
   const double mean = msg_ns / load_;
+  if (log1p_neg_load_ == 0) log1p_neg_load_ = std::log1p(-std::min(1.0, load_));  // once per point
   switch (p_.arrival) {
     case Arrival::kExponential:
       return std::max<int64_t>(1, std::llround(-mean * std::log(UniformOpen(rng_))));
@@ -416,7 +428,7 @@ int64_t Simulator::Impl::Interarrival() {
       // One trial per message time; success probability = load.
       const double pr = std::min(1.0, load_);
       int64_t k = 1;
-      if (pr < 1.0) k += int64_t(std::floor(std::log(UniformOpen(rng_)) / std::log1p(-pr)));
+      if (pr < 1.0) k += int64_t(std::floor(std::log(UniformOpen(rng_)) / log1p_neg_load_));
       return std::max<int64_t>(1, int64_t(msg_ns)) * k;
     }
   }
@@ -595,9 +607,8 @@ void Simulator::Impl::OnGen(int h) {
 
 // --- hosts ---
 
-void Simulator::Impl::HostTryTransmit(int h) {
+void Simulator::Impl::HostTransmitNext(int h) {
   const int gp = net_.HostPort(h);
-  if (Hdr(gp).busy) return;
   const int last_vl = Hdr(gp).rr_vl;
   for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
     const int vl = RotatedVl(__builtin_ctz(order), last_vl);
@@ -674,8 +685,7 @@ void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   Push(t + p_.fly_ns + p_.route_ns, kRouted, pi);
 }
 
-void Simulator::Impl::TryTransmit(int gp) {
-  if (Hdr(gp).busy) return;
+void Simulator::Impl::TransmitNext(int gp) {
   const bool to_host = Hdr(gp).to_host;
   const int last_vl = Hdr(gp).rr_vl;
   for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
