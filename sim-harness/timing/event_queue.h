@@ -38,6 +38,12 @@ class EventQueue {
     }
   }
 
+  // The event `ahead` places after the next one in the current nanosecond,
+  // if there is one: the simulator prefetches what it will touch.
+  const uint64_t* Peek(size_t ahead) const {
+    return cursor_ + ahead < cur_n_ ? cur_ + cursor_ + ahead : nullptr;
+  }
+
   // Next event in (time, insertion) order; false when none is left. The
   // common case, another event in the current nanosecond, is a few
   // instructions; the rest is Advance.

@@ -57,6 +57,7 @@ class Simulator::Impl {
   struct Packet {
     uint32_t msg;
     int32_t in_gp;  // global port it arrived on (its input channel's port)
+    int32_t in_node;  // ... and that port's switch (for prefetching its LFT entry)
     uint16_t dlid;
     uint16_t bytes;
     uint16_t pending;  // multicast: outputs not yet granted
@@ -191,6 +192,39 @@ class Simulator::Impl {
     if (--s.out_count == 0) Hdr(oc >> vsh_).ready &= ~(1u << (oc & vmask_));
   }
 
+  // Large fabrics are bound by memory latency: the LFTs alone are
+  // switches x LIDs bytes (42 MB for FT(16,3) at LMC 5), touched at random.
+  // Tens of events share each nanosecond there, so the loop looks a few
+  // events ahead in the current one: far ahead it fetches the packet a
+  // routing event will read, nearer it reads that packet and fetches its LFT
+  // entry and input channel; likewise the port state of link and credit
+  // events. Prefetching cannot change what is computed.
+  static constexpr size_t kAheadFar = 12, kAheadNear = 5;
+  void PrefetchFar(uint64_t ev) const {
+    const uint64_t arg = ev & kArgMask;
+    switch (ev >> kTypeShift) {
+      case kRouted: __builtin_prefetch(&pkts_[arg]); break;
+      case kTxDone: __builtin_prefetch(&hdr_[arg]); break;
+      case kCredit: __builtin_prefetch(Chan(arg)); break;
+      default: break;
+    }
+  }
+  void PrefetchNear(uint64_t ev) const {
+    const uint64_t arg = ev & kArgMask;
+    switch (ev >> kTypeShift) {
+      case kRouted: {
+        const Packet& P = pkts_[arg];
+        __builtin_prefetch(Chan((size_t(P.in_gp) << vsh_) | P.in_vl));
+        if (!(P.flags & kFlagMcast))
+          if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
+        break;
+      }
+      case kTxDone: __builtin_prefetch(Chan((arg << vsh_) | hdr_[arg].tx_vl)); break;
+      case kCredit: __builtin_prefetch(&hdr_[arg >> vsh_]); break;
+      default: break;
+    }
+  }
+
   void Push(int64_t t, EvType type, uint64_t arg) {
     if (type < kNetTypes) ++pending_net_;
     q_.Push(t, Ev(type, arg));
@@ -224,13 +258,15 @@ class Simulator::Impl {
   std::vector<uint32_t> arena_;
   std::vector<std::vector<uint32_t>> free_blocks_;  // by size
 
-  // Per global port the sending side of its link (PortHdr), per channel
-  // (global port << vsh_ | VL) that VL's state on both sides of the port
-  // (VlState: the sender's output buffer and credits, the receiver's input
-  // buffer), and per channel its rings. Typed flat arrays indexed by
-  // channel: one shift and one add per access, and no byte-typed stores
-  // (a uint8_t store may alias anything, so the compiler would reload every
-  // member after it). Credits are lazy: a credit the receiver returns goes
+  // Per global port the sending side of its link (PortHdr, a flat array),
+  // and per channel (global port << vsh_ | VL) one block holding that VL's
+  // state on both sides of the port: VlState (the sender's output buffer
+  // and credits, the receiver's input buffer), then its credit ring and its
+  // input and output rings. One block per channel, padded to a cache line
+  // when it fits one, because large fabrics are bound by memory latency:
+  // a hop then touches one line per channel instead of four. Fields are 16
+  // bits or wider: a byte store may alias anything, and the compiler would
+  // reload every member after it. Credits are lazy: a credit the receiver returns goes
   // into its sender's pending ring with its arrival time and becomes an
   // event only when the sender is blocked waiting for it (most are not).
   struct PortHdr {
@@ -255,19 +291,27 @@ class Simulator::Impl {
     uint16_t out_head, out_count;
     uint16_t pend_head, pend_count, wake;
   };
+  static constexpr size_t kStateWords = (sizeof(VlState) + 7) / 8;
   std::vector<PortHdr> hdr_;
-  std::vector<VlState> st_;
-  std::vector<uint32_t> in_ring_, out_ring_;  // [channel * cap + slot]
-  std::vector<int64_t> pend_;                 // [channel * in_cap_ + slot]: credit arrival times
+  std::vector<uint64_t> chan_;  // channel blocks: VlState, credit ring, input ring, output ring
+  uint64_t* chan_base_ = nullptr;  // first block, 64-byte aligned
+  size_t chan_words_ = 0;          // block size in 64-bit words
   PortHdr& Hdr(size_t gp) { return hdr_[gp]; }
   const PortHdr& Hdr(size_t gp) const { return hdr_[gp]; }
-  VlState& St(size_t ch) { return st_[ch]; }
-  const VlState& St(size_t ch) const { return st_[ch]; }
-  int64_t* Pend(size_t ch) { return &pend_[ch * in_cap_]; }
-  uint32_t* InRing(size_t ch) { return &in_ring_[ch * in_cap_]; }
-  const uint32_t* InRing(size_t ch) const { return &in_ring_[ch * in_cap_]; }
-  uint32_t* OutRing(size_t ch) { return &out_ring_[ch * out_cap_]; }
-  const uint32_t* OutRing(size_t ch) const { return &out_ring_[ch * out_cap_]; }
+  uint64_t* Chan(size_t ch) { return chan_base_ + ch * chan_words_; }
+  const uint64_t* Chan(size_t ch) const { return chan_base_ + ch * chan_words_; }
+  VlState& St(size_t ch) { return *reinterpret_cast<VlState*>(Chan(ch)); }
+  const VlState& St(size_t ch) const { return *reinterpret_cast<const VlState*>(Chan(ch)); }
+  // Arrival times of the credits on their way back to the sender.
+  int64_t* Pend(size_t ch) { return reinterpret_cast<int64_t*>(Chan(ch) + kStateWords); }
+  uint32_t* InRing(size_t ch) {
+    return reinterpret_cast<uint32_t*>(Chan(ch) + kStateWords + in_cap_);
+  }
+  const uint32_t* InRing(size_t ch) const {
+    return reinterpret_cast<const uint32_t*>(Chan(ch) + kStateWords + in_cap_);
+  }
+  uint32_t* OutRing(size_t ch) { return InRing(ch) + in_cap_; }
+  const uint32_t* OutRing(size_t ch) const { return InRing(ch) + in_cap_; }
   static uint16_t RingNext(uint16_t i, int cap) { return uint16_t(i + 1 == cap ? 0 : i + 1); }
   // The VLs of `ready` rotated so that bit 0 is the VL after `last`: the
   // round-robin order over the VLs that have something to send.
@@ -328,10 +372,11 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
   vmask_ = (1u << vsh_) - 1;
   const size_t C = size_t(G_) << vsh_;
   hdr_.assign(G_, PortHdr{});
-  st_.assign(C, VlState{});
-  in_ring_.assign(C * in_cap_, 0);
-  out_ring_.assign(C * out_cap_, 0);
-  pend_.assign(C * in_cap_, 0);
+  chan_words_ = kStateWords + size_t(in_cap_) + (size_t(in_cap_) + size_t(out_cap_) + 1) / 2;
+  if (chan_words_ <= 8) chan_words_ = 8;  // one 64-byte line per channel
+  chan_.assign(C * chan_words_ + 8, 0);
+  chan_base_ = chan_.data();
+  while (reinterpret_cast<uintptr_t>(chan_base_) % 64) ++chan_base_;
   for (int gp = 0; gp < G_; ++gp) {
     PortHdr& h = Hdr(gp);
     const GlobalPort& g = net_.port(gp);
@@ -673,15 +718,14 @@ void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   const int ic = (peer << vsh_) | vl;
   InPush(ic, pi);
   P.in_gp = peer;
+  P.in_node = Hdr(gp).peer_node;
+  if (!(P.flags & kFlagMcast))
+    if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
   P.in_vl = uint16_t(vl);
   P.flags &= uint16_t(~kFlagRouted);
   if (++P.hops > kMaxHops)
     Fail("routing loop: a packet for LID " + std::to_string(P.dlid) + " has crossed " +
          std::to_string(kMaxHops) + " links, now at " + net_.PortName(peer));
-  // The lookup happens route_ns from now: fetch its LFT line meanwhile.
-  if (!(P.flags & kFlagMcast)) {
-    if (const uint8_t* e = net_.LftEntry(Hdr(gp).peer_node, P.dlid)) __builtin_prefetch(e);
-  }
   Push(t + p_.fly_ns + p_.route_ns, kRouted, pi);
 }
 
@@ -1107,6 +1151,8 @@ PointResult Simulator::Impl::Run() {
   uint64_t ev = 0;
   while (!stop_ && q_.Pop(t, ev)) {
     ++events_;
+    if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
+    if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
     const uint64_t type = ev >> kTypeShift;
     const uint64_t arg = ev & kArgMask;
     if (type < kNetTypes) --pending_net_;
