@@ -698,7 +698,7 @@ void Simulator::Impl::HostTransmitNext(int h) {
 
 // --- links ---
 
-void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
+inline void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   const int64_t t = q_.now();
   Packet& P = pkts_[pi];
   const int64_t dur = int64_t(P.bytes) * p_.byte_ns;
@@ -762,7 +762,7 @@ void Simulator::Impl::OnTxDone(int gp) {
   TryTransmit(gp);
 }
 
-bool Simulator::Impl::Absorb(size_t oc) {
+inline bool Simulator::Impl::Absorb(size_t oc) {
   const int64_t now = q_.now();
   bool got = false;
   while (St(oc).pend_count && Pend(oc)[St(oc).pend_head] <= now) {
@@ -774,7 +774,7 @@ bool Simulator::Impl::Absorb(size_t oc) {
   return got;
 }
 
-void Simulator::Impl::WaitCredit(size_t oc) {
+inline void Simulator::Impl::WaitCredit(size_t oc) {
   if (St(oc).wake || !St(oc).pend_count) return;
   St(oc).wake = 1;
   Push(std::max(q_.now(), Pend(oc)[St(oc).pend_head]), kCredit, oc);
@@ -805,7 +805,7 @@ void Simulator::Impl::OnInputAdvance(int ic) {
   if (pkts_[InHead(ic)].flags & kFlagRouted) Request(ic);
 }
 
-void Simulator::Impl::Request(int ic) {
+inline void Simulator::Impl::Request(int ic) {
   const uint32_t pi = InHead(ic);
   Packet& P = pkts_[pi];
   const PortHdr& in = Hdr(P.in_gp);
@@ -867,7 +867,7 @@ void Simulator::Impl::Request(int ic) {
   }
 }
 
-void Simulator::Impl::Grant(int ic, int oc) {
+inline void Simulator::Impl::Grant(int ic, int oc) {
   const uint32_t pi = InHead(ic);
   uint32_t qi = pi;
   if (pkts_[pi].flags & kFlagMcast) {
@@ -889,7 +889,7 @@ void Simulator::Impl::Grant(int ic, int oc) {
   TryTransmit(oc >> vsh_);
 }
 
-void Simulator::Impl::ReleaseInput(int ic, int bytes) {
+inline void Simulator::Impl::ReleaseInput(int ic, int bytes) {
   const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
   const int sender = Hdr(ic >> vsh_).peer;
   const size_t oc = (size_t(sender) << vsh_) | (ic & vmask_);
