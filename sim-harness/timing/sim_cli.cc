@@ -342,8 +342,11 @@ int Run(int argc, char** argv) {
     const Engine* e = engine.get();
     const Fabric* f = &fabric;
     wl.SetDlidFn([e, f](int s, int d) { return e->SelectDlid(*f, s, d); }, true);
+    wl.SetPathSlFn([e, f](int s, Lid dlid) { return int(e->PathSl(*f, f->end_ports[s].base_lid, dlid)); },
+                   e->DataVls() > 1, p.sl);
   } else {
     wl.SetDlidFn(nullptr, false);
+    wl.SetPathSlFn(nullptr, false, p.sl);
   }
   // The engine's SL-to-VL tables, when it sets any for the simulated VL
   // count, decide the VL of every switch hop (e.g. xymesh's dedicated VL per

@@ -342,6 +342,7 @@ class Simulator::Impl {
   bool hit_limit_ = false;
 
   // --- statistics ---
+  std::vector<uint64_t> vl_hops_;
   uint64_t hops_ = 0, delivered_pkts_ = 0, injected_ = 0, copies_ = 0, dropped_ = 0;
   uint64_t consumed_ = 0, freed_delivered_ = 0, events_ = 0;
   std::vector<uint64_t> host_pkts_;
@@ -367,6 +368,8 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
       out_cap_(p.out_buf) {
   ValidateParams(p_);
   if (V_ != p_.vls) throw SimFailure("internal: network built for a different VL count");
+  if (p_.sl == SlPolicy::kEngine && !wl_.UsesPathSl())
+    throw SimFailure("sl=engine: the workload has no engine path SLs (Workload::SetPathSlFn)");
   mode_ = p_.batch > 0 ? Mode::kBatch : (load_ > 0 ? Mode::kSteady : Mode::kScript);
   while ((1 << vsh_) < V_) ++vsh_;
   vmask_ = (1u << vsh_) - 1;
@@ -417,6 +420,7 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
   hq_head_.assign(size_t(H_) * V_, kNone);
   hq_tail_.assign(size_t(H_) * V_, kNone);
   host_rx_.assign(H_, 0);
+  vl_hops_.assign(V_, 0);
   host_pkts_.assign(H_, 0);
   // Every live packet sits in one input or output buffer slot, so the pool
   // never grows past the slots: no reallocation, stable references.
@@ -525,8 +529,12 @@ void Simulator::Impl::Enqueue(int h, uint32_t mi) {
 bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
                                  bool precounted) {
   const bool measured = mode_ != Mode::kSteady || (t >= w0_ && t < w1_);
-  auto pick_sl = [&](uint64_t key) -> int {
+  // The SL of a message to `dlid`: the engine's path SL (as the SA hands it
+  // out) when the workload uses it, else the SL policy; `key` spreads the
+  // hash policy over (source, destination).
+  auto pick_sl = [&](uint64_t key, Lid dlid) -> int {
     if (sl_hint >= 0) return sl_hint & 15;
+    if (wl_.UsesPathSl()) return wl_.PathSl(src, dlid);
     switch (p_.sl) {
       case SlPolicy::kFixed: return p_.sl_value;
       case SlPolicy::kRandom: return int(UniformBelow(rng_, 16));
@@ -556,7 +564,7 @@ bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
       }
       op.tree = tr;
       op.counters = AllocCounters(uint32_t(tree.members.size()));
-      const int sl = pick_sl((uint64_t(src) << 20) ^ tree.mlid);
+      const int sl = pick_sl((uint64_t(src) << 20) ^ tree.mlid, tree.mlid);
       const uint32_t mi = NewMessage(oi, src, -1, tree.mlid, bytes, sl);
       ops_[oi].msgs_left = 1;
       msgs_[mi].remaining = uint64_t(msgs_[mi].npackets) * receivers;
@@ -569,8 +577,9 @@ bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
       for (size_t k = 0; k < g.size(); ++k) {
         const int d = g[(start + k) % g.size()];
         if (d == src) continue;
-        const uint32_t mi = NewMessage(oi, src, d, wl_.Dlid(src, d, rng_), bytes,
-                                       pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d)));
+        const Lid dlid = wl_.Dlid(src, d, rng_);
+        const uint32_t mi =
+            NewMessage(oi, src, d, dlid, bytes, pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d), dlid));
         msgs_[mi].remaining = msgs_[mi].npackets;
         ++ops_[oi].msgs_left;
         ++receivers;
@@ -587,8 +596,9 @@ bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
       free_ops_.push_back(oi);
       return false;
     }
-    const uint32_t mi = NewMessage(oi, src, d, wl_.Dlid(src, d, rng_), bytes,
-                                   pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d)));
+    const Lid dlid = wl_.Dlid(src, d, rng_);
+    const uint32_t mi =
+        NewMessage(oi, src, d, dlid, bytes, pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d), dlid));
     msgs_[mi].remaining = msgs_[mi].npackets;
     ops_[oi].msgs_left = 1;
     receivers = 1;
@@ -707,6 +717,7 @@ inline void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   Hdr(gp).rr_vl = uint16_t(vl);
   Push(t + dur, kTxDone, uint64_t(gp));
   ++hops_;
+  ++vl_hops_[vl];
   const int64_t a = std::max(t, w0_), b = std::min(t + dur, w1_);
   if (b > a) Hdr(gp).link_busy += b - a;
   const int peer = Hdr(gp).peer;
@@ -1210,6 +1221,7 @@ PointResult Simulator::Impl::Run() {
   r.simulated_ns = end;
   r.wall_s = wall;
   r.packet_hops = hops_;
+  r.vl_hops = vl_hops_;
   r.events = events_;
   r.packets_delivered = delivered_pkts_;
   r.packet_hops_per_s = wall > 0 ? double(hops_) / wall : 0;

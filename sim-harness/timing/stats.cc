@@ -64,7 +64,9 @@ std::string ToJson(const PointResult& r, bool with_wall) {
      << ",\"link_util_max\":" << Num(r.link_util_max)
      << ",\"link_util_avg\":" << Num(r.link_util_avg)
      << ",\"packets_delivered\":" << r.packets_delivered << ",\"packet_hops\":" << r.packet_hops << ",\"events\":" << r.events
-     << ",\"simulated_ns\":" << r.simulated_ns;
+     << ",\"simulated_ns\":" << r.simulated_ns << ",\"vl_hops\":[";
+  for (size_t v = 0; v < r.vl_hops.size(); ++v) os << (v ? "," : "") << r.vl_hops[v];
+  os << "]";
   if (with_wall)
     os << ",\"wall_s\":" << Num(r.wall_s) << ",\"packet_hops_per_s\":" << Num(r.packet_hops_per_s);
   os << ",\"conservation\":" << (r.conservation_ok ? "\"ok\"" : "\"violated\"")

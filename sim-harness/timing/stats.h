@@ -30,6 +30,7 @@ struct PointResult {
 
   uint64_t packets_delivered = 0;  // packet copies delivered to hosts, whole run
   uint64_t packet_hops = 0;        // link traversals (injection link included)
+  std::vector<uint64_t> vl_hops;   // packet_hops per VL: how SL2VL spread the traffic
   uint64_t events = 0;             // events processed
   int64_t simulated_ns = 0;
   double wall_s = 0;
