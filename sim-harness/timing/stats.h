@@ -54,6 +54,13 @@ std::string ToCsv(const PointResult& r, bool with_wall = true);
 std::string TableHeader();
 std::string ToTableRow(const PointResult& r);
 
+// A point as one JSON object holding every field at full precision (doubles
+// as %.17g, per-link and per-VL arrays included): what a sweep job writes
+// (--save) and the merge reads back, so merged output equals the direct
+// sweep's. FromRecord returns false with `*why` on malformed text.
+std::string ToRecord(const PointResult& r);
+bool FromRecord(const std::string& text, PointResult* r, std::string* why);
+
 // p-quantile (0..1) of samples by nearest rank; reorders `v`.
 double Quantile(std::vector<int64_t>& v, double q);
 
