@@ -7,3 +7,4 @@ dist_noinst_SCRIPTS += sim-harness/bench/routing_bench.sh
 sim_harness_bench_core_mcast_bench_SOURCES = sim-harness/bench/core_mcast_bench.cc
 sim_harness_bench_core_mcast_bench_LDADD = plugin/core/libibucore.la
 dist_noinst_SCRIPTS += sim-harness/bench/sweep_soak.sh
+dist_noinst_SCRIPTS += sim-harness/bench/sim_bench.sh

@@ -29,18 +29,44 @@ class EventQueue {
   void Push(int64_t t, uint64_t ev) {
     assert(t >= now_);
     if (t - now_ < kWheel) {
-      wheel_[t & kMask].push_back(ev);
+      std::vector<uint64_t>& b = wheel_[t & kMask];
+      b.push_back(ev);
       ++in_wheel_;
+      if (t == now_) Track(b);  // the bucket being popped grew (or moved)
     } else {
       far_.push(Far{t, seq_++, ev});
     }
   }
 
-  // Next event in (time, insertion) order; false when none is left.
+  // The event `ahead` places after the next one in the current nanosecond,
+  // if there is one: the simulator prefetches what it will touch.
+  const uint64_t* Peek(size_t ahead) const {
+    return cursor_ + ahead < cur_n_ ? cur_ + cursor_ + ahead : nullptr;
+  }
+
+  // Next event in (time, insertion) order; false when none is left. The
+  // common case, another event in the current nanosecond, is a few
+  // instructions; the rest is Advance.
   bool Pop(int64_t& t, uint64_t& ev) {
+    if (cursor_ < cur_n_) {
+      ev = cur_[cursor_++];
+      --in_wheel_;
+      t = now_;
+      return true;
+    }
+    return Advance(t, ev);
+  }
+
+ private:
+  void Track(const std::vector<uint64_t>& b) {
+    cur_ = b.data();
+    cur_n_ = b.size();
+  }
+  bool Advance(int64_t& t, uint64_t& ev) {
     for (;;) {
       std::vector<uint64_t>& b = wheel_[now_ & kMask];
       if (cursor_ < b.size()) {
+        Track(b);
         ev = b[cursor_++];
         --in_wheel_;
         t = now_;
@@ -62,10 +88,10 @@ class EventQueue {
         ++in_wheel_;
         far_.pop();
       }
+      cur_n_ = 0;
     }
   }
 
- private:
   struct Far {
     int64_t t;
     uint64_t seq;
@@ -76,6 +102,8 @@ class EventQueue {
   std::priority_queue<Far, std::vector<Far>, std::greater<Far>> far_;
   int64_t now_ = 0;
   size_t cursor_ = 0;
+  const uint64_t* cur_ = nullptr;  // the bucket of now_, while popping it
+  size_t cur_n_ = 0;
   size_t in_wheel_ = 0;
   uint64_t seq_ = 0;
 };

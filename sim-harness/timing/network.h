@@ -71,12 +71,12 @@ class Network {
   const std::vector<Lid>& mlids() const { return mlids_; }
 
   int Vl(int sw, int in_port, int out_port, int sl) const {
-    if (sl2vl_.empty()) return sl % vls_;
+    if (sl2vl_.empty()) return sl_mod_vls_[sl];
     const SwitchSl2Vl& s = sl2vl_[sw];
     return s.vl[(size_t(in_port) * s.stride + out_port) * 16 + sl];
   }
   int HostVl(int host, int sl) const {
-    return host_vl_.empty() ? sl % vls_ : host_vl_[size_t(host) * 16 + sl];
+    return host_vl_.empty() ? sl_mod_vls_[sl] : host_vl_[size_t(host) * 16 + sl];
   }
 
   // "switch NAME (...) port P" / "host NAME"
@@ -92,6 +92,7 @@ class Network {
   const Fabric* fabric_;
   const Tables* tables_;
   int vls_;
+  uint8_t sl_mod_vls_[16];  // the default map, SL mod vls, without a division per packet
   // LFTs copied into one block (huge pages where the kernel allows: the
   // lookups are random over many MB), or rows pointing into the tables.
   struct FreeBlock {

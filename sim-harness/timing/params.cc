@@ -52,7 +52,8 @@ constexpr Key kKeys[] = {
     {"deadlock_check_ns", "period of the credit-loop search [100000]"},
     {"nic_msgs", "messages a host adapter holds ready (over its VLs); later arrivals wait [8]"},
     {"arrival", "bernoulli|exp|periodic message arrivals [bernoulli]"},
-    {"sl", "hash|random|N: SL per message, VL = SL mod VLs [hash]"},
+    {"sl", "auto|engine|hash|random|N: SL per message (engine: the engine's PathSl, as the SA hands out;\n"
+           "                          auto: engine when it has a VL policy, e.g. xymesh, else hash) [auto]"},
     {"dlid", "engine|base|random|hash: DLID a source uses [engine; base for dump:]"},
     {"hot", "centric: end-port index of the hot host [0]"},
     {"mcast_trees", "hardware multicast: MLIDs per group, sources spread over them; 0 = one per source [0]"},
@@ -103,7 +104,9 @@ void SetParam(Params& p, const std::string& key, const std::string& value,
     else if (value == "periodic") p.arrival = Arrival::kPeriodic;
     else BadChoice(where, key, value, "bernoulli, exp or periodic");
   } else if (key == "sl") {
-    if (value == "hash") p.sl = SlPolicy::kHash;
+    if (value == "auto") p.sl = SlPolicy::kAuto;
+    else if (value == "engine") p.sl = SlPolicy::kEngine;
+    else if (value == "hash") p.sl = SlPolicy::kHash;
     else if (value == "random") p.sl = SlPolicy::kRandom;
     else {
       p.sl = SlPolicy::kFixed;

@@ -13,7 +13,10 @@
 namespace ibu::sim {
 
 enum class Arrival { kBernoulli, kExponential, kPeriodic };
-enum class SlPolicy { kHash, kRandom, kFixed };
+// SL per message. kEngine: the routing engine's PathSl for (source LID,
+// DLID), what OpenSM's SA hands out; kAuto: kEngine when the engine has a VL
+// policy (DataVls() > 1, e.g. xymesh shared), else kHash.
+enum class SlPolicy { kAuto, kEngine, kHash, kRandom, kFixed };
 enum class DlidPolicy { kAuto, kEngine, kBase, kRandom, kHash };
 enum class McastMode { kHardware, kUnicast };
 
@@ -45,7 +48,7 @@ struct Params {
 
   // --- traffic details ---
   Arrival arrival = Arrival::kBernoulli;
-  SlPolicy sl = SlPolicy::kHash;  // SL per message; VL = SL2VL(SL)
+  SlPolicy sl = SlPolicy::kAuto;  // SL per message; VL = SL2VL(SL)
   int sl_value = 0;               // for SlPolicy::kFixed
   DlidPolicy dlid = DlidPolicy::kAuto;  // engine's rule, base LID for dumps
   int hot = 0;                    // centric: index of the hot end port

@@ -17,6 +17,7 @@
 #include "plugin/core/error.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/tables.h"
+#include "sim-harness/timing/jobs.h"
 #include "sim-harness/timing/network.h"
 #include "sim-harness/timing/params.h"
 #include "sim-harness/timing/simulator.h"
@@ -33,7 +34,8 @@ constexpr const char* kUsage =
     "         [--traffic PATTERN] [--msg BYTES] [--load OFFERED] [--vls N] [--seed S]\n"
     "         [--mcast-mode hw|unicast] [--sweep FROM:TO:STEP] [--jobs N] [--json]\n"
     "         [--csv FILE] [--links FILE] [--members FILE] [--config FILE] [--param key=value ...]\n"
-    "         [--quiet]\n"
+    "         [--quiet] [--no-wall] [--emit-jobs DIR | --point N --save FILE]\n"
+    "       ibunion sim --merge DIR [--json] [--csv FILE] [--no-wall] [--quiet]\n"
     "\n"
     "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
     "the tables of the routing engine (or by the LFT/MFT dumps in DIR: DIR/fabric.net,\n"
@@ -53,6 +55,15 @@ constexpr const char* kUsage =
     "  --links     write per-link utilisation (point,link,util) as CSV to FILE\n"
     "  --members   multicast: write the group and the sources to FILE, one\n"
     "              'group NAME' / 'source NAME' line per end port (node description)\n"
+    "  --no-wall   leave out wall_s and packet_hops_per_s (output identical run to run)\n"
+    "  --emit-jobs write the sweep as independent jobs into DIR instead of running it:\n"
+    "              DIR/jobs.txt (one command per point: `parallel < DIR/jobs.txt`),\n"
+    "              DIR/slurm.sh (`sbatch DIR/slurm.sh`, a job array); each job writes\n"
+    "              DIR/points/N.json\n"
+    "  --point     run only point N (0-based) of the sweep, seeded as in the sweep\n"
+    "  --save      write the point(s) as full-precision records to FILE (for --merge)\n"
+    "  --merge     print (and --csv) the sweep from DIR/points/*.json, exactly as the\n"
+    "              direct sweep prints it\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
     "              (net, routing, traffic, ...) and --param keys; options win\n"
     "  --param     model parameter, repeatable:\n";
@@ -72,7 +83,9 @@ struct Setting {
 const std::vector<std::string> kValueOptions = {
     "guid2lid", "lmc", "routing", "traffic", "msg", "load", "vls", "seed", "sweep",
     "jobs", "config", "param", "csv", "links", "mcast-mode", "members"};
-const std::vector<std::string> kFlags = {"json", "quiet", "help"};
+const std::vector<std::string> kFlags = {"json", "quiet", "help", "no-wall"};
+// Only on the command line (not in --config): they pick what the run does.
+const std::vector<std::string> kCliOnlyOptions = {"emit-jobs", "point", "save", "merge"};
 
 bool IsIn(const std::vector<std::string>& v, const std::string& s) {
   for (const std::string& x : v)
@@ -142,6 +155,66 @@ bool FileExists(const std::string& path) {
   return bool(in);
 }
 
+// Where and how a sweep's results go: stdout (JSON lines or a table under
+// `head`), CSV and per-link files; diagnostics on stderr. Shared by the
+// direct sweep and --merge so that both print the same bytes.
+struct Output {
+  bool print = true;
+  bool json = false;
+  bool quiet = false;
+  bool with_wall = true;
+  std::string head;
+  std::string csv;
+  std::string links;
+  const Network* net = nullptr;  // for link names (--links)
+};
+
+int Report(const std::vector<PointResult>& results, const Output& o) {
+  int status = 0;
+  if (o.print && o.json) {
+    for (const PointResult& r : results) std::cout << ToJson(r, o.with_wall) << "\n";
+  } else if (o.print) {
+    std::cout << o.head << "\n" << TableHeader() << "\n";
+    for (const PointResult& r : results) std::cout << ToTableRow(r) << "\n";
+  }
+  std::cout.flush();
+  for (const PointResult& r : results) {
+    if (r.deadlock) {
+      std::cerr << "ibunion sim: point " << r.index << " (load " << r.load << "): " << r.deadlock_report << "\n";
+      status = 1;
+    } else if (!r.error.empty()) {
+      std::cerr << "ibunion sim: point " << r.index << " (load " << r.load << "): " << r.error << "\n";
+      status = 1;
+    } else if (!r.conservation_ok) {
+      std::cerr << "ibunion sim: point " << r.index << ": conservation check failed (packets lost or duplicated)\n";
+      status = 1;
+    } else if (r.ops_unfinished && !o.quiet) {
+      std::cerr << "ibunion sim: note: point " << r.index << " (load " << r.load << "): " << r.ops_unfinished
+                << " measured messages undelivered after drain_ns (saturated); latency is over the delivered ones\n";
+    }
+  }
+  if (!o.csv.empty()) {
+    std::string csv = CsvHeader() + "\n";
+    for (const PointResult& r : results) csv += ToCsv(r, o.with_wall) + "\n";
+    WriteAtomically(o.csv, csv);
+  }
+  if (!o.links.empty() && o.net) {
+    const Network& network = *o.net;
+    std::ostringstream os;
+    os << "point,link,util\n";
+    for (const PointResult& r : results)
+      for (int gp = 0; gp < int(r.link_util.size()); ++gp)
+        if (network.port(gp).peer >= 0) {
+          std::string name = network.LinkName(gp);
+          for (char& c : name)
+            if (c == '"') c = '\'';
+          os << r.index << ",\"" << name << "\"," << r.link_util[gp] << "\n";
+        }
+    WriteAtomically(o.links, os.str());
+  }
+  return status;
+}
+
 int Run(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   if (!words.empty() && words[0] == "sim") words.erase(words.begin());
@@ -179,7 +252,8 @@ int Run(int argc, char** argv) {
       flags[name] = true;
       continue;
     }
-    if (!IsIn(kValueOptions, name)) throw Error("unknown option '--" + name + "' (see --help)");
+    if (!IsIn(kValueOptions, name) && !IsIn(kCliOnlyOptions, name))
+      throw Error("unknown option '--" + name + "' (see --help)");
     if (!has_value) {
       if (i + 1 >= words.size()) throw Error("option --" + name + " needs a value");
       value = words[++i];
@@ -239,6 +313,29 @@ int Run(int argc, char** argv) {
   };
   const bool json = flag("json");
   const bool quiet = flag("quiet");
+  const bool with_wall = !flag("no-wall");
+
+  // --merge DIR: the sweep a job set computed, printed as the sweep would.
+  if (opt.count("merge")) {
+    for (const auto& [k, v] : opt)
+      if (k != "merge" && k != "csv")
+        throw Error(v.where + ": not with --merge (it takes --json, --csv, --no-wall, --quiet)");
+    if (!positional.empty()) throw Error("unexpected argument '" + positional[0] + "' with --merge");
+    if (!params.empty()) throw Error(params[0].second.where + ": not with --merge");
+    const std::string dir = opt["merge"].value;
+    const JobSet set = ReadJobSet(dir);
+    Output out;
+    out.json = json;
+    out.quiet = quiet;
+    out.with_wall = with_wall;
+    out.head = set.head;
+    if (opt.count("csv")) out.csv = opt["csv"].value;
+    return Report(ReadPoints(dir, set), out);
+  }
+  if (opt.count("emit-jobs") && (opt.count("point") || opt.count("save")))
+    throw Error("--emit-jobs: not with --point or --save (the jobs it writes use those)");
+  if (opt.count("emit-jobs") && opt.count("links"))
+    throw Error("--links: not with --emit-jobs (the merge has no fabric to name links); run the points you need directly");
 
   // Parameters.
   Params p;
@@ -342,8 +439,11 @@ int Run(int argc, char** argv) {
     const Engine* e = engine.get();
     const Fabric* f = &fabric;
     wl.SetDlidFn([e, f](int s, int d) { return e->SelectDlid(*f, s, d); }, true);
+    wl.SetPathSlFn([e, f](int s, Lid dlid) { return int(e->PathSl(*f, f->end_ports[s].base_lid, dlid)); },
+                   e->DataVls() > 1, p.sl);
   } else {
     wl.SetDlidFn(nullptr, false);
+    wl.SetPathSlFn(nullptr, false, p.sl);
   }
   // The engine's SL-to-VL tables, when it sets any for the simulated VL
   // count, decide the VL of every switch hop (e.g. xymesh's dedicated VL per
@@ -379,6 +479,43 @@ int Run(int argc, char** argv) {
        << "; msg " << msg << " B; " << p.vls << " VL(s); seed " << seed;
   if (!quiet) std::cerr << "ibunion sim: " << head.str().substr(2) << "\n";
 
+  if (opt.count("emit-jobs")) {
+    // The jobs repeat this command line without --emit-jobs.
+    std::vector<std::string> job_words;
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (words[i] == "--emit-jobs") {
+        ++i;
+        continue;
+      }
+      if (words[i].rfind("--emit-jobs=", 0) == 0) continue;
+      job_words.push_back(words[i]);
+    }
+    const std::string dir = opt["emit-jobs"].value;
+    WriteJobSet(dir, job_words, int(loads.size()), head.str());
+    if (!quiet)
+      std::cerr << "ibunion sim: " << loads.size() << " job(s) in " << dir << "/jobs.txt; run them with\n"
+                << "  parallel < " << dir << "/jobs.txt      (GNU parallel; or: bash " << dir << "/jobs.txt)\n"
+                << "  sbatch " << dir << "/slurm.sh           (Slurm job array)\n"
+                << "then: ibunion sim --merge " << dir << " [--json] [--csv FILE]\n";
+    return 0;
+  }
+  if (opt.count("save") && !opt.count("point") && loads.size() > 1)
+    throw Error("--save: one point per file; add --point N (0.." + std::to_string(loads.size() - 1) + ")");
+  if (opt.count("point")) {
+    const int n = int(ToInt(opt["point"], "a point index 0.." + std::to_string(loads.size() - 1), 0,
+                            (long long)loads.size() - 1));
+    const std::vector<PointResult> one = {RunPoint(network, wl, p, msg, loads[n], seed, n)};
+    if (opt.count("save")) WriteAtomically(opt["save"].value, ToRecord(one[0]) + "\n");
+    Output out;
+    out.print = !opt.count("save");
+    out.json = json;
+    out.quiet = quiet;
+    out.with_wall = with_wall;
+    out.head = head.str();
+    out.net = &network;
+    return Report(one, out);
+  }
+
   ProgressFn progress;
   if (!quiet && loads.size() > 1)
     progress = [](int done, int total, const PointResult& r) {
@@ -387,48 +524,17 @@ int Run(int argc, char** argv) {
     };
   const std::vector<PointResult> results = RunPoints(network, wl, p, msg, loads, seed, jobs, progress);
 
-  int status = 0;
-  if (json) {
-    for (const PointResult& r : results) std::cout << ToJson(r) << "\n";
-  } else {
-    std::cout << head.str() << "\n" << TableHeader() << "\n";
-    for (const PointResult& r : results) std::cout << ToTableRow(r) << "\n";
-  }
-  std::cout.flush();
-  for (const PointResult& r : results) {
-    if (r.deadlock) {
-      std::cerr << "ibunion sim: point " << r.index << " (load " << r.load << "): " << r.deadlock_report << "\n";
-      status = 1;
-    } else if (!r.error.empty()) {
-      std::cerr << "ibunion sim: point " << r.index << " (load " << r.load << "): " << r.error << "\n";
-      status = 1;
-    } else if (!r.conservation_ok) {
-      std::cerr << "ibunion sim: point " << r.index << ": conservation check failed (packets lost or duplicated)\n";
-      status = 1;
-    } else if (r.ops_unfinished && !quiet) {
-      std::cerr << "ibunion sim: note: point " << r.index << " (load " << r.load << "): " << r.ops_unfinished
-                << " measured messages undelivered after drain_ns (saturated); latency is over the delivered ones\n";
-    }
-  }
-  if (opt.count("csv")) {
-    std::string csv = CsvHeader() + "\n";
-    for (const PointResult& r : results) csv += ToCsv(r) + "\n";
-    WriteAtomically(opt["csv"].value, csv);
-  }
-  if (opt.count("links")) {
-    std::ostringstream os;
-    os << "point,link,util\n";
-    for (const PointResult& r : results)
-      for (int gp = 0; gp < int(r.link_util.size()); ++gp)
-        if (network.port(gp).peer >= 0) {
-          std::string name = network.LinkName(gp);
-          for (char& c : name)
-            if (c == '"') c = '\'';
-          os << r.index << ",\"" << name << "\"," << r.link_util[gp] << "\n";
-        }
-    WriteAtomically(opt["links"].value, os.str());
-  }
-  return status;
+  if (opt.count("save")) WriteAtomically(opt["save"].value, ToRecord(results[0]) + "\n");
+  Output out;
+  out.print = !opt.count("save");  // a job's point goes to its file only
+  out.json = json;
+  out.quiet = quiet;
+  out.with_wall = with_wall;
+  out.head = head.str();
+  if (opt.count("csv") && !opt.count("save")) out.csv = opt["csv"].value;
+  if (opt.count("links") && !opt.count("save")) out.links = opt["links"].value;
+  out.net = &network;
+  return Report(results, out);
 }
 
 }  // namespace

@@ -33,8 +33,8 @@ constexpr int kTypeShift = 56;
 constexpr uint64_t kArgMask = (uint64_t(1) << kTypeShift) - 1;
 inline uint64_t Ev(EvType t, uint64_t arg) { return (uint64_t(t) << kTypeShift) | arg; }
 
-constexpr uint8_t kFlagRouted = 1;
-constexpr uint8_t kFlagMcast = 2;
+constexpr uint16_t kFlagRouted = 1;
+constexpr uint16_t kFlagMcast = 2;
 constexpr int kMaxHops = 64;
 constexpr int32_t kNone = -1;
 
@@ -57,13 +57,14 @@ class Simulator::Impl {
   struct Packet {
     uint32_t msg;
     int32_t in_gp;  // global port it arrived on (its input channel's port)
+    int32_t in_node;  // ... and that port's switch (for prefetching its LFT entry)
     uint16_t dlid;
     uint16_t bytes;
     uint16_t pending;  // multicast: outputs not yet granted
-    uint8_t sl;
-    uint8_t in_vl;
-    uint8_t hops;
-    uint8_t flags;
+    uint16_t sl;       // 16-bit fields: byte stores would alias everything
+    uint16_t in_vl;
+    uint16_t hops;
+    uint16_t flags;
   };
   struct Message {
     uint32_t op;
@@ -109,8 +110,18 @@ class Simulator::Impl {
   void Request(int ic);
   void Grant(int ic, int oc);
   void ReleaseInput(int ic, int bytes);
-  void TryTransmit(int gp);
-  void HostTryTransmit(int h);
+  // A port starts its next packet if it is idle and has one; the check is
+  // inline because most calls find the link busy or nothing to send.
+  void TryTransmit(int gp) {
+    const PortHdr& g = Hdr(gp);
+    if (!g.busy && g.ready) TransmitNext(gp);
+  }
+  void HostTryTransmit(int h) {
+    const PortHdr& g = Hdr(net_.HostPort(h));
+    if (!g.busy && g.ready) HostTransmitNext(h);
+  }
+  void TransmitNext(int gp);
+  void HostTransmitNext(int h);
   void StartTx(int gp, int vl, uint32_t pi);
   void Deliver(uint32_t pi, int h, int64_t t);
   void Arbitrate(int oc);
@@ -154,22 +165,64 @@ class Simulator::Impl {
   // Input/output rings.
   uint32_t InHead(int ic) const { return InRing(ic)[St(ic).in_head]; }
   void InPush(int ic, uint32_t pi) {
-    if (St(ic).in_count >= in_cap_) Fail("internal: input buffer overflow at " + net_.PortName(ic >> vsh_));
-    InRing(ic)[(St(ic).in_head + St(ic).in_count) % in_cap_] = pi;
-    ++St(ic).in_count;
+    VlState& s = St(ic);
+    if (s.in_count >= in_cap_) Fail("internal: input buffer overflow at " + net_.PortName(ic >> vsh_));
+    int slot = s.in_head + s.in_count;
+    if (slot >= in_cap_) slot -= in_cap_;
+    InRing(ic)[slot] = pi;
+    ++s.in_count;
   }
   void InPop(int ic) {
-    St(ic).in_head = uint8_t((St(ic).in_head + 1) % in_cap_);
-    --St(ic).in_count;
+    VlState& s = St(ic);
+    s.in_head = RingNext(s.in_head, in_cap_);
+    --s.in_count;
   }
   uint32_t OutHead(int oc) const { return OutRing(oc)[St(oc).out_head]; }
   void OutPush(int oc, uint32_t pi) {
-    OutRing(oc)[(St(oc).out_head + St(oc).out_count) % out_cap_] = pi;
-    ++St(oc).out_count;
+    VlState& s = St(oc);
+    int slot = s.out_head + s.out_count;
+    if (slot >= out_cap_) slot -= out_cap_;
+    OutRing(oc)[slot] = pi;
+    ++s.out_count;
+    Hdr(oc >> vsh_).ready |= 1u << (oc & vmask_);
   }
   void OutPop(int oc) {
-    St(oc).out_head = uint8_t((St(oc).out_head + 1) % out_cap_);
-    --St(oc).out_count;
+    VlState& s = St(oc);
+    s.out_head = RingNext(s.out_head, out_cap_);
+    if (--s.out_count == 0) Hdr(oc >> vsh_).ready &= ~(1u << (oc & vmask_));
+  }
+
+  // Large fabrics are bound by memory latency: the LFTs alone are
+  // switches x LIDs bytes (42 MB for FT(16,3) at LMC 5), touched at random.
+  // Tens of events share each nanosecond there, so the loop looks a few
+  // events ahead in the current one: far ahead it fetches the packet a
+  // routing event will read, nearer it reads that packet and fetches its LFT
+  // entry and input channel; likewise the port state of link and credit
+  // events. Prefetching cannot change what is computed.
+  static constexpr size_t kAheadFar = 12, kAheadNear = 5;
+  void PrefetchFar(uint64_t ev) const {
+    const uint64_t arg = ev & kArgMask;
+    switch (ev >> kTypeShift) {
+      case kRouted: __builtin_prefetch(&pkts_[arg]); break;
+      case kTxDone: __builtin_prefetch(&hdr_[arg]); break;
+      case kCredit: __builtin_prefetch(Chan(arg)); break;
+      default: break;
+    }
+  }
+  void PrefetchNear(uint64_t ev) const {
+    const uint64_t arg = ev & kArgMask;
+    switch (ev >> kTypeShift) {
+      case kRouted: {
+        const Packet& P = pkts_[arg];
+        __builtin_prefetch(Chan((size_t(P.in_gp) << vsh_) | P.in_vl));
+        if (!(P.flags & kFlagMcast))
+          if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
+        break;
+      }
+      case kTxDone: __builtin_prefetch(Chan((arg << vsh_) | hdr_[arg].tx_vl)); break;
+      case kCredit: __builtin_prefetch(&hdr_[arg >> vsh_]); break;
+      default: break;
+    }
   }
 
   void Push(int64_t t, EvType type, uint64_t arg) {
@@ -190,6 +243,7 @@ class Simulator::Impl {
   std::vector<uint16_t> host_lids_;
   int in_cap_, out_cap_;
   uint32_t msg_bytes_ = 32;
+  double log1p_neg_load_ = 0;  // log1p(-load), the Bernoulli gaps' divisor
   enum class Mode { kSteady, kBatch, kScript } mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
 
@@ -204,45 +258,71 @@ class Simulator::Impl {
   std::vector<uint32_t> arena_;
   std::vector<std::vector<uint32_t>> free_blocks_;  // by size
 
-  // Per global port, one block: a header (the sending side's link) and one
-  // block per VL holding that VL's state on both sides of the port: the
-  // output buffer and credits of the sender, the input buffer of the
-  // receiver. Credits are lazy: a credit the receiver returns goes into its
-  // sender's pending list with its arrival time and becomes an event only
-  // when the sender is blocked waiting for it (most are not).
+  // Per global port the sending side of its link (PortHdr, a flat array),
+  // and per channel (global port << vsh_ | VL) one block holding that VL's
+  // state on both sides of the port: VlState (the sender's output buffer
+  // and credits, the receiver's input buffer), then its credit ring and its
+  // input and output rings. One block per channel, padded to a cache line
+  // when it fits one, because large fabrics are bound by memory latency:
+  // a hop then touches one line per channel instead of four. Fields are 16
+  // bits or wider: a byte store may alias anything, and the compiler would
+  // reload every member after it. Credits are lazy: a credit the receiver returns goes
+  // into its sender's pending ring with its arrival time and becomes an
+  // event only when the sender is blocked waiting for it (most are not).
   struct PortHdr {
     int64_t link_busy;  // ns busy inside the window
     int32_t peer;       // global port at the other end
     int32_t node;       // switch or end-port index of this port
     int32_t peer_node;  // ... and of the peer
-    uint8_t port;       // port number on its node
-    uint8_t is_host;    // this is an end port
-    uint8_t to_host;    // the peer is an end port (no credits towards it)
-    uint8_t busy;       // transmitting
-    uint8_t tx_vl;      // VL being transmitted
-    uint8_t rr_vl;      // last VL sent (round-robin)
+    uint16_t port;      // port number on its node
+    uint16_t is_host;   // this is an end port
+    uint16_t to_host;   // the peer is an end port (no credits towards it)
+    uint16_t busy;      // transmitting
+    uint16_t tx_vl;     // VL being transmitted
+    uint16_t rr_vl;     // last VL sent (round-robin)
+    uint32_t ready;     // bit per VL with something to send: a switch
+                        // output buffer not empty, a host queue not empty
   };
   struct VlState {
     int32_t credits;  // sender: usable now
     int32_t rr_last;  // output arbitration: last input channel granted
     uint16_t nreq;    // requests waiting in req_ for this output
-    uint8_t in_head, in_count, in_wait;
-    uint8_t out_head, out_count;
-    uint8_t pend_head, pend_count, wake;
+    uint16_t in_head, in_count, in_wait;
+    uint16_t out_head, out_count;
+    uint16_t pend_head, pend_count, wake;
   };
-  std::vector<uint64_t> storage_;
-  uint8_t* base_ = nullptr;
-  size_t port_stride_ = 0, vl_stride_ = 0;
-  uint8_t* Blk(size_t ch) const {
-    return base_ + (ch >> vsh_) * port_stride_ + sizeof(PortHdr) + (ch & vmask_) * vl_stride_;
+  static constexpr size_t kStateWords = (sizeof(VlState) + 7) / 8;
+  std::vector<PortHdr> hdr_;
+  std::vector<uint64_t> chan_;  // channel blocks: VlState, credit ring, input ring, output ring
+  uint64_t* chan_base_ = nullptr;  // first block, 64-byte aligned
+  size_t chan_words_ = 0;          // block size in 64-bit words
+  PortHdr& Hdr(size_t gp) { return hdr_[gp]; }
+  const PortHdr& Hdr(size_t gp) const { return hdr_[gp]; }
+  uint64_t* Chan(size_t ch) { return chan_base_ + ch * chan_words_; }
+  const uint64_t* Chan(size_t ch) const { return chan_base_ + ch * chan_words_; }
+  VlState& St(size_t ch) { return *reinterpret_cast<VlState*>(Chan(ch)); }
+  const VlState& St(size_t ch) const { return *reinterpret_cast<const VlState*>(Chan(ch)); }
+  // Arrival times of the credits on their way back to the sender.
+  int64_t* Pend(size_t ch) { return reinterpret_cast<int64_t*>(Chan(ch) + kStateWords); }
+  uint32_t* InRing(size_t ch) {
+    return reinterpret_cast<uint32_t*>(Chan(ch) + kStateWords + in_cap_);
   }
-  PortHdr& Hdr(size_t gp) const { return *reinterpret_cast<PortHdr*>(base_ + gp * port_stride_); }
-  int64_t* Pend(size_t ch) const { return reinterpret_cast<int64_t*>(Blk(ch)); }
-  VlState& St(size_t ch) const { return *reinterpret_cast<VlState*>(Blk(ch) + 8 * in_cap_); }
-  uint32_t* InRing(size_t ch) const {
-    return reinterpret_cast<uint32_t*>(Blk(ch) + 8 * in_cap_ + sizeof(VlState));
+  const uint32_t* InRing(size_t ch) const {
+    return reinterpret_cast<const uint32_t*>(Chan(ch) + kStateWords + in_cap_);
   }
-  uint32_t* OutRing(size_t ch) const { return InRing(ch) + in_cap_; }
+  uint32_t* OutRing(size_t ch) { return InRing(ch) + in_cap_; }
+  const uint32_t* OutRing(size_t ch) const { return InRing(ch) + in_cap_; }
+  static uint16_t RingNext(uint16_t i, int cap) { return uint16_t(i + 1 == cap ? 0 : i + 1); }
+  // The VLs of `ready` rotated so that bit 0 is the VL after `last`: the
+  // round-robin order over the VLs that have something to send.
+  uint32_t RoundRobin(uint32_t ready, int last) const {
+    const int s = last + 1 == V_ ? 0 : last + 1;
+    return ((ready >> s) | (ready << (V_ - s))) & ((1u << V_) - 1);
+  }
+  int RotatedVl(int bit, int last) const {
+    const int vl = last + 1 + bit;
+    return vl >= V_ ? vl - V_ : vl;
+  }
   std::vector<std::vector<int32_t>> req_;  // per output channel: waiting input channels
   std::vector<int32_t> hq_head_, hq_tail_; // per (host, VL) message queue
   std::vector<ScriptEntry> script_;
@@ -262,6 +342,7 @@ class Simulator::Impl {
   bool hit_limit_ = false;
 
   // --- statistics ---
+  std::vector<uint64_t> vl_hops_;
   uint64_t hops_ = 0, delivered_pkts_ = 0, injected_ = 0, copies_ = 0, dropped_ = 0;
   uint64_t consumed_ = 0, freed_delivered_ = 0, events_ = 0;
   std::vector<uint64_t> host_pkts_;
@@ -287,14 +368,18 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
       out_cap_(p.out_buf) {
   ValidateParams(p_);
   if (V_ != p_.vls) throw SimFailure("internal: network built for a different VL count");
+  if (p_.sl == SlPolicy::kEngine && !wl_.UsesPathSl())
+    throw SimFailure("sl=engine: the workload has no engine path SLs (Workload::SetPathSlFn)");
   mode_ = p_.batch > 0 ? Mode::kBatch : (load_ > 0 ? Mode::kSteady : Mode::kScript);
   while ((1 << vsh_) < V_) ++vsh_;
   vmask_ = (1u << vsh_) - 1;
   const size_t C = size_t(G_) << vsh_;
-  vl_stride_ = (8 * size_t(in_cap_) + sizeof(VlState) + 4 * size_t(in_cap_) + 4 * size_t(out_cap_) + 7) & ~size_t(7);
-  port_stride_ = sizeof(PortHdr) + size_t(V_) * vl_stride_;
-  storage_.assign(size_t(G_) * port_stride_ / 8 + 1, 0);
-  base_ = reinterpret_cast<uint8_t*>(storage_.data());
+  hdr_.assign(G_, PortHdr{});
+  chan_words_ = kStateWords + size_t(in_cap_) + (size_t(in_cap_) + size_t(out_cap_) + 1) / 2;
+  if (chan_words_ <= 8) chan_words_ = 8;  // one 64-byte line per channel
+  chan_.assign(C * chan_words_ + 8, 0);
+  chan_base_ = chan_.data();
+  while (reinterpret_cast<uintptr_t>(chan_base_) % 64) ++chan_base_;
   for (int gp = 0; gp < G_; ++gp) {
     PortHdr& h = Hdr(gp);
     const GlobalPort& g = net_.port(gp);
@@ -304,7 +389,7 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
     h.is_host = g.is_host;
     h.peer_node = g.peer >= 0 ? net_.port(g.peer).node : -1;
     h.to_host = h.peer >= 0 && net_.port(h.peer).is_host;
-    h.rr_vl = uint8_t(V_ - 1);
+    h.rr_vl = uint16_t(V_ - 1);
     for (int vl = 0; vl < V_; ++vl) {
       VlState& st = St((size_t(gp) << vsh_) | vl);
       st.credits = p_.in_buf;
@@ -335,6 +420,7 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
   hq_head_.assign(size_t(H_) * V_, kNone);
   hq_tail_.assign(size_t(H_) * V_, kNone);
   host_rx_.assign(H_, 0);
+  vl_hops_.assign(V_, 0);
   host_pkts_.assign(H_, 0);
   // Every live packet sits in one input or output buffer slot, so the pool
   // never grows past the slots: no reallocation, stable references.
@@ -380,6 +466,7 @@ void Simulator::Impl::AddMessage(int64_t t, int src, int dst, uint32_t bytes, in
 int64_t Simulator::Impl::Interarrival() {
   const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
   const double mean = msg_ns / load_;
+  if (log1p_neg_load_ == 0) log1p_neg_load_ = std::log1p(-std::min(1.0, load_));  // once per point
   switch (p_.arrival) {
     case Arrival::kExponential:
       return std::max<int64_t>(1, std::llround(-mean * std::log(UniformOpen(rng_))));
@@ -390,7 +477,7 @@ int64_t Simulator::Impl::Interarrival() {
       // One trial per message time; success probability = load.
       const double pr = std::min(1.0, load_);
       int64_t k = 1;
-      if (pr < 1.0) k += int64_t(std::floor(std::log(UniformOpen(rng_)) / std::log1p(-pr)));
+      if (pr < 1.0) k += int64_t(std::floor(std::log(UniformOpen(rng_)) / log1p_neg_load_));
       return std::max<int64_t>(1, int64_t(msg_ns)) * k;
     }
   }
@@ -431,7 +518,10 @@ uint32_t Simulator::Impl::NewMessage(uint32_t op, int src, int dst, Lid dlid, ui
 void Simulator::Impl::Enqueue(int h, uint32_t mi) {
   const size_t q = size_t(h) * V_ + msgs_[mi].vl;
   ++inflight_msgs_[h];
-  if (hq_tail_[q] == kNone) hq_head_[q] = int32_t(mi);
+  if (hq_tail_[q] == kNone) {
+    hq_head_[q] = int32_t(mi);
+    Hdr(net_.HostPort(h)).ready |= 1u << msgs_[mi].vl;
+  }
   else msgs_[hq_tail_[q]].next = int32_t(mi);
   hq_tail_[q] = int32_t(mi);
 }
@@ -439,8 +529,12 @@ void Simulator::Impl::Enqueue(int h, uint32_t mi) {
 bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
                                  bool precounted) {
   const bool measured = mode_ != Mode::kSteady || (t >= w0_ && t < w1_);
-  auto pick_sl = [&](uint64_t key) -> int {
+  // The SL of a message to `dlid`: the engine's path SL (as the SA hands it
+  // out) when the workload uses it, else the SL policy; `key` spreads the
+  // hash policy over (source, destination).
+  auto pick_sl = [&](uint64_t key, Lid dlid) -> int {
     if (sl_hint >= 0) return sl_hint & 15;
+    if (wl_.UsesPathSl()) return wl_.PathSl(src, dlid);
     switch (p_.sl) {
       case SlPolicy::kFixed: return p_.sl_value;
       case SlPolicy::kRandom: return int(UniformBelow(rng_, 16));
@@ -470,7 +564,7 @@ bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
       }
       op.tree = tr;
       op.counters = AllocCounters(uint32_t(tree.members.size()));
-      const int sl = pick_sl((uint64_t(src) << 20) ^ tree.mlid);
+      const int sl = pick_sl((uint64_t(src) << 20) ^ tree.mlid, tree.mlid);
       const uint32_t mi = NewMessage(oi, src, -1, tree.mlid, bytes, sl);
       ops_[oi].msgs_left = 1;
       msgs_[mi].remaining = uint64_t(msgs_[mi].npackets) * receivers;
@@ -483,8 +577,9 @@ bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
       for (size_t k = 0; k < g.size(); ++k) {
         const int d = g[(start + k) % g.size()];
         if (d == src) continue;
-        const uint32_t mi = NewMessage(oi, src, d, wl_.Dlid(src, d, rng_), bytes,
-                                       pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d)));
+        const Lid dlid = wl_.Dlid(src, d, rng_);
+        const uint32_t mi =
+            NewMessage(oi, src, d, dlid, bytes, pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d), dlid));
         msgs_[mi].remaining = msgs_[mi].npackets;
         ++ops_[oi].msgs_left;
         ++receivers;
@@ -501,8 +596,9 @@ bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
       free_ops_.push_back(oi);
       return false;
     }
-    const uint32_t mi = NewMessage(oi, src, d, wl_.Dlid(src, d, rng_), bytes,
-                                   pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d)));
+    const Lid dlid = wl_.Dlid(src, d, rng_);
+    const uint32_t mi =
+        NewMessage(oi, src, d, dlid, bytes, pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d), dlid));
     msgs_[mi].remaining = msgs_[mi].npackets;
     ops_[oi].msgs_left = 1;
     receivers = 1;
@@ -566,15 +662,13 @@ void Simulator::Impl::OnGen(int h) {
 
 // --- hosts ---
 
-void Simulator::Impl::HostTryTransmit(int h) {
+void Simulator::Impl::HostTransmitNext(int h) {
   const int gp = net_.HostPort(h);
-  if (Hdr(gp).busy) return;
-  int vl = Hdr(gp).rr_vl;
-  for (int k = 1; k <= V_; ++k) {
-    if (++vl == V_) vl = 0;
+  const int last_vl = Hdr(gp).rr_vl;
+  for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
+    const int vl = RotatedVl(__builtin_ctz(order), last_vl);
     const size_t q = size_t(h) * V_ + vl;
     const int32_t mi = hq_head_[q];
-    if (mi == kNone) continue;
     const size_t oc = (size_t(gp) << vsh_) | vl;
     if (St(oc).credits <= 0 && !Absorb(oc)) {
       WaitCredit(oc);
@@ -588,7 +682,10 @@ void Simulator::Impl::HostTryTransmit(int h) {
     const bool last = m.sent == m.bytes;
     if (last) {
       hq_head_[q] = m.next;
-      if (m.next == kNone) hq_tail_[q] = kNone;
+      if (m.next == kNone) {
+        hq_tail_[q] = kNone;
+        Hdr(gp).ready &= ~(1u << vl);
+      }
       --inflight_msgs_[h];
     }
     const uint32_t pi = AllocPacket();
@@ -599,7 +696,7 @@ void Simulator::Impl::HostTryTransmit(int h) {
     P.bytes = uint16_t(bytes);
     P.pending = 0;
     P.sl = sl;
-    P.in_vl = uint8_t(vl);
+    P.in_vl = uint16_t(vl);
     P.hops = 0;
     P.flags = dlid >= kMulticastLidBase ? kFlagMcast : 0;
     ++injected_;
@@ -611,15 +708,16 @@ void Simulator::Impl::HostTryTransmit(int h) {
 
 // --- links ---
 
-void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
+inline void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   const int64_t t = q_.now();
   Packet& P = pkts_[pi];
   const int64_t dur = int64_t(P.bytes) * p_.byte_ns;
   Hdr(gp).busy = 1;
-  Hdr(gp).tx_vl = uint8_t(vl);
-  Hdr(gp).rr_vl = uint8_t(vl);
+  Hdr(gp).tx_vl = uint16_t(vl);
+  Hdr(gp).rr_vl = uint16_t(vl);
   Push(t + dur, kTxDone, uint64_t(gp));
   ++hops_;
+  ++vl_hops_[vl];
   const int64_t a = std::max(t, w0_), b = std::min(t + dur, w1_);
   if (b > a) Hdr(gp).link_busy += b - a;
   const int peer = Hdr(gp).peer;
@@ -631,26 +729,23 @@ void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   const int ic = (peer << vsh_) | vl;
   InPush(ic, pi);
   P.in_gp = peer;
-  P.in_vl = uint8_t(vl);
-  P.flags &= uint8_t(~kFlagRouted);
+  P.in_node = Hdr(gp).peer_node;
+  if (!(P.flags & kFlagMcast))
+    if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
+  P.in_vl = uint16_t(vl);
+  P.flags &= uint16_t(~kFlagRouted);
   if (++P.hops > kMaxHops)
     Fail("routing loop: a packet for LID " + std::to_string(P.dlid) + " has crossed " +
          std::to_string(kMaxHops) + " links, now at " + net_.PortName(peer));
-  // The lookup happens route_ns from now: fetch its LFT line meanwhile.
-  if (!(P.flags & kFlagMcast)) {
-    if (const uint8_t* e = net_.LftEntry(Hdr(gp).peer_node, P.dlid)) __builtin_prefetch(e);
-  }
   Push(t + p_.fly_ns + p_.route_ns, kRouted, pi);
 }
 
-void Simulator::Impl::TryTransmit(int gp) {
-  if (Hdr(gp).busy) return;
+void Simulator::Impl::TransmitNext(int gp) {
   const bool to_host = Hdr(gp).to_host;
-  int vl = Hdr(gp).rr_vl;
-  for (int k = 1; k <= V_; ++k) {
-    if (++vl == V_) vl = 0;
+  const int last_vl = Hdr(gp).rr_vl;
+  for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
+    const int vl = RotatedVl(__builtin_ctz(order), last_vl);
     const int oc = (gp << vsh_) | vl;
-    if (St(oc).out_count == 0) continue;
     if (!to_host && St(oc).credits <= 0 && !Absorb(size_t(oc))) {
       WaitCredit(size_t(oc));
       continue;
@@ -678,19 +773,19 @@ void Simulator::Impl::OnTxDone(int gp) {
   TryTransmit(gp);
 }
 
-bool Simulator::Impl::Absorb(size_t oc) {
+inline bool Simulator::Impl::Absorb(size_t oc) {
   const int64_t now = q_.now();
   bool got = false;
   while (St(oc).pend_count && Pend(oc)[St(oc).pend_head] <= now) {
     ++St(oc).credits;
-    St(oc).pend_head = uint8_t((St(oc).pend_head + 1) % in_cap_);
+    St(oc).pend_head = RingNext(St(oc).pend_head, in_cap_);
     --St(oc).pend_count;
     got = true;
   }
   return got;
 }
 
-void Simulator::Impl::WaitCredit(size_t oc) {
+inline void Simulator::Impl::WaitCredit(size_t oc) {
   if (St(oc).wake || !St(oc).pend_count) return;
   St(oc).wake = 1;
   Push(std::max(q_.now(), Pend(oc)[St(oc).pend_head]), kCredit, oc);
@@ -721,7 +816,7 @@ void Simulator::Impl::OnInputAdvance(int ic) {
   if (pkts_[InHead(ic)].flags & kFlagRouted) Request(ic);
 }
 
-void Simulator::Impl::Request(int ic) {
+inline void Simulator::Impl::Request(int ic) {
   const uint32_t pi = InHead(ic);
   Packet& P = pkts_[pi];
   const PortHdr& in = Hdr(P.in_gp);
@@ -783,7 +878,7 @@ void Simulator::Impl::Request(int ic) {
   }
 }
 
-void Simulator::Impl::Grant(int ic, int oc) {
+inline void Simulator::Impl::Grant(int ic, int oc) {
   const uint32_t pi = InHead(ic);
   uint32_t qi = pi;
   if (pkts_[pi].flags & kFlagMcast) {
@@ -805,11 +900,13 @@ void Simulator::Impl::Grant(int ic, int oc) {
   TryTransmit(oc >> vsh_);
 }
 
-void Simulator::Impl::ReleaseInput(int ic, int bytes) {
+inline void Simulator::Impl::ReleaseInput(int ic, int bytes) {
   const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
   const int sender = Hdr(ic >> vsh_).peer;
   const size_t oc = (size_t(sender) << vsh_) | (ic & vmask_);
-  Pend(oc)[(St(oc).pend_head + St(oc).pend_count) % in_cap_] = tail_gone + p_.fly_ns;
+  int slot = St(oc).pend_head + St(oc).pend_count;
+  if (slot >= in_cap_) slot -= in_cap_;
+  Pend(oc)[slot] = tail_gone + p_.fly_ns;
   ++St(oc).pend_count;
   // A sender already blocked on this VL learns of it when it arrives.
   if (St(oc).credits <= 0 && !St(oc).wake) {
@@ -1065,6 +1162,8 @@ PointResult Simulator::Impl::Run() {
   uint64_t ev = 0;
   while (!stop_ && q_.Pop(t, ev)) {
     ++events_;
+    if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
+    if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
     const uint64_t type = ev >> kTypeShift;
     const uint64_t arg = ev & kArgMask;
     if (type < kNetTypes) --pending_net_;
@@ -1122,6 +1221,7 @@ PointResult Simulator::Impl::Run() {
   r.simulated_ns = end;
   r.wall_s = wall;
   r.packet_hops = hops_;
+  r.vl_hops = vl_hops_;
   r.events = events_;
   r.packets_delivered = delivered_pkts_;
   r.packet_hops_per_s = wall > 0 ? double(hops_) / wall : 0;

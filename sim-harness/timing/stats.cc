@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
 #include <sstream>
 
 namespace ibu::sim {
@@ -64,7 +67,9 @@ std::string ToJson(const PointResult& r, bool with_wall) {
      << ",\"link_util_max\":" << Num(r.link_util_max)
      << ",\"link_util_avg\":" << Num(r.link_util_avg)
      << ",\"packets_delivered\":" << r.packets_delivered << ",\"packet_hops\":" << r.packet_hops << ",\"events\":" << r.events
-     << ",\"simulated_ns\":" << r.simulated_ns;
+     << ",\"simulated_ns\":" << r.simulated_ns << ",\"vl_hops\":[";
+  for (size_t v = 0; v < r.vl_hops.size(); ++v) os << (v ? "," : "") << r.vl_hops[v];
+  os << "]";
   if (with_wall)
     os << ",\"wall_s\":" << Num(r.wall_s) << ",\"packet_hops_per_s\":" << Num(r.packet_hops_per_s);
   os << ",\"conservation\":" << (r.conservation_ok ? "\"ok\"" : "\"violated\"")
@@ -106,6 +111,190 @@ std::string ToTableRow(const PointResult& r) {
                 static_cast<unsigned long long>(r.packets_delivered), r.packet_hops_per_s,
                 r.deadlock ? "  DEADLOCK" : (r.error.empty() ? "" : "  ERROR"));
   return buf;
+}
+
+// --- records (--save / --merge) ---
+
+namespace {
+
+std::string Full(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// The values of a flat JSON object: numbers and arrays of numbers as text,
+// strings unescaped, true/false as "1"/"0".
+class FlatJson {
+ public:
+  explicit FlatJson(const std::string& t) : t_(t) {}
+  bool Parse(std::map<std::string, std::string>* scalars,
+             std::map<std::string, std::vector<double>>* arrays, std::string* why) {
+    Ws();
+    if (!Eat('{')) return Bad(why, "expected '{'");
+    Ws();
+    if (Eat('}')) return true;
+    for (;;) {
+      std::string key, val;
+      Ws();
+      if (!String(&key)) return Bad(why, "expected a key");
+      Ws();
+      if (!Eat(':')) return Bad(why, "expected ':' after \"" + key + "\"");
+      Ws();
+      if (Peek() == '"') {
+        if (!String(&val)) return Bad(why, "bad string for \"" + key + "\"");
+        (*scalars)[key] = val;
+      } else if (Eat('[')) {
+        std::vector<double>& a = (*arrays)[key];
+        Ws();
+        if (!Eat(']'))
+          for (;;) {
+            Ws();
+            if (!Number(&val)) return Bad(why, "bad number in \"" + key + "\"");
+            a.push_back(std::strtod(val.c_str(), nullptr));
+            Ws();
+            if (Eat(']')) break;
+            if (!Eat(',')) return Bad(why, "expected ',' or ']' in \"" + key + "\"");
+          }
+      } else if (Word("true")) {
+        (*scalars)[key] = "1";
+      } else if (Word("false")) {
+        (*scalars)[key] = "0";
+      } else if (Word("null")) {
+        (*scalars)[key] = "nan";
+      } else if (Number(&val)) {
+        (*scalars)[key] = val;
+      } else {
+        return Bad(why, "bad value for \"" + key + "\"");
+      }
+      Ws();
+      if (Eat('}')) break;
+      if (!Eat(',')) return Bad(why, "expected ',' or '}' after \"" + key + "\"");
+    }
+    Ws();
+    return i_ == t_.size() || Bad(why, "text after the object");
+  }
+
+ private:
+  char Peek() const { return i_ < t_.size() ? t_[i_] : '\0'; }
+  bool Eat(char c) {
+    if (Peek() != c) return false;
+    ++i_;
+    return true;
+  }
+  void Ws() {
+    while (i_ < t_.size() && (t_[i_] == ' ' || t_[i_] == '\n' || t_[i_] == '\t' || t_[i_] == '\r')) ++i_;
+  }
+  bool Word(const char* w) {
+    const std::string s(w);
+    if (t_.compare(i_, s.size(), s) != 0) return false;
+    i_ += s.size();
+    return true;
+  }
+  bool Number(std::string* out) {
+    const size_t a = i_;
+    while (i_ < t_.size() && std::strchr("+-0123456789.eE", t_[i_])) ++i_;
+    *out = t_.substr(a, i_ - a);
+    return i_ > a;
+  }
+  bool String(std::string* out) {
+    if (!Eat('"')) return false;
+    out->clear();
+    while (i_ < t_.size() && t_[i_] != '"') {
+      char c = t_[i_++];
+      if (c == '\\') {
+        if (i_ >= t_.size()) return false;
+        c = t_[i_++];
+        if (c == 'u') {
+          if (i_ + 4 > t_.size()) return false;
+          c = char(std::strtol(t_.substr(i_, 4).c_str(), nullptr, 16));
+          i_ += 4;
+        } else if (c == 'n') {
+          c = '\n';
+        }
+      }
+      *out += c;
+    }
+    return Eat('"');
+  }
+  bool Bad(std::string* why, const std::string& what) {
+    *why = what + " at character " + std::to_string(i_);
+    return false;
+  }
+  const std::string& t_;
+  size_t i_ = 0;
+};
+
+}  // namespace
+
+std::string ToRecord(const PointResult& r) {
+  std::ostringstream os;
+  os << "{\"point\":" << r.index << ",\"load\":" << Full(r.load) << ",\"offered\":" << Full(r.offered)
+     << ",\"accepted\":" << Full(r.accepted) << ",\"hot_accepted\":" << Full(r.hot_accepted)
+     << ",\"ops_measured\":" << r.ops_measured << ",\"ops_unfinished\":" << r.ops_unfinished
+     << ",\"latency_avg_ns\":" << Full(r.latency_avg_ns) << ",\"latency_p99_ns\":" << Full(r.latency_p99_ns)
+     << ",\"latency_max_ns\":" << Full(r.latency_max_ns) << ",\"completion_ns\":" << r.completion_ns
+     << ",\"packets_delivered\":" << r.packets_delivered << ",\"packet_hops\":" << r.packet_hops
+     << ",\"events\":" << r.events << ",\"simulated_ns\":" << r.simulated_ns << ",\"wall_s\":" << Full(r.wall_s)
+     << ",\"packet_hops_per_s\":" << Full(r.packet_hops_per_s) << ",\"link_util_max\":" << Full(r.link_util_max)
+     << ",\"link_util_avg\":" << Full(r.link_util_avg) << ",\"conservation_ok\":" << (r.conservation_ok ? "true" : "false")
+     << ",\"deadlock\":" << (r.deadlock ? "true" : "false") << ",\"deadlock_report\":" << JsonString(r.deadlock_report)
+     << ",\"error\":" << JsonString(r.error) << ",\"vl_hops\":[";
+  for (size_t v = 0; v < r.vl_hops.size(); ++v) os << (v ? "," : "") << r.vl_hops[v];
+  os << "],\"link_util\":[";
+  for (size_t g = 0; g < r.link_util.size(); ++g) os << (g ? "," : "") << Full(r.link_util[g]);
+  os << "]}";
+  return os.str();
+}
+
+bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
+  std::map<std::string, std::string> s;
+  std::map<std::string, std::vector<double>> a;
+  if (!FlatJson(text).Parse(&s, &a, why)) return false;
+  for (const char* key : {"point", "load", "offered", "accepted", "hot_accepted", "ops_measured", "ops_unfinished",
+                          "latency_avg_ns", "latency_p99_ns", "latency_max_ns", "completion_ns",
+                          "packets_delivered", "packet_hops", "events", "simulated_ns", "wall_s",
+                          "packet_hops_per_s", "link_util_max", "link_util_avg", "conservation_ok", "deadlock",
+                          "deadlock_report", "error"})
+    if (!s.count(key)) {
+      *why = std::string("missing field \"") + key + "\"";
+      return false;
+    }
+  if (!a.count("vl_hops") || !a.count("link_util")) {
+    *why = "missing field \"vl_hops\" or \"link_util\"";
+    return false;
+  }
+  auto d = [&](const char* k) { return std::strtod(s[k].c_str(), nullptr); };
+  auto u = [&](const char* k) { return uint64_t(std::strtoull(s[k].c_str(), nullptr, 10)); };
+  auto i = [&](const char* k) { return int64_t(std::strtoll(s[k].c_str(), nullptr, 10)); };
+  PointResult p;
+  p.index = int(i("point"));
+  p.load = d("load");
+  p.offered = d("offered");
+  p.accepted = d("accepted");
+  p.hot_accepted = d("hot_accepted");
+  p.ops_measured = u("ops_measured");
+  p.ops_unfinished = u("ops_unfinished");
+  p.latency_avg_ns = d("latency_avg_ns");
+  p.latency_p99_ns = d("latency_p99_ns");
+  p.latency_max_ns = d("latency_max_ns");
+  p.completion_ns = i("completion_ns");
+  p.packets_delivered = u("packets_delivered");
+  p.packet_hops = u("packet_hops");
+  p.events = u("events");
+  p.simulated_ns = i("simulated_ns");
+  p.wall_s = d("wall_s");
+  p.packet_hops_per_s = d("packet_hops_per_s");
+  p.link_util_max = d("link_util_max");
+  p.link_util_avg = d("link_util_avg");
+  p.conservation_ok = s["conservation_ok"] == "1";
+  p.deadlock = s["deadlock"] == "1";
+  p.deadlock_report = s["deadlock_report"];
+  p.error = s["error"];
+  for (double v : a["vl_hops"]) p.vl_hops.push_back(uint64_t(v));
+  p.link_util = a["link_util"];
+  *r = std::move(p);
+  return true;
 }
 
 }  // namespace ibu::sim

@@ -30,6 +30,7 @@ struct PointResult {
 
   uint64_t packets_delivered = 0;  // packet copies delivered to hosts, whole run
   uint64_t packet_hops = 0;        // link traversals (injection link included)
+  std::vector<uint64_t> vl_hops;   // packet_hops per VL: how SL2VL spread the traffic
   uint64_t events = 0;             // events processed
   int64_t simulated_ns = 0;
   double wall_s = 0;
@@ -52,6 +53,13 @@ std::string CsvHeader();
 std::string ToCsv(const PointResult& r, bool with_wall = true);
 std::string TableHeader();
 std::string ToTableRow(const PointResult& r);
+
+// A point as one JSON object holding every field at full precision (doubles
+// as %.17g, per-link and per-VL arrays included): what a sweep job writes
+// (--save) and the merge reads back, so merged output equals the direct
+// sweep's. FromRecord returns false with `*why` on malformed text.
+std::string ToRecord(const PointResult& r);
+bool FromRecord(const std::string& text, PointResult* r, std::string* why);
 
 // p-quantile (0..1) of samples by nearest rank; reorders `v`.
 double Quantile(std::vector<int64_t>& v, double q);

@@ -27,6 +27,23 @@ std::vector<double> SweepLoads(double from, double to, double step) {
   return loads;
 }
 
+PointResult RunPoint(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
+                     double load, uint64_t seed, int index) {
+  PointResult r;
+  try {
+    Simulator sim(net, wl, p, load, PointSeed(seed, index));
+    sim.SetMessageBytes(msg_bytes);
+    r = sim.Run();
+  } catch (const SimFailure& e) {
+    r = PointResult{};
+    r.load = load;
+    r.error = e.what();
+    r.conservation_ok = false;
+  }
+  r.index = index;
+  return r;
+}
+
 std::vector<PointResult> RunPoints(const Network& net, const Workload& wl, const Params& p,
                                    uint32_t msg_bytes, const std::vector<double>& loads,
                                    uint64_t seed, int jobs, const ProgressFn& progress) {
@@ -42,21 +59,13 @@ std::vector<PointResult> RunPoints(const Network& net, const Workload& wl, const
       if (i >= n) return;
       PointResult r;
       try {
-        Simulator sim(net, wl, p, loads[i], PointSeed(seed, i));
-        sim.SetMessageBytes(msg_bytes);
-        r = sim.Run();
-      } catch (const SimFailure& e) {
-        r = PointResult{};
-        r.load = loads[i];
-        r.error = e.what();
-        r.conservation_ok = false;
+        r = RunPoint(net, wl, p, msg_bytes, loads[i], seed, i);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
         if (!first_error) first_error = std::current_exception();
         next.store(n);
         return;
       }
-      r.index = i;
       std::lock_guard<std::mutex> lock(mu);
       results[i] = std::move(r);
       ++done;

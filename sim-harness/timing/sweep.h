@@ -24,6 +24,11 @@ std::vector<double> SweepLoads(double from, double to, double step);
 // Called (under a lock) when a point finishes: points done so far, total.
 using ProgressFn = std::function<void(int done, int total, const PointResult&)>;
 
+// Point `index` of a sweep at offered load `load`, seeded as RunPoints seeds
+// it: a job running one point gives the same result as the whole sweep.
+PointResult RunPoint(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
+                     double load, uint64_t seed, int index);
+
 // A point that fails (SimFailure) carries the message in PointResult::error;
 // other exceptions propagate after all threads stopped.
 std::vector<PointResult> RunPoints(const Network& net, const Workload& wl, const Params& p,

@@ -324,6 +324,35 @@ void Workload::SetDlidFn(DlidFn fn, bool engine_rule) {
   }
 }
 
+void Workload::SetPathSlFn(PathSlFn fn, bool vl_policy, SlPolicy policy) {
+  path_sl_fn_ = std::move(fn);
+  if (policy == SlPolicy::kEngine && !path_sl_fn_)
+    throw Error("--param sl=engine: no routing engine (dump: routing) to ask for path SLs; use sl=hash, random or N");
+  use_path_sl_ = path_sl_fn_ && (policy == SlPolicy::kEngine || (policy == SlPolicy::kAuto && vl_policy));
+  sl_table_.clear();
+  sl_lids_ = 0;
+  if (!use_path_sl_) return;
+  // Table of every (source, unicast DLID): hosts x LIDs bytes, built only
+  // while that stays small (a 16x16 mesh: 256 x 512); larger fabrics ask
+  // the engine once per message.
+  Lid top = 0;
+  for (size_t d = 0; d < base_lid_.size(); ++d) top = std::max<Lid>(top, Lid(base_lid_[d] + lid_count_[d]));
+  if (size_t(hosts_) * top > (size_t(1) << 20)) return;
+  sl_lids_ = top;
+  sl_table_.assign(size_t(hosts_) * top, 0);
+  for (int s = 0; s < hosts_; ++s)
+    for (size_t d = 0; d < base_lid_.size(); ++d)
+      for (int k = 0; k < lid_count_[d]; ++k) {
+        const Lid l = Lid(base_lid_[d] + k);
+        sl_table_[size_t(s) * top + l] = uint8_t(path_sl_fn_(s, l) & 15);
+      }
+}
+
+int Workload::PathSl(int src, Lid dlid) const {
+  if (dlid < sl_lids_) return sl_table_[size_t(src) * sl_lids_ + dlid];
+  return path_sl_fn_(src, dlid) & 15;
+}
+
 Lid Workload::Dlid(int src, int dst, std::mt19937_64& rng) const {
   switch (dlid_policy_) {
     case DlidPolicy::kEngine:

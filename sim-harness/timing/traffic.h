@@ -43,6 +43,9 @@ TrafficSpec ParseTraffic(const std::string& text);
 
 // DLID source `src` uses for end port `dst` (indices into end_ports).
 using DlidFn = std::function<Lid(int src, int dst)>;
+// SL of a message from end port `src` to `dlid` (unicast or MLID): the
+// engine's PathSl for (src's base LID, dlid).
+using PathSlFn = std::function<int(int src, Lid dlid)>;
 
 // One multicast tree: an MLID and the end ports the switches deliver it to.
 struct McastTree {
@@ -74,6 +77,17 @@ class Workload {
   // DLID from src to dst under the chosen policy (`rng` for "random").
   Lid Dlid(int src, int dst, std::mt19937_64& rng) const;
   void SetDlidFn(DlidFn fn, bool engine_rule);
+
+  // The engine's path SLs: `vl_policy` (the engine spreads VLs by SL, e.g.
+  // xymesh shared) makes them the default (sl=auto). Without a function
+  // sl=engine is refused.
+  void SetPathSlFn(PathSlFn fn, bool vl_policy, SlPolicy policy);
+  // Whether messages take their SL from PathSl (sl=engine, or auto with
+  // an engine VL policy).
+  bool UsesPathSl() const { return use_path_sl_; }
+  // PathSl(src, dlid); cached per (src, unicast DLID) when small enough,
+  // so a message pays a table lookup, not a virtual call.
+  int PathSl(int src, Lid dlid) const;
 
   // Multicast: destination group (sorted end-port indices).
   const std::vector<int>& group() const { return group_; }
@@ -109,6 +123,10 @@ class Workload {
   DlidPolicy dlid_policy_;
   DlidFn dlid_fn_;
   std::vector<Lid> dlid_table_;  // hosts x hosts when small enough
+  PathSlFn path_sl_fn_;
+  bool use_path_sl_ = false;
+  Lid sl_lids_ = 0;                   // unicast LIDs covered by sl_table_
+  std::vector<uint8_t> sl_table_;     // [src * sl_lids_ + dlid], hosts x LIDs when small enough
   std::vector<Lid> base_lid_;
   std::vector<int> lid_count_;
 };

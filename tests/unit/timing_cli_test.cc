@@ -134,6 +134,68 @@ void TestCliDumpRun() {
   CU_ASSERT(Has(out, "\"ops_measured\":15"));
 }
 
+// A sweep written as jobs (--emit-jobs), the jobs run by a plain shell loop
+// (as GNU parallel or a Slurm array would), then --merge: the same JSON and
+// CSV as the direct sweep, byte for byte (--no-wall: wall_s and
+// packet_hops_per_s are the only fields that differ between two runs).
+void TestCliEmitJobsAndMerge() {
+  DumpDir d;
+  char tmpl[] = "/tmp/ibusim-jobs-XXXXXX";
+  const std::string work = mkdtemp(tmpl);
+  char self[4096];
+  CU_ASSERT_FATAL(realpath("ibunion", self) != nullptr);  // make check builds it first
+  setenv("IBUNION_PROGRAM", self, 1);
+  const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
+                                         "--traffic", "centric:0.2", "--vls", "2", "--seed", "9", "--quiet",
+                                         "--param", "warmup_ns=2000", "--param", "measure_ns=20000",
+                                         "--sweep", "0.1:0.5:0.1"};
+  std::string direct, err;
+  auto args = base;
+  args.insert(args.end(), {"--json", "--no-wall", "--jobs", "2", "--csv", work + "/direct.csv"});
+  CU_ASSERT_EQUAL(Sim(args, &direct, &err), 0);
+
+  args = base;
+  args.insert(args.end(), {"--emit-jobs", work + "/set"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 0);
+  std::ifstream jobs(work + "/set/jobs.txt");
+  int lines = 0;
+  for (std::string line; std::getline(jobs, line);) ++lines;
+  CU_ASSERT_EQUAL(lines, 5);
+  std::ifstream slurm(work + "/set/slurm.sh");
+  std::stringstream script;
+  script << slurm.rdbuf();
+  CU_ASSERT(Has(script.str(), "#SBATCH --array=0-4"));
+  CU_ASSERT(Has(script.str(), "SLURM_ARRAY_TASK_ID"));
+
+  // Not all points done yet: the merge names the missing ones.
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "5 of 5 points not done"));
+
+  const std::string loop = "while IFS= read -r line; do bash -c \"$line\" || exit 1; done < " + work + "/set/jobs.txt";
+  CU_ASSERT_EQUAL(std::system(loop.c_str()), 0);
+  std::string merged;
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json", "--no-wall", "--csv", work + "/merged.csv"}, &merged, &err),
+                  0);
+  CU_ASSERT(!merged.empty());
+  CU_ASSERT(merged == direct);
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  CU_ASSERT(slurp(work + "/merged.csv") == slurp(work + "/direct.csv"));
+  CU_ASSERT(!slurp(work + "/merged.csv").empty());
+
+  // A second --emit-jobs into the same directory is refused.
+  args = base;
+  args.insert(args.end(), {"--emit-jobs", work + "/set"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "already holds a job set"));
+  unsetenv("IBUNION_PROGRAM");
+  CU_ASSERT_EQUAL(std::system(("rm -rf " + work).c_str()), 0);
+}
+
 void TestCliBadInput() {
   DumpDir d;
   const std::string routing = "dump:" + d.dir;
@@ -221,6 +283,7 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "ibunion sim on a dump directory, JSON and CSV", TestCliDumpRun);
   CU_add_test(s, "bad input: exit 2 naming the option, file or line", TestCliBadInput);
   CU_add_test(s, "deadlock: exit 1 with the credit loop", TestCliDeadlockExitCode);
+  CU_add_test(s, "--emit-jobs, a shell loop, --merge: the direct sweep byte for byte", TestCliEmitJobsAndMerge);
 }
 
 }  // namespace ibu::simtest

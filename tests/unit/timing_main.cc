@@ -6,6 +6,7 @@ void RegisterTimingModelSuite();
 void RegisterTimingMcastSuite();
 void RegisterTimingDeadlockSuite();
 void RegisterTimingCliSuite();
+void RegisterTimingSlSuite();
 }  // namespace ibu::simtest
 
 int main() {
@@ -14,6 +15,7 @@ int main() {
   ibu::simtest::RegisterTimingMcastSuite();
   ibu::simtest::RegisterTimingDeadlockSuite();
   ibu::simtest::RegisterTimingCliSuite();
+  ibu::simtest::RegisterTimingSlSuite();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

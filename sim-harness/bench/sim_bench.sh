@@ -1,0 +1,93 @@
+#!/bin/bash
+# Timing-model speed: simulated packet-hops per wall second of `ibunion sim`
+# on fat-trees with uniform traffic near saturation (MLID routing, 4 VLs),
+# this build against a baseline build measured in the same run (ratios), the
+# two interleaved so that other work on the machine hits both alike.
+#
+#   sim-harness/bench/sim_bench.sh [--base BIN] [--reps N] [--instr] [--sweep]
+#                                  [FABRIC:LOAD ...]   (default ft-8-3:0.6 ft-16-3:0.6)
+#
+# --base   baseline ibunion binary (e.g. built from an older commit); without
+#          it only this build is measured
+# --reps   runs per point and binary, the best one counts [3]
+# --instr  also count instructions per packet-hop under callgrind (exact and
+#          repeatable, unlike wall time; slow: FT(8,3) only is sensible)
+# --sweep  also time the seed-001 FT(16,3) MLID uniform 4-VL curve as one
+#          --sweep (28 points), and extrapolate the full seed-001 FT(16,3)
+#          grid from its packet-hops in docs/figures/seed001-ft-16-3.csv
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cur=$top/ibunion
+base="" reps=3 instr=0 sweep=0 points=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --base) base=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --instr) instr=1; shift ;;
+    --sweep) sweep=1; shift ;;
+    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) points+=("$1"); shift ;;
+  esac
+done
+[ ${#points[@]} -gt 0 ] || points=(ft-8-3:0.6 ft-16-3:0.6)
+[ -x "$cur" ] || { echo "sim_bench: $cur not built" >&2; exit 2; }
+bins=("$cur")
+[ -z "$base" ] || bins+=("$base")
+
+field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2; }
+point_args() {  # FABRIC LOAD
+  echo "$top/topologies/$1.net --guid2lid $top/topologies/$1.guid2lid --routing mlid --traffic uniform --vls 4 --load $2"
+}
+best_rate() {  # BIN ARGS...: best packet_hops_per_s of $reps runs
+  local b=$1 best=0 r
+  shift
+  r=$("$b" sim "$@" --json --quiet | field packet_hops_per_s)
+  best=$(awk -v a="$best" -v b="$r" 'BEGIN {print (b > a) ? b : a}')
+  echo "$best"
+}
+
+printf '%-9s %5s %10s %14s %14s %7s\n' fabric load hops "this M/s" "base M/s" ratio
+for p in "${points[@]}"; do
+  f=${p%%:*} load=${p#*:}
+  # shellcheck disable=SC2046
+  hops=$("$cur" sim $(point_args "$f" "$load") --json --quiet | field packet_hops)
+  declare -A best=()
+  for ((i = 0; i < reps; i++)); do
+    for b in "${bins[@]}"; do
+      # shellcheck disable=SC2046
+      r=$(best_rate "$b" $(point_args "$f" "$load"))
+      best[$b]=$(awk -v a="${best[$b]:-0}" -v b="$r" 'BEGIN {print (b > a) ? b : a}')
+    done
+  done
+  c=${best[$cur]} bb=${best[$base]:-0}
+  awk -v f="$f" -v l="$load" -v h="$hops" -v c="$c" -v b="$bb" 'BEGIN {
+    printf "%-9s %5s %10d %14.2f %14s %7s\n", f, l, h, c / 1e6,
+      (b > 0 ? sprintf("%.2f", b / 1e6) : "-"), (b > 0 ? sprintf("%.2fx", c / b) : "-") }'
+  unset best
+  if [ $instr -eq 1 ] && command -v valgrind >/dev/null; then
+    for b in "${bins[@]}"; do
+      # shellcheck disable=SC2046
+      ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$b" sim $(point_args "$f" "$load") --json --quiet 2>&1 |
+        awk '/refs:/ {gsub(",", "", $NF); print $NF}')
+      echo "  instructions ($b): $ir total, $(awk -v i="$ir" -v h="$hops" 'BEGIN {printf "%.0f", i / h}') per packet-hop (set-up included)"
+    done
+  fi
+done
+
+if [ $sweep -eq 1 ]; then
+  f=ft-16-3
+  echo "seed-001 $f mlid uniform 4 VLs, --sweep 0.025:0.7:0.025 (28 points, one job):"
+  tmp=$(mktemp)
+  trap 'rm -f "$tmp"' EXIT
+  csv=$top/docs/figures/seed001-$f.csv
+  full=$(awk -F, 'NR > 1 {s += $12} END {print s}' "$csv")
+  for b in "${bins[@]}"; do
+    t0=$(date +%s.%N)
+    # shellcheck disable=SC2046
+    "$b" sim $(point_args "$f" 0.1) --sweep 0.025:0.7:0.025 --jobs 1 --quiet --csv "$tmp" >/dev/null
+    t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
+    hops=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "packet_hops") c = i; next} {s += $c} END {print s + 0}' "$tmp")
+    # The full grid at this curve's rate (its points are of the same kind).
+    echo "  $b: $t s for $hops packet-hops; full grid ($(awk 'END {print NR - 1}' "$csv") points, $full packet-hops) extrapolated $(awk -v t="$t" -v h="$hops" -v F="$full" 'BEGIN {printf "%.0f", (h > 0 ? t * F / h : 0)}') s at one job"
+  done
+fi

@@ -1,0 +1,163 @@
+#include "sim-harness/timing/jobs.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "plugin/core/error.h"
+
+namespace ibu::sim {
+
+namespace {
+
+std::string Cwd() {
+  char buf[PATH_MAX];
+  if (!getcwd(buf, sizeof buf)) throw Error(std::string("cannot read the working directory: ") + std::strerror(errno));
+  return buf;
+}
+
+std::string Absolute(const std::string& path) {
+  return !path.empty() && path[0] == '/' ? path : Cwd() + "/" + path;
+}
+
+// This program, so that jobs run the same build on every node (or
+// $IBUNION_PROGRAM: a library caller such as the unit tests is not ibunion).
+std::string SelfPath() {
+  if (const char* env = std::getenv("IBUNION_PROGRAM"); env && *env) return env;
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "ibunion";
+  buf[n] = '\0';
+  return buf;
+}
+
+void MakeDir(const std::string& path) {
+  if (mkdir(path.c_str(), 0777) != 0 && errno != EEXIST)
+    throw Error(path + ": cannot create directory: " + std::strerror(errno));
+}
+
+void WriteFile(const std::string& path, const std::string& text, bool executable) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(path + ": cannot write");
+  out << text;
+  out.close();
+  if (!out) throw Error(path + ": write failed");
+  if (executable) chmod(path.c_str(), 0755);
+}
+
+std::string PointFile(const std::string& dir, int i) { return dir + "/points/" + std::to_string(i) + ".json"; }
+
+}  // namespace
+
+std::string ShellQuote(const std::string& word) {
+  bool plain = !word.empty();
+  for (char c : word)
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::strchr("/._-+=:,%@", c));
+  if (plain) return word;
+  std::string out = "'";
+  for (char c : word) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+void WriteJobSet(const std::string& dir_in, const std::vector<std::string>& words, int points,
+                 const std::string& head) {
+  const std::string dir = Absolute(dir_in);
+  {
+    std::ifstream old(dir + "/jobs.txt");
+    if (old) throw Error("--emit-jobs " + dir_in + ": already holds a job set (jobs.txt); remove it or choose another directory");
+  }
+  MakeDir(dir);
+  MakeDir(dir + "/points");
+  std::string prefix = "cd " + ShellQuote(Cwd()) + " && " + ShellQuote(SelfPath()) + " sim";
+  for (const std::string& w : words) prefix += " " + ShellQuote(w);
+  std::string jobs;
+  for (int i = 0; i < points; ++i)
+    jobs += prefix + " --point " + std::to_string(i) + " --save " + ShellQuote(PointFile(dir, i)) + " --quiet\n";
+  WriteFile(dir + "/jobs.txt", jobs, false);
+
+  std::ostringstream slurm;
+  slurm << "#!/bin/bash\n"
+        << "# One sweep point per array task: task i runs line i+1 of jobs.txt.\n"
+        << "# Submit with: sbatch " << ShellQuote(dir + "/slurm.sh") << "\n"
+        << "# then, when all tasks are done: ibunion sim --merge " << ShellQuote(dir) << " [--json] [--csv FILE]\n"
+        << "#SBATCH --job-name=ibunion-sim\n"
+        << "#SBATCH --array=0-" << points - 1 << "\n"
+        << "#SBATCH --ntasks=1\n"
+        << "#SBATCH --cpus-per-task=1\n"
+        << "#SBATCH --output=" << dir << "/points/slurm-%a.log\n"
+        << "set -euo pipefail\n"
+        << ": \"${SLURM_ARRAY_TASK_ID:?run me with sbatch (a job array)}\"\n"
+        << "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " << ShellQuote(dir + "/jobs.txt") << ")\n"
+        << "exec bash -c \"$line\"\n";
+  WriteFile(dir + "/slurm.sh", slurm.str(), true);
+
+  // Written last: a set without it is incomplete.
+  WriteFile(dir + "/sweep.txt",
+            "ibunion-sim-jobs 1\npoints " + std::to_string(points) + "\nhead " + head + "\n", false);
+}
+
+JobSet ReadJobSet(const std::string& dir) {
+  const std::string path = dir + "/sweep.txt";
+  std::ifstream in(path);
+  if (!in) throw Error("--merge " + dir + ": no " + path + " (not a directory written by --emit-jobs)");
+  JobSet set;
+  std::string line;
+  int no = 0;
+  bool magic = false;
+  while (std::getline(in, line)) {
+    ++no;
+    const std::string where = path + ":" + std::to_string(no);
+    if (no == 1) {
+      if (line != "ibunion-sim-jobs 1") throw Error(where + ": expected 'ibunion-sim-jobs 1', got '" + line + "'");
+      magic = true;
+    } else if (line.rfind("points ", 0) == 0) {
+      char* end = nullptr;
+      const long n = std::strtol(line.c_str() + 7, &end, 10);
+      if (*end || n < 1 || n > 10000) throw Error(where + ": expected 'points N' (1..10000), got '" + line + "'");
+      set.points = int(n);
+    } else if (line.rfind("head ", 0) == 0) {
+      set.head = line.substr(5);
+    } else if (!line.empty()) {
+      throw Error(where + ": unexpected line '" + line + "'");
+    }
+  }
+  if (!magic || set.points == 0) throw Error(path + ": incomplete (no 'points N' line)");
+  return set;
+}
+
+std::vector<PointResult> ReadPoints(const std::string& dir, const JobSet& set) {
+  std::vector<PointResult> results(set.points);
+  std::vector<int> missing;
+  for (int i = 0; i < set.points; ++i) {
+    const std::string path = PointFile(dir, i);
+    std::ifstream in(path);
+    if (!in) {
+      missing.push_back(i);
+      continue;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string why;
+    if (!FromRecord(text.str(), &results[i], &why)) throw Error(path + ": " + why);
+    if (results[i].index != i) throw Error(path + ": holds point " + std::to_string(results[i].index) + ", not " + std::to_string(i));
+  }
+  if (!missing.empty()) {
+    std::string list;
+    for (size_t k = 0; k < missing.size() && k < 20; ++k) list += (k ? " " : "") + std::to_string(missing[k]);
+    if (missing.size() > 20) list += " ...";
+    throw Error("--merge " + dir + ": " + std::to_string(missing.size()) + " of " + std::to_string(set.points) +
+                " points not done (" + list + "); point N is line N+1 of " + dir + "/jobs.txt");
+  }
+  return results;
+}
+
+}  // namespace ibu::sim
