@@ -48,5 +48,6 @@ void RegisterVerifySuite();
 void RegisterMcastSuite();
 void RegisterMeshSuite();
 void RegisterDeadlockSuite();
+void RegisterDegradedSuite();
 
 }  // namespace ibu::test
