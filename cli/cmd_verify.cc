@@ -24,6 +24,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ibunion verify NETFILE --lft FILE [options]\n"
+    "  --host-lids        reachability of end-port LIDs only (degraded fat-trees leave\n"
+    "                     switch LIDs unrouted where only a valley would reach them)\n"
     "  --guid2lid FILE    LIDs from an OpenSM guid2lid file (default: the net file's own,\n"
     "                     as ibnetdiscover writes them, else the generator's layout)\n"
     "  --lmc L            LMC of the generator's layout\n"
@@ -157,7 +159,7 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const Args& args) {
 
 int VerifyMain(int argc, char** argv) {
   Args args(argc, argv, {"--lft", "--guid2lid", "--lmc", "--engine", "--options", "--mft", "--groups", "--paths"},
-            {"-h", "--help", "--disjoint", "--deadlock"});
+            {"-h", "--help", "--disjoint", "--deadlock", "--host-lids"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
     return 0;
@@ -170,7 +172,7 @@ int VerifyMain(int argc, char** argv) {
   for (size_t s = 0; s < f.switches.size(); ++s)
     if (t.lft[s].out.empty())
       throw Error(args.get("--lft") + ": no LFT for " + f.SwitchLabel(static_cast<int>(s)));
-  UnicastReport report = VerifyUnicast(f, t);
+  UnicastReport report = VerifyUnicast(f, t, 20, /*switch_lids=*/!args.has("--host-lids"));
   std::cout << report.Summary(f);
   bool ok = report.ok();
   if (args.has("--engine")) ok = CompareWithEngine(f, t, args) == 0 && ok;

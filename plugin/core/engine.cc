@@ -45,6 +45,8 @@ class MlidEngine : public Engine {
     if (log_)
       for (const std::string& note : router_->Notes()) log_(LogLevel::kInfo, note);
     router_->Route(t);
+    const std::string degraded = router_->DegradedNote();
+    if (log_ && !degraded.empty()) log_(LogLevel::kInfo, degraded);
   }
 
   // Touches only this group's entries: the switches of its previous tree

@@ -9,8 +9,10 @@ plugin_core_libibucore_la_SOURCES = \
 	plugin/core/engine.h plugin/core/engine.cc \
 	plugin/core/groups.h plugin/core/groups.cc \
 	plugin/core/topology/fattree.h plugin/core/topology/fattree.cc \
+	plugin/core/topology/fattree_degraded.cc \
 	plugin/core/topology/generate.h plugin/core/topology/generate.cc \
 	plugin/core/routing/mlid.h plugin/core/routing/mlid.cc \
+	plugin/core/routing/mlid_degraded.cc \
 	plugin/core/topology/mesh.h plugin/core/topology/mesh.cc \
 	plugin/core/routing/xymesh.h plugin/core/routing/xymesh.cc \
 	plugin/core/verify/deadlock.h plugin/core/verify/deadlock.cc \

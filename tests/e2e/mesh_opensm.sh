@@ -58,6 +58,23 @@ grep -q "ibunion/xymesh: refusing:" "$out/opensm.log" &&
 grep -q "minhop tables configured on all switches" "$out/opensm.log" && pass "OpenSM fell back to minhop" ||
   fail "no fallback to minhop"
 
+# A mesh with one cable missing (N(1,1) port 1 <-> N(2,1) port 3): XY
+# routing has no detour without a second VL, so xymesh refuses naming both
+# switches and OpenSM falls back; the fallback still reaches everybody.
+sed -e '/^Switch\t5 "N(1,1)"/,/^$/{/^\[1\]\t"N(2,1)"\[3\]/d}' -e '/^\[3\]\t"N(1,1)"\[1\]/d' \
+  "$TOPO/mesh-4x4.net" >"$E2E_TMP/mesh-cut.net"
+[ "$(grep -c 'N(2,1)' "$E2E_TMP/mesh-cut.net")" -lt "$(grep -c 'N(2,1)' "$TOPO/mesh-4x4.net")" ] ||
+  fail "could not cut the N(1,1)-N(2,1) cable"
+out=$E2E_TMP/cut
+check "mesh-4x4 minus one cable under xymesh,minhop comes up" run "$E2E_TMP/mesh-cut.net" "$out" --no-mft
+grep -q "ibunion/xymesh: refusing: not a 2-D mesh: switch N(1,1) .*no link to its grid neighbour switch N(2,1)" \
+  "$out/opensm.log" &&
+  pass "xymesh refuses the cut mesh: $(grep -o "ibunion/xymesh: refusing:.*" "$out/opensm.log" | head -1 | sed 's/.*refusing: //')" ||
+  fail "no refusal line naming N(1,1) and N(2,1)"
+grep -q "minhop tables configured on all switches" "$out/opensm.log" && pass "cut mesh: OpenSM fell back to minhop" ||
+  fail "cut mesh: no fallback to minhop"
+check "cut mesh: the fallback tables reach every LID" "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump"
+
 out=$E2E_TMP/noqos
 check "mesh-4x4 with xymesh_vls=2 and QoS off comes up" run "$TOPO/mesh-4x4.net" "$out" --no-mft \
   --plugin-options "xymesh_vls=2 xymesh_vl_mode=dedicated"

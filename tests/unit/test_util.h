@@ -49,5 +49,6 @@ void RegisterMcastSuite();
 void RegisterMeshSuite();
 void RegisterDeadlockSuite();
 void RegisterMcastSetupSuite();
+void RegisterDegradedSuite();
 
 }  // namespace ibu::test

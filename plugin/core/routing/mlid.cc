@@ -78,6 +78,7 @@ void MlidRouter::Route(Tables& t) const {
       plan.path[ep.base_lid + j] = static_cast<uint32_t>(PathIndex(static_cast<int>(e), j));
     }
   }
+  if (tree_.degraded) return RouteDegraded(t, plan);
   for (size_t s = 0; s < f_.switches.size(); ++s) RouteSwitch(static_cast<int>(s), plan, t.lft[s]);
 }
 
@@ -176,7 +177,44 @@ std::vector<std::pair<int, PortMask>> MlidRouter::McastTree(const McastGroup& g)
     while (lca < n - 1 && tree_.p[d][lca] == a[lca]) ++lca;
     root_level = std::min(root_level, lca);
   }
+  if (tree_.degraded) {
+    // Try the default anchor's chain first, then other members' (by PID).
+    std::vector<int> candidates(g.members);
+    std::sort(candidates.begin(), candidates.end(),
+              [&](int x, int y) { return tree_.pid[x] < tree_.pid[y]; });
+    candidates.insert(candidates.begin(), anchor);
+    bool found = false;
+    for (int c : candidates) {
+      if (g.anchor >= 0 && c != g.anchor) break;  // an explicit anchor is kept
+      std::vector<std::vector<int>> leaves_by_lca(n);
+      int root = n - 1;
+      for (int d : g.members) {
+        int lca = 0;
+        while (lca < n - 1 && tree_.p[d][lca] == tree_.p[c][lca]) ++lca;
+        root = std::min(root, lca);
+        leaves_by_lca[lca].push_back(f_.end_ports[d].switch_index);
+      }
+      std::fill(chain.begin(), chain.end(), -1);
+      chain[n - 1] = f_.end_ports[c].switch_index;
+      std::vector<char> dead(f_.switches.size(), 0);
+      if (FindChain(chain[n - 1], n - 1, root, up_digit, leaves_by_lca, chain, dead)) {
+        found = true;
+        anchor = c;
+        root_level = root;
+        break;
+      }
+    }
+    if (!found)
+      throw Error("multicast group " + std::to_string(g.mlid) +
+                  ": in the degraded tree no member reaches all others over up*/down* links");
+  }
+  const std::vector<int>& ap = tree_.p[anchor];
   for (int l = n - 1; l > root_level; --l) {
+    if (tree_.degraded) {  // FindChain picked the switches; find the link
+      for (int port : tree_.up_port[chain[l]])
+        if (port && f_.switches[chain[l]].ports[port].index == chain[l - 1]) edge(chain[l], port);
+      continue;
+    }
     const int port = tree_.up_port[chain[l]][up_digit[l]];
     edge(chain[l], port);
     chain[l - 1] = f_.switches[chain[l]].ports[port].index;
@@ -185,7 +223,7 @@ std::vector<std::pair<int, PortMask>> MlidRouter::McastTree(const McastGroup& g)
   for (int d : g.members) {
     const std::vector<int>& p = tree_.p[d];
     int l = 0;
-    while (l < n - 1 && p[l] == a[l]) ++l;
+    while (l < n - 1 && p[l] == ap[l]) ++l;
     for (int sw = chain[l];; ++l) {
       const int port = tree_.down_port[sw][p[l]];
       edge(sw, port);

@@ -44,6 +44,11 @@ class MlidRouter {
   // Lines for the log: what was folded, and why.
   std::vector<std::string> Notes() const;
 
+  // After Route on a degraded tree: one line saying what is missing, how
+  // many LFT entries (destination LID, switch) lost their preferred route
+  // and how many host pairs have no up*/down* path left. "" when complete.
+  std::string DegradedNote() const;
+
   // Cyclic multicast (seed 002): the union of the MLID paths from an anchor
   // to every member, all taken with one path index, so every route from the
   // anchor climbs one chain and a packet is never duplicated on its way up.
@@ -67,6 +72,35 @@ class MlidRouter {
   };
   void RouteSwitch(int s, const LidPlan& plan, Lft& lft) const;
   int SwitchLidPort(int x, int target) const;
+
+  // Degraded trees (routing/mlid_degraded.cc). For one target switch:
+  // `down[s]` = s reaches it going down only, `any[s]` = going up then
+  // down. Routes follow the labels where the links are there, otherwise
+  // another up port whose switch still reaches the target, so every route
+  // stays up*/down*.
+  struct Reach {
+    std::vector<char> down, any;
+  };
+  void MarkReach(int target, Reach& r) const;
+  void RouteDegraded(Tables& t, const LidPlan& plan) const;
+  void RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const LidPlan& plan, Tables& t) const;
+  void RouteDegradedSwitchLid(int target, const Reach& r, Tables& t) const;
+  int UpPortReaching(int s, int preferred_digit, const Reach& r) const;
+  int DownPortToward(int s, int target, const Reach& r) const;
+  bool DownReaches(int s, int leaf) const;
+  // The anchor's chain of switches up to the group's root level (chain[l]
+  // at level l) such that each member branches off it over links that
+  // exist; preferred up digits first. False if no such chain.
+  bool FindChain(int sw, int level, int root_level, const std::vector<int>& up_digit,
+                 const std::vector<std::vector<int>>& leaves_by_lca, std::vector<int>& chain,
+                 std::vector<char>& dead) const;
+
+  struct DegradedStats {
+    long lost_preferred = 0;   // LFT entries of host LIDs off their preferred port
+    long unroutable_pairs = 0; // host pairs with no up*/down* path
+    long switch_lids_cut = 0;  // switch-LID entries without an up*/down* path
+  };
+  mutable DegradedStats stats_;
 
   const Fabric& f_;
   FatTree tree_;

@@ -368,6 +368,18 @@ int FatTree::EndPortByLabel(const std::string& label) const {
   return -1;
 }
 
-FatTree RecognizeFatTree(const Fabric& f) { return Recognizer(f).Run(); }
+FatTree RecognizeFatTree(const Fabric& f) {
+  try {
+    return Recognizer(f).Run();
+  } catch (const Error& complete) {
+    // Missing parts break the complete-tree counts; try the labelling that
+    // tolerates them before refusing.
+    try {
+      return RecognizeDegradedFatTree(f);
+    } catch (const Error& degraded) {
+      throw Error(std::string(complete.what()) + "; nor is it one with parts missing: " + degraded.what());
+    }
+  }
+}
 
 }  // namespace ibu

@@ -29,6 +29,16 @@ struct FatTree {
   std::vector<int> pid;
   std::vector<int> end_port_by_pid;
 
+  // Degraded trees (links, hosts or switches missing): up_port/down_port
+  // hold 0 where the cable is gone, and `missing` counts what is gone.
+  bool degraded = false;
+  struct Missing {
+    long links = 0, switches = 0, hosts = 0;  // switch-to-switch links
+    long total_links = 0, total_switches = 0, total_hosts = 0;
+  } missing;
+  // "degraded FT(4,3): 2 of 64 switch links, 0 of 20 switches and 0 of 16 hosts missing"
+  std::string DegradedSummary() const;
+
   int paths() const;  // (m/2)^(n-1): up paths between the farthest hosts
   std::string SwitchLabel(int sw) const;    // "SW<00,2>"
   std::string HostLabel(int ep) const;      // "P(300)"
@@ -36,9 +46,16 @@ struct FatTree {
   int EndPortByLabel(const std::string& label) const;
 };
 
-// Recognises FT(m,n). Throws ibu::Error naming the first offending switch
-// and port and the rule it broke when the fabric is not an m-port n-tree.
+// Recognises FT(m,n), complete or degraded (some links, hosts or switches
+// missing: tree.degraded). Throws ibu::Error naming the first offending
+// switch and port and the rule it broke when the fabric is not an m-port
+// n-tree, and why it cannot be labelled as a degraded one either. A
+// complete tree is always labelled by the complete-tree rules alone.
 FatTree RecognizeFatTree(const Fabric& f);
+
+// The degraded-tree labelling alone (fattree_degraded.cc); its errors carry
+// no "not an m-port n-tree" prefix.
+FatTree RecognizeDegradedFatTree(const Fabric& f);
 
 // Digit string used in labels: "00" for m <= 10, "12.0.3" beyond.
 std::string DigitString(const std::vector<int>& digits, int radix);

@@ -130,7 +130,7 @@ class LidWalker {
 
 }  // namespace
 
-UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors) {
+UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors, bool switch_lids) {
   UnicastReport r;
   r.diameter = Diameter(f);
   if (t.lft.size() != f.switches.size()) {
@@ -148,6 +148,7 @@ UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors)
   for (Lid lid = 1; lid <= f.max_lid(); ++lid) {
     LidOwner owner = f.owner(lid);
     if (!owner.valid()) continue;
+    if (!switch_lids && owner.kind == Peer::Kind::kSwitch) continue;
     walker.Walk(lid, sources);
     const bool to_end_port = owner.kind == Peer::Kind::kEndPort;
     by_hops.assign(1, {});

@@ -31,6 +31,10 @@ struct UnicastReport {
 // Walks every route. Cost O(switches x LIDs) using per-LID memoisation
 // (a route's tail does not depend on its source), plus one BFS per switch
 // for the diameter: O(switches x links), the dominant term on large fabrics.
-UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors = 20);
+// switch_lids = false checks the LIDs of end ports only: degraded fat-trees
+// leave switch LIDs without a route where only a valley would reach them
+// (routing/mlid_degraded.cc).
+UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors = 20,
+                            bool switch_lids = true);
 
 }  // namespace ibu

@@ -1,0 +1,203 @@
+// MLID routing on a degraded fat-tree (links, hosts or switches missing).
+// Complete trees never come here: their tables stay those of mlid.cc.
+//
+// Per target switch (each leaf for its hosts' LIDs, each switch for its own
+// LID) two sets: `down` = the switches that reach it going down only (its
+// ancestors over links that exist) and `any` = those that reach it going up
+// and then down (everything below some ancestor). A switch in `down` sends
+// down; otherwise one in `any` sends up, on the preferred digit's port when
+// that parent is still in `any`, else on the next digit whose parent is. A
+// parent sends down only to a child in `down`, so a packet never has to
+// turn upward again: every route is up*/down*, hence free of loops and of
+// credit loops.
+//
+// Cost: O(switches + links) per target, O((leaves + switches) x links) in
+// all, which is quadratic in the fabric where complete trees are linear in
+// the table size. Only degraded fabrics pay it (FT(16,4): ~10^8 steps).
+#include <algorithm>
+#include <queue>
+
+#include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
+#include "plugin/core/routing/mlid.h"
+
+namespace ibu {
+
+void MlidRouter::MarkReach(int target, Reach& r) const {
+  const size_t ns = f_.switches.size();
+  r.down.assign(ns, 0);
+  r.any.assign(ns, 0);
+  std::queue<int> q;
+  r.down[target] = 1;
+  q.push(target);
+  std::vector<int> ancestors;
+  while (!q.empty()) {  // upward: the ancestors still linked to the target
+    const int s = q.front();
+    q.pop();
+    ancestors.push_back(s);
+    for (int port : tree_.up_port[s]) {
+      if (!port) continue;
+      const int p = f_.switches[s].ports[port].index;
+      if (!r.down[p]) r.down[p] = 1, q.push(p);
+    }
+  }
+  for (int s : ancestors) r.any[s] = 1, q.push(s);
+  while (!q.empty()) {  // downward from them: whoever can climb to one
+    const int s = q.front();
+    q.pop();
+    if (tree_.level[s] == tree_.n - 1) continue;
+    for (int port : tree_.down_port[s]) {
+      if (!port) continue;
+      const Peer& c = f_.switches[s].ports[port];
+      if (c.is_switch() && !r.any[c.index]) r.any[c.index] = 1, q.push(c.index);
+    }
+  }
+}
+
+// The up port of `s` whose parent still reaches the target, trying the
+// preferred digit first and then the following ones; 0 if none.
+int MlidRouter::UpPortReaching(int s, int preferred_digit, const Reach& r) const {
+  if (tree_.level[s] == 0) return 0;
+  for (int i = 0; i < tree_.k; ++i) {
+    const int port = tree_.up_port[s][(preferred_digit + i) % tree_.k];
+    if (port && r.any[f_.switches[s].ports[port].index]) return port;
+  }
+  return 0;
+}
+
+// The down port of ancestor `s` toward `target` (its one child in the
+// target's subtree), 0 if that link is gone.
+int MlidRouter::DownPortToward(int s, int target, const Reach& r) const {
+  const int port = tree_.down_port[s][tree_.w[target][tree_.level[s]]];
+  if (!port || !r.down[f_.switches[s].ports[port].index]) return 0;
+  return port;
+}
+
+void MlidRouter::RouteDegraded(Tables& t, const LidPlan& plan) const {
+  const Lid max_lid = f_.max_lid();
+  for (auto& lft : t.lft) lft.out.assign(max_lid + 1, kNoPort);
+  stats_ = {};
+  std::vector<std::vector<int>> hosts_of(f_.switches.size());
+  for (size_t e = 0; e < f_.end_ports.size(); ++e)
+    if (f_.end_ports[e].base_lid) hosts_of[f_.end_ports[e].switch_index].push_back(static_cast<int>(e));
+  Reach r;
+  for (size_t x = 0; x < f_.switches.size(); ++x) {
+    const int target = static_cast<int>(x);
+    MarkReach(target, r);
+    for (int e : hosts_of[target]) {
+      const EndPort& ep = f_.end_ports[e];
+      for (int j = 0; j < ep.lid_count(); ++j) RouteDegradedHostLid(target, ep.base_lid + j, r, plan, t);
+    }
+    if (f_.switches[target].lid) RouteDegradedSwitchLid(target, r, t);
+    long dst_hosts = static_cast<long>(hosts_of[target].size());
+    for (size_t y = 0; y < f_.switches.size() && dst_hosts; ++y)
+      if (!r.any[y]) stats_.unroutable_pairs += dst_hosts * static_cast<long>(hosts_of[y].size());
+  }
+}
+
+// A host LID on `leaf`: the healthy rule where its links exist (down inside
+// the subtree, else up on the LID's path digit), another up port where not.
+void MlidRouter::RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const LidPlan& plan,
+                                      Tables& t) const {
+  const int n = tree_.n;
+  const std::vector<int>& lw = tree_.w[leaf];
+  for (size_t x = 0; x < f_.switches.size(); ++x) {
+    const int s = static_cast<int>(x);
+    const int l = tree_.level[s];
+    uint8_t& out = t.lft[s].out[lid];
+    if (s == leaf) {
+      const int ep = f_.owner(lid).index;
+      out = static_cast<uint8_t>(f_.end_ports[ep].switch_port);
+      continue;
+    }
+    // Preferred: down when the label says the leaf is below, else the
+    // LID's up digit at this level.
+    bool below = true;
+    for (int i = 0; below && i < l; ++i) below = tree_.w[s][i] == lw[i];
+    const int digit = static_cast<int>((plan.path[lid] >> (log2k_ * (n - 1 - l))) % tree_.k);
+    int port = 0;
+    if (r.down[s]) {
+      port = DownPortToward(s, leaf, r);
+    } else if (r.any[s]) {
+      port = UpPortReaching(s, digit, r);
+      stats_.lost_preferred += below || port != tree_.up_port[s][digit];
+    } else {
+      stats_.lost_preferred += 1;
+    }
+    if (port) out = static_cast<uint8_t>(port);
+  }
+}
+
+// A switch LID: down from its ancestors, up where an ancestor can be
+// climbed to (digit from the LID, so discovery order does not matter).
+// Switches that cannot climb to an ancestor any more get no route: the way
+// would be a valley (down, then up), and valleys toward several switches
+// close credit loops with the host traffic (the unit tests found one). The
+// SM reaches switches by directed route, so only LID-routed management
+// traffic to that switch, from there, is lost; DegradedNote counts it.
+void MlidRouter::RouteDegradedSwitchLid(int target, const Reach& r, Tables& t) const {
+  const Switch& ts = f_.switches[target];
+  for (size_t x = 0; x < f_.switches.size(); ++x) {
+    const int s = static_cast<int>(x);
+    const int l = tree_.level[s];
+    int port = kNoPort;
+    if (s == target) {
+      port = 0;
+    } else if (r.down[s]) {
+      port = DownPortToward(s, target, r);
+    } else if (r.any[s]) {
+      port = UpPortReaching(s, l > 0 ? static_cast<int>((ts.lid >> (log2k_ * (l - 1))) % tree_.k) : 0, r);
+    } else {
+      ++stats_.switch_lids_cut;
+    }
+    for (int j = 0; j < (1 << ts.lmc); ++j) t.lft[s].out[ts.lid + j] = static_cast<uint8_t>(port);
+  }
+}
+
+// Whether the labelled down path from `s` to `leaf` has all its links.
+// O(n).
+bool MlidRouter::DownReaches(int s, int leaf) const {
+  while (s != leaf) {
+    const int l = tree_.level[s];
+    if (l >= tree_.n - 1) return false;
+    const int port = tree_.down_port[s][tree_.w[leaf][l]];
+    if (!port) return false;
+    const Peer& c = f_.switches[s].ports[port];
+    if (!c.is_switch()) return false;
+    s = c.index;
+  }
+  return true;
+}
+
+// Depth-first over the anchor's ancestors, each tried once (`dead` marks
+// those that failed): O(ancestors x members) at worst, (m/2)^(n-1) x
+// members, not linear; in practice the preferred chain succeeds at once.
+bool MlidRouter::FindChain(int sw, int level, int root_level, const std::vector<int>& up_digit,
+                           const std::vector<std::vector<int>>& leaves_by_lca,
+                           std::vector<int>& chain, std::vector<char>& dead) const {
+  for (int leaf : leaves_by_lca[level])
+    if (!DownReaches(sw, leaf)) return false;
+  if (level == root_level) return true;
+  for (int i = 0; i < tree_.k; ++i) {
+    const int port = tree_.up_port[sw][(up_digit[level] + i) % tree_.k];
+    if (!port) continue;
+    const int parent = f_.switches[sw].ports[port].index;
+    if (dead[parent]) continue;
+    if (FindChain(parent, level - 1, root_level, up_digit, leaves_by_lca, chain, dead)) {
+      chain[level - 1] = parent;
+      return true;
+    }
+    dead[parent] = 1;
+  }
+  return false;
+}
+
+std::string MlidRouter::DegradedNote() const {
+  if (!tree_.degraded) return "";
+  return tree_.DegradedSummary() + "; " + std::to_string(stats_.lost_preferred) +
+         " (destination LID, switch) entries lost their preferred route; " +
+         std::to_string(stats_.unroutable_pairs) + " host pairs have no up*/down* path left; " +
+         std::to_string(stats_.switch_lids_cut) + " (switch LID, switch) entries have no route";
+}
+
+}  // namespace ibu

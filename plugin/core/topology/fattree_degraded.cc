@@ -1,0 +1,488 @@
+// Recognition of an m-port n-tree with links, hosts or whole switches
+// missing. The complete-tree recogniser (fattree.cc) runs first; this one
+// only sees fabrics it refused. It labels the switches so that every link
+// left is a legal FT(m,n) link between the labels and no two switches share
+// a label: the fabric is then provably an FT(m,n) minus some parts. Where
+// the cabling left is not enough to tell the parts apart it refuses, naming
+// the switch and what it could not tell.
+//
+// Cost: union-find and sorting over switches and links, O(links log links).
+#include <algorithm>
+#include <climits>
+#include <map>
+#include <numeric>
+#include <queue>
+#include <set>
+
+#include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
+#include "plugin/core/topology/fattree.h"
+
+namespace ibu {
+
+namespace {
+
+class UnionFind {
+ public:
+  explicit UnionFind(int n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0); }
+  int Find(int x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  void Unite(int a, int b) {
+    a = Find(a);
+    b = Find(b);
+    if (a != b) parent_[std::max(a, b)] = std::min(a, b);
+  }
+
+ private:
+  std::vector<int> parent_;
+};
+
+class DegradedRecognizer {
+ public:
+  // top_distance: the tops' distance from the nearest switch with hosts,
+  // n-1; -1 picks the most common peak distance (see FindLevels).
+  DegradedRecognizer(const Fabric& f, int top_distance)
+      : f_(f), ns_(static_cast<int>(f.switches.size())), top_(top_distance) {}
+
+  // Distances at which peaks (switches whose neighbours are all one step
+  // closer to the hosts) sit, the most common first. Real tops are peaks at
+  // n-1; a switch that lost every up link is a peak below them, one that
+  // lost every down link a peak above. Tops are the most numerous.
+  std::vector<int> TopCandidates() {
+    Distances();
+    std::map<int, int> count;
+    for (int s = 0; s < ns_; ++s)
+      if (IsPeak(s)) ++count[dist_[s]];
+    std::vector<std::pair<int, int>> by_count;
+    for (auto [d, c] : count) by_count.emplace_back(-c, -d);
+    std::sort(by_count.begin(), by_count.end());
+    std::vector<int> out;
+    for (auto [c, d] : by_count) out.push_back(-d);
+    if (out.empty()) throw Error("no top switch: no switch has only links toward the hosts");
+    return out;
+  }
+
+  FatTree Run() {
+    FindLevels();
+    FindArity();
+    CheckLinks();
+    FormBlocks();
+    AssignPrefixes();
+    AssignSuffixes();
+    BuildPortMaps();
+    LabelHosts();
+    CountMissing();
+    return std::move(t_);
+  }
+
+ private:
+  [[noreturn]] void Fail(int sw, int port, const std::string& rule) const {
+    std::string where = port > 0 ? f_.PortLabel(sw, port) : f_.SwitchLabel(sw);
+    throw Error(where + ": " + rule);
+  }
+
+  int HostCount(int s) const {
+    int c = 0;
+    for (const Peer& p : f_.switches[s].ports) c += p.is_end_port();
+    return c;
+  }
+
+  // Ports of `s` toward level l+1 (delta +1, children) or l-1 (parents).
+  std::vector<int> PortsToward(int s, int delta) const {
+    std::vector<int> out;
+    const Switch& sw = f_.switches[s];
+    for (int p = 1; p <= sw.num_ports; ++p) {
+      const Peer& peer = sw.ports[p];
+      if (peer.is_switch() && t_.level[peer.index] == t_.level[s] + delta) out.push_back(p);
+    }
+    return out;
+  }
+  int Neighbour(int s, int port) const { return f_.switches[s].ports[port].index; }
+
+  void Distances() {
+    dist_.assign(ns_, -1);
+    std::queue<int> q;
+    for (int s = 0; s < ns_; ++s)
+      if (HostCount(s) > 0) dist_[s] = 0, q.push(s);
+    if (q.empty()) throw Error("no switch has hosts attached");
+    while (!q.empty()) {
+      int s = q.front();
+      q.pop();
+      for (const Peer& p : f_.switches[s].ports)
+        if (p.is_switch() && dist_[p.index] < 0) dist_[p.index] = dist_[s] + 1, q.push(p.index);
+    }
+    for (int s = 0; s < ns_; ++s)
+      if (dist_[s] < 0) Fail(s, 0, "not connected to any switch with hosts");
+  }
+
+  bool IsPeak(int s) const {
+    bool peak = HostCount(s) == 0, has_switch = false;
+    for (const Peer& p : f_.switches[s].ports)
+      if (p.is_switch()) has_switch = true, peak = peak && dist_[p.index] < dist_[s];
+    return peak && has_switch;
+  }
+
+  // Levels from the distance to the nearest switch with hosts: a switch
+  // that keeps one link down toward the hosts has distance n-1-level; one
+  // that lost them all sits farther away and cannot be placed.
+  void FindLevels() {
+    Distances();
+    t_.n = top_ + 1;
+    t_.level.assign(ns_, 0);
+    for (int s = 0; s < ns_; ++s) {
+      if (dist_[s] > top_)
+        Fail(s, 0, "it has lost every link down toward the hosts, so its level cannot be told");
+      t_.level[s] = top_ - dist_[s];
+    }
+  }
+
+  // k = m/2 from the largest degree seen per role, rounded up to a power of
+  // two: a degraded switch has fewer links, never more.
+  void FindArity() {
+    int k = 2;
+    for (int s = 0; s < ns_; ++s) {
+      int up = 0, down = 0;
+      for (const Peer& p : f_.switches[s].ports)
+        if (p.is_switch()) (t_.level[p.index] < t_.level[s] ? up : down)++;
+      k = std::max({k, HostCount(s), up, t_.level[s] == 0 ? (down + 1) / 2 : down});
+    }
+    t_.k = 1 << CeilLog2(k);
+    t_.m = 2 * t_.k;
+    if (t_.m > kMaxSwitchPorts) throw Error("m exceeds 254 ports");
+  }
+
+  void CheckLinks() {
+    const int n = t_.n, k = t_.k;
+    std::vector<long> per_level(n, 0);
+    for (int s = 0; s < ns_; ++s) {
+      const int l = t_.level[s];
+      ++per_level[l];
+      const Switch& sw = f_.switches[s];
+      int up = 0, down = 0, hosts = 0;
+      for (int p = 1; p <= sw.num_ports; ++p) {
+        const Peer& peer = sw.ports[p];
+        if (peer.is_end_port() && l != n - 1)
+          Fail(s, p, "a host is cabled to a level-" + std::to_string(l) + " switch; hosts belong on leaves");
+        if (!peer.is_switch()) {
+          hosts += peer.is_end_port();
+          continue;
+        }
+        const int lp = t_.level[peer.index];
+        if (std::abs(lp - l) != 1)
+          Fail(s, p, "link to a switch of level " + std::to_string(lp) + " from level " +
+                         std::to_string(l) + "; links join adjacent levels only");
+        (lp < l ? up : down)++;
+      }
+      if (up > k || down > (l == 0 ? 2 * k : k) || hosts > k)
+        Fail(s, 0, "too many links for a level-" + std::to_string(l) + " switch of FT(" +
+                       std::to_string(t_.m) + "," + std::to_string(n) + ")");
+    }
+    for (int l = 0; l < n; ++l) {
+      const long want = l == 0 ? IntPow(k, n - 1) : 2 * IntPow(k, n - 1);
+      if (per_level[l] > want)
+        throw Error("level " + std::to_string(l) + " has " + std::to_string(per_level[l]) +
+                    " switches, FT(" + std::to_string(t_.m) + "," + std::to_string(n) +
+                    ") has " + std::to_string(want));
+    }
+  }
+
+  // Blocks (subtrees sharing a prefix), bottom-up: level-l switches that
+  // reach a common child block are one block.
+  void FormBlocks() {
+    const int n = t_.n, k = t_.k;
+    block_.assign(ns_, -1);
+    for (int s = 0; s < ns_; ++s)
+      if (t_.level[s] == n - 1) NewBlock(s, n - 1);
+    for (int l = n - 2; l >= 0; --l) {
+      UnionFind uf(ns_);
+      std::map<int, int> first_parent;  // child block -> a level-l switch above it
+      for (int c = 0; c < ns_; ++c) {
+        if (t_.level[c] != l + 1) continue;
+        for (int p : PortsToward(c, -1)) {
+          auto [it, fresh] = first_parent.emplace(block_[c], Neighbour(c, p));
+          if (!fresh) uf.Unite(it->second, Neighbour(c, p));
+        }
+      }
+      std::map<int, int> block_of_root;
+      for (int s = 0; s < ns_; ++s) {
+        if (t_.level[s] != l) continue;
+        auto it = block_of_root.find(uf.Find(s));
+        if (it == block_of_root.end()) it = block_of_root.emplace(uf.Find(s), NewBlock(s, l)).first;
+        else AddToBlock(s, it->second);
+        std::set<int> children;
+        for (int p : PortsToward(s, +1))
+          if (!children.insert(block_[Neighbour(s, p)]).second)
+            Fail(s, p, "two down links lead into the same subtree");
+      }
+      for (int b = 0; b < static_cast<int>(members_.size()); ++b) {
+        if (level_of_block_[b] != l + 1) continue;
+        auto it = first_parent.find(b);
+        if (it == first_parent.end())
+          Fail(members_[b][0], 0, "its subtree has lost every link upward; the tree fell apart");
+        const int parent = block_[it->second];
+        parent_block_[b] = parent;
+        children_[parent].push_back(b);
+      }
+    }
+    int roots = 0;
+    for (int b = 0; b < static_cast<int>(members_.size()); ++b) {
+      const int l = level_of_block_[b];
+      if (l == 0) ++roots;
+      if (static_cast<long>(members_[b].size()) > IntPow(k, n - 1 - l))
+        Fail(members_[b][0], 0, "its subtree is shared by " + std::to_string(members_[b].size()) +
+                                    " switches; FT(" + std::to_string(t_.m) + "," + std::to_string(n) +
+                                    ") has at most " + std::to_string(IntPow(k, n - 1 - l)));
+      if (l < n - 1 && static_cast<int>(children_[b].size()) > (l == 0 ? 2 * k : k))
+        Fail(members_[b][0], 0, "its subtree has " + std::to_string(children_[b].size()) +
+                                    " child subtrees, too many for FT(" + std::to_string(t_.m) + "," +
+                                    std::to_string(n) + ")");
+    }
+    if (roots != 1)
+      throw Error("the top switches fall into " + std::to_string(roots) +
+                  " groups with no subtree in common: too many links missing to tell one tree");
+  }
+
+  int NewBlock(int s, int l) {
+    const int b = static_cast<int>(members_.size());
+    members_.push_back({});
+    level_of_block_.push_back(l);
+    parent_block_.push_back(-1);
+    children_.emplace_back();
+    AddToBlock(s, b);
+    return b;
+  }
+  void AddToBlock(int s, int b) {
+    block_[s] = b;
+    members_[b].push_back(s);
+  }
+
+  // Members in the order whose cabling decides digits: by GUID, as the
+  // complete-tree recogniser does (its reference switch is the lowest GUID).
+  std::vector<int> ByGuid(std::vector<int> v) const {
+    std::sort(v.begin(), v.end(), [&](int a, int b) { return f_.switches[a].guid < f_.switches[b].guid; });
+    return v;
+  }
+
+  // Prefix digits top-down: a block's children are numbered in the port
+  // order of its lowest-GUID member, then of the others for children that
+  // member lost its link to.
+  void AssignPrefixes() {
+    prefix_.assign(members_.size(), {});
+    for (int l = 0; l < t_.n - 1; ++l)
+      for (int b = 0; b < static_cast<int>(members_.size()); ++b) {
+        if (level_of_block_[b] != l) continue;
+        int rank = 0;
+        std::set<int> ranked;
+        for (int s : ByGuid(members_[b]))
+          for (int p : PortsToward(s, +1)) {
+            const int child = block_[Neighbour(s, p)];
+            if (!ranked.insert(child).second) continue;
+            prefix_[child] = prefix_[b];
+            prefix_[child].push_back(rank++);
+          }
+      }
+  }
+
+  // Suffix digits. Node S(s) stands for s's suffix, D(s) for that suffix
+  // without its last digit, which is the suffix of each of s's children; a
+  // link child c -> parent p says S(c) = D(p). Equal suffixes have equal
+  // heads, so switches of one S class share one D class. Classes then get
+  // digits bottom-up; the sibling classes above one class are numbered in
+  // the up-port order of its members, the ones above the lowest-GUID leaf
+  // first (as the complete-tree recogniser climbs from that leaf).
+  void AssignSuffixes() {
+    const int n = t_.n;
+    UnionFind uf(2 * ns_);
+    auto S = [&](int s) { return uf.Find(s); };
+    auto D = [&](int s) { return uf.Find(ns_ + s); };
+    int leaf0 = -1;
+    for (int s = 0; s < ns_; ++s)
+      if (t_.level[s] == n - 1 && (leaf0 < 0 || f_.switches[s].guid < f_.switches[leaf0].guid))
+        leaf0 = s;
+    for (int s = 0; s < ns_; ++s)
+      if (t_.level[s] == n - 1) uf.Unite(leaf0, s);  // every leaf's suffix is empty
+    // A switch below the top without parents: no parent pins its label down.
+    auto is_free = [&](int s) { return t_.level[s] > 0 && PortsToward(s, -1).empty(); };
+    for (int l = 0; l < n - 1; ++l) {
+      std::map<int, int> first_of_class;
+      for (int s = 0; s < ns_; ++s) {
+        if (t_.level[s] != l || l == 0) continue;
+        auto [it, fresh] = first_of_class.emplace(S(s), s);
+        if (!fresh) uf.Unite(ns_ + it->second, ns_ + s);
+      }
+      for (int c = 0; c < ns_; ++c)
+        if (t_.level[c] == l + 1)
+          for (int p : PortsToward(c, -1)) uf.Unite(c, ns_ + Neighbour(c, p));
+    }
+    // Blocks holding the lowest-GUID leaf's ancestors come first.
+    std::vector<char> above_leaf0(members_.size(), 0);
+    for (int b = block_[leaf0]; b >= 0; b = parent_block_[b]) above_leaf0[b] = 1;
+    std::map<int, std::vector<int>> class_digits;  // class root -> suffix
+    class_digits[S(leaf0)] = {};
+    suffix_.assign(ns_, {});
+    std::set<std::pair<int, std::vector<int>>> used;  // (block, suffix)
+    for (int l = n - 2; l >= 0; --l) {
+      std::vector<int> below;
+      for (int c = 0; c < ns_; ++c)
+        if (t_.level[c] == l + 1) below.push_back(c);
+      below = ByGuid(below);
+      std::stable_partition(below.begin(), below.end(), [&](int c) { return above_leaf0[block_[c]]; });
+      std::map<int, int> next_digit;  // class of the children -> digits handed out
+      std::vector<int> free_switches;
+      for (int c : below)
+        for (int p : PortsToward(c, -1)) {
+          const int s = Neighbour(c, p);
+          if (is_free(s) || class_digits.count(S(s))) continue;
+          const int head = D(s);
+          int& digit = next_digit[head];
+          if (digit >= t_.k)
+            Fail(s, 0, "more than m/2 replica groups above one subtree: too many links missing "
+                       "to tell the replicas apart");
+          std::vector<int> digits = class_digits.at(head);
+          digits.push_back(digit++);
+          class_digits[S(s)] = digits;
+        }
+      for (int s = 0; s < ns_; ++s) {
+        if (t_.level[s] != l) continue;
+        if (is_free(s)) {
+          free_switches.push_back(s);
+          continue;
+        }
+        suffix_[s] = class_digits.at(S(s));
+        if (!used.emplace(block_[s], suffix_[s]).second)
+          Fail(s, 0, "two switches of one subtree get the same label: too many links missing "
+                     "to tell them apart");
+      }
+      for (int s : ByGuid(free_switches)) LabelFreeSwitch(s, class_digits.at(D(s)), used);
+    }
+    t_.w.assign(ns_, {});
+    for (int s = 0; s < ns_; ++s) {
+      t_.w[s] = prefix_[block_[s]];
+      t_.w[s].insert(t_.w[s].end(), suffix_[s].begin(), suffix_[s].end());
+    }
+  }
+
+  // A switch without parents takes the lowest last digit not taken in its
+  // subtree: nothing above it depends on which.
+  void LabelFreeSwitch(int s, const std::vector<int>& head,
+                       std::set<std::pair<int, std::vector<int>>>& used) {
+    for (int j = 0; j < t_.k; ++j) {
+      std::vector<int> digits = head;
+      digits.push_back(j);
+      if (used.emplace(block_[s], digits).second) {
+        suffix_[s] = digits;
+        return;
+      }
+    }
+    Fail(s, 0, "no label left for it in its subtree");
+  }
+
+  // Port maps with 0 where the cable is gone; every link left must join a
+  // child to a parent whose labels FT(m,n) cables together.
+  void BuildPortMaps() {
+    t_.down_port.assign(ns_, {});
+    t_.up_port.assign(ns_, {});
+    for (int s = 0; s < ns_; ++s) {
+      const int l = t_.level[s];
+      if (l < t_.n - 1) {
+        t_.down_port[s].assign(l == 0 ? t_.m : t_.k, 0);
+        for (int p : PortsToward(s, +1)) t_.down_port[s][prefix_[block_[Neighbour(s, p)]][l]] = p;
+      }
+      if (l == 0) continue;
+      t_.up_port[s].assign(t_.k, 0);
+      for (int p : PortsToward(s, -1)) {
+        const std::vector<int>& parent = suffix_[Neighbour(s, p)];
+        if (!std::equal(suffix_[s].begin(), suffix_[s].end(), parent.begin()))
+          Fail(s, p, "its parent's label does not extend its own (cabling breaks the m-port n-tree rule)");
+        int& slot = t_.up_port[s][parent.back()];
+        if (slot) Fail(s, p, "two up links lead to replicas with the same digit");
+        slot = p;
+      }
+    }
+  }
+
+  // Host digits: rank on the leaf, as for complete trees.
+  void LabelHosts() {
+    const int ne = static_cast<int>(f_.end_ports.size());
+    t_.p.assign(ne, {});
+    t_.pid.assign(ne, -1);
+    t_.end_port_by_pid.assign(static_cast<size_t>(2 * IntPow(t_.k, t_.n)), -1);
+    for (int s = 0; s < ns_; ++s) {
+      if (t_.level[s] != t_.n - 1) continue;
+      const Switch& sw = f_.switches[s];
+      int rank = 0;
+      for (int p = 1; p <= sw.num_ports; ++p) {
+        if (!sw.ports[p].is_end_port()) continue;
+        const int ep = sw.ports[p].index;
+        t_.p[ep] = t_.w[s];
+        t_.p[ep].push_back(rank++);
+        t_.down_port[s].push_back(p);
+        long pid = 0;
+        for (int i = 0; i < t_.n; ++i) pid += t_.p[ep][i] * IntPow(t_.k, t_.n - 1 - i);
+        t_.pid[ep] = static_cast<int>(pid);
+        t_.end_port_by_pid[pid] = ep;
+      }
+    }
+  }
+
+  void CountMissing() {
+    const int n = t_.n, k = t_.k;
+    FatTree::Missing& m = t_.missing;
+    m.total_switches = (2L * n - 1) * IntPow(k, n - 1);
+    m.total_links = 2L * (n - 1) * IntPow(k, n);
+    m.total_hosts = 2 * IntPow(k, n);
+    long links = 0, hosts = 0;
+    for (int s = 0; s < ns_; ++s)
+      for (const Peer& p : f_.switches[s].ports) {
+        links += p.is_switch() && t_.level[p.index] < t_.level[s];
+        hosts += p.is_end_port();
+      }
+    m.switches = m.total_switches - ns_;
+    m.links = m.total_links - links;
+    m.hosts = m.total_hosts - hosts;
+    t_.degraded = true;
+  }
+
+  const Fabric& f_;
+  const int ns_;
+  int top_ = -1;
+  std::vector<int> dist_;  // per switch: links to the nearest switch with hosts
+  FatTree t_;
+  std::vector<int> block_;  // per switch
+  std::vector<std::vector<int>> members_;  // per block
+  std::vector<int> level_of_block_;
+  std::vector<int> parent_block_;
+  std::vector<std::vector<int>> children_;
+  std::vector<std::vector<int>> prefix_;  // per block
+  std::vector<std::vector<int>> suffix_;  // per switch
+};
+
+}  // namespace
+
+// Tries each plausible top distance, most common peak first; reports the
+// first candidate's refusal when none labels the fabric.
+FatTree RecognizeDegradedFatTree(const Fabric& f) {
+  std::string first_error;
+  for (int top : DegradedRecognizer(f, -1).TopCandidates()) {
+    try {
+      return DegradedRecognizer(f, top).Run();
+    } catch (const Error& e) {
+      if (first_error.empty()) first_error = e.what();
+    }
+  }
+  throw Error(first_error);
+}
+
+std::string FatTree::DegradedSummary() const {
+  const std::string shape = "FT(" + std::to_string(m) + "," + std::to_string(n) + ")";
+  if (!degraded) return shape + " complete";
+  return "degraded " + shape + ": " + std::to_string(missing.links) + " of " +
+         std::to_string(missing.total_links) + " switch links, " + std::to_string(missing.switches) +
+         " of " + std::to_string(missing.total_switches) + " switches and " +
+         std::to_string(missing.hosts) + " of " + std::to_string(missing.total_hosts) +
+         " hosts missing";
+}
+
+}  // namespace ibu
