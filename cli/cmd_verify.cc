@@ -144,6 +144,9 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const Args& args) {
     Tables policy;
     engine->RouteUnicast(f, policy);
     engine->RouteSl2Vl(f, policy);
+    // Engines whose group SL depends on the tree they chose (xymesh paper
+    // mode's fallback) learn the groups the way OpenSM told them.
+    for (const McastGroup& g : groups) engine->RouteMulticast(f, g, policy);
     t.sl2vl = policy.sl2vl;
     t.end_port_sl = policy.end_port_sl;
     opt = EngineSls(f, *engine);
