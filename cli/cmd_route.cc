@@ -23,12 +23,15 @@ constexpr const char* kUsage =
     "  --lft FILE         write LFTs here, in ibroute format (default: stdout)\n"
     "  --paths FILE       write the path-selection map: src_guid dst_guid dlid\n"
     "  --groups FILE      multicast groups (MLID, members, optional anchor=) to build\n"
-    "  --mft FILE         write their MFTs here, in ibroute -M format\n";
+    "  --mft FILE         write their MFTs here, in ibroute -M format\n"
+    "  --sl2vl FILE       write the SL2VL tables (engines with a VL policy) in\n"
+    "                     `smpquery sl2vl` format: every switch (in, out) pair, every host\n";
 
 }  // namespace
 
 int RouteMain(int argc, char** argv) {
-  Args args(argc, argv, {"--engine", "--lmc", "--guid2lid", "--options", "--lft", "--paths", "--groups", "--mft"},
+  Args args(argc, argv, {"--engine", "--lmc", "--guid2lid", "--options", "--lft", "--paths", "--groups", "--mft",
+                         "--sl2vl"},
             {"-h", "--help"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
@@ -43,6 +46,7 @@ int RouteMain(int argc, char** argv) {
     throw UsageError{"--groups FILE and --mft FILE go together"};
   Tables t;
   engine->RouteUnicast(f, t);
+  engine->RouteSl2Vl(f, t);
   if (args.has("--groups"))
     for (const McastGroup& g : ReadGroupsFile(args.get("--groups"), f)) engine->RouteMulticast(f, g, t);
   std::string paths;
@@ -63,6 +67,8 @@ int RouteMain(int argc, char** argv) {
   if (args.has("--paths")) WriteFileAtomically(args.get("--paths"), paths);
   if (args.has("--mft"))
     WriteFileAtomically(args.get("--mft"), [&](std::ostream& os) { WriteMfts(os, f, t); });
+  if (args.has("--sl2vl"))
+    WriteFileAtomically(args.get("--sl2vl"), [&](std::ostream& os) { WriteSl2Vl(os, f, t); });
   return 0;
 }
 

@@ -43,6 +43,10 @@ constexpr const char* kUsage =
     "                     LFTs and, with --mft/--groups, the MFTs; SL2VL tables and SLs\n"
     "                     from --engine's VL policy (--options), else every SL on VL 0;\n"
     "                     prints one cycle with its switches, ports and VLs\n"
+    "  --sl2vl FILE       SL2VL tables read back (`smpquery sl2vl` format, read-sl2vl):\n"
+    "                     --deadlock uses them instead of the engine's, and with --engine\n"
+    "                     every connected out port's and every host's table must equal\n"
+    "                     the engine's VL policy\n"
     "exit status: 0 all checks pass, 1 a check failed, 2 bad input\n";
 
 // Entries where `t` differs from the engine's own tables.
@@ -146,7 +150,10 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const Args& args) {
     Tables policy;
     engine->RouteUnicast(f, policy);
     engine->RouteSl2Vl(f, policy);
-    t.sl2vl = policy.sl2vl;
+    // Engines whose group SL depends on the tree they chose (xymesh paper
+    // mode's fallback) learn the groups the way OpenSM told them.
+    for (const McastGroup& g : groups) engine->RouteMulticast(f, g, policy);
+    if (!args.has("--sl2vl")) t.sl2vl = policy.sl2vl;  // else: what the switches hold
     t.end_port_sl = policy.end_port_sl;
     opt = EngineSls(f, *engine);
   }
@@ -155,10 +162,58 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const Args& args) {
   return r.acyclic();
 }
 
+// Entries of the read-back SL2VL tables that differ from the engine's VL
+// policy: every (in, out, SL) of each switch out port that is cabled (port
+// 0 and dark ports keep whatever the switch had) and each host's table.
+long CompareSl2Vl(const Fabric& f, const Tables& t, const Args& args) {
+  auto engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
+  Tables want;
+  engine->RouteUnicast(f, want);
+  engine->RouteSl2Vl(f, want);
+  long mismatches = 0, compared = 0;
+  auto report = [&](const std::string& where, int sl, int have, int expect) {
+    if (++mismatches <= 20)
+      std::cout << "error: SL2VL mismatch: " << where << " SL " << sl << ": table says VL " << have
+                << ", " << engine->name() << " says VL " << expect << "\n";
+  };
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    const Switch& sw = f.switches[s];
+    if (want.sl2vl.size() <= s || want.sl2vl[s].empty()) continue;
+    if (t.sl2vl.size() <= s || t.sl2vl[s].empty()) {
+      report(f.SwitchLabel(static_cast<int>(s)) + " (no table read back)", 0, -1, 0);
+      continue;
+    }
+    for (int out = 1; out <= sw.num_ports; ++out) {
+      if (!sw.ports[out].connected()) continue;
+      for (int in = 0; in <= sw.num_ports; ++in)
+        for (int sl = 0; sl < 16; ++sl, ++compared) {
+          const int have = t.sl2vl[s].get(in, out, sl), expect = want.sl2vl[s].get(in, out, sl);
+          if (have != expect)
+            report(f.SwitchLabel(static_cast<int>(s)) + " in " + std::to_string(in) + " out " +
+                       std::to_string(out),
+                   sl, have, expect);
+        }
+    }
+  }
+  for (size_t e = 0; e < f.end_ports.size(); ++e) {
+    if (f.end_ports[e].switch_index < 0) continue;
+    const auto expect = EndPortVls(f, want, static_cast<int>(e));
+    const auto it = t.end_port_sl2vl.find(static_cast<int>(e));
+    for (int sl = 0; sl < 16; ++sl, ++compared) {
+      const int have = it == t.end_port_sl2vl.end() ? -1 : it->second[sl];
+      if (have != expect[sl]) report("host " + f.end_ports[e].name, sl, have, expect[sl]);
+    }
+  }
+  std::printf("sl2vl: %ld entries compared with %s's VL policy, %ld mismatches\n", compared,
+              engine->name(), mismatches);
+  return mismatches;
+}
+
 }  // namespace
 
 int VerifyMain(int argc, char** argv) {
-  Args args(argc, argv, {"--lft", "--guid2lid", "--lmc", "--engine", "--options", "--mft", "--groups", "--paths"},
+  Args args(argc, argv, {"--lft", "--guid2lid", "--lmc", "--engine", "--options", "--mft", "--groups", "--paths",
+             "--sl2vl"},
             {"-h", "--help", "--disjoint", "--deadlock", "--host-lids"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
@@ -176,6 +231,10 @@ int VerifyMain(int argc, char** argv) {
   std::cout << report.Summary(f);
   bool ok = report.ok();
   if (args.has("--engine")) ok = CompareWithEngine(f, t, args) == 0 && ok;
+  if (args.has("--sl2vl")) {
+    ReadSl2VlFile(args.get("--sl2vl"), f, t);
+    if (args.has("--engine")) ok = CompareSl2Vl(f, t, args) == 0 && ok;
+  }
   if (args.has("--mft") != args.has("--groups"))
     throw UsageError{"--mft FILE and --groups FILE go together"};
   if (args.has("--mft")) ok = VerifyGroups(f, t, args) && ok;

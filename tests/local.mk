@@ -13,8 +13,8 @@ tests_unit_unit_tests_LDADD = plugin/core/libibucore.la sim-harness/mcast/libibu
 TESTS += tests/unit/unit_tests
 E2E_TESTS = tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
 	tests/e2e/opensm_builtin.sh tests/e2e/mlid_paper.sh tests/e2e/mlid_reachability.sh \
-	tests/e2e/mlid_fallback.sh tests/e2e/mcast_cyclic.sh tests/e2e/mesh_opensm.sh \
-	tests/e2e/mlid_linkflap.sh tests/e2e/experiments_quick.sh tests/e2e/mcast_setup.sh
+	tests/e2e/mlid_fallback.sh tests/e2e/mcast_cyclic.sh tests/e2e/mesh_opensm.sh tests/e2e/mesh_paper.sh \
+	tests/e2e/mesh_vls.sh tests/e2e/mlid_linkflap.sh tests/e2e/experiments_quick.sh tests/e2e/mcast_setup.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += tests/e2e/lib.sh
 

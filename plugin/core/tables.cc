@@ -205,4 +205,102 @@ void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t) {
   ReadMfts(in, path, f, t);
 }
 
+std::array<uint8_t, 16> EndPortVls(const Fabric& f, const Tables& t, int ep) {
+  std::array<uint8_t, 16> vls{};
+  const EndPort& port = f.end_ports.at(ep);
+  if (port.switch_index < 0 || static_cast<size_t>(port.switch_index) >= t.sl2vl.size())
+    return vls;
+  const Sl2Vl& table = t.sl2vl[port.switch_index];
+  for (int sl = 0; sl < 16; ++sl) vls[sl] = table.get(0, port.switch_port, sl);
+  return vls;
+}
+
+namespace {
+
+void WriteSl2VlBlock(std::ostream& os, Lid lid) {
+  os << "# SL2VL table: Lid " << lid << "\n#                 SL: |";
+  for (int sl = 0; sl < 16; ++sl) os << Printf("%2d|", sl);
+  os << "\n";
+}
+
+void WriteSl2VlRow(std::ostream& os, int in, int out, const std::array<uint8_t, 16>& vls) {
+  os << Printf("ports: in %2d, out %2d: |", in, out);
+  for (uint8_t vl : vls) os << Printf("%2d|", vl);
+  os << "\n";
+}
+
+}  // namespace
+
+void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t) {
+  for (size_t s = 0; s < f.switches.size() && s < t.sl2vl.size(); ++s) {
+    const Sl2Vl& table = t.sl2vl[s];
+    if (table.empty() || f.switches[s].lid == 0) continue;
+    for (int out = 0; out <= table.num_ports; ++out) {
+      WriteSl2VlBlock(os, f.switches[s].lid);
+      for (int in = 0; in <= table.num_ports; ++in) {
+        std::array<uint8_t, 16> vls{};
+        for (int sl = 0; sl < 16; ++sl) vls[sl] = table.get(in, out, sl);
+        WriteSl2VlRow(os, in, out, vls);
+      }
+    }
+  }
+  for (size_t e = 0; e < f.end_ports.size(); ++e) {
+    const EndPort& ep = f.end_ports[e];
+    if (ep.base_lid == 0 || ep.switch_index < 0 ||
+        static_cast<size_t>(ep.switch_index) >= t.sl2vl.size() || t.sl2vl[ep.switch_index].empty())
+      continue;
+    WriteSl2VlBlock(os, ep.base_lid);
+    WriteSl2VlRow(os, 0, 0, EndPortVls(f, t, static_cast<int>(e)));
+  }
+}
+
+void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
+  t.sl2vl.resize(f.switches.size());
+  std::string line;
+  int no = 0;
+  LidOwner owner;
+  while (std::getline(is, line)) {
+    ++no;
+    unsigned lid = 0;
+    if (std::sscanf(line.c_str(), "# SL2VL table: Lid %u", &lid) == 1) {
+      owner = f.owner(static_cast<Lid>(lid));
+      if (!owner.valid()) throw InputError(file, no, Printf("LID %u is not in the fabric", lid));
+      continue;
+    }
+    if (!StartsWith(line, "ports:")) continue;
+    if (!owner.valid()) throw InputError(file, no, "SL2VL row before a '# SL2VL table: Lid N' line");
+    int in = -1, out = -1, used = 0;
+    if (std::sscanf(line.c_str(), "ports: in %d, out %d:%n", &in, &out, &used) != 2)
+      throw InputError(file, no, "expected 'ports: in I, out O: | v|...|'");
+    std::array<uint8_t, 16> vls{};
+    const char* at = line.c_str() + used;
+    for (int sl = 0; sl < 16; ++sl) {
+      int vl = -1, n = 0;
+      if (std::sscanf(at, " |%d%n", &vl, &n) != 1 || vl < 0 || vl > 15)
+        throw InputError(file, no, Printf("SL %d: expected a VL 0..15", sl));
+      vls[sl] = static_cast<uint8_t>(vl);
+      at += n;
+    }
+    if (owner.kind == Peer::Kind::kEndPort) {
+      if (in != 0 || out != 0)
+        throw InputError(file, no, "a host port's table is 'in 0, out 0'");
+      t.end_port_sl2vl[owner.index] = vls;
+      continue;
+    }
+    Sl2Vl& table = t.sl2vl[owner.index];
+    const int ports = f.switches[owner.index].num_ports;
+    if (in < 0 || out < 0 || in > ports || out > ports)
+      throw InputError(file, no, Printf("in %d, out %d: %s has ports 0..%d", in, out,
+                                        f.SwitchLabel(owner.index).c_str(), ports));
+    if (table.empty()) table.Init(ports);
+    for (int sl = 0; sl < 16; ++sl) table.set(in, out, sl, vls[sl]);
+  }
+}
+
+void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open SL2VL dump");
+  ReadSl2Vl(in, path, f, t);
+}
+
 }  // namespace ibu

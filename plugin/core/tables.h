@@ -59,6 +59,9 @@ struct Tables {
   // SL of the packets each end port sends (index like Fabric::end_ports),
   // for unicast; empty means SL 0. Engines with VL policies fill it.
   std::vector<uint8_t> end_port_sl;
+  // SL2VL tables of host ports read back from a fabric, by end-port index
+  // (offline, EndPortVls gives them from the switches' tables).
+  std::map<int, std::array<uint8_t, 16>> end_port_sl2vl;
 
   void Resize(const Fabric& f) {
     lft.resize(f.switches.size());
@@ -79,6 +82,23 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f,
               Tables& t);
 void ReadMfts(std::istream& is, const std::string& file, const Fabric& f,
               Tables& t);
+// SL2VL of host port `ep` (OpenSM sets it with in = out = 0): the VLs its
+// switch uses on the link toward the host, so injection and delivery on a
+// host link agree. All VL 0 when the switch has no table.
+std::array<uint8_t, 16> EndPortVls(const Fabric& f, const Tables& t, int ep);
+
+// Writes the switches' SL2VL tables (every out port, every in port) and
+// the host ports' (EndPortVls) as `smpquery sl2vl LID [OUT]` prints them:
+// "# SL2VL table: Lid N", an SL header line, then
+// "ports: in  I, out  O: | v| v|...| v|" (16 VLs). Switches without a
+// table and ports without a LID are left out.
+void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t);
+// Parses that format (several `smpquery sl2vl` outputs concatenated) into
+// t.sl2vl (switch LIDs) and t.end_port_sl2vl (host LIDs, in = out = 0).
+// Throws ibu::Error "FILE:LINE: ..." on an unknown LID, a port beyond the
+// switch's or a VL outside 0..15.
+void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Tables& t);
+void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t);
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t);
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t);
 

@@ -314,6 +314,18 @@ int ibu_switch_sl2vl(const ibu_engine* e, uint64_t switch_guid, int in_port, int
   return 0;
 }
 
+int ibu_end_port_sl2vl(const ibu_engine* e, uint64_t port_guid, uint8_t vl_by_sl[16]) {
+  if (!e->routed) return -1;
+  const int ep = e->fabric.EndPortByGuid(port_guid);
+  if (ep < 0) return -1;
+  const int sw = e->fabric.end_ports[ep].switch_index;
+  if (sw < 0 || static_cast<size_t>(sw) >= e->tables.sl2vl.size() || e->tables.sl2vl[sw].empty())
+    return -1;  // no VL policy: OpenSM's qos_ca_* mapping stays
+  const std::array<uint8_t, 16> vls = ibu::EndPortVls(e->fabric, e->tables, ep);
+  std::copy(vls.begin(), vls.end(), vl_by_sl);
+  return 0;
+}
+
 int ibu_data_vls(const ibu_engine* e) { return e->engine ? e->engine->DataVls() : 1; }
 
 void ibu_dump(const ibu_engine* e, const char* dir) {

@@ -63,6 +63,10 @@ int ibu_route_mcast(ibu_engine *e, uint16_t mlid, const uint64_t *member_guids, 
 int ibu_path_sl(const ibu_engine *e, uint16_t slid, uint16_t dlid, uint8_t *sl);
 int ibu_switch_sl2vl(const ibu_engine *e, uint64_t switch_guid, int in_port, int out_port,
 		     uint8_t vl_by_sl[16]);
+/* A host port's own SL2VL (OpenSM asks with in = out = 0): the VLs its
+ * switch uses on the link toward that host, so injection and delivery on
+ * a host link use the same VL. */
+int ibu_end_port_sl2vl(const ibu_engine *e, uint64_t port_guid, uint8_t vl_by_sl[16]);
 int ibu_data_vls(const ibu_engine *e);
 
 /* Writes ibunion-<engine>-lfts.dump and, for fabrics of at most 4096 end

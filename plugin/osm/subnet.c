@@ -217,11 +217,14 @@ static void cb_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port, u
 	uint8_t vl_by_sl[16];
 	int sl;
 
-	if (!node->sw)
-		return; /* CA ports keep OpenSM's (qos_ca_*) mapping */
-	if (ibu_switch_sl2vl(e->core, cl_ntoh64(osm_node_get_node_guid(node)), in_port, out_port,
-			     vl_by_sl))
+	if (!node->sw) {
+		/* OpenSM's qos_endport_setup asks for CA ports too (in = out = 0) */
+		if (ibu_end_port_sl2vl(e->core, cl_ntoh64(port->port_guid), vl_by_sl))
+			return;
+	} else if (ibu_switch_sl2vl(e->core, cl_ntoh64(osm_node_get_node_guid(node)), in_port,
+				    out_port, vl_by_sl)) {
 		return;
+	}
 	for (sl = 0; sl < 16; sl++)
 		ib_slvl_table_set(t, (uint8_t)sl, vl_by_sl[sl]);
 }
@@ -237,6 +240,7 @@ void ibu_osm_fill_callbacks(struct osm_routing_engine *re, struct ibu_osm_engine
 	re->ucast_build_fwd_tables = cb_ucast_build_fwd_tables;
 	re->mcast_build_stree = cb_mcast_build_stree;
 	re->path_sl = cb_path_sl;
-	re->update_sl2vl = ibu_data_vls(e->core) > 1 ? cb_update_sl2vl : NULL;
+	/* always: the bridge leaves OpenSM's table when the engine has no VL policy */
+	re->update_sl2vl = cb_update_sl2vl;
 	re->destroy = cb_destroy;
 }

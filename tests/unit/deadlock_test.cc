@@ -238,6 +238,64 @@ void EveryVlModeIsAcyclic() {
       }
 }
 
+// xymesh_mcast=paper: anchor trees on a VL of their own, admitted only
+// while that VL stays acyclic; the rest fall back to trunk-row trees.
+void PaperTreesAreAcyclic() {
+  // Two anchor trees on rows 0 and 4 over the same corners would close a
+  // loop on the multicast VL: the second falls back to the trunk row.
+  Fabric f = MakeMesh(5, 5);
+  AssignDefaultLids(f, 0);
+  auto e = MakeXyMeshEngine({"xymesh_mcast=paper"}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  e->RouteSl2Vl(f, t);
+  const std::vector<int> corners = {f.EndPortByName("H(0,0)"), f.EndPortByName("H(0,4)"),
+                                    f.EndPortByName("H(4,0)"), f.EndPortByName("H(4,4)")};
+  std::vector<McastGroup> pair = {{0xC000, corners, corners[0]}, {0xC001, corners, corners[1]}};
+  for (const McastGroup& g : pair) e->RouteMulticast(f, g, t);
+  const Lid lid = f.end_ports[corners[0]].base_lid;
+  CU_ASSERT_EQUAL(e->PathSl(f, lid, 0xC000), kPaperMcastSl);
+  CU_ASSERT_NOT_EQUAL(e->PathSl(f, lid, 0xC001), kPaperMcastSl);
+  CU_ASSERT(CheckDeadlock(f, t, pair, EngineSls(f, *e)).acyclic());
+  // Both on the multicast VL (what admission prevents) is a credit loop.
+  DeadlockOptions both_on_mcast_vl;
+  both_on_mcast_vl.path_sl = [](int, Lid dlid) {
+    return dlid >= kMulticastLidBase ? kPaperMcastSl : uint8_t{0};
+  };
+  Tables anchored = t;
+  XyRouter router(f, RecognizeMesh(f), {});
+  for (auto& [sw, mask] : router.AnchorTree(pair[1])) anchored.mft[sw].groups[0xC001] = mask;
+  CU_ASSERT(!CheckDeadlock(f, anchored, pair, both_on_mcast_vl).acyclic());
+
+  // Many random groups in every VL mode: exactly once and acyclic.
+  std::mt19937_64 rng(29);
+  for (int vls : {1, 2, 4})
+    for (const char* mode : {"shared", "dedicated"}) {
+      Fabric m = MakeMesh(6, 5);
+      ShufflePorts(m, 7);
+      AssignDefaultLids(m, 0);
+      auto paper = MakeXyMeshEngine({"xymesh_vls=" + std::to_string(vls),
+                                     std::string("xymesh_vl_mode=") + mode, "xymesh_mcast=paper"},
+                                    nullptr);
+      CU_ASSERT_EQUAL(paper->DataVls(), vls + 1);
+      Tables tm;
+      paper->RouteUnicast(m, tm);
+      paper->RouteSl2Vl(m, tm);
+      const std::vector<McastGroup> groups =
+          RandomGroups(rng, static_cast<int>(m.end_ports.size()), 24);
+      int on_mcast_vl = 0;
+      for (const McastGroup& g : groups) {
+        paper->RouteMulticast(m, g, tm);
+        CU_ASSERT(VerifyMulticast(m, tm, g).ok());
+        on_mcast_vl += paper->PathSl(m, 1, g.mlid) == kPaperMcastSl;
+      }
+      CU_ASSERT(on_mcast_vl > 0);
+      DeadlockReport r = CheckDeadlock(m, tm, groups, EngineSls(m, *paper));
+      if (!r.acyclic()) fprintf(stderr, "\n  paper vls=%d %s: %s", vls, mode, r.Summary(m).c_str());
+      CU_ASSERT(r.acyclic());
+    }
+}
+
 // The fat-tree engines' up*/down* tables with cyclic multicast trees.
 void FatTreeIsAcyclic() {
   std::mt19937_64 rng(23);
@@ -268,6 +326,7 @@ void RegisterDeadlockSuite() {
   CU_add_test(s, "mixed XY/YX routing has a cycle", MixedXyYxHasACycle);
   CU_add_test(s, "trees rooted on two rows have a cycle", TreesOnTwoRowsHaveACycle);
   CU_add_test(s, "xymesh: every VL mode acyclic", EveryVlModeIsAcyclic);
+  CU_add_test(s, "xymesh paper trees: own VL, admission, acyclic", PaperTreesAreAcyclic);
   CU_add_test(s, "fat-tree mlid/slid with multicast acyclic", FatTreeIsAcyclic);
 }
 

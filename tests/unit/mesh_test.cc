@@ -421,6 +421,21 @@ void PaperExample5x5() {
   McastReport r = VerifyMulticast(f, t, g);
   CU_ASSERT(r.ok());
   CU_ASSERT_EQUAL(r.senders_checked, 6);
+  // xymesh_mcast=paper without an explicit anchor: N(2,2) is the member
+  // nearest the centre of the members' bounding box, so the same masks.
+  auto paper_engine = MakeXyMeshEngine({"xymesh_mcast=paper"}, nullptr);
+  Tables tp;
+  paper_engine->RouteUnicast(f, tp);
+  g.anchor = -1;
+  XyRouter router(f, RecognizeMesh(f), ParseXyMeshOptions({"xymesh_mcast=paper"}));
+  CU_ASSERT_EQUAL(router.PaperAnchor(g), HostAt(f, 2, 2));
+  paper_engine->RouteMulticast(f, g, tp);
+  for (const auto& [xy, ports] : want) {
+    std::set<int> expect = ports;
+    if (xy == std::pair{2, 2}) expect.insert(5);
+    CU_ASSERT(Ports(tp, Node(f, xy.first, xy.second), g.mlid) == expect);
+  }
+  CU_ASSERT_EQUAL(TreeSwitches(tp, g.mlid).size(), want.size());
 }
 
 void ExactlyOnceFromEveryMember() {

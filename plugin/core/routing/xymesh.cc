@@ -1,7 +1,10 @@
 #include "plugin/core/routing/xymesh.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "plugin/core/error.h"
@@ -11,6 +14,12 @@ namespace ibu {
 namespace {
 
 constexpr int kSls = 16;
+
+std::string HexLid(Lid lid) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%04X", static_cast<unsigned>(lid));
+  return text;
+}
 
 void CheckMembers(const Fabric& f, const McastGroup& g) {
   const std::string group = "multicast group " + std::to_string(g.mlid);
@@ -45,10 +54,17 @@ XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words) {
         opt.mode = VlMode::kDedicated;
       else
         throw Error("option '" + word + "': expected xymesh_vl_mode=shared or dedicated");
+    } else if (key == "xymesh_mcast") {
+      if (value == "trunk")
+        opt.mcast = McastScheme::kTrunk;
+      else if (value == "paper")
+        opt.mcast = McastScheme::kPaper;
+      else
+        throw Error("option '" + word + "': expected xymesh_mcast=trunk or paper");
     } else {
       throw Error("option '" + word +
                   "': unknown key for engine xymesh (known: xymesh_vls=1|2|4, "
-                  "xymesh_vl_mode=shared|dedicated)");
+                  "xymesh_vl_mode=shared|dedicated, xymesh_mcast=trunk|paper)");
     }
   }
   return opt;
@@ -123,6 +139,40 @@ std::vector<std::pair<int, PortMask>> XyRouter::McastTree(const McastGroup& g) c
   return UnionTree(mesh_.SwitchAt(col, TrunkRow(g.mlid)), reach, g.members);
 }
 
+int XyRouter::PaperAnchor(const McastGroup& g) const {
+  CheckMembers(f_, g);
+  if (g.anchor >= 0) return g.anchor;
+  // Twice the bounding box's centre, so distances stay integers.
+  int x_lo = mesh_.X, x_hi = -1, y_lo = mesh_.Y, y_hi = -1;
+  for (int m : g.members) {
+    const int s = f_.end_ports[m].switch_index;
+    x_lo = std::min(x_lo, mesh_.x[s]), x_hi = std::max(x_hi, mesh_.x[s]);
+    y_lo = std::min(y_lo, mesh_.y[s]), y_hi = std::max(y_hi, mesh_.y[s]);
+  }
+  auto off_centre = [&](int m) {
+    const int s = f_.end_ports[m].switch_index;
+    return std::abs(2 * mesh_.x[s] - x_lo - x_hi) + std::abs(2 * mesh_.y[s] - y_lo - y_hi);
+  };
+  int best = g.members.front();
+  for (int m : g.members) {
+    const int d = off_centre(m), best_d = off_centre(best);
+    if (d < best_d || (d == best_d && f_.end_ports[m].base_lid < f_.end_ports[best].base_lid))
+      best = m;
+  }
+  return best;
+}
+
+std::vector<std::pair<int, PortMask>> XyRouter::AnchorTree(const McastGroup& g) const {
+  const int anchor = PaperAnchor(g);
+  std::vector<int> reach;
+  for (int m : g.members) reach.push_back(f_.end_ports[m].switch_index);
+  return UnionTree(f_.end_ports[anchor].switch_index, reach, g.members);
+}
+
+int XyRouter::McastVl() const { return opt_.mcast == McastScheme::kPaper ? opt_.vls : -1; }
+
+int XyRouter::TotalVls() const { return opt_.vls + (opt_.mcast == McastScheme::kPaper ? 1 : 0); }
+
 std::vector<std::pair<int, PortMask>> XyRouter::UnionTree(int root, const std::vector<int>& reach,
                                                           const std::vector<int>& members) const {
   std::map<int, PortMask> masks;
@@ -150,6 +200,7 @@ uint8_t XyRouter::UnicastSl(int end_port) const {
 }
 
 uint8_t XyRouter::Vl(int sw, int out_port, int sl) const {
+  if (opt_.mcast == McastScheme::kPaper && sl == kPaperMcastSl) return static_cast<uint8_t>(McastVl());
   if (opt_.mode == VlMode::kShared) return static_cast<uint8_t>(sl % opt_.vls);
   const int d = mesh_.DirOf(sw, out_port);
   if (d == kNoDir || opt_.vls == 1) return 0;  // host and management ports: sinks
@@ -194,10 +245,105 @@ std::vector<std::string> XyRouter::Notes() const {
                      : opt_.vls == 4 ? " (E0 N1 W2 S3)"
                                      : "") +
                     ", SL 0, multicast rooted on trunk row " + rows);
+  if (opt_.mcast == McastScheme::kPaper)
+    notes.push_back("xymesh: multicast xymesh_mcast=paper: union of XY paths from each group's "
+                    "anchor, on its own VL " + std::to_string(McastVl()) + " (SL " +
+                    std::to_string(kPaperMcastSl) + "; " + std::to_string(TotalVls()) +
+                    " VLs in all); a group whose tree would close a credit loop there gets "
+                    "the trunk-row tree instead");
   return notes;
 }
 
 namespace {
+
+// Paper mode's admission control: the channel dependencies of the anchor
+// trees on the multicast VL (a copy arriving on a switch link waits for
+// every other switch link of the mask), counted per edge so one group can
+// be taken out again. A tree is admitted only if the graph stays acyclic.
+// Cost per admission: O(tree) to add plus a DFS over the graph, at most
+// 4 x switches channels.
+class McastVlGraph {
+ public:
+  bool TryAdmit(const Fabric& f, Lid mlid, const std::vector<std::pair<int, PortMask>>& tree) {
+    Remove(mlid);
+    std::vector<Edge> edges = TreeEdges(f, tree);
+    for (const Edge& e : edges) ++count_[e];
+    if (Acyclic()) {
+      edges_[mlid] = std::move(edges);
+      return true;
+    }
+    Drop(edges);
+    return false;
+  }
+
+  void Remove(Lid mlid) {
+    auto it = edges_.find(mlid);
+    if (it == edges_.end()) return;
+    Drop(it->second);
+    edges_.erase(it);
+  }
+
+  bool Admitted(Lid mlid) const { return edges_.count(mlid) > 0; }
+  void Clear() { count_.clear(), edges_.clear(); }
+
+ private:
+  using Channel = std::pair<int, int>;  // (switch, out port)
+  using Edge = std::pair<Channel, Channel>;
+
+  static std::vector<Edge> TreeEdges(const Fabric& f,
+                                     const std::vector<std::pair<int, PortMask>>& tree) {
+    std::vector<Edge> edges;
+    for (const auto& [sw, mask] : tree) {
+      const Switch& s = f.switches[sw];
+      for (int in = 1; in <= s.num_ports; ++in) {
+        if (!mask.test(in) || !s.ports[in].is_switch()) continue;
+        const Channel arrival{s.ports[in].index, s.ports[in].port};
+        for (int out = 1; out <= s.num_ports; ++out)
+          if (out != in && mask.test(out) && s.ports[out].is_switch())
+            edges.push_back({arrival, {sw, out}});
+      }
+    }
+    return edges;
+  }
+
+  void Drop(const std::vector<Edge>& edges) {
+    for (const Edge& e : edges)
+      if (--count_[e] == 0) count_.erase(e);
+  }
+
+  // Iterative DFS with white/grey/black colours over the counted edges.
+  bool Acyclic() const {
+    std::map<Channel, std::vector<Channel>> succ;
+    for (const auto& [e, n] : count_) succ[e.first].push_back(e.second);
+    std::map<Channel, int> colour;  // absent white, 1 grey, 2 black
+    for (const auto& [start, unused] : succ) {
+      if (colour.count(start)) continue;
+      std::vector<std::pair<Channel, size_t>> stack{{start, 0}};
+      colour[start] = 1;
+      while (!stack.empty()) {
+        auto& [c, next] = stack.back();
+        auto it = succ.find(c);
+        if (it == succ.end() || next == it->second.size()) {
+          colour[c] = 2;
+          stack.pop_back();
+          continue;
+        }
+        const Channel d = it->second[next++];
+        const auto seen = colour.find(d);
+        if (seen == colour.end()) {
+          colour[d] = 1;
+          stack.push_back({d, 0});
+        } else if (seen->second == 1) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  std::map<Edge, int> count_;
+  std::unordered_map<Lid, std::vector<Edge>> edges_;
+};
 
 class XyMeshEngine : public Engine {
  public:
@@ -208,6 +354,8 @@ class XyMeshEngine : public Engine {
   void RouteUnicast(const Fabric& f, Tables& t) override {
     router_.reset();
     trees_.Clear();
+    paper_trees_.Clear();
+    fallback_.clear();
     router_ = std::make_unique<XyRouter>(f, RecognizeMesh(f), opt_);
     if (log_)
       for (const std::string& note : router_->Notes()) log_(LogLevel::kInfo, note);
@@ -218,6 +366,19 @@ class XyMeshEngine : public Engine {
   // and of its new one.
   void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
     if (!router_) throw Error("xymesh: multicast needs unicast routing first");
+    if (opt_.mcast == McastScheme::kPaper) {
+      auto tree = router_->AnchorTree(g);
+      if (paper_trees_.TryAdmit(f, g.mlid, tree)) {
+        fallback_.erase(g.mlid);
+        trees_.Apply(f, g.mlid, tree, t);
+        return;
+      }
+      if (log_)
+        log_(LogLevel::kInfo, "xymesh: multicast group " + HexLid(g.mlid) +
+                                  ": its anchor tree would close a credit loop on the "
+                                  "multicast VL; trunk-row tree on the data VLs instead");
+      fallback_.insert(g.mlid);
+    }
     trees_.Apply(f, g.mlid, router_->McastTree(g), t);
   }
 
@@ -229,19 +390,30 @@ class XyMeshEngine : public Engine {
 
   uint8_t PathSl(const Fabric& f, Lid slid, Lid dlid) const override {
     if (!router_) return 0;
-    if (dlid >= kMulticastLidBase) return router_->McastSl(dlid);
+    if (dlid >= kMulticastLidBase) return McastSl(dlid);
     const LidOwner o = f.owner(slid);
     if (o.kind != Peer::Kind::kEndPort) return 0;
     return router_->UnicastSl(o.index);
   }
 
-  int DataVls() const override { return opt_.vls; }
+  // Known before routing: OpenSM's adapter installs update_sl2vl from it.
+  int DataVls() const override { return opt_.vls + (opt_.mcast == McastScheme::kPaper ? 1 : 0); }
 
  private:
+  // Paper mode: SL 15 unless the group fell back to a trunk-row tree (an
+  // MLID never routed here counts as admitted, as offline verification
+  // routes no groups through the engine).
+  uint8_t McastSl(Lid mlid) const {
+    if (opt_.mcast == McastScheme::kPaper && fallback_.count(mlid) == 0) return kPaperMcastSl;
+    return router_->McastSl(mlid);
+  }
+
   XyMeshOptions opt_;
   LogSink log_;
   std::unique_ptr<XyRouter> router_;
   McastTreeTables trees_;
+  McastVlGraph paper_trees_;
+  std::set<Lid> fallback_;  // paper mode: groups on trunk-row trees
 };
 
 }  // namespace

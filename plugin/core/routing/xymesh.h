@@ -42,6 +42,23 @@
 //    SL. Each directed link then has exactly one VL, so the graph over
 //    (link, VL) is the one-VL graph: one trunk row (the middle one), SL 0.
 //    Ports toward hosts and port 0 use VL0 (sinks, never in a cycle).
+//
+// Paper multicast, option xymesh_mcast=paper: the tree is seed 000's union
+// of XY paths from the anchor itself (the group's explicit anchor, else the
+// member nearest the centre of the members' bounding box, ties to the
+// lowest base LID), so the masks are the paper's, port for port, plus what
+// every-member-as-sender adds (each tree edge's parent port, members' host
+// ports). Such trees turn Y-then-X on their anchors' rows, which differ
+// from group to group, so they cannot share a VL with XY unicast or with
+// trunk-row trees. Hence:
+//  - they get a VL of their own, VL `vls` (one past the data VLs: 2, 3 or 5
+//    VLs in all), reached by SL 15 (kPaperMcastSl) on every port; senders
+//    must use SL 15 for such groups (`ibunion mcjoin --sl 15`);
+//  - two anchor trees on different rows can still close a loop on that VL,
+//    so the engine admits a group's anchor tree only while the multicast
+//    VL's dependency graph stays acyclic; a group that would close a loop
+//    gets the trunk-row tree on the data VLs instead (logged), where the
+//    trunk-row argument above holds. CheckDeadlock proves the whole.
 #pragma once
 
 #include <memory>
@@ -55,14 +72,19 @@
 namespace ibu {
 
 enum class VlMode { kShared, kDedicated };
+enum class McastScheme { kTrunk, kPaper };
+
+// SL whose packets ride the multicast VL in paper mode.
+constexpr uint8_t kPaperMcastSl = 15;
 
 struct XyMeshOptions {
   int vls = 1;  // data VLs: 1, 2 or 4
   VlMode mode = VlMode::kShared;
+  McastScheme mcast = McastScheme::kTrunk;
 };
 
-// Reads "xymesh_vls=1|2|4" and "xymesh_vl_mode=shared|dedicated"; words of
-// other engines are ignored. Throws ibu::Error naming the word on a bad
+// Reads "xymesh_vls=1|2|4", "xymesh_vl_mode=shared|dedicated" and
+// "xymesh_mcast=trunk|paper"; words of other engines are ignored. Throws ibu::Error naming the word on a bad
 // value, an unknown xymesh_ key or a word without '='.
 XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words);
 
@@ -88,6 +110,16 @@ class XyRouter {
   // The group's masks by switch (the scheme above). Throws ibu::Error on an
   // empty group or a member that is not an end port. Cost O(members x (X+Y)).
   std::vector<std::pair<int, PortMask>> McastTree(const McastGroup& g) const;
+
+  // Paper mode: the union of XY paths from the group's anchor switch (see
+  // above for the anchor), and that anchor's end-port index.
+  std::vector<std::pair<int, PortMask>> AnchorTree(const McastGroup& g) const;
+  int PaperAnchor(const McastGroup& g) const;
+
+  // Paper mode's multicast VL (one past the data VLs), -1 in trunk mode.
+  int McastVl() const;
+  // VLs the SL2VL tables use: the data VLs plus the multicast VL.
+  int TotalVls() const;
 
   // The paper's union: XY paths from switch `root` to every switch in
   // `reach`, both ends of each tree edge in the masks, plus the host port

@@ -1,0 +1,82 @@
+#!/bin/bash
+# Seed 000's 5x5 multicast example read back from the simulated switches:
+# the xymesh engine with xymesh_mcast=paper inside OpenSM over ibsim, the
+# paper's LID layout (LID of N(x,y) = 5x + y + 1), the group joined through
+# the SA by its six hosts with `ibunion mcjoin --sl 15` (paper trees ride
+# the multicast VL, reached by SL 15). Each switch's MFT mask must be the
+# paper's out-port union plus exactly what every-member-as-sender adds.
+source "$(dirname "$0")/lib.sh"
+[ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
+
+# Ports of the generator: 1 east, 2 north, 3 west, 4 south, 5 host.
+# The paper's unions (seed 000, section 3.3.2), for N(2,2) as the sender:
+declare -A PAPER=(["N(2,2)"]="1 3" ["N(1,2)"]="3" ["N(0,2)"]="2" ["N(0,3)"]="2"
+  ["N(3,2)"]="1 2" ["N(4,2)"]="4" ["N(4,1)"]="4")
+# What the bidirectional mask adds so every member can send (IB floods to
+# every mask port but the arrival port): on each tree switch the port back
+# toward the anchor N(2,2), and each member's host port (N(2,2) is a member:
+# a sender joins the group too).
+declare -A ADDED=(["N(2,2)"]="5" ["N(1,2)"]="1" ["N(0,2)"]="1" ["N(0,3)"]="4 5"
+  ["N(0,4)"]="4 5" ["N(3,2)"]="3" ["N(3,3)"]="4 5" ["N(4,2)"]="3 5" ["N(4,1)"]="2" ["N(4,0)"]="2 5")
+
+members="H(2,2) H(0,3) H(0,4) H(3,3) H(4,0) H(4,2)"
+joins=""
+for h in $members; do
+  joins="$joins SIM_HOST='$h' LD_PRELOAD=\$IBUNION_UMAD2SIM '$IBUNION' mcjoin join ff12:e001::5 --sl 15 >>\$IBUNION_OUT/joins.txt &&"
+done
+out=$E2E_TMP/paper
+check "mesh-5x5, xymesh_mcast=paper, qos TRUE: six joins through the SA" \
+  "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_mcast=paper" \
+  --conf-line "qos TRUE" --out "$out" --daemon --exec "$joins sleep 2"
+grep -q "xymesh tables configured on all switches" "$out/opensm.log" && pass "routed by xymesh" ||
+  fail "xymesh did not route"
+
+# The paper's LID layout, as OpenSM assigned it.
+lid_of() { grep -o "# \"$1\" lid [0-9]*" "$out/fabric.net" | head -1 | awk '{print $NF}'; }
+lids=""
+for h in $members; do lids="$lids $(lid_of "$h")"; done
+[ "$lids" = " 13 4 5 19 21 23" ] && pass "paper LIDs: N(2,2)=13, members {4,5,19,21,23}" ||
+  fail "LIDs of $members are$lids, expected 13 4 5 19 21 23"
+
+mlid=$(sort -u "$out/joins.txt" | awk '{print $2}')
+[ "$(echo "$mlid" | wc -w)" -eq 1 ] && pass "one MLID for the group: $mlid" || fail "MLIDs: $mlid"
+
+# Mask ports of MLID on each switch, from `ibroute -M`: an x under a port
+# number of the "Ports:" header.
+awk -v mlid="$(printf '0x%04x' "$mlid")" '
+  /^Multicast mlids/ {match($0, /N\([0-9]+,[0-9]+\)/); sw = substr($0, RSTART, RLENGTH)}
+  /Ports:/ {header = $0}
+  tolower($1) == mlid {
+    ports = ""
+    for (i = 1; i <= length(header); i++) {
+      c = substr(header, i, 1)
+      if (c ~ /[0-9]/ && substr(header, i - 1, 1) == " " && substr($0, i, 1) == "x") {
+        p = substr(header, i); sub(/ .*/, "", p); ports = ports " " p
+      }
+    }
+    print sw ports
+  }' "$out/mfts.dump" >"$E2E_TMP/masks"
+sorted() { tr ' ' '\n' | { grep . || true; } | sort -n | tr '\n' ' ' | sed 's/ $//'; }
+for x in 0 1 2 3 4; do
+  for y in 0 1 2 3 4; do
+    sw="N($x,$y)"
+    want=$(echo "${PAPER[$sw]:-} ${ADDED[$sw]:-}" | sorted)
+    got=$(awk -v s="$sw" '$1 == s {$1 = ""; print}' "$E2E_TMP/masks" | sorted)
+    if [ "$got" = "$want" ]; then
+      [ -z "$want" ] || pass "$sw mask {$want} = paper {${PAPER[$sw]:-}} + bidirectional {${ADDED[$sw]:-}}"
+    else
+      fail "$sw mask {$got}, expected paper {${PAPER[$sw]:-}} + bidirectional {${ADDED[$sw]:-}}"
+    fi
+  done
+done
+! grep -q "its anchor tree would close" "$out/opensm.log" && pass "the anchor tree was admitted on the multicast VL" ||
+  fail "the group fell back to a trunk-row tree"
+
+echo "$mlid $members" >"$E2E_TMP/groups"
+check "exactly once from every member, nothing to others (read-back LFTs + MFTs)" \
+  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups"
+check "unicast + paper multicast: channel dependencies acyclic (multicast VL 1)" \
+  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups" \
+  --deadlock --engine xymesh --options "xymesh_mcast=paper"
+finish

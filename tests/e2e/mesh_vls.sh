@@ -1,0 +1,96 @@
+#!/bin/bash
+# xymesh's virtual lanes inside OpenSM (qos TRUE) over ibsim, read back
+# from the simulated ports with `smpquery sl2vl` (read-sl2vl): for 1, 2 and
+# 4 data VLs, shared and dedicated, and paper multicast on its own VL, every
+# cabled switch port's and every host's SL2VL table equals the mode's rule,
+# and unicast + two SA-joined groups are free of credit loops on the tables
+# the switches hold (LFTs, MFTs and SL2VL all read back).
+source "$(dirname "$0")/lib.sh"
+[ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
+READ_SL2VL=$E2E_SRC/sim-harness/ibsim/read-sl2vl
+
+group_a="H(2,2) H(0,3) H(0,4) H(3,3) H(4,0) H(4,2)"
+group_b="H(0,0) H(4,4) H(1,3) H(3,1)"
+joins_of() {  # MGID SL HOSTS...
+  local mgid=$1 sl=$2 h
+  shift 2
+  for h in "$@"; do
+    printf "%s" " SIM_HOST='$h' LD_PRELOAD=\$IBUNION_UMAD2SIM '$IBUNION' mcjoin join $mgid --sl $sl >>\$IBUNION_OUT/joins-$mgid.txt &&"
+  done
+}
+
+# The rule of each mode, independent of the engine's code: VL of SL `sl`
+# leaving through port `out` (generator ports: 1 E, 2 N, 3 W, 4 S, 5 host).
+# Paper multicast (SL 15) rides VL vls.
+rule_awk='
+function want(out, sl) {
+  if (paper && sl == 15) return vls
+  if (mode == "shared") return sl % vls
+  if (vls == 1 || out == 5) return 0
+  if (vls == 2) return (out == 1 || out == 2) ? 0 : 1
+  return out - 1
+}'
+
+check_mode() {  # NAME OPTIONS
+  local name=$1 options=$2 out=$E2E_TMP/$1 vls mode paper=0 sl=0
+  vls=$(echo "$options" | sed -n 's/.*xymesh_vls=\([124]\).*/\1/p')
+  mode=$(echo "$options" | sed -n 's/.*xymesh_vl_mode=\([a-z]*\).*/\1/p')
+  case $options in *xymesh_mcast=paper*) paper=1 sl=15 ;; esac
+  local joins
+  joins="$(joins_of ff12:e001::5 $sl $group_a)$(joins_of ff12:e001::6 $sl $group_b)"
+  check "$name: OpenSM + xymesh ($options, qos TRUE), 10 joins, SL2VL read back" \
+    "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
+    --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "$options" --conf-line "qos TRUE" \
+    --out "$out" --daemon --exec "$joins sleep 1 && '$READ_SL2VL' \$IBUNION_OUT"
+  [ -s "$out/sl2vl.dump" ] || { fail "$name: no sl2vl.dump"; return; }
+  grep -q "xymesh tables configured on all switches" "$out/opensm.log" || { fail "$name: xymesh did not route"; return; }
+
+  # The rule, on the centre switch N(2,2) (all five ports cabled) and every
+  # host; then the whole fabric against the engine's policy.
+  local centre
+  centre=$(grep -o '# "N(2,2)" base port 0 lid [0-9]*' "$out/fabric.net" | awk '{print $NF}')
+  local bad
+  bad=$(awk -v centre="$centre" -v vls="$vls" -v mode="$mode" -v paper="$paper" "$rule_awk"'
+    /^# SL2VL table: Lid/ {lid = $NF; next}
+    /^ports:/ {
+      split($0, half, ":"); split(half[2], io, ","); sub(/.*in */, "", io[1]); sub(/.*out */, "", io[2])
+      in_port = io[1] + 0; out_port = io[2] + 0
+      n = split(half[3], v, "|")
+      if (lid == centre) { if (out_port == 0) next }
+      else if (lid > 25) next          # other switches: compared with the engine below
+      else out_port = 5                # a host sends on the VL its switch uses toward it
+      rows++
+      for (sl = 0; sl < 16; sl++) if (v[sl + 2] + 0 != want(out_port, sl)) {
+        printf "LID %s in %d out %s SL %d: VL %d, mode wants %d\n", lid, in_port, io[2], sl, v[sl + 2], want(out_port, sl)
+        exit
+      }
+    }
+    END {if (rows < 25 + 30) print "only " rows " rows checked"}' "$out/sl2vl.dump")
+  [ -z "$bad" ] && pass "$name: N(2,2) (in 0-5 x out 1-5) and 25 hosts hold the mode's SL2VL" ||
+    fail "$name: $bad"
+
+  local groups=$E2E_TMP/$name.groups
+  : >"$groups"
+  for g in "ff12:e001::5|$group_a" "ff12:e001::6|$group_b"; do
+    echo "$(sort -u "$out/joins-${g%%|*}.txt" | awk '{print $2}') ${g#*|}" >>"$groups"
+  done
+  check "$name: every cabled port and host equals the engine's VL policy; unicast + 2 groups exactly once and acyclic on read-back LFT/MFT/SL2VL" \
+    "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$groups" \
+    --sl2vl "$out/sl2vl.dump" --deadlock --engine xymesh --options "$options"
+}
+
+check_mode vl1 "xymesh_vls=1 xymesh_vl_mode=shared"
+check_mode vl2-shared "xymesh_vls=2 xymesh_vl_mode=shared"
+check_mode vl2-dedicated "xymesh_vls=2 xymesh_vl_mode=dedicated"
+check_mode vl4-shared "xymesh_vls=4 xymesh_vl_mode=shared"
+check_mode vl4-dedicated "xymesh_vls=4 xymesh_vl_mode=dedicated"
+check_mode vl4-dedicated-paper "xymesh_vls=4 xymesh_vl_mode=dedicated xymesh_mcast=paper"
+check_mode vl1-paper "xymesh_vls=1 xymesh_vl_mode=shared xymesh_mcast=paper"
+
+# Negative test: the vl4-dedicated fabric's read-back tables checked as if
+# every SL were on VL 0 but with shared's rule expected: a mode mismatch
+# must be caught, entry by entry.
+expect_output "a dedicated fabric does not pass as shared (SL2VL compared entry by entry)" "SL2VL mismatch" \
+  "$IBUNION" verify "$E2E_TMP/vl4-dedicated/fabric.net" --lft "$E2E_TMP/vl4-dedicated/lfts.dump" \
+  --sl2vl "$E2E_TMP/vl4-dedicated/sl2vl.dump" --engine xymesh --options "xymesh_vls=4 xymesh_vl_mode=shared"
+finish
