@@ -25,6 +25,9 @@ struct McastGroup {
   Lid mlid = 0;
   std::vector<int> members;
   int anchor = -1;  // optional: end-port index to root the tree at
+  // SL the group's senders use (the SA's MCMemberRecord, fixed when the
+  // group was created); -1 when unknown, and engines with a VL policy pick.
+  int sl = -1;
 };
 
 class Engine {

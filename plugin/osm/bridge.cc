@@ -245,7 +245,7 @@ const uint8_t* ibu_lft(const ibu_engine* e, uint64_t switch_guid, size_t* len) {
   return e->tables.lft[s].out.data();
 }
 
-int ibu_route_mcast(ibu_engine* e, uint16_t mlid, const uint64_t* member_guids, int n,
+int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member_guids, int n,
                     ibu_mask_fn set, void* ctx) {
   if (!e->routed) {
     e->Log(IBU_LOG_ERROR, "multicast group " + Hex(mlid) + " refused: no unicast routing yet");
@@ -254,6 +254,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, const uint64_t* member_guids, 
   try {
     ibu::McastGroup g;
     g.mlid = mlid;
+    g.sl = sl;
     for (int i = 0; i < n; ++i) {
       const int ep = e->fabric.EndPortByGuid(member_guids[i]);
       if (ep < 0) {

@@ -51,10 +51,11 @@ int ibu_route_unicast(ibu_engine *e);
 const uint8_t *ibu_lft(const ibu_engine *e, uint64_t switch_guid, size_t *len);
 
 /* Builds the tree of one multicast group from its members' port GUIDs and
- * reports every (switch, port) of its masks through `set`. Members the
- * engine does not know (not end ports of the routed fabric) are logged and
- * skipped. 0 on success, -1 when the group is refused (logged). */
-int ibu_route_mcast(ibu_engine *e, uint16_t mlid, const uint64_t *member_guids, int n,
+ * its SL (the SA's MCMemberRecord; -1 unknown) and reports every (switch,
+ * port) of its masks through `set`. Members the engine does not know (not
+ * end ports of the routed fabric) are logged and skipped. 0 on success, -1
+ * when the group is refused (logged). */
+int ibu_route_mcast(ibu_engine *e, uint16_t mlid, int sl, const uint64_t *member_guids, int n,
 		    ibu_mask_fn set, void *ctx);
 
 /* SL for a path (OpenSM's path_sl), and a switch's SL2VL for (in, out):

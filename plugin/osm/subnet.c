@@ -151,6 +151,21 @@ static void set_mask_port(void *ctx, uint64_t switch_guid, int port)
 	osm_mcast_tbl_set(tbl, m->mlid, (uint8_t)port);
 }
 
+/* The SL the group's senders use: fixed in its MCMemberRecord when the SA
+ * created it (groups sharing an MLID share it). -1 when there is none. */
+static int group_sl(osm_mgrp_box_t *mbox)
+{
+	osm_mgrp_t *mgrp;
+	uint8_t sl, hop;
+	uint32_t flow;
+
+	if (cl_is_qlist_empty(&mbox->mgrp_list))
+		return -1;
+	mgrp = cl_item_obj(cl_qlist_head(&mbox->mgrp_list), mgrp, list_item);
+	ib_member_get_sl_flow_hop(mgrp->mcmember_rec.sl_flow_hop, &sl, &flow, &hop);
+	return sl;
+}
+
 /* mcast_build_stree, per MLID: OpenSM has just cleared the MLID on every
  * switch (mcast_mgr_clear) and pushes changed blocks afterwards; the engine
  * only sets the bits of its tree. A refused group keeps no tree (OpenSM has
@@ -185,7 +200,7 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 			members[n++] = cl_ntoh64(mcm->port->guid);
 		}
 	}
-	rc = ibu_route_mcast(e->core, mbox->mlid, members, n, set_mask_port, &ctx);
+	rc = ibu_route_mcast(e->core, mbox->mlid, group_sl(mbox), members, n, set_mask_port, &ctx);
 	free(members);
 	if (rc)
 		return IB_ERROR;
