@@ -118,4 +118,12 @@ std::unique_ptr<Engine> MakeEngine(const std::string& name,
   throw Error("unknown routing engine '" + name + "' (known: mlid, slid, xymesh)");
 }
 
+std::vector<std::pair<uint8_t, uint8_t>> EqualVlArbitration(int vls, int block) {
+  constexpr uint8_t kWeight = 32;  // in 64-byte units: one 2 KB packet per turn
+  std::vector<std::pair<uint8_t, uint8_t>> entries;
+  if (block != 0) return entries;
+  for (int vl = 0; vl < vls && vl < 15; ++vl) entries.push_back({static_cast<uint8_t>(vl), kWeight});
+  return entries;
+}
+
 }  // namespace ibu

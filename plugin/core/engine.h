@@ -86,6 +86,14 @@ class McastTreeTables {
   std::unordered_map<Lid, std::vector<int>> switches_;
 };
 
+// VL arbitration for an engine's `vls` VLs (OpenSM's update_vlarb): the
+// low-priority table lists every VL once with equal weight and the
+// high-priority table stays empty, so no VL the SL2VL tables use starves
+// and none is favoured (OpenSM's default puts VL0 alone in the high table,
+// which would favour SL 0's traffic in shared mode). Entries (VL, weight)
+// of one 32-entry block: 0-1 low, 2-3 high; unlisted entries are weight 0.
+std::vector<std::pair<uint8_t, uint8_t>> EqualVlArbitration(int vls, int block);
+
 // Engine names the core knows: "mlid", "slid", "xymesh".
 std::vector<std::string> EngineNames();
 

@@ -315,6 +315,17 @@ int ibu_end_port_sl2vl(const ibu_engine* e, uint64_t port_guid, uint8_t vl_by_sl
   return 0;
 }
 
+int ibu_vlarb_block(const ibu_engine* e, int block, uint8_t* vl, uint8_t* weight, int max, int* n) {
+  const int vls = ibu_data_vls(e);
+  if (vls <= 1) return -1;
+  *n = 0;
+  for (const auto& [v, w] : ibu::EqualVlArbitration(vls, block)) {
+    if (*n == max) break;
+    vl[*n] = v, weight[*n] = w, ++*n;
+  }
+  return 0;
+}
+
 int ibu_data_vls(const ibu_engine* e) { return e->engine ? e->engine->DataVls() : 1; }
 
 void ibu_dump(const ibu_engine* e, const char* dir) {

@@ -69,6 +69,10 @@ int ibu_switch_sl2vl(const ibu_engine *e, uint64_t switch_guid, int in_port, int
  * a host link use the same VL. */
 int ibu_end_port_sl2vl(const ibu_engine *e, uint64_t port_guid, uint8_t vl_by_sl[16]);
 int ibu_data_vls(const ibu_engine *e);
+/* One VLArbitration block (0-1 low, 2-3 high) for an engine with VLs:
+ * *n entries (at most max) of VL and weight, the rest weight 0. -1 leaves
+ * OpenSM's qos_vlarb_* in place (one VL, or no engine). */
+int ibu_vlarb_block(const ibu_engine *e, int block, uint8_t *vl, uint8_t *weight, int max, int *n);
 
 /* Writes ibunion-<engine>-lfts.dump and, for fabrics of at most 4096 end
  * ports, ibunion-<engine>-paths.dump ("src_guid dst_guid dlid") into dir,

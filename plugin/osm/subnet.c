@@ -244,6 +244,24 @@ static void cb_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port, u
 		ib_slvl_table_set(t, (uint8_t)sl, vl_by_sl[sl]);
 }
 
+static void cb_update_vlarb(void *context, osm_physp_t *port, uint8_t port_num,
+			    ib_vl_arb_table_t *block, unsigned block_length, unsigned block_num)
+{
+	struct ibu_osm_engine *e = context;
+	uint8_t vl[IB_NUM_VL_ARB_ELEMENTS_IN_BLOCK], weight[IB_NUM_VL_ARB_ELEMENTS_IN_BLOCK];
+	int n, i;
+
+	(void)port;
+	(void)port_num;
+	if (block_length > IB_NUM_VL_ARB_ELEMENTS_IN_BLOCK ||
+	    ibu_vlarb_block(e->core, (int)block_num, vl, weight, (int)block_length, &n))
+		return;
+	for (i = 0; i < (int)block_length; i++) {
+		block->vl_entry[i].vl = i < n ? vl[i] : 0;
+		block->vl_entry[i].weight = i < n ? weight[i] : 0;
+	}
+}
+
 static void cb_destroy(void *context)
 {
 	(void)context; /* the plugin's delete() frees the engine */
@@ -257,5 +275,6 @@ void ibu_osm_fill_callbacks(struct osm_routing_engine *re, struct ibu_osm_engine
 	re->path_sl = cb_path_sl;
 	/* always: the bridge leaves OpenSM's table when the engine has no VL policy */
 	re->update_sl2vl = cb_update_sl2vl;
+	re->update_vlarb = cb_update_vlarb;
 	re->destroy = cb_destroy;
 }

@@ -41,11 +41,15 @@ check_mode() {  # NAME OPTIONS
   mode=$(echo "$options" | sed -n 's/.*xymesh_vl_mode=\([a-z]*\).*/\1/p')
   case $options in *xymesh_mcast=paper*) paper=1 sl_a=15 ;; esac
   local joins
+  # VL arbitration of N(2,2) (LID 38 in mesh-5x5.guid2lid) port 1 and of
+  # host H(2,2) (LID 13), read back the same way.
+  local vlarb_reads="LD_PRELOAD=\$IBUNION_UMAD2SIM smpquery vlarb 38 1 >\$IBUNION_OUT/vlarb.txt &&
+    LD_PRELOAD=\$IBUNION_UMAD2SIM smpquery vlarb 13 >>\$IBUNION_OUT/vlarb.txt"
   joins="$(joins_of ff12:e001::5 $sl_a $group_a)$(joins_of ff12:e001::6 $sl_b $group_b)"
   check "$name: OpenSM + xymesh ($options, qos TRUE), 10 joins, SL2VL read back" \
     "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
     --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "$options" --conf-line "qos TRUE" \
-    --out "$out" --daemon --exec "$joins sleep 1 && '$READ_SL2VL' \$IBUNION_OUT"
+    --out "$out" --daemon --exec "$joins sleep 1 && '$READ_SL2VL' \$IBUNION_OUT && $vlarb_reads"
   [ -s "$out/sl2vl.dump" ] || { fail "$name: no sl2vl.dump"; return; }
   grep -q "xymesh tables configured on all switches" "$out/opensm.log" || { fail "$name: xymesh did not route"; return; }
 
@@ -72,6 +76,33 @@ check_mode() {  # NAME OPTIONS
     END {if (rows < 25 + 30) print "only " rows " rows checked"}' "$out/sl2vl.dump")
   [ -z "$bad" ] && pass "$name: N(2,2) (in 0-5 x out 1-5) and 25 hosts hold the mode's SL2VL" ||
     fail "$name: $bad"
+
+  [ "$centre" = 38 ] || fail "$name: N(2,2) has LID $centre, not 38 as in mesh-5x5.guid2lid"
+  # Every VL in use (data VLs, plus the multicast VL in paper mode) once in
+  # the low-priority table with weight 0x20, nothing in the high table.
+  local used=$((vls + paper)) arb
+  arb=$(awk -v used="$used" '
+    /^# VLArbitration tables/ {tables++; part = ""}
+    /^# Low/ {part = "low"} /^# High/ {part = "high"}
+    /^VL/ {n = split($0, vl, "|")} 
+    /^WEIGHT/ {
+      split($0, w, "|")
+      for (i = 2; i < n; i++) {
+        e = i - 2; gsub(/ /, "", vl[i]); gsub(/ /, "", w[i])
+        want_w = (part == "low" && e < used) ? "0x20" : "0x0"
+        if (w[i] != want_w || (want_w == "0x20" && vl[i] != sprintf("0x%x", e))) {
+          printf "table %d %s entry %d: VL %s weight %s", tables, part, e, vl[i], w[i]; exit
+        }
+      }
+    }
+    END {if (tables != 2) print "read " tables " VLArbitration tables, expected 2"}' "$out/vlarb.txt")
+  if [ "$used" -eq 1 ]; then
+    : # one VL: the engine leaves OpenSM's arbitration alone
+  elif [ -z "$arb" ]; then
+    pass "$name: VL arbitration (N(2,2) port 1, H(2,2)): VLs 0-$((used - 1)) equal weight, high table empty"
+  else
+    fail "$name: VL arbitration: $arb"
+  fi
 
   local groups=$E2E_TMP/$name.groups
   : >"$groups"
