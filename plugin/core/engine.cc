@@ -54,6 +54,10 @@ class MlidEngine : public Engine {
     trees_.Apply(f, g.mlid, router_->McastTree(g), t);
   }
 
+  void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) override {
+    trees_.Apply(f, mlid, {}, t);
+  }
+
   Lid SelectDlid(const Fabric& f, int src, int dst) const override {
     if (!router_) return f.end_ports.at(dst).base_lid;
     return router_->SelectDlid(src, dst);

@@ -45,6 +45,13 @@ class Engine {
   virtual void RouteMulticast(const Fabric& f, const McastGroup& g,
                               Tables& t) = 0;
 
+  // The group has no members left (OpenSM cleared its MLID): drop its MFT
+  // entries and whatever the engine keeps about it.
+  virtual void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) {
+    (void)f;
+    for (Mft& m : t.mft) m.groups.erase(mlid);
+  }
+
   // SL-to-VL tables (t.sl2vl, one per switch) for engines with a VL policy;
   // engines without one leave them empty (every SL on VL 0).
   virtual void RouteSl2Vl(const Fabric& f, Tables& t) {

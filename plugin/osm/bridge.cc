@@ -264,7 +264,10 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
       }
       g.members.push_back(ep);
     }
-    if (g.members.empty()) return 0;  // nothing to forward; OpenSM cleared the MLID
+    if (g.members.empty()) {  // nothing to forward; OpenSM cleared the MLID
+      e->engine->ForgetMulticast(e->fabric, mlid, e->tables);
+      return 0;
+    }
     e->engine->RouteMulticast(e->fabric, g, e->tables);
     for (size_t s = 0; s < e->tables.mft.size(); ++s) {
       auto it = e->tables.mft[s].groups.find(mlid);

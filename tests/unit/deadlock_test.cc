@@ -267,6 +267,11 @@ void PaperTreesAreAcyclic() {
   XyRouter router(f, RecognizeMesh(f), {});
   for (auto& [sw, mask] : router.AnchorTree(pair[1])) anchored.mft[sw].groups[0xC001] = mask;
   CU_ASSERT(!CheckDeadlock(f, anchored, pair, both_on_mcast_vl).acyclic());
+  // Once the first group is gone, the second fits on the multicast VL.
+  e->ForgetMulticast(f, 0xC000, t);
+  CU_ASSERT(TreeSwitches(t, 0xC000).empty());
+  e->RouteMulticast(f, pair[1], t);
+  CU_ASSERT_EQUAL(e->PathSl(f, lid, 0xC001), kPaperMcastSl);
 
   // Many random groups in every VL mode: exactly once and acyclic.
   std::mt19937_64 rng(29);

@@ -397,6 +397,14 @@ class XyMeshEngine : public Engine {
     trees_.Apply(f, g.mlid, tree, t);
   }
 
+  // Its tree leaves the multicast VL's admission graph too, so later
+  // groups are not turned away for a loop with a tree that is gone.
+  void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) override {
+    trees_.Apply(f, mlid, {}, t);
+    paper_trees_.Remove(mlid);
+    group_sl_.erase(mlid);
+  }
+
   void RouteSl2Vl(const Fabric& f, Tables& t) override {
     (void)f;
     if (!router_) throw Error("xymesh: SL2VL tables need unicast routing first");
