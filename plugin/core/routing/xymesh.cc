@@ -348,6 +348,8 @@ class McastVlGraph {
 };
 
 class XyMeshEngine : public Engine {
+  using Tree = std::vector<std::pair<int, PortMask>>;
+
  public:
   XyMeshEngine(XyMeshOptions opt, LogSink log) : opt_(opt), log_(std::move(log)) {}
 
@@ -373,22 +375,7 @@ class XyMeshEngine : public Engine {
     auto tree = router_->McastTree(g);
     uint8_t sl = router_->McastSl(g);
     if (OnMcastVl(g)) {
-      auto anchored = router_->AnchorTree(g);
-      if (paper_trees_.TryAdmit(f, g.mlid, anchored)) {
-        tree = std::move(anchored);
-        sl = kPaperMcastSl;
-      } else {
-        Log("xymesh: multicast group " + HexLid(g.mlid) +
-            ": its anchor tree would close a credit loop on the multicast VL; trunk-row tree" +
-            (g.sl < 0 ? " on the data VLs instead" : " instead"));
-        // The SA fixed SL 15: the trunk-row tree rides the multicast VL too.
-        if (g.sl >= 0 && !paper_trees_.TryAdmit(f, g.mlid, tree)) {
-          trees_.Apply(f, g.mlid, {}, t);
-          throw Error("multicast group " + HexLid(g.mlid) +
-                      ": SL 15 (the multicast VL) and no tree fits on it without a credit "
-                      "loop; create the group with another SL");
-        }
-      }
+      PlaceOnMcastVl(f, g, tree, sl, t);
     } else if (opt_.mcast == McastScheme::kPaper) {
       Log("xymesh: multicast group " + HexLid(g.mlid) + ": SL " + std::to_string(g.sl) +
           " from the SA, not " + std::to_string(kPaperMcastSl) + ": trunk-row tree on the data VLs");
@@ -427,6 +414,27 @@ class XyMeshEngine : public Engine {
   // the engine's to choose.
   bool OnMcastVl(const McastGroup& g) const {
     return opt_.mcast == McastScheme::kPaper && (g.sl < 0 || g.sl == kPaperMcastSl);
+  }
+
+  // Paper mode: the anchor tree on SL 15 if admission takes it; else the
+  // trunk-row tree `tree` (on its own SL when the engine picks, on the
+  // multicast VL when the SA fixed SL 15, which admission must take, or
+  // the group is refused with its old tree erased).
+  void PlaceOnMcastVl(const Fabric& f, const McastGroup& g, Tree& tree, uint8_t& sl, Tables& t) {
+    Tree anchored = router_->AnchorTree(g);
+    if (paper_trees_.TryAdmit(f, g.mlid, anchored)) {
+      tree = std::move(anchored);
+      sl = kPaperMcastSl;
+      return;
+    }
+    Log("xymesh: multicast group " + HexLid(g.mlid) +
+        ": its anchor tree would close a credit loop on the multicast VL; trunk-row tree" +
+        (g.sl < 0 ? " on the data VLs instead" : " instead"));
+    if (g.sl < 0 || paper_trees_.TryAdmit(f, g.mlid, tree)) return;
+    trees_.Apply(f, g.mlid, {}, t);
+    throw Error("multicast group " + HexLid(g.mlid) +
+                ": SL 15 (the multicast VL) and no tree fits on it without a credit "
+                "loop; create the group with another SL");
   }
 
   // The SL recorded when the group was routed; for an MLID never routed
