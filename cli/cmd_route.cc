@@ -16,7 +16,7 @@ namespace ibu::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ibunion route NETFILE --engine mlid|slid [options]\n"
+    "usage: ibunion route NETFILE --engine mlid|slid|xymesh [options]\n"
     "  --lmc L            LIDs in the generator's layout at this LMC (when the file has none)\n"
     "  --guid2lid FILE    LIDs from an OpenSM guid2lid file\n"
     "  --options \"k=v\"    engine options, as in event_plugin_options (e.g. mlid_rotate=off)\n"

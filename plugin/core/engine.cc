@@ -56,6 +56,10 @@ class MlidEngine : public Engine {
     trees_.Apply(f, g.mlid, router_->McastTree(g), t);
   }
 
+  void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) override {
+    trees_.Apply(f, mlid, {}, t);
+  }
+
   Lid SelectDlid(const Fabric& f, int src, int dst) const override {
     if (!router_) return f.end_ports.at(dst).base_lid;
     return router_->SelectDlid(src, dst);
@@ -118,6 +122,14 @@ std::unique_ptr<Engine> MakeEngine(const std::string& name,
     return MakeXyMeshEngine(options, std::move(log));
   }
   throw Error("unknown routing engine '" + name + "' (known: mlid, slid, xymesh)");
+}
+
+std::vector<std::pair<uint8_t, uint8_t>> EqualVlArbitration(int vls, int block) {
+  constexpr uint8_t kWeight = 32;  // in 64-byte units: one 2 KB packet per turn
+  std::vector<std::pair<uint8_t, uint8_t>> entries;
+  if (block != 0) return entries;
+  for (int vl = 0; vl < vls && vl < 15; ++vl) entries.push_back({static_cast<uint8_t>(vl), kWeight});
+  return entries;
 }
 
 }  // namespace ibu

@@ -25,6 +25,9 @@ struct McastGroup {
   Lid mlid = 0;
   std::vector<int> members;
   int anchor = -1;  // optional: end-port index to root the tree at
+  // SL the group's senders use (the SA's MCMemberRecord, fixed when the
+  // group was created); -1 when unknown, and engines with a VL policy pick.
+  int sl = -1;
 };
 
 class Engine {
@@ -41,6 +44,13 @@ class Engine {
   // fabric. Throws ibu::Error when the group cannot be built.
   virtual void RouteMulticast(const Fabric& f, const McastGroup& g,
                               Tables& t) = 0;
+
+  // The group has no members left (OpenSM cleared its MLID): drop its MFT
+  // entries and whatever the engine keeps about it.
+  virtual void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) {
+    (void)f;
+    for (Mft& m : t.mft) m.groups.erase(mlid);
+  }
 
   // SL-to-VL tables (t.sl2vl, one per switch) for engines with a VL policy;
   // engines without one leave them empty (every SL on VL 0).
@@ -82,6 +92,14 @@ class McastTreeTables {
  private:
   std::unordered_map<Lid, std::vector<int>> switches_;
 };
+
+// VL arbitration for an engine's `vls` VLs (OpenSM's update_vlarb): the
+// low-priority table lists every VL once with equal weight and the
+// high-priority table stays empty, so no VL the SL2VL tables use starves
+// and none is favoured (OpenSM's default puts VL0 alone in the high table,
+// which would favour SL 0's traffic in shared mode). Entries (VL, weight)
+// of one 32-entry block: 0-1 low, 2-3 high; unlisted entries are weight 0.
+std::vector<std::pair<uint8_t, uint8_t>> EqualVlArbitration(int vls, int block);
 
 // Engine names the core knows: "mlid", "slid", "xymesh".
 std::vector<std::string> EngineNames();

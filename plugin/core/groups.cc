@@ -55,6 +55,14 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
           throw InputError(file, no, "anchor '" + anchor + "' is not an end port of the fabric");
         continue;
       }
+      if (word.rfind("sl=", 0) == 0) {
+        char* sl_end = nullptr;
+        const long sl = std::strtol(word.c_str() + 3, &sl_end, 10);
+        if (word.size() == 3 || *sl_end || sl < 0 || sl > 15)
+          throw InputError(file, no, "'" + word + "': expected sl=0..15 (the group's SL)");
+        g.sl = static_cast<int>(sl);
+        continue;
+      }
       int m = ResolveMember(f, word);
       if (m < 0)
         throw InputError(file, no, "member '" + word +

@@ -4,6 +4,8 @@
 // One group per line: the MLID, then members named by node description,
 // port GUID (0x + 16 hex digits) or LID; an optional anchor=MEMBER roots the
 // tree there (seed 002's worked example); without one the engine chooses.
+// An optional sl=N is the SL the group's senders use (what the SA put in
+// its MCMemberRecord); engines with a VL policy pick the tree to match.
 #pragma once
 
 #include <iosfwd>

@@ -249,7 +249,7 @@ const uint8_t* ibu_lft(const ibu_engine* e, uint64_t switch_guid, size_t* len) {
   return e->tables.lft[s].out.data();
 }
 
-int ibu_route_mcast(ibu_engine* e, uint16_t mlid, const uint64_t* member_guids, int n,
+int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member_guids, int n,
                     ibu_mask_fn set, void* ctx) {
   if (!e->routed) {
     e->Log(IBU_LOG_ERROR, "multicast group " + Hex(mlid) + " refused: no unicast routing yet");
@@ -258,6 +258,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, const uint64_t* member_guids, 
   try {
     ibu::McastGroup g;
     g.mlid = mlid;
+    g.sl = sl;
     for (int i = 0; i < n; ++i) {
       const int ep = e->fabric.EndPortByGuid(member_guids[i]);
       if (ep < 0) {
@@ -267,7 +268,10 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, const uint64_t* member_guids, 
       }
       g.members.push_back(ep);
     }
-    if (g.members.empty()) return 0;  // nothing to forward; OpenSM cleared the MLID
+    if (g.members.empty()) {  // nothing to forward; OpenSM cleared the MLID
+      e->engine->ForgetMulticast(e->fabric, mlid, e->tables);
+      return 0;
+    }
     const auto t0 = std::chrono::steady_clock::now();
     e->engine->RouteMulticast(e->fabric, g, e->tables);
     const double us = std::chrono::duration<double, std::micro>(
@@ -323,6 +327,17 @@ int ibu_end_port_sl2vl(const ibu_engine* e, uint64_t port_guid, uint8_t vl_by_sl
     return -1;  // no VL policy: OpenSM's qos_ca_* mapping stays
   const std::array<uint8_t, 16> vls = ibu::EndPortVls(e->fabric, e->tables, ep);
   std::copy(vls.begin(), vls.end(), vl_by_sl);
+  return 0;
+}
+
+int ibu_vlarb_block(const ibu_engine* e, int block, uint8_t* vl, uint8_t* weight, int max, int* n) {
+  const int vls = ibu_data_vls(e);
+  if (vls <= 1) return -1;
+  *n = 0;
+  for (const auto& [v, w] : ibu::EqualVlArbitration(vls, block)) {
+    if (*n == max) break;
+    vl[*n] = v, weight[*n] = w, ++*n;
+  }
   return 0;
 }
 

@@ -51,10 +51,11 @@ int ibu_route_unicast(ibu_engine *e);
 const uint8_t *ibu_lft(const ibu_engine *e, uint64_t switch_guid, size_t *len);
 
 /* Builds the tree of one multicast group from its members' port GUIDs and
- * reports every (switch, port) of its masks through `set`. Members the
- * engine does not know (not end ports of the routed fabric) are logged and
- * skipped. 0 on success, -1 when the group is refused (logged). */
-int ibu_route_mcast(ibu_engine *e, uint16_t mlid, const uint64_t *member_guids, int n,
+ * its SL (the SA's MCMemberRecord; -1 unknown) and reports every (switch,
+ * port) of its masks through `set`. Members the engine does not know (not
+ * end ports of the routed fabric) are logged and skipped. 0 on success, -1
+ * when the group is refused (logged). */
+int ibu_route_mcast(ibu_engine *e, uint16_t mlid, int sl, const uint64_t *member_guids, int n,
 		    ibu_mask_fn set, void *ctx);
 
 /* SL for a path (OpenSM's path_sl), and a switch's SL2VL for (in, out):
@@ -68,6 +69,10 @@ int ibu_switch_sl2vl(const ibu_engine *e, uint64_t switch_guid, int in_port, int
  * a host link use the same VL. */
 int ibu_end_port_sl2vl(const ibu_engine *e, uint64_t port_guid, uint8_t vl_by_sl[16]);
 int ibu_data_vls(const ibu_engine *e);
+/* One VLArbitration block (0-1 low, 2-3 high) for an engine with VLs:
+ * *n entries (at most max) of VL and weight, the rest weight 0. -1 leaves
+ * OpenSM's qos_vlarb_* in place (one VL, or no engine). */
+int ibu_vlarb_block(const ibu_engine *e, int block, uint8_t *vl, uint8_t *weight, int max, int *n);
 
 /* Writes ibunion-<engine>-lfts.dump and, for fabrics of at most 4096 end
  * ports, ibunion-<engine>-paths.dump ("src_guid dst_guid dlid") into dir,

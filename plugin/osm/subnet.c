@@ -151,6 +151,21 @@ static void set_mask_port(void *ctx, uint64_t switch_guid, int port)
 	osm_mcast_tbl_set(tbl, m->mlid, (uint8_t)port);
 }
 
+/* The SL the group's senders use: fixed in its MCMemberRecord when the SA
+ * created it (groups sharing an MLID share it). -1 when there is none. */
+static int group_sl(osm_mgrp_box_t *mbox)
+{
+	osm_mgrp_t *mgrp;
+	uint8_t sl, hop;
+	uint32_t flow;
+
+	if (cl_is_qlist_empty(&mbox->mgrp_list))
+		return -1;
+	mgrp = cl_item_obj(cl_qlist_head(&mbox->mgrp_list), mgrp, list_item);
+	ib_member_get_sl_flow_hop(mgrp->mcmember_rec.sl_flow_hop, &sl, &flow, &hop);
+	return sl;
+}
+
 /* mcast_build_stree, per MLID: OpenSM has just cleared the MLID on every
  * switch (mcast_mgr_clear) and pushes changed blocks afterwards; the engine
  * only sets the bits of its tree. A refused group keeps no tree (OpenSM has
@@ -185,7 +200,7 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 			members[n++] = cl_ntoh64(mcm->port->guid);
 		}
 	}
-	rc = ibu_route_mcast(e->core, mbox->mlid, members, n, set_mask_port, &ctx);
+	rc = ibu_route_mcast(e->core, mbox->mlid, group_sl(mbox), members, n, set_mask_port, &ctx);
 	free(members);
 	if (rc)
 		return IB_ERROR;
@@ -229,6 +244,24 @@ static void cb_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port, u
 		ib_slvl_table_set(t, (uint8_t)sl, vl_by_sl[sl]);
 }
 
+static void cb_update_vlarb(void *context, osm_physp_t *port, uint8_t port_num,
+			    ib_vl_arb_table_t *block, unsigned block_length, unsigned block_num)
+{
+	struct ibu_osm_engine *e = context;
+	uint8_t vl[IB_NUM_VL_ARB_ELEMENTS_IN_BLOCK], weight[IB_NUM_VL_ARB_ELEMENTS_IN_BLOCK];
+	int n, i;
+
+	(void)port;
+	(void)port_num;
+	if (block_length > IB_NUM_VL_ARB_ELEMENTS_IN_BLOCK ||
+	    ibu_vlarb_block(e->core, (int)block_num, vl, weight, (int)block_length, &n))
+		return;
+	for (i = 0; i < (int)block_length; i++) {
+		block->vl_entry[i].vl = i < n ? vl[i] : 0;
+		block->vl_entry[i].weight = i < n ? weight[i] : 0;
+	}
+}
+
 static void cb_destroy(void *context)
 {
 	(void)context; /* the plugin's delete() frees the engine */
@@ -242,5 +275,6 @@ void ibu_osm_fill_callbacks(struct osm_routing_engine *re, struct ibu_osm_engine
 	re->path_sl = cb_path_sl;
 	/* always: the bridge leaves OpenSM's table when the engine has no VL policy */
 	re->update_sl2vl = cb_update_sl2vl;
+	re->update_vlarb = cb_update_vlarb;
 	re->destroy = cb_destroy;
 }

@@ -73,7 +73,7 @@ done
 ! grep -q "its anchor tree would close" "$out/opensm.log" && pass "the anchor tree was admitted on the multicast VL" ||
   fail "the group fell back to a trunk-row tree"
 
-echo "$mlid $members" >"$E2E_TMP/groups"
+echo "$mlid sl=15 $members" >"$E2E_TMP/groups"
 check "exactly once from every member, nothing to others (read-back LFTs + MFTs)" \
   "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups"
 check "unicast + paper multicast: channel dependencies acyclic (multicast VL 1)" \

@@ -3,8 +3,9 @@
 # from the simulated ports with `smpquery sl2vl` (read-sl2vl): for 1, 2 and
 # 4 data VLs, shared and dedicated, and paper multicast on its own VL, every
 # cabled switch port's and every host's SL2VL table equals the mode's rule,
-# and unicast + two SA-joined groups are free of credit loops on the tables
-# the switches hold (LFTs, MFTs and SL2VL all read back).
+# and unicast + two SA-joined groups (with the SLs the SA gave them) are
+# free of credit loops on the tables the switches hold (LFTs, MFTs and
+# SL2VL all read back).
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 READ_SL2VL=$E2E_SRC/sim-harness/ibsim/read-sl2vl
@@ -32,16 +33,23 @@ function want(out, sl) {
 }'
 
 check_mode() {  # NAME OPTIONS
-  local name=$1 options=$2 out=$E2E_TMP/$1 vls mode paper=0 sl=0
+  # Group SLs as the SA records them: A on SL 0 (SL 15, the multicast VL,
+  # in paper mode), B on SL 3 (another class than its MLID's in shared
+  # mode): the engine must root each tree for the VL its SL really rides.
+  local name=$1 options=$2 out=$E2E_TMP/$1 vls mode paper=0 sl_a=0 sl_b=3
   vls=$(echo "$options" | sed -n 's/.*xymesh_vls=\([124]\).*/\1/p')
   mode=$(echo "$options" | sed -n 's/.*xymesh_vl_mode=\([a-z]*\).*/\1/p')
-  case $options in *xymesh_mcast=paper*) paper=1 sl=15 ;; esac
+  case $options in *xymesh_mcast=paper*) paper=1 sl_a=15 ;; esac
   local joins
-  joins="$(joins_of ff12:e001::5 $sl $group_a)$(joins_of ff12:e001::6 $sl $group_b)"
+  # VL arbitration of N(2,2) (LID 38 in mesh-5x5.guid2lid) port 1 and of
+  # host H(2,2) (LID 13), read back the same way.
+  local vlarb_reads="LD_PRELOAD=\$IBUNION_UMAD2SIM smpquery vlarb 38 1 >\$IBUNION_OUT/vlarb.txt &&
+    LD_PRELOAD=\$IBUNION_UMAD2SIM smpquery vlarb 13 >>\$IBUNION_OUT/vlarb.txt"
+  joins="$(joins_of ff12:e001::5 $sl_a $group_a)$(joins_of ff12:e001::6 $sl_b $group_b)"
   check "$name: OpenSM + xymesh ($options, qos TRUE), 10 joins, SL2VL read back" \
     "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
     --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "$options" --conf-line "qos TRUE" \
-    --out "$out" --daemon --exec "$joins sleep 1 && '$READ_SL2VL' \$IBUNION_OUT"
+    --out "$out" --daemon --exec "$joins sleep 1 && '$READ_SL2VL' \$IBUNION_OUT && $vlarb_reads"
   [ -s "$out/sl2vl.dump" ] || { fail "$name: no sl2vl.dump"; return; }
   grep -q "xymesh tables configured on all switches" "$out/opensm.log" || { fail "$name: xymesh did not route"; return; }
 
@@ -69,10 +77,38 @@ check_mode() {  # NAME OPTIONS
   [ -z "$bad" ] && pass "$name: N(2,2) (in 0-5 x out 1-5) and 25 hosts hold the mode's SL2VL" ||
     fail "$name: $bad"
 
+  [ "$centre" = 38 ] || fail "$name: N(2,2) has LID $centre, not 38 as in mesh-5x5.guid2lid"
+  # Every VL in use (data VLs, plus the multicast VL in paper mode) once in
+  # the low-priority table with weight 0x20, nothing in the high table.
+  local used=$((vls + paper)) arb
+  arb=$(awk -v used="$used" '
+    /^# VLArbitration tables/ {tables++; part = ""}
+    /^# Low/ {part = "low"} /^# High/ {part = "high"}
+    /^VL/ {n = split($0, vl, "|")} 
+    /^WEIGHT/ {
+      split($0, w, "|")
+      for (i = 2; i < n; i++) {
+        e = i - 2; gsub(/ /, "", vl[i]); gsub(/ /, "", w[i])
+        want_w = (part == "low" && e < used) ? "0x20" : "0x0"
+        if (w[i] != want_w || (want_w == "0x20" && vl[i] != sprintf("0x%x", e))) {
+          printf "table %d %s entry %d: VL %s weight %s", tables, part, e, vl[i], w[i]; exit
+        }
+      }
+    }
+    END {if (tables != 2) print "read " tables " VLArbitration tables, expected 2"}' "$out/vlarb.txt")
+  if [ "$used" -eq 1 ]; then
+    : # one VL: the engine leaves OpenSM's arbitration alone
+  elif [ -z "$arb" ]; then
+    pass "$name: VL arbitration (N(2,2) port 1, H(2,2)): VLs 0-$((used - 1)) equal weight, high table empty"
+  else
+    fail "$name: VL arbitration: $arb"
+  fi
+
   local groups=$E2E_TMP/$name.groups
   : >"$groups"
-  for g in "ff12:e001::5|$group_a" "ff12:e001::6|$group_b"; do
-    echo "$(sort -u "$out/joins-${g%%|*}.txt" | awk '{print $2}') ${g#*|}" >>"$groups"
+  for g in "ff12:e001::5|$sl_a|$group_a" "ff12:e001::6|$sl_b|$group_b"; do
+    IFS='|' read -r mgid sl hosts <<<"$g"
+    echo "$(sort -u "$out/joins-$mgid.txt" | awk '{print $2}') sl=$sl $hosts" >>"$groups"
   done
   check "$name: every cabled port and host equals the engine's VL policy; unicast + 2 groups exactly once and acyclic on read-back LFT/MFT/SL2VL" \
     "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$groups" \

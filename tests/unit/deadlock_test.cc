@@ -6,6 +6,7 @@
 #include <set>
 
 #include "plugin/core/engine.h"
+#include "plugin/core/error.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/routing/xymesh.h"
 #include "plugin/core/topology/generate.h"
@@ -266,6 +267,11 @@ void PaperTreesAreAcyclic() {
   XyRouter router(f, RecognizeMesh(f), {});
   for (auto& [sw, mask] : router.AnchorTree(pair[1])) anchored.mft[sw].groups[0xC001] = mask;
   CU_ASSERT(!CheckDeadlock(f, anchored, pair, both_on_mcast_vl).acyclic());
+  // Once the first group is gone, the second fits on the multicast VL.
+  e->ForgetMulticast(f, 0xC000, t);
+  CU_ASSERT(TreeSwitches(t, 0xC000).empty());
+  e->RouteMulticast(f, pair[1], t);
+  CU_ASSERT_EQUAL(e->PathSl(f, lid, 0xC001), kPaperMcastSl);
 
   // Many random groups in every VL mode: exactly once and acyclic.
   std::mt19937_64 rng(29);
@@ -294,6 +300,44 @@ void PaperTreesAreAcyclic() {
       if (!r.acyclic()) fprintf(stderr, "\n  paper vls=%d %s: %s", vls, mode, r.Summary(m).c_str());
       CU_ASSERT(r.acyclic());
     }
+}
+
+// Groups whose SL the SA fixed (any SL, not the MLID's class): each tree
+// is built for the VL its SL rides, so the whole stays acyclic in every
+// mode; in paper mode an SL-15 group that fits nowhere is refused.
+void GroupSlFromTheSa() {
+  std::mt19937_64 rng(31);
+  for (const char* scheme : {"trunk", "paper"})
+    for (int vls : {2, 4})
+      for (const char* mode : {"shared", "dedicated"}) {
+        Fabric f = MakeMesh(6, 6);
+        AssignDefaultLids(f, 0);
+        auto e = MakeXyMeshEngine({"xymesh_vls=" + std::to_string(vls),
+                                   std::string("xymesh_vl_mode=") + mode,
+                                   std::string("xymesh_mcast=") + scheme},
+                                  nullptr);
+        Tables t;
+        e->RouteUnicast(f, t);
+        e->RouteSl2Vl(f, t);
+        std::vector<McastGroup> routed;
+        for (McastGroup g : RandomGroups(rng, static_cast<int>(f.end_ports.size()), 24)) {
+          g.sl = rng() % 2 ? kPaperMcastSl : static_cast<int>(rng() % 16);
+          try {
+            e->RouteMulticast(f, g, t);
+          } catch (const Error&) {
+            CU_ASSERT(scheme[0] == 'p' && g.sl == kPaperMcastSl);  // refused, no tree left
+            CU_ASSERT(TreeSwitches(t, g.mlid).empty());
+            continue;
+          }
+          CU_ASSERT_EQUAL(e->PathSl(f, 1, g.mlid), g.sl);
+          CU_ASSERT(VerifyMulticast(f, t, g).ok());
+          routed.push_back(g);
+        }
+        DeadlockReport r = CheckDeadlock(f, t, routed, EngineSls(f, *e));
+        if (!r.acyclic())
+          fprintf(stderr, "\n  %s vls=%d %s: %s", scheme, vls, mode, r.Summary(f).c_str());
+        CU_ASSERT(r.acyclic());
+      }
 }
 
 // The fat-tree engines' up*/down* tables with cyclic multicast trees.
@@ -327,6 +371,7 @@ void RegisterDeadlockSuite() {
   CU_add_test(s, "trees rooted on two rows have a cycle", TreesOnTwoRowsHaveACycle);
   CU_add_test(s, "xymesh: every VL mode acyclic", EveryVlModeIsAcyclic);
   CU_add_test(s, "xymesh paper trees: own VL, admission, acyclic", PaperTreesAreAcyclic);
+  CU_add_test(s, "xymesh groups with the SA's SL: acyclic", GroupSlFromTheSa);
   CU_add_test(s, "fat-tree mlid/slid with multicast acyclic", FatTreeIsAcyclic);
 }
 

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <set>
 #include <unordered_map>
 
 #include "plugin/core/error.h"
@@ -107,18 +106,21 @@ void XyRouter::Route(Tables& t) const {
 
 int XyRouter::McastClasses() const { return opt_.mode == VlMode::kShared ? opt_.vls : 1; }
 
-int XyRouter::McastClass(Lid mlid) const {
-  return static_cast<int>(static_cast<unsigned>(mlid - kMulticastLidBase) % McastClasses());
+int XyRouter::McastClass(const McastGroup& g) const {
+  const unsigned key = g.sl >= 0 ? static_cast<unsigned>(g.sl)
+                                 : static_cast<unsigned>(g.mlid - kMulticastLidBase);
+  return static_cast<int>(key % McastClasses());
 }
 
-int XyRouter::TrunkRow(Lid mlid) const {
+int XyRouter::TrunkRow(const McastGroup& g) const {
   const int classes = McastClasses();
-  return (2 * McastClass(mlid) + 1) * mesh_.Y / (2 * classes);
+  return (2 * McastClass(g) + 1) * mesh_.Y / (2 * classes);
 }
 
-uint8_t XyRouter::McastSl(Lid mlid) const {
+uint8_t XyRouter::McastSl(const McastGroup& g) const {
+  if (g.sl >= 0) return static_cast<uint8_t>(g.sl);
   // Shared mode maps SL c to VL c, so the class's SL is its VL.
-  return static_cast<uint8_t>(opt_.mode == VlMode::kShared ? McastClass(mlid) : 0);
+  return static_cast<uint8_t>(opt_.mode == VlMode::kShared ? McastClass(g) : 0);
 }
 
 std::vector<std::pair<int, PortMask>> XyRouter::McastTree(const McastGroup& g) const {
@@ -136,7 +138,7 @@ std::vector<std::pair<int, PortMask>> XyRouter::McastTree(const McastGroup& g) c
   }
   const int col =
       g.anchor >= 0 ? mesh_.x[f_.end_ports[g.anchor].switch_index] : cols[(cols.size() - 1) / 2];
-  return UnionTree(mesh_.SwitchAt(col, TrunkRow(g.mlid)), reach, g.members);
+  return UnionTree(mesh_.SwitchAt(col, TrunkRow(g)), reach, g.members);
 }
 
 int XyRouter::PaperAnchor(const McastGroup& g) const {
@@ -346,6 +348,8 @@ class McastVlGraph {
 };
 
 class XyMeshEngine : public Engine {
+  using Tree = std::vector<std::pair<int, PortMask>>;
+
  public:
   XyMeshEngine(XyMeshOptions opt, LogSink log) : opt_(opt), log_(std::move(log)) {}
 
@@ -355,7 +359,7 @@ class XyMeshEngine : public Engine {
     router_.reset();
     trees_.Clear();
     paper_trees_.Clear();
-    fallback_.clear();
+    group_sl_.clear();
     router_ = std::make_unique<XyRouter>(f, RecognizeMesh(f), opt_);
     if (log_)
       for (const std::string& note : router_->Notes()) log_(LogLevel::kInfo, note);
@@ -366,20 +370,26 @@ class XyMeshEngine : public Engine {
   // and of its new one.
   void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
     if (!router_) throw Error("xymesh: multicast needs unicast routing first");
-    if (opt_.mcast == McastScheme::kPaper) {
-      auto tree = router_->AnchorTree(g);
-      if (paper_trees_.TryAdmit(f, g.mlid, tree)) {
-        fallback_.erase(g.mlid);
-        trees_.Apply(f, g.mlid, tree, t);
-        return;
-      }
-      if (log_)
-        log_(LogLevel::kInfo, "xymesh: multicast group " + HexLid(g.mlid) +
-                                  ": its anchor tree would close a credit loop on the "
-                                  "multicast VL; trunk-row tree on the data VLs instead");
-      fallback_.insert(g.mlid);
+    group_sl_.erase(g.mlid);
+    paper_trees_.Remove(g.mlid);
+    auto tree = router_->McastTree(g);
+    uint8_t sl = router_->McastSl(g);
+    if (OnMcastVl(g)) {
+      PlaceOnMcastVl(f, g, tree, sl, t);
+    } else if (opt_.mcast == McastScheme::kPaper) {
+      Log("xymesh: multicast group " + HexLid(g.mlid) + ": SL " + std::to_string(g.sl) +
+          " from the SA, not " + std::to_string(kPaperMcastSl) + ": trunk-row tree on the data VLs");
     }
-    trees_.Apply(f, g.mlid, router_->McastTree(g), t);
+    group_sl_[g.mlid] = sl;
+    trees_.Apply(f, g.mlid, tree, t);
+  }
+
+  // Its tree leaves the multicast VL's admission graph too, so later
+  // groups are not turned away for a loop with a tree that is gone.
+  void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) override {
+    trees_.Apply(f, mlid, {}, t);
+    paper_trees_.Remove(mlid);
+    group_sl_.erase(mlid);
   }
 
   void RouteSl2Vl(const Fabric& f, Tables& t) override {
@@ -400,20 +410,55 @@ class XyMeshEngine : public Engine {
   int DataVls() const override { return opt_.vls + (opt_.mcast == McastScheme::kPaper ? 1 : 0); }
 
  private:
-  // Paper mode: SL 15 unless the group fell back to a trunk-row tree (an
-  // MLID never routed here counts as admitted, as offline verification
-  // routes no groups through the engine).
+  // Paper mode: a group goes for the multicast VL when its SL is 15 or
+  // the engine's to choose.
+  bool OnMcastVl(const McastGroup& g) const {
+    return opt_.mcast == McastScheme::kPaper && (g.sl < 0 || g.sl == kPaperMcastSl);
+  }
+
+  // Paper mode: the anchor tree on SL 15 if admission takes it; else the
+  // trunk-row tree `tree` (on its own SL when the engine picks, on the
+  // multicast VL when the SA fixed SL 15, which admission must take, or
+  // the group is refused with its old tree erased).
+  void PlaceOnMcastVl(const Fabric& f, const McastGroup& g, Tree& tree, uint8_t& sl, Tables& t) {
+    Tree anchored = router_->AnchorTree(g);
+    if (paper_trees_.TryAdmit(f, g.mlid, anchored)) {
+      tree = std::move(anchored);
+      sl = kPaperMcastSl;
+      return;
+    }
+    Log("xymesh: multicast group " + HexLid(g.mlid) +
+        ": its anchor tree would close a credit loop on the multicast VL; trunk-row tree" +
+        (g.sl < 0 ? " on the data VLs instead" : " instead"));
+    if (g.sl < 0 || paper_trees_.TryAdmit(f, g.mlid, tree)) return;
+    trees_.Apply(f, g.mlid, {}, t);
+    throw Error("multicast group " + HexLid(g.mlid) +
+                ": SL 15 (the multicast VL) and no tree fits on it without a credit "
+                "loop; create the group with another SL");
+  }
+
+  // The SL recorded when the group was routed; for an MLID never routed
+  // here (offline checks of other tables), what routing it would choose
+  // first: SL 15 in paper mode, else its class's.
   uint8_t McastSl(Lid mlid) const {
-    if (opt_.mcast == McastScheme::kPaper && fallback_.count(mlid) == 0) return kPaperMcastSl;
-    return router_->McastSl(mlid);
+    const auto it = group_sl_.find(mlid);
+    if (it != group_sl_.end()) return it->second;
+    if (opt_.mcast == McastScheme::kPaper) return kPaperMcastSl;
+    McastGroup g;
+    g.mlid = mlid;
+    return router_->McastSl(g);
+  }
+
+  void Log(const std::string& line) const {
+    if (log_) log_(LogLevel::kInfo, line);
   }
 
   XyMeshOptions opt_;
   LogSink log_;
   std::unique_ptr<XyRouter> router_;
   McastTreeTables trees_;
-  McastVlGraph paper_trees_;
-  std::set<Lid> fallback_;  // paper mode: groups on trunk-row trees
+  McastVlGraph paper_trees_;                // paper mode: trees on the multicast VL
+  std::unordered_map<Lid, uint8_t> group_sl_;  // SL of each routed group
 };
 
 }  // namespace

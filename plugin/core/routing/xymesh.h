@@ -53,12 +53,15 @@
 // trunk-row trees. Hence:
 //  - they get a VL of their own, VL `vls` (one past the data VLs: 2, 3 or 5
 //    VLs in all), reached by SL 15 (kPaperMcastSl) on every port; senders
-//    must use SL 15 for such groups (`ibunion mcjoin --sl 15`);
+//    must use SL 15 for such groups (`ibunion mcjoin --sl 15`); a group
+//    the SA created with another SL gets the trunk-row tree of that SL;
 //  - two anchor trees on different rows can still close a loop on that VL,
-//    so the engine admits a group's anchor tree only while the multicast
-//    VL's dependency graph stays acyclic; a group that would close a loop
-//    gets the trunk-row tree on the data VLs instead (logged), where the
-//    trunk-row argument above holds. CheckDeadlock proves the whole.
+//    so the engine admits a tree onto it only while the multicast VL's
+//    dependency graph stays acyclic. A group that would close a loop gets
+//    the trunk-row tree instead: on the data VLs when its SL is the
+//    engine's to choose (offline), else (SL 15 from the SA) on the
+//    multicast VL if that tree passes admission, or no tree at all
+//    (refused, logged). CheckDeadlock proves the whole.
 #pragma once
 
 #include <memory>
@@ -101,11 +104,13 @@ class XyRouter {
   // Fills every switch's LFT. Cost O(switches x LIDs), the tables' size.
   void Route(Tables& t) const;
 
-  // Multicast class of an MLID (0 .. classes-1), its trunk row and SL.
+  // Multicast class of a group (0 .. classes-1), its trunk row and SL. The
+  // class follows the group's SL when the SA gave one (the VL its packets
+  // really ride: SL s is on VL s mod vls in shared mode), else its MLID.
   int McastClasses() const;
-  int McastClass(Lid mlid) const;
-  int TrunkRow(Lid mlid) const;
-  uint8_t McastSl(Lid mlid) const;
+  int McastClass(const McastGroup& g) const;
+  int TrunkRow(const McastGroup& g) const;
+  uint8_t McastSl(const McastGroup& g) const;
 
   // The group's masks by switch (the scheme above). Throws ibu::Error on an
   // empty group or a member that is not an end port. Cost O(members x (X+Y)).

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Routing-phase benchmark on 2-D meshes, all in one run and on the same
+# ibsim fabrics: OpenSM's routing time for xymesh (the ibunion plugin) and
+# OpenSM's own dor and minhop, with ratios (how many times xymesh is faster).
+#
+#   sim-harness/bench/mesh_routing_bench.sh [XxY...]   (default: 16x16 32x32)
+#
+# Meshes come from `ibunion topo mesh X Y` (one host per switch, LMC 0).
+# The routing phase is read from OpenSM's own log (log_flags 0x07), as in
+# routing_bench.sh: from "building routing with '<engine>'" to "<engine>
+# tables configured on all switches". Each engine routes three times in one
+# OpenSM run (two SIGHUP-forced heavy sweeps after the first): the median
+# is reported. xymesh runs with xymesh_dump=off, QoS off (VLs do not change
+# the unicast work). OpenSM runs from the centre host H(X/2,Y/2): directed-
+# route SMPs reach at most 63 hops, and from a corner the far corner of a
+# 32x32 mesh is 64 hops away (its host stays undiscovered and xymesh
+# rightly refuses a switch without a host).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+[ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
+meshes=("$@")
+[ ${#meshes[@]} -gt 0 ] || meshes=(16x16 32x32)
+work=$(mktemp -d "${TMPDIR:-/tmp}/mesh-routing-bench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# Seconds of each routing phase in an OpenSM log, one per line.
+phases() {  # LOG ENGINE
+  awk -v e="$2" '
+    function t(line,  a, h) { split($3, h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] + $4 / 1e6 }
+    index($0, "building routing with \047" e "\047") { start = t($0) }
+    index($0, e " tables configured on all switches") && start { printf "%.4f\n", t($0) - start; start = 0 }' "$1"
+}
+median() { sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (a > 0 && b > 0) ? "%.1fx" : "-", a / b}'; }
+
+printf '%-7s %-8s %10s %12s\n' mesh engine "route s" "vs xymesh"
+for mesh in "${meshes[@]}"; do
+  [[ $mesh =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "mesh_routing_bench: expected XxY, got '$mesh'" >&2; exit 2; }
+  net=$work/mesh-$mesh.net
+  ./ibunion topo mesh "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" -o "$net"
+  centre="H($((BASH_REMATCH[1] / 2)),$((BASH_REMATCH[2] / 2)))"
+  xymesh_s=""
+  for engine in xymesh dor minhop; do
+    out=$work/$mesh-$engine
+    chain=$engine
+    plugin=()
+    [ "$engine" != xymesh ] || { chain=xymesh,minhop; plugin=(--plugin-dir plugin/osm/.libs --plugin-name ibunion --plugin-options "xymesh_dump=off"); }
+    resweep='for i in 1 2; do before=$(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log);
+      kill -HUP $IBUNION_OSM_PID;
+      while [ $(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log) -le $before ]; do sleep 0.5; done; done'
+    if ! sim-harness/ibsim/fabric-run --net "$net" --sm-host "$centre" --engine "$chain" "${plugin[@]+"${plugin[@]}"}" \
+        --conf-line "log_flags 0x07" --daemon --no-readback --timeout 3600 --exec "$resweep" --out "$out" >"$out.log" 2>&1; then
+      printf '%-7s %-8s %10s\n' "$mesh" "$engine" "run failed"; tail -n 5 "$out.log"; continue
+    fi
+    s=$(phases "$out/opensm.log" "$engine" | median)
+    [ "$engine" != xymesh ] || xymesh_s=$s
+    grep -q "$engine tables configured on all switches" "$out/opensm.log" ||
+      grep -E "refusing|cannot build" "$out/opensm.log" | head -n 2
+    printf '%-7s %-8s %10s %12s\n' "$mesh" "$engine" "$s" "$(ratio "$s" "${xymesh_s:-nan}")"
+  done
+done
