@@ -352,6 +352,11 @@ class Simulator::Impl {
   std::vector<int64_t> latencies_;
   int64_t last_delivery_ = 0;
   PointResult result_;
+  std::function<void(double)> tick_;
+  double Done() const {
+    if (mode_ == Mode::kSteady) return std::min(0.99, double(q_.now()) / double(std::max<int64_t>(1, w1_)));
+    return expected_total_ ? std::min(0.99, double(delivered_total_) / double(expected_total_)) : 0.0;
+  }
 };
 
 Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, double load,
@@ -1162,6 +1167,7 @@ PointResult Simulator::Impl::Run() {
   uint64_t ev = 0;
   while (!stop_ && q_.Pop(t, ev)) {
     ++events_;
+    if ((events_ & 0xFFFF) == 0 && tick_) tick_(Done());
     if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
     if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
     const uint64_t type = ev >> kTypeShift;
@@ -1284,6 +1290,7 @@ Simulator::~Simulator() = default;
 void Simulator::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
   impl_->AddMessage(t, src, dst, bytes, sl);
 }
+void Simulator::SetTick(std::function<void(double)> tick) { impl_->tick_ = std::move(tick); }
 void Simulator::SetMessageBytes(uint32_t bytes) { impl_->msg_bytes_ = std::max<uint32_t>(1, bytes); }
 PointResult Simulator::Run() { return impl_->Run(); }
 uint64_t Simulator::DeliveredTo(int h) const { return impl_->host_pkts_.at(h); }
