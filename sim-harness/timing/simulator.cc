@@ -198,9 +198,15 @@ class Simulator::Impl {
   // events ahead in the current one: far ahead it fetches the packet a
   // routing event will read, nearer it reads that packet and fetches its LFT
   // entry and input channel; likewise the port state of link and credit
-  // events. Prefetching cannot change what is computed.
+  // events. Prefetching cannot change what is computed. always_inline: a
+  // function holding only prefetches counts as pure to GCC, which then
+  // drops the call as having no effect.
   static constexpr size_t kAheadFar = 12, kAheadNear = 5;
-  void PrefetchFar(uint64_t ev) const {
+  // Only worth it when the state outgrows the caches (about 20% faster on
+  // FT(16,3), 5% slower on FT(8,3) where everything is cached).
+  static constexpr size_t kPrefetchAboveBytes = size_t(4) << 20;
+  bool prefetch_ahead_ = false;
+  __attribute__((always_inline)) void PrefetchFar(uint64_t ev) const {
     const uint64_t arg = ev & kArgMask;
     switch (ev >> kTypeShift) {
       case kRouted: __builtin_prefetch(&pkts_[arg]); break;
@@ -209,7 +215,7 @@ class Simulator::Impl {
       default: break;
     }
   }
-  void PrefetchNear(uint64_t ev) const {
+  __attribute__((always_inline)) void PrefetchNear(uint64_t ev) const {
     const uint64_t arg = ev & kArgMask;
     switch (ev >> kTypeShift) {
       case kRouted: {
@@ -384,6 +390,7 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
   if (chan_words_ <= 8) chan_words_ = 8;  // one 64-byte line per channel
   chan_.assign(C * chan_words_ + 8, 0);
   chan_base_ = chan_.data();
+  prefetch_ahead_ = net_.LftBytes() + chan_.size() * 8 > kPrefetchAboveBytes;
   while (reinterpret_cast<uintptr_t>(chan_base_) % 64) ++chan_base_;
   for (int gp = 0; gp < G_; ++gp) {
     PortHdr& h = Hdr(gp);
@@ -1168,8 +1175,10 @@ PointResult Simulator::Impl::Run() {
   while (!stop_ && q_.Pop(t, ev)) {
     ++events_;
     if ((events_ & 0xFFFF) == 0 && tick_) tick_(Done());
-    if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
-    if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
+    if (prefetch_ahead_) {
+      if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
+      if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
+    }
     const uint64_t type = ev >> kTypeShift;
     const uint64_t arg = ev & kArgMask;
     if (type < kNetTypes) --pending_net_;
