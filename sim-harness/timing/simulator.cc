@@ -937,6 +937,8 @@ void Simulator::Impl::Arbitrate(int oc) {
   if (St(oc).nreq == 0) return;
   std::vector<int32_t>& r = req_[oc];
   while (St(oc).out_count < out_cap_ && !r.empty()) {
+    // Cost: linear in the waiting requesters, at most ports x VLs of the
+    // switch (a hot spot's output); a grant without contention skips this.
     // Round-robin over (input port, VL): the first requester after the
     // last one granted, in channel order.
     const uint32_t last = uint32_t(St(oc).rr_last);
@@ -1024,6 +1026,10 @@ void Simulator::Impl::CheckDone() {
 
 // --- deadlock ---
 
+// Cost: O(channels + waiting requests) with a fresh wait-for graph, every
+// deadlock_check_ns of simulated time while packets are in flight: on
+// FT(16,3) with 4 VLs about 90k channels, negligible next to the events of
+// 100 us, but it grows with the fabric, not with the traffic.
 bool Simulator::Impl::FindCycle(std::vector<int>* cycle) {
   const size_t C = size_t(G_) << vsh_;
   // Input channel -> output channels its head is waiting for.
