@@ -86,6 +86,25 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
     }
   }
 
+  // Every LID of an end port must leave its own switch through the port the
+  // end port is cabled to: anything else never delivers (it would leave the
+  // switch and have to come back). The usual cause is LFTs from a run that
+  // assigned other LIDs than this fabric's (--guid2lid), so it is reported
+  // here, naming the first such LID, instead of as a routing error mid-run.
+  for (int h = 0; h < H; ++h) {
+    const EndPort& ep = f.end_ports[h];
+    const ibu::Lft& l = t.lft[ep.switch_index];
+    for (int k = 0; k < ep.lid_count(); ++k) {
+      const size_t lid = size_t(ep.base_lid) + size_t(k);
+      if (lid >= l.out.size() || l.out[lid] == kNoPort) continue;  // no entry: reported if a packet needs it
+      if (l.out[lid] != ep.switch_port)
+        throw Error("tables do not match the fabric's LIDs: " + f.SwitchLabel(ep.switch_index) +
+                    " LFT sends LID " + std::to_string(lid) + " (end port " + ep.name + ", cabled to its port " +
+                    std::to_string(ep.switch_port) + ") to port " + std::to_string(int(l.out[lid])) +
+                    "; were the tables made with other LIDs? (--guid2lid of the run that made them)");
+    }
+  }
+
   lft_row_.resize(S);
   lft_len_.resize(S);
   size_t stride = 0;

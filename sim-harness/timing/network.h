@@ -56,6 +56,14 @@ class Network {
     return dlid < lft_len_[sw] ? lft_row_[sw] + dlid : nullptr;
   }
 
+  // Bytes of LFT the model looks up (switches x LIDs: the part of the
+  // memory that grows fastest with the fabric).
+  size_t LftBytes() const {
+    size_t n = 0;
+    for (uint32_t l : lft_len_) n += l;
+    return n;
+  }
+
   // MFT lookup: out ports of `mlid` at `sw` (port 0 dropped), or nullptr
   // when the switch has no entry for it. `*count` receives the number.
   const uint8_t* Mft(int sw, Lid mlid, int* count) const {

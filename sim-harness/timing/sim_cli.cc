@@ -1,5 +1,7 @@
 #include "sim-harness/timing/sim_cli.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include "plugin/core/netfile.h"
 #include "plugin/core/tables.h"
 #include "sim-harness/timing/jobs.h"
+#include "sim-harness/timing/progress.h"
 #include "sim-harness/timing/network.h"
 #include "sim-harness/timing/params.h"
 #include "sim-harness/timing/simulator.h"
@@ -463,7 +466,17 @@ int Run(int argc, char** argv) {
       return t->sl2vl[sw].get(in_port, out_port, sl);
     };
   }
-  Network network(fabric, tables, p.vls, sl2vl);
+  // Tables that do not fit the fabric: name the dump they came from.
+  auto make_network = [&]() {
+    try {
+      return std::make_unique<Network>(fabric, tables, p.vls, sl2vl);
+    } catch (const Error& e) {
+      if (!dump) throw;
+      throw Error(routing.substr(5) + "/lfts.dump: " + e.what());
+    }
+  };
+  const std::unique_ptr<Network> network_owner = make_network();
+  const Network& network = *network_owner;
 
   if (opt.count("members")) {
     if (!wl.is_mcast()) throw Error("--members: only for --traffic mcast:SOURCES:GROUP");
@@ -516,13 +529,17 @@ int Run(int argc, char** argv) {
     return Report(one, out);
   }
 
+  // Progress on stderr: a bar on a terminal, a line per point elsewhere.
+  std::unique_ptr<ProgressBar> bar;
   ProgressFn progress;
-  if (!quiet && loads.size() > 1)
-    progress = [](int done, int total, const PointResult& r) {
-      std::fprintf(stderr, "ibunion sim: [%d/%d] load %.4g: accepted %.5g, latency %.1f ns (%.2f s)\n",
-                   done, total, r.load, r.accepted, r.latency_avg_ns, r.wall_s);
-    };
-  const std::vector<PointResult> results = RunPoints(network, wl, p, msg, loads, seed, jobs, progress);
+  TickFn tick;
+  if (!quiet) {
+    bar = std::make_unique<ProgressBar>(int(loads.size()), isatty(STDERR_FILENO) != 0);
+    progress = [&bar](int done, int total, const PointResult& r) { bar->PointDone(done, total, r); };
+    tick = [&bar](int index, double done) { bar->Tick(index, done); };
+  }
+  const std::vector<PointResult> results = RunPoints(network, wl, p, msg, loads, seed, jobs, progress, tick);
+  bar.reset();  // clears the bar before the results
 
   if (opt.count("save")) WriteAtomically(opt["save"].value, ToRecord(results[0]) + "\n");
   Output out;

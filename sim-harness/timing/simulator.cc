@@ -198,9 +198,15 @@ class Simulator::Impl {
   // events ahead in the current one: far ahead it fetches the packet a
   // routing event will read, nearer it reads that packet and fetches its LFT
   // entry and input channel; likewise the port state of link and credit
-  // events. Prefetching cannot change what is computed.
+  // events. Prefetching cannot change what is computed. always_inline: a
+  // function holding only prefetches counts as pure to GCC, which then
+  // drops the call as having no effect.
   static constexpr size_t kAheadFar = 12, kAheadNear = 5;
-  void PrefetchFar(uint64_t ev) const {
+  // Only worth it when the state outgrows the caches (about 20% faster on
+  // FT(16,3), 5% slower on FT(8,3) where everything is cached).
+  static constexpr size_t kPrefetchAboveBytes = size_t(4) << 20;
+  bool prefetch_ahead_ = false;
+  __attribute__((always_inline)) void PrefetchFar(uint64_t ev) const {
     const uint64_t arg = ev & kArgMask;
     switch (ev >> kTypeShift) {
       case kRouted: __builtin_prefetch(&pkts_[arg]); break;
@@ -209,7 +215,7 @@ class Simulator::Impl {
       default: break;
     }
   }
-  void PrefetchNear(uint64_t ev) const {
+  __attribute__((always_inline)) void PrefetchNear(uint64_t ev) const {
     const uint64_t arg = ev & kArgMask;
     switch (ev >> kTypeShift) {
       case kRouted: {
@@ -352,6 +358,11 @@ class Simulator::Impl {
   std::vector<int64_t> latencies_;
   int64_t last_delivery_ = 0;
   PointResult result_;
+  std::function<void(double)> tick_;
+  double Done() const {
+    if (mode_ == Mode::kSteady) return std::min(0.99, double(q_.now()) / double(std::max<int64_t>(1, w1_)));
+    return expected_total_ ? std::min(0.99, double(delivered_total_) / double(expected_total_)) : 0.0;
+  }
 };
 
 Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, double load,
@@ -379,6 +390,7 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
   if (chan_words_ <= 8) chan_words_ = 8;  // one 64-byte line per channel
   chan_.assign(C * chan_words_ + 8, 0);
   chan_base_ = chan_.data();
+  prefetch_ahead_ = net_.LftBytes() + chan_.size() * 8 > kPrefetchAboveBytes;
   while (reinterpret_cast<uintptr_t>(chan_base_) % 64) ++chan_base_;
   for (int gp = 0; gp < G_; ++gp) {
     PortHdr& h = Hdr(gp);
@@ -925,6 +937,8 @@ void Simulator::Impl::Arbitrate(int oc) {
   if (St(oc).nreq == 0) return;
   std::vector<int32_t>& r = req_[oc];
   while (St(oc).out_count < out_cap_ && !r.empty()) {
+    // Cost: linear in the waiting requesters, at most ports x VLs of the
+    // switch (a hot spot's output); a grant without contention skips this.
     // Round-robin over (input port, VL): the first requester after the
     // last one granted, in channel order.
     const uint32_t last = uint32_t(St(oc).rr_last);
@@ -1012,6 +1026,10 @@ void Simulator::Impl::CheckDone() {
 
 // --- deadlock ---
 
+// Cost: O(channels + waiting requests) with a fresh wait-for graph, every
+// deadlock_check_ns of simulated time while packets are in flight: on
+// FT(16,3) with 4 VLs about 90k channels, negligible next to the events of
+// 100 us, but it grows with the fabric, not with the traffic.
 bool Simulator::Impl::FindCycle(std::vector<int>* cycle) {
   const size_t C = size_t(G_) << vsh_;
   // Input channel -> output channels its head is waiting for.
@@ -1162,8 +1180,11 @@ PointResult Simulator::Impl::Run() {
   uint64_t ev = 0;
   while (!stop_ && q_.Pop(t, ev)) {
     ++events_;
-    if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
-    if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
+    if ((events_ & 0xFFFF) == 0 && tick_) tick_(Done());
+    if (prefetch_ahead_) {
+      if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
+      if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
+    }
     const uint64_t type = ev >> kTypeShift;
     const uint64_t arg = ev & kArgMask;
     if (type < kNetTypes) --pending_net_;
@@ -1284,6 +1305,7 @@ Simulator::~Simulator() = default;
 void Simulator::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
   impl_->AddMessage(t, src, dst, bytes, sl);
 }
+void Simulator::SetTick(std::function<void(double)> tick) { impl_->tick_ = std::move(tick); }
 void Simulator::SetMessageBytes(uint32_t bytes) { impl_->msg_bytes_ = std::max<uint32_t>(1, bytes); }
 PointResult Simulator::Run() { return impl_->Run(); }
 uint64_t Simulator::DeliveredTo(int h) const { return impl_->host_pkts_.at(h); }

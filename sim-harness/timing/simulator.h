@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -54,6 +55,11 @@ class Simulator {
   // `dst`, or for src's multicast tree when dst < 0 (hardware multicast
   // workloads). `sl` < 0: the SL policy of the params. `bytes` 0 = --msg.
   void AddMessage(int64_t t_ns, int src, int dst, uint32_t bytes, int sl = -1);
+
+  // Called now and then (every 2^16 events) from Run() with an estimate of
+  // the fraction done (0..1): simulated time against the measurement
+  // window's end, or deliveries against those expected for batch runs.
+  void SetTick(std::function<void(double done)> tick);
 
   // Message size for generated traffic (default 32 bytes).
   void SetMessageBytes(uint32_t bytes);

@@ -28,11 +28,12 @@ std::vector<double> SweepLoads(double from, double to, double step) {
 }
 
 PointResult RunPoint(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
-                     double load, uint64_t seed, int index) {
+                     double load, uint64_t seed, int index, const TickFn& tick) {
   PointResult r;
   try {
     Simulator sim(net, wl, p, load, PointSeed(seed, index));
     sim.SetMessageBytes(msg_bytes);
+    if (tick) sim.SetTick([&tick, index](double done) { tick(index, done); });
     r = sim.Run();
   } catch (const SimFailure& e) {
     r = PointResult{};
@@ -46,7 +47,8 @@ PointResult RunPoint(const Network& net, const Workload& wl, const Params& p, ui
 
 std::vector<PointResult> RunPoints(const Network& net, const Workload& wl, const Params& p,
                                    uint32_t msg_bytes, const std::vector<double>& loads,
-                                   uint64_t seed, int jobs, const ProgressFn& progress) {
+                                   uint64_t seed, int jobs, const ProgressFn& progress,
+                                   const TickFn& tick) {
   const int n = int(loads.size());
   std::vector<PointResult> results(n);
   std::atomic<int> next{0};
@@ -59,7 +61,7 @@ std::vector<PointResult> RunPoints(const Network& net, const Workload& wl, const
       if (i >= n) return;
       PointResult r;
       try {
-        r = RunPoint(net, wl, p, msg_bytes, loads[i], seed, i);
+        r = RunPoint(net, wl, p, msg_bytes, loads[i], seed, i, tick);
       } catch (...) {
         std::lock_guard<std::mutex> lock(mu);
         if (!first_error) first_error = std::current_exception();

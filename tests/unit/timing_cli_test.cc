@@ -14,6 +14,7 @@
 
 #include "plugin/core/tables.h"
 #include "plugin/core/topology/generate.h"
+#include "sim-harness/timing/progress.h"
 #include "sim-harness/timing/sim_cli.h"
 #include "sim-harness/timing/sweep.h"
 #include "tests/unit/timing_rig.h"
@@ -248,6 +249,42 @@ void TestCliBadInput() {
   CU_ASSERT(Has(err, "lfts.dump"));
 }
 
+// LFTs made for other LIDs than the fabric's (a guid2lid of another run):
+// refused at set-up, naming the dump, the switch, the LID and the end port,
+// instead of failing as a bad route in the middle of the run.
+void TestCliTablesForOtherLids() {
+  DumpDir d;
+  std::vector<std::string> guids, lids;
+  {
+    std::ifstream in(d.dir + "/guid2lid");
+    for (std::string line; std::getline(in, line);) {
+      const size_t sp = line.find(' ');
+      if (sp == std::string::npos) continue;
+      guids.push_back(line.substr(0, sp));
+      lids.push_back(line.substr(sp));
+    }
+  }
+  CU_ASSERT_FATAL(guids.size() > 2);
+  {
+    std::ofstream out(d.dir + "/guid2lid");  // every LID moved on by one line
+    for (size_t i = 0; i < guids.size(); ++i) out << guids[i] << lids[(i + 1) % lids.size()] << "\n";
+  }
+  std::string err;
+  CU_ASSERT_EQUAL(Sim({"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, d.dir + "/lfts.dump: tables do not match the fabric's LIDs"));
+  CU_ASSERT(Has(err, "end port"));
+  CU_ASSERT(Has(err, "--guid2lid"));
+}
+
+// The progress bar's text: fraction, points and time left.
+void TestProgressBarText() {
+  const std::string s = sim::ProgressBar::Render(0.5, 3, 6, 10);
+  CU_ASSERT(Has(s, "[###############...............]"));
+  CU_ASSERT(Has(s, " 50%"));
+  CU_ASSERT(Has(s, "3/6 points"));
+  CU_ASSERT(Has(s, "~10 s left"));
+}
+
 void TestCliDeadlockExitCode() {
   // The clockwise ring as a dump: exit 1 with the loop on stderr.
   DumpDir d;
@@ -283,6 +320,8 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "ibunion sim on a dump directory, JSON and CSV", TestCliDumpRun);
   CU_add_test(s, "bad input: exit 2 naming the option, file or line", TestCliBadInput);
   CU_add_test(s, "deadlock: exit 1 with the credit loop", TestCliDeadlockExitCode);
+  CU_add_test(s, "tables made for other LIDs: exit 2 naming dump, switch, LID", TestCliTablesForOtherLids);
+  CU_add_test(s, "progress bar text", TestProgressBarText);
   CU_add_test(s, "--emit-jobs, a shell loop, --merge: the direct sweep byte for byte", TestCliEmitJobsAndMerge);
 }
 
