@@ -9,6 +9,7 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/groups.h"
+#include "plugin/core/output_files.h"
 #include "plugin/core/tables.h"
 
 namespace ibu::cli {
@@ -59,10 +60,11 @@ int RouteMain(int argc, char** argv) {
       }
     paths = os.str();
   }
-  WriteFileAtomically(args.get("--lft", "-"), [&](std::ostream& os) { WriteLfts(os, f, t); });
-  if (args.has("--paths")) WriteFileAtomically(args.get("--paths"), paths);
-  if (args.has("--mft"))
-    WriteFileAtomically(args.get("--mft"), [&](std::ostream& os) { WriteMfts(os, f, t); });
+  // All outputs or none: a bad --paths must not leave a fresh --lft behind.
+  std::vector<OutputFile> out = {{args.get("--lft", "-"), [&](std::ostream& os) { WriteLfts(os, f, t); }}};
+  if (args.has("--paths")) out.push_back({args.get("--paths"), [&](std::ostream& os) { os << paths; }});
+  if (args.has("--mft")) out.push_back({args.get("--mft"), [&](std::ostream& os) { WriteMfts(os, f, t); }});
+  WriteFilesAtomically(out);
   return 0;
 }
 

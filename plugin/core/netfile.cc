@@ -1,5 +1,6 @@
 #include "plugin/core/netfile.h"
 
+#include <cstring>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -363,7 +364,7 @@ Fabric ParseNetFile(std::istream& is, const std::string& file) {
 
 Fabric ReadNetFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open topology file");
+  if (!in) throw Error(path + ": cannot open topology file (" + std::strerror(errno) + ")");
   return ParseNetFile(in, path);
 }
 
@@ -418,7 +419,7 @@ void ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) {
 
 void ApplyGuid2LidFile(const std::string& path, Fabric& f) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open guid2lid file");
+  if (!in) throw Error(path + ": cannot open guid2lid file (" + std::strerror(errno) + ")");
   ApplyGuid2Lid(in, path, f);
 }
 

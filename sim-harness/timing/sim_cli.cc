@@ -15,6 +15,7 @@
 
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
+#include "plugin/core/output_files.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/tables.h"
 #include "sim-harness/timing/network.h"
@@ -119,24 +120,6 @@ uint32_t ToBytes(const Setting& s) {
   return uint32_t(uint64_t(n) * mult);
 }
 
-void WriteAtomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(path + ": cannot write");
-    out << content;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error(path + ": write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot rename " + tmp + " into place");
-  }
-}
-
 bool FileExists(const std::string& path) {
   std::ifstream in(path);
   return bool(in);
@@ -194,7 +177,7 @@ int Run(int argc, char** argv) {
   if (cli.count("config")) {
     const std::string path = cli["config"].value;
     std::ifstream in(path);
-    if (!in) throw Error("--config " + path + ": cannot open");
+    if (!in) throw Error("--config " + path + ": cannot open (" + std::strerror(errno) + ")");
     std::string line;
     int no = 0;
     while (std::getline(in, line)) {
@@ -365,12 +348,14 @@ int Run(int argc, char** argv) {
   }
   Network network(fabric, tables, p.vls, sl2vl);
 
+  // Output files are written together at the end (all or none).
+  std::vector<OutputFile> outputs;
+  std::string members;
   if (opt.count("members")) {
     if (!wl.is_mcast()) throw Error("--members: only for --traffic mcast:SOURCES:GROUP");
-    std::string text;
-    for (int h : wl.group()) text += "group " + fabric.end_ports[h].name + "\n";
-    for (int h : wl.sources()) text += "source " + fabric.end_ports[h].name + "\n";
-    WriteAtomically(opt["members"].value, text);
+    for (int h : wl.group()) members += "group " + fabric.end_ports[h].name + "\n";
+    for (int h : wl.sources()) members += "source " + fabric.end_ports[h].name + "\n";
+    outputs.push_back({opt["members"].value, [&](std::ostream& os) { os << members; }});
   }
 
   std::ostringstream head;
@@ -413,7 +398,7 @@ int Run(int argc, char** argv) {
   if (opt.count("csv")) {
     std::string csv = CsvHeader() + "\n";
     for (const PointResult& r : results) csv += ToCsv(r) + "\n";
-    WriteAtomically(opt["csv"].value, csv);
+    outputs.push_back({opt["csv"].value, [csv](std::ostream& os) { os << csv; }});
   }
   if (opt.count("links")) {
     std::ostringstream os;
@@ -426,8 +411,9 @@ int Run(int argc, char** argv) {
             if (c == '"') c = '\'';
           os << r.index << ",\"" << name << "\"," << r.link_util[gp] << "\n";
         }
-    WriteAtomically(opt["links"].value, os.str());
+    outputs.push_back({opt["links"].value, [text = os.str()](std::ostream& out) { out << text; }});
   }
+  WriteFilesAtomically(outputs);
   return status;
 }
 
