@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "plugin/core/error.h"
+#include "plugin/core/output_files.h"
 
 namespace ibu::cli {
 
@@ -77,31 +78,7 @@ long Args::positional_int(size_t i, const std::string& what, long min, long max)
 }
 
 void WriteFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
-  if (path.empty() || path == "-") {
-    write(std::cout);
-    std::cout.flush();
-    return;
-  }
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw Error(path + ": cannot write (" + std::string(std::strerror(errno)) + ")");
-    try {
-      write(out);
-    } catch (...) {
-      std::remove(tmp.c_str());
-      throw;
-    }
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error(path + ": write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot rename into place");
-  }
+  WriteFilesAtomically({{path, write}});
 }
 
 void WriteFileAtomically(const std::string& path, const std::string& content) {

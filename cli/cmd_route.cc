@@ -9,6 +9,7 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/groups.h"
+#include "plugin/core/output_files.h"
 #include "plugin/core/tables.h"
 
 namespace ibu::cli {
@@ -63,12 +64,13 @@ int RouteMain(int argc, char** argv) {
       }
     paths = os.str();
   }
-  WriteFileAtomically(args.get("--lft", "-"), [&](std::ostream& os) { WriteLfts(os, f, t); });
-  if (args.has("--paths")) WriteFileAtomically(args.get("--paths"), paths);
-  if (args.has("--mft"))
-    WriteFileAtomically(args.get("--mft"), [&](std::ostream& os) { WriteMfts(os, f, t); });
+  // All outputs or none: a bad --paths must not leave a fresh --lft behind.
+  std::vector<OutputFile> out = {{args.get("--lft", "-"), [&](std::ostream& os) { WriteLfts(os, f, t); }}};
+  if (args.has("--paths")) out.push_back({args.get("--paths"), [&](std::ostream& os) { os << paths; }});
+  if (args.has("--mft")) out.push_back({args.get("--mft"), [&](std::ostream& os) { WriteMfts(os, f, t); }});
   if (args.has("--sl2vl"))
-    WriteFileAtomically(args.get("--sl2vl"), [&](std::ostream& os) { WriteSl2Vl(os, f, t); });
+    out.push_back({args.get("--sl2vl"), [&](std::ostream& os) { WriteSl2Vl(os, f, t); }});
+  WriteFilesAtomically(out);
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "plugin/core/error.h"
 #include "plugin/core/netfile.h"
+#include "plugin/core/output_files.h"
 #include "plugin/core/topology/generate.h"
 
 namespace ibu::cli {
@@ -51,8 +52,11 @@ int TopoMain(int argc, char** argv) {
   WriteNetFile(net, f, order);
   WriteGuid2Lid(lids, f);
   // Both outputs are complete in memory before either file is touched.
-  if (args.has("--guid2lid")) WriteFileAtomically(args.get("--guid2lid"), lids.str());
-  WriteFileAtomically(args.get("-o", "-"), net.str());
+  // Both files or neither.
+  std::vector<OutputFile> out;
+  if (args.has("--guid2lid")) out.push_back({args.get("--guid2lid"), [&](std::ostream& os) { os << lids.str(); }});
+  out.push_back({args.get("-o", "-"), [&](std::ostream& os) { os << net.str(); }});
+  WriteFilesAtomically(out);
   return 0;
 }
 

@@ -1,4 +1,6 @@
 // `ibunion verify`: check tables (offline or read back from switches).
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -95,7 +97,7 @@ bool VerifyGroups(const Fabric& f, Tables& t, const Args& args) {
 // Reads "src_guid dst_guid dlid" lines into a selection function.
 std::function<Lid(int, int)> SelectionFromFile(const Fabric& f, const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open path-selection map");
+  if (!in) throw Error(path + ": cannot open path-selection map (" + std::strerror(errno) + ")");
   auto map = std::make_shared<std::unordered_map<uint64_t, Lid>>();
   std::string line;
   int no = 0;
@@ -224,6 +226,10 @@ int VerifyMain(int argc, char** argv) {
   Fabric f = LoadFabric(args, args.positional()[0]);
   Tables t;
   ReadLftsFile(args.get("--lft"), f, t);
+  size_t tables = 0;
+  for (const Lft& lft : t.lft) tables += !lft.out.empty();
+  if (tables == 0)  // a wrong file rather than a missing switch
+    throw Error(args.get("--lft") + ": no LFT in it (expected ibroute output, 'Unicast lids [...] of switch Lid N guid 0x...')");
   for (size_t s = 0; s < f.switches.size(); ++s)
     if (t.lft[s].out.empty())
       throw Error(args.get("--lft") + ": no LFT for " + f.SwitchLabel(static_cast<int>(s)));

@@ -10,7 +10,8 @@ tests_unit_unit_tests_SOURCES = \
 	tests/unit/degraded_test.cc
 tests_unit_unit_tests_LDADD = plugin/core/libibucore.la sim-harness/mcast/libibumcast.la -lcunit
 
-TESTS += tests/unit/unit_tests
+TESTS += tests/unit/unit_tests tests/cli_errors.sh
+dist_noinst_SCRIPTS += tests/cli_errors.sh
 E2E_TESTS = tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
 	tests/e2e/opensm_builtin.sh tests/e2e/mlid_paper.sh tests/e2e/mlid_reachability.sh \
 	tests/e2e/mlid_fallback.sh tests/e2e/mcast_cyclic.sh tests/e2e/mesh_opensm.sh tests/e2e/mesh_paper.sh \

@@ -57,6 +57,7 @@ void Fabric::Finalize() {
     }
     if (!switch_by_guid_.emplace(sw.guid, static_cast<int>(s)).second)
       throw Error(SwitchLabel(s) + ": GUID appears twice");
+    if (sw.lmc > 7) throw Error(SwitchLabel(s) + ": LMC " + std::to_string(sw.lmc) + " is outside 0..7");
     if (sw.lid != 0)
       ClaimLids(owner_, sw.lid, 1 << sw.lmc,
                 {Peer::Kind::kSwitch, static_cast<int>(s)}, SwitchLabel(s));
@@ -65,6 +66,7 @@ void Fabric::Finalize() {
     const EndPort& ep = end_ports[e];
     if (!end_port_by_guid_.emplace(ep.port_guid, static_cast<int>(e)).second)
       throw Error(ep.name + ": port GUID appears twice");
+    if (ep.lmc > 7) throw Error(ep.name + ": LMC " + std::to_string(ep.lmc) + " is outside 0..7");
     if (ep.base_lid == 0) continue;
     if (ep.base_lid & ((1 << ep.lmc) - 1))
       throw Error(ep.name + ": base LID " + std::to_string(ep.base_lid) +

@@ -1,5 +1,7 @@
 #include "plugin/core/groups.h"
 
+#include <cerrno>
+#include <cstring>
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -79,7 +81,7 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
 
 std::vector<McastGroup> ReadGroupsFile(const std::string& path, const Fabric& f) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open group file");
+  if (!in) throw Error(path + ": cannot open group file (" + std::strerror(errno) + ")");
   return ParseGroups(in, path, f);
 }
 

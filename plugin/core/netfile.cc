@@ -1,5 +1,6 @@
 #include "plugin/core/netfile.h"
 
+#include <cstring>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -136,14 +137,20 @@ class Parser {
     return out;
   }
 
-  // "lid N lmc M" inside an ibnetdiscover comment.
-  static void FindLidLmc(const std::string& comment, Lid* lid, int* lmc) {
+  // "lid N lmc M" inside an ibnetdiscover comment; out-of-range values are
+  // refused here rather than truncated (an LMC of 255 once reached a shift).
+  void FindLidLmc(const std::string& comment, Lid* lid, int* lmc) {
     size_t p = comment.find("lid ");
     if (p == std::string::npos) return;
-    *lid = static_cast<Lid>(std::strtoul(comment.c_str() + p + 4, nullptr, 0));
+    const unsigned long v = std::strtoul(comment.c_str() + p + 4, nullptr, 0);
+    if (v > kMaxUnicastLid) Fail("lid " + std::to_string(v) + " in the comment is not a unicast LID (1..0xBFFF)");
+    *lid = static_cast<Lid>(v);
     size_t q = comment.find("lmc ", p);
-    if (q != std::string::npos && lmc)
-      *lmc = static_cast<int>(std::strtol(comment.c_str() + q + 4, nullptr, 0));
+    if (q != std::string::npos && lmc) {
+      const long m = std::strtol(comment.c_str() + q + 4, nullptr, 0);
+      if (m < 0 || m > 7) Fail("lmc " + std::to_string(m) + " in the comment is outside 0..7");
+      *lmc = static_cast<int>(m);
+    }
   }
 
   void ParseHeader(const std::string& line, NodeType type, size_t keyword_len) {
@@ -357,7 +364,7 @@ Fabric ParseNetFile(std::istream& is, const std::string& file) {
 
 Fabric ReadNetFile(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open topology file");
+  if (!in) throw Error(path + ": cannot open topology file (" + std::strerror(errno) + ")");
   return ParseNetFile(in, path);
 }
 
@@ -412,7 +419,7 @@ void ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) {
 
 void ApplyGuid2LidFile(const std::string& path, Fabric& f) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open guid2lid file");
+  if (!in) throw Error(path + ": cannot open guid2lid file (" + std::strerror(errno) + ")");
   ApplyGuid2Lid(in, path, f);
 }
 

@@ -1,5 +1,7 @@
 #include "plugin/core/tables.h"
 
+#include <cerrno>
+#include <cstring>
 #include <cctype>
 #include <cinttypes>
 #include <cstdarg>
@@ -195,13 +197,13 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
 
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open LFT dump");
+  if (!in) throw Error(path + ": cannot open LFT dump (" + std::strerror(errno) + ")");
   ReadLfts(in, path, f, t);
 }
 
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open MFT dump");
+  if (!in) throw Error(path + ": cannot open MFT dump (" + std::strerror(errno) + ")");
   ReadMfts(in, path, f, t);
 }
 

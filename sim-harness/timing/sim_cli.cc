@@ -271,7 +271,7 @@ int Run(int argc, char** argv) {
   if (cli.count("config")) {
     const std::string path = cli["config"].value;
     std::ifstream in(path);
-    if (!in) throw Error("--config " + path + ": cannot open");
+    if (!in) throw Error("--config " + path + ": cannot open (" + std::strerror(errno) + ")");
     std::string line;
     int no = 0;
     while (std::getline(in, line)) {

@@ -6,3 +6,5 @@ build=${IBUNION_BUILD:-$here/../..}
 "$build/tests/fuzz/netfile_replay" "$here"/corpus/netfile/*
 "$build/tests/fuzz/parsers_replay" "$here"/corpus/dumps/* "$here"/corpus/groups/* \
   "$here"/corpus/guid2lid/* "$here"/corpus/options/*
+"$build/tests/fuzz/options_replay" "$here"/corpus/plugin-options/*
+"$build/tests/fuzz/simconfig_replay" "$here"/corpus/simconfig/*

@@ -1,0 +1,68 @@
+#include "plugin/core/output_files.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "plugin/core/error.h"
+
+namespace ibu {
+
+namespace {
+
+bool IsStdout(const std::string& path) { return path.empty() || path == "-"; }
+
+// Removes the temporaries not yet renamed, whatever happens.
+struct Staged {
+  std::vector<std::string> tmp;
+  ~Staged() {
+    for (const std::string& t : tmp)
+      if (!t.empty()) std::remove(t.c_str());
+  }
+};
+
+std::string WriteTemporary(const OutputFile& file) {
+  // pid in the name: two commands writing the same target do not collide.
+  const std::string tmp = file.path + ".tmp." + std::to_string(getpid());
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(file.path + ": cannot write (" + std::strerror(errno) + ")");
+  try {
+    file.write(out);
+    out.flush();
+  } catch (...) {
+    out.close();
+    std::remove(tmp.c_str());
+    throw;
+  }
+  if (!out) {
+    out.close();
+    std::remove(tmp.c_str());
+    throw Error(file.path + ": write failed (disk full?)");
+  }
+  return tmp;
+}
+
+}  // namespace
+
+void WriteFilesAtomically(const std::vector<OutputFile>& files) {
+  Staged staged;
+  for (const OutputFile& f : files)
+    staged.tmp.push_back(IsStdout(f.path) ? "" : WriteTemporary(f));
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (staged.tmp[i].empty()) continue;
+    if (std::rename(staged.tmp[i].c_str(), files[i].path.c_str()) != 0)
+      throw Error(files[i].path + ": cannot rename into place (" + std::strerror(errno) + ")");
+    staged.tmp[i].clear();
+  }
+  for (const OutputFile& f : files)
+    if (IsStdout(f.path)) {
+      f.write(std::cout);
+      std::cout.flush();
+    }
+}
+
+}  // namespace ibu

@@ -1,0 +1,24 @@
+// Output files written all-or-nothing: every file goes to a temporary name
+// next to its target first, and only when all of them are complete are they
+// renamed into place, so a failing command leaves neither partial files
+// nor a partial set of them behind. "-" (or "") means standard output,
+// written last, after the files.
+#pragma once
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace ibu {
+
+struct OutputFile {
+  std::string path;
+  std::function<void(std::ostream&)> write;
+};
+
+// Throws ibu::Error naming the path and the system's reason when a file
+// cannot be written; nothing has been replaced then.
+void WriteFilesAtomically(const std::vector<OutputFile>& files);
+
+}  // namespace ibu

@@ -1,0 +1,53 @@
+#!/bin/bash
+# Bad options and files: every error names what was wrong (exit 2), and no
+# command leaves output files behind, complete or partial, when it fails.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+IBUNION=${IBUNION_BUILD:-$top}/ibunion
+net=$top/topologies/ft-4-2.net
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-cli.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+expect() {  # NEEDLE CMD...: exit status 2 and NEEDLE on stderr
+  local needle=$1; shift
+  "$@" >/dev/null 2>"$tmp/err"; local rc=$?
+  if [ $rc -eq 2 ] && grep -qF -- "$needle" "$tmp/err"; then echo "PASS: $(tail -1 "$tmp/err")"
+  else echo "FAIL: '$*' -> rc $rc, stderr: $(tail -1 "$tmp/err") (wanted: $needle)"; fails=$((fails + 1)); fi
+}
+nothing_left() {  # WHAT: the output dir holds no file at all (temporaries included)
+  if [ -z "$(ls -A "$tmp/out")" ]; then echo "PASS: $1: no output file left behind"
+  else echo "FAIL: $1: left $(ls -A "$tmp/out" | xargs)"; fails=$((fails + 1)); fi
+  rm -rf "$tmp/out"; mkdir -p "$tmp/out"
+}
+mkdir -p "$tmp/out"
+expect "/nonexistent.net: cannot open topology file (No such file or directory)" "$IBUNION" route /nonexistent.net --engine mlid
+expect "/nonexistent: cannot open guid2lid file" "$IBUNION" route "$net" --engine mlid --guid2lid /nonexistent
+expect "unknown routing engine 'bogus'" "$IBUNION" route "$net" --engine bogus
+expect "option 'mlid_rotate=maybe': expected on or off" "$IBUNION" route "$net" --engine mlid --options mlid_rotate=maybe
+expect "option --lmc: expected 0..7, got 9" "$IBUNION" route "$net" --engine mlid --lmc 9
+expect "unknown option --bogus" "$IBUNION" route "$net" --engine mlid --bogus
+expect "/nonexistent: cannot open LFT dump" "$IBUNION" verify "$net" --lft /nonexistent
+expect "$net: no LFT in it (expected ibroute output" "$IBUNION" verify "$net" --lft "$net"
+expect "$top/topologies/ft-4-2.guid2lid:1: LFT entry before any 'Unicast lids' header" \
+  "$IBUNION" verify "$net" --lft "$top/topologies/ft-4-2.guid2lid"
+expect "fattree: M must be at least 4, got 3" "$IBUNION" topo fattree 3 2
+expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
+expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent
+# Several outputs: one bad path and none of them is written.
+expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
+  "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p
+nothing_left "route --lft with a bad --paths"
+expect "/nonexistent: cannot open group file" \
+  "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --groups /nonexistent --mft "$tmp/out/mft"
+nothing_left "route with a missing --groups file"
+expect "/nonexistent-dir/x.net: cannot write" "$IBUNION" topo fattree 4 2 -o /nonexistent-dir/x.net --guid2lid "$tmp/out/g"
+nothing_left "topo with a bad -o"
+expect "/nonexistent-dir/l: cannot write" "$IBUNION" sim "$net" --routing mlid --load 0.1 \
+  --param measure_ns=2000 --param warmup_ns=100 --csv "$tmp/out/c.csv" --links /nonexistent-dir/l --quiet
+nothing_left "sim --csv with a bad --links"
+# And the good case writes every file.
+"$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths "$tmp/out/p" 2>/dev/null &&
+  [ -s "$tmp/out/lft" ] && [ -s "$tmp/out/p" ] && [ "$(ls -A "$tmp/out" | wc -l)" -eq 2 ] &&
+  echo "PASS: route writes --lft and --paths, no temporaries" || { echo "FAIL: route outputs"; fails=$((fails + 1)); }
+[ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
+exit $(( fails > 0 ))
