@@ -59,7 +59,8 @@ for p in "${points[@]}"; do
       best[$b]=$(awk -v a="${best[$b]:-0}" -v b="$r" 'BEGIN {print (b > a) ? b : a}')
     done
   done
-  c=${best[$cur]} bb=${best[$base]:-0}
+  c=${best[$cur]} bb=0
+  [ -z "$base" ] || bb=${best[$base]}
   awk -v f="$f" -v l="$load" -v h="$hops" -v c="$c" -v b="$bb" 'BEGIN {
     printf "%-9s %5s %10d %14.2f %14s %7s\n", f, l, h, c / 1e6,
       (b > 0 ? sprintf("%.2f", b / 1e6) : "-"), (b > 0 ? sprintf("%.2fx", c / b) : "-") }'
