@@ -105,6 +105,10 @@ void MlidRouter::RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const L
     const int s = static_cast<int>(x);
     const int l = tree_.level[s];
     uint8_t& out = t.lft[s].out[lid];
+    if (l < 0) {  // cut off from below: no route through it, none from it
+      ++stats_.lost_preferred;
+      continue;
+    }
     if (s == leaf) {
       const int ep = f_.owner(lid).index;
       out = static_cast<uint8_t>(f_.end_ports[ep].switch_port);
