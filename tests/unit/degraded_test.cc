@@ -74,6 +74,13 @@ long CountNonUpDownRoutes(const Fabric& f, const Tables& t, const FatTree& tree)
   return bad;
 }
 
+// Totals for the closing note, printed by each test.
+long g_fabrics = 0, g_routes = 0;
+void PrintTotals() {
+  fprintf(stderr, "\n  (%ld degraded fabrics, %ld host-to-LID routes verified)", g_fabrics, g_routes);
+  g_fabrics = g_routes = 0;
+}
+
 struct Outcome {
   std::string note;
   long pairs = 0;
@@ -98,6 +105,8 @@ Outcome RouteAndCheck(const Fabric& f, uint64_t seed, bool refusals_allowed = fa
   UnicastReport u = VerifyUnicast(f, t, 20, /*switch_lids=*/false);
   for (const std::string& e : u.errors) fprintf(stderr, "\n  %s", e.c_str());
   CU_ASSERT(u.ok());
+  ++g_fabrics;
+  g_routes += u.routes_checked;
   out.pairs = static_cast<long>(f.end_ports.size()) * static_cast<long>(f.end_ports.size());
   const FatTree tree = RecognizeFatTree(f);
   CU_ASSERT(tree.degraded);
@@ -144,6 +153,7 @@ void RandomLinksRemoved() {
       CU_ASSERT(Contains(o.note, std::to_string(c.links) + " of "));
     }
   if (refused) fprintf(stderr, "\n  (%d of %d groups refused on FT(8,3) minus 12 links)", refused, heavy * 6);
+  PrintTotals();
 }
 
 void WholeSwitchRemoved() {
@@ -162,6 +172,7 @@ void WholeSwitchRemoved() {
         CU_ASSERT(Contains(o.note, "1 of " + std::to_string((2 * n - 1) * (m / 2) * (m / 2)) + " switches"));
       }
     }
+  PrintTotals();
 }
 
 // Byte-identical tables on a complete tree whatever the degraded code does,
