@@ -38,9 +38,12 @@ FUZZ_LIB_OBJECTS = $(patsubst %.cc,tests/fuzz/obj/%.o,$(FUZZ_LIB_SRCS))
 fuzz: $(FUZZ_TARGETS)
 tests/fuzz/obj/%.o: $(top_srcdir)/%.cc
 	@mkdir -p $(@D)
-	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 tests/fuzz/%_fuzz: $(top_srcdir)/tests/fuzz/%_fuzz.cc $(FUZZ_LIB_OBJECTS)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJECTS) -lpthread
+# Header dependencies: a stale object after a header change once gave a
+# false heap overflow (a class grew; an old object allocated the old size).
+-include $(FUZZ_LIB_OBJECTS:.o=.d)
 CLEANFILES += $(FUZZ_TARGETS)
 clean-local: clean-fuzz-obj
 clean-fuzz-obj:

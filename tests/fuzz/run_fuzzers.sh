@@ -14,7 +14,10 @@ trap 'rm -rf "$tmp"' EXIT
 echo 'extern "C" int LLVMFuzzerTestOneInput(const char*, unsigned long) { return 0; }' >"$tmp/probe.cc"
 clang++ -fsanitize=fuzzer -o "$tmp/probe" "$tmp/probe.cc" 2>/dev/null ||
   { echo "SKIP: clang++ cannot link -fsanitize=fuzzer (libclang-rt-14-dev missing?)"; exit 77; }
-${MAKE:-make} -C "$build" -j2 fuzz >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log"; echo "FAIL: make fuzz"; exit 1; }
+# Under `make check` the parent's job slots are shared; alone, two jobs.
+jobs=-j2
+case "${MAKEFLAGS:-}" in *jobserver*) jobs= ;; esac
+${MAKE:-make} -C "$build" $jobs fuzz >"$tmp/build.log" 2>&1 || { tail -20 "$tmp/build.log"; echo "FAIL: make fuzz"; exit 1; }
 status=0
 run() {  # TARGET CORPUS-DIR...
   local target=$1 work=$tmp/$1

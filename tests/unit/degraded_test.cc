@@ -74,6 +74,13 @@ long CountNonUpDownRoutes(const Fabric& f, const Tables& t, const FatTree& tree)
   return bad;
 }
 
+// Totals for the closing note, printed by each test.
+long g_fabrics = 0, g_routes = 0;
+void PrintTotals() {
+  fprintf(stderr, "\n  (%ld degraded fabrics, %ld host-to-LID routes verified)", g_fabrics, g_routes);
+  g_fabrics = g_routes = 0;
+}
+
 struct Outcome {
   std::string note;
   long pairs = 0;
@@ -98,6 +105,8 @@ Outcome RouteAndCheck(const Fabric& f, uint64_t seed, bool refusals_allowed = fa
   UnicastReport u = VerifyUnicast(f, t, 20, /*switch_lids=*/false);
   for (const std::string& e : u.errors) fprintf(stderr, "\n  %s", e.c_str());
   CU_ASSERT(u.ok());
+  ++g_fabrics;
+  g_routes += u.routes_checked;
   out.pairs = static_cast<long>(f.end_ports.size()) * static_cast<long>(f.end_ports.size());
   const FatTree tree = RecognizeFatTree(f);
   CU_ASSERT(tree.degraded);
@@ -144,6 +153,7 @@ void RandomLinksRemoved() {
       CU_ASSERT(Contains(o.note, std::to_string(c.links) + " of "));
     }
   if (refused) fprintf(stderr, "\n  (%d of %d groups refused on FT(8,3) minus 12 links)", refused, heavy * 6);
+  PrintTotals();
 }
 
 void WholeSwitchRemoved() {
@@ -162,6 +172,7 @@ void WholeSwitchRemoved() {
         CU_ASSERT(Contains(o.note, "1 of " + std::to_string((2 * n - 1) * (m / 2) * (m / 2)) + " switches"));
       }
     }
+  PrintTotals();
 }
 
 // Byte-identical tables on a complete tree whatever the degraded code does,
@@ -184,25 +195,50 @@ void CompleteTreeUnchanged() {
   CU_ASSERT(differ > 0);
 }
 
-// Refusals say why: a switch cut off from below cannot be placed.
-void UnlabellableIsRefusedWithReason() {
-  Fabric f = Generated(4, 3, 2);
-  // Cut every down link of one level-1 switch.
-  const FatTree tree = RecognizeFatTree(f);
-  int victim = -1;
-  for (size_t s = 0; s < f.switches.size() && victim < 0; ++s)
-    if (tree.level[s] == 1) victim = static_cast<int>(s);
-  for (int port : tree.down_port[victim]) {
-    Peer& peer = f.switches[victim].ports[port];
+// Cuts every cable of `sw` toward the level `below`.
+void CutLinksTo(Fabric& f, const FatTree& tree, int sw, int below) {
+  for (int p = 1; p <= f.switches[sw].num_ports; ++p) {
+    Peer& peer = f.switches[sw].ports[p];
+    if (!peer.is_switch() || tree.level[peer.index] != below) continue;
     f.switches[peer.index].ports[peer.port] = Peer{};
     peer = Peer{};
   }
   f.Finalize();
+}
+
+// A switch that lost every down link carries no host traffic: it is left
+// out and everything else is routed.
+void SwitchCutOffBelowIsLeftOut() {
+  for (auto [m, lmc] : {std::pair{4, 2}, std::pair{8, 4}}) {
+    Fabric f = Generated(m, 3, lmc);
+    const FatTree tree = RecognizeFatTree(f);
+    int victim = -1;
+    for (size_t s = 0; s < f.switches.size() && victim < 0; ++s)
+      if (tree.level[s] == 1) victim = static_cast<int>(s);
+    CutLinksTo(f, tree, victim, 2);
+    Outcome o = RouteAndCheck(f, 5);
+    CU_ASSERT(Contains(o.note, "1 switch(es) cut off from below and left out"));
+    CU_ASSERT_EQUAL(RecognizeFatTree(f).level[victim], -1);
+  }
+}
+
+// Refusals say why: a leaf that lost every up link splits the fabric.
+void UnlabellableIsRefusedWithReason() {
+  Fabric f = Generated(4, 3, 2);
+  const FatTree tree = RecognizeFatTree(f);
+  int leaf = -1;
+  for (size_t s = 0; s < f.switches.size() && leaf < 0; ++s)
+    if (tree.level[s] == 2) leaf = static_cast<int>(s);
+  CutLinksTo(f, tree, leaf, 1);
   const std::string msg = ErrorOf([&] { RecognizeFatTree(f); });
   CU_ASSERT(Contains(msg, "not an m-port n-tree"));
   CU_ASSERT(Contains(msg, "nor is it one with parts missing"));
-  CU_ASSERT(Contains(msg, f.switches[victim].name));
-  CU_ASSERT(Contains(msg, "lost every link down toward the hosts"));
+  CU_ASSERT(Contains(msg, f.switches[leaf].name));
+  CU_ASSERT(Contains(msg, "lost every link upward; the tree fell apart"));
+  // And the engine refuses with the same words (OpenSM then falls back).
+  Tables t;
+  auto engine = MakeEngine("mlid", {}, nullptr);
+  CU_ASSERT(Contains(ErrorOf([&] { engine->RouteUnicast(f, t); }), "the tree fell apart"));
 }
 
 }  // namespace
@@ -212,6 +248,7 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "random links removed: FT(4,3), FT(8,3), 4 seeds", RandomLinksRemoved);
   CU_add_test(s, "a whole switch removed, each level, 4 seeds", WholeSwitchRemoved);
   CU_add_test(s, "complete and healed trees keep their tables", CompleteTreeUnchanged);
+  CU_add_test(s, "a switch cut off from below is left out", SwitchCutOffBelowIsLeftOut);
   CU_add_test(s, "unlabellable trees are refused with the reason", UnlabellableIsRefusedWithReason);
 }
 

@@ -84,7 +84,8 @@ class MlidRouter {
   void MarkReach(int target, Reach& r) const;
   void RouteDegraded(Tables& t, const LidPlan& plan) const;
   void RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const LidPlan& plan, Tables& t) const;
-  void RouteDegradedSwitchLid(int target, const Reach& r, Tables& t) const;
+  void RouteDegradedSwitchLid(int target, const Reach& r, const std::vector<int>& bottom_up,
+                              Tables& t) const;
   int UpPortReaching(int s, int preferred_digit, const Reach& r) const;
   int DownPortToward(int s, int target, const Reach& r) const;
   bool DownReaches(int s, int leaf) const;
@@ -98,7 +99,7 @@ class MlidRouter {
   struct DegradedStats {
     long lost_preferred = 0;   // LFT entries of host LIDs off their preferred port
     long unroutable_pairs = 0; // host pairs with no up*/down* path
-    long switch_lids_cut = 0;  // switch-LID entries without an up*/down* path
+    long switch_lids_cut = 0;  // (switch LID, leaf) pairs without an up*/down* path
   };
   mutable DegradedStats stats_;
 

@@ -16,6 +16,7 @@
 // the table size. Only degraded fabrics pay it (FT(16,4): ~10^8 steps).
 #include <algorithm>
 #include <queue>
+#include <vector>
 
 #include "plugin/core/error.h"
 #include "plugin/core/int_math.h"
@@ -80,6 +81,10 @@ void MlidRouter::RouteDegraded(Tables& t, const LidPlan& plan) const {
   std::vector<std::vector<int>> hosts_of(f_.switches.size());
   for (size_t e = 0; e < f_.end_ports.size(); ++e)
     if (f_.end_ports[e].base_lid) hosts_of[f_.end_ports[e].switch_index].push_back(static_cast<int>(e));
+  std::vector<int> bottom_up(f_.switches.size());
+  for (size_t s = 0; s < bottom_up.size(); ++s) bottom_up[s] = static_cast<int>(s);
+  std::stable_sort(bottom_up.begin(), bottom_up.end(),
+                   [&](int a, int b) { return tree_.level[a] > tree_.level[b]; });
   Reach r;
   for (size_t x = 0; x < f_.switches.size(); ++x) {
     const int target = static_cast<int>(x);
@@ -88,7 +93,7 @@ void MlidRouter::RouteDegraded(Tables& t, const LidPlan& plan) const {
       const EndPort& ep = f_.end_ports[e];
       for (int j = 0; j < ep.lid_count(); ++j) RouteDegradedHostLid(target, ep.base_lid + j, r, plan, t);
     }
-    if (f_.switches[target].lid) RouteDegradedSwitchLid(target, r, t);
+    if (f_.switches[target].lid) RouteDegradedSwitchLid(target, r, bottom_up, t);
     long dst_hosts = static_cast<long>(hosts_of[target].size());
     for (size_t y = 0; y < f_.switches.size() && dst_hosts; ++y)
       if (!r.any[y]) stats_.unroutable_pairs += dst_hosts * static_cast<long>(hosts_of[y].size());
@@ -105,6 +110,10 @@ void MlidRouter::RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const L
     const int s = static_cast<int>(x);
     const int l = tree_.level[s];
     uint8_t& out = t.lft[s].out[lid];
+    if (l < 0) {  // cut off from below: no route through it, none from it
+      ++stats_.lost_preferred;
+      continue;
+    }
     if (s == leaf) {
       const int ep = f_.owner(lid).index;
       out = static_cast<uint8_t>(f_.end_ports[ep].switch_port);
@@ -129,28 +138,40 @@ void MlidRouter::RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const L
 }
 
 // A switch LID: down from its ancestors, up where an ancestor can be
-// climbed to (digit from the LID, so discovery order does not matter).
-// Switches that cannot climb to an ancestor any more get no route: the way
-// would be a valley (down, then up), and valleys toward several switches
-// close credit loops with the host traffic (the unit tests found one). The
-// SM reaches switches by directed route, so only LID-routed management
-// traffic to that switch, from there, is lost; DegradedNote counts it.
-void MlidRouter::RouteDegradedSwitchLid(int target, const Reach& r, Tables& t) const {
+// climbed to (digit from the LID, so discovery order does not matter). A
+// leaf that cannot climb to an ancestor any more gets no route: its hosts'
+// packets would need a valley (down, then up), and valleys toward several
+// switches close credit loops with the host traffic (the unit tests found
+// one); the SM reaches switches by directed route, so only LID-routed
+// management traffic from those hosts to that switch is lost, and
+// DegradedNote counts the (switch LID, leaf) pairs. Other switches that
+// cannot climb go down to a child that can (or that has such a way), as
+// complete trees do from the top: only packets a switch sends itself take
+// that valley, never host traffic, which stays inside `any`.
+void MlidRouter::RouteDegradedSwitchLid(int target, const Reach& r, const std::vector<int>& bottom_up,
+                                        Tables& t) const {
   const Switch& ts = f_.switches[target];
-  for (size_t x = 0; x < f_.switches.size(); ++x) {
-    const int s = static_cast<int>(x);
+  std::vector<int> port(f_.switches.size(), kNoPort);
+  for (int s : bottom_up) {  // leaves first, so a child's valley is known
     const int l = tree_.level[s];
-    int port = kNoPort;
     if (s == target) {
-      port = 0;
+      port[s] = 0;
     } else if (r.down[s]) {
-      port = DownPortToward(s, target, r);
+      port[s] = DownPortToward(s, target, r);
     } else if (r.any[s]) {
-      port = UpPortReaching(s, l > 0 ? static_cast<int>((ts.lid >> (log2k_ * (l - 1))) % tree_.k) : 0, r);
-    } else {
-      ++stats_.switch_lids_cut;
+      port[s] = UpPortReaching(s, l > 0 ? static_cast<int>((ts.lid >> (log2k_ * (l - 1))) % tree_.k) : 0, r);
+    } else if (l == tree_.n - 1) {
+      stats_.switch_lids_cut += 1;
+    } else if (l >= 0) {
+      for (int p : tree_.down_port[s]) {
+        const Peer& c = f_.switches[s].ports[p];
+        if (p && c.is_switch() && port[c.index] != kNoPort) {
+          port[s] = p;
+          break;
+        }
+      }
     }
-    for (int j = 0; j < (1 << ts.lmc); ++j) t.lft[s].out[ts.lid + j] = static_cast<uint8_t>(port);
+    for (int j = 0; j < (1 << ts.lmc); ++j) t.lft[s].out[ts.lid + j] = static_cast<uint8_t>(port[s]);
   }
 }
 
@@ -197,7 +218,7 @@ std::string MlidRouter::DegradedNote() const {
   return tree_.DegradedSummary() + "; " + std::to_string(stats_.lost_preferred) +
          " (destination LID, switch) entries lost their preferred route; " +
          std::to_string(stats_.unroutable_pairs) + " host pairs have no up*/down* path left; " +
-         std::to_string(stats_.switch_lids_cut) + " (switch LID, switch) entries have no route";
+         std::to_string(stats_.switch_lids_cut) + " (switch LID, leaf) pairs have no route";
 }
 
 }  // namespace ibu

@@ -35,6 +35,7 @@ struct FatTree {
   struct Missing {
     long links = 0, switches = 0, hosts = 0;  // switch-to-switch links
     long total_links = 0, total_switches = 0, total_hosts = 0;
+    long cut_off = 0;  // switches with no link down left: level -1, no ports mapped
   } missing;
   // "degraded FT(4,3): 2 of 64 switch links, 0 of 20 switches and 0 of 16 hosts missing"
   std::string DegradedSummary() const;

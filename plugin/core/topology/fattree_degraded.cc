@@ -125,17 +125,17 @@ class DegradedRecognizer {
   }
 
   // Levels from the distance to the nearest switch with hosts: a switch
-  // that keeps one link down toward the hosts has distance n-1-level; one
-  // that lost them all sits farther away and cannot be placed.
+  // that keeps one link down toward the hosts has distance n-1-level. One
+  // that lost them all sits farther away; it can carry no host traffic (a
+  // route may not turn upward again), so it is left out of the tree: level
+  // kCutOff while labelling, -1 in the result, no ports in the maps.
+  static constexpr int kCutOff = -100;
+  bool CutOff(int s) const { return t_.level[s] == kCutOff; }
   void FindLevels() {
     Distances();
     t_.n = top_ + 1;
     t_.level.assign(ns_, 0);
-    for (int s = 0; s < ns_; ++s) {
-      if (dist_[s] > top_)
-        Fail(s, 0, "it has lost every link down toward the hosts, so its level cannot be told");
-      t_.level[s] = top_ - dist_[s];
-    }
+    for (int s = 0; s < ns_; ++s) t_.level[s] = dist_[s] > top_ ? kCutOff : top_ - dist_[s];
   }
 
   // k = m/2 from the largest degree seen per role, rounded up to a power of
@@ -143,9 +143,10 @@ class DegradedRecognizer {
   void FindArity() {
     int k = 2;
     for (int s = 0; s < ns_; ++s) {
+      if (CutOff(s)) continue;
       int up = 0, down = 0;
       for (const Peer& p : f_.switches[s].ports)
-        if (p.is_switch()) (t_.level[p.index] < t_.level[s] ? up : down)++;
+        if (p.is_switch() && !CutOff(p.index)) (t_.level[p.index] < t_.level[s] ? up : down)++;
       k = std::max({k, HostCount(s), up, t_.level[s] == 0 ? (down + 1) / 2 : down});
     }
     t_.k = 1 << CeilLog2(k);
@@ -157,6 +158,7 @@ class DegradedRecognizer {
     const int n = t_.n, k = t_.k;
     std::vector<long> per_level(n, 0);
     for (int s = 0; s < ns_; ++s) {
+      if (CutOff(s)) continue;
       const int l = t_.level[s];
       ++per_level[l];
       const Switch& sw = f_.switches[s];
@@ -169,6 +171,7 @@ class DegradedRecognizer {
           hosts += peer.is_end_port();
           continue;
         }
+        if (CutOff(peer.index)) continue;
         const int lp = t_.level[peer.index];
         if (std::abs(lp - l) != 1)
           Fail(s, p, "link to a switch of level " + std::to_string(lp) + " from level " +
@@ -359,6 +362,7 @@ class DegradedRecognizer {
     }
     t_.w.assign(ns_, {});
     for (int s = 0; s < ns_; ++s) {
+      if (CutOff(s)) continue;
       t_.w[s] = prefix_[block_[s]];
       t_.w[s].insert(t_.w[s].end(), suffix_[s].begin(), suffix_[s].end());
     }
@@ -436,9 +440,11 @@ class DegradedRecognizer {
     long links = 0, hosts = 0;
     for (int s = 0; s < ns_; ++s)
       for (const Peer& p : f_.switches[s].ports) {
-        links += p.is_switch() && t_.level[p.index] < t_.level[s];
+        links += p.is_switch() && t_.level[p.index] < t_.level[s];  // links of cut-off ones too
         hosts += p.is_end_port();
       }
+    for (int s = 0; s < ns_; ++s)
+      if (CutOff(s)) ++m.cut_off, t_.level[s] = -1;
     m.switches = m.total_switches - ns_;
     m.links = m.total_links - links;
     m.hosts = m.total_hosts - hosts;
@@ -478,11 +484,14 @@ FatTree RecognizeDegradedFatTree(const Fabric& f) {
 std::string FatTree::DegradedSummary() const {
   const std::string shape = "FT(" + std::to_string(m) + "," + std::to_string(n) + ")";
   if (!degraded) return shape + " complete";
-  return "degraded " + shape + ": " + std::to_string(missing.links) + " of " +
-         std::to_string(missing.total_links) + " switch links, " + std::to_string(missing.switches) +
-         " of " + std::to_string(missing.total_switches) + " switches and " +
-         std::to_string(missing.hosts) + " of " + std::to_string(missing.total_hosts) +
-         " hosts missing";
+  std::string out = "degraded " + shape + ": " + std::to_string(missing.links) + " of " +
+                    std::to_string(missing.total_links) + " switch links, " +
+                    std::to_string(missing.switches) + " of " + std::to_string(missing.total_switches) +
+                    " switches and " + std::to_string(missing.hosts) + " of " +
+                    std::to_string(missing.total_hosts) + " hosts missing";
+  if (missing.cut_off)
+    out += ", " + std::to_string(missing.cut_off) + " switch(es) cut off from below and left out";
+  return out;
 }
 
 }  // namespace ibu
