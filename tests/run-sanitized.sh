@@ -16,4 +16,4 @@ cd "$san"
 [ -f Makefile ] || ./configure -q --enable-sanitizers
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 make -j"$(nproc)" ibunion >/dev/null
-make -j"$(nproc)" check TESTS="tests/unit/unit_tests tests/unit/timing_tests tests/fuzz/run_corpus.sh tests/e2e/topologies_regenerate.sh"
+make -j"$(nproc)" check TESTS="tests/unit/unit_tests tests/unit/timing_tests tests/fuzz/run_corpus.sh tests/cli_errors.sh tests/e2e/topologies_regenerate.sh"
