@@ -18,6 +18,7 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/netfile.h"
+#include "plugin/core/output_files.h"
 #include "plugin/core/tables.h"
 #include "sim-harness/timing/jobs.h"
 #include "sim-harness/timing/progress.h"
@@ -169,6 +170,7 @@ struct Output {
   std::string head;
   std::string csv;
   std::string links;
+  std::string members_path, members_text;  // --members
   const Network* net = nullptr;  // for link names (--links)
 };
 
@@ -196,10 +198,12 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
                 << " measured messages undelivered after drain_ns (saturated); latency is over the delivered ones\n";
     }
   }
+  // All output files or none (a bad --links must not leave a fresh --csv).
+  std::vector<OutputFile> files;
   if (!o.csv.empty()) {
     std::string csv = CsvHeader() + "\n";
     for (const PointResult& r : results) csv += ToCsv(r, o.with_wall) + "\n";
-    WriteAtomically(o.csv, csv);
+    files.push_back({o.csv, [csv](std::ostream& os) { os << csv; }});
   }
   if (!o.links.empty() && o.net) {
     const Network& network = *o.net;
@@ -213,8 +217,11 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
             if (c == '"') c = '\'';
           os << r.index << ",\"" << name << "\"," << r.link_util[gp] << "\n";
         }
-    WriteAtomically(o.links, os.str());
+    files.push_back({o.links, [text = os.str()](std::ostream& out) { out << text; }});
   }
+  if (!o.members_path.empty())
+    files.push_back({o.members_path, [&o](std::ostream& os) { os << o.members_text; }});
+  WriteFilesAtomically(files);
   return status;
 }
 
@@ -478,12 +485,11 @@ int Run(int argc, char** argv) {
   const std::unique_ptr<Network> network_owner = make_network();
   const Network& network = *network_owner;
 
+  std::string members_text;  // written with the results, all files or none
   if (opt.count("members")) {
     if (!wl.is_mcast()) throw Error("--members: only for --traffic mcast:SOURCES:GROUP");
-    std::string text;
-    for (int h : wl.group()) text += "group " + fabric.end_ports[h].name + "\n";
-    for (int h : wl.sources()) text += "source " + fabric.end_ports[h].name + "\n";
-    WriteAtomically(opt["members"].value, text);
+    for (int h : wl.group()) members_text += "group " + fabric.end_ports[h].name + "\n";
+    for (int h : wl.sources()) members_text += "source " + fabric.end_ports[h].name + "\n";
   }
 
   std::ostringstream head;
@@ -525,6 +531,10 @@ int Run(int argc, char** argv) {
     out.quiet = quiet;
     out.with_wall = with_wall;
     out.head = head.str();
+    if (opt.count("members") && !opt.count("save")) {
+      out.members_path = opt["members"].value;
+      out.members_text = members_text;
+    }
     out.net = &network;
     return Report(one, out);
   }
@@ -550,6 +560,10 @@ int Run(int argc, char** argv) {
   out.head = head.str();
   if (opt.count("csv") && !opt.count("save")) out.csv = opt["csv"].value;
   if (opt.count("links") && !opt.count("save")) out.links = opt["links"].value;
+  if (opt.count("members") && !opt.count("save")) {
+    out.members_path = opt["members"].value;
+    out.members_text = members_text;
+  }
   out.net = &network;
   return Report(results, out);
 }
