@@ -9,7 +9,7 @@ plugin_core_libibucore_la_SOURCES = \
 	plugin/core/tables.h plugin/core/tables.cc \
 	plugin/core/engine.h plugin/core/engine.cc \
 	plugin/core/groups.h plugin/core/groups.cc \
-	plugin/core/topology/fattree.h plugin/core/topology/fattree.cc \
+	plugin/core/topology/fattree.h plugin/core/topology/fattree_labels.h plugin/core/topology/fattree.cc \
 	plugin/core/topology/fattree_degraded.cc \
 	plugin/core/topology/generate.h plugin/core/topology/generate.cc \
 	plugin/core/routing/mlid.h plugin/core/routing/mlid.cc \

@@ -1,4 +1,5 @@
 #include "plugin/core/topology/fattree.h"
+#include "plugin/core/topology/fattree_labels.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -25,7 +26,7 @@ class Recognizer {
     AssignPrefixes();
     AssignSuffixes();
     BuildPortMaps();
-    LabelHosts();
+    LabelHostDigits(f_, t_);
     return std::move(t_);
   }
 
@@ -299,32 +300,6 @@ class Recognizer {
     }
   }
 
-  void LabelHosts() {
-    const int ne = static_cast<int>(f_.end_ports.size());
-    t_.p.assign(ne, {});
-    t_.pid.assign(ne, -1);
-    t_.end_port_by_pid.assign(static_cast<size_t>(2 * IntPow(t_.k, t_.n)), -1);
-    for (size_t s = 0; s < f_.switches.size(); ++s) {
-      if (t_.level[s] != t_.n - 1) continue;
-      const Switch& sw = f_.switches[s];
-      int rank = 0;
-      for (int p = 1; p <= sw.num_ports; ++p) {
-        if (!sw.ports[p].is_end_port()) continue;
-        int ep = sw.ports[p].index;
-        t_.p[ep] = t_.w[s];
-        t_.p[ep].resize(t_.n - 1);
-        t_.p[ep].push_back(rank);
-        t_.down_port[s].push_back(p);  // leaf: down_port[x] = host digit x
-        ++rank;
-        // p_0 has radix m, the rest radix k: PID = sum p_i * k^(n-1-i).
-        long pid = 0;
-        for (int i = 0; i < t_.n; ++i) pid += t_.p[ep][i] * IntPow(t_.k, t_.n - 1 - i);
-        t_.pid[ep] = static_cast<int>(pid);
-        t_.end_port_by_pid[pid] = ep;
-      }
-    }
-  }
-
   const Fabric& f_;
   FatTree t_;
   std::vector<int> block_;  // per switch
@@ -338,6 +313,31 @@ class Recognizer {
 };
 
 }  // namespace
+
+void LabelHostDigits(const Fabric& f, FatTree& t) {
+  const int ne = static_cast<int>(f.end_ports.size());
+  t.p.assign(ne, {});
+  t.pid.assign(ne, -1);
+  t.end_port_by_pid.assign(static_cast<size_t>(2 * IntPow(t.k, t.n)), -1);
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    if (t.level[s] != t.n - 1) continue;
+    const Switch& sw = f.switches[s];
+    int rank = 0;
+    for (int p = 1; p <= sw.num_ports; ++p) {
+      if (!sw.ports[p].is_end_port()) continue;
+      const int ep = sw.ports[p].index;
+      t.p[ep] = t.w[s];
+      t.p[ep].resize(t.n - 1);
+      t.p[ep].push_back(rank++);
+      t.down_port[s].push_back(p);  // leaf: down_port[x] = host digit x
+      // p_0 has radix m, the rest radix k: PID = sum p_i * k^(n-1-i).
+      long pid = 0;
+      for (int i = 0; i < t.n; ++i) pid += t.p[ep][i] * IntPow(t.k, t.n - 1 - i);
+      t.pid[ep] = static_cast<int>(pid);
+      t.end_port_by_pid[pid] = ep;
+    }
+  }
+}
 
 int FatTree::paths() const { return static_cast<int>(IntPow(k, n - 1)); }
 

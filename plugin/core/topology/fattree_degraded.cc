@@ -17,6 +17,7 @@
 #include "plugin/core/error.h"
 #include "plugin/core/int_math.h"
 #include "plugin/core/topology/fattree.h"
+#include "plugin/core/topology/fattree_labels.h"
 
 namespace ibu {
 
@@ -72,7 +73,7 @@ class DegradedRecognizer {
     AssignPrefixes();
     AssignSuffixes();
     BuildPortMaps();
-    LabelHosts();
+    LabelHostDigits(f_, t_);  // as for complete trees
     CountMissing();
     return std::move(t_);
   }
@@ -403,30 +404,6 @@ class DegradedRecognizer {
         int& slot = t_.up_port[s][parent.back()];
         if (slot) Fail(s, p, "two up links lead to replicas with the same digit");
         slot = p;
-      }
-    }
-  }
-
-  // Host digits: rank on the leaf, as for complete trees.
-  void LabelHosts() {
-    const int ne = static_cast<int>(f_.end_ports.size());
-    t_.p.assign(ne, {});
-    t_.pid.assign(ne, -1);
-    t_.end_port_by_pid.assign(static_cast<size_t>(2 * IntPow(t_.k, t_.n)), -1);
-    for (int s = 0; s < ns_; ++s) {
-      if (t_.level[s] != t_.n - 1) continue;
-      const Switch& sw = f_.switches[s];
-      int rank = 0;
-      for (int p = 1; p <= sw.num_ports; ++p) {
-        if (!sw.ports[p].is_end_port()) continue;
-        const int ep = sw.ports[p].index;
-        t_.p[ep] = t_.w[s];
-        t_.p[ep].push_back(rank++);
-        t_.down_port[s].push_back(p);
-        long pid = 0;
-        for (int i = 0; i < t_.n; ++i) pid += t_.p[ep][i] * IntPow(t_.k, t_.n - 1 - i);
-        t_.pid[ep] = static_cast<int>(pid);
-        t_.end_port_by_pid[pid] = ep;
       }
     }
   }
