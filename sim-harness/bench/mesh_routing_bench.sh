@@ -24,14 +24,7 @@ meshes=("$@")
 work=$(mktemp -d "${TMPDIR:-/tmp}/mesh-routing-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Seconds of each routing phase in an OpenSM log, one per line.
-phases() {  # LOG ENGINE
-  awk -v e="$2" '
-    function t(line,  a, h) { split($3, h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] + $4 / 1e6 }
-    index($0, "building routing with \047" e "\047") { start = t($0) }
-    index($0, e " tables configured on all switches") && start { printf "%.4f\n", t($0) - start; start = 0 }' "$1"
-}
-median() { sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}'; }
+source "$top/sim-harness/bench/bench_lib.sh"  # phases, median
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (a > 0 && b > 0) ? "%.1fx" : "-", a / b}'; }
 
 printf '%-7s %-8s %10s %12s\n' mesh engine "route s" "vs xymesh"

@@ -23,14 +23,7 @@ fabrics=("$@")
 work=$(mktemp -d "${TMPDIR:-/tmp}/routing-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-# Seconds of each routing phase in an OpenSM log, one per line.
-phases() {  # LOG ENGINE
-  awk -v e="$2" '
-    function t(line,  a, h) { split($3, h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] + $4 / 1e6 }
-    index($0, "building routing with \047" e "\047") { start = t($0) }
-    index($0, e " tables configured on all switches") && start { printf "%.4f\n", t($0) - start; start = 0 }' "$1"
-}
-median() { sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}'; }
+source "$top/sim-harness/bench/bench_lib.sh"  # phases, median
 max_lmc() {  # HOSTS SWITCHES
   local l=7
   while [ $(( $1 * (1 << l) + $2 )) -gt 49151 ]; do l=$((l - 1)); done
