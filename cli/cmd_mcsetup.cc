@@ -146,11 +146,6 @@ double Number(const std::map<std::string, std::string>& row, const std::string& 
   return v;
 }
 
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 int EffectiveMain(const Args& args) {
   const std::string setup_path = args.get("--setup"), costs_path = args.get("--costs");
   if (setup_path.empty() || costs_path.empty())
@@ -184,7 +179,7 @@ int EffectiveMain(const Args& args) {
       rd.push_back(s.ready_ms);
       pl.push_back(s.pool_leave_ms);
     }
-    medians[key] = {MedianOf(cj), MedianOf(rd), MedianOf(pl)};
+    medians[key] = {mcast::Median(cj), mcast::Median(rd), mcast::Median(pl)};
   }
   std::printf("%-16s %5s %14s %12s %14s   (set-up, ms: medians of %s)\n", "label", "size",
               "create+joins", "ready", "pool_leaves", setup_path.c_str());

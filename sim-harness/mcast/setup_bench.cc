@@ -17,12 +17,6 @@ double MsBetween(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 // Random, seeded choice of `count` end ports.
 std::vector<int> PickMembers(const Fabric& f, int count, uint64_t seed) {
   std::vector<int> all(f.end_ports.size());
@@ -122,6 +116,12 @@ void Require(const TreeWait& w, const std::string& what) {
 }
 
 }  // namespace
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
 
 TreeWait TreeWatcher::WaitFor(Lid mlid, const std::vector<int>& members, Clock::time_point t0,
                               double timeout_ms) {

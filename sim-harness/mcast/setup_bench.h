@@ -94,6 +94,9 @@ struct BurstResult {
 BurstResult RunJoinBurst(const Fabric& f, SaWorkerPool& sa, MftReader& reader, int groups,
                          int members, uint64_t seed, double timeout_ms, std::ostream& log);
 
+// Median of the repetitions (0 for none).
+double Median(std::vector<double> v);
+
 void WriteSamplesCsv(std::ostream& os, const std::string& label,
                      const std::vector<SetupSample>& samples);
 
