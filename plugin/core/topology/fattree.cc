@@ -127,13 +127,7 @@ class Recognizer {
 
   // Ports of `s` toward level l+1 (children) or l-1 (parents), in port order.
   std::vector<int> PortsToward(int s, int delta) const {
-    std::vector<int> out;
-    const Switch& sw = f_.switches[s];
-    for (int p = 1; p <= sw.num_ports; ++p) {
-      const Peer& peer = sw.ports[p];
-      if (peer.is_switch() && t_.level[peer.index] == t_.level[s] + delta) out.push_back(p);
-    }
-    return out;
+    return PortsTowardLevel(f_, t_, s, delta);
   }
 
   // Blocks: switches of one level whose down-subtrees hold the same hosts
@@ -313,6 +307,16 @@ class Recognizer {
 };
 
 }  // namespace
+
+std::vector<int> PortsTowardLevel(const Fabric& f, const FatTree& t, int s, int delta) {
+  std::vector<int> out;
+  const Switch& sw = f.switches[s];
+  for (int p = 1; p <= sw.num_ports; ++p) {
+    const Peer& peer = sw.ports[p];
+    if (peer.is_switch() && t.level[peer.index] == t.level[s] + delta) out.push_back(p);
+  }
+  return out;
+}
 
 void LabelHostDigits(const Fabric& f, FatTree& t) {
   const int ne = static_cast<int>(f.end_ports.size());

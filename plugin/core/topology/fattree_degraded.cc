@@ -92,13 +92,7 @@ class DegradedRecognizer {
 
   // Ports of `s` toward level l+1 (delta +1, children) or l-1 (parents).
   std::vector<int> PortsToward(int s, int delta) const {
-    std::vector<int> out;
-    const Switch& sw = f_.switches[s];
-    for (int p = 1; p <= sw.num_ports; ++p) {
-      const Peer& peer = sw.ports[p];
-      if (peer.is_switch() && t_.level[peer.index] == t_.level[s] + delta) out.push_back(p);
-    }
-    return out;
+    return PortsTowardLevel(f_, t_, s, delta);
   }
   int Neighbour(int s, int port) const { return f_.switches[s].ports[port].index; }
 

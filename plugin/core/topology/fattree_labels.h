@@ -1,6 +1,8 @@
 // Shared by the complete and the degraded fat-tree recognisers (not public).
 #pragma once
 
+#include <vector>
+
 #include "plugin/core/fabric.h"
 #include "plugin/core/topology/fattree.h"
 
@@ -10,5 +12,9 @@ namespace ibu {
 // label plus its rank among the leaf's host ports; fills t.p, t.pid,
 // t.end_port_by_pid and the leaves' down ports (down_port[x] = digit x).
 void LabelHostDigits(const Fabric& f, FatTree& t);
+
+// Ports of switch `s` toward switches of level level(s) + delta (+1 the
+// children, -1 the parents), in port order.
+std::vector<int> PortsTowardLevel(const Fabric& f, const FatTree& t, int s, int delta);
 
 }  // namespace ibu
