@@ -108,6 +108,17 @@ class Simulator::Impl {
   void OnGen(int h);
 
   void Request(int ic);
+  // Straight through when the output has room and nobody waits for it
+  // (arbitration then has nothing to decide), else a request in its queue.
+  void GrantOrQueue(int ic, int oc) {
+    VlState& o = St(oc);
+    if (o.out_count < out_cap_ && o.nreq == 0) {
+      Grant(ic, oc);
+    } else {
+      req_[oc].push_back(ic);
+      ++o.nreq;
+    }
+  }
   void Grant(int ic, int oc);
   void ReleaseInput(int ic, int bytes);
   // A port starts its next packet if it is idle and has one; the check is
@@ -849,14 +860,7 @@ inline void Simulator::Impl::Request(int ic) {
     if (Hdr(ogp).peer < 0)
       Fail("no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
            std::to_string(P.dlid) + " to port " + std::to_string(out) + ", which is not cabled");
-    const int oc = (ogp << vsh_) | net_.Vl(sw, in_port, out, P.sl);
-    VlState& o = St(oc);
-    if (o.out_count < out_cap_ && o.nreq == 0) {
-      Grant(ic, oc);
-    } else {
-      req_[oc].push_back(ic);
-      ++o.nreq;
-    }
+    GrantOrQueue(ic, (ogp << vsh_) | net_.Vl(sw, in_port, out, P.sl));
     return;
   }
   int n = 0;
@@ -879,14 +883,7 @@ inline void Simulator::Impl::Request(int ic) {
   for (int k = 0; k < n; ++k) {
     const int out = ports[k];
     if (out == in_port) continue;
-    const int oc = (net_.SwitchPort(sw, out) << vsh_) | net_.Vl(sw, in_port, out, sl);
-    VlState& o = St(oc);
-    if (o.out_count < out_cap_ && o.nreq == 0) {
-      Grant(ic, oc);
-    } else {
-      req_[oc].push_back(ic);
-      ++o.nreq;
-    }
+    GrantOrQueue(ic, (net_.SwitchPort(sw, out) << vsh_) | net_.Vl(sw, in_port, out, sl));
   }
 }
 
