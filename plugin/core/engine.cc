@@ -60,6 +60,8 @@ class MlidEngine : public Engine {
     trees_.Apply(f, mlid, {}, t);
   }
 
+  const std::vector<int>* McastSwitches(Lid mlid) const override { return trees_.Switches(mlid); }
+
   Lid SelectDlid(const Fabric& f, int src, int dst) const override {
     if (!router_) return f.end_ports.at(dst).base_lid;
     return router_->SelectDlid(src, dst);
@@ -85,6 +87,12 @@ void McastTreeTables::Apply(const Fabric& f, Lid mlid,
     t.mft[sw].groups[mlid] = mask;
     previous.push_back(sw);
   }
+}
+
+const std::vector<int>* McastTreeTables::Switches(Lid mlid) const {
+  static const std::vector<int> kNone;
+  const auto it = switches_.find(mlid);
+  return it == switches_.end() ? &kNone : &it->second;
 }
 
 std::vector<std::string> EngineNames() { return {"mlid", "slid", "xymesh"}; }

@@ -52,6 +52,14 @@ class Engine {
     for (Mft& m : t.mft) m.groups.erase(mlid);
   }
 
+  // Switches holding `mlid`'s MFT entries after the last RouteMulticast,
+  // so a caller can hand them on in O(tree) instead of scanning every
+  // switch; nullptr when the engine does not keep them.
+  virtual const std::vector<int>* McastSwitches(Lid mlid) const {
+    (void)mlid;
+    return nullptr;
+  }
+
   // SL-to-VL tables (t.sl2vl, one per switch) for engines with a VL policy;
   // engines without one leave them empty (every SL on VL 0).
   virtual void RouteSl2Vl(const Fabric& f, Tables& t) {
@@ -88,6 +96,8 @@ class McastTreeTables {
   void Apply(const Fabric& f, Lid mlid, const std::vector<std::pair<int, PortMask>>& tree,
              Tables& t);
   void Clear() { switches_.clear(); }
+  // The switches of mlid's current tree (empty when it has none).
+  const std::vector<int>* Switches(Lid mlid) const;
 
  private:
   std::unordered_map<Lid, std::vector<int>> switches_;

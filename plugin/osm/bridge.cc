@@ -125,6 +125,22 @@ bool WriteAtomically(const std::string& path, const std::function<void(std::ostr
   return true;
 }
 
+// Hands the group's masks to OpenSM: the switches of its tree when the
+// engine keeps them (O(tree) per join or leave), else every switch.
+void ReportMcastMasks(const ibu_engine& e, uint16_t mlid, ibu_mask_fn set, void* ctx) {
+  auto report = [&](size_t s) {
+    const auto it = e.tables.mft[s].groups.find(mlid);
+    if (it == e.tables.mft[s].groups.end()) return;
+    for (int p = 0; p <= e.fabric.switches[s].num_ports; ++p)
+      if (it->second.test(p)) set(ctx, e.fabric.switches[s].guid, p);
+  };
+  if (const std::vector<int>* tree = e.engine->McastSwitches(mlid)) {
+    for (int s : *tree) report(size_t(s));
+  } else {
+    for (size_t s = 0; s < e.tables.mft.size(); ++s) report(s);
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -281,12 +297,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
                   "multicast group 0x%04x: tree of %zu members rebuilt in %.1f us (rebuild %ld)",
                   mlid, g.members.size(), us, ++e->mcast_rebuilds[mlid]);
     e->Log(IBU_LOG_VERBOSE, note);
-    for (size_t s = 0; s < e->tables.mft.size(); ++s) {
-      auto it = e->tables.mft[s].groups.find(mlid);
-      if (it == e->tables.mft[s].groups.end()) continue;
-      for (int p = 0; p <= e->fabric.switches[s].num_ports; ++p)
-        if (it->second.test(p)) set(ctx, e->fabric.switches[s].guid, p);
-    }
+    ReportMcastMasks(*e, mlid, set, ctx);
     return 0;
   } catch (const std::exception& err) {
     e->Log(IBU_LOG_ERROR, "multicast group " + Hex(mlid) + " refused: " + err.what());

@@ -1,4 +1,5 @@
 // Cyclic multicast on fat-trees (seed 002) and the multicast verifier.
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -95,6 +96,18 @@ void LeaveShrinksOnlyThatGroup() {
   CU_ASSERT(TreeSwitches(t, b.mlid) == b_before);
   CU_ASSERT(VerifyMulticast(f, t, a).ok());
   CU_ASSERT(VerifyMulticast(f, t, b).ok());
+  // The engine's own list of a tree's switches (what the OpenSM adapter
+  // reports instead of scanning every switch) follows the tables.
+  for (const McastGroup* g : {&a, &b}) {
+    const std::vector<int>* kept = e->McastSwitches(g->mlid);
+    CU_ASSERT_FATAL(kept != nullptr);
+    std::vector<int> sorted = *kept;
+    std::sort(sorted.begin(), sorted.end());
+    CU_ASSERT(sorted == TreeSwitches(t, g->mlid));
+  }
+  e->ForgetMulticast(f, a.mlid, t);
+  CU_ASSERT(e->McastSwitches(a.mlid)->empty());
+  CU_ASSERT(TreeSwitches(t, a.mlid).empty());
 }
 
 // 64 groups of random 10% members on FT(8,3): cyclic anchors put groups on

@@ -384,6 +384,8 @@ class XyMeshEngine : public Engine {
     trees_.Apply(f, g.mlid, tree, t);
   }
 
+  const std::vector<int>* McastSwitches(Lid mlid) const override { return trees_.Switches(mlid); }
+
   // Its tree leaves the multicast VL's admission graph too, so later
   // groups are not turned away for a loop with a tree that is gone.
   void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) override {
