@@ -59,7 +59,7 @@ constexpr const char* kUsage =
     "  --links     write per-link utilisation (point,link,util) as CSV to FILE\n"
     "  --members   multicast: write the group and the sources to FILE, one\n"
     "              'group NAME' / 'source NAME' line per end port (node description)\n"
-    "  --no-wall   leave out wall_s and packet_hops_per_s (output identical run to run)\n"
+    "  --no-wall   leave out wall_s and packet_hops_per_s (JSON, CSV) and hops/s (table): output identical run to run\n"
     "  --emit-jobs write the sweep as independent jobs into DIR instead of running it:\n"
     "              DIR/jobs.txt (one command per point: `parallel < DIR/jobs.txt`),\n"
     "              DIR/slurm.sh (`sbatch DIR/slurm.sh`, a job array); each job writes\n"
@@ -179,8 +179,8 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
   if (o.print && o.json) {
     for (const PointResult& r : results) std::cout << ToJson(r, o.with_wall) << "\n";
   } else if (o.print) {
-    std::cout << o.head << "\n" << TableHeader() << "\n";
-    for (const PointResult& r : results) std::cout << ToTableRow(r) << "\n";
+    std::cout << o.head << "\n" << TableHeader(o.with_wall) << "\n";
+    for (const PointResult& r : results) std::cout << ToTableRow(r, o.with_wall) << "\n";
   }
   std::cout.flush();
   for (const PointResult& r : results) {

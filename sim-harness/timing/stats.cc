@@ -100,15 +100,18 @@ std::string ToCsv(const PointResult& r, bool with_wall) {
   return os.str();
 }
 
-std::string TableHeader() {
-  return "   load  offered accepted  lat_avg_ns  lat_p99_ns  util_max   delivered     hops/s";
+std::string TableHeader(bool with_wall) {
+  return std::string("   load  offered accepted  lat_avg_ns  lat_p99_ns  util_max   delivered") +
+         (with_wall ? "     hops/s" : "");
 }
 
-std::string ToTableRow(const PointResult& r) {
+std::string ToTableRow(const PointResult& r, bool with_wall) {
+  char wall[32] = "";
+  if (with_wall) std::snprintf(wall, sizeof wall, " %10.3g", r.packet_hops_per_s);
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%7.4f %8.5f %8.5f %11.1f %11.1f %9.3f %11llu %10.3g%s", r.load,
+  std::snprintf(buf, sizeof buf, "%7.4f %8.5f %8.5f %11.1f %11.1f %9.3f %11llu%s%s", r.load,
                 r.offered, r.accepted, r.latency_avg_ns, r.latency_p99_ns, r.link_util_max,
-                static_cast<unsigned long long>(r.packets_delivered), r.packet_hops_per_s,
+                static_cast<unsigned long long>(r.packets_delivered), wall,
                 r.deadlock ? "  DEADLOCK" : (r.error.empty() ? "" : "  ERROR"));
   return buf;
 }

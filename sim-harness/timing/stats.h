@@ -51,8 +51,10 @@ struct PointResult {
 std::string ToJson(const PointResult& r, bool with_wall = true);
 std::string CsvHeader();
 std::string ToCsv(const PointResult& r, bool with_wall = true);
-std::string TableHeader();
-std::string ToTableRow(const PointResult& r);
+// The human-readable table; `with_wall` = false drops the hops/s column
+// (the only one that differs between two runs of the same point).
+std::string TableHeader(bool with_wall = true);
+std::string ToTableRow(const PointResult& r, bool with_wall = true);
 
 // A point as one JSON object holding every field at full precision (doubles
 // as %.17g, per-link and per-VL arrays included): what a sweep job writes
