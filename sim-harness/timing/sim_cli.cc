@@ -39,7 +39,7 @@ constexpr const char* kUsage =
     "         [--mcast-mode hw|unicast] [--sweep FROM:TO:STEP] [--jobs N] [--json]\n"
     "         [--csv FILE] [--links FILE] [--members FILE] [--config FILE] [--param key=value ...]\n"
     "         [--quiet] [--no-wall] [--emit-jobs DIR | --point N --save FILE]\n"
-    "       ibunion sim --merge DIR [--json] [--csv FILE] [--no-wall] [--quiet]\n"
+    "       ibunion sim --merge DIR [--json] [--csv FILE] [--links FILE] [--no-wall] [--quiet]\n"
     "\n"
     "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
     "the tables of the routing engine (or by the LFT/MFT dumps in DIR: DIR/fabric.net,\n"
@@ -66,8 +66,8 @@ constexpr const char* kUsage =
     "              DIR/points/N.json\n"
     "  --point     run only point N (0-based) of the sweep, seeded as in the sweep\n"
     "  --save      write the point(s) as full-precision records to FILE (for --merge)\n"
-    "  --merge     print (and --csv) the sweep from DIR/points/*.json, exactly as the\n"
-    "              direct sweep prints it\n"
+    "  --merge     print (and --csv, --links) the sweep from DIR/points/*.json, exactly\n"
+    "              as the direct sweep prints (and writes) it\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
     "              (net, routing, traffic, ...) and --param keys; options win\n"
     "  --param     model parameter, repeatable:\n";
@@ -171,8 +171,19 @@ struct Output {
   std::string csv;
   std::string links;
   std::string members_path, members_text;  // --members
-  const Network* net = nullptr;  // for link names (--links)
+  const LinkNames* link_names = nullptr;  // by global port (--links)
 };
+
+LinkNames NamesOf(const Network& network) {
+  LinkNames names(size_t(network.num_global_ports()));
+  for (int gp = 0; gp < network.num_global_ports(); ++gp)
+    if (network.port(gp).peer >= 0) {
+      names[size_t(gp)] = network.LinkName(gp);
+      for (char& c : names[size_t(gp)])
+        if (c == '"') c = '\'';
+    }
+  return names;
+}
 
 int Report(const std::vector<PointResult>& results, const Output& o) {
   int status = 0;
@@ -205,18 +216,13 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
     for (const PointResult& r : results) csv += ToCsv(r, o.with_wall) + "\n";
     files.push_back({o.csv, [csv](std::ostream& os) { os << csv; }});
   }
-  if (!o.links.empty() && o.net) {
-    const Network& network = *o.net;
+  if (!o.links.empty() && o.link_names) {
+    const LinkNames& names = *o.link_names;
     std::ostringstream os;
     os << "point,link,util\n";
     for (const PointResult& r : results)
-      for (int gp = 0; gp < int(r.link_util.size()); ++gp)
-        if (network.port(gp).peer >= 0) {
-          std::string name = network.LinkName(gp);
-          for (char& c : name)
-            if (c == '"') c = '\'';
-          os << r.index << ",\"" << name << "\"," << r.link_util[gp] << "\n";
-        }
+      for (size_t gp = 0; gp < r.link_util.size() && gp < names.size(); ++gp)
+        if (!names[gp].empty()) os << r.index << ",\"" << names[gp] << "\"," << r.link_util[gp] << "\n";
     files.push_back({o.links, [text = os.str()](std::ostream& out) { out << text; }});
   }
   if (!o.members_path.empty())
@@ -328,8 +334,8 @@ int Run(int argc, char** argv) {
   // --merge DIR: the sweep a job set computed, printed as the sweep would.
   if (opt.count("merge")) {
     for (const auto& [k, v] : opt)
-      if (k != "merge" && k != "csv")
-        throw Error(v.where + ": not with --merge (it takes --json, --csv, --no-wall, --quiet)");
+      if (k != "merge" && k != "csv" && k != "links")
+        throw Error(v.where + ": not with --merge (it takes --json, --csv, --links, --no-wall, --quiet)");
     if (!positional.empty()) throw Error("unexpected argument '" + positional[0] + "' with --merge");
     if (!params.empty()) throw Error(params[0].second.where + ": not with --merge");
     const std::string dir = opt["merge"].value;
@@ -340,12 +346,20 @@ int Run(int argc, char** argv) {
     out.with_wall = with_wall;
     out.head = set.head;
     if (opt.count("csv")) out.csv = opt["csv"].value;
-    return Report(ReadPoints(dir, set), out);
+    const std::vector<PointResult> results = ReadPoints(dir, set);
+    LinkNames names;
+    if (opt.count("links")) {
+      names = ReadLinkNames(dir, results);
+      out.links = opt["links"].value;
+      out.link_names = &names;
+    }
+    return Report(results, out);
   }
   if (opt.count("emit-jobs") && (opt.count("point") || opt.count("save")))
     throw Error("--emit-jobs: not with --point or --save (the jobs it writes use those)");
   if (opt.count("emit-jobs") && opt.count("links"))
-    throw Error("--links: not with --emit-jobs (the merge has no fabric to name links); run the points you need directly");
+    throw Error("--links: not with --emit-jobs; give it to the merge (ibunion sim --merge DIR --links FILE), "
+                "which writes the per-link CSV from the jobs' records");
 
   // Parameters.
   Params p;
@@ -510,12 +524,12 @@ int Run(int argc, char** argv) {
       job_words.push_back(words[i]);
     }
     const std::string dir = opt["emit-jobs"].value;
-    WriteJobSet(dir, job_words, int(loads.size()), head.str());
+    WriteJobSet(dir, job_words, int(loads.size()), head.str(), NamesOf(network));
     if (!quiet)
       std::cerr << "ibunion sim: " << loads.size() << " job(s) in " << dir << "/jobs.txt; run them with\n"
                 << "  parallel < " << dir << "/jobs.txt      (GNU parallel; or: bash " << dir << "/jobs.txt)\n"
                 << "  sbatch " << dir << "/slurm.sh           (Slurm job array)\n"
-                << "then: ibunion sim --merge " << dir << " [--json] [--csv FILE]\n";
+                << "then: ibunion sim --merge " << dir << " [--json] [--csv FILE] [--links FILE]\n";
     return 0;
   }
   if (opt.count("save") && !opt.count("point") && loads.size() > 1)
@@ -535,7 +549,8 @@ int Run(int argc, char** argv) {
       out.members_path = opt["members"].value;
       out.members_text = members_text;
     }
-    out.net = &network;
+    const LinkNames names = NamesOf(network);
+    out.link_names = &names;
     return Report(one, out);
   }
 
@@ -564,7 +579,8 @@ int Run(int argc, char** argv) {
     out.members_path = opt["members"].value;
     out.members_text = members_text;
   }
-  out.net = &network;
+  const LinkNames names = NamesOf(network);
+  out.link_names = &names;
   return Report(results, out);
 }
 
