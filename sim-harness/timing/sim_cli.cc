@@ -46,6 +46,9 @@ constexpr const char* kUsage =
     "DIR/lfts.dump, DIR/mfts.dump as the ibsim harness writes them; NETFILE may\n"
     "then be left out).\n"
     "\n"
+    "  --guid2lid  LIDs from an OpenSM guid2lid file; GUIDs the fabric lacks (ports\n"
+    "              OpenSM saw before) are skipped with a warning, none of the fabric's\n"
+    "              is an error\n"
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
     "  --msg       message size in bytes (suffix K = 1024) [32]\n"
@@ -411,6 +414,10 @@ int Run(int argc, char** argv) {
   Tables tables;
   std::unique_ptr<Engine> engine;
   const bool dump = routing.rfind("dump:", 0) == 0;
+  auto apply_guid2lid = [&]() {  // a warning is printed even with --quiet
+    const std::string warning = ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
+    if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
+  };
   if (dump) {
     const std::string dir = routing.substr(5);
     if (dir.empty()) throw Error(opt["routing"].where + " " + routing + ": expected dump:DIR");
@@ -418,7 +425,7 @@ int Run(int argc, char** argv) {
       std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
                 << net << "\n";
     fabric = ReadNetFile(dir + "/fabric.net");
-    if (opt.count("guid2lid")) ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
+    if (opt.count("guid2lid")) apply_guid2lid();
     ReadLftsFile(dir + "/lfts.dump", fabric, tables);
     if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
     tables.Resize(fabric);
@@ -428,7 +435,7 @@ int Run(int argc, char** argv) {
     bool has_lids = !fabric.end_ports.empty();
     for (const EndPort& ep : fabric.end_ports) has_lids = has_lids && ep.base_lid != 0;
     if (opt.count("guid2lid")) {
-      ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
+      apply_guid2lid();
     } else if (!has_lids || opt.count("lmc")) {
       const int lmc = opt.count("lmc") ? int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7)) : 0;
       AssignDefaultLids(fabric, lmc);
