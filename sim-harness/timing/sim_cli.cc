@@ -68,7 +68,8 @@ constexpr const char* kUsage =
     "              DIR/slurm.sh (`sbatch DIR/slurm.sh`, a job array); each job writes\n"
     "              DIR/points/N.json\n"
     "  --point     run only point N (0-based) of the sweep, seeded as in the sweep\n"
-    "  --save      write the point(s) as full-precision records to FILE (for --merge)\n"
+    "  --save      write the point(s) as full-precision records to FILE (for --merge;\n"
+    "              --csv, --links, --members then belong to the merge, not here)\n"
     "  --merge     print (and --csv, --links) the sweep from DIR/points/*.json, exactly\n"
     "              as the direct sweep prints (and writes) it\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
@@ -360,9 +361,14 @@ int Run(int argc, char** argv) {
   }
   if (opt.count("emit-jobs") && (opt.count("point") || opt.count("save")))
     throw Error("--emit-jobs: not with --point or --save (the jobs it writes use those)");
-  if (opt.count("emit-jobs") && opt.count("links"))
-    throw Error("--links: not with --emit-jobs; give it to the merge (ibunion sim --merge DIR --links FILE), "
-                "which writes the per-link CSV from the jobs' records");
+  // A job writes its record only; the merge writes the sweep's files.
+  for (const char* file : {"csv", "links", "members"})
+    if (opt.count(file) && (opt.count("emit-jobs") || opt.count("save")))
+      throw Error(opt[file].where + ": not with " + (opt.count("emit-jobs") ? "--emit-jobs" : "--save") +
+                  (std::string(file) == "members"
+                       ? " (run the point directly to get the members)"
+                       : std::string("; give it to the merge (ibunion sim --merge DIR --") + file +
+                             " FILE), which writes it from the jobs' records"));
 
   // Parameters.
   Params p;
@@ -541,37 +547,24 @@ int Run(int argc, char** argv) {
   }
   if (opt.count("save") && !opt.count("point") && loads.size() > 1)
     throw Error("--save: one point per file; add --point N (0.." + std::to_string(loads.size() - 1) + ")");
+  std::vector<PointResult> results;
   if (opt.count("point")) {
     const int n = int(ToInt(opt["point"], "a point index 0.." + std::to_string(loads.size() - 1), 0,
                             (long long)loads.size() - 1));
-    const std::vector<PointResult> one = {RunPoint(network, wl, p, msg, loads[n], seed, n)};
-    if (opt.count("save")) WriteAtomically(opt["save"].value, ToRecord(one[0]) + "\n");
-    Output out;
-    out.print = !opt.count("save");
-    out.json = json;
-    out.quiet = quiet;
-    out.with_wall = with_wall;
-    out.head = head.str();
-    if (opt.count("members") && !opt.count("save")) {
-      out.members_path = opt["members"].value;
-      out.members_text = members_text;
+    results = {RunPoint(network, wl, p, msg, loads[n], seed, n)};
+  } else {
+    // Progress on stderr: a bar on a terminal, a line per point elsewhere.
+    std::unique_ptr<ProgressBar> bar;
+    ProgressFn progress;
+    TickFn tick;
+    if (!quiet) {
+      bar = std::make_unique<ProgressBar>(int(loads.size()), isatty(STDERR_FILENO) != 0);
+      progress = [&bar](int done, int total, const PointResult& r) { bar->PointDone(done, total, r); };
+      tick = [&bar](int index, double done) { bar->Tick(index, done); };
     }
-    const LinkNames names = NamesOf(network);
-    out.link_names = &names;
-    return Report(one, out);
+    results = RunPoints(network, wl, p, msg, loads, seed, jobs, progress, tick);
+    bar.reset();  // clears the bar before the results
   }
-
-  // Progress on stderr: a bar on a terminal, a line per point elsewhere.
-  std::unique_ptr<ProgressBar> bar;
-  ProgressFn progress;
-  TickFn tick;
-  if (!quiet) {
-    bar = std::make_unique<ProgressBar>(int(loads.size()), isatty(STDERR_FILENO) != 0);
-    progress = [&bar](int done, int total, const PointResult& r) { bar->PointDone(done, total, r); };
-    tick = [&bar](int index, double done) { bar->Tick(index, done); };
-  }
-  const std::vector<PointResult> results = RunPoints(network, wl, p, msg, loads, seed, jobs, progress, tick);
-  bar.reset();  // clears the bar before the results
 
   if (opt.count("save")) WriteAtomically(opt["save"].value, ToRecord(results[0]) + "\n");
   Output out;
@@ -580,9 +573,9 @@ int Run(int argc, char** argv) {
   out.quiet = quiet;
   out.with_wall = with_wall;
   out.head = head.str();
-  if (opt.count("csv") && !opt.count("save")) out.csv = opt["csv"].value;
-  if (opt.count("links") && !opt.count("save")) out.links = opt["links"].value;
-  if (opt.count("members") && !opt.count("save")) {
+  if (opt.count("csv")) out.csv = opt["csv"].value;
+  if (opt.count("links")) out.links = opt["links"].value;
+  if (opt.count("members")) {
     out.members_path = opt["members"].value;
     out.members_text = members_text;
   }

@@ -157,11 +157,24 @@ void TestCliEmitJobsAndMerge() {
                            work + "/direct-links.csv"});
   CU_ASSERT_EQUAL(Sim(args, &direct, &err), 0);
 
-  // --links belongs to the merge, not to the jobs.
+  // Output files belong to the merge, not to the jobs.
   args = base;
   args.insert(args.end(), {"--emit-jobs", work + "/set", "--links", work + "/l.csv"});
   CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
   CU_ASSERT(Has(err, "--merge DIR --links FILE"));
+  args = base;
+  args.insert(args.end(), {"--emit-jobs", work + "/set", "--csv", work + "/c.csv"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "--csv: not with --emit-jobs"));
+  args = base;
+  args.insert(args.end(), {"--point", "2", "--save", work + "/p2.json", "--csv", work + "/c.csv"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "--csv: not with --save"));
+
+  // --point N alone writes that point's rows of the sweep's --csv and --links.
+  args = base;
+  args.insert(args.end(), {"--point", "2", "--no-wall", "--csv", work + "/p2.csv", "--links", work + "/p2-links.csv"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 0);
 
   args = base;
   args.insert(args.end(), {"--emit-jobs", work + "/set"});
@@ -201,6 +214,18 @@ void TestCliEmitJobsAndMerge() {
   const std::string links = slurp(work + "/merged-links.csv");
   CU_ASSERT(links == slurp(work + "/direct-links.csv"));
   CU_ASSERT(links.rfind("point,link,util\n0,\"", 0) == 0 && Has(links, "\n4,\"") && Has(links, " -> "));
+  {
+    std::istringstream all(slurp(work + "/direct.csv")), linked(links);
+    std::string want, line;
+    for (int no = 0; std::getline(all, line); ++no)
+      if (no == 0 || line.rfind("2,", 0) == 0) want += line + "\n";
+    CU_ASSERT(slurp(work + "/p2.csv") == want);
+    want.clear();
+    for (int no = 0; std::getline(linked, line); ++no)
+      if (no == 0 || line.rfind("2,", 0) == 0) want += line + "\n";
+    CU_ASSERT(slurp(work + "/p2-links.csv") == want);
+    CU_ASSERT(!slurp(work + "/p2-links.csv").empty() && !slurp(work + "/p2.json").size());
+  }
 
   // A job set whose link names are not the records' fabric: the merge
   // writes neither file.
