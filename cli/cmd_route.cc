@@ -19,7 +19,9 @@ namespace {
 constexpr const char* kUsage =
     "usage: ibunion route NETFILE --engine mlid|slid|xymesh [options]\n"
     "  --lmc L            LIDs in the generator's layout at this LMC (when the file has none)\n"
-    "  --guid2lid FILE    LIDs from an OpenSM guid2lid file\n"
+    "  --guid2lid FILE    LIDs from an OpenSM guid2lid file (by port GUID); GUIDs the fabric\n"
+    "                     lacks (ports OpenSM saw before) are skipped with one warning,\n"
+    "                     a file with none of the fabric's GUIDs is an error\n"
     "  --options \"k=v\"    engine options, as in event_plugin_options (e.g. mlid_rotate=off)\n"
     "  --lft FILE         write LFTs here, in ibroute format (default: stdout)\n"
     "  --paths FILE       write the path-selection map: src_guid dst_guid dlid\n"

@@ -1,12 +1,15 @@
 #include "cli/commands.h"
 #include "plugin/core/netfile.h"
 
+#include <iostream>
+
 namespace ibu::cli {
 
 Fabric LoadFabric(const Args& args, const std::string& net) {
   Fabric f = ReadNetFile(net);
   if (args.has("--guid2lid")) {
-    ApplyGuid2LidFile(args.get("--guid2lid"), f);
+    const std::string warning = ApplyGuid2LidFile(args.get("--guid2lid"), f);
+    if (!warning.empty()) std::cerr << "ibunion: warning: " << warning << "\n";
     return f;
   }
   bool has_lids = !f.end_ports.empty();

@@ -22,6 +22,19 @@ nothing_left() {  # WHAT: the output dir holds no file at all (temporaries inclu
 mkdir -p "$tmp/out"
 expect "/nonexistent.net: cannot open topology file (No such file or directory)" "$IBUNION" route /nonexistent.net --engine mlid
 expect "/nonexistent: cannot open guid2lid file" "$IBUNION" route "$net" --engine mlid --guid2lid /nonexistent
+# A guid2lid file of another fabric: none of its GUIDs is here.
+sed 's/^0x00000000002/0x00000000009/; s/^0x00000000001/0x00000000008/' "$top/topologies/ft-4-2.guid2lid" >"$tmp/alien"
+expect "$tmp/alien:1: GUID 0x0000000000800001 is not an end port or switch of this fabric, and neither is any of the file's other 13 GUIDs: expected the port GUIDs" \
+  "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/alien"
+expect "$tmp/alien:1: GUID 0x0000000000800001 is not an end port or switch" \
+  "$IBUNION" sim "$net" --routing mlid --guid2lid "$tmp/alien"
+# One from a node removed since (OpenSM keeps its LIDs): a warning, the run goes on.
+{ cat "$top/topologies/ft-4-2.guid2lid"; echo "0x0000000000abcdef 0x0100 0x0100"; echo "0x0000000000abcdf0 0x0101 0x0101"; } >"$tmp/extra"
+if "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/extra" --lft "$tmp/extra.lft" 2>"$tmp/err" && [ -s "$tmp/extra.lft" ] &&
+  [ "$(grep -c warning "$tmp/err")" -eq 1 ] &&
+  grep -qF "warning: $tmp/extra:29: GUID 0x0000000000abcdef is not an end port or switch of this fabric (nor are 1 more of the file's 16 GUIDs)" "$tmp/err"
+then echo "PASS: $(grep warning "$tmp/err")"
+else echo "FAIL: route --guid2lid with a removed node's GUID: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 expect "unknown routing engine 'bogus'" "$IBUNION" route "$net" --engine bogus
 expect "option 'mlid_rotate=maybe': expected on or off" "$IBUNION" route "$net" --engine mlid --options mlid_rotate=maybe
 expect "option --lmc: expected 0..7, got 9" "$IBUNION" route "$net" --engine mlid --lmc 9

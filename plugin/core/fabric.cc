@@ -6,13 +6,13 @@
 
 namespace ibu {
 
-namespace {
-
 std::string Hex16(Guid g) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(g));
   return buf;
 }
+
+namespace {
 
 void ClaimLids(std::vector<LidOwner>& owner, Lid first, int count,
                LidOwner who, const std::string& label) {

@@ -91,6 +91,9 @@ class Fabric {
   Lid max_lid_ = 0;
 };
 
+// "0x0000000000200003": a GUID as messages and files show it.
+std::string Hex16(Guid g);
+
 // Adds a cable between two switch ports (both directions).
 void ConnectSwitches(Fabric& f, int a, int pa, int b, int pb);
 // Cables end port `ep` to switch `sw` port `port`.

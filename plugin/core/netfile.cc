@@ -368,8 +368,14 @@ Fabric ReadNetFile(const std::string& path) {
   return ParseNetFile(in, path);
 }
 
-void ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) {
-  std::unordered_map<Guid, std::pair<Lid, Lid>> lids;
+std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) {
+  struct Entry {
+    Lid lo = 0, hi = 0;
+    int line = 0;
+  };
+  std::unordered_map<Guid, Entry> lids;
+  int entries = 0, unknown = 0, first_unknown_line = 0;
+  Guid first_unknown = 0;
   std::string line;
   int no = 0;
   while (std::getline(is, line)) {
@@ -388,39 +394,65 @@ void ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) {
     unsigned long b = std::strtoul(hi.c_str(), &e3, 0);
     if (*e1 || *e2 || *e3 || a == 0 || b < a || b > kMaxUnicastLid)
       throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID' with 0 < MIN <= MAX <= 0xBFFF");
-    lids[guid] = {static_cast<Lid>(a), static_cast<Lid>(b)};
+    ++entries;
+    // OpenSM keeps the LIDs of ports it saw before (a node since removed),
+    // so a GUID the fabric lacks is not in itself an error.
+    if (f.SwitchByGuid(guid) < 0 && f.EndPortByGuid(guid) < 0) {
+      if (unknown++ == 0) first_unknown = guid, first_unknown_line = no;
+      continue;
+    }
+    lids[guid] = {static_cast<Lid>(a), static_cast<Lid>(b), no};
   }
-  auto lmc_of = [&](Lid a, Lid b) {
-    int count = b - a + 1, lmc = 0;
+  if (unknown > 0 && lids.empty()) {
+    std::string hint;
+    for (const EndPort& ep : f.end_ports)
+      if (ep.node_guid == first_unknown && hint.empty())
+        hint = " (it is the node GUID of end port " + ep.name + "; the file wants port GUIDs)";
+    throw InputError(file, first_unknown_line,
+                     "GUID " + Hex16(first_unknown) + " is not an end port or switch of this fabric" + hint +
+                         ", and neither is any of the file's other " + std::to_string(entries - 1) +
+                         " GUIDs: expected the port GUIDs of this fabric's end ports and switches "
+                         "(a guid2lid file of another fabric?)");
+  }
+  auto lmc_of = [&](const Entry& e) {
+    int count = e.hi - e.lo + 1, lmc = 0;
     while ((1 << lmc) < count) ++lmc;
     if ((1 << lmc) != count || lmc > 7)
-      throw Error(file + ": LID range " + std::to_string(a) + "-" + std::to_string(b) +
-                  " is not a power-of-two block of at most 128");
+      throw InputError(file, e.line,
+                       "LID range " + std::to_string(e.lo) + "-" + std::to_string(e.hi) +
+                           " is not a power-of-two block of at most 128");
     return static_cast<uint8_t>(lmc);
   };
   for (Switch& sw : f.switches) {
     auto it = lids.find(sw.guid);
     if (it == lids.end()) continue;
-    sw.lid = it->second.first;
-    sw.lmc = lmc_of(it->second.first, it->second.second);
+    sw.lid = it->second.lo;
+    sw.lmc = lmc_of(it->second);
   }
   for (EndPort& ep : f.end_ports) {
     auto it = lids.find(ep.port_guid);
     if (it == lids.end()) continue;
-    ep.base_lid = it->second.first;
-    ep.lmc = lmc_of(it->second.first, it->second.second);
+    ep.base_lid = it->second.lo;
+    ep.lmc = lmc_of(it->second);
   }
   try {
     f.Finalize();
   } catch (const Error& e) {
     throw Error(file + ": " + e.what());
   }
+  if (unknown == 0) return "";
+  return file + ":" + std::to_string(first_unknown_line) + ": GUID " + Hex16(first_unknown) +
+         " is not an end port or switch of this fabric" +
+         (unknown > 1 ? " (nor are " + std::to_string(unknown - 1) + " more of the file's " +
+                            std::to_string(entries) + " GUIDs)"
+                      : "") +
+         "; ignored, as OpenSM keeps the LIDs of ports it no longer sees";
 }
 
-void ApplyGuid2LidFile(const std::string& path, Fabric& f) {
+std::string ApplyGuid2LidFile(const std::string& path, Fabric& f) {
   std::ifstream in(path);
   if (!in) throw Error(path + ": cannot open guid2lid file (" + std::strerror(errno) + ")");
-  ApplyGuid2Lid(in, path, f);
+  return ApplyGuid2Lid(in, path, f);
 }
 
 void AssignDefaultLids(Fabric& f, int lmc) {

@@ -17,10 +17,15 @@ namespace ibu {
 Fabric ParseNetFile(std::istream& is, const std::string& file);
 Fabric ReadNetFile(const std::string& path);
 
-// Applies a guid2lid file ("0xGUID 0xMIN 0xMAX" lines) to switches and end
-// ports; the LMC of each port is derived from MAX-MIN.
-void ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f);
-void ApplyGuid2LidFile(const std::string& path, Fabric& f);
+// Applies a guid2lid file ("0xGUID 0xMIN 0xMAX" lines, port GUIDs) to
+// switches and end ports; the LMC of each port is derived from MAX-MIN.
+// GUIDs the fabric lacks are skipped, as OpenSM keeps the LIDs of ports it
+// saw before: the result is then a warning for the caller to print once
+// ("FILE:LINE: GUID ... is not an end port or switch of this fabric (nor
+// are N more ...)"), else "". A file none of whose GUIDs is in the fabric
+// (another fabric's) throws ibu::Error naming FILE:LINE and the GUID.
+[[nodiscard]] std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f);
+[[nodiscard]] std::string ApplyGuid2LidFile(const std::string& path, Fabric& f);
 
 // Gives every port without a LID one: end ports first in fabric order at
 // 2^lmc*(i+1) (aligned, LID 0 reserved), switches after them. The layout the

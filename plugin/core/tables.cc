@@ -256,33 +256,75 @@ void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t) {
   }
 }
 
+namespace {
+
+// A cursor over one line of `smpquery sl2vl` output. Numbers are unsigned
+// decimal and range-checked as read, so nothing wraps (LID 65546 is not
+// LID 10, "in 4294967297" is not in 1).
+struct Sl2VlLine {
+  const char* at;
+  void Spaces() {
+    while (*at == ' ' || *at == '\t' || *at == '\r') ++at;
+  }
+  bool Word(const char* w) {
+    Spaces();
+    const size_t n = std::strlen(w);
+    if (std::strncmp(at, w, n) != 0) return false;
+    at += n;
+    return true;
+  }
+  bool Number(unsigned long max, unsigned long* v) {
+    Spaces();
+    if (!std::isdigit(static_cast<unsigned char>(*at))) return false;
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long x = std::strtoul(at, &end, 10);
+    if (errno == ERANGE || x > max) return false;
+    at = end;
+    *v = x;
+    return true;
+  }
+  bool End() {
+    Spaces();
+    return *at == '\0';
+  }
+};
+
+}  // namespace
+
 void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
   t.sl2vl.resize(f.switches.size());
   std::string line;
-  int no = 0;
+  int no = 0, rows = 0;
   LidOwner owner;
   while (std::getline(is, line)) {
     ++no;
-    unsigned lid = 0;
-    if (std::sscanf(line.c_str(), "# SL2VL table: Lid %u", &lid) == 1) {
+    Sl2VlLine c{line.c_str()};
+    if (c.End()) continue;
+    if (StartsWith(line, "# SL2VL table:")) {
+      c.at += std::strlen("# SL2VL table:");
+      unsigned long lid = 0;
+      if (!c.Word("Lid") || !c.Number(0xFFFF, &lid) || !c.End())
+        throw InputError(file, no, "expected '# SL2VL table: Lid N' (tables queried by LID, N up to 65535)");
       owner = f.owner(static_cast<Lid>(lid));
-      if (!owner.valid()) throw InputError(file, no, Printf("LID %u is not in the fabric", lid));
+      if (!owner.valid()) throw InputError(file, no, Printf("LID %lu is not in the fabric", lid));
       continue;
     }
-    if (!StartsWith(line, "ports:")) continue;
+    if (line[0] == '#') continue;  // the SL heading
+    unsigned long in = 0, out = 0;
+    if (!c.Word("ports:") || !c.Word("in") || !c.Number(255, &in) || !c.Word(",") || !c.Word("out") ||
+        !c.Number(255, &out) || !c.Word(":"))
+      throw InputError(file, no, "expected 'ports: in I, out O: | v|...|' (I, O port numbers 0..255)");
     if (!owner.valid()) throw InputError(file, no, "SL2VL row before a '# SL2VL table: Lid N' line");
-    int in = -1, out = -1, used = 0;
-    if (std::sscanf(line.c_str(), "ports: in %d, out %d:%n", &in, &out, &used) != 2)
-      throw InputError(file, no, "expected 'ports: in I, out O: | v|...|'");
     std::array<uint8_t, 16> vls{};
-    const char* at = line.c_str() + used;
     for (int sl = 0; sl < 16; ++sl) {
-      int vl = -1, n = 0;
-      if (std::sscanf(at, " |%d%n", &vl, &n) != 1 || vl < 0 || vl > 15)
-        throw InputError(file, no, Printf("SL %d: expected a VL 0..15", sl));
+      unsigned long vl = 0;
+      if (!c.Word("|") || !c.Number(15, &vl))
+        throw InputError(file, no, Printf("SL %d: expected '| v' with a VL 0..15", sl));
       vls[sl] = static_cast<uint8_t>(vl);
-      at += n;
     }
+    if (!c.Word("|") || !c.End()) throw InputError(file, no, "expected '|' and the end of the line after 16 VLs");
+    ++rows;
     if (owner.kind == Peer::Kind::kEndPort) {
       if (in != 0 || out != 0)
         throw InputError(file, no, "a host port's table is 'in 0, out 0'");
@@ -291,12 +333,15 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
     }
     Sl2Vl& table = t.sl2vl[owner.index];
     const int ports = f.switches[owner.index].num_ports;
-    if (in < 0 || out < 0 || in > ports || out > ports)
-      throw InputError(file, no, Printf("in %d, out %d: %s has ports 0..%d", in, out,
+    if (in > static_cast<unsigned long>(ports) || out > static_cast<unsigned long>(ports))
+      throw InputError(file, no, Printf("in %lu, out %lu: %s has ports 0..%d", in, out,
                                         f.SwitchLabel(owner.index).c_str(), ports));
     if (table.empty()) table.Init(ports);
-    for (int sl = 0; sl < 16; ++sl) table.set(in, out, sl, vls[sl]);
+    for (int sl = 0; sl < 16; ++sl) table.set(static_cast<int>(in), static_cast<int>(out), sl, vls[sl]);
   }
+  if (rows == 0)
+    throw Error(file + ": no SL2VL table in it (expected `smpquery sl2vl` output: '# SL2VL table: Lid N', "
+                       "then 'ports: in I, out O: | v|...|' rows)");
 }
 
 void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t) {

@@ -95,8 +95,11 @@ std::array<uint8_t, 16> EndPortVls(const Fabric& f, const Tables& t, int ep);
 void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t);
 // Parses that format (several `smpquery sl2vl` outputs concatenated) into
 // t.sl2vl (switch LIDs) and t.end_port_sl2vl (host LIDs, in = out = 0).
-// Throws ibu::Error "FILE:LINE: ..." on an unknown LID, a port beyond the
-// switch's or a VL outside 0..15.
+// Blank lines and '#' lines other than "# SL2VL table: Lid N" are skipped;
+// anything else must be a row. Throws ibu::Error "FILE:LINE: ..." on an
+// unknown LID, a port beyond the switch's, a VL outside 0..15, a malformed
+// line (numbers are range-checked, never wrapped), and on a file without
+// any row.
 void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Tables& t);
 void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t);
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t);

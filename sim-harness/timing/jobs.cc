@@ -69,7 +69,7 @@ std::string ShellQuote(const std::string& word) {
 }
 
 void WriteJobSet(const std::string& dir_in, const std::vector<std::string>& words, int points,
-                 const std::string& head) {
+                 const std::string& head, const LinkNames& links) {
   const std::string dir = Absolute(dir_in);
   {
     std::ifstream old(dir + "/jobs.txt");
@@ -99,6 +99,11 @@ void WriteJobSet(const std::string& dir_in, const std::vector<std::string>& word
         << "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " << ShellQuote(dir + "/jobs.txt") << ")\n"
         << "exec bash -c \"$line\"\n";
   WriteFile(dir + "/slurm.sh", slurm.str(), true);
+
+  std::string names = "ibunion-sim-links 1\nports " + std::to_string(links.size()) + "\n";
+  for (size_t gp = 0; gp < links.size(); ++gp)
+    if (!links[gp].empty()) names += std::to_string(gp) + " " + links[gp] + "\n";
+  WriteFile(dir + "/links.txt", names, false);
 
   // Written last: a set without it is incomplete.
   WriteFile(dir + "/sweep.txt",
@@ -158,6 +163,45 @@ std::vector<PointResult> ReadPoints(const std::string& dir, const JobSet& set) {
                 " points not done (" + list + "); point N is line N+1 of " + dir + "/jobs.txt");
   }
   return results;
+}
+
+LinkNames ReadLinkNames(const std::string& dir, const std::vector<PointResult>& points) {
+  const std::string path = dir + "/links.txt";
+  std::ifstream in(path);
+  if (!in)
+    throw Error("--links with --merge " + dir + ": no " + path +
+                " (job sets written before --merge could name links lack it: run --emit-jobs again)");
+  LinkNames names;
+  bool sized = false;
+  std::string line;
+  int no = 0;
+  while (std::getline(in, line)) {
+    ++no;
+    const std::string where = path + ":" + std::to_string(no);
+    if (no == 1) {
+      if (line != "ibunion-sim-links 1") throw Error(where + ": expected 'ibunion-sim-links 1', got '" + line + "'");
+    } else if (!sized) {
+      char* end = nullptr;
+      const long n = line.rfind("ports ", 0) == 0 ? std::strtol(line.c_str() + 6, &end, 10) : -1;
+      if (n < 0 || n > 100000000 || !end || *end) throw Error(where + ": expected 'ports N', got '" + line + "'");
+      names.assign(size_t(n), "");
+      sized = true;
+    } else {
+      char* end = nullptr;
+      const long gp = std::strtol(line.c_str(), &end, 10);
+      if (end == line.c_str() || *end != ' ' || !end[1] || gp < 0 || size_t(gp) >= names.size() ||
+          !names[size_t(gp)].empty())
+        throw Error(where + ": expected 'PORT NAME', PORT below " + std::to_string(names.size()) +
+                    " and not named before, got '" + line + "'");
+      names[size_t(gp)] = end + 1;
+    }
+  }
+  if (!sized) throw Error(path + ": incomplete (no 'ports N' line)");
+  for (const PointResult& r : points)
+    if (!r.link_util.empty() && r.link_util.size() != names.size())
+      throw Error(PointFile(dir, r.index) + ": " + std::to_string(r.link_util.size()) + " per-link values, but " +
+                  path + " names the " + std::to_string(names.size()) + " ports of another fabric");
+  return names;
 }
 
 }  // namespace ibu::sim

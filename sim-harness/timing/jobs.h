@@ -8,6 +8,9 @@
 //   DIR/slurm.sh   `sbatch DIR/slurm.sh`: an array 0..N-1, task i runs line
 //                  i+1 of jobs.txt
 //   DIR/sweep.txt  what the merge needs: point count and the table heading
+//   DIR/links.txt  the name of every directed link by global port, so that
+//                  `--merge DIR --links FILE` names the per-link utilisation
+//                  the records carry as the direct sweep's --links does
 //   DIR/points/    N.json per finished point (written atomically)
 //
 // Each job computes its point exactly as the direct sweep would (same
@@ -22,12 +25,16 @@
 
 namespace ibu::sim {
 
+// Names of the directed links by global port (PointResult::link_util's
+// index), as --links writes them; "" for an unconnected port (no row).
+using LinkNames = std::vector<std::string>;
+
 // `words` is the `sim` command line to repeat (without --emit-jobs);
-// `points` the number of sweep points; `head` the table heading line.
-// Creates DIR (and DIR/points); refuses a DIR that already holds a job set.
-// Throws ibu::Error.
+// `points` the number of sweep points; `head` the table heading line;
+// `links` the fabric's link names. Creates DIR (and DIR/points); refuses a
+// DIR that already holds a job set. Throws ibu::Error.
 void WriteJobSet(const std::string& dir, const std::vector<std::string>& words, int points,
-                 const std::string& head);
+                 const std::string& head, const LinkNames& links);
 
 struct JobSet {
   int points = 0;
@@ -41,6 +48,10 @@ JobSet ReadJobSet(const std::string& dir);
 // whose file is missing (with the jobs.txt lines to rerun) or naming the
 // malformed file.
 std::vector<PointResult> ReadPoints(const std::string& dir, const JobSet& set);
+
+// DIR/links.txt, checked against the points' per-link values; throws
+// ibu::Error naming the file and line, or the point file that does not fit.
+LinkNames ReadLinkNames(const std::string& dir, const std::vector<PointResult>& points);
 
 // POSIX shell single-quoting.
 std::string ShellQuote(const std::string& word);

@@ -39,13 +39,16 @@ constexpr const char* kUsage =
     "         [--mcast-mode hw|unicast] [--sweep FROM:TO:STEP] [--jobs N] [--json]\n"
     "         [--csv FILE] [--links FILE] [--members FILE] [--config FILE] [--param key=value ...]\n"
     "         [--quiet] [--no-wall] [--emit-jobs DIR | --point N --save FILE]\n"
-    "       ibunion sim --merge DIR [--json] [--csv FILE] [--no-wall] [--quiet]\n"
+    "       ibunion sim --merge DIR [--json] [--csv FILE] [--links FILE] [--no-wall] [--quiet]\n"
     "\n"
     "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
     "the tables of the routing engine (or by the LFT/MFT dumps in DIR: DIR/fabric.net,\n"
     "DIR/lfts.dump, DIR/mfts.dump as the ibsim harness writes them; NETFILE may\n"
     "then be left out).\n"
     "\n"
+    "  --guid2lid  LIDs from an OpenSM guid2lid file; GUIDs the fabric lacks (ports\n"
+    "              OpenSM saw before) are skipped with a warning, none of the fabric's\n"
+    "              is an error\n"
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
     "  --msg       message size in bytes (suffix K = 1024) [32]\n"
@@ -65,9 +68,10 @@ constexpr const char* kUsage =
     "              DIR/slurm.sh (`sbatch DIR/slurm.sh`, a job array); each job writes\n"
     "              DIR/points/N.json\n"
     "  --point     run only point N (0-based) of the sweep, seeded as in the sweep\n"
-    "  --save      write the point(s) as full-precision records to FILE (for --merge)\n"
-    "  --merge     print (and --csv) the sweep from DIR/points/*.json, exactly as the\n"
-    "              direct sweep prints it\n"
+    "  --save      write the point(s) as full-precision records to FILE (for --merge;\n"
+    "              --csv, --links, --members then belong to the merge, not here)\n"
+    "  --merge     print (and --csv, --links) the sweep from DIR/points/*.json, exactly\n"
+    "              as the direct sweep prints (and writes) it\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
     "              (net, routing, traffic, ...) and --param keys; options win\n"
     "  --param     model parameter, repeatable:\n";
@@ -171,8 +175,19 @@ struct Output {
   std::string csv;
   std::string links;
   std::string members_path, members_text;  // --members
-  const Network* net = nullptr;  // for link names (--links)
+  const LinkNames* link_names = nullptr;  // by global port (--links)
 };
+
+LinkNames NamesOf(const Network& network) {
+  LinkNames names(size_t(network.num_global_ports()));
+  for (int gp = 0; gp < network.num_global_ports(); ++gp)
+    if (network.port(gp).peer >= 0) {
+      names[size_t(gp)] = network.LinkName(gp);
+      for (char& c : names[size_t(gp)])
+        if (c == '"') c = '\'';
+    }
+  return names;
+}
 
 int Report(const std::vector<PointResult>& results, const Output& o) {
   int status = 0;
@@ -205,18 +220,13 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
     for (const PointResult& r : results) csv += ToCsv(r, o.with_wall) + "\n";
     files.push_back({o.csv, [csv](std::ostream& os) { os << csv; }});
   }
-  if (!o.links.empty() && o.net) {
-    const Network& network = *o.net;
+  if (!o.links.empty() && o.link_names) {
+    const LinkNames& names = *o.link_names;
     std::ostringstream os;
     os << "point,link,util\n";
     for (const PointResult& r : results)
-      for (int gp = 0; gp < int(r.link_util.size()); ++gp)
-        if (network.port(gp).peer >= 0) {
-          std::string name = network.LinkName(gp);
-          for (char& c : name)
-            if (c == '"') c = '\'';
-          os << r.index << ",\"" << name << "\"," << r.link_util[gp] << "\n";
-        }
+      for (size_t gp = 0; gp < r.link_util.size() && gp < names.size(); ++gp)
+        if (!names[gp].empty()) os << r.index << ",\"" << names[gp] << "\"," << r.link_util[gp] << "\n";
     files.push_back({o.links, [text = os.str()](std::ostream& out) { out << text; }});
   }
   if (!o.members_path.empty())
@@ -328,8 +338,8 @@ int Run(int argc, char** argv) {
   // --merge DIR: the sweep a job set computed, printed as the sweep would.
   if (opt.count("merge")) {
     for (const auto& [k, v] : opt)
-      if (k != "merge" && k != "csv")
-        throw Error(v.where + ": not with --merge (it takes --json, --csv, --no-wall, --quiet)");
+      if (k != "merge" && k != "csv" && k != "links")
+        throw Error(v.where + ": not with --merge (it takes --json, --csv, --links, --no-wall, --quiet)");
     if (!positional.empty()) throw Error("unexpected argument '" + positional[0] + "' with --merge");
     if (!params.empty()) throw Error(params[0].second.where + ": not with --merge");
     const std::string dir = opt["merge"].value;
@@ -340,12 +350,25 @@ int Run(int argc, char** argv) {
     out.with_wall = with_wall;
     out.head = set.head;
     if (opt.count("csv")) out.csv = opt["csv"].value;
-    return Report(ReadPoints(dir, set), out);
+    const std::vector<PointResult> results = ReadPoints(dir, set);
+    LinkNames names;
+    if (opt.count("links")) {
+      names = ReadLinkNames(dir, results);
+      out.links = opt["links"].value;
+      out.link_names = &names;
+    }
+    return Report(results, out);
   }
   if (opt.count("emit-jobs") && (opt.count("point") || opt.count("save")))
     throw Error("--emit-jobs: not with --point or --save (the jobs it writes use those)");
-  if (opt.count("emit-jobs") && opt.count("links"))
-    throw Error("--links: not with --emit-jobs (the merge has no fabric to name links); run the points you need directly");
+  // A job writes its record only; the merge writes the sweep's files.
+  for (const char* file : {"csv", "links", "members"})
+    if (opt.count(file) && (opt.count("emit-jobs") || opt.count("save")))
+      throw Error(opt[file].where + ": not with " + (opt.count("emit-jobs") ? "--emit-jobs" : "--save") +
+                  (std::string(file) == "members"
+                       ? " (run the point directly to get the members)"
+                       : std::string("; give it to the merge (ibunion sim --merge DIR --") + file +
+                             " FILE), which writes it from the jobs' records"));
 
   // Parameters.
   Params p;
@@ -397,6 +420,10 @@ int Run(int argc, char** argv) {
   Tables tables;
   std::unique_ptr<Engine> engine;
   const bool dump = routing.rfind("dump:", 0) == 0;
+  auto apply_guid2lid = [&]() {  // a warning is printed even with --quiet
+    const std::string warning = ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
+    if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
+  };
   if (dump) {
     const std::string dir = routing.substr(5);
     if (dir.empty()) throw Error(opt["routing"].where + " " + routing + ": expected dump:DIR");
@@ -404,7 +431,7 @@ int Run(int argc, char** argv) {
       std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
                 << net << "\n";
     fabric = ReadNetFile(dir + "/fabric.net");
-    if (opt.count("guid2lid")) ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
+    if (opt.count("guid2lid")) apply_guid2lid();
     ReadLftsFile(dir + "/lfts.dump", fabric, tables);
     if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
     tables.Resize(fabric);
@@ -414,7 +441,7 @@ int Run(int argc, char** argv) {
     bool has_lids = !fabric.end_ports.empty();
     for (const EndPort& ep : fabric.end_ports) has_lids = has_lids && ep.base_lid != 0;
     if (opt.count("guid2lid")) {
-      ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
+      apply_guid2lid();
     } else if (!has_lids || opt.count("lmc")) {
       const int lmc = opt.count("lmc") ? int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7)) : 0;
       AssignDefaultLids(fabric, lmc);
@@ -510,46 +537,34 @@ int Run(int argc, char** argv) {
       job_words.push_back(words[i]);
     }
     const std::string dir = opt["emit-jobs"].value;
-    WriteJobSet(dir, job_words, int(loads.size()), head.str());
+    WriteJobSet(dir, job_words, int(loads.size()), head.str(), NamesOf(network));
     if (!quiet)
       std::cerr << "ibunion sim: " << loads.size() << " job(s) in " << dir << "/jobs.txt; run them with\n"
                 << "  parallel < " << dir << "/jobs.txt      (GNU parallel; or: bash " << dir << "/jobs.txt)\n"
                 << "  sbatch " << dir << "/slurm.sh           (Slurm job array)\n"
-                << "then: ibunion sim --merge " << dir << " [--json] [--csv FILE]\n";
+                << "then: ibunion sim --merge " << dir << " [--json] [--csv FILE] [--links FILE]\n";
     return 0;
   }
   if (opt.count("save") && !opt.count("point") && loads.size() > 1)
     throw Error("--save: one point per file; add --point N (0.." + std::to_string(loads.size() - 1) + ")");
+  std::vector<PointResult> results;
   if (opt.count("point")) {
     const int n = int(ToInt(opt["point"], "a point index 0.." + std::to_string(loads.size() - 1), 0,
                             (long long)loads.size() - 1));
-    const std::vector<PointResult> one = {RunPoint(network, wl, p, msg, loads[n], seed, n)};
-    if (opt.count("save")) WriteAtomically(opt["save"].value, ToRecord(one[0]) + "\n");
-    Output out;
-    out.print = !opt.count("save");
-    out.json = json;
-    out.quiet = quiet;
-    out.with_wall = with_wall;
-    out.head = head.str();
-    if (opt.count("members") && !opt.count("save")) {
-      out.members_path = opt["members"].value;
-      out.members_text = members_text;
+    results = {RunPoint(network, wl, p, msg, loads[n], seed, n)};
+  } else {
+    // Progress on stderr: a bar on a terminal, a line per point elsewhere.
+    std::unique_ptr<ProgressBar> bar;
+    ProgressFn progress;
+    TickFn tick;
+    if (!quiet) {
+      bar = std::make_unique<ProgressBar>(int(loads.size()), isatty(STDERR_FILENO) != 0);
+      progress = [&bar](int done, int total, const PointResult& r) { bar->PointDone(done, total, r); };
+      tick = [&bar](int index, double done) { bar->Tick(index, done); };
     }
-    out.net = &network;
-    return Report(one, out);
+    results = RunPoints(network, wl, p, msg, loads, seed, jobs, progress, tick);
+    bar.reset();  // clears the bar before the results
   }
-
-  // Progress on stderr: a bar on a terminal, a line per point elsewhere.
-  std::unique_ptr<ProgressBar> bar;
-  ProgressFn progress;
-  TickFn tick;
-  if (!quiet) {
-    bar = std::make_unique<ProgressBar>(int(loads.size()), isatty(STDERR_FILENO) != 0);
-    progress = [&bar](int done, int total, const PointResult& r) { bar->PointDone(done, total, r); };
-    tick = [&bar](int index, double done) { bar->Tick(index, done); };
-  }
-  const std::vector<PointResult> results = RunPoints(network, wl, p, msg, loads, seed, jobs, progress, tick);
-  bar.reset();  // clears the bar before the results
 
   if (opt.count("save")) WriteAtomically(opt["save"].value, ToRecord(results[0]) + "\n");
   Output out;
@@ -558,13 +573,14 @@ int Run(int argc, char** argv) {
   out.quiet = quiet;
   out.with_wall = with_wall;
   out.head = head.str();
-  if (opt.count("csv") && !opt.count("save")) out.csv = opt["csv"].value;
-  if (opt.count("links") && !opt.count("save")) out.links = opt["links"].value;
-  if (opt.count("members") && !opt.count("save")) {
+  if (opt.count("csv")) out.csv = opt["csv"].value;
+  if (opt.count("links")) out.links = opt["links"].value;
+  if (opt.count("members")) {
     out.members_path = opt["members"].value;
     out.members_text = members_text;
   }
-  out.net = &network;
+  const LinkNames names = NamesOf(network);
+  out.link_names = &names;
   return Report(results, out);
 }
 

@@ -8,3 +8,4 @@ build=${IBUNION_BUILD:-$here/../..}
   "$here"/corpus/guid2lid/* "$here"/corpus/options/*
 "$build/tests/fuzz/options_replay" "$here"/corpus/plugin-options/*
 "$build/tests/fuzz/simconfig_replay" "$here"/corpus/simconfig/*
+"$build/tests/fuzz/sl2vl_replay" "$here"/corpus/sl2vl/*

@@ -40,4 +40,5 @@ run netfile_fuzz "$here"/corpus/netfile/*
 run parsers_fuzz "$here"/corpus/dumps/* "$here"/corpus/groups/* "$here"/corpus/guid2lid/* "$here"/corpus/options/*
 run options_fuzz "$here"/corpus/plugin-options/*
 run simconfig_fuzz "$here"/corpus/simconfig/*
+run sl2vl_fuzz "$here"/corpus/sl2vl/*
 exit $status

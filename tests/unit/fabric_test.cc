@@ -97,7 +97,7 @@ void Guid2LidRoundTripAndErrors() {
   WriteGuid2Lid(os, f);
   Fabric g = MakeFatTree(4, 3);
   std::istringstream in(os.str());
-  ApplyGuid2Lid(in, "g2l", g);
+  CU_ASSERT_EQUAL(ApplyGuid2Lid(in, "g2l", g), "");
   for (size_t e = 0; e < f.end_ports.size(); ++e) {
     CU_ASSERT_EQUAL(g.end_ports[e].base_lid, f.end_ports[e].base_lid);
     CU_ASSERT_EQUAL(g.end_ports[e].lmc, 2);
@@ -106,7 +106,41 @@ void Guid2LidRoundTripAndErrors() {
   std::istringstream bad("0x100001 0x0004\n");
   CU_ASSERT(Contains(ErrorOf([&] { ApplyGuid2Lid(bad, "g2l", g); }), "g2l:1: expected '0xGUID"));
   std::istringstream odd("0x100001 0x0004 0x0006\n");
-  CU_ASSERT(Contains(ErrorOf([&] { ApplyGuid2Lid(odd, "g2l", g); }), "power-of-two"));
+  CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(odd, "g2l", g); }), "g2l:1: LID range 4-6 is not a power-of-two"));
+}
+
+// GUIDs the fabric lacks: OpenSM's guid2lid keeps ports it saw before, so
+// a few are a warning naming the first (line, GUID) and the count; a file
+// with none of the fabric's GUIDs (another fabric's) is an error.
+void Guid2LidUnknownGuids() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  std::ostringstream os;
+  WriteGuid2Lid(os, f);
+  const std::string mine = os.str();
+  Fabric g = MakeFatTree(4, 2);
+  std::istringstream extra("# removed since\n" + mine + "0x0000000000abcdef 0x0100 0x0100\n0x0000000000abcdf0 0x0101 0x0101\n");
+  const std::string warning = ApplyGuid2Lid(extra, "g2l", g);
+  CU_ASSERT(Contains(warning, "g2l:" + std::to_string(2 + 2 * int(f.end_ports.size() + f.switches.size())) +
+                                  ": GUID 0x0000000000abcdef is not an end port or switch of this fabric (nor are 1 more of the file's " +
+                                  std::to_string(f.end_ports.size() + f.switches.size() + 2) + " GUIDs)"));
+  CU_ASSERT_EQUAL(g.end_ports[3].base_lid, f.end_ports[3].base_lid);
+
+  Fabric other = MakeFatTree(4, 3);  // same GUID numbering, more ports
+  std::ostringstream big;
+  AssignDefaultLids(other, 0);
+  WriteGuid2Lid(big, other);
+  std::istringstream wide(big.str());
+  Fabric h = MakeFatTree(4, 2);
+  CU_ASSERT(Contains(ApplyGuid2Lid(wide, "g2l", h), "is not an end port or switch of this fabric (nor are"));
+
+  std::istringstream alien("0x0000000000abcdef 0x0001 0x0001\n0x0000000000abcdf0 0x0002 0x0002\n");
+  CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(alien, "g2l", h); }),
+                     "g2l:1: GUID 0x0000000000abcdef is not an end port or switch of this fabric, and neither is any of "
+                     "the file's other 1 GUIDs: expected the port GUIDs of this fabric's end ports and switches"));
+  std::istringstream nodes(Hex16(h.end_ports[0].node_guid) + " 0x0001 0x0001\n");
+  CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(nodes, "g2l", h); }),
+                     "(it is the node GUID of end port " + h.end_ports[0].name + "; the file wants port GUIDs)"));
 }
 
 void TablesRoundTrip() {
@@ -193,6 +227,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "ibnetdiscover LIDs and descriptions", IbnetdiscoverLids);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
+  CU_add_test(s, "guid2lid: GUIDs not in the fabric", Guid2LidUnknownGuids);
   CU_add_test(s, "LFT/MFT dump round trip", TablesRoundTrip);
   CU_add_test(s, "real ibroute -M rows", ReadsRealIbrouteMftRows);
   CU_add_test(s, "bad dumps name line", BadDumpsNameLine);

@@ -584,6 +584,55 @@ void Sl2VlTables() {
     }
 }
 
+// The SL2VL dump (`smpquery sl2vl` format) reads back as written; bad
+// lines name FILE:LINE, and numbers beyond their range are refused rather
+// than wrapped onto another LID, port or VL.
+void Sl2VlDumpRoundTripAndErrors() {
+  Fabric f = MakeMesh(3, 3);
+  AssignDefaultLids(f, 0);
+  auto e = MakeXyMeshEngine({"xymesh_vls=4", "xymesh_vl_mode=dedicated"}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  e->RouteSl2Vl(f, t);
+  std::ostringstream os;
+  WriteSl2Vl(os, f, t);
+  const std::string text = os.str();
+  Tables back;
+  std::istringstream in(text);
+  ReadSl2Vl(in, "d", f, back);
+  for (size_t s = 0; s < f.switches.size(); ++s) CU_ASSERT(back.sl2vl[s].vl == t.sl2vl[s].vl);
+  CU_ASSERT_EQUAL(back.end_port_sl2vl.size(), f.end_ports.size());
+  for (size_t ep = 0; ep < f.end_ports.size(); ++ep)
+    CU_ASSERT(back.end_port_sl2vl[static_cast<int>(ep)] == EndPortVls(f, t, static_cast<int>(ep)));
+
+  const Lid sw0 = f.switches[0].lid;
+  const std::string head = "# SL2VL table: Lid " + std::to_string(sw0) + "\n";
+  const std::string zeros = "| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0| 0|\n";
+  auto error = [&](const std::string& dump) {
+    Tables x;
+    std::istringstream is(dump);
+    return ErrorOf([&] { ReadSl2Vl(is, "d", f, x); });
+  };
+  CU_ASSERT(error(head + "ports: in  1, out  2: " + zeros).empty());
+  CU_ASSERT(Contains(error("# SL2VL table: Lid " + std::to_string(65536 + sw0) + "\nports: in 1, out 2: " + zeros),
+                     "d:1: expected '# SL2VL table: Lid N'"));
+  CU_ASSERT(Contains(error("# SL2VL table: Lid -1\n"), "d:1: expected '# SL2VL table: Lid N'"));
+  CU_ASSERT(Contains(error("# SL2VL table: DR path slid 0; dlid 0; 0,1\n"), "d:1: expected '# SL2VL table: Lid N'"));
+  CU_ASSERT(Contains(error("# SL2VL table: Lid 999\n"), "d:1: LID 999 is not in the fabric"));
+  CU_ASSERT(Contains(error(head + "ports: in 4294967297, out 2: " + zeros), "d:2: expected 'ports: in I, out O"));
+  CU_ASSERT(Contains(error(head + "ports: in 1, out 2: | 4294967296" + zeros.substr(3)), "d:2: SL 0: expected '| v' with a VL 0..15"));
+  CU_ASSERT(Contains(error(head + "ports: in 1, out 2: | 16" + zeros.substr(3)), "d:2: SL 0: expected"));
+  CU_ASSERT(Contains(error(head + "ports: in 1, out 2: | 0| 0|\n"), "d:2: SL 2: expected"));
+  CU_ASSERT(Contains(error(head + "ports: in 1, out 2: " + zeros.substr(0, zeros.size() - 1) + " 7\n"),
+                     "d:2: expected '|' and the end of the line after 16 VLs"));
+  CU_ASSERT(Contains(error(head + "ports: in 1, out 9: " + zeros), "d:2: in 1, out 9: switch"));
+  CU_ASSERT(Contains(error(head + "Unicast lids [0x0-0x3] of switch\n"), "d:2: expected 'ports: in I, out O"));
+  CU_ASSERT(Contains(error("ports: in 1, out 2: " + zeros), "d:1: SL2VL row before"));
+  CU_ASSERT(Contains(error("# SL2VL table: Lid 1\nports: in 0, out 1: " + zeros), "d:2: a host port's table is 'in 0, out 0'"));
+  CU_ASSERT(Contains(error(head), "d: no SL2VL table in it"));
+  CU_ASSERT(Contains(error(""), "d: no SL2VL table in it"));
+}
+
 }  // namespace
 
 void RegisterMeshSuite() {
@@ -605,6 +654,7 @@ void RegisterMeshSuite() {
   CU_add_test(s, "a leave touches only that group", LeaveTouchesOnlyThatGroup);
   CU_add_test(s, "options", Options);
   CU_add_test(s, "SL2VL tables per VL mode", Sl2VlTables);
+  CU_add_test(s, "SL2VL dump: round trip, bad lines, no wrap-around", Sl2VlDumpRoundTripAndErrors);
 }
 
 }  // namespace ibu::test

@@ -136,9 +136,10 @@ void TestCliDumpRun() {
 }
 
 // A sweep written as jobs (--emit-jobs), the jobs run by a plain shell loop
-// (as GNU parallel or a Slurm array would), then --merge: the same JSON and
-// CSV as the direct sweep, byte for byte (--no-wall: wall_s and
-// packet_hops_per_s are the only fields that differ between two runs).
+// (as GNU parallel or a Slurm array would), then --merge: the same JSON,
+// CSV and per-link CSV (--links) as the direct sweep, byte for byte
+// (--no-wall: wall_s and packet_hops_per_s are the only fields that differ
+// between two runs).
 void TestCliEmitJobsAndMerge() {
   DumpDir d;
   char tmpl[] = "/tmp/ibusim-jobs-XXXXXX";
@@ -152,8 +153,28 @@ void TestCliEmitJobsAndMerge() {
                                          "--sweep", "0.1:0.5:0.1"};
   std::string direct, err;
   auto args = base;
-  args.insert(args.end(), {"--json", "--no-wall", "--jobs", "2", "--csv", work + "/direct.csv"});
+  args.insert(args.end(), {"--json", "--no-wall", "--jobs", "2", "--csv", work + "/direct.csv", "--links",
+                           work + "/direct-links.csv"});
   CU_ASSERT_EQUAL(Sim(args, &direct, &err), 0);
+
+  // Output files belong to the merge, not to the jobs.
+  args = base;
+  args.insert(args.end(), {"--emit-jobs", work + "/set", "--links", work + "/l.csv"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "--merge DIR --links FILE"));
+  args = base;
+  args.insert(args.end(), {"--emit-jobs", work + "/set", "--csv", work + "/c.csv"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "--csv: not with --emit-jobs"));
+  args = base;
+  args.insert(args.end(), {"--point", "2", "--save", work + "/p2.json", "--csv", work + "/c.csv"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "--csv: not with --save"));
+
+  // --point N alone writes that point's rows of the sweep's --csv and --links.
+  args = base;
+  args.insert(args.end(), {"--point", "2", "--no-wall", "--csv", work + "/p2.csv", "--links", work + "/p2-links.csv"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 0);
 
   args = base;
   args.insert(args.end(), {"--emit-jobs", work + "/set"});
@@ -171,11 +192,14 @@ void TestCliEmitJobsAndMerge() {
   // Not all points done yet: the merge names the missing ones.
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json"}, nullptr, &err), 2);
   CU_ASSERT(Has(err, "5 of 5 points not done"));
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--links", work + "/merged-links.csv"}, nullptr, &err), 2);
 
   const std::string loop = "while IFS= read -r line; do bash -c \"$line\" || exit 1; done < " + work + "/set/jobs.txt";
   CU_ASSERT_EQUAL(std::system(loop.c_str()), 0);
   std::string merged;
-  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json", "--no-wall", "--csv", work + "/merged.csv"}, &merged, &err),
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json", "--no-wall", "--csv", work + "/merged.csv", "--links",
+                       work + "/merged-links.csv"},
+                      &merged, &err),
                   0);
   CU_ASSERT(!merged.empty());
   CU_ASSERT(merged == direct);
@@ -187,6 +211,33 @@ void TestCliEmitJobsAndMerge() {
   };
   CU_ASSERT(slurp(work + "/merged.csv") == slurp(work + "/direct.csv"));
   CU_ASSERT(!slurp(work + "/merged.csv").empty());
+  const std::string links = slurp(work + "/merged-links.csv");
+  CU_ASSERT(links == slurp(work + "/direct-links.csv"));
+  CU_ASSERT(links.rfind("point,link,util\n0,\"", 0) == 0 && Has(links, "\n4,\"") && Has(links, " -> "));
+  {
+    std::istringstream all(slurp(work + "/direct.csv")), linked(links);
+    std::string want, line;
+    for (int no = 0; std::getline(all, line); ++no)
+      if (no == 0 || line.rfind("2,", 0) == 0) want += line + "\n";
+    CU_ASSERT(slurp(work + "/p2.csv") == want);
+    want.clear();
+    for (int no = 0; std::getline(linked, line); ++no)
+      if (no == 0 || line.rfind("2,", 0) == 0) want += line + "\n";
+    CU_ASSERT(slurp(work + "/p2-links.csv") == want);
+    CU_ASSERT(!slurp(work + "/p2-links.csv").empty() && !slurp(work + "/p2.json").size());
+  }
+
+  // A job set whose link names are not the records' fabric: the merge
+  // writes neither file.
+  std::ofstream(work + "/set/links.txt") << "ibunion-sim-links 1\nports 3\n0 a -> b\n";
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--csv", work + "/m2.csv", "--links", work + "/m2-links.csv"},
+                      nullptr, &err),
+                  2);
+  CU_ASSERT(Has(err, "points/0.json") && Has(err, "another fabric"));
+  CU_ASSERT(slurp(work + "/m2.csv").empty() && slurp(work + "/m2-links.csv").empty());
+  std::ofstream(work + "/set/links.txt") << "ibunion-sim-links 1\nports 3\n7 a -> b\n";
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--links", work + "/m2-links.csv"}, nullptr, &err), 2);
+  CU_ASSERT(Has(err, "links.txt:3"));
 
   // A second --emit-jobs into the same directory is refused.
   args = base;
