@@ -10,8 +10,9 @@ tests_unit_unit_tests_SOURCES = \
 	tests/unit/degraded_test.cc
 tests_unit_unit_tests_LDADD = plugin/core/libibucore.la sim-harness/mcast/libibumcast.la -lcunit
 
-TESTS += tests/unit/unit_tests tests/cli_errors.sh
-dist_noinst_SCRIPTS += tests/cli_errors.sh
+TESTS += tests/unit/unit_tests tests/cli_errors.sh tests/sim_golden.sh
+dist_noinst_SCRIPTS += tests/cli_errors.sh tests/sim_golden.sh
+EXTRA_DIST += tests/golden/sim-points.jsonl
 E2E_TESTS = tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
 	tests/e2e/opensm_builtin.sh tests/e2e/mlid_paper.sh tests/e2e/mlid_reachability.sh \
 	tests/e2e/mlid_fallback.sh tests/e2e/mcast_cyclic.sh tests/e2e/mesh_opensm.sh tests/e2e/mesh_paper.sh \
