@@ -9,3 +9,16 @@ phases() {  # LOG ENGINE
 }
 # Median of numbers on stdin ("nan" when none).
 median() { sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}'; }
+# OpenSM under fabric-run (daemon mode, no read-back) made to route three
+# times: the first sweep, then two more by SIGHUP, each awaited in its log.
+# Extra fabric-run arguments (--net, --engine, plugin options) follow OUT;
+# its output goes to OUT.log. Exit status is fabric-run's.
+resweep_run() {  # OUT FABRIC-RUN-ARGS...
+  local out=$1
+  shift
+  local resweep='for i in 1 2; do before=$(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log);
+      kill -HUP $IBUNION_OSM_PID;
+      while [ $(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log) -le $before ]; do sleep 0.5; done; done'
+  sim-harness/ibsim/fabric-run "$@" --conf-line "log_flags 0x07" --daemon --no-readback --timeout 3600 \
+    --exec "$resweep" --out "$out" >"$out.log" 2>&1
+}

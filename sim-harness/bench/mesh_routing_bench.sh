@@ -24,7 +24,7 @@ meshes=("$@")
 work=$(mktemp -d "${TMPDIR:-/tmp}/mesh-routing-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-source "$top/sim-harness/bench/bench_lib.sh"  # phases, median
+source "$top/sim-harness/bench/bench_lib.sh"  # phases, median, resweep_run
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (a > 0 && b > 0) ? "%.1fx" : "-", a / b}'; }
 
 printf '%-7s %-8s %10s %12s\n' mesh engine "route s" "vs xymesh"
@@ -39,11 +39,7 @@ for mesh in "${meshes[@]}"; do
     chain=$engine
     plugin=()
     [ "$engine" != xymesh ] || { chain=xymesh,minhop; plugin=(--plugin-dir plugin/osm/.libs --plugin-name ibunion --plugin-options "xymesh_dump=off"); }
-    resweep='for i in 1 2; do before=$(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log);
-      kill -HUP $IBUNION_OSM_PID;
-      while [ $(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log) -le $before ]; do sleep 0.5; done; done'
-    if ! sim-harness/ibsim/fabric-run --net "$net" --sm-host "$centre" --engine "$chain" "${plugin[@]+"${plugin[@]}"}" \
-        --conf-line "log_flags 0x07" --daemon --no-readback --timeout 3600 --exec "$resweep" --out "$out" >"$out.log" 2>&1; then
+    if ! resweep_run "$out" --net "$net" --sm-host "$centre" --engine "$chain" "${plugin[@]+"${plugin[@]}"}"; then
       printf '%-7s %-8s %10s\n' "$mesh" "$engine" "run failed"; tail -n 5 "$out.log"; continue
     fi
     s=$(phases "$out/opensm.log" "$engine" | median)

@@ -23,7 +23,7 @@ fabrics=("$@")
 work=$(mktemp -d "${TMPDIR:-/tmp}/routing-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
-source "$top/sim-harness/bench/bench_lib.sh"  # phases, median
+source "$top/sim-harness/bench/bench_lib.sh"  # phases, median, resweep_run
 max_lmc() {  # HOSTS SWITCHES
   local l=7
   while [ $(( $1 * (1 << l) + $2 )) -gt 49151 ]; do l=$((l - 1)); done
@@ -45,11 +45,7 @@ for fabric in "${fabrics[@]}"; do
     chain=$engine
     plugin=()
     [ "$engine" != mlid ] || { chain=mlid,minhop; plugin=(--plugin-dir plugin/osm/.libs --plugin-name ibunion --plugin-options "mlid_dump=off"); }
-    resweep='for i in 1 2; do before=$(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log);
-      kill -HUP $IBUNION_OSM_PID;
-      while [ $(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log) -le $before ]; do sleep 0.5; done; done'
-    if ! sim-harness/ibsim/fabric-run --net "$net" --engine "$chain" --lmc "$lmc" "${plugin[@]+"${plugin[@]}"}" \
-        --conf-line "log_flags 0x07" --daemon --no-readback --timeout 3600 --exec "$resweep" --out "$out" >"$out.log" 2>&1; then
+    if ! resweep_run "$out" --net "$net" --engine "$chain" --lmc "$lmc" "${plugin[@]+"${plugin[@]}"}"; then
       printf '%-9s %-14s %4s %10s\n' "$fabric" "$engine" "$lmc" "run failed"; tail -n 5 "$out.log"; continue
     fi
     s=$(phases "$out/opensm.log" "$engine" | median)
