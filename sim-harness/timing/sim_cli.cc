@@ -579,8 +579,11 @@ int Run(int argc, char** argv) {
     out.members_path = opt["members"].value;
     out.members_text = members_text;
   }
-  const LinkNames names = NamesOf(network);
-  out.link_names = &names;
+  LinkNames names;  // named only when asked for: one string per port
+  if (!out.links.empty()) {
+    names = NamesOf(network);
+    out.link_names = &names;
+  }
   return Report(results, out);
 }
 
