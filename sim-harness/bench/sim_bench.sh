@@ -68,9 +68,10 @@ for p in "${points[@]}"; do
   if [ $instr -eq 1 ] && command -v valgrind >/dev/null; then
     for b in "${bins[@]}"; do
       # shellcheck disable=SC2046
-      # Only the simulation loop (Simulator::Impl::Run), not the set-up.
+      # Only the simulation loop (Engine<...>::Run, Simulator::Impl::Run
+      # before the engine was specialised), not the set-up.
       ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
-        --toggle-collect='ibu::sim::Simulator::Impl::Run()' "$b" sim $(point_args "$f" "$load") --json --quiet 2>&1 |
+        --toggle-collect='*Engine*::Run()' --toggle-collect='ibu::sim::Simulator::Impl::Run()' "$b" sim $(point_args "$f" "$load") --json --quiet 2>&1 |
         awk '/refs:/ {gsub(",", "", $NF); print $NF}')
       echo "  instructions in the simulation loop ($b): $ir, $(awk -v i="$ir" -v h="$hops" 'BEGIN {printf "%.0f", i / h}') per packet-hop"
     done

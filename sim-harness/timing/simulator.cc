@@ -46,12 +46,32 @@ std::string HexLid(int lid) {
 
 }  // namespace
 
+// The engine behind Simulator, specialised at compile time for the common
+// configurations (1, 2 or 4 VLs with one-packet buffers, the papers'
+// defaults) so that channel addressing and ring arithmetic fold into
+// constants; Engine<0, false> takes any VL count and buffer depth.
 class Simulator::Impl {
  public:
-  Impl(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed);
+  virtual ~Impl() = default;
+  virtual void AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) = 0;
+  virtual PointResult Run() = 0;
+  virtual uint64_t DeliveredTo(int h) const = 0;
+  std::function<void(double)> tick_;
+  uint32_t msg_bytes_ = 32;
+};
 
-  void AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl);
-  PointResult Run();
+namespace {
+
+// kV: VL count, 0 = taken from the network at run time. kOne: input and
+// output buffers of one packet.
+template <int kV, bool kOne>
+class Engine final : public Simulator::Impl {
+ public:
+  Engine(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed);
+
+  void AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) override;
+  PointResult Run() override;
+  uint64_t DeliveredTo(int h) const override { return host_pkts_.at(h); }
 
   // --- state types ---
   struct Packet {
@@ -112,7 +132,7 @@ class Simulator::Impl {
   // (arbitration then has nothing to decide), else a request in its queue.
   void GrantOrQueue(int ic, int oc) {
     VlState& o = St(oc);
-    if (o.out_count < out_cap_ && o.nreq == 0) {
+    if (o.out_count < OutCap() && o.nreq == 0) {
       Grant(ic, oc);
     } else {
       req_[oc].push_back(ic);
@@ -177,30 +197,30 @@ class Simulator::Impl {
   uint32_t InHead(int ic) const { return InRing(ic)[St(ic).in_head]; }
   void InPush(int ic, uint32_t pi) {
     VlState& s = St(ic);
-    if (s.in_count >= in_cap_) Fail("internal: input buffer overflow at " + net_.PortName(ic >> vsh_));
+    if (s.in_count >= InCap()) Fail("internal: input buffer overflow at " + net_.PortName(ic >> Vsh()));
     int slot = s.in_head + s.in_count;
-    if (slot >= in_cap_) slot -= in_cap_;
+    if (slot >= InCap()) slot -= InCap();
     InRing(ic)[slot] = pi;
     ++s.in_count;
   }
   void InPop(int ic) {
     VlState& s = St(ic);
-    s.in_head = RingNext(s.in_head, in_cap_);
+    s.in_head = RingNext(s.in_head, InCap());
     --s.in_count;
   }
   uint32_t OutHead(int oc) const { return OutRing(oc)[St(oc).out_head]; }
   void OutPush(int oc, uint32_t pi) {
     VlState& s = St(oc);
     int slot = s.out_head + s.out_count;
-    if (slot >= out_cap_) slot -= out_cap_;
+    if (slot >= OutCap()) slot -= OutCap();
     OutRing(oc)[slot] = pi;
     ++s.out_count;
-    Hdr(oc >> vsh_).ready |= 1u << (oc & vmask_);
+    Hdr(oc >> Vsh()).ready |= 1u << (oc & Vmask());
   }
   void OutPop(int oc) {
     VlState& s = St(oc);
-    s.out_head = RingNext(s.out_head, out_cap_);
-    if (--s.out_count == 0) Hdr(oc >> vsh_).ready &= ~(1u << (oc & vmask_));
+    s.out_head = RingNext(s.out_head, OutCap());
+    if (--s.out_count == 0) Hdr(oc >> Vsh()).ready &= ~(1u << (oc & Vmask()));
   }
 
   // Large fabrics are bound by memory latency: the LFTs alone are
@@ -231,13 +251,13 @@ class Simulator::Impl {
     switch (ev >> kTypeShift) {
       case kRouted: {
         const Packet& P = pkts_[arg];
-        __builtin_prefetch(Chan((size_t(P.in_gp) << vsh_) | P.in_vl));
+        __builtin_prefetch(Chan((size_t(P.in_gp) << Vsh()) | P.in_vl));
         if (!(P.flags & kFlagMcast))
           if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
         break;
       }
-      case kTxDone: __builtin_prefetch(Chan((arg << vsh_) | hdr_[arg].tx_vl)); break;
-      case kCredit: __builtin_prefetch(&hdr_[arg >> vsh_]); break;
+      case kTxDone: __builtin_prefetch(Chan((arg << Vsh()) | hdr_[arg].tx_vl)); break;
+      case kCredit: __builtin_prefetch(&hdr_[arg >> Vsh()]); break;
       default: break;
     }
   }
@@ -256,10 +276,16 @@ class Simulator::Impl {
   int V_, H_, G_;
   int vsh_ = 0;          // channel = global port << vsh_ | VL
   uint32_t vmask_ = 0;
+  // The configuration: compile-time constants in the specialised engines.
+  static constexpr int kFixedVsh = kV <= 1 ? 0 : kV <= 2 ? 1 : kV <= 4 ? 2 : 3;
+  int V() const { return kV > 0 ? kV : V_; }
+  int Vsh() const { return kV > 0 ? kFixedVsh : vsh_; }
+  uint32_t Vmask() const { return kV > 0 ? (1u << kFixedVsh) - 1 : vmask_; }
+  int InCap() const { return kOne ? 1 : in_cap_; }
+  int OutCap() const { return kOne ? 1 : out_cap_; }
   std::vector<Lid> host_base_;
   std::vector<uint16_t> host_lids_;
   int in_cap_, out_cap_;
-  uint32_t msg_bytes_ = 32;
   double log1p_neg_load_ = 0;  // log1p(-load), the Bernoulli gaps' divisor
   enum class Mode { kSteady, kBatch, kScript } mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
@@ -276,7 +302,7 @@ class Simulator::Impl {
   std::vector<std::vector<uint32_t>> free_blocks_;  // by size
 
   // Per global port the sending side of its link (PortHdr, a flat array),
-  // and per channel (global port << vsh_ | VL) one block holding that VL's
+  // and per channel (global port << Vsh() | VL) one block holding that VL's
   // state on both sides of the port: VlState (the sender's output buffer
   // and credits, the receiver's input buffer), then its credit ring and its
   // input and output rings. One block per channel, padded to a cache line
@@ -309,36 +335,40 @@ class Simulator::Impl {
     uint16_t pend_head, pend_count, wake;
   };
   static constexpr size_t kStateWords = (sizeof(VlState) + 7) / 8;
+  // One-packet buffers: state, one pending credit and the two one-slot
+  // rings fit one 64-byte line.
+  static constexpr size_t kOneSlotWords = kStateWords + 1 + 1 <= 8 ? 8 : kStateWords + 2;
+  size_t ChanWords() const { return kOne ? kOneSlotWords : chan_words_; }
   std::vector<PortHdr> hdr_;
   std::vector<uint64_t> chan_;  // channel blocks: VlState, credit ring, input ring, output ring
   uint64_t* chan_base_ = nullptr;  // first block, 64-byte aligned
   size_t chan_words_ = 0;          // block size in 64-bit words
   PortHdr& Hdr(size_t gp) { return hdr_[gp]; }
   const PortHdr& Hdr(size_t gp) const { return hdr_[gp]; }
-  uint64_t* Chan(size_t ch) { return chan_base_ + ch * chan_words_; }
-  const uint64_t* Chan(size_t ch) const { return chan_base_ + ch * chan_words_; }
+  uint64_t* Chan(size_t ch) { return chan_base_ + ch * ChanWords(); }
+  const uint64_t* Chan(size_t ch) const { return chan_base_ + ch * ChanWords(); }
   VlState& St(size_t ch) { return *reinterpret_cast<VlState*>(Chan(ch)); }
   const VlState& St(size_t ch) const { return *reinterpret_cast<const VlState*>(Chan(ch)); }
   // Arrival times of the credits on their way back to the sender.
   int64_t* Pend(size_t ch) { return reinterpret_cast<int64_t*>(Chan(ch) + kStateWords); }
   uint32_t* InRing(size_t ch) {
-    return reinterpret_cast<uint32_t*>(Chan(ch) + kStateWords + in_cap_);
+    return reinterpret_cast<uint32_t*>(Chan(ch) + kStateWords + InCap());
   }
   const uint32_t* InRing(size_t ch) const {
-    return reinterpret_cast<const uint32_t*>(Chan(ch) + kStateWords + in_cap_);
+    return reinterpret_cast<const uint32_t*>(Chan(ch) + kStateWords + InCap());
   }
-  uint32_t* OutRing(size_t ch) { return InRing(ch) + in_cap_; }
-  const uint32_t* OutRing(size_t ch) const { return InRing(ch) + in_cap_; }
+  uint32_t* OutRing(size_t ch) { return InRing(ch) + InCap(); }
+  const uint32_t* OutRing(size_t ch) const { return InRing(ch) + InCap(); }
   static uint16_t RingNext(uint16_t i, int cap) { return uint16_t(i + 1 == cap ? 0 : i + 1); }
   // The VLs of `ready` rotated so that bit 0 is the VL after `last`: the
   // round-robin order over the VLs that have something to send.
   uint32_t RoundRobin(uint32_t ready, int last) const {
-    const int s = last + 1 == V_ ? 0 : last + 1;
-    return ((ready >> s) | (ready << (V_ - s))) & ((1u << V_) - 1);
+    const int s = last + 1 == V() ? 0 : last + 1;
+    return ((ready >> s) | (ready << (V() - s))) & ((1u << V()) - 1);
   }
   int RotatedVl(int bit, int last) const {
     const int vl = last + 1 + bit;
-    return vl >= V_ ? vl - V_ : vl;
+    return vl >= V() ? vl - V() : vl;
   }
   std::vector<std::vector<int32_t>> req_;  // per output channel: waiting input channels
   std::vector<int32_t> hq_head_, hq_tail_; // per (host, VL) message queue
@@ -369,14 +399,14 @@ class Simulator::Impl {
   std::vector<int64_t> latencies_;
   int64_t last_delivery_ = 0;
   PointResult result_;
-  std::function<void(double)> tick_;
   double Done() const {
     if (mode_ == Mode::kSteady) return std::min(0.99, double(q_.now()) / double(std::max<int64_t>(1, w1_)));
     return expected_total_ ? std::min(0.99, double(delivered_total_) / double(expected_total_)) : 0.0;
   }
 };
 
-Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, double load,
+template <int kV, bool kOne>
+Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p, double load,
                       uint64_t seed)
     : net_(net),
       wl_(wl),
@@ -395,11 +425,14 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
   mode_ = p_.batch > 0 ? Mode::kBatch : (load_ > 0 ? Mode::kSteady : Mode::kScript);
   while ((1 << vsh_) < V_) ++vsh_;
   vmask_ = (1u << vsh_) - 1;
-  const size_t C = size_t(G_) << vsh_;
+  if ((kV > 0 && kV != V_) || (kOne && (in_cap_ != 1 || out_cap_ != 1)))
+    throw SimFailure("internal: engine specialised for another configuration");
+  const size_t C = size_t(G_) << Vsh();
   hdr_.assign(G_, PortHdr{});
   chan_words_ = kStateWords + size_t(in_cap_) + (size_t(in_cap_) + size_t(out_cap_) + 1) / 2;
   if (chan_words_ <= 8) chan_words_ = 8;  // one 64-byte line per channel
-  chan_.assign(C * chan_words_ + 8, 0);
+  if (chan_words_ != ChanWords()) throw SimFailure("internal: channel block size");
+  chan_.assign(C * ChanWords() + 8, 0);
   chan_base_ = chan_.data();
   prefetch_ahead_ = net_.LftBytes() + chan_.size() * 8 > kPrefetchAboveBytes;
   while (reinterpret_cast<uintptr_t>(chan_base_) % 64) ++chan_base_;
@@ -412,9 +445,9 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
     h.is_host = g.is_host;
     h.peer_node = g.peer >= 0 ? net_.port(g.peer).node : -1;
     h.to_host = h.peer >= 0 && net_.port(h.peer).is_host;
-    h.rr_vl = uint16_t(V_ - 1);
-    for (int vl = 0; vl < V_; ++vl) {
-      VlState& st = St((size_t(gp) << vsh_) | vl);
+    h.rr_vl = uint16_t(V() - 1);
+    for (int vl = 0; vl < V(); ++vl) {
+      VlState& st = St((size_t(gp) << Vsh()) | vl);
       st.credits = p_.in_buf;
       st.rr_last = -1;
     }
@@ -440,17 +473,18 @@ Simulator::Impl::Impl(const Network& net, const Workload& wl, const Params& p, d
         receivers_[h] = g.size() - (std::binary_search(g.begin(), g.end(), h) ? 1 : 0);
       }
     }
-  hq_head_.assign(size_t(H_) * V_, kNone);
-  hq_tail_.assign(size_t(H_) * V_, kNone);
+  hq_head_.assign(size_t(H_) * V(), kNone);
+  hq_tail_.assign(size_t(H_) * V(), kNone);
   host_rx_.assign(H_, 0);
-  vl_hops_.assign(V_, 0);
+  vl_hops_.assign(V(), 0);
   host_pkts_.assign(H_, 0);
   // Every live packet sits in one input or output buffer slot, so the pool
   // never grows past the slots: no reallocation, stable references.
-  pkts_.reserve(C * (in_cap_ + out_cap_) + 16);
+  pkts_.reserve(C * (InCap() + OutCap()) + 16);
 }
 
-uint32_t Simulator::Impl::AllocPacket() {
+template <int kV, bool kOne>
+uint32_t Engine<kV, kOne>::AllocPacket() {
   ++live_pkts_;
   if (!free_pkts_.empty()) {
     const uint32_t pi = free_pkts_.back();
@@ -462,7 +496,8 @@ uint32_t Simulator::Impl::AllocPacket() {
   return uint32_t(pkts_.size() - 1);
 }
 
-uint32_t Simulator::Impl::AllocCounters(uint32_t n) {
+template <int kV, bool kOne>
+uint32_t Engine<kV, kOne>::AllocCounters(uint32_t n) {
   if (free_blocks_.size() <= n) free_blocks_.resize(n + 1);
   std::vector<uint32_t>& fb = free_blocks_[n];
   uint32_t off;
@@ -477,7 +512,8 @@ uint32_t Simulator::Impl::AllocCounters(uint32_t n) {
   return off;
 }
 
-void Simulator::Impl::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
   if (src < 0 || src >= H_ || dst >= H_) throw SimFailure("AddMessage: host index out of range");
   if (dst < 0 && !wl_.hardware_mcast() && !wl_.is_mcast())
     throw SimFailure("AddMessage: multicast message without a multicast workload");
@@ -486,7 +522,8 @@ void Simulator::Impl::AddMessage(int64_t t, int src, int dst, uint32_t bytes, in
 
 // --- traffic generation ---
 
-int64_t Simulator::Impl::Interarrival() {
+template <int kV, bool kOne>
+int64_t Engine<kV, kOne>::Interarrival() {
   const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
   const double mean = msg_ns / load_;
   if (log1p_neg_load_ == 0) log1p_neg_load_ = std::log1p(-std::min(1.0, load_));  // once per point
@@ -519,7 +556,8 @@ uint32_t TakeSlot(std::vector<T>& pool, std::vector<uint32_t>& free_list) {
   return uint32_t(pool.size() - 1);
 }
 
-uint32_t Simulator::Impl::NewMessage(uint32_t op, int src, int dst, Lid dlid, uint32_t bytes,
+template <int kV, bool kOne>
+uint32_t Engine<kV, kOne>::NewMessage(uint32_t op, int src, int dst, Lid dlid, uint32_t bytes,
                                      int sl) {
   const uint32_t mi = TakeSlot(msgs_, free_msgs_);
   Message& m = msgs_[mi];
@@ -538,8 +576,9 @@ uint32_t Simulator::Impl::NewMessage(uint32_t op, int src, int dst, Lid dlid, ui
   return mi;
 }
 
-void Simulator::Impl::Enqueue(int h, uint32_t mi) {
-  const size_t q = size_t(h) * V_ + msgs_[mi].vl;
+template <int kV, bool kOne>
+void Engine<kV, kOne>::Enqueue(int h, uint32_t mi) {
+  const size_t q = size_t(h) * V() + msgs_[mi].vl;
   ++inflight_msgs_[h];
   if (hq_tail_[q] == kNone) {
     hq_head_[q] = int32_t(mi);
@@ -549,7 +588,8 @@ void Simulator::Impl::Enqueue(int h, uint32_t mi) {
   hq_tail_[q] = int32_t(mi);
 }
 
-bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
+template <int kV, bool kOne>
+bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
                                  bool precounted) {
   const bool measured = mode_ != Mode::kSteady || (t >= w0_ && t < w1_);
   // The SL of a message to `dlid`: the engine's path SL (as the SA hands it
@@ -637,7 +677,8 @@ bool Simulator::Impl::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_h
   return true;
 }
 
-void Simulator::Impl::Arrive(int h) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::Arrive(int h) {
   const int64_t t = q_.now();
   if (mode_ != Mode::kSteady || (t >= w0_ && t < w1_)) {
     ++measured_pending_;
@@ -648,7 +689,8 @@ void Simulator::Impl::Arrive(int h) {
   Materialise(h);
 }
 
-void Simulator::Impl::Materialise(int h) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::Materialise(int h) {
   std::vector<int64_t>& b = backlog_[h];
   uint32_t& head = backlog_head_[h];
   while (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && head < b.size()) {
@@ -669,7 +711,8 @@ void Simulator::Impl::Materialise(int h) {
   }
 }
 
-void Simulator::Impl::OnGen(int h) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::OnGen(int h) {
   --gen_pending_;
   if (mode_ == Mode::kBatch) {
     for (int i = 0; i < p_.batch; ++i) Arrive(h);
@@ -685,14 +728,15 @@ void Simulator::Impl::OnGen(int h) {
 
 // --- hosts ---
 
-void Simulator::Impl::HostTransmitNext(int h) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::HostTransmitNext(int h) {
   const int gp = net_.HostPort(h);
   const int last_vl = Hdr(gp).rr_vl;
   for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
     const int vl = RotatedVl(__builtin_ctz(order), last_vl);
-    const size_t q = size_t(h) * V_ + vl;
+    const size_t q = size_t(h) * V() + vl;
     const int32_t mi = hq_head_[q];
-    const size_t oc = (size_t(gp) << vsh_) | vl;
+    const size_t oc = (size_t(gp) << Vsh()) | vl;
     if (St(oc).credits <= 0 && !Absorb(oc)) {
       WaitCredit(oc);
       continue;
@@ -731,7 +775,8 @@ void Simulator::Impl::HostTransmitNext(int h) {
 
 // --- links ---
 
-inline void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
+template <int kV, bool kOne>
+inline void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   const int64_t t = q_.now();
   Packet& P = pkts_[pi];
   const int64_t dur = int64_t(P.bytes) * p_.byte_ns;
@@ -748,8 +793,8 @@ inline void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
     Deliver(pi, Hdr(gp).peer_node, t + p_.fly_ns + dur);
     return;
   }
-  --St((size_t(gp) << vsh_) | vl).credits;
-  const int ic = (peer << vsh_) | vl;
+  --St((size_t(gp) << Vsh()) | vl).credits;
+  const int ic = (peer << Vsh()) | vl;
   InPush(ic, pi);
   P.in_gp = peer;
   P.in_node = Hdr(gp).peer_node;
@@ -763,12 +808,13 @@ inline void Simulator::Impl::StartTx(int gp, int vl, uint32_t pi) {
   Push(t + p_.fly_ns + p_.route_ns, kRouted, pi);
 }
 
-void Simulator::Impl::TransmitNext(int gp) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::TransmitNext(int gp) {
   const bool to_host = Hdr(gp).to_host;
   const int last_vl = Hdr(gp).rr_vl;
   for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
     const int vl = RotatedVl(__builtin_ctz(order), last_vl);
-    const int oc = (gp << vsh_) | vl;
+    const int oc = (gp << Vsh()) | vl;
     if (!to_host && St(oc).credits <= 0 && !Absorb(size_t(oc))) {
       WaitCredit(size_t(oc));
       continue;
@@ -778,14 +824,15 @@ void Simulator::Impl::TransmitNext(int gp) {
   }
 }
 
-void Simulator::Impl::OnTxDone(int gp) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::OnTxDone(int gp) {
   PortHdr& g = Hdr(gp);
   g.busy = 0;
   if (g.is_host) {
     HostTryTransmit(g.node);
     return;
   }
-  const int oc = (gp << vsh_) | Hdr(gp).tx_vl;
+  const int oc = (gp << Vsh()) | Hdr(gp).tx_vl;
   const uint32_t pi = OutHead(oc);
   OutPop(oc);
   if (Hdr(gp).to_host) {
@@ -796,28 +843,31 @@ void Simulator::Impl::OnTxDone(int gp) {
   TryTransmit(gp);
 }
 
-inline bool Simulator::Impl::Absorb(size_t oc) {
+template <int kV, bool kOne>
+inline bool Engine<kV, kOne>::Absorb(size_t oc) {
   const int64_t now = q_.now();
   bool got = false;
   while (St(oc).pend_count && Pend(oc)[St(oc).pend_head] <= now) {
     ++St(oc).credits;
-    St(oc).pend_head = RingNext(St(oc).pend_head, in_cap_);
+    St(oc).pend_head = RingNext(St(oc).pend_head, InCap());
     --St(oc).pend_count;
     got = true;
   }
   return got;
 }
 
-inline void Simulator::Impl::WaitCredit(size_t oc) {
+template <int kV, bool kOne>
+inline void Engine<kV, kOne>::WaitCredit(size_t oc) {
   if (St(oc).wake || !St(oc).pend_count) return;
   St(oc).wake = 1;
   Push(std::max(q_.now(), Pend(oc)[St(oc).pend_head]), kCredit, oc);
 }
 
-void Simulator::Impl::OnCredit(int oc) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::OnCredit(int oc) {
   St(oc).wake = 0;
   Absorb(size_t(oc));
-  const int sender = oc >> vsh_;
+  const int sender = oc >> Vsh();
   const PortHdr& s = Hdr(sender);
   if (s.is_host) HostTryTransmit(s.node);
   else TryTransmit(sender);
@@ -825,21 +875,24 @@ void Simulator::Impl::OnCredit(int oc) {
 
 // --- switches ---
 
-void Simulator::Impl::OnRouted(uint32_t pi) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::OnRouted(uint32_t pi) {
   Packet& P = pkts_[pi];
   P.flags |= kFlagRouted;
-  const int ic = (P.in_gp << vsh_) | P.in_vl;
+  const int ic = (P.in_gp << Vsh()) | P.in_vl;
   if (St(ic).in_wait || InHead(ic) != pi) return;
   Request(ic);
 }
 
-void Simulator::Impl::OnInputAdvance(int ic) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::OnInputAdvance(int ic) {
   St(ic).in_wait = 0;
   if (St(ic).in_count == 0) return;
   if (pkts_[InHead(ic)].flags & kFlagRouted) Request(ic);
 }
 
-inline void Simulator::Impl::Request(int ic) {
+template <int kV, bool kOne>
+inline void Engine<kV, kOne>::Request(int ic) {
   const uint32_t pi = InHead(ic);
   Packet& P = pkts_[pi];
   const PortHdr& in = Hdr(P.in_gp);
@@ -860,7 +913,7 @@ inline void Simulator::Impl::Request(int ic) {
     if (Hdr(ogp).peer < 0)
       Fail("no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
            std::to_string(P.dlid) + " to port " + std::to_string(out) + ", which is not cabled");
-    GrantOrQueue(ic, (ogp << vsh_) | net_.Vl(sw, in_port, out, P.sl));
+    GrantOrQueue(ic, (ogp << Vsh()) | net_.Vl(sw, in_port, out, P.sl));
     return;
   }
   int n = 0;
@@ -883,11 +936,12 @@ inline void Simulator::Impl::Request(int ic) {
   for (int k = 0; k < n; ++k) {
     const int out = ports[k];
     if (out == in_port) continue;
-    GrantOrQueue(ic, (net_.SwitchPort(sw, out) << vsh_) | net_.Vl(sw, in_port, out, sl));
+    GrantOrQueue(ic, (net_.SwitchPort(sw, out) << Vsh()) | net_.Vl(sw, in_port, out, sl));
   }
 }
 
-inline void Simulator::Impl::Grant(int ic, int oc) {
+template <int kV, bool kOne>
+inline void Engine<kV, kOne>::Grant(int ic, int oc) {
   const uint32_t pi = InHead(ic);
   uint32_t qi = pi;
   if (pkts_[pi].flags & kFlagMcast) {
@@ -906,21 +960,22 @@ inline void Simulator::Impl::Grant(int ic, int oc) {
     ReleaseInput(ic, pkts_[pi].bytes);
   }
   OutPush(oc, qi);
-  TryTransmit(oc >> vsh_);
+  TryTransmit(oc >> Vsh());
 }
 
-inline void Simulator::Impl::ReleaseInput(int ic, int bytes) {
+template <int kV, bool kOne>
+inline void Engine<kV, kOne>::ReleaseInput(int ic, int bytes) {
   const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
-  const int sender = Hdr(ic >> vsh_).peer;
-  const size_t oc = (size_t(sender) << vsh_) | (ic & vmask_);
+  const int sender = Hdr(ic >> Vsh()).peer;
+  const size_t oc = (size_t(sender) << Vsh()) | (ic & Vmask());
   int slot = St(oc).pend_head + St(oc).pend_count;
-  if (slot >= in_cap_) slot -= in_cap_;
+  if (slot >= InCap()) slot -= InCap();
   Pend(oc)[slot] = tail_gone + p_.fly_ns;
   ++St(oc).pend_count;
   // A sender already blocked on this VL learns of it when it arrives.
   if (St(oc).credits <= 0 && !St(oc).wake) {
     const PortHdr& sp = Hdr(sender);
-    const bool waiting = sp.is_host ? hq_head_[size_t(sp.node) * V_ + (ic & vmask_)] != kNone
+    const bool waiting = sp.is_host ? hq_head_[size_t(sp.node) * V() + (ic & Vmask())] != kNone
                                     : St(oc).out_count > 0;
     if (waiting) WaitCredit(oc);
   }
@@ -930,10 +985,11 @@ inline void Simulator::Impl::ReleaseInput(int ic, int bytes) {
   }
 }
 
-void Simulator::Impl::Arbitrate(int oc) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::Arbitrate(int oc) {
   if (St(oc).nreq == 0) return;
   std::vector<int32_t>& r = req_[oc];
-  while (St(oc).out_count < out_cap_ && !r.empty()) {
+  while (St(oc).out_count < OutCap() && !r.empty()) {
     // Cost: linear in the waiting requesters, at most ports x VLs of the
     // switch (a hot spot's output); a grant without contention skips this.
     // Round-robin over (input port, VL): the first requester after the
@@ -959,7 +1015,8 @@ void Simulator::Impl::Arbitrate(int oc) {
 
 // --- delivery and bookkeeping ---
 
-void Simulator::Impl::Deliver(uint32_t pi, int h, int64_t t) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::Deliver(uint32_t pi, int h, int64_t t) {
   const Packet& P = pkts_[pi];
   const uint32_t mi = P.msg;
   Message& m = msgs_[mi];
@@ -993,7 +1050,8 @@ void Simulator::Impl::Deliver(uint32_t pi, int h, int64_t t) {
   if (--m.remaining == 0) MessageDone(mi, t);
 }
 
-void Simulator::Impl::MessageDone(uint32_t mi, int64_t) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::MessageDone(uint32_t mi, int64_t) {
   const uint32_t oi = msgs_[mi].op;
   msgs_[mi].live = false;
   free_msgs_.push_back(mi);
@@ -1013,7 +1071,8 @@ void Simulator::Impl::MessageDone(uint32_t mi, int64_t) {
   CheckDone();
 }
 
-void Simulator::Impl::CheckDone() {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::CheckDone() {
   if (mode_ == Mode::kSteady) {
     if (window_over_ && measured_pending_ == 0) stop_ = true;
   } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_total_ == 0) {
@@ -1027,8 +1086,9 @@ void Simulator::Impl::CheckDone() {
 // deadlock_check_ns of simulated time while packets are in flight: on
 // FT(16,3) with 4 VLs about 90k channels, negligible next to the events of
 // 100 us, but it grows with the fabric, not with the traffic.
-bool Simulator::Impl::FindCycle(std::vector<int>* cycle) {
-  const size_t C = size_t(G_) << vsh_;
+template <int kV, bool kOne>
+bool Engine<kV, kOne>::FindCycle(std::vector<int>* cycle) {
+  const size_t C = size_t(G_) << Vsh();
   // Input channel -> output channels its head is waiting for.
   std::vector<std::vector<int32_t>> waits(C);
   for (size_t oc = 0; oc < C; ++oc)
@@ -1036,11 +1096,11 @@ bool Simulator::Impl::FindCycle(std::vector<int>* cycle) {
   // An output channel is stuck when its head has no credit and the input
   // buffer at the far end is full (no credit on its way back either).
   auto stuck = [&](size_t oc) {
-    if ((oc & vmask_) >= size_t(V_) || St(oc).out_count == 0 || St(oc).credits > 0) return false;
-    const int peer = Hdr(oc >> vsh_).peer;
-    if (peer < 0 || Hdr(oc >> vsh_).to_host) return false;
-    const size_t ic = (size_t(peer) << vsh_) | (oc & vmask_);
-    return St(ic).in_count == in_cap_;
+    if ((oc & Vmask()) >= size_t(V()) || St(oc).out_count == 0 || St(oc).credits > 0) return false;
+    const int peer = Hdr(oc >> Vsh()).peer;
+    if (peer < 0 || Hdr(oc >> Vsh()).to_host) return false;
+    const size_t ic = (size_t(peer) << Vsh()) | (oc & Vmask());
+    return St(ic).in_count == InCap();
   };
   std::vector<uint8_t> color(C, 0);  // 0 new, 1 on stack, 2 done
   std::vector<int32_t> parent(C, -1);
@@ -1051,8 +1111,8 @@ bool Simulator::Impl::FindCycle(std::vector<int>* cycle) {
     color[root] = 1;
     while (!stack.empty()) {
       auto& [oc, next] = stack.back();
-      const int peer = Hdr(oc >> vsh_).peer;
-      const std::vector<int32_t>& succ = waits[(size_t(peer) << vsh_) | (oc & vmask_)];
+      const int peer = Hdr(oc >> Vsh()).peer;
+      const std::vector<int32_t>& succ = waits[(size_t(peer) << Vsh()) | (oc & Vmask())];
       if (next < succ.size()) {
         const int32_t n = succ[next++];
         if (!stuck(size_t(n))) continue;
@@ -1077,23 +1137,24 @@ bool Simulator::Impl::FindCycle(std::vector<int>* cycle) {
   return false;
 }
 
-void Simulator::Impl::ReportDeadlock(bool stalled) {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::ReportDeadlock(bool stalled) {
   std::vector<int> cycle;
   std::ostringstream os;
   os << "deadlock at t=" << q_.now() << " ns with " << live_pkts_ << " packets in the network";
   if (FindCycle(&cycle)) {
     os << ": credit loop of " << cycle.size() << " channels: ";
     for (size_t i = 0; i < cycle.size(); ++i) {
-      const int gp = cycle[i] >> vsh_;
-      os << (i ? " => " : "") << "[" << net_.LinkName(gp) << " VL " << (cycle[i] & int(vmask_)) << "]";
+      const int gp = cycle[i] >> Vsh();
+      os << (i ? " => " : "") << "[" << net_.LinkName(gp) << " VL " << (cycle[i] & int(Vmask())) << "]";
     }
   } else {
     os << (stalled ? ": no event can move them, but no credit loop was found (blocked outputs:"
                    : ": (no loop)");
     int shown = 0;
-    for (size_t oc = 0; oc < (size_t(G_) << vsh_) && shown < 8; ++oc)
-      if ((oc & vmask_) < size_t(V_) && St(oc).out_count) {
-        os << " [" << net_.LinkName(int(oc >> vsh_)) << " VL " << (oc & vmask_) << " credits "
+    for (size_t oc = 0; oc < (size_t(G_) << Vsh()) && shown < 8; ++oc)
+      if ((oc & Vmask()) < size_t(V()) && St(oc).out_count) {
+        os << " [" << net_.LinkName(int(oc >> Vsh())) << " VL " << (oc & Vmask()) << " credits "
            << St(oc).credits << "]";
         ++shown;
       }
@@ -1104,7 +1165,8 @@ void Simulator::Impl::ReportDeadlock(bool stalled) {
   stop_ = true;
 }
 
-void Simulator::Impl::ReportLost() {
+template <int kV, bool kOne>
+void Engine<kV, kOne>::ReportLost() {
   uint64_t n = 0;
   std::string first;
   const Fabric& f = net_.fabric();
@@ -1136,7 +1198,8 @@ void Simulator::Impl::ReportLost() {
 
 // --- run ---
 
-PointResult Simulator::Impl::Run() {
+template <int kV, bool kOne>
+PointResult Engine<kV, kOne>::Run() {
   const auto wall0 = std::chrono::steady_clock::now();
   result_ = PointResult{};
   result_.load = load_;
@@ -1293,11 +1356,28 @@ PointResult Simulator::Impl::Run() {
   return r;
 }
 
+// The specialised engines cover the papers' configurations; anything else
+// runs on the general one.
+std::unique_ptr<Simulator::Impl> MakeEngine(const Network& net, const Workload& wl, const Params& p,
+                                            double load, uint64_t seed) {
+  if (p.in_buf == 1 && p.out_buf == 1 && p.vls == net.vls()) {
+    switch (net.vls()) {
+      case 1: return std::make_unique<Engine<1, true>>(net, wl, p, load, seed);
+      case 2: return std::make_unique<Engine<2, true>>(net, wl, p, load, seed);
+      case 4: return std::make_unique<Engine<4, true>>(net, wl, p, load, seed);
+      default: break;
+    }
+  }
+  return std::make_unique<Engine<0, false>>(net, wl, p, load, seed);
+}
+
+}  // namespace
+
 // --- public wrapper ---
 
 Simulator::Simulator(const Network& net, const Workload& wl, const Params& p, double load,
                      uint64_t seed)
-    : impl_(std::make_unique<Impl>(net, wl, p, load, seed)) {}
+    : impl_(MakeEngine(net, wl, p, load, seed)) {}
 Simulator::~Simulator() = default;
 void Simulator::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
   impl_->AddMessage(t, src, dst, bytes, sl);
@@ -1305,6 +1385,6 @@ void Simulator::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) 
 void Simulator::SetTick(std::function<void(double)> tick) { impl_->tick_ = std::move(tick); }
 void Simulator::SetMessageBytes(uint32_t bytes) { impl_->msg_bytes_ = std::max<uint32_t>(1, bytes); }
 PointResult Simulator::Run() { return impl_->Run(); }
-uint64_t Simulator::DeliveredTo(int h) const { return impl_->host_pkts_.at(h); }
+uint64_t Simulator::DeliveredTo(int h) const { return impl_->DeliveredTo(h); }
 
 }  // namespace ibu::sim

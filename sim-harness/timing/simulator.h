@@ -71,8 +71,10 @@ class Simulator {
   // Deliveries so far to host `h` (packet copies), for tests.
   uint64_t DeliveredTo(int h) const;
 
- private:
+  // The engine, specialised in simulator.cc for common configurations.
   class Impl;
+
+ private:
   std::unique_ptr<Impl> impl_;
 };
 
