@@ -29,6 +29,11 @@ enum EvType : uint64_t {
   kStop = 7,
   kDeadlockCheck = 8,
 };
+// The per-hop chain (routing, grant, credit, transmit) is inlined into
+// the event loop's handlers: calls and register spills were a fifth of the
+// instructions per hop.
+#define kHot __attribute__((always_inline)) inline
+
 constexpr int kTypeShift = 56;
 constexpr uint64_t kArgMask = (uint64_t(1) << kTypeShift) - 1;
 inline uint64_t Ev(EvType t, uint64_t arg) { return (uint64_t(t) << kTypeShift) | arg; }
@@ -166,6 +171,7 @@ class Engine final : public Simulator::Impl {
   // stamp per waiting message.
   void Arrive(int h);
   void Materialise(int h);
+  void GenerateArrived(int h, int64_t t);
   uint32_t NewMessage(uint32_t op, int src, int dst, Lid dlid, uint32_t bytes, int sl);
   void Enqueue(int h, uint32_t mi);
   void MessageDone(uint32_t mi, int64_t t);
@@ -186,7 +192,15 @@ class Engine final : public Simulator::Impl {
   // Nothing is in flight or queued, yet messages are incomplete: the
   // tables lost deliveries (a multicast tree missing a member, say).
   [[noreturn]] void ReportLost();
+  template <bool kPrefetch>
+  void EventLoop();
+  [[gnu::noinline]] void OnQuiet();
 
+  // Failure messages are built off the hot path: `what` returns the text.
+  template <typename F>
+  [[noreturn, gnu::cold, gnu::noinline]] void FailWith(const F& what) {
+    Fail(what());
+  }
   [[noreturn]] void Fail(const std::string& what) {
     std::ostringstream os;
     os << "t=" << q_.now() << " ns: " << what;
@@ -197,7 +211,7 @@ class Engine final : public Simulator::Impl {
   uint32_t InHead(int ic) const { return InRing(ic)[St(ic).in_head]; }
   void InPush(int ic, uint32_t pi) {
     VlState& s = St(ic);
-    if (s.in_count >= InCap()) Fail("internal: input buffer overflow at " + net_.PortName(ic >> Vsh()));
+    if (s.in_count >= InCap()) FailWith([&] { return std::string("internal: input buffer overflow at " + net_.PortName(ic >> Vsh())); });
     int slot = s.in_head + s.in_count;
     if (slot >= InCap()) slot -= InCap();
     InRing(ic)[slot] = pi;
@@ -684,9 +698,25 @@ void Engine<kV, kOne>::Arrive(int h) {
     ++measured_pending_;
     offered_bytes_ += uint64_t(msg_bytes_) * receivers_[h];
   }
+  // The adapter has room and nothing older waits: straight to the queue,
+  // as Materialise would do, without the round trip through the backlog.
+  if (backlog_[h].empty() && inflight_msgs_[h] < uint32_t(p_.nic_msgs)) {
+    GenerateArrived(h, t);
+    return;
+  }
   backlog_[h].push_back(t);
   ++backlog_total_;
   Materialise(h);
+}
+
+// The message that arrived at `t` enters h's adapter; one with no receiver
+// (a source alone in its group) takes back what Arrive booked.
+template <int kV, bool kOne>
+void Engine<kV, kOne>::GenerateArrived(int h, int64_t t) {
+  if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) && (mode_ != Mode::kSteady || (t >= w0_ && t < w1_))) {
+    --measured_pending_;
+    offered_bytes_ -= uint64_t(msg_bytes_) * receivers_[h];
+  }
 }
 
 template <int kV, bool kOne>
@@ -696,11 +726,7 @@ void Engine<kV, kOne>::Materialise(int h) {
   while (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && head < b.size()) {
     const int64_t t = b[head++];
     --backlog_total_;
-    if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) &&
-        (mode_ != Mode::kSteady || (t >= w0_ && t < w1_))) {
-      --measured_pending_;
-      offered_bytes_ -= uint64_t(msg_bytes_) * receivers_[h];
-    }
+    GenerateArrived(h, t);
   }
   if (head == b.size()) {
     b.clear();
@@ -776,7 +802,7 @@ void Engine<kV, kOne>::HostTransmitNext(int h) {
 // --- links ---
 
 template <int kV, bool kOne>
-inline void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
+kHot void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   const int64_t t = q_.now();
   Packet& P = pkts_[pi];
   const int64_t dur = int64_t(P.bytes) * p_.byte_ns;
@@ -803,13 +829,13 @@ inline void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   P.in_vl = uint16_t(vl);
   P.flags &= uint16_t(~kFlagRouted);
   if (++P.hops > kMaxHops)
-    Fail("routing loop: a packet for LID " + std::to_string(P.dlid) + " has crossed " +
-         std::to_string(kMaxHops) + " links, now at " + net_.PortName(peer));
+    FailWith([&] { return std::string("routing loop: a packet for LID " + std::to_string(P.dlid) + " has crossed " +
+         std::to_string(kMaxHops) + " links, now at " + net_.PortName(peer)); });
   Push(t + p_.fly_ns + p_.route_ns, kRouted, pi);
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::TransmitNext(int gp) {
+kHot void Engine<kV, kOne>::TransmitNext(int gp) {
   const bool to_host = Hdr(gp).to_host;
   const int last_vl = Hdr(gp).rr_vl;
   for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
@@ -825,7 +851,7 @@ void Engine<kV, kOne>::TransmitNext(int gp) {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::OnTxDone(int gp) {
+kHot void Engine<kV, kOne>::OnTxDone(int gp) {
   PortHdr& g = Hdr(gp);
   g.busy = 0;
   if (g.is_host) {
@@ -839,12 +865,12 @@ void Engine<kV, kOne>::OnTxDone(int gp) {
     FreePacket(pi);
     ++freed_delivered_;
   }
-  Arbitrate(oc);
+  if (St(oc).nreq) Arbitrate(oc);  // most outputs have nobody waiting
   TryTransmit(gp);
 }
 
 template <int kV, bool kOne>
-inline bool Engine<kV, kOne>::Absorb(size_t oc) {
+kHot bool Engine<kV, kOne>::Absorb(size_t oc) {
   const int64_t now = q_.now();
   bool got = false;
   while (St(oc).pend_count && Pend(oc)[St(oc).pend_head] <= now) {
@@ -857,14 +883,14 @@ inline bool Engine<kV, kOne>::Absorb(size_t oc) {
 }
 
 template <int kV, bool kOne>
-inline void Engine<kV, kOne>::WaitCredit(size_t oc) {
+kHot void Engine<kV, kOne>::WaitCredit(size_t oc) {
   if (St(oc).wake || !St(oc).pend_count) return;
   St(oc).wake = 1;
   Push(std::max(q_.now(), Pend(oc)[St(oc).pend_head]), kCredit, oc);
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::OnCredit(int oc) {
+kHot void Engine<kV, kOne>::OnCredit(int oc) {
   St(oc).wake = 0;
   Absorb(size_t(oc));
   const int sender = oc >> Vsh();
@@ -876,7 +902,7 @@ void Engine<kV, kOne>::OnCredit(int oc) {
 // --- switches ---
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::OnRouted(uint32_t pi) {
+kHot void Engine<kV, kOne>::OnRouted(uint32_t pi) {
   Packet& P = pkts_[pi];
   P.flags |= kFlagRouted;
   const int ic = (P.in_gp << Vsh()) | P.in_vl;
@@ -892,7 +918,7 @@ void Engine<kV, kOne>::OnInputAdvance(int ic) {
 }
 
 template <int kV, bool kOne>
-inline void Engine<kV, kOne>::Request(int ic) {
+kHot void Engine<kV, kOne>::Request(int ic) {
   const uint32_t pi = InHead(ic);
   Packet& P = pkts_[pi];
   const PortHdr& in = Hdr(P.in_gp);
@@ -901,26 +927,26 @@ inline void Engine<kV, kOne>::Request(int ic) {
   if (!(P.flags & kFlagMcast)) {
     const uint8_t out = net_.Lft(sw, P.dlid);
     if (out == kNoPort)
-      Fail("no route: " + net_.fabric().SwitchLabel(sw) + " has no LFT entry for LID " +
-           std::to_string(P.dlid) + " (packet arrived on port " + std::to_string(in_port) + ")");
+      FailWith([&] { return std::string("no route: " + net_.fabric().SwitchLabel(sw) + " has no LFT entry for LID " +
+           std::to_string(P.dlid) + " (packet arrived on port " + std::to_string(in_port) + ")"); });
     if (out == 0)
-      Fail("no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
-           std::to_string(P.dlid) + " to port 0 (the switch itself), not to its end port");
+      FailWith([&] { return std::string("no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
+           std::to_string(P.dlid) + " to port 0 (the switch itself), not to its end port"); });
     if (out == in_port)
-      Fail("bad route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
-           std::to_string(P.dlid) + " back out of its arrival port " + std::to_string(in_port));
+      FailWith([&] { return std::string("bad route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
+           std::to_string(P.dlid) + " back out of its arrival port " + std::to_string(in_port)); });
     const int ogp = net_.SwitchPort(sw, out);
     if (Hdr(ogp).peer < 0)
-      Fail("no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
-           std::to_string(P.dlid) + " to port " + std::to_string(out) + ", which is not cabled");
+      FailWith([&] { return std::string("no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
+           std::to_string(P.dlid) + " to port " + std::to_string(out) + ", which is not cabled"); });
     GrantOrQueue(ic, (ogp << Vsh()) | net_.Vl(sw, in_port, out, P.sl));
     return;
   }
   int n = 0;
   const uint8_t* ports = net_.Mft(sw, P.dlid, &n);
   if (!ports)
-    Fail("no route: " + net_.fabric().SwitchLabel(sw) + " has no MFT entry for MLID " +
-         HexLid(P.dlid) + " (packet arrived on port " + std::to_string(in_port) + ")");
+    FailWith([&] { return std::string("no route: " + net_.fabric().SwitchLabel(sw) + " has no MFT entry for MLID " +
+         HexLid(P.dlid) + " (packet arrived on port " + std::to_string(in_port) + ")"); });
   int pending = 0;
   for (int k = 0; k < n; ++k) pending += ports[k] != in_port;
   if (pending == 0) {  // a branch with nowhere further to go: consumed
@@ -941,7 +967,7 @@ inline void Engine<kV, kOne>::Request(int ic) {
 }
 
 template <int kV, bool kOne>
-inline void Engine<kV, kOne>::Grant(int ic, int oc) {
+kHot void Engine<kV, kOne>::Grant(int ic, int oc) {
   const uint32_t pi = InHead(ic);
   uint32_t qi = pi;
   if (pkts_[pi].flags & kFlagMcast) {
@@ -964,7 +990,7 @@ inline void Engine<kV, kOne>::Grant(int ic, int oc) {
 }
 
 template <int kV, bool kOne>
-inline void Engine<kV, kOne>::ReleaseInput(int ic, int bytes) {
+kHot void Engine<kV, kOne>::ReleaseInput(int ic, int bytes) {
   const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
   const int sender = Hdr(ic >> Vsh()).peer;
   const size_t oc = (size_t(sender) << Vsh()) | (ic & Vmask());
@@ -987,7 +1013,6 @@ inline void Engine<kV, kOne>::ReleaseInput(int ic, int bytes) {
 
 template <int kV, bool kOne>
 void Engine<kV, kOne>::Arbitrate(int oc) {
-  if (St(oc).nreq == 0) return;
   std::vector<int32_t>& r = req_[oc];
   while (St(oc).out_count < OutCap() && !r.empty()) {
     // Cost: linear in the waiting requesters, at most ports x VLs of the
@@ -1023,20 +1048,20 @@ void Engine<kV, kOne>::Deliver(uint32_t pi, int h, int64_t t) {
   Op& op = ops_[m.op];
   if (!(P.flags & kFlagMcast)) {
     if (uint32_t(P.dlid - host_base_[h]) >= host_lids_[h])
-      Fail("misdelivery: a packet for LID " + std::to_string(P.dlid) + " reached end port " +
-           net_.fabric().end_ports[h].name);
+      FailWith([&] { return std::string("misdelivery: a packet for LID " + std::to_string(P.dlid) + " reached end port " +
+           net_.fabric().end_ports[h].name); });
     if (++m.delivered > m.npackets)
-      Fail("duplicate: end port " + net_.fabric().end_ports[h].name +
-           " received a packet of a message twice (LID " + std::to_string(P.dlid) + ")");
+      FailWith([&] { return std::string("duplicate: end port " + net_.fabric().end_ports[h].name +
+           " received a packet of a message twice (LID " + std::to_string(P.dlid) + ")"); });
   } else {
     const int r = wl_.Rank(op.tree, h);
     if (r < 0 || h == op.src)
-      Fail("stray multicast: MLID " + HexLid(P.dlid) + " from end port " +
+      FailWith([&] { return std::string("stray multicast: MLID " + HexLid(P.dlid) + " from end port " +
            net_.fabric().end_ports[op.src].name + " reached " +
-           (h == op.src ? "its own source " : "non-member ") + net_.fabric().end_ports[h].name);
+           (h == op.src ? "its own source " : "non-member ") + net_.fabric().end_ports[h].name); });
     if (++arena_[op.counters + uint32_t(r)] > m.npackets)
-      Fail("duplicate: end port " + net_.fabric().end_ports[h].name +
-           " received a multicast packet of MLID " + HexLid(P.dlid) + " twice");
+      FailWith([&] { return std::string("duplicate: end port " + net_.fabric().end_ports[h].name +
+           " received a multicast packet of MLID " + HexLid(P.dlid) + " twice"); });
   }
   ++delivered_pkts_;
   ++delivered_total_;
@@ -1196,6 +1221,62 @@ void Engine<kV, kOne>::ReportLost() {
        " message(s) are incomplete; first " + first);
 }
 
+// The loop proper. Network events end in `net`, where the count of those
+// pending is kept (the others cannot move a packet).
+template <int kV, bool kOne>
+template <bool kPrefetch>
+void Engine<kV, kOne>::EventLoop() {
+  int64_t t = 0;
+  uint64_t ev = 0;
+  uint64_t events = 0;  // a local: the handlers' stores cannot clobber it
+  while (!stop_ && q_.Pop(t, ev)) {
+    if ((++events & 0xFFFF) == 0 && tick_) tick_(Done());
+    if constexpr (kPrefetch) {
+      if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
+      if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
+    }
+    const uint64_t arg = ev & kArgMask;
+    switch (ev >> kTypeShift) {
+      case kRouted: OnRouted(uint32_t(arg)); goto net;
+      case kTxDone: OnTxDone(int(arg)); goto net;
+      case kCredit: OnCredit(int(arg)); goto net;
+      case kInputAdvance: OnInputAdvance(int(arg)); goto net;
+      case kGen: OnGen(int(arg)); CheckDone(); continue;
+      case kScript: {
+        --gen_pending_;
+        const ScriptEntry& s = script_[arg];
+        GenerateOp(s.src, s.dst, s.bytes, s.sl, t, false);
+        CheckDone();
+        continue;
+      }
+      case kWindowEnd: window_over_ = true; CheckDone(); continue;
+      case kStop: stop_ = true; hit_limit_ = true; continue;
+      case kDeadlockCheck: {
+        std::vector<int> cycle;
+        if (live_pkts_ > 0 && FindCycle(&cycle)) ReportDeadlock(false);
+        else Push(t + p_.deadlock_check_ns, kDeadlockCheck, 0);
+        continue;
+      }
+      default: continue;
+    }
+  net:
+    if (--pending_net_ == 0 && !stop_) OnQuiet();
+  }
+  events_ += events;
+}
+
+// No network event is pending: packets still buffered are deadlocked;
+// with none, incomplete messages that nobody will send lost deliveries.
+template <int kV, bool kOne>
+void Engine<kV, kOne>::OnQuiet() {
+  if (live_pkts_ > 0) {
+    ReportDeadlock(true);
+  } else if (live_ops_ > 0 && backlog_total_ == 0 &&
+             std::all_of(hq_head_.begin(), hq_head_.end(), [](int32_t m) { return m == kNone; })) {
+    ReportLost();
+  }
+}
+
 // --- run ---
 
 template <int kV, bool kOne>
@@ -1236,49 +1317,10 @@ PointResult Engine<kV, kOne>::Run() {
   Push(p_.deadlock_check_ns, kDeadlockCheck, 0);
   CheckDone();
 
+  if (prefetch_ahead_) EventLoop<true>();
+  else EventLoop<false>();
   int64_t t = 0;
   uint64_t ev = 0;
-  while (!stop_ && q_.Pop(t, ev)) {
-    ++events_;
-    if ((events_ & 0xFFFF) == 0 && tick_) tick_(Done());
-    if (prefetch_ahead_) {
-      if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
-      if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
-    }
-    const uint64_t type = ev >> kTypeShift;
-    const uint64_t arg = ev & kArgMask;
-    if (type < kNetTypes) --pending_net_;
-    switch (type) {
-      case kRouted: OnRouted(uint32_t(arg)); break;
-      case kTxDone: OnTxDone(int(arg)); break;
-      case kCredit: OnCredit(int(arg)); break;
-      case kInputAdvance: OnInputAdvance(int(arg)); break;
-      case kGen: OnGen(int(arg)); CheckDone(); break;
-      case kScript: {
-        --gen_pending_;
-        const ScriptEntry& s = script_[arg];
-        GenerateOp(s.src, s.dst, s.bytes, s.sl, t, false);
-        CheckDone();
-        break;
-      }
-      case kWindowEnd: window_over_ = true; CheckDone(); break;
-      case kStop: stop_ = true; hit_limit_ = true; break;
-      case kDeadlockCheck: {
-        std::vector<int> cycle;
-        if (live_pkts_ > 0 && FindCycle(&cycle)) ReportDeadlock(false);
-        else Push(t + p_.deadlock_check_ns, kDeadlockCheck, 0);
-        break;
-      }
-    }
-    if (type < kNetTypes && pending_net_ == 0 && !stop_) {
-      if (live_pkts_ > 0) {
-        ReportDeadlock(true);
-      } else if (live_ops_ > 0 && backlog_total_ == 0 &&
-                 std::all_of(hq_head_.begin(), hq_head_.end(), [](int32_t m) { return m == kNone; })) {
-        ReportLost();
-      }
-    }
-  }
   // A drained run lets the last tails and credits settle, so the buffers
   // are empty and the conservation check below is exact.
   if (mode_ != Mode::kSteady && !result_.deadlock && !hit_limit_) {
