@@ -32,7 +32,7 @@ enum EvType : uint64_t {
 // The per-hop chain (routing, grant, credit, transmit) is inlined into
 // the event loop's handlers: calls and register spills were a fifth of the
 // instructions per hop.
-#define kHot __attribute__((always_inline)) inline
+#define IBU_HOT __attribute__((always_inline)) inline
 
 constexpr int kTypeShift = 56;
 constexpr uint64_t kArgMask = (uint64_t(1) << kTypeShift) - 1;
@@ -211,7 +211,8 @@ class Engine final : public Simulator::Impl {
   uint32_t InHead(int ic) const { return InRing(ic)[St(ic).in_head]; }
   void InPush(int ic, uint32_t pi) {
     VlState& s = St(ic);
-    if (s.in_count >= InCap()) FailWith([&] { return std::string("internal: input buffer overflow at " + net_.PortName(ic >> Vsh())); });
+    if (s.in_count >= InCap())
+      FailWith([&] { return "internal: input buffer overflow at " + net_.PortName(ic >> Vsh()); });
     int slot = s.in_head + s.in_count;
     if (slot >= InCap()) slot -= InCap();
     InRing(ic)[slot] = pi;
@@ -802,7 +803,7 @@ void Engine<kV, kOne>::HostTransmitNext(int h) {
 // --- links ---
 
 template <int kV, bool kOne>
-kHot void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
+IBU_HOT void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   const int64_t t = q_.now();
   Packet& P = pkts_[pi];
   const int64_t dur = int64_t(P.bytes) * p_.byte_ns;
@@ -829,13 +830,15 @@ kHot void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   P.in_vl = uint16_t(vl);
   P.flags &= uint16_t(~kFlagRouted);
   if (++P.hops > kMaxHops)
-    FailWith([&] { return std::string("routing loop: a packet for LID " + std::to_string(P.dlid) + " has crossed " +
-         std::to_string(kMaxHops) + " links, now at " + net_.PortName(peer)); });
+    FailWith([&] {
+      return "routing loop: a packet for LID " + std::to_string(P.dlid) + " has crossed " +
+             std::to_string(kMaxHops) + " links, now at " + net_.PortName(peer);
+    });
   Push(t + p_.fly_ns + p_.route_ns, kRouted, pi);
 }
 
 template <int kV, bool kOne>
-kHot void Engine<kV, kOne>::TransmitNext(int gp) {
+IBU_HOT void Engine<kV, kOne>::TransmitNext(int gp) {
   const bool to_host = Hdr(gp).to_host;
   const int last_vl = Hdr(gp).rr_vl;
   for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
@@ -851,7 +854,7 @@ kHot void Engine<kV, kOne>::TransmitNext(int gp) {
 }
 
 template <int kV, bool kOne>
-kHot void Engine<kV, kOne>::OnTxDone(int gp) {
+IBU_HOT void Engine<kV, kOne>::OnTxDone(int gp) {
   PortHdr& g = Hdr(gp);
   g.busy = 0;
   if (g.is_host) {
@@ -870,7 +873,7 @@ kHot void Engine<kV, kOne>::OnTxDone(int gp) {
 }
 
 template <int kV, bool kOne>
-kHot bool Engine<kV, kOne>::Absorb(size_t oc) {
+IBU_HOT bool Engine<kV, kOne>::Absorb(size_t oc) {
   const int64_t now = q_.now();
   bool got = false;
   while (St(oc).pend_count && Pend(oc)[St(oc).pend_head] <= now) {
@@ -883,14 +886,14 @@ kHot bool Engine<kV, kOne>::Absorb(size_t oc) {
 }
 
 template <int kV, bool kOne>
-kHot void Engine<kV, kOne>::WaitCredit(size_t oc) {
+IBU_HOT void Engine<kV, kOne>::WaitCredit(size_t oc) {
   if (St(oc).wake || !St(oc).pend_count) return;
   St(oc).wake = 1;
   Push(std::max(q_.now(), Pend(oc)[St(oc).pend_head]), kCredit, oc);
 }
 
 template <int kV, bool kOne>
-kHot void Engine<kV, kOne>::OnCredit(int oc) {
+IBU_HOT void Engine<kV, kOne>::OnCredit(int oc) {
   St(oc).wake = 0;
   Absorb(size_t(oc));
   const int sender = oc >> Vsh();
@@ -902,7 +905,7 @@ kHot void Engine<kV, kOne>::OnCredit(int oc) {
 // --- switches ---
 
 template <int kV, bool kOne>
-kHot void Engine<kV, kOne>::OnRouted(uint32_t pi) {
+IBU_HOT void Engine<kV, kOne>::OnRouted(uint32_t pi) {
   Packet& P = pkts_[pi];
   P.flags |= kFlagRouted;
   const int ic = (P.in_gp << Vsh()) | P.in_vl;
@@ -918,7 +921,7 @@ void Engine<kV, kOne>::OnInputAdvance(int ic) {
 }
 
 template <int kV, bool kOne>
-kHot void Engine<kV, kOne>::Request(int ic) {
+IBU_HOT void Engine<kV, kOne>::Request(int ic) {
   const uint32_t pi = InHead(ic);
   Packet& P = pkts_[pi];
   const PortHdr& in = Hdr(P.in_gp);
@@ -927,26 +930,36 @@ kHot void Engine<kV, kOne>::Request(int ic) {
   if (!(P.flags & kFlagMcast)) {
     const uint8_t out = net_.Lft(sw, P.dlid);
     if (out == kNoPort)
-      FailWith([&] { return std::string("no route: " + net_.fabric().SwitchLabel(sw) + " has no LFT entry for LID " +
-           std::to_string(P.dlid) + " (packet arrived on port " + std::to_string(in_port) + ")"); });
+      FailWith([&] {
+        return "no route: " + net_.fabric().SwitchLabel(sw) + " has no LFT entry for LID " +
+               std::to_string(P.dlid) + " (packet arrived on port " + std::to_string(in_port) + ")";
+      });
     if (out == 0)
-      FailWith([&] { return std::string("no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
-           std::to_string(P.dlid) + " to port 0 (the switch itself), not to its end port"); });
+      FailWith([&] {
+        return "no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " + std::to_string(P.dlid) +
+               " to port 0 (the switch itself), not to its end port";
+      });
     if (out == in_port)
-      FailWith([&] { return std::string("bad route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
-           std::to_string(P.dlid) + " back out of its arrival port " + std::to_string(in_port)); });
+      FailWith([&] {
+        return "bad route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " + std::to_string(P.dlid) +
+               " back out of its arrival port " + std::to_string(in_port);
+      });
     const int ogp = net_.SwitchPort(sw, out);
     if (Hdr(ogp).peer < 0)
-      FailWith([&] { return std::string("no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " +
-           std::to_string(P.dlid) + " to port " + std::to_string(out) + ", which is not cabled"); });
+      FailWith([&] {
+        return "no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " + std::to_string(P.dlid) +
+               " to port " + std::to_string(out) + ", which is not cabled";
+      });
     GrantOrQueue(ic, (ogp << Vsh()) | net_.Vl(sw, in_port, out, P.sl));
     return;
   }
   int n = 0;
   const uint8_t* ports = net_.Mft(sw, P.dlid, &n);
   if (!ports)
-    FailWith([&] { return std::string("no route: " + net_.fabric().SwitchLabel(sw) + " has no MFT entry for MLID " +
-         HexLid(P.dlid) + " (packet arrived on port " + std::to_string(in_port) + ")"); });
+    FailWith([&] {
+      return "no route: " + net_.fabric().SwitchLabel(sw) + " has no MFT entry for MLID " + HexLid(P.dlid) +
+             " (packet arrived on port " + std::to_string(in_port) + ")";
+    });
   int pending = 0;
   for (int k = 0; k < n; ++k) pending += ports[k] != in_port;
   if (pending == 0) {  // a branch with nowhere further to go: consumed
@@ -967,7 +980,7 @@ kHot void Engine<kV, kOne>::Request(int ic) {
 }
 
 template <int kV, bool kOne>
-kHot void Engine<kV, kOne>::Grant(int ic, int oc) {
+IBU_HOT void Engine<kV, kOne>::Grant(int ic, int oc) {
   const uint32_t pi = InHead(ic);
   uint32_t qi = pi;
   if (pkts_[pi].flags & kFlagMcast) {
@@ -990,7 +1003,7 @@ kHot void Engine<kV, kOne>::Grant(int ic, int oc) {
 }
 
 template <int kV, bool kOne>
-kHot void Engine<kV, kOne>::ReleaseInput(int ic, int bytes) {
+IBU_HOT void Engine<kV, kOne>::ReleaseInput(int ic, int bytes) {
   const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
   const int sender = Hdr(ic >> Vsh()).peer;
   const size_t oc = (size_t(sender) << Vsh()) | (ic & Vmask());
@@ -1048,20 +1061,28 @@ void Engine<kV, kOne>::Deliver(uint32_t pi, int h, int64_t t) {
   Op& op = ops_[m.op];
   if (!(P.flags & kFlagMcast)) {
     if (uint32_t(P.dlid - host_base_[h]) >= host_lids_[h])
-      FailWith([&] { return std::string("misdelivery: a packet for LID " + std::to_string(P.dlid) + " reached end port " +
-           net_.fabric().end_ports[h].name); });
+      FailWith([&] {
+        return "misdelivery: a packet for LID " + std::to_string(P.dlid) + " reached end port " +
+               net_.fabric().end_ports[h].name;
+      });
     if (++m.delivered > m.npackets)
-      FailWith([&] { return std::string("duplicate: end port " + net_.fabric().end_ports[h].name +
-           " received a packet of a message twice (LID " + std::to_string(P.dlid) + ")"); });
+      FailWith([&] {
+        return "duplicate: end port " + net_.fabric().end_ports[h].name +
+               " received a packet of a message twice (LID " + std::to_string(P.dlid) + ")";
+      });
   } else {
     const int r = wl_.Rank(op.tree, h);
     if (r < 0 || h == op.src)
-      FailWith([&] { return std::string("stray multicast: MLID " + HexLid(P.dlid) + " from end port " +
-           net_.fabric().end_ports[op.src].name + " reached " +
-           (h == op.src ? "its own source " : "non-member ") + net_.fabric().end_ports[h].name); });
+      FailWith([&] {
+        return "stray multicast: MLID " + HexLid(P.dlid) + " from end port " +
+               net_.fabric().end_ports[op.src].name + " reached " +
+               (h == op.src ? "its own source " : "non-member ") + net_.fabric().end_ports[h].name;
+      });
     if (++arena_[op.counters + uint32_t(r)] > m.npackets)
-      FailWith([&] { return std::string("duplicate: end port " + net_.fabric().end_ports[h].name +
-           " received a multicast packet of MLID " + HexLid(P.dlid) + " twice"); });
+      FailWith([&] {
+        return "duplicate: end port " + net_.fabric().end_ports[h].name +
+               " received a multicast packet of MLID " + HexLid(P.dlid) + " twice";
+      });
   }
   ++delivered_pkts_;
   ++delivered_total_;
