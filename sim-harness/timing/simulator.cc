@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "sim-harness/timing/event_queue.h"
@@ -208,25 +209,25 @@ class Engine final : public Simulator::Impl {
   }
 
   // Input/output rings.
-  uint32_t InHead(int ic) const { return InRing(ic)[St(ic).in_head]; }
+  uint32_t InHead(int ic) const { return InRing(ic)[InHeadOf(St(ic))]; }
   void InPush(int ic, uint32_t pi) {
     VlState& s = St(ic);
     if (s.in_count >= InCap())
       FailWith([&] { return "internal: input buffer overflow at " + net_.PortName(ic >> Vsh()); });
-    int slot = s.in_head + s.in_count;
+    int slot = InHeadOf(s) + s.in_count;
     if (slot >= InCap()) slot -= InCap();
     InRing(ic)[slot] = pi;
     ++s.in_count;
   }
   void InPop(int ic) {
     VlState& s = St(ic);
-    s.in_head = RingNext(s.in_head, InCap());
+    if constexpr (!kOne) s.in_head = RingNext(s.in_head, InCap());
     --s.in_count;
   }
-  uint32_t OutHead(int oc) const { return OutRing(oc)[St(oc).out_head]; }
+  uint32_t OutHead(int oc) const { return OutRing(oc)[OutHeadOf(St(oc))]; }
   void OutPush(int oc, uint32_t pi) {
     VlState& s = St(oc);
-    int slot = s.out_head + s.out_count;
+    int slot = OutHeadOf(s) + s.out_count;
     if (slot >= OutCap()) slot -= OutCap();
     OutRing(oc)[slot] = pi;
     ++s.out_count;
@@ -234,7 +235,7 @@ class Engine final : public Simulator::Impl {
   }
   void OutPop(int oc) {
     VlState& s = St(oc);
-    s.out_head = RingNext(s.out_head, OutCap());
+    if constexpr (!kOne) s.out_head = RingNext(s.out_head, OutCap());
     if (--s.out_count == 0) Hdr(oc >> Vsh()).ready &= ~(1u << (oc & Vmask()));
   }
 
@@ -341,7 +342,7 @@ class Engine final : public Simulator::Impl {
     uint32_t ready;     // bit per VL with something to send: a switch
                         // output buffer not empty, a host queue not empty
   };
-  struct VlState {
+  struct DeepState {
     int32_t credits;  // sender: usable now
     int32_t rr_last;  // output arbitration: last input channel granted
     uint16_t nreq;    // requests waiting in req_ for this output
@@ -349,10 +350,32 @@ class Engine final : public Simulator::Impl {
     uint16_t out_head, out_count;
     uint16_t pend_head, pend_count, wake;
   };
+  // One-packet buffers need no ring heads (always slot 0) and no input
+  // advance flag (the input is empty once its packet left): 16 bytes, so
+  // state, pending credit and both slots make a 32-byte block, two
+  // channels per cache line. Even FT(8,3)'s channels outgrow L1, and a
+  // hop touches three of them.
+  struct OneSlotState {
+    int32_t rr_last;
+    int16_t credits;
+    uint16_t nreq, in_count, out_count, pend_count, wake;
+  };
+  using VlState = std::conditional_t<kOne, OneSlotState, DeepState>;
+  static int InHeadOf(const VlState& s) {
+    if constexpr (kOne) return 0; else return s.in_head;
+  }
+  static int OutHeadOf(const VlState& s) {
+    if constexpr (kOne) return 0; else return s.out_head;
+  }
+  static int PendHeadOf(const VlState& s) {
+    if constexpr (kOne) return 0; else return s.pend_head;
+  }
+  static bool InWaitOf(const VlState& s) {
+    if constexpr (kOne) return false; else return s.in_wait;
+  }
   static constexpr size_t kStateWords = (sizeof(VlState) + 7) / 8;
-  // One-packet buffers: state, one pending credit and the two one-slot
-  // rings fit one 64-byte line.
-  static constexpr size_t kOneSlotWords = kStateWords + 1 + 1 <= 8 ? 8 : kStateWords + 2;
+  static constexpr size_t kOneSlotWords = kStateWords + 2;
+  static_assert(!kOne || kOneSlotWords == 4, "one-slot channel blocks are 32 bytes");
   size_t ChanWords() const { return kOne ? kOneSlotWords : chan_words_; }
   std::vector<PortHdr> hdr_;
   std::vector<uint64_t> chan_;  // channel blocks: VlState, credit ring, input ring, output ring
@@ -445,7 +468,7 @@ Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p
   const size_t C = size_t(G_) << Vsh();
   hdr_.assign(G_, PortHdr{});
   chan_words_ = kStateWords + size_t(in_cap_) + (size_t(in_cap_) + size_t(out_cap_) + 1) / 2;
-  if (chan_words_ <= 8) chan_words_ = 8;  // one 64-byte line per channel
+  if (!kOne && chan_words_ <= 8) chan_words_ = 8;  // one 64-byte line per channel
   if (chan_words_ != ChanWords()) throw SimFailure("internal: channel block size");
   chan_.assign(C * ChanWords() + 8, 0);
   chan_base_ = chan_.data();
@@ -876,9 +899,9 @@ template <int kV, bool kOne>
 IBU_HOT bool Engine<kV, kOne>::Absorb(size_t oc) {
   const int64_t now = q_.now();
   bool got = false;
-  while (St(oc).pend_count && Pend(oc)[St(oc).pend_head] <= now) {
+  while (St(oc).pend_count && Pend(oc)[PendHeadOf(St(oc))] <= now) {
     ++St(oc).credits;
-    St(oc).pend_head = RingNext(St(oc).pend_head, InCap());
+    if constexpr (!kOne) St(oc).pend_head = RingNext(St(oc).pend_head, InCap());
     --St(oc).pend_count;
     got = true;
   }
@@ -889,7 +912,7 @@ template <int kV, bool kOne>
 IBU_HOT void Engine<kV, kOne>::WaitCredit(size_t oc) {
   if (St(oc).wake || !St(oc).pend_count) return;
   St(oc).wake = 1;
-  Push(std::max(q_.now(), Pend(oc)[St(oc).pend_head]), kCredit, oc);
+  Push(std::max(q_.now(), Pend(oc)[PendHeadOf(St(oc))]), kCredit, oc);
 }
 
 template <int kV, bool kOne>
@@ -909,13 +932,13 @@ IBU_HOT void Engine<kV, kOne>::OnRouted(uint32_t pi) {
   Packet& P = pkts_[pi];
   P.flags |= kFlagRouted;
   const int ic = (P.in_gp << Vsh()) | P.in_vl;
-  if (St(ic).in_wait || InHead(ic) != pi) return;
+  if (InWaitOf(St(ic)) || InHead(ic) != pi) return;
   Request(ic);
 }
 
 template <int kV, bool kOne>
 void Engine<kV, kOne>::OnInputAdvance(int ic) {
-  St(ic).in_wait = 0;
+  if constexpr (!kOne) St(ic).in_wait = 0;
   if (St(ic).in_count == 0) return;
   if (pkts_[InHead(ic)].flags & kFlagRouted) Request(ic);
 }
@@ -1007,20 +1030,21 @@ IBU_HOT void Engine<kV, kOne>::ReleaseInput(int ic, int bytes) {
   const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
   const int sender = Hdr(ic >> Vsh()).peer;
   const size_t oc = (size_t(sender) << Vsh()) | (ic & Vmask());
-  int slot = St(oc).pend_head + St(oc).pend_count;
+  int slot = PendHeadOf(St(oc)) + St(oc).pend_count;
   if (slot >= InCap()) slot -= InCap();
   Pend(oc)[slot] = tail_gone + p_.fly_ns;
   ++St(oc).pend_count;
   // A sender already blocked on this VL learns of it when it arrives.
   if (St(oc).credits <= 0 && !St(oc).wake) {
-    const PortHdr& sp = Hdr(sender);
-    const bool waiting = sp.is_host ? hq_head_[size_t(sp.node) * V() + (ic & Vmask())] != kNone
-                                    : St(oc).out_count > 0;
-    if (waiting) WaitCredit(oc);
+    // `ready` has the VL's bit while the host's queue or the switch's
+    // output buffer holds a packet for it.
+    if (Hdr(sender).ready & (1u << (ic & Vmask()))) WaitCredit(oc);
   }
-  if (St(ic).in_count > 0) {
-    St(ic).in_wait = 1;
-    Push(tail_gone, kInputAdvance, uint64_t(ic));
+  if constexpr (!kOne) {  // a one-packet input is empty now
+    if (St(ic).in_count > 0) {
+      St(ic).in_wait = 1;
+      Push(tail_gone, kInputAdvance, uint64_t(ic));
+    }
   }
 }
 
