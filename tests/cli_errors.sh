@@ -35,6 +35,27 @@ if "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/extra" --lft "$tmp/ext
   grep -qF "warning: $tmp/extra:29: GUID 0x0000000000abcdef is not an end port or switch of this fabric (nor are 1 more of the file's 16 GUIDs)" "$tmp/err"
 then echo "PASS: $(grep warning "$tmp/err")"
 else echo "FAIL: route --guid2lid with a removed node's GUID: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+# OpenSM's cache holds each GUID once and each LID once: a repeated GUID
+# (e.g. two files concatenated) or overlapping ranges name both lines.
+g2l=$top/topologies/ft-4-2.guid2lid
+{ cat "$g2l"; echo "0x0000000000100005 0x0100 0x0101"; } >"$tmp/dup"
+expect "$tmp/dup:29: GUID 0x0000000000100005 appears again (first at line 5)" \
+  "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/dup"
+cat "$g2l" "$g2l" >"$tmp/twice"
+expect "$tmp/twice:29: GUID 0x0000000000100001 appears again (first at line 1)" \
+  "$IBUNION" verify "$net" --lft /dev/null --guid2lid "$tmp/twice"
+sed 's/^\(0x0000000000100005\) .*/\1 0x0004 0x0005/' "$g2l" >"$tmp/overlap"
+expect "$tmp/overlap:5: GUID 0x0000000000100005 (LIDs 4-5) overlaps GUID 0x0000000000100003 (LIDs 4-5, line 3)" \
+  "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/overlap"
+# A port of the fabric the file lacks would be left at LID 0: named, with the file.
+sed '/^0x0000000000100005 /d' "$g2l" >"$tmp/gap"
+expect "$tmp/gap: end port P(10) (port GUID 0x0000000000100005) has no line, so no LID: expected a line '0x0000000000100005 0xMINLID 0xMAXLID'" \
+  "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/gap"
+expect "$tmp/gap: end port P(10) (port GUID 0x0000000000100005) has no line" \
+  "$IBUNION" sim "$net" --routing mlid --guid2lid "$tmp/gap"
+sed '/^0x0000000000200005 /d' "$g2l" >"$tmp/nosw"
+expect "$tmp/nosw: switch SW<3,1> (port 0 GUID 0x0000000000200005) has no line, so no LID" \
+  "$IBUNION" inspect "$net" --guid2lid "$tmp/nosw"
 expect "unknown routing engine 'bogus'" "$IBUNION" route "$net" --engine bogus
 expect "option 'mlid_rotate=maybe': expected on or off" "$IBUNION" route "$net" --engine mlid --options mlid_rotate=maybe
 expect "option --lmc: expected 0..7, got 9" "$IBUNION" route "$net" --engine mlid --lmc 9

@@ -8,6 +8,7 @@
 #include <istream>
 #include <sstream>
 #include <unordered_map>
+#include <vector>
 
 #include "plugin/core/error.h"
 
@@ -374,6 +375,21 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
     int line = 0;
   };
   std::unordered_map<Guid, Entry> lids;
+  // Every line's GUID and range, this fabric's or not: OpenSM's cache holds
+  // each GUID once and each LID at most once (it drops an entry whose LIDs
+  // another entry holds), so a repeat or an overlap is a corrupt or
+  // concatenated file, not something to resolve by taking the last line.
+  struct Seen {
+    Guid guid = 0;
+    Lid lo = 0, hi = 0;
+    int line = 0;
+  };
+  std::vector<Seen> seen;
+  std::unordered_map<Guid, size_t> seen_by_guid;
+  std::vector<int> lid_claim;  // LID -> index into seen, -1 free (sized on first use)
+  auto range = [](Lid lo, Lid hi) {
+    return lo == hi ? "LID " + std::to_string(lo) : "LIDs " + std::to_string(lo) + "-" + std::to_string(hi);
+  };
   int entries = 0, unknown = 0, first_unknown_line = 0;
   Guid first_unknown = 0;
   std::string line;
@@ -395,6 +411,27 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
     if (*e1 || *e2 || *e3 || a == 0 || b < a || b > kMaxUnicastLid)
       throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID' with 0 < MIN <= MAX <= 0xBFFF");
     ++entries;
+    const auto [dup, fresh] = seen_by_guid.emplace(guid, seen.size());
+    if (!fresh)
+      throw InputError(file, no,
+                       "GUID " + Hex16(guid) + " appears again (first at line " +
+                           std::to_string(seen[dup->second].line) +
+                           "): OpenSM's guid2lid holds each port GUID once, so the file is corrupt or "
+                           "two files were concatenated");
+    if (lid_claim.empty()) lid_claim.assign(kMaxUnicastLid + 1, -1);
+    for (unsigned long lid = a; lid <= b; ++lid) {
+      const int other = lid_claim[lid];
+      if (other < 0) {
+        lid_claim[lid] = static_cast<int>(seen.size());
+        continue;
+      }
+      const Seen& o = seen[other];
+      throw InputError(file, no,
+                       "GUID " + Hex16(guid) + " (" + range(static_cast<Lid>(a), static_cast<Lid>(b)) +
+                           ") overlaps GUID " + Hex16(o.guid) + " (" + range(o.lo, o.hi) + ", line " +
+                           std::to_string(o.line) + "): expected every LID to belong to one port GUID");
+    }
+    seen.push_back({guid, static_cast<Lid>(a), static_cast<Lid>(b), no});
     // OpenSM keeps the LIDs of ports it saw before (a node since removed),
     // so a GUID the fabric lacks is not in itself an error.
     if (f.SwitchByGuid(guid) < 0 && f.EndPortByGuid(guid) < 0) {
@@ -434,6 +471,25 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
     if (it == lids.end()) continue;
     ep.base_lid = it->second.lo;
     ep.lmc = lmc_of(it->second);
+  }
+  // A port of the fabric with no line (and no LID from the net file) would
+  // be routed as LID 0; OpenSM's cache lists every port it gave a LID.
+  std::string missing;
+  int missing_count = 0;
+  auto note_missing = [&](const std::string& what, Guid guid) {
+    if (missing_count++ > 0) return;
+    missing = what + " has no line, so no LID: expected a line '" + Hex16(guid) +
+              " 0xMINLID 0xMAXLID' for it, as for every end port and switch of the fabric";
+  };
+  for (const EndPort& ep : f.end_ports)
+    if (ep.base_lid == 0)
+      note_missing("end port " + ep.name + " (port GUID " + Hex16(ep.port_guid) + ")", ep.port_guid);
+  for (const Switch& sw : f.switches)
+    if (sw.lid == 0) note_missing("switch " + sw.name + " (port 0 GUID " + Hex16(sw.guid) + ")", sw.guid);
+  if (missing_count > 0) {
+    const std::string more =
+        missing_count > 1 ? std::to_string(missing_count - 1) + " more ports have none either; " : "";
+    throw Error(file + ": " + missing + " (" + more + "a guid2lid file of another or older fabric?)");
   }
   try {
     f.Finalize();

@@ -23,7 +23,10 @@ Fabric ReadNetFile(const std::string& path);
 // saw before: the result is then a warning for the caller to print once
 // ("FILE:LINE: GUID ... is not an end port or switch of this fabric (nor
 // are N more ...)"), else "". A file none of whose GUIDs is in the fabric
-// (another fabric's) throws ibu::Error naming FILE:LINE and the GUID.
+// (another fabric's) throws ibu::Error naming FILE:LINE and the GUID. So do
+// a GUID on two lines and two lines whose LID ranges overlap (naming both
+// lines: OpenSM's own cache has neither), and an end port or switch left
+// without a LID (not in the file, none from the net file), naming the port.
 [[nodiscard]] std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f);
 [[nodiscard]] std::string ApplyGuid2LidFile(const std::string& path, Fabric& f);
 

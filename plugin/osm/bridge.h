@@ -21,6 +21,9 @@ typedef struct ibu_engine ibu_engine;
 
 enum { IBU_LOG_ERROR = 0, IBU_LOG_INFO = 1, IBU_LOG_VERBOSE = 2 };
 typedef void (*ibu_log_fn)(void *ctx, int level, const char *msg);
+/* Nonzero when a message of `level` would be written (OpenSM's log level,
+ * which can change while it runs); called with the log's ctx. */
+typedef int (*ibu_log_active_fn)(void *ctx, int level);
 /* Receives one (switch GUID, port) of a multicast mask. */
 typedef void (*ibu_mask_fn)(void *ctx, uint64_t switch_guid, int port);
 
@@ -30,6 +33,11 @@ typedef void (*ibu_mask_fn)(void *ctx, uint64_t switch_guid, int port);
  * NULL only when out of memory. */
 ibu_engine *ibu_engine_new(const char *name, const char *options, ibu_log_fn log, void *log_ctx);
 void ibu_engine_free(ibu_engine *e);
+/* Lets the engine ask before it logs: messages of levels for which
+ * `active` returns 0 are not passed to the log callback, and the bridge's
+ * own (the per-rebuild multicast line and its timing) are not even built.
+ * Without one (or NULL) every message goes to the callback. */
+void ibu_engine_set_log_active(ibu_engine *e, ibu_log_active_fn active);
 const char *ibu_engine_name(const ibu_engine *e);
 
 /* The subnet as OpenSM discovered it; GUIDs in host order. */

@@ -35,13 +35,26 @@ struct ibu_plugin {
 	struct ibu_osm_engine engines[NUM_ENGINES];
 };
 
+static osm_log_level_t osm_level_of(int level)
+{
+	return level == IBU_LOG_ERROR ? OSM_LOG_ERROR :
+	    level == IBU_LOG_INFO ? OSM_LOG_INFO : OSM_LOG_VERBOSE;
+}
+
 static void log_to_osm(void *ctx, int level, const char *msg)
 {
 	osm_opensm_t *osm = ctx;
-	osm_log_level_t l = level == IBU_LOG_ERROR ? OSM_LOG_ERROR :
-	    level == IBU_LOG_INFO ? OSM_LOG_INFO : OSM_LOG_VERBOSE;
 
-	OSM_LOG(&osm->log, l, "%s\n", msg);
+	OSM_LOG(&osm->log, osm_level_of(level), "%s\n", msg);
+}
+
+/* The test OSM_LOG makes above (this file has no FILE_ID, so the global
+ * level, not a per-module one), asked before the core builds a message. */
+static int log_active_in_osm(void *ctx, int level)
+{
+	osm_opensm_t *osm = ctx;
+
+	return osm_log_is_active(&osm->log, osm_level_of(level)) ? 1 : 0;
 }
 
 static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
@@ -69,6 +82,7 @@ static void *plugin_create(osm_opensm_t *osm)
 		p->engines[i].core = ibu_engine_new(engine_names[i], options, log_to_osm, osm);
 		if (!p->engines[i].core)
 			continue;
+		ibu_engine_set_log_active(p->engines[i].core, log_active_in_osm);
 		module.name = engine_names[i];
 		module.setup = engine_setup;
 		module.context = &p->engines[i];

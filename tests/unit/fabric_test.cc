@@ -143,6 +143,85 @@ void Guid2LidUnknownGuids() {
                      "(it is the node GUID of end port " + h.end_ports[0].name + "; the file wants port GUIDs)"));
 }
 
+// OpenSM's cache holds each port GUID once and each LID at most once, and
+// lists every port it has given a LID. A repeated GUID (a concatenated
+// file), overlapping ranges and a fabric port without a line are errors
+// naming the lines and the port, not "last line wins" or LID 0.
+void Guid2LidDuplicatesOverlapsAndMissingPorts() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 1);
+  std::vector<std::string> lines;  // one per GUID; WriteGuid2Lid puts a blank line after each
+  {
+    std::ostringstream os;
+    WriteGuid2Lid(os, f);
+    std::istringstream in(os.str());
+    for (std::string l; std::getline(in, l);)
+      if (!l.empty()) lines.push_back(l);
+  }
+  const size_t n = lines.size();
+  CU_ASSERT_FATAL(n == f.end_ports.size() + f.switches.size());
+  auto join = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& l : v) s += l + "\n";
+    return s;
+  };
+  auto apply = [](const std::string& text) {
+    Fabric g = MakeFatTree(4, 2);
+    std::istringstream in(text);
+    return ErrorOf([&] { (void)ApplyGuid2Lid(in, "g2l", g); });
+  };
+  const std::string p1 = Hex16(f.end_ports[1].port_guid);
+  const std::string p3 = Hex16(f.end_ports[3].port_guid);
+
+  // The same GUID again, with other LIDs (so no overlap either way): the
+  // second line is named, with the first.
+  std::vector<std::string> dup = lines;
+  dup.push_back(p3 + " 0x0100 0x0101");
+  CU_ASSERT(Contains(apply(join(dup)), "g2l:" + std::to_string(n + 1) + ": GUID " + p3 +
+                                           " appears again (first at line 4)"));
+  // Two copies of a whole file.
+  CU_ASSERT(Contains(apply(join(lines) + join(lines)),
+                     "g2l:" + std::to_string(n + 1) + ": GUID " + Hex16(f.end_ports[0].port_guid) +
+                         " appears again (first at line 1)"));
+
+  // End port 3 claims end port 1's LIDs: both GUIDs and lines named.
+  std::vector<std::string> overlap = lines;
+  overlap[3] = p3 + " 0x0004 0x0005";
+  CU_ASSERT(Contains(apply(join(overlap)), "g2l:4: GUID " + p3 + " (LIDs 4-5) overlaps GUID " + p1 +
+                                               " (LIDs 4-5, line 2)"));
+  // A partial overlap, and one with a GUID the fabric lacks (a port OpenSM
+  // saw before keeps its LIDs; nobody else may hold them).
+  std::vector<std::string> partial = lines;
+  partial.push_back("0x0000000000abcdef 0x0005 0x0005");
+  CU_ASSERT(Contains(apply(join(partial)), "g2l:" + std::to_string(n + 1) +
+                                               ": GUID 0x0000000000abcdef (LID 5) overlaps GUID " + p1 +
+                                               " (LIDs 4-5, line 2)"));
+
+  // End port 3's line dropped: named with its GUID and what was expected.
+  std::vector<std::string> gap = lines;
+  gap.erase(gap.begin() + 3);
+  CU_ASSERT(Contains(apply(join(gap)), "g2l: end port " + f.end_ports[3].name + " (port GUID " + p3 +
+                                           ") has no line, so no LID: expected a line '" + p3 +
+                                           " 0xMINLID 0xMAXLID' for it"));
+  // A switch's line dropped, and one more port: the first named, the rest counted.
+  std::vector<std::string> no_switch = lines;
+  no_switch.pop_back();
+  no_switch.pop_back();
+  const Switch& first_gone = f.switches[f.switches.size() - 2];
+  const std::string msg = apply(join(no_switch));
+  CU_ASSERT(Contains(msg, "g2l: switch " + first_gone.name + " (port 0 GUID " + Hex16(first_gone.guid) +
+                              ") has no line, so no LID"));
+  CU_ASSERT(Contains(msg, "(1 more ports have none either;"));
+
+  // A port that already has a LID (the net file's own, as ibnetdiscover
+  // writes them) keeps it when the file lacks it.
+  Fabric g = MakeFatTree(4, 2);
+  AssignDefaultLids(g, 1);
+  std::istringstream in(join(gap));
+  CU_ASSERT_EQUAL(ErrorOf([&] { (void)ApplyGuid2Lid(in, "g2l", g); }), "");
+  CU_ASSERT_EQUAL(g.end_ports[3].base_lid, f.end_ports[3].base_lid);
+}
+
 void TablesRoundTrip() {
   Fabric f = MakeFatTree(8, 2);
   AssignDefaultLids(f, 1);
@@ -228,6 +307,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
   CU_add_test(s, "guid2lid: GUIDs not in the fabric", Guid2LidUnknownGuids);
+  CU_add_test(s, "guid2lid: repeats, overlaps, missing ports", Guid2LidDuplicatesOverlapsAndMissingPorts);
   CU_add_test(s, "LFT/MFT dump round trip", TablesRoundTrip);
   CU_add_test(s, "real ibroute -M rows", ReadsRealIbrouteMftRows);
   CU_add_test(s, "bad dumps name line", BadDumpsNameLine);

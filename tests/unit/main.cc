@@ -49,6 +49,7 @@ int main() {
   ibu::test::RegisterDeadlockSuite();
   ibu::test::RegisterMcastSetupSuite();
   ibu::test::RegisterDegradedSuite();
+  ibu::test::RegisterBridgeSuite();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -50,5 +50,6 @@ void RegisterMeshSuite();
 void RegisterDeadlockSuite();
 void RegisterMcastSetupSuite();
 void RegisterDegradedSuite();
+void RegisterBridgeSuite();
 
 }  // namespace ibu::test

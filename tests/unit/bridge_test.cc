@@ -1,0 +1,106 @@
+// The C bridge the OpenSM adapter calls (plugin/osm/bridge.h), driven the
+// way plugin.c and subnet.c drive it, without OpenSM.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "plugin/core/netfile.h"
+#include "plugin/core/topology/generate.h"
+#include "plugin/osm/bridge.h"
+#include "tests/unit/test_util.h"
+
+namespace ibu::test {
+namespace {
+
+// Stands in for OpenSM's log: what reached it, and whether verbose is on.
+struct Log {
+  bool verbose = false;
+  int asked = 0;  // log_active calls
+  std::vector<std::pair<int, std::string>> lines;
+};
+
+void Record(void* ctx, int level, const char* msg) {
+  static_cast<Log*>(ctx)->lines.emplace_back(level, msg);
+}
+
+int Active(void* ctx, int level) {
+  Log* log = static_cast<Log*>(ctx);
+  ++log->asked;
+  return level != IBU_LOG_VERBOSE || log->verbose;
+}
+
+void Describe(ibu_engine* e, const Fabric& f) {
+  ibu_fabric_reset(e);
+  for (const Switch& sw : f.switches) {
+    ibu_fabric_add_switch(e, sw.guid, sw.name.c_str(), sw.num_ports, sw.lid, sw.lmc);
+    for (int p = 1; p <= sw.num_ports; ++p)
+      if (sw.ports[p].is_switch())
+        ibu_fabric_add_switch_link(e, sw.guid, p, f.switches[sw.ports[p].index].guid, sw.ports[p].port);
+  }
+  for (const EndPort& ep : f.end_ports)
+    ibu_fabric_add_end_port(e, ep.port_guid, ep.node_guid, ep.name.c_str(), ep.port_num, ep.base_lid, ep.lmc,
+                            f.switches[ep.switch_index].guid, ep.switch_port);
+}
+
+void NoMask(void*, uint64_t, int) {}
+
+int Count(const Log& log, int level, const std::string& needle) {
+  int n = 0;
+  for (const auto& [l, text] : log.lines) n += l == level && Contains(text, needle);
+  return n;
+}
+
+// The per-rebuild multicast line is verbose: with OpenSM's verbose level
+// off it is neither timed, formatted nor handed over (no verbose line at
+// all reaches the log), but every rebuild is still counted, so the number
+// is right once verbose is turned on; a unicast routing starts it again.
+void McastRebuildLineOnlyWhenVerbose() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 1);
+  Log log;
+  ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=off", Record, &log);
+  CU_ASSERT_FATAL(e != nullptr);
+  ibu_engine_set_log_active(e, Active);
+  Describe(e, f);
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "ibunion/mlid: routed"), 1);
+  const uint64_t members[] = {f.end_ports[0].port_guid, f.end_ports[3].port_guid, f.end_ports[5].port_guid,
+                              f.end_ports[6].port_guid};
+
+  for (int i = 0; i < 2; ++i)  // verbose off: counted, not logged
+    CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, members, 4, NoMask, nullptr), 0);
+  CU_ASSERT(log.asked > 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, ""), 0);
+
+  log.verbose = true;  // as `log_flags` raised while OpenSM runs
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, members, 4, NoMask, nullptr), 0);
+  const std::string rebuilt = "ibunion/mlid: multicast group 0xc001: tree of 4 members rebuilt in ";
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, rebuilt), 1);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, " us (rebuild 3)"), 1);
+
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, members, 3, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, "tree of 3 members rebuilt in "), 1);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, " us (rebuild 1)"), 1);
+  ibu_engine_free(e);
+
+  // Without a log_active callback every level is handed over, as before.
+  Log all;
+  e = ibu_engine_new("mlid", "mlid_dump=off", Record, &all);
+  CU_ASSERT_FATAL(e != nullptr);
+  Describe(e, f);
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, members, 4, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(Count(all, IBU_LOG_VERBOSE, "(rebuild 1)"), 1);
+  CU_ASSERT_EQUAL(all.asked, 0);
+  ibu_engine_free(e);
+}
+
+}  // namespace
+
+void RegisterBridgeSuite() {
+  CU_pSuite s = CU_add_suite("OpenSM bridge", nullptr, nullptr);
+  CU_add_test(s, "multicast rebuild line only when verbose is on", McastRebuildLineOnlyWhenVerbose);
+}
+
+}  // namespace ibu::test
