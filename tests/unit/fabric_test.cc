@@ -104,7 +104,7 @@ void Guid2LidRoundTripAndErrors() {
   }
   CU_ASSERT_EQUAL(g.end_ports[12].base_lid, 52);  // P(300): 2^2 * (12 + 1)
   std::istringstream bad("0x100001 0x0004\n");
-  CU_ASSERT(Contains(ErrorOf([&] { ApplyGuid2Lid(bad, "g2l", g); }), "g2l:1: expected '0xGUID"));
+  CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(bad, "g2l", g); }), "g2l:1: expected '0xGUID"));
   std::istringstream odd("0x100001 0x0004 0x0006\n");
   CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(odd, "g2l", g); }), "g2l:1: LID range 4-6 is not a power-of-two"));
 }
