@@ -173,6 +173,9 @@ class Engine final : public Simulator::Impl {
   void Arrive(int h);
   void Materialise(int h);
   void GenerateArrived(int h, int64_t t);
+  // A message generated at `t` counts: any in batch and script runs, those
+  // inside the window in steady state.
+  bool Measured(int64_t t) const { return mode_ != Mode::kSteady || (t >= w0_ && t < w1_); }
   uint32_t NewMessage(uint32_t op, int src, int dst, Lid dlid, uint32_t bytes, int sl);
   void Enqueue(int h, uint32_t mi);
   void MessageDone(uint32_t mi, int64_t t);
@@ -195,6 +198,15 @@ class Engine final : public Simulator::Impl {
   [[noreturn]] void ReportLost();
   template <bool kPrefetch>
   void EventLoop();
+  // One of the network event types (< kNetTypes).
+  IBU_HOT void OnNetEvent(uint64_t type, uint64_t arg) {
+    switch (type) {
+      case kRouted: OnRouted(uint32_t(arg)); break;
+      case kTxDone: OnTxDone(int(arg)); break;
+      case kCredit: OnCredit(int(arg)); break;
+      default: OnInputAdvance(int(arg)); break;
+    }
+  }
   [[gnu::noinline]] void OnQuiet();
 
   // Failure messages are built off the hot path: `what` returns the text.
@@ -629,7 +641,7 @@ void Engine<kV, kOne>::Enqueue(int h, uint32_t mi) {
 template <int kV, bool kOne>
 bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
                                  bool precounted) {
-  const bool measured = mode_ != Mode::kSteady || (t >= w0_ && t < w1_);
+  const bool measured = Measured(t);
   // The SL of a message to `dlid`: the engine's path SL (as the SA hands it
   // out) when the workload uses it, else the SL policy; `key` spreads the
   // hash policy over (source, destination).
@@ -718,7 +730,7 @@ bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
 template <int kV, bool kOne>
 void Engine<kV, kOne>::Arrive(int h) {
   const int64_t t = q_.now();
-  if (mode_ != Mode::kSteady || (t >= w0_ && t < w1_)) {
+  if (Measured(t)) {
     ++measured_pending_;
     offered_bytes_ += uint64_t(msg_bytes_) * receivers_[h];
   }
@@ -737,7 +749,7 @@ void Engine<kV, kOne>::Arrive(int h) {
 // (a source alone in its group) takes back what Arrive booked.
 template <int kV, bool kOne>
 void Engine<kV, kOne>::GenerateArrived(int h, int64_t t) {
-  if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) && (mode_ != Mode::kSteady || (t >= w0_ && t < w1_))) {
+  if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) && Measured(t)) {
     --measured_pending_;
     offered_bytes_ -= uint64_t(msg_bytes_) * receivers_[h];
   }
@@ -1266,8 +1278,8 @@ void Engine<kV, kOne>::ReportLost() {
        " message(s) are incomplete; first " + first);
 }
 
-// The loop proper. Network events end in `net`, where the count of those
-// pending is kept (the others cannot move a packet).
+// The loop proper. After a network event the count of those pending is
+// kept (the others cannot move a packet).
 template <int kV, bool kOne>
 template <bool kPrefetch>
 void Engine<kV, kOne>::EventLoop() {
@@ -1280,32 +1292,31 @@ void Engine<kV, kOne>::EventLoop() {
       if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
       if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
     }
+    const uint64_t type = ev >> kTypeShift;
     const uint64_t arg = ev & kArgMask;
-    switch (ev >> kTypeShift) {
-      case kRouted: OnRouted(uint32_t(arg)); goto net;
-      case kTxDone: OnTxDone(int(arg)); goto net;
-      case kCredit: OnCredit(int(arg)); goto net;
-      case kInputAdvance: OnInputAdvance(int(arg)); goto net;
-      case kGen: OnGen(int(arg)); CheckDone(); continue;
+    if (type < kNetTypes) {
+      OnNetEvent(type, arg);
+      if (--pending_net_ == 0 && !stop_) OnQuiet();
+      continue;
+    }
+    switch (type) {
+      case kGen: OnGen(int(arg)); CheckDone(); break;
       case kScript: {
         --gen_pending_;
         const ScriptEntry& s = script_[arg];
         GenerateOp(s.src, s.dst, s.bytes, s.sl, t, false);
         CheckDone();
-        continue;
+        break;
       }
-      case kWindowEnd: window_over_ = true; CheckDone(); continue;
-      case kStop: stop_ = true; hit_limit_ = true; continue;
+      case kWindowEnd: window_over_ = true; CheckDone(); break;
+      case kStop: stop_ = true; hit_limit_ = true; break;
       case kDeadlockCheck: {
         std::vector<int> cycle;
         if (live_pkts_ > 0 && FindCycle(&cycle)) ReportDeadlock(false);
         else Push(t + p_.deadlock_check_ns, kDeadlockCheck, 0);
-        continue;
+        break;
       }
-      default: continue;
     }
-  net:
-    if (--pending_net_ == 0 && !stop_) OnQuiet();
   }
   events_ += events;
 }
@@ -1374,12 +1385,7 @@ PointResult Engine<kV, kOne>::Run() {
       const uint64_t arg = ev & kArgMask;
       if (type >= kNetTypes) continue;
       --pending_net_;
-      switch (type) {
-        case kRouted: OnRouted(uint32_t(arg)); break;
-        case kTxDone: OnTxDone(int(arg)); break;
-        case kCredit: OnCredit(int(arg)); break;
-        case kInputAdvance: OnInputAdvance(int(arg)); break;
-      }
+      OnNetEvent(type, arg);
     }
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
