@@ -136,7 +136,7 @@ class Engine final : public Simulator::Impl {
   void Request(int ic);
   // Straight through when the output has room and nobody waits for it
   // (arbitration then has nothing to decide), else a request in its queue.
-  void GrantOrQueue(int ic, int oc) {
+  IBU_HOT void GrantOrQueue(int ic, int oc) {
     VlState& o = St(oc);
     if (o.out_count < OutCap() && o.nreq == 0) {
       Grant(ic, oc);
@@ -148,8 +148,9 @@ class Engine final : public Simulator::Impl {
   void Grant(int ic, int oc);
   void ReleaseInput(int ic, int bytes);
   // A port starts its next packet if it is idle and has one; the check is
-  // inline because most calls find the link busy or nothing to send.
-  void TryTransmit(int gp) {
+  // inline because most calls find the link busy or nothing to send, and
+  // the call's register saves cost more than the check.
+  IBU_HOT void TryTransmit(int gp) {
     const PortHdr& g = Hdr(gp);
     if (!g.busy && g.ready) TransmitNext(gp);
   }
@@ -157,7 +158,7 @@ class Engine final : public Simulator::Impl {
     const PortHdr& g = Hdr(net_.HostPort(h));
     if (!g.busy && g.ready) HostTransmitNext(h);
   }
-  void TransmitNext(int gp);
+  [[gnu::noinline]] void TransmitNext(int gp);
   void HostTransmitNext(int h);
   void StartTx(int gp, int vl, uint32_t pi);
   void Deliver(uint32_t pi, int h, int64_t t);
@@ -873,7 +874,7 @@ IBU_HOT void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
 }
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::TransmitNext(int gp) {
+void Engine<kV, kOne>::TransmitNext(int gp) {
   const bool to_host = Hdr(gp).to_host;
   const int last_vl = Hdr(gp).rr_vl;
   for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
