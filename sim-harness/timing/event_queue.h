@@ -7,9 +7,13 @@
 // pushing and popping do not allocate.
 #pragma once
 
-#include <cassert>
 #include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <memory>
+#include <new>
 #include <queue>
+#include <stdexcept>
 #include <vector>
 
 namespace ibu::sim {
@@ -20,37 +24,44 @@ class EventQueue {
   static constexpr int64_t kWheel = int64_t(1) << kWheelBits;
   static constexpr int64_t kMask = kWheel - 1;
 
-  EventQueue() : wheel_(kWheel) {}
+  EventQueue() : wheel_(new Bucket[kWheel]()) { cur_ = &wheel_[0]; }
+  ~EventQueue() {
+    for (int64_t i = 0; i < kWheel; ++i) std::free(wheel_[i].ev);
+  }
+  EventQueue(const EventQueue&) = delete;
+  EventQueue& operator=(const EventQueue&) = delete;
 
   int64_t now() const { return now_; }
-  bool empty() const { return in_wheel_ == 0 && far_.empty(); }
-  size_t size() const { return in_wheel_ + far_.size(); }
+  bool empty() const { return size() == 0; }
+  size_t size() const { return in_wheel_ - cursor_ + far_.size(); }
 
+  // The hot path is a store into a bucket that already has room; a time
+  // before now() (a simulator bug) is caught by the unsigned comparison
+  // and rejected in PushFar.
   void Push(int64_t t, uint64_t ev) {
-    assert(t >= now_);
-    if (t - now_ < kWheel) {
-      std::vector<uint64_t>& b = wheel_[t & kMask];
-      b.push_back(ev);
+    if (uint64_t(t - now_) < uint64_t(kWheel)) {
+      Bucket& b = wheel_[t & kMask];
+      if (b.n == b.cap) [[unlikely]] Grow(b);
+      b.ev[b.n++] = ev;
       ++in_wheel_;
-      if (t == now_) Track(b);  // the bucket being popped grew (or moved)
     } else {
-      far_.push(Far{t, seq_++, ev});
+      PushFar(t, ev);
     }
   }
 
   // The event `ahead` places after the next one in the current nanosecond,
   // if there is one: the simulator prefetches what it will touch.
   const uint64_t* Peek(size_t ahead) const {
-    return cursor_ + ahead < cur_n_ ? cur_ + cursor_ + ahead : nullptr;
+    return cursor_ + ahead < cur_->n ? cur_->ev + cursor_ + ahead : nullptr;
   }
 
   // Next event in (time, insertion) order; false when none is left. The
   // common case, another event in the current nanosecond, is a few
-  // instructions; the rest is Advance.
+  // instructions; the rest is Advance. The bucket is re-read each time
+  // because handlers push into the current nanosecond too.
   bool Pop(int64_t& t, uint64_t& ev) {
-    if (cursor_ < cur_n_) {
-      ev = cur_[cursor_++];
-      --in_wheel_;
+    if (cursor_ < cur_->n) [[likely]] {
+      ev = cur_->ev[cursor_++];
       t = now_;
       return true;
     }
@@ -58,37 +69,53 @@ class EventQueue {
   }
 
  private:
-  void Track(const std::vector<uint64_t>& b) {
-    cur_ = b.data();
-    cur_n_ = b.size();
+  struct Bucket {
+    uint64_t* ev;
+    uint32_t n, cap;
+  };
+
+  [[gnu::noinline]] static void Grow(Bucket& b) {
+    const uint32_t cap = b.cap ? b.cap * 2 : 16;
+    void* p = std::realloc(b.ev, size_t(cap) * sizeof(uint64_t));
+    if (!p) throw std::bad_alloc();
+    b.ev = static_cast<uint64_t*>(p);
+    b.cap = cap;
   }
-  bool Advance(int64_t& t, uint64_t& ev) {
+  [[gnu::noinline]] void PushFar(int64_t t, uint64_t ev) {
+    if (t < now_) throw std::logic_error("EventQueue: event scheduled in the past");
+    far_.push(Far{t, seq_++, ev});
+    far_min_ = far_.top().t;
+  }
+
+  // The current bucket is used up: clear it, step to the next nanosecond
+  // that has events (jumping over an empty wheel to the heap's first), and
+  // move heap events that came within the wheel's reach into it.
+  [[gnu::noinline]] bool Advance(int64_t& t, uint64_t& ev) {
     for (;;) {
-      std::vector<uint64_t>& b = wheel_[now_ & kMask];
-      if (cursor_ < b.size()) {
-        Track(b);
-        ev = b[cursor_++];
-        --in_wheel_;
-        t = now_;
-        return true;
-      }
-      if (cursor_ != 0) {
-        b.clear();
-        cursor_ = 0;
-      }
+      in_wheel_ -= cursor_;
+      cur_->n = 0;
+      cursor_ = 0;
       if (in_wheel_ == 0) {
         if (far_.empty()) return false;
-        now_ = far_.top().t;
+        now_ = far_min_;
       } else {
         ++now_;
       }
-      while (!far_.empty() && far_.top().t - now_ < kWheel) {
+      while (far_min_ - now_ < kWheel) {
         const Far& f = far_.top();
-        wheel_[f.t & kMask].push_back(f.ev);
+        Bucket& b = wheel_[f.t & kMask];
+        if (b.n == b.cap) Grow(b);
+        b.ev[b.n++] = f.ev;
         ++in_wheel_;
         far_.pop();
+        far_min_ = far_.empty() ? kNever : far_.top().t;
       }
-      cur_n_ = 0;
+      cur_ = &wheel_[now_ & kMask];
+      if (cur_->n) {
+        ev = cur_->ev[cursor_++];
+        t = now_;
+        return true;
+      }
     }
   }
 
@@ -98,13 +125,14 @@ class EventQueue {
     uint64_t ev;
     bool operator>(const Far& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
-  std::vector<std::vector<uint64_t>> wheel_;
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max() / 2;
+  std::unique_ptr<Bucket[]> wheel_;
   std::priority_queue<Far, std::vector<Far>, std::greater<Far>> far_;
+  int64_t far_min_ = kNever;  // time of far_.top(), kNever when empty
   int64_t now_ = 0;
-  size_t cursor_ = 0;
-  const uint64_t* cur_ = nullptr;  // the bucket of now_, while popping it
-  size_t cur_n_ = 0;
-  size_t in_wheel_ = 0;
+  Bucket* cur_;       // the bucket of now_
+  uint32_t cursor_ = 0;  // events of cur_ already popped
+  size_t in_wheel_ = 0;  // events in the wheel, counting those of cur_ already popped
   uint64_t seq_ = 0;
 };
 

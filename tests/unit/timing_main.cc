@@ -7,6 +7,7 @@ void RegisterTimingMcastSuite();
 void RegisterTimingDeadlockSuite();
 void RegisterTimingCliSuite();
 void RegisterTimingSlSuite();
+void RegisterTimingQueueSuite();
 }  // namespace ibu::simtest
 
 int main() {
@@ -16,6 +17,7 @@ int main() {
   ibu::simtest::RegisterTimingDeadlockSuite();
   ibu::simtest::RegisterTimingCliSuite();
   ibu::simtest::RegisterTimingSlSuite();
+  ibu::simtest::RegisterTimingQueueSuite();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

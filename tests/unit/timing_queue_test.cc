@@ -1,0 +1,102 @@
+// The timing model's event list: order by time, then by insertion, across
+// the wheel, its wrap-around and the far heap; events pushed into the
+// nanosecond being popped; a time in the past rejected.
+#include <CUnit/CUnit.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "sim-harness/timing/event_queue.h"
+
+namespace ibu::simtest {
+
+namespace {
+
+using sim::EventQueue;
+
+std::vector<std::pair<int64_t, uint64_t>> Drain(EventQueue& q) {
+  std::vector<std::pair<int64_t, uint64_t>> out;
+  int64_t t;
+  uint64_t ev;
+  while (q.Pop(t, ev)) out.push_back({t, ev});
+  return out;
+}
+
+void TestOrderByTimeThenInsertion() {
+  EventQueue q;
+  q.Push(5, 1);
+  q.Push(3, 2);
+  q.Push(5, 3);
+  q.Push(0, 4);
+  q.Push(3, 5);
+  CU_ASSERT_EQUAL(q.size(), 5u);
+  const std::vector<std::pair<int64_t, uint64_t>> want = {{0, 4}, {3, 2}, {3, 5}, {5, 1}, {5, 3}};
+  CU_ASSERT(Drain(q) == want);
+  CU_ASSERT(q.empty());
+}
+
+void TestFarEventsAndWrapAround() {
+  // Beyond the wheel's reach events wait in the heap; ties there keep
+  // insertion order, and they interleave with wheel events of their time.
+  EventQueue q;
+  const int64_t far = 3 * EventQueue::kWheel + 7;
+  q.Push(far, 10);
+  q.Push(far, 11);
+  q.Push(EventQueue::kWheel - 1, 12);
+  q.Push(far + 1, 13);
+  int64_t t;
+  uint64_t ev;
+  CU_ASSERT(q.Pop(t, ev) && t == EventQueue::kWheel - 1 && ev == 12);
+  q.Push(far, 14);  // still beyond the wheel: after the heap's ties
+  CU_ASSERT(q.Pop(t, ev) && t == far && ev == 10);
+  q.Push(far, 15);  // into the nanosecond being popped: after those queued
+  std::vector<uint64_t> rest;
+  while (q.Pop(t, ev)) rest.push_back(ev);
+  CU_ASSERT((rest == std::vector<uint64_t>{11, 14, 15, 13}));
+}
+
+void TestManyEventsInOneNanosecond() {
+  // A bucket grows past its first capacity while it is being popped.
+  EventQueue q;
+  for (uint64_t i = 0; i < 100; ++i) q.Push(2, i);
+  int64_t t;
+  uint64_t ev, next = 0;
+  bool in_order = true;
+  while (q.Pop(t, ev)) {
+    in_order = in_order && t == 2 && ev == next;
+    if (next % 10 == 0) q.Push(2, 100 + next / 10);
+    ++next;
+  }
+  CU_ASSERT(in_order);
+  // N popped = 100 + the multiples of 10 below N: N = 112.
+  CU_ASSERT_EQUAL(next, 112u);
+}
+
+void TestPastTimeRejected() {
+  EventQueue q;
+  q.Push(10, 1);
+  int64_t t;
+  uint64_t ev;
+  CU_ASSERT(q.Pop(t, ev));
+  bool threw = false;
+  try {
+    q.Push(9, 2);
+  } catch (const std::logic_error&) {
+    threw = true;
+  }
+  CU_ASSERT(threw);
+}
+
+}  // namespace
+
+void RegisterTimingQueueSuite() {
+  CU_pSuite s = CU_add_suite("timing_queue", nullptr, nullptr);
+  CU_add_test(s, "order by time, then insertion", TestOrderByTimeThenInsertion);
+  CU_add_test(s, "far heap, wrap-around, pushes into the current nanosecond", TestFarEventsAndWrapAround);
+  CU_add_test(s, "a bucket grows while it is popped", TestManyEventsInOneNanosecond);
+  CU_add_test(s, "a time in the past is rejected", TestPastTimeRejected);
+}
+
+}  // namespace ibu::simtest
