@@ -82,8 +82,10 @@ class Engine final : public Simulator::Impl {
   // --- state types ---
   struct Packet {
     uint32_t msg;
-    int32_t in_gp;  // global port it arrived on (its input channel's port)
-    int32_t in_node;  // ... and that port's switch (for prefetching its LFT entry)
+    int32_t in_gp;    // global port it arrived on
+    int32_t in_node;  // ... that port's switch
+    int32_t up_gp;    // ... and the port that sent it: its input channel is (up_gp, in_vl)
+    uint16_t in_port; // port number of in_gp on in_node
     uint16_t dlid;
     uint16_t bytes;
     uint16_t pending;  // multicast: outputs not yet granted
@@ -136,12 +138,14 @@ class Engine final : public Simulator::Impl {
   void Request(int ic);
   // Straight through when the output has room and nobody waits for it
   // (arbitration then has nothing to decide), else a request in its queue.
-  IBU_HOT void GrantOrQueue(int ic, int oc) {
+  // `key`: the input's channel numbered by its receiving port, the order
+  // arbitration goes round in.
+  IBU_HOT void GrantOrQueue(int ic, int key, int oc) {
     VlState& o = St(oc);
     if (o.out_count < OutCap() && o.nreq == 0) {
       Grant(ic, oc);
     } else {
-      req_[oc].push_back(ic);
+      req_[oc].push_back(key);
       ++o.nreq;
     }
   }
@@ -226,7 +230,7 @@ class Engine final : public Simulator::Impl {
   void InPush(int ic, uint32_t pi) {
     VlState& s = St(ic);
     if (s.in_count >= InCap())
-      FailWith([&] { return "internal: input buffer overflow at " + net_.PortName(ic >> Vsh()); });
+      FailWith([&] { return "internal: input buffer overflow at " + net_.PortName(Hdr(ic >> Vsh()).peer); });
     int slot = InHeadOf(s) + s.in_count;
     if (slot >= InCap()) slot -= InCap();
     InRing(ic)[slot] = pi;
@@ -280,7 +284,7 @@ class Engine final : public Simulator::Impl {
     switch (ev >> kTypeShift) {
       case kRouted: {
         const Packet& P = pkts_[arg];
-        __builtin_prefetch(Chan((size_t(P.in_gp) << Vsh()) | P.in_vl));
+        __builtin_prefetch(Chan((size_t(P.up_gp) << Vsh()) | P.in_vl));
         if (!(P.flags & kFlagMcast))
           if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
         break;
@@ -331,12 +335,14 @@ class Engine final : public Simulator::Impl {
   std::vector<std::vector<uint32_t>> free_blocks_;  // by size
 
   // Per global port the sending side of its link (PortHdr, a flat array),
-  // and per channel (global port << Vsh() | VL) one block holding that VL's
-  // state on both sides of the port: VlState (the sender's output buffer
-  // and credits, the receiver's input buffer), then its credit ring and its
-  // input and output rings. One block per channel, padded to a cache line
-  // when it fits one, because large fabrics are bound by memory latency:
-  // a hop then touches one line per channel instead of four. Fields are 16
+  // and per channel (global port << Vsh() | VL) one block holding that
+  // link VL's state at both of its ends: VlState (the sender's output
+  // buffer and credits, the input buffer at the far end that the sender
+  // feeds), then its credit ring and its input and output rings. So the
+  // input buffer a packet waits in is channel (sending port, VL): the
+  // credit it returns, the sender's wait and the slot it frees are one
+  // block. Blocks are padded to a cache line when they fit one, because
+  // large fabrics are bound by memory latency. Fields are 16
   // bits or wider: a byte store may alias anything, and the compiler would
   // reload every member after it. Credits are lazy: a credit the receiver returns goes
   // into its sender's pending ring with its arrival time and becomes an
@@ -347,6 +353,7 @@ class Engine final : public Simulator::Impl {
     int32_t node;       // switch or end-port index of this port
     int32_t peer_node;  // ... and of the peer
     uint16_t port;      // port number on its node
+    uint16_t peer_port; // ... and the peer's on its node
     uint16_t is_host;   // this is an end port
     uint16_t to_host;   // the peer is an end port (no credits towards it)
     uint16_t busy;      // transmitting
@@ -410,6 +417,9 @@ class Engine final : public Simulator::Impl {
   }
   uint32_t* OutRing(size_t ch) { return InRing(ch) + InCap(); }
   const uint32_t* OutRing(size_t ch) const { return InRing(ch) + InCap(); }
+  // The same VL on the other end of the link: maps an input buffer's
+  // channel (sending port) to its number by receiving port and back.
+  int PeerChannel(int ch) const { return (Hdr(ch >> Vsh()).peer << Vsh()) | (ch & int(Vmask())); }
   static uint16_t RingNext(uint16_t i, int cap) { return uint16_t(i + 1 == cap ? 0 : i + 1); }
   // The VLs of `ready` rotated so that bit 0 is the VL after `last`: the
   // round-robin order over the VLs that have something to send.
@@ -495,6 +505,7 @@ Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p
     h.port = g.port;
     h.is_host = g.is_host;
     h.peer_node = g.peer >= 0 ? net_.port(g.peer).node : -1;
+    h.peer_port = g.peer >= 0 ? uint16_t(net_.port(g.peer).port) : 0;
     h.to_host = h.peer >= 0 && net_.port(h.peer).is_host;
     h.rr_vl = uint16_t(V() - 1);
     for (int vl = 0; vl < V(); ++vl) {
@@ -856,11 +867,13 @@ IBU_HOT void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
     Deliver(pi, Hdr(gp).peer_node, t + p_.fly_ns + dur);
     return;
   }
-  --St((size_t(gp) << Vsh()) | vl).credits;
-  const int ic = (peer << Vsh()) | vl;
+  const int ic = (gp << Vsh()) | vl;  // the output channel feeds the peer's input here
+  --St(ic).credits;
   InPush(ic, pi);
   P.in_gp = peer;
   P.in_node = Hdr(gp).peer_node;
+  P.in_port = Hdr(gp).peer_port;
+  P.up_gp = gp;
   if (!(P.flags & kFlagMcast))
     if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
   P.in_vl = uint16_t(vl);
@@ -944,7 +957,7 @@ template <int kV, bool kOne>
 IBU_HOT void Engine<kV, kOne>::OnRouted(uint32_t pi) {
   Packet& P = pkts_[pi];
   P.flags |= kFlagRouted;
-  const int ic = (P.in_gp << Vsh()) | P.in_vl;
+  const int ic = (P.up_gp << Vsh()) | P.in_vl;
   if (InWaitOf(St(ic)) || InHead(ic) != pi) return;
   Request(ic);
 }
@@ -960,9 +973,9 @@ template <int kV, bool kOne>
 IBU_HOT void Engine<kV, kOne>::Request(int ic) {
   const uint32_t pi = InHead(ic);
   Packet& P = pkts_[pi];
-  const PortHdr& in = Hdr(P.in_gp);
-  const int sw = in.node;
-  const int in_port = in.port;
+  const int sw = P.in_node;
+  const int in_port = P.in_port;
+  const int key = (P.in_gp << Vsh()) | P.in_vl;
   if (!(P.flags & kFlagMcast)) {
     const uint8_t out = net_.Lft(sw, P.dlid);
     if (out == kNoPort)
@@ -986,7 +999,7 @@ IBU_HOT void Engine<kV, kOne>::Request(int ic) {
         return "no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " + std::to_string(P.dlid) +
                " to port " + std::to_string(out) + ", which is not cabled";
       });
-    GrantOrQueue(ic, (ogp << Vsh()) | net_.Vl(sw, in_port, out, P.sl));
+    GrantOrQueue(ic, key, (ogp << Vsh()) | net_.Vl(sw, in_port, out, P.sl));
     return;
   }
   int n = 0;
@@ -1011,7 +1024,7 @@ IBU_HOT void Engine<kV, kOne>::Request(int ic) {
   for (int k = 0; k < n; ++k) {
     const int out = ports[k];
     if (out == in_port) continue;
-    GrantOrQueue(ic, (net_.SwitchPort(sw, out) << Vsh()) | net_.Vl(sw, in_port, out, sl));
+    GrantOrQueue(ic, key, (net_.SwitchPort(sw, out) << Vsh()) | net_.Vl(sw, in_port, out, sl));
   }
 }
 
@@ -1041,8 +1054,8 @@ IBU_HOT void Engine<kV, kOne>::Grant(int ic, int oc) {
 template <int kV, bool kOne>
 IBU_HOT void Engine<kV, kOne>::ReleaseInput(int ic, int bytes) {
   const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
-  const int sender = Hdr(ic >> Vsh()).peer;
-  const size_t oc = (size_t(sender) << Vsh()) | (ic & Vmask());
+  const int sender = ic >> Vsh();
+  const size_t oc = size_t(ic);  // the input's credits live in its sender's channel
   int slot = PendHeadOf(St(oc)) + St(oc).pend_count;
   if (slot >= InCap()) slot -= InCap();
   Pend(oc)[slot] = tail_gone + p_.fly_ns;
@@ -1079,12 +1092,12 @@ void Engine<kV, kOne>::Arbitrate(int oc) {
         best = i;
       }
     }
-    const int ic = r[best];
+    const int key = r[best];
     r[best] = r.back();
     r.pop_back();
     --St(oc).nreq;
-    St(oc).rr_last = ic;
-    Grant(ic, oc);
+    St(oc).rr_last = key;
+    Grant(PeerChannel(key), oc);
   }
 }
 
@@ -1172,7 +1185,8 @@ void Engine<kV, kOne>::CheckDone() {
 template <int kV, bool kOne>
 bool Engine<kV, kOne>::FindCycle(std::vector<int>* cycle) {
   const size_t C = size_t(G_) << Vsh();
-  // Input channel -> output channels its head is waiting for.
+  // Input buffer (numbered by its receiving port, as in req_) -> output
+  // channels its head is waiting for.
   std::vector<std::vector<int32_t>> waits(C);
   for (size_t oc = 0; oc < C; ++oc)
     for (int32_t ic : req_[oc]) waits[ic].push_back(int32_t(oc));
@@ -1182,8 +1196,7 @@ bool Engine<kV, kOne>::FindCycle(std::vector<int>* cycle) {
     if ((oc & Vmask()) >= size_t(V()) || St(oc).out_count == 0 || St(oc).credits > 0) return false;
     const int peer = Hdr(oc >> Vsh()).peer;
     if (peer < 0 || Hdr(oc >> Vsh()).to_host) return false;
-    const size_t ic = (size_t(peer) << Vsh()) | (oc & Vmask());
-    return St(ic).in_count == InCap();
+    return St(oc).in_count == InCap();  // oc feeds that buffer
   };
   std::vector<uint8_t> color(C, 0);  // 0 new, 1 on stack, 2 done
   std::vector<int32_t> parent(C, -1);
