@@ -156,11 +156,13 @@ class Engine final : public Simulator::Impl {
   // the call's register saves cost more than the check.
   IBU_HOT void TryTransmit(int gp) {
     const PortHdr& g = Hdr(gp);
-    if (!g.busy && g.ready) TransmitNext(gp);
+    // One branch for "idle and something to send" (`&`, not `&&`): the
+    // outcome is data dependent, and two branches mispredict twice.
+    if ((g.busy == 0) & (g.ready != 0)) TransmitNext(gp);
   }
   void HostTryTransmit(int h) {
     const PortHdr& g = Hdr(net_.HostPort(h));
-    if (!g.busy && g.ready) HostTransmitNext(h);
+    if ((g.busy == 0) & (g.ready != 0)) HostTransmitNext(h);
   }
   [[gnu::noinline]] void TransmitNext(int gp);
   void HostTransmitNext(int h);
@@ -424,12 +426,12 @@ class Engine final : public Simulator::Impl {
   // The VLs of `ready` rotated so that bit 0 is the VL after `last`: the
   // round-robin order over the VLs that have something to send.
   uint32_t RoundRobin(uint32_t ready, int last) const {
-    const int s = last + 1 == V() ? 0 : last + 1;
+    const int s = (V() & (V() - 1)) == 0 ? (last + 1) & (V() - 1) : last + 1 == V() ? 0 : last + 1;
     return ((ready >> s) | (ready << (V() - s))) & ((1u << V()) - 1);
   }
   int RotatedVl(int bit, int last) const {
     const int vl = last + 1 + bit;
-    return vl >= V() ? vl - V() : vl;
+    return (V() & (V() - 1)) == 0 ? vl & (V() - 1) : vl >= V() ? vl - V() : vl;
   }
   std::vector<std::vector<int32_t>> req_;  // per output channel: waiting input channels
   std::vector<int32_t> hq_head_, hq_tail_; // per (host, VL) message queue
