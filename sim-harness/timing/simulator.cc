@@ -82,6 +82,8 @@ class Engine final : public Simulator::Impl {
   // --- state types ---
   struct Packet {
     uint32_t msg;
+    // Where it arrived, copied from the sender's header at transmission so
+    // that routing it reads no port header.
     int32_t in_gp;    // global port it arrived on
     int32_t in_node;  // ... that port's switch
     int32_t up_gp;    // ... and the port that sent it: its input channel is (up_gp, in_vl)
@@ -426,12 +428,15 @@ class Engine final : public Simulator::Impl {
   // The VLs of `ready` rotated so that bit 0 is the VL after `last`: the
   // round-robin order over the VLs that have something to send.
   uint32_t RoundRobin(uint32_t ready, int last) const {
-    const int s = (V() & (V() - 1)) == 0 ? (last + 1) & (V() - 1) : last + 1 == V() ? 0 : last + 1;
+    const int s = WrapVl(last + 1);
     return ((ready >> s) | (ready << (V() - s))) & ((1u << V()) - 1);
   }
-  int RotatedVl(int bit, int last) const {
-    const int vl = last + 1 + bit;
-    return (V() & (V() - 1)) == 0 ? vl & (V() - 1) : vl >= V() ? vl - V() : vl;
+  int RotatedVl(int bit, int last) const { return WrapVl(last + 1 + bit); }
+  // vl mod V() for vl < 2 V(): a mask when V() is a power of two (a
+  // compare there is a branch the predictor misses).
+  int WrapVl(int vl) const {
+    if ((V() & (V() - 1)) == 0) return vl & (V() - 1);
+    return vl >= V() ? vl - V() : vl;
   }
   std::vector<std::vector<int32_t>> req_;  // per output channel: waiting input channels
   std::vector<int32_t> hq_head_, hq_tail_; // per (host, VL) message queue
