@@ -5,7 +5,8 @@
 # two interleaved so that other work on the machine hits both alike.
 #
 #   sim-harness/bench/sim_bench.sh [--base BIN] [--reps N] [--instr] [--sweep]
-#                                  [FABRIC:LOAD ...]   (default ft-8-3:0.6 ft-16-3:0.6)
+#                                  [--param K=V ...] [FABRIC:LOAD ...]
+#                                  (default ft-8-3:0.6 ft-16-3:0.6)
 #
 # --base   baseline ibunion binary (e.g. built from an older commit); without
 #          it only this build is measured
@@ -15,17 +16,20 @@
 # --sweep  also time the seed-001 FT(16,3) MLID uniform 4-VL curve as one
 #          --sweep (28 points), and extrapolate the full seed-001 FT(16,3)
 #          grid from its packet-hops in docs/figures/seed001-ft-16-3.csv
+# --param  passed to every point run, e.g. measure_ns=2000000 for runs long
+#          enough to time on a noisy machine (the default window is ~0.1 s)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cur=$top/ibunion
-base="" reps=3 instr=0 sweep=0 points=()
+base="" reps=3 instr=0 sweep=0 points=() params=()
 while [ $# -gt 0 ]; do
   case $1 in
     --base) base=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --instr) instr=1; shift ;;
     --sweep) sweep=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --param) params+=(--param "$2"); shift 2 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) points+=("$1"); shift ;;
   esac
 done
@@ -36,7 +40,7 @@ bins=("$cur")
 
 field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2; }
 point_args() {  # FABRIC LOAD
-  echo "$top/topologies/$1.net --guid2lid $top/topologies/$1.guid2lid --routing mlid --traffic uniform --vls 4 --load $2"
+  echo "$top/topologies/$1.net --guid2lid $top/topologies/$1.guid2lid --routing mlid --traffic uniform --vls 4 --load $2 ${params[*]}"
 }
 best_rate() {  # BIN ARGS...: best packet_hops_per_s of $reps runs
   local b=$1 best=0 r
