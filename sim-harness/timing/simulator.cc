@@ -299,6 +299,13 @@ class Engine final : public Simulator::Impl {
     }
   }
 
+  // The longest delay between a network event and one it schedules: a
+  // credit's return (packet time + fly) or a head's routing (fly + route).
+  static int64_t MaxNetworkDelay(const Params& p) {
+    return std::max<int64_t>(int64_t(p.fly_ns) + p.route_ns, int64_t(p.packet_bytes) * p.byte_ns + p.fly_ns);
+  }
+  static constexpr int kWheelSlackBits = 1;
+
   void Push(int64_t t, EvType type, uint64_t arg) {
     if (type < kNetTypes) ++pending_net_;
     q_.Push(t, Ev(type, arg));
@@ -485,7 +492,8 @@ Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p
       H_(net.num_hosts()),
       G_(net.num_global_ports()),
       in_cap_(p.in_buf),
-      out_cap_(p.out_buf) {
+      out_cap_(p.out_buf),
+      q_(EventQueue::WheelBitsFor(MaxNetworkDelay(p)) + kWheelSlackBits) {
   ValidateParams(p_);
   if (V_ != p_.vls) throw SimFailure("internal: network built for a different VL count");
   if (p_.sl == SlPolicy::kEngine && !wl_.UsesPathSl())

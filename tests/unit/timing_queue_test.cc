@@ -37,24 +37,70 @@ void TestOrderByTimeThenInsertion() {
   CU_ASSERT(q.empty());
 }
 
-void TestFarEventsAndWrapAround() {
+void CheckFarEventsAndWrapAround(EventQueue& q) {
   // Beyond the wheel's reach events wait in the heap; ties there keep
   // insertion order, and they interleave with wheel events of their time.
-  EventQueue q;
-  const int64_t far = 3 * EventQueue::kWheel + 7;
+  const int64_t wheel = q.wheel_size();
+  const int64_t far = 3 * wheel + 7;
   q.Push(far, 10);
   q.Push(far, 11);
-  q.Push(EventQueue::kWheel - 1, 12);
+  q.Push(wheel - 1, 12);
   q.Push(far + 1, 13);
   int64_t t;
   uint64_t ev;
-  CU_ASSERT(q.Pop(t, ev) && t == EventQueue::kWheel - 1 && ev == 12);
+  CU_ASSERT(q.Pop(t, ev) && t == wheel - 1 && ev == 12);
   q.Push(far, 14);  // still beyond the wheel: after the heap's ties
   CU_ASSERT(q.Pop(t, ev) && t == far && ev == 10);
   q.Push(far, 15);  // into the nanosecond being popped: after those queued
   std::vector<uint64_t> rest;
   while (q.Pop(t, ev)) rest.push_back(ev);
   CU_ASSERT((rest == std::vector<uint64_t>{11, 14, 15, 13}));
+}
+
+void TestFarEventsAndWrapAround() {
+  EventQueue q;
+  CU_ASSERT_EQUAL(q.wheel_size(), int64_t(1) << EventQueue::kDefaultWheelBits);
+  CheckFarEventsAndWrapAround(q);
+  EventQueue small(3);
+  CU_ASSERT_EQUAL(small.wheel_size(), 8);
+  CheckFarEventsAndWrapAround(small);
+}
+
+void TestWheelSizeFollowsTheLongestDelay() {
+  // The wheel must reach past the longest delay: 148 ns (a credit's return
+  // with 32-byte packets) needs 256, exactly 256 needs 512.
+  CU_ASSERT_EQUAL(EventQueue::WheelBitsFor(148), 8);
+  CU_ASSERT_EQUAL(EventQueue::WheelBitsFor(255), 8);
+  CU_ASSERT_EQUAL(EventQueue::WheelBitsFor(256), 9);
+  CU_ASSERT_EQUAL(EventQueue::WheelBitsFor(0), 1);
+  CU_ASSERT_EQUAL(EventQueue::WheelBitsFor(int64_t(1) << 40), EventQueue::kMaxWheelBits);
+}
+
+void TestSameOrderWhateverTheWheelSize() {
+  // The simulator picks the wheel from its parameters; results must not
+  // depend on it. A pseudo-random schedule, events pushing follow-ups up to
+  // 300 ns ahead, gives the same (time, event) sequence on wheels of 8 ns
+  // to 4096 ns.
+  auto run = [](int bits) {
+    EventQueue q(bits);
+    uint64_t x = 12345;
+    for (uint64_t i = 0; i < 50; ++i) {
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      q.Push(int64_t(x >> 54), i);
+    }
+    std::vector<std::pair<int64_t, uint64_t>> out;
+    int64_t t;
+    uint64_t ev;
+    while (q.Pop(t, ev) && out.size() < 5000) {
+      out.push_back({t, ev});
+      x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+      if (out.size() < 4000) q.Push(t + int64_t((x >> 33) % 300), ev + 1000);
+    }
+    return out;
+  };
+  const auto ref = run(12);
+  CU_ASSERT_EQUAL(ref.size(), 4049u);
+  for (int bits : {3, 6, 8, 9}) CU_ASSERT(run(bits) == ref);
 }
 
 void TestManyEventsInOneNanosecond() {
@@ -95,6 +141,8 @@ void RegisterTimingQueueSuite() {
   CU_pSuite s = CU_add_suite("timing_queue", nullptr, nullptr);
   CU_add_test(s, "order by time, then insertion", TestOrderByTimeThenInsertion);
   CU_add_test(s, "far heap, wrap-around, pushes into the current nanosecond", TestFarEventsAndWrapAround);
+  CU_add_test(s, "wheel size from the longest delay", TestWheelSizeFollowsTheLongestDelay);
+  CU_add_test(s, "same order whatever the wheel size", TestSameOrderWhateverTheWheelSize);
   CU_add_test(s, "a bucket grows while it is popped", TestManyEventsInOneNanosecond);
   CU_add_test(s, "a time in the past is rejected", TestPastTimeRejected);
 }
