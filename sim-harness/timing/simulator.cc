@@ -293,7 +293,7 @@ class Engine final : public Simulator::Impl {
           if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
         break;
       }
-      case kTxDone: __builtin_prefetch(Chan((arg << Vsh()) | hdr_[arg].tx_vl)); break;
+      case kTxDone: __builtin_prefetch(Chan((arg << Vsh()) | hdr_[arg].rr_vl)); break;
       case kCredit: __builtin_prefetch(&hdr_[arg >> Vsh()]); break;
       default: break;
     }
@@ -358,21 +358,21 @@ class Engine final : public Simulator::Impl {
   // reload every member after it. Credits are lazy: a credit the receiver returns goes
   // into its sender's pending ring with its arrival time and becomes an
   // event only when the sender is blocked waiting for it (most are not).
-  struct PortHdr {
+  // 32 bytes, aligned: a port's header is one cache-line access.
+  struct alignas(32) PortHdr {
     int64_t link_busy;  // ns busy inside the window
     int32_t peer;       // global port at the other end
     int32_t node;       // switch or end-port index of this port
     int32_t peer_node;  // ... and of the peer
-    uint16_t port;      // port number on its node
-    uint16_t peer_port; // ... and the peer's on its node
+    uint16_t peer_port; // the peer's port number on its node
     uint16_t is_host;   // this is an end port
     uint16_t to_host;   // the peer is an end port (no credits towards it)
     uint16_t busy;      // transmitting
-    uint16_t tx_vl;     // VL being transmitted
-    uint16_t rr_vl;     // last VL sent (round-robin)
-    uint32_t ready;     // bit per VL with something to send: a switch
+    uint16_t rr_vl;     // last VL sent (round-robin), the one on the wire while busy
+    uint16_t ready;     // bit per VL with something to send: a switch
                         // output buffer not empty, a host queue not empty
   };
+  static_assert(sizeof(PortHdr) == 32, "a port header is half a cache line");
   struct DeepState {
     int32_t credits;  // sender: usable now
     int32_t rr_last;  // output arbitration: last input channel granted
@@ -517,7 +517,6 @@ Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p
     const GlobalPort& g = net_.port(gp);
     h.peer = g.peer;
     h.node = g.node;
-    h.port = g.port;
     h.is_host = g.is_host;
     h.peer_node = g.peer >= 0 ? net_.port(g.peer).node : -1;
     h.peer_port = g.peer >= 0 ? uint16_t(net_.port(g.peer).port) : 0;
@@ -870,7 +869,6 @@ IBU_HOT void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   Packet& P = pkts_[pi];
   const int64_t dur = int64_t(P.bytes) * p_.byte_ns;
   Hdr(gp).busy = 1;
-  Hdr(gp).tx_vl = uint16_t(vl);
   Hdr(gp).rr_vl = uint16_t(vl);
   Push(t + dur, kTxDone, uint64_t(gp));
   ++hops_;
@@ -925,7 +923,7 @@ IBU_HOT void Engine<kV, kOne>::OnTxDone(int gp) {
     HostTryTransmit(g.node);
     return;
   }
-  const int oc = (gp << Vsh()) | Hdr(gp).tx_vl;
+  const int oc = (gp << Vsh()) | Hdr(gp).rr_vl;
   const uint32_t pi = OutHead(oc);
   OutPop(oc);
   if (Hdr(gp).to_host) {
