@@ -1,12 +1,13 @@
 // The event list of the timing model: a timing wheel of one-nanosecond
 // buckets for the near future and a binary heap for the rest (message
 // arrivals beyond the wheel, phase marks). The simulator sizes the wheel
-// just above its longest in-network delay: a bucket's memory is reused
-// every wheel turn, so a wheel no longer than needed keeps the buckets in
-// cache (a 4096-ns wheel on FT(16,3) cycled ~2 MB of buckets through L2). Events are 64-bit words the simulator decodes itself. Order is
-// deterministic: by time, then by insertion (bucket FIFO; the heap breaks
-// ties by a sequence number). Buckets keep their capacity, so after warm-up
-// pushing and popping do not allocate.
+// from its longest in-network delay: a bucket's memory is reused every
+// turn, so a wheel no longer than needed keeps the buckets in cache (a
+// 4096-ns wheel on FT(16,3) cycled ~2 MB of buckets through L2). Events are
+// 64-bit words the simulator decodes itself. Order is deterministic: by
+// time, then by insertion (bucket FIFO; the heap breaks ties by a sequence
+// number), whatever the wheel size. Buckets keep their capacity, so after
+// warm-up pushing and popping do not allocate.
 #pragma once
 
 #include <algorithm>

@@ -32,9 +32,6 @@ void AssertExactlyOnce(const Fabric& f, const Tables& t, const McastGroup& g) {
   CU_ASSERT_EQUAL(r.senders_checked, static_cast<long>(g.members.size()));
 }
 
-bool Contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 }  // namespace ibu::test
 

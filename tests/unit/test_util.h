@@ -31,7 +31,9 @@ std::string ErrorOf(Fn fn) {
   return "";
 }
 
-bool Contains(const std::string& haystack, const std::string& needle);
+inline bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
 
 // `count` distinct end-port indices out of `hosts`, drawn from rng.
 std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count);

@@ -17,6 +17,7 @@
 #include "sim-harness/timing/progress.h"
 #include "sim-harness/timing/sim_cli.h"
 #include "sim-harness/timing/sweep.h"
+#include "tests/unit/test_util.h"
 #include "tests/unit/timing_rig.h"
 
 namespace ibu::simtest {
@@ -26,7 +27,7 @@ namespace {
 using sim::Params;
 using sim::PointResult;
 
-bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using test::Contains;
 
 std::vector<std::string> Json(const std::vector<PointResult>& rs) {
   std::vector<std::string> out;
@@ -117,7 +118,7 @@ void TestCliDumpRun() {
   for (const char* key : {"\"offered\":", "\"accepted\":", "\"latency_avg_ns\":", "\"latency_p99_ns\":",
                           "\"packets_delivered\":", "\"simulated_ns\":", "\"wall_s\":",
                           "\"packet_hops_per_s\":"})
-    CU_ASSERT(Has(out, key));
+    CU_ASSERT(Contains(out, key));
   std::string out2;
   args = base;
   args.insert(args.end(), {"--sweep", "0.1:0.4:0.1", "--jobs", "2", "--csv", d.dir + "/out.csv"});
@@ -126,13 +127,13 @@ void TestCliDumpRun() {
   std::ifstream csv(d.dir + "/out.csv");
   std::string header;
   std::getline(csv, header);
-  CU_ASSERT(Has(header, "latency_p99_ns"));
+  CU_ASSERT(Contains(header, "latency_p99_ns"));
 
   // Hardware multicast from the dumped MFT.
   args = base;
   args.insert(args.end(), {"--traffic", "mcast:all:all", "--param", "batch=3"});
   CU_ASSERT_EQUAL(Sim(args, &out, &err), 0);
-  CU_ASSERT(Has(out, "\"ops_measured\":15"));
+  CU_ASSERT(Contains(out, "\"ops_measured\":15"));
 }
 
 // A sweep written as jobs (--emit-jobs), the jobs run by a plain shell loop
@@ -161,15 +162,15 @@ void TestCliEmitJobsAndMerge() {
   args = base;
   args.insert(args.end(), {"--emit-jobs", work + "/set", "--links", work + "/l.csv"});
   CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "--merge DIR --links FILE"));
+  CU_ASSERT(Contains(err, "--merge DIR --links FILE"));
   args = base;
   args.insert(args.end(), {"--emit-jobs", work + "/set", "--csv", work + "/c.csv"});
   CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "--csv: not with --emit-jobs"));
+  CU_ASSERT(Contains(err, "--csv: not with --emit-jobs"));
   args = base;
   args.insert(args.end(), {"--point", "2", "--save", work + "/p2.json", "--csv", work + "/c.csv"});
   CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "--csv: not with --save"));
+  CU_ASSERT(Contains(err, "--csv: not with --save"));
 
   // --point N alone writes that point's rows of the sweep's --csv and --links.
   args = base;
@@ -186,12 +187,12 @@ void TestCliEmitJobsAndMerge() {
   std::ifstream slurm(work + "/set/slurm.sh");
   std::stringstream script;
   script << slurm.rdbuf();
-  CU_ASSERT(Has(script.str(), "#SBATCH --array=0-4"));
-  CU_ASSERT(Has(script.str(), "SLURM_ARRAY_TASK_ID"));
+  CU_ASSERT(Contains(script.str(), "#SBATCH --array=0-4"));
+  CU_ASSERT(Contains(script.str(), "SLURM_ARRAY_TASK_ID"));
 
   // Not all points done yet: the merge names the missing ones.
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "5 of 5 points not done"));
+  CU_ASSERT(Contains(err, "5 of 5 points not done"));
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--links", work + "/merged-links.csv"}, nullptr, &err), 2);
 
   const std::string loop = "while IFS= read -r line; do bash -c \"$line\" || exit 1; done < " + work + "/set/jobs.txt";
@@ -213,7 +214,7 @@ void TestCliEmitJobsAndMerge() {
   CU_ASSERT(!slurp(work + "/merged.csv").empty());
   const std::string links = slurp(work + "/merged-links.csv");
   CU_ASSERT(links == slurp(work + "/direct-links.csv"));
-  CU_ASSERT(links.rfind("point,link,util\n0,\"", 0) == 0 && Has(links, "\n4,\"") && Has(links, " -> "));
+  CU_ASSERT(links.rfind("point,link,util\n0,\"", 0) == 0 && Contains(links, "\n4,\"") && Contains(links, " -> "));
   {
     std::istringstream all(slurp(work + "/direct.csv")), linked(links);
     std::string want, line;
@@ -233,17 +234,17 @@ void TestCliEmitJobsAndMerge() {
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--csv", work + "/m2.csv", "--links", work + "/m2-links.csv"},
                       nullptr, &err),
                   2);
-  CU_ASSERT(Has(err, "points/0.json") && Has(err, "another fabric"));
+  CU_ASSERT(Contains(err, "points/0.json") && Contains(err, "another fabric"));
   CU_ASSERT(slurp(work + "/m2.csv").empty() && slurp(work + "/m2-links.csv").empty());
   std::ofstream(work + "/set/links.txt") << "ibunion-sim-links 1\nports 3\n7 a -> b\n";
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--links", work + "/m2-links.csv"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "links.txt:3"));
+  CU_ASSERT(Contains(err, "links.txt:3"));
 
   // A second --emit-jobs into the same directory is refused.
   args = base;
   args.insert(args.end(), {"--emit-jobs", work + "/set"});
   CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "already holds a job set"));
+  CU_ASSERT(Contains(err, "already holds a job set"));
   unsetenv("IBUNION_PROGRAM");
   CU_ASSERT_EQUAL(std::system(("rm -rf " + work).c_str()), 0);
 }
@@ -253,28 +254,28 @@ void TestCliBadInput() {
   const std::string routing = "dump:" + d.dir;
   std::string err;
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--bogus", "1"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "--bogus"));
+  CU_ASSERT(Contains(err, "--bogus"));
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--vls", "9"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "--vls 9"));
+  CU_ASSERT(Contains(err, "--vls 9"));
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--param", "fly=3"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "fly"));
+  CU_ASSERT(Contains(err, "fly"));
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--traffic", "mcast:0:1"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "--traffic mcast:0:1"));
+  CU_ASSERT(Contains(err, "--traffic mcast:0:1"));
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--load"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "--load"));
+  CU_ASSERT(Contains(err, "--load"));
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--sweep", "0.5:0.1:0.1"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "--sweep"));
+  CU_ASSERT(Contains(err, "--sweep"));
   CU_ASSERT_EQUAL(Sim({"--routing", "dump:/nonexistent-dir"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "/nonexistent-dir/fabric.net"));
+  CU_ASSERT(Contains(err, "/nonexistent-dir/fabric.net"));
   CU_ASSERT_EQUAL(Sim({"--routing", "nosuchengine", d.dir + "/fabric.net"}, nullptr, &err), 2);
 
   std::ofstream(d.dir + "/bad.conf") << "# comment\nvls = 2\nthis line is wrong\n";
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--config", d.dir + "/bad.conf"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, d.dir + "/bad.conf:3"));
+  CU_ASSERT(Contains(err, d.dir + "/bad.conf:3"));
   std::ofstream(d.dir + "/bad.conf") << "route_ns = fast\n";
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--config", d.dir + "/bad.conf"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "bad.conf:1"));
-  CU_ASSERT(Has(err, "route_ns"));
+  CU_ASSERT(Contains(err, "bad.conf:1"));
+  CU_ASSERT(Contains(err, "route_ns"));
 
   // A config file that works, overridden by the command line.
   std::ofstream(d.dir + "/good.conf") << "guid2lid = " << d.dir << "/guid2lid\nload = 0.2\nvls = 4\n"
@@ -283,7 +284,7 @@ void TestCliBadInput() {
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--config", d.dir + "/good.conf", "--vls", "1", "--json"}, &out,
                       &err),
                   0);
-  CU_ASSERT(Has(out, "\"load\":0.2"));
+  CU_ASSERT(Contains(out, "\"load\":0.2"));
 
   // Tables that do not match the fabric: an LFT entry beyond the ports.
   {
@@ -297,7 +298,7 @@ void TestCliBadInput() {
     std::ofstream(d.dir + "/lfts.dump") << text;
   }
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--guid2lid", d.dir + "/guid2lid"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, "lfts.dump"));
+  CU_ASSERT(Contains(err, "lfts.dump"));
 }
 
 // LFTs made for other LIDs than the fabric's (a guid2lid of another run):
@@ -322,18 +323,18 @@ void TestCliTablesForOtherLids() {
   }
   std::string err;
   CU_ASSERT_EQUAL(Sim({"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid"}, nullptr, &err), 2);
-  CU_ASSERT(Has(err, d.dir + "/lfts.dump: tables do not match the fabric's LIDs"));
-  CU_ASSERT(Has(err, "end port"));
-  CU_ASSERT(Has(err, "--guid2lid"));
+  CU_ASSERT(Contains(err, d.dir + "/lfts.dump: tables do not match the fabric's LIDs"));
+  CU_ASSERT(Contains(err, "end port"));
+  CU_ASSERT(Contains(err, "--guid2lid"));
 }
 
 // The progress bar's text: fraction, points and time left.
 void TestProgressBarText() {
   const std::string s = sim::ProgressBar::Render(0.5, 3, 6, 10);
-  CU_ASSERT(Has(s, "[###############...............]"));
-  CU_ASSERT(Has(s, " 50%"));
-  CU_ASSERT(Has(s, "3/6 points"));
-  CU_ASSERT(Has(s, "~10 s left"));
+  CU_ASSERT(Contains(s, "[###############...............]"));
+  CU_ASSERT(Contains(s, " 50%"));
+  CU_ASSERT(Contains(s, "3/6 points"));
+  CU_ASSERT(Contains(s, "~10 s left"));
 }
 
 void TestCliDeadlockExitCode() {
@@ -359,8 +360,8 @@ void TestCliDeadlockExitCode() {
                       "--param", "batch=40", "--json", "--quiet"},
                      &out, &err);
   CU_ASSERT_EQUAL(rc, 1);
-  CU_ASSERT(Has(err, "credit loop"));
-  CU_ASSERT(Has(out, "\"deadlock\":true"));
+  CU_ASSERT(Contains(err, "credit loop"));
+  CU_ASSERT(Contains(out, "\"deadlock\":true"));
 }
 
 }  // namespace

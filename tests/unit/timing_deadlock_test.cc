@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "tests/unit/test_util.h"
 #include "tests/unit/timing_rig.h"
 
 namespace ibu::simtest {
@@ -15,7 +16,7 @@ using sim::Params;
 using sim::PointResult;
 using sim::Simulator;
 
-bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using test::Contains;
 
 void TestRingDeadlocks() {
   // Every host sends to the host three switches ahead: each packet holds a
@@ -28,9 +29,9 @@ void TestRingDeadlocks() {
   const PointResult r = sim.Run();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   CU_ASSERT(r.deadlock);
-  CU_ASSERT(Has(r.deadlock_report, "credit loop of 4 channels"));
-  for (const char* sw : {"R0", "R1", "R2", "R3"}) CU_ASSERT(Has(r.deadlock_report, sw));
-  CU_ASSERT(Has(r.deadlock_report, "VL 0"));
+  CU_ASSERT(Contains(r.deadlock_report, "credit loop of 4 channels"));
+  for (const char* sw : {"R0", "R1", "R2", "R3"}) CU_ASSERT(Contains(r.deadlock_report, sw));
+  CU_ASSERT(Contains(r.deadlock_report, "VL 0"));
   CU_ASSERT(wall < 5.0);
 }
 
@@ -44,7 +45,7 @@ void TestRingDeadlocksInSteadyState() {
   Simulator sim(*rig.net, *rig.wl, p, 1.0, 2);
   const PointResult r = sim.Run();
   CU_ASSERT(r.deadlock);
-  CU_ASSERT(Has(r.deadlock_report, "credit loop"));
+  CU_ASSERT(Contains(r.deadlock_report, "credit loop"));
 }
 
 void TestOneHopRingIsFine() {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "plugin/core/error.h"
+#include "tests/unit/test_util.h"
 #include "tests/unit/timing_rig.h"
 
 namespace ibu::simtest {
@@ -16,7 +17,7 @@ using sim::Params;
 using sim::PointResult;
 using sim::Simulator;
 
-bool Has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using test::Contains;
 
 // Zero-load latency of a message of P packets of L bytes crossing H
 // switches, with F = fly time, R = routing time, b = ns per byte:
@@ -203,9 +204,9 @@ void TestNoRouteIsReported() {
   } catch (const sim::SimFailure& e) {
     err = e.what();
   }
-  CU_ASSERT(Has(err, "no route"));
-  CU_ASSERT(Has(err, "L1"));
-  CU_ASSERT(Has(err, "LID 3"));
+  CU_ASSERT(Contains(err, "no route"));
+  CU_ASSERT(Contains(err, "L1"));
+  CU_ASSERT(Contains(err, "LID 3"));
 }
 
 void TestRoutingLoopIsReported() {
@@ -222,7 +223,7 @@ void TestRoutingLoopIsReported() {
   } catch (const sim::SimFailure& e) {
     err = e.what();
   }
-  CU_ASSERT(Has(err, "loop") || Has(err, "arrival port"));
+  CU_ASSERT(Contains(err, "loop") || Contains(err, "arrival port"));
 }
 
 void TestTablesMustMatchFabric() {
@@ -234,8 +235,8 @@ void TestTablesMustMatchFabric() {
   } catch (const Error& e) {
     err = e.what();
   }
-  CU_ASSERT(Has(err, "tables do not match the fabric"));
-  CU_ASSERT(Has(err, "port 9"));
+  CU_ASSERT(Contains(err, "tables do not match the fabric"));
+  CU_ASSERT(Contains(err, "port 9"));
   Setup st2 = Line(2);
   st2.tables.lft.pop_back();
   err.clear();
@@ -244,7 +245,7 @@ void TestTablesMustMatchFabric() {
   } catch (const Error& e) {
     err = e.what();
   }
-  CU_ASSERT(Has(err, "1 LFTs"));
+  CU_ASSERT(Contains(err, "1 LFTs"));
 }
 
 void TestSl2VlHook() {
@@ -260,7 +261,7 @@ void TestSl2VlHook() {
   } catch (const Error& e) {
     err = e.what();
   }
-  CU_ASSERT(Has(err, "VL 2"));
+  CU_ASSERT(Contains(err, "VL 2"));
 }
 
 }  // namespace
