@@ -1,6 +1,5 @@
 // `ibunion route`: tables from a net file, offline, through the same engine
 // code OpenSM runs.
-#include <cinttypes>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -9,6 +8,7 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/groups.h"
+#include "plugin/core/path_map.h"
 #include "plugin/core/output_files.h"
 #include "plugin/core/tables.h"
 
@@ -56,15 +56,7 @@ int RouteMain(int argc, char** argv) {
   std::string paths;
   if (args.has("--paths")) {
     std::ostringstream os;
-    char buf[80];
-    for (size_t s = 0; s < f.end_ports.size(); ++s)
-      for (size_t d = 0; d < f.end_ports.size(); ++d) {
-        if (s == d) continue;
-        std::snprintf(buf, sizeof buf, "0x%016" PRIx64 " 0x%016" PRIx64 " %u\n",
-                      f.end_ports[s].port_guid, f.end_ports[d].port_guid,
-                      engine->SelectDlid(f, static_cast<int>(s), static_cast<int>(d)));
-        os << buf;
-      }
+    WritePathMap(os, f, [&](int s, int d) { return engine->SelectDlid(f, s, d); });
     paths = os.str();
   }
   // All outputs or none: a bad --paths must not leave a fresh --lft behind.

@@ -10,13 +10,13 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/groups.h"
+#include "plugin/core/path_map.h"
 #include "plugin/core/verify/multicast.h"
 #include "plugin/core/verify/paths.h"
 #include "plugin/core/verify/deadlock.h"
 #include "plugin/core/topology/fattree.h"
 #include <fstream>
 #include <sstream>
-#include <unordered_map>
 #include "plugin/core/tables.h"
 #include "plugin/core/verify/unicast.h"
 
@@ -95,38 +95,13 @@ bool VerifyGroups(const Fabric& f, Tables& t, const Args& args) {
   return ok;
 }
 
-// Reads "src_guid dst_guid dlid" lines into a selection function.
-std::function<Lid(int, int)> SelectionFromFile(const Fabric& f, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open path-selection map (" + std::strerror(errno) + ")");
-  auto map = std::make_shared<std::unordered_map<uint64_t, Lid>>();
-  std::string line;
-  int no = 0;
-  const uint64_t n = f.end_ports.size();
-  while (std::getline(in, line)) {
-    ++no;
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ls(line);
-    std::string a, b;
-    unsigned dlid = 0;
-    if (!(ls >> a >> b >> dlid)) throw InputError(path, no, "expected 'src_guid dst_guid dlid'");
-    const int s = f.EndPortByGuid(std::stoull(a, nullptr, 16));
-    const int d = f.EndPortByGuid(std::stoull(b, nullptr, 16));
-    if (s < 0 || d < 0) throw InputError(path, no, "port GUID not in the fabric");
-    (*map)[s * n + d] = static_cast<Lid>(dlid);
-  }
-  return [map, n, &f](int s, int d) {
-    auto it = map->find(s * n + d);
-    return it == map->end() ? f.end_ports[d].base_lid : it->second;
-  };
-}
-
 bool VerifyDisjoint(const Fabric& f, const Tables& t, const Args& args) {
   const FatTree tree = RecognizeFatTree(f);
   std::function<Lid(int, int)> select;
   std::unique_ptr<Engine> engine;
   if (args.has("--paths")) {
-    select = SelectionFromFile(f, args.get("--paths"));
+    auto map = std::make_shared<PathMap>(ReadPathMapFile(args.get("--paths"), f));
+    select = [map](int s, int d) { return map->Select(s, d); };
   } else if (args.has("--engine")) {
     engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
     Tables scratch;

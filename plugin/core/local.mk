@@ -7,6 +7,7 @@ plugin_core_libibucore_la_SOURCES = \
 	plugin/core/netfile.h plugin/core/netfile.cc \
 	plugin/core/output_files.h plugin/core/output_files.cc \
 	plugin/core/tables.h plugin/core/tables.cc \
+	plugin/core/path_map.h plugin/core/path_map.cc \
 	plugin/core/engine.h plugin/core/engine.cc \
 	plugin/core/groups.h plugin/core/groups.cc \
 	plugin/core/topology/fattree.h plugin/core/topology/fattree_labels.h plugin/core/topology/fattree.cc \

@@ -14,6 +14,7 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/fabric.h"
+#include "plugin/core/path_map.h"
 #include "plugin/core/tables.h"
 
 namespace {
@@ -382,15 +383,8 @@ void ibu_dump(const ibu_engine* e, const char* dir) {
     }
     if (!WriteAtomically(base + "-paths.dump", [&](std::ostream& os) {
           os << "# src_port_guid dst_port_guid dlid (ibunion " << e->name << " path selection)\n";
-          char line[64];
-          for (size_t s = 0; s < n; ++s)
-            for (size_t d = 0; d < n; ++d) {
-              if (s == d) continue;
-              std::snprintf(line, sizeof line, "0x%016" PRIx64 " 0x%016" PRIx64 " %u\n",
-                            e->fabric.end_ports[s].port_guid, e->fabric.end_ports[d].port_guid,
-                            e->engine->SelectDlid(e->fabric, static_cast<int>(s), static_cast<int>(d)));
-              os << line;
-            }
+          ibu::WritePathMap(os, e->fabric,
+                            [&](int s, int d) { return e->engine->SelectDlid(e->fabric, s, d); });
         }))
       e->Log(IBU_LOG_ERROR, "cannot write " + base + "-paths.dump");
   } catch (const std::exception& err) {

@@ -1,9 +1,12 @@
 // MLID unicast: seed 001's worked examples, disjointness, spreading.
+#include <cstdio>
 #include <set>
+#include <sstream>
 #include <tuple>
 
 #include "plugin/core/engine.h"
 #include "plugin/core/netfile.h"
+#include "plugin/core/path_map.h"
 #include "plugin/core/routing/mlid.h"
 #include "plugin/core/topology/generate.h"
 #include "plugin/core/verify/paths.h"
@@ -190,6 +193,57 @@ void BadOptionsAreRefused() {
   CU_ASSERT(Contains(ErrorOf([] { MakeEngine("nope", {}, nullptr); }), "unknown routing engine"));
 }
 
+
+// The exported map reads back to the engine's selection, and a map that
+// does not fit the fabric names the line.
+void PathMapRoundTripAndErrors() {
+  auto r = Route(4, 3, 2, "");
+  const Fabric& f = r->f;
+  std::ostringstream os;
+  WritePathMap(os, f, [&](int s, int d) { return r->engine->SelectDlid(f, s, d); });
+  std::istringstream in("# comment\n\n" + os.str());
+  const PathMap map = ReadPathMap(in, "p", f);
+  const int n = static_cast<int>(f.end_ports.size());
+  CU_ASSERT_EQUAL(map.pairs(), size_t(n) * size_t(n - 1));
+  int selected_beyond_base = 0;
+  for (int s = 0; s < n; ++s)
+    for (int d = 0; d < n; ++d)
+      if (s != d) {
+        CU_ASSERT_EQUAL(map.Select(s, d), r->engine->SelectDlid(f, s, d));
+        selected_beyond_base += map.Select(s, d) != f.end_ports[d].base_lid;
+      }
+  CU_ASSERT(selected_beyond_base > 0);  // LMC 2: the map is more than base LIDs
+
+  auto guid = [&](int ep) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%016llx", static_cast<unsigned long long>(f.end_ports[ep].port_guid));
+    return std::string(b);
+  };
+  auto error = [&](const std::string& text) {
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadPathMap(is, "p", f); });
+  };
+  const std::string a = guid(0), b = guid(5);
+  const Lid base5 = f.end_ports[5].base_lid;
+  // A pair left out falls back to the base LID.
+  std::istringstream one(a + " " + b + " " + std::to_string(base5 + 3) + "\n");
+  const PathMap partial = ReadPathMap(one, "p", f);
+  CU_ASSERT_EQUAL(partial.Select(0, 5), base5 + 3);
+  CU_ASSERT_EQUAL(partial.Select(5, 0), f.end_ports[0].base_lid);
+  CU_ASSERT(Contains(error(""), "p: no pair in it"));
+  CU_ASSERT(Contains(error(a + " " + b + "\n"), "p:1: expected 'src_port_guid dst_port_guid dlid'"));
+  CU_ASSERT(Contains(error(a + " " + b + " 9 9\n"), "p:1: expected"));
+  CU_ASSERT(Contains(error("zz " + b + " 9\n"), "p:1: 'zz': expected a port GUID"));
+  CU_ASSERT(Contains(error("0x0badbeef " + b + " 9\n"), "p:1: port GUID 0x0badbeef is no end port"));
+  CU_ASSERT(Contains(error(a + " " + a + " 9\n"), "p:1: source and destination are the same port"));
+  CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5 + 4) + "\n"),
+                     "p:1: DLID " + std::to_string(base5 + 4) + ": expected one of"));
+  CU_ASSERT(Contains(error(a + " " + b + " -1\n"), "p:1: DLID -1: expected"));
+  CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "\n" + a + " " + b + " " +
+                           std::to_string(base5) + "\n"),
+                     "p:2: pair " + a + " " + b + " given twice"));
+}
+
 }  // namespace
 
 void RegisterMlidSuite() {
@@ -205,6 +259,7 @@ void RegisterMlidSuite() {
   CU_add_test(s, "SLID baseline", SlidIsOneLidPerHost);
   CU_add_test(s, "folding is logged", FoldingIsLogged);
   CU_add_test(s, "bad options are refused", BadOptionsAreRefused);
+  CU_add_test(s, "path-selection map: round trip, bad lines", PathMapRoundTripAndErrors);
 }
 
 }  // namespace ibu::test

@@ -1,0 +1,90 @@
+#include "plugin/core/path_map.h"
+
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <istream>
+#include <ostream>
+#include <sstream>
+
+#include "plugin/core/error.h"
+
+namespace ibu {
+
+void WritePathMap(std::ostream& os, const Fabric& f, const DlidSelector& select) {
+  const size_t n = f.end_ports.size();
+  char line[64];
+  for (size_t s = 0; s < n; ++s)
+    for (size_t d = 0; d < n; ++d) {
+      if (s == d) continue;
+      std::snprintf(line, sizeof line, "0x%016" PRIx64 " 0x%016" PRIx64 " %u\n", f.end_ports[s].port_guid,
+                    f.end_ports[d].port_guid, unsigned(select(static_cast<int>(s), static_cast<int>(d))));
+      os << line;
+    }
+}
+
+namespace {
+
+// An end port named by its port GUID ("0x..." or bare hex).
+int EndPortOf(const std::string& word, const Fabric& f, const std::string& file, int no) {
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long guid = std::strtoull(word.c_str(), &end, 16);
+  if (word.empty() || *end != '\0' || errno == ERANGE || word[0] == '-')
+    throw InputError(file, no, "'" + word + "': expected a port GUID (hex, e.g. 0x0008f10400411a2b)");
+  const int ep = f.EndPortByGuid(guid);
+  if (ep < 0) throw InputError(file, no, "port GUID " + word + " is no end port of the fabric");
+  return ep;
+}
+
+}  // namespace
+
+PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) {
+  PathMap m;
+  m.n_ = f.end_ports.size();
+  m.dlid_.assign(m.n_ * m.n_, 0);
+  m.base_.resize(m.n_);
+  for (size_t e = 0; e < m.n_; ++e) m.base_[e] = f.end_ports[e].base_lid;
+  std::string line;
+  int no = 0;
+  while (std::getline(is, line)) {
+    ++no;
+    std::istringstream ls(line);
+    std::string a, b, lid_word, extra;
+    if (!(ls >> a) || a[0] == '#') continue;  // blank or comment
+    if (!(ls >> b >> lid_word) || (ls >> extra))
+      throw InputError(file, no, "expected 'src_port_guid dst_port_guid dlid'");
+    const int s = EndPortOf(a, f, file, no);
+    const int d = EndPortOf(b, f, file, no);
+    if (s == d) throw InputError(file, no, "source and destination are the same port (" + a + ")");
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long dlid = std::strtoul(lid_word.c_str(), &end, 0);
+    const EndPort& dst = f.end_ports[static_cast<size_t>(d)];
+    if (lid_word.empty() || *end != '\0' || errno == ERANGE || lid_word[0] == '-' || dlid == 0 || dlid < dst.base_lid ||
+        dlid >= unsigned(dst.base_lid) + unsigned(dst.lid_count()))
+      throw InputError(file, no,
+                       "DLID " + lid_word + ": expected one of " + dst.name + "'s LIDs " +
+                           std::to_string(dst.base_lid) + ".." +
+                           std::to_string(dst.base_lid + dst.lid_count() - 1) +
+                           " (a map made with other LIDs? use the guid2lid of the run that made it)");
+    Lid& slot = m.dlid_[static_cast<size_t>(s) * m.n_ + static_cast<size_t>(d)];
+    if (slot) throw InputError(file, no, "pair " + a + " " + b + " given twice");
+    slot = static_cast<Lid>(dlid);
+    ++m.pairs_;
+  }
+  if (m.pairs_ == 0)
+    throw Error(file + ": no pair in it (expected 'src_port_guid dst_port_guid dlid' lines)");
+  return m;
+}
+
+PathMap ReadPathMapFile(const std::string& path, const Fabric& f) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open path-selection map (" + std::strerror(errno) + ")");
+  return ReadPathMap(in, path, f);
+}
+
+}  // namespace ibu

@@ -1,0 +1,50 @@
+// The path-selection map an engine exports: for every ordered pair of end
+// ports, the DLID the source puts in its packets to that destination (with
+// LMC > 0 the DLID picks the path). Text form, one pair a line:
+//   0xSRC_PORT_GUID 0xDST_PORT_GUID DLID
+// as `ibunion route --paths` and the plugin's ibunion-<engine>-paths.dump
+// write it, so offline routing, the plugin and its consumers (verify
+// --disjoint, the timing model's dump: replay) share one format.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "plugin/core/fabric.h"
+
+namespace ibu {
+
+using DlidSelector = std::function<Lid(int src, int dst)>;
+
+// Writes n * (n - 1) lines: n^2 text, for fabrics up to a few thousand end
+// ports (the plugin stops at 4,096).
+void WritePathMap(std::ostream& os, const Fabric& f, const DlidSelector& select);
+
+class PathMap {
+ public:
+  // The DLID `src` uses towards `dst`: the map's, or dst's base LID for a
+  // pair the map leaves out.
+  Lid Select(int src, int dst) const {
+    const Lid l = dlid_[static_cast<size_t>(src) * n_ + static_cast<size_t>(dst)];
+    return l ? l : base_[static_cast<size_t>(dst)];
+  }
+  size_t pairs() const { return pairs_; }
+
+ private:
+  friend PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f);
+  size_t n_ = 0;
+  size_t pairs_ = 0;
+  std::vector<Lid> dlid_;  // n x n, 0 where the map has no line (memory n^2)
+  std::vector<Lid> base_;
+};
+
+// Parses the text form. Throws ibu::Error "FILE:LINE: ..." on a malformed
+// line, a GUID that is no end port of `f`, a pair of one port, a pair given
+// twice, and a DLID outside the destination's LID range; "FILE: ..." on a
+// file without any pair.
+PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f);
+PathMap ReadPathMapFile(const std::string& path, const Fabric& f);
+
+}  // namespace ibu
