@@ -13,6 +13,7 @@ sim_harness_timing_libibusim_la_SOURCES = \
 	sim-harness/timing/sweep.h sim-harness/timing/sweep.cc \
 	sim-harness/timing/jobs.h sim-harness/timing/jobs.cc \
 	sim-harness/timing/progress.h sim-harness/timing/progress.cc \
+	sim-harness/timing/dump_dir.h sim-harness/timing/dump_dir.cc \
 	sim-harness/timing/sim_cli.h sim-harness/timing/sim_cli.cc
 EXTRA_DIST += sim-harness/timing/README.md
 

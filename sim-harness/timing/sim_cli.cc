@@ -20,6 +20,7 @@
 #include "plugin/core/netfile.h"
 #include "plugin/core/output_files.h"
 #include "plugin/core/tables.h"
+#include "sim-harness/timing/dump_dir.h"
 #include "sim-harness/timing/jobs.h"
 #include "sim-harness/timing/progress.h"
 #include "sim-harness/timing/network.h"
@@ -42,9 +43,10 @@ constexpr const char* kUsage =
     "       ibunion sim --merge DIR [--json] [--csv FILE] [--links FILE] [--no-wall] [--quiet]\n"
     "\n"
     "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
-    "the tables of the routing engine (or by the LFT/MFT dumps in DIR: DIR/fabric.net,\n"
-    "DIR/lfts.dump, DIR/mfts.dump as the ibsim harness writes them; NETFILE may\n"
-    "then be left out).\n"
+    "the tables of the routing engine (or by the dumps in DIR as the ibsim harness\n"
+    "writes them: DIR/fabric.net, DIR/lfts.dump, DIR/mfts.dump, and when present\n"
+    "DIR/sl2vl.dump (the ports' SL-to-VL tables) and DIR/ibunion-ENGINE-paths.dump\n"
+    "(the plugin's path selection, for DLIDs); NETFILE may then be left out).\n"
     "\n"
     "  --guid2lid  LIDs from an OpenSM guid2lid file; GUIDs the fabric lacks (ports\n"
     "              OpenSM saw before) are skipped with a warning, none of the fabric's\n"
@@ -420,6 +422,7 @@ int Run(int argc, char** argv) {
   Fabric fabric;
   Tables tables;
   std::unique_ptr<Engine> engine;
+  std::shared_ptr<const DumpedPathMap> path_map;  // dump: the plugin's path selection, if it wrote one
   const bool dump = routing.rfind("dump:", 0) == 0;
   auto apply_guid2lid = [&]() {  // a warning is printed even with --quiet
     const std::string warning = ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
@@ -436,6 +439,15 @@ int Run(int argc, char** argv) {
     ReadLftsFile(dir + "/lfts.dump", fabric, tables);
     if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
     tables.Resize(fabric);
+    if (FileExists(dir + "/sl2vl.dump")) ReadDumpedSl2Vl(dir + "/sl2vl.dump", fabric, p, tables);
+    path_map = ReadDumpedPathMap(dir, fabric);
+    if (!quiet)
+      std::cerr << "ibunion sim: note: VLs "
+                << (tables.sl2vl.empty() ? "SL mod " + std::to_string(p.vls) + " (no sl2vl.dump)"
+                                         : "by the ports' SL-to-VL tables (sl2vl.dump)")
+                << "; DLIDs " << (path_map ? "by " + path_map->file + " (the plugin's path selection)"
+                                           : std::string("base LIDs (no ibunion-*-paths.dump)"))
+                << "\n";
   } else {
     if (net.empty()) throw Error("missing NETFILE (see --help)");
     fabric = ReadNetFile(net);
@@ -479,6 +491,9 @@ int Run(int argc, char** argv) {
     wl.SetDlidFn([e, f](int s, int d) { return e->SelectDlid(*f, s, d); }, true);
     wl.SetPathSlFn([e, f](int s, Lid dlid) { return int(e->PathSl(*f, f->end_ports[s].base_lid, dlid)); },
                    e->DataVls() > 1, p.sl);
+  } else if (path_map) {
+    wl.SetDlidFn([path_map](int s, int d) { return path_map->map.Select(s, d); }, true);
+    wl.SetPathSlFn(nullptr, false, p.sl);
   } else {
     wl.SetDlidFn(nullptr, false);
     wl.SetPathSlFn(nullptr, false, p.sl);
@@ -487,7 +502,8 @@ int Run(int argc, char** argv) {
   // count, decide the VL of every switch hop (e.g. xymesh's dedicated VL per
   // direction). Tables made for another VL count (an explicit
   // engine.xymesh_vls) are not used: VL = SL mod VLs, as for engines
-  // without tables. End ports have no table: they inject on SL mod VLs.
+  // without tables. End ports inject on SL mod VLs, or by their own table
+  // when a dump has one (sl2vl.dump).
   Sl2VlFn sl2vl;
   if (!tables.sl2vl.empty() && engine && engine->DataVls() != p.vls) {
     if (!quiet)
@@ -497,7 +513,11 @@ int Run(int argc, char** argv) {
     const Tables* t = &tables;
     const int vls = p.vls;
     sl2vl = [t, vls](int sw, int in_port, int out_port, int sl) -> int {
-      if (sw < 0 || size_t(sw) >= t->sl2vl.size() || t->sl2vl[sw].empty()) return sl % vls;
+      if (sw < 0) {  // an end port (in_port is its index): its own table when read back
+        const auto it = t->end_port_sl2vl.find(in_port);
+        return it == t->end_port_sl2vl.end() ? sl % vls : it->second[size_t(sl)];
+      }
+      if (size_t(sw) >= t->sl2vl.size() || t->sl2vl[sw].empty()) return sl % vls;
       return t->sl2vl[sw].get(in_port, out_port, sl);
     };
   }

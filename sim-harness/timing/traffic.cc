@@ -315,7 +315,7 @@ void Workload::SetDlidFn(DlidFn fn, bool engine_rule) {
   if (dlid_policy_ == DlidPolicy::kAuto)
     dlid_policy_ = engine_rule && dlid_fn_ ? DlidPolicy::kEngine : DlidPolicy::kBase;
   if (dlid_policy_ == DlidPolicy::kEngine && !dlid_fn_)
-    throw Error("--param dlid=engine: no routing engine (dump: routing); use dlid=base, random or hash");
+    throw Error("--param dlid=engine: no routing engine and no ibunion-*-paths.dump in the dump; use dlid=base, random or hash");
   dlid_table_.clear();
   if (dlid_policy_ == DlidPolicy::kEngine && size_t(hosts_) * hosts_ <= (size_t(1) << 16)) {
     dlid_table_.resize(size_t(hosts_) * hosts_);

@@ -1,0 +1,98 @@
+#include "sim-harness/timing/dump_dir.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <vector>
+
+#include "plugin/core/error.h"
+
+namespace ibu::sim {
+
+namespace {
+
+// The SLs messages can carry under the SL policy (no engine in a replay).
+std::vector<int> PossibleSls(const Params& p, std::string* policy) {
+  if (p.sl == SlPolicy::kFixed) {
+    *policy = "sl=" + std::to_string(p.sl_value);
+    return {p.sl_value};
+  }
+  *policy = p.sl == SlPolicy::kRandom ? "sl=random" : "sl=hash";
+  std::vector<int> all(16);
+  for (int sl = 0; sl < 16; ++sl) all[size_t(sl)] = sl;
+  return all;
+}
+
+// The first entry a message could use whose VL is beyond p.vls.
+struct BadEntry {
+  std::string where;
+  int sl = -1, vl = -1, max_vl = -1;
+};
+
+void Note(BadEntry* bad, const std::string& where, int sl, int vl) {
+  if (bad->sl < 0) *bad = {where, sl, vl, vl};
+  bad->max_vl = std::max(bad->max_vl, vl);
+}
+
+bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+}  // namespace
+
+void ReadDumpedSl2Vl(const std::string& path, const Fabric& f, const Params& p, Tables& t) {
+  ReadSl2VlFile(path, f, t);
+  std::string policy;
+  const std::vector<int> sls = PossibleSls(p, &policy);
+  BadEntry bad;
+  // Entries no message can use (an SL outside the policy, out port 0: the
+  // switch itself) are set to VL 0, so the model's tables hold only VLs it
+  // has; every other entry must be one of them.
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    Sl2Vl& table = t.sl2vl[s];
+    const std::string label = f.SwitchLabel(int(s));
+    if (table.empty())
+      throw Error(path + ": no table for " + label + " (read-sl2vl writes every switch: a partial file?)");
+    for (int in = 0; in <= table.num_ports; ++in)
+      for (int out = 0; out <= table.num_ports; ++out)
+        for (int sl = 0; sl < 16; ++sl) {
+          if (out == 0 || !Contains(sls, sl)) table.set(in, out, sl, 0);
+          else if (table.get(in, out, sl) >= p.vls)
+            Note(&bad, label + " (in " + std::to_string(in) + ", out " + std::to_string(out) + ")", sl,
+                 table.get(in, out, sl));
+        }
+  }
+  for (auto& [ep, vls] : t.end_port_sl2vl)
+    for (int sl = 0; sl < 16; ++sl) {
+      if (!Contains(sls, sl)) vls[size_t(sl)] = 0;
+      else if (vls[size_t(sl)] >= p.vls) Note(&bad, "end port " + f.end_ports[size_t(ep)].name, sl, vls[size_t(sl)]);
+    }
+  if (bad.sl >= 0)
+    throw Error(path + ": " + bad.where + " maps SL " + std::to_string(bad.sl) + " onto VL " +
+                std::to_string(bad.vl) + ", beyond VL " + std::to_string(p.vls - 1) + " of --vls " +
+                std::to_string(p.vls) + " (" + policy + " sends on " +
+                (p.sl == SlPolicy::kFixed ? "that SL" : "every SL 0..15") +
+                "; a real port drops such packets): give --param sl=N with an SL these tables map below VL " +
+                std::to_string(p.vls) +
+                (bad.max_vl < 8 ? " or --vls " + std::to_string(bad.max_vl + 1) + " or more"
+                                : std::string(" (they use VLs up to ") + std::to_string(bad.max_vl) +
+                                      ", the model has at most 8)"));
+}
+
+std::shared_ptr<const DumpedPathMap> ReadDumpedPathMap(const std::string& dir, const Fabric& f) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> found;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 19 && name.rfind("ibunion-", 0) == 0 &&
+        name.compare(name.size() - 11, 11, "-paths.dump") == 0)
+      found.push_back(e.path().string());
+  }
+  if (ec) throw Error(dir + ": cannot list (" + ec.message() + ")");
+  if (found.empty()) return nullptr;
+  std::sort(found.begin(), found.end());
+  if (found.size() > 1)
+    throw Error(dir + ": path-selection maps of several engines (" + found[0] + ", " + found[1] +
+                "): keep the one of the engine that made lfts.dump");
+  return std::make_shared<const DumpedPathMap>(DumpedPathMap{found[0], ReadPathMapFile(found[0], f)});
+}
+
+}  // namespace ibu::sim

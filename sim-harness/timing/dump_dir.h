@@ -1,0 +1,33 @@
+// What `ibunion sim --routing dump:DIR` replays besides the LFTs and MFTs:
+// the SL-to-VL tables the ports hold (DIR/sl2vl.dump, written by
+// sim-harness/ibsim/read-sl2vl) and the path-selection map the plugin
+// exported (DIR/ibunion-<engine>-paths.dump, in OpenSM's dump_files_dir).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "plugin/core/fabric.h"
+#include "plugin/core/path_map.h"
+#include "plugin/core/tables.h"
+#include "sim-harness/timing/params.h"
+
+namespace ibu::sim {
+
+// Reads `path` into t.sl2vl and t.end_port_sl2vl. Every switch must have
+// a table (read-sl2vl writes all or nothing), and every SL the SL policy
+// of `p` can give a message must map onto a VL below p.vls: on a real port
+// a packet on a VL beyond its operational VLs is dropped, so such tables
+// are refused with the SL, port pair and the options that would fit.
+void ReadDumpedSl2Vl(const std::string& path, const Fabric& f, const Params& p, Tables& t);
+
+struct DumpedPathMap {
+  std::string file;
+  PathMap map;
+};
+
+// DIR's ibunion-*-paths.dump, or null when it has none. Two such files
+// (maps of two engines) are refused: which one made the tables is unknown.
+std::shared_ptr<const DumpedPathMap> ReadDumpedPathMap(const std::string& dir, const Fabric& f);
+
+}  // namespace ibu::sim

@@ -1,0 +1,65 @@
+#!/bin/bash
+# The timing model replays what a real OpenSM run left behind exactly as the
+# core's own tables: OpenSM + plugin over ibsim, LFTs read back with ibroute,
+# SL-to-VL tables with smpquery (read-sl2vl), and the path-selection map the
+# plugin dumped. Replaying that directory (dump:DIR) must print the same
+# bytes as `ibunion sim --routing ENGINE` on the read-back fabric.net (same
+# host order, same LIDs); leaving out what it read back must change them,
+# so the test shows each part is used. Also: the refusals a dump can hit.
+source "$(dirname "$0")/lib.sh"
+[ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
+READ_SL2VL=$E2E_SRC/sim-harness/ibsim/read-sl2vl
+sim() { "$IBUNION" sim "$@" --json --no-wall --quiet --sweep 0.1:0.7:0.3 --seed 3; }
+same() {  # WHAT FILE_A FILE_B: identical and not empty
+  if [ -s "$2" ] && cmp -s "$2" "$3"; then pass "$1"; else fail "$1"; diff "$2" "$3" | head -5; fi
+}
+differ() {  # WHAT FILE_A FILE_B
+  if [ -s "$2" ] && [ -s "$3" ] && ! cmp -s "$2" "$3"; then pass "$1"; else fail "$1"; fi
+}
+
+# 1. xymesh, 2 data VLs, dedicated (VL by out direction): SL2VL read back.
+mesh=$E2E_TMP/mesh
+check "OpenSM + xymesh (2 VLs dedicated, qos TRUE) over ibsim, SL2VL read back" \
+  "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_vls=2 xymesh_vl_mode=dedicated" \
+  --conf-line "qos TRUE" --out "$mesh" --daemon --exec "'$READ_SL2VL' \$IBUNION_OUT"
+# The SA hands out SL 0 in dedicated mode; the VL comes from the port tables.
+sim "$mesh/fabric.net" --routing xymesh --param engine.xymesh_vl_mode=dedicated --vls 2 --param sl=0 \
+  >"$E2E_TMP/mesh-core.json" 2>&1 || true
+sim --routing "dump:$mesh" --vls 2 --param sl=0 >"$E2E_TMP/mesh-dump.json" 2>&1 || true
+same "mesh: replay of the read-back tables (LFT + SL2VL) = the core's tables" \
+  "$E2E_TMP/mesh-core.json" "$E2E_TMP/mesh-dump.json"
+grep -q '"vl_hops":\[[1-9][0-9]*,[1-9]' "$E2E_TMP/mesh-dump.json" && pass "mesh: replay uses both VLs" ||
+  fail "mesh: replay does not use both VLs: $(head -c 300 "$E2E_TMP/mesh-dump.json")"
+mv "$mesh/sl2vl.dump" "$mesh/sl2vl.aside"
+sim --routing "dump:$mesh" --vls 2 --param sl=0 >"$E2E_TMP/mesh-nosl2vl.json" 2>&1 || true
+mv "$mesh/sl2vl.aside" "$mesh/sl2vl.dump"
+differ "mesh: without sl2vl.dump the replay differs (the tables are used)" \
+  "$E2E_TMP/mesh-dump.json" "$E2E_TMP/mesh-nosl2vl.json"
+# Dedicated tables leave the other SLs on OpenSM's defaults (VL = SL): a
+# policy that sends on them is refused, naming the file, port pair and way out.
+expect_output "mesh: SLs the tables map beyond --vls are refused" \
+  "$mesh/sl2vl.dump: switch" "$IBUNION" sim --routing "dump:$mesh" --vls 2 --load 0.1
+expect_output "mesh: ... with the options that fit" "give --param sl=N with an SL these tables map below VL 2" \
+  "$IBUNION" sim --routing "dump:$mesh" --vls 2 --load 0.1
+
+# 2. mlid, LMC 2: the plugin's path-selection map picks each source's DLID.
+ft=$E2E_TMP/ft
+check "OpenSM + mlid (LMC 2) over ibsim, tables read back" \
+  "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --lmc 2 --engine mlid \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --out "$ft"
+[ -s "$ft/ibunion-mlid-paths.dump" ] && pass "the plugin dumped its path-selection map" ||
+  fail "no ibunion-mlid-paths.dump in $ft"
+sim "$ft/fabric.net" --routing mlid --traffic uniform >"$E2E_TMP/ft-core.json" 2>&1 || true
+sim --routing "dump:$ft" --traffic uniform >"$E2E_TMP/ft-dump.json" 2>&1 || true
+same "mlid: replay with the plugin's path selection = the core's engine" "$E2E_TMP/ft-core.json" "$E2E_TMP/ft-dump.json"
+sim --routing "dump:$ft" --traffic uniform --param dlid=base >"$E2E_TMP/ft-base.json" 2>&1 || true
+differ "mlid: base LIDs instead differ (the map is used)" "$E2E_TMP/ft-dump.json" "$E2E_TMP/ft-base.json"
+cp "$ft/ibunion-mlid-paths.dump" "$ft/ibunion-other-paths.dump"
+expect_output "two engines' maps in one dump are refused" "path-selection maps of several engines" \
+  "$IBUNION" sim --routing "dump:$ft" --load 0.1
+rm "$ft/ibunion-other-paths.dump"
+sed -i '2s/ [0-9]*$/ 1/' "$ft/ibunion-mlid-paths.dump"
+expect_output "a map made with other LIDs names its line" "ibunion-mlid-paths.dump:2: DLID 1: expected one of" \
+  "$IBUNION" sim --routing "dump:$ft" --load 0.1
+finish
