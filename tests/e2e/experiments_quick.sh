@@ -64,7 +64,7 @@ report=$(awk -F, 'NR > 1 {
   for (k in n) printf "curve %s: %d points, saturates at %.4g bytes/ns/host\n", k, n[k], best[k]
 }' "$csv")
 echo "$report" | grep '^curve' | sort | sed 's/^/  /'
-if echo "$report" | grep -q '^FAIL'; then
+if grep -c '^FAIL' <<<"$report" >/dev/null; then
   fail "curve checks"; echo "$report" | grep '^FAIL'
 else
   pass "accepted <= offered, latency grows with load up to saturation, every curve saturates"
