@@ -61,12 +61,28 @@ expect "option 'mlid_rotate=maybe': expected on or off" "$IBUNION" route "$net" 
 expect "option --lmc: expected 0..7, got 9" "$IBUNION" route "$net" --engine mlid --lmc 9
 expect "unknown option --bogus" "$IBUNION" route "$net" --engine mlid --bogus
 expect "/nonexistent: cannot open LFT dump" "$IBUNION" verify "$net" --lft /nonexistent
-expect "$net: no LFT in it (expected ibroute output" "$IBUNION" verify "$net" --lft "$net"
+expect "$net:1: expected ibroute output: a 'Unicast lids [...] of switch Lid N guid 0x...' header" \
+  "$IBUNION" verify "$net" --lft "$net"
+expect "/dev/null: no LFT in it (expected ibroute output" "$IBUNION" verify "$net" --lft /dev/null
 expect "$top/topologies/ft-4-2.guid2lid:1: LFT entry before any 'Unicast lids' header" \
   "$IBUNION" verify "$net" --lft "$top/topologies/ft-4-2.guid2lid"
 expect "fattree: M must be at least 4, got 3" "$IBUNION" topo fattree 3 2
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent
+short="--param measure_ns=2000 --param warmup_ns=100"  # short sim runs for the good cases
+# The LFT dump of dump:DIR: only ibroute's lines; a stray one is named, an
+# empty dump is refused (both used to fail later as "no LFT entry").
+mkdir -p "$tmp/dump"
+cp "$net" "$tmp/dump/fabric.net"
+"$IBUNION" route "$net" --guid2lid "$g2l" --engine mlid --lft "$tmp/dump/lfts.dump" 2>/dev/null
+# shellcheck disable=SC2086
+"$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l" --quiet $short >/dev/null &&
+  echo "PASS: sim on a dump of ibunion route" || { echo "FAIL: sim on a dump of ibunion route"; fails=$((fails + 1)); }
+sed -i '5a\0x0003 1 : damaged' "$tmp/dump/lfts.dump"
+sed -i '6s/^0x/  0x/' "$tmp/dump/lfts.dump"
+expect "$tmp/dump/lfts.dump:6: expected ibroute output" "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"
+: >"$tmp/dump/lfts.dump"
+expect "$tmp/dump/lfts.dump: no LFT in it" "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"
 # Several outputs: one bad path and none of them is written.
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p

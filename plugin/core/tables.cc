@@ -65,6 +65,38 @@ int SwitchOfHeader(const std::string& line, const std::string& file, int no,
 
 bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
+std::vector<std::string> Words(const std::string& line) {
+  std::istringstream in(line);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+// Lines of `ibroute` (and WriteLfts) output that hold no entry: blank
+// lines, the column titles "  Lid  Out   Destination" / "       Port     Info ",
+// and the count "N valid lids dumped " ("N lids dumped" with -a, and in
+// OpenSM's own LFT dump).
+bool IsLftCount(const std::string& line) {
+  const std::vector<std::string> w = Words(line);
+  if (w.empty() || w[0].find_first_not_of("0123456789") != std::string::npos) return false;
+  return (w.size() == 3 && w[1] == "lids" && w[2] == "dumped") ||
+         (w.size() == 4 && w[1] == "valid" && w[2] == "lids" && w[3] == "dumped");
+}
+
+bool IsLftDecoration(const std::string& line) {
+  const std::vector<std::string> w = Words(line);
+  return w.empty() || w == std::vector<std::string>{"Lid", "Out", "Destination"} ||
+         w == std::vector<std::string>{"Port", "Info"} || IsLftCount(line);
+}
+
+// A line quoted in a message: at most 60 characters, control bytes as '?'.
+std::string Excerpt(const std::string& line) {
+  std::string out = line.substr(0, 60);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return line.size() > 60 ? out + "..." : out;
+}
+
 }  // namespace
 
 void WriteLfts(std::ostream& os, const Fabric& f, const Tables& t) {
@@ -127,16 +159,32 @@ void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t) {
 void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
   t.Resize(f);
   std::string line;
-  int no = 0, sw = -1;
+  int no = 0, sw = -1, tables = 0;
+  bool counted = false;  // the table's "N valid lids dumped" line was seen
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Unicast lids") != std::string::npos) {
       sw = SwitchOfHeader(line, file, no, f);
       t.lft[sw].out.assign(f.max_lid() + 1, kNoPort);
+      ++tables;
+      counted = false;
       continue;
     }
-    if (!StartsWith(line, "0x")) continue;  // column titles, counts, blanks
+    if (!StartsWith(line, "0x")) {
+      if (sw >= 0 && IsLftCount(line)) counted = true;
+      // The other lines ibroute prints (column titles, the count) and blank
+      // lines carry nothing; anything else is not an LFT dump, or a damaged
+      // one, and skipping it would lose entries without a word.
+      if (IsLftDecoration(line)) continue;
+      throw InputError(file, no,
+                       "expected ibroute output: a 'Unicast lids [...] of switch Lid N guid 0x...' "
+                       "header, '0xLID PORT : ...' entries, its column titles or 'N valid lids "
+                       "dumped'; got '" + Excerpt(line) + "'");
+    }
     if (sw < 0) throw InputError(file, no, "LFT entry before any 'Unicast lids' header");
+    if (counted)
+      throw InputError(file, no, "LFT entry after its table's 'N valid lids dumped' line (expected the "
+                                 "next 'Unicast lids' header first)");
     char* end = nullptr;
     unsigned long lid = std::strtoul(line.c_str(), &end, 16);
     char* end2 = nullptr;
@@ -149,6 +197,8 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
                                         f.SwitchLabel(sw).c_str()));
     t.lft[sw].set(static_cast<Lid>(lid), static_cast<uint8_t>(port));
   }
+  if (tables == 0)  // an empty file, or a wrong one of blank lines
+    throw Error(file + ": no LFT in it (expected ibroute output, 'Unicast lids [...] of switch Lid N guid 0x...')");
 }
 
 void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {

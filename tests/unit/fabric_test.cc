@@ -285,6 +285,23 @@ void BadDumpsNameLine() {
   CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(b, "d", f, t); }), "d:1: LFT entry before any"));
   std::istringstream c("Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n0x0001 077 : x\n");
   CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(c, "d", f, t); }), "d:2: port 77 is beyond"));
+  // Only what ibroute prints: a stray line is named, not skipped (it may be
+  // a damaged entry), and so is an entry after the table's count line.
+  const std::string head = "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n";
+  std::istringstream e(head + "  Lid  Out   Destination\n       Port     Info \n0x0001 001 : x\n 0x0002 002 : x\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(e, "d", f, t); }), "d:5: expected ibroute output"));
+  std::istringstream g(head + "0x0001 001 : x\n1 valid lids dumped \n0x0002 002 : x\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(g, "d", f, t); }), "d:4: LFT entry after its table's"));
+  std::istringstream h("\n\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(h, "d", f, t); }), "d: no LFT in it"));
+  // ibroute -a and OpenSM's own dump end a table with "N lids dumped"; blank
+  // lines and CRLF line ends carry nothing.
+  std::istringstream ok(head + "  Lid  Out   Destination\r\n       Port     Info \r\n0x0001 001 : x\r\n"
+                               "0x0002 255 : (illegal port)\n2 lids dumped\n\n"
+                               "Unicast lids [0x0-0x0] of switch Lid 10 guid 0x0000000000200001 (y):\n"
+                               "0 valid lids dumped \n");
+  CU_ASSERT(ErrorOf([&] { ReadLfts(ok, "d", f, t); }).empty());
+  CU_ASSERT_EQUAL(t.lft[0].port(1), 1);
 }
 
 void GeneratorRefusesBadSizes() {
