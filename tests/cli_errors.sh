@@ -83,6 +83,17 @@ sed -i '6s/^0x/  0x/' "$tmp/dump/lfts.dump"
 expect "$tmp/dump/lfts.dump:6: expected ibroute output" "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"
 : >"$tmp/dump/lfts.dump"
 expect "$tmp/dump/lfts.dump: no LFT in it" "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"
+# mlid on a net file without LIDs: the LMC it wants (FT(4,3): 4 paths, LMC
+# 2), as with --lmc 2 and the checked-in guid2lid; not LMC 0 (= slid).
+ft43=$top/topologies/ft-4-3.net
+# shellcheck disable=SC2086
+run() { "$IBUNION" sim "$ft43" --routing mlid --json --no-wall --quiet --load 0.5 $short "$@" 2>&1; }
+if [ "$(run)" = "$(run --lmc 2)" ] && [ "$(run)" = "$(run --guid2lid "$top/topologies/ft-4-3.guid2lid")" ] &&
+  [ "$(run)" != "$(run --lmc 0)" ] &&
+  "$IBUNION" sim "$ft43" --routing mlid $short 2>"$tmp/err" >/dev/null &&
+  grep -qF "FT(4,3): 4 selectable paths per pair (LMC 2)" "$tmp/err"
+then echo "PASS: sim mlid without LIDs runs at the LMC it wants (2 on FT(4,3))"
+else echo "FAIL: sim mlid without LIDs: $(run | head -c 200)"; fails=$((fails + 1)); fi
 # Several outputs: one bad path and none of them is written.
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p

@@ -511,6 +511,14 @@ std::string ApplyGuid2LidFile(const std::string& path, Fabric& f) {
   return ApplyGuid2Lid(in, path, f);
 }
 
+bool DefaultLidsFit(const Fabric& f, int lmc) {
+  if (lmc < 0 || lmc > 7) return false;
+  const long hosts = static_cast<long>(f.end_ports.size());
+  const long first_switch = hosts == 0 ? 1 : (1L << lmc) * (hosts + 1);  // as AssignDefaultLids
+  return first_switch - 1 <= kMaxUnicastLid &&
+         first_switch + static_cast<long>(f.switches.size()) - 1 <= kMaxUnicastLid;
+}
+
 void AssignDefaultLids(Fabric& f, int lmc) {
   if (lmc < 0 || lmc > 7) throw Error("LMC must be 0..7, got " + std::to_string(lmc));
   const long step = 1L << lmc;

@@ -35,4 +35,7 @@ Fabric ReadNetFile(const std::string& path);
 // generator writes as guid2lid, so offline runs match ibsim runs.
 void AssignDefaultLids(Fabric& f, int lmc);
 
+// Whether AssignDefaultLids(f, lmc) fits below 0xBFFF (lmc 0..7).
+bool DefaultLidsFit(const Fabric& f, int lmc);
+
 }  // namespace ibu

@@ -19,6 +19,7 @@
 #include "plugin/core/error.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/output_files.h"
+#include "plugin/core/routing/mlid.h"
 #include "plugin/core/tables.h"
 #include "sim-harness/timing/dump_dir.h"
 #include "sim-harness/timing/jobs.h"
@@ -236,6 +237,18 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
     files.push_back({o.members_path, [&o](std::ostream& os) { os << o.members_text; }});
   WriteFilesAtomically(files);
   return status;
+}
+
+// The LMC of a net file without LIDs (and no --lmc, --guid2lid): the one
+// mlid wants, so that it has its paths per pair (LMC 0 would leave it one,
+// the same as slid); 0 for the other engines, which use the base LID only.
+int DefaultLmc(const std::string& routing, const Fabric& fabric) {
+  if (routing != "mlid") return 0;
+  try {
+    return MlidDefaultLmc(fabric);
+  } catch (const Error&) {
+    return 0;  // no fat-tree: the engine says so when it routes, with the LIDs
+  }
 }
 
 int Run(int argc, char** argv) {
@@ -456,7 +469,7 @@ int Run(int argc, char** argv) {
     if (opt.count("guid2lid")) {
       apply_guid2lid();
     } else if (!has_lids || opt.count("lmc")) {
-      const int lmc = opt.count("lmc") ? int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7)) : 0;
+      const int lmc = opt.count("lmc") ? int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7)) : DefaultLmc(routing, fabric);
       AssignDefaultLids(fabric, lmc);
     }
     // xymesh's VL policy follows --vls unless engine.xymesh_vls says otherwise.

@@ -184,6 +184,17 @@ void FoldingIsLogged() {
   CU_ASSERT(VerifyUnicast(f, t).ok());
 }
 
+// The LMC a fabric without LIDs gets for mlid (ibunion sim): every path
+// where the LIDs fit, folded where not, as topologies/regenerate.sh chose.
+void DefaultLmcIsThePapers() {
+  for (auto [m, n, lmc] : {std::tuple{4, 2, 1}, {4, 3, 2}, {4, 4, 3}, {8, 2, 2}, {8, 3, 4}, {16, 3, 5}, {32, 2, 4}})
+    CU_ASSERT_EQUAL(MlidDefaultLmc(MakeFatTree(m, n)), lmc);
+  Fabric f = MakeFatTree(16, 3);
+  CU_ASSERT(DefaultLidsFit(f, 5) && !DefaultLidsFit(f, 6));
+  AssignDefaultLids(f, 5);  // fits, as DefaultLidsFit says
+  CU_ASSERT(Contains(ErrorOf([] { Fabric g = MakeFatTree(16, 3); AssignDefaultLids(g, 6); }), "unicast LID space"));
+}
+
 void BadOptionsAreRefused() {
   CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", {"mlid_rotate=maybe"}, nullptr); }),
                      "expected on or off"));
@@ -260,6 +271,7 @@ void RegisterMlidSuite() {
   CU_add_test(s, "folding is logged", FoldingIsLogged);
   CU_add_test(s, "bad options are refused", BadOptionsAreRefused);
   CU_add_test(s, "path-selection map: round trip, bad lines", PathMapRoundTripAndErrors);
+  CU_add_test(s, "default LMC: every path where the LIDs fit", DefaultLmcIsThePapers);
 }
 
 }  // namespace ibu::test

@@ -5,8 +5,15 @@
 
 #include "plugin/core/error.h"
 #include "plugin/core/int_math.h"
+#include "plugin/core/netfile.h"
 
 namespace ibu {
+
+int MlidDefaultLmc(const Fabric& f) {
+  int lmc = std::min(CeilLog2(RecognizeFatTree(f).paths()), 7);
+  while (lmc > 0 && !DefaultLidsFit(f, lmc)) --lmc;
+  return lmc;
+}
 
 MlidRouter::MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt)
     : f_(f), tree_(std::move(tree)), opt_(opt), log2k_(CeilLog2(tree_.k)) {}

@@ -21,6 +21,13 @@ struct MlidOptions {
   bool single_lid = false;
 };
 
+// The LMC MLID wants on `f` when the LIDs are laid out by AssignDefaultLids:
+// log2 of the tree's paths per pair ((m/2)^(n-1)), at most 7, and lowered
+// until the layout fits below 0xBFFF; the fewer LIDs are folded (Notes()).
+// The rule topologies/regenerate.sh writes the checked-in guid2lid files
+// by. Throws what RecognizeFatTree throws when `f` is no fat-tree.
+int MlidDefaultLmc(const Fabric& f);
+
 class MlidRouter {
  public:
   MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt);
