@@ -70,6 +70,57 @@ expect "fattree: M must be at least 4, got 3" "$IBUNION" topo fattree 3 2
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent
 short="--param measure_ns=2000 --param warmup_ns=100"  # short sim runs for the good cases
+# ibunion sim: a setting is named as given, on the command line or as
+# FILE:LINE of --config (key = value).
+printf 'traffic = foo\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:1: traffic = foo: unknown pattern 'foo'" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+printf 'load = 0.2\nrouting = foo\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:2: routing = foo: unknown routing engine (known: mlid, slid, xymesh, dump:DIR)" \
+  "$IBUNION" sim "$net" --config "$tmp/c.conf"
+expect "--param engine.foo=1: option 'foo=1': unknown key" "$IBUNION" sim "$net" --routing mlid --param engine.foo=1
+printf 'engine.mlid_rotate = maybe\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:1: engine.mlid_rotate = maybe: option 'mlid_rotate=maybe': expected on or off" \
+  "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+expect "--param engine.mlid_rotate=off: no routing engine runs with --routing dump:DIR" \
+  "$IBUNION" sim --routing dump:"$tmp" --param engine.mlid_rotate=off
+expect "--msg 1.5K: expected a message size in bytes" "$IBUNION" sim "$net" --routing mlid --msg 1.5K
+printf 'msg = 2X\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:1: msg = 2X: expected a message size in bytes" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+# Nothing given is dropped or changed without a word: VL counts a port can
+# have, host counts the fabric has, one source of loads, one of LIDs, each
+# config key once.
+expect "--vls 3: expected a VL count 1, 2, 4 or 8" "$IBUNION" sim "$net" --routing mlid --vls 3
+expect "--vls 7: expected a VL count 1, 2, 4 or 8" "$IBUNION" sim "$net" --routing mlid --vls 7
+expect "--param vls=5: vls=5: expected a VL count 1, 2, 4 or 8" "$IBUNION" sim "$net" --routing mlid --param vls=5
+expect "--vls 8: xymesh takes 1, 2 or 4 data VLs" "$IBUNION" sim "$top/topologies/mesh-4x4.net" --routing xymesh --vls 8
+expect "--traffic mcast:50:0.5: SOURCES 50 is more hosts than the fabric's 8" \
+  "$IBUNION" sim "$net" --routing mlid --traffic mcast:50:0.5
+expect "--traffic mcast:2:9: GROUP 9 is more hosts than the fabric's 8" "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:9
+printf 'traffic = mcast:1:20\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:1: traffic = mcast:1:20: GROUP 20 is more hosts" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+expect "--load 0.2: not with --sweep 0.1:0.3:0.1 (one load or a sweep of loads, not both)" \
+  "$IBUNION" sim "$net" --routing mlid --load 0.2 --sweep 0.1:0.3:0.1
+printf 'sweep = 0.1:0.3:0.1\nload = 0.2\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:1: sweep = 0.1:0.3:0.1: not with $tmp/c.conf:2: load = 0.2" \
+  "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+expect "--lmc 1: not with --guid2lid $g2l (the guid2lid file fixes the LIDs" \
+  "$IBUNION" sim "$net" --routing mlid --lmc 1 --guid2lid "$g2l"
+printf 'guid2lid = %s\n' "$g2l" >"$tmp/c.conf"
+expect "--lmc 1: not with $tmp/c.conf:1: guid2lid = $g2l" "$IBUNION" sim "$net" --routing mlid --lmc 1 --config "$tmp/c.conf"
+expect "--lmc 1: not with --routing dump:DIR" "$IBUNION" sim --routing dump:"$tmp" --lmc 1
+expect "--lmc 8: expected an LMC 0..7" "$IBUNION" sim "$net" --routing mlid --lmc 8
+printf 'vls = 2\n# 4 is better\nvls = 4\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:3: 'vls' again (first at line 1)" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+printf 'engine.mlid_rotate = off\nengine.mlid_rotate = on\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:2: 'engine.mlid_rotate' again (first at line 1)" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+# A config file's sweep gives way to --load on the command line (options win).
+printf 'sweep = 0.1:0.3:0.1\njson = yes\nquiet = yes\n' >"$tmp/c.conf"
+# shellcheck disable=SC2086
+if out=$("$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf" --load 0.2 $short 2>"$tmp/err") &&
+  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -qF '"load":0.2,' <<<"$out" &&
+  [ ! -s "$tmp/err" ]
+then echo "PASS: --load replaces the config's sweep"
+else echo "FAIL: config sweep + --load: $out $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # The LFT dump of dump:DIR: only ibroute's lines; a stray one is named, an
 # empty dump is refused (both used to fail later as "no LFT entry").
 mkdir -p "$tmp/dump"

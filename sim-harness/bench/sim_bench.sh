@@ -39,8 +39,8 @@ bins=("$cur")
 [ -z "$base" ] || bins+=("$base")
 
 field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2; }
-point_args() {  # FABRIC LOAD
-  echo "$top/topologies/$1.net --guid2lid $top/topologies/$1.guid2lid --routing mlid --traffic uniform --vls 4 --load $2 ${params[*]}"
+point_args() {  # FABRIC [LOAD] (none for a --sweep: sim takes one or the other)
+  echo "$top/topologies/$1.net --guid2lid $top/topologies/$1.guid2lid --routing mlid --traffic uniform --vls 4 ${2:+--load $2} ${params[*]}"
 }
 best_rate() {  # BIN ARGS...: best packet_hops_per_s of $reps runs
   local b=$1 best=0 r
@@ -92,7 +92,7 @@ if [ $sweep -eq 1 ]; then
   for b in "${bins[@]}"; do
     t0=$(date +%s.%N)
     # shellcheck disable=SC2046
-    "$b" sim $(point_args "$f" 0.1) --sweep 0.025:0.7:0.025 --jobs 1 --quiet --csv "$tmp" >/dev/null
+    "$b" sim $(point_args "$f") --sweep 0.025:0.7:0.025 --jobs 1 --quiet --csv "$tmp" >/dev/null
     t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
     hops=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "packet_hops") c = i; next} {s += $c} END {print s + 0}' "$tmp")
     # The full grid at this curve's rate (its points are of the same kind).

@@ -43,7 +43,7 @@ constexpr Key kKeys[] = {
     {"packet_bytes", "packet size; messages are split into packets [32]"},
     {"in_buf", "input buffer per port and VL, packets [1]"},
     {"out_buf", "output buffer per port and VL, packets [1]"},
-    {"vls", "data VLs, 1..8 (also --vls) [1]"},
+    {"vls", "data VLs, 1, 2, 4 or 8 (also --vls) [1]"},
     {"warmup_ns", "warm-up before the measurement window [50000]"},
     {"measure_ns", "measurement window [200000]"},
     {"drain_ns", "max time after the window to deliver the window's messages [1000000]"},
@@ -63,6 +63,8 @@ constexpr Key kKeys[] = {
 };
 
 }  // namespace
+
+bool IsValidVlCount(int vls) { return vls == 1 || vls == 2 || vls == 4 || vls == 8; }
 
 bool IsParamKey(const std::string& key) {
   if (key.rfind("engine.", 0) == 0) return key.size() > 7;
@@ -86,7 +88,10 @@ void SetParam(Params& p, const std::string& key, const std::string& value,
   else if (key == "packet_bytes") p.packet_bytes = int(ToInt(where, key, value, 1, 65535));
   else if (key == "in_buf") p.in_buf = int(ToInt(where, key, value, 1, 64));
   else if (key == "out_buf") p.out_buf = int(ToInt(where, key, value, 1, 64));
-  else if (key == "vls") p.vls = int(ToInt(where, key, value, 1, 8));
+  else if (key == "vls") {
+    p.vls = int(ToInt(where, key, value, 1, 8));
+    if (!IsValidVlCount(p.vls)) BadChoice(where, key, value, "a VL count 1, 2, 4 or 8");
+  }
   else if (key == "warmup_ns") p.warmup_ns = ToInt(where, key, value, 0, kBig);
   else if (key == "measure_ns") p.measure_ns = ToInt(where, key, value, 1, kBig);
   else if (key == "drain_ns") p.drain_ns = ToInt(where, key, value, 0, kBig);

@@ -28,7 +28,7 @@ struct Params {
   int packet_bytes = 32;   // payload per packet; messages are split
   int in_buf = 1;          // input buffer per (port, VL), in packets
   int out_buf = 1;         // output buffer per (port, VL), in packets
-  int vls = 1;             // data VLs: 1, 2 or 4 (up to 8 accepted)
+  int vls = 1;             // data VLs: 1, 2, 4 or 8 from the command line (IsValidVlCount)
 
   // --- run control ---
   int64_t warmup_ns = 50000;
@@ -65,6 +65,11 @@ struct Params {
 // expected. `where` is "--param" or "FILE:LINE".
 void SetParam(Params& p, const std::string& key, const std::string& value,
               const std::string& where);
+
+// The VL counts a port can have (VLCap: 1, 2, 4, 8 data VLs): the only
+// ones --vls and the vls key take. The engine runs any count 1..8
+// (ValidateParams) but is tested with these.
+bool IsValidVlCount(int vls);
 
 // True when `key` is a parameter key (engine.* included).
 bool IsParamKey(const std::string& key);

@@ -90,7 +90,15 @@ std::string Trim(const std::string& s) {
 struct Setting {
   std::string value;
   std::string where;  // "--opt" or "FILE:LINE"
+  std::string key;    // the config file's key; empty on the command line
 };
+
+// The setting as the user wrote it, for messages: "--msg 1.5K" on the
+// command line, "run.conf:3: msg = 1.5K" in a --config file.
+std::string Named(const Setting& s) {
+  if (s.key.empty()) return s.where + " " + s.value;
+  return s.where + ": " + s.key + " = " + s.value;
+}
 
 const std::vector<std::string> kValueOptions = {
     "guid2lid", "lmc", "routing", "traffic", "msg", "load", "vls", "seed", "sweep",
@@ -110,7 +118,7 @@ long long ToInt(const Setting& s, const std::string& what, long long min, long l
   char* end = nullptr;
   const long long v = std::strtoll(s.value.c_str(), &end, 0);
   if (s.value.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
-    throw Error(s.where + " " + s.value + ": expected " + what);
+    throw Error(Named(s) + ": expected " + what);
   return v;
 }
 
@@ -119,7 +127,7 @@ double ToDouble(const Setting& s, const std::string& value, const std::string& w
   char* end = nullptr;
   const double v = std::strtod(value.c_str(), &end);
   if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    throw Error(s.where + " " + s.value + ": expected " + what);
+    throw Error(Named(s) + ": expected " + what);
   return v;
 }
 
@@ -137,10 +145,14 @@ uint32_t ToBytes(const Setting& s) {
   };
   strip("KB", 1024) || strip("kB", 1024) || strip("K", 1024) || strip("k", 1024) ||
       strip("MB", 1 << 20) || strip("M", 1 << 20) || strip("B", 1);
-  Setting t{v, s.where};
-  const long long n = ToInt(t, "a message size in bytes (1 .. 1G, suffix K or M allowed)", 1, 1 << 30);
-  if (uint64_t(n) * mult > (uint64_t(1) << 30))
-    throw Error(s.where + " " + s.value + ": message larger than 1 GiB");
+  // The number without its suffix, named as given ("--msg 1.5K", not "1.5").
+  long long n = 0;
+  try {
+    n = ToInt({v, s.where, ""}, "", 1, 1 << 30);
+  } catch (const Error&) {
+    throw Error(Named(s) + ": expected a message size in bytes (1 .. 1G, suffix K or M allowed)");
+  }
+  if (uint64_t(n) * mult > (uint64_t(1) << 30)) throw Error(Named(s) + ": message larger than 1 GiB");
   return uint32_t(uint64_t(n) * mult);
 }
 
@@ -251,6 +263,54 @@ int DefaultLmc(const std::string& routing, const Fabric& fabric) {
   }
 }
 
+// What --routing and the LID options ask for fits together, named before
+// anything is read: a known engine, engine options it takes (each named by
+// its --param or config line), LIDs from one source.
+void CheckRouting(std::map<std::string, Setting>& opt,
+                  const std::vector<std::pair<std::string, Setting>>& params, const Params& p) {
+  const Setting& r = opt["routing"];
+  const bool dump = r.value.rfind("dump:", 0) == 0;
+  if (dump && r.value.size() == 5) throw Error(Named(r) + ": expected dump:DIR");
+  if (opt.count("lmc") && opt.count("guid2lid"))
+    throw Error(Named(opt["lmc"]) + ": not with " + Named(opt["guid2lid"]) +
+                " (the guid2lid file fixes the LIDs; give one or the other)");
+  if (opt.count("lmc")) {
+    if (dump)
+      throw Error(Named(opt["lmc"]) + ": not with --routing dump:DIR (DIR/fabric.net holds the LIDs the SM "
+                                     "assigned)");
+    ToInt(opt["lmc"], "an LMC 0..7", 0, 7);
+  }
+  if (dump) {
+    for (const auto& [key, s] : params)
+      if (key.rfind("engine.", 0) == 0)
+        throw Error(s.where + ": no routing engine runs with --routing dump:DIR (the dumped tables are used)");
+    return;
+  }
+  if (!IsIn(EngineNames(), r.value))
+    throw Error(Named(r) + ": unknown routing engine (known: mlid, slid, xymesh, dump:DIR)");
+  for (const auto& [key, s] : params) {
+    if (key.rfind("engine.", 0) != 0) continue;
+    try {
+      MakeEngine(r.value, {key.substr(7) + "=" + s.value}, nullptr);
+    } catch (const Error& e) {  // "--param engine.K=V" or "FILE:LINE: engine.K = V"
+      throw Error((s.key.empty() ? s.where : Named(s)) + ": " + e.what());
+    }
+  }
+  // xymesh's VL count follows --vls unless engine.xymesh_vls sets it.
+  bool has_vls = false;
+  for (const std::string& o : p.engine_options) has_vls = has_vls || o.rfind("xymesh_vls=", 0) == 0;
+  if (r.value == "xymesh" && !has_vls) {
+    try {
+      MakeEngine(r.value, {"xymesh_vls=" + std::to_string(p.vls)}, nullptr);
+    } catch (const Error& e) {
+      std::string where = opt.count("vls") ? Named(opt["vls"]) : "";
+      for (const auto& [key, s] : params)
+        if (where.empty() && key == "vls") where = s.where;
+      throw Error(where + ": xymesh takes 1, 2 or 4 data VLs (or set engine.xymesh_vls)");
+    }
+  }
+}
+
 int Run(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   if (!words.empty() && words[0] == "sim") words.erase(words.begin());
@@ -294,8 +354,8 @@ int Run(int argc, char** argv) {
       if (i + 1 >= words.size()) throw Error("option --" + name + " needs a value");
       value = words[++i];
     }
-    if (name == "param") cli_params.push_back({value, "--param"});
-    else cli[name] = {value, "--" + name};
+    if (name == "param") cli_params.push_back({value, "--param", ""});
+    else cli[name] = {value, "--" + name, ""};
   }
 
   // Config file first, the command line overrides it.
@@ -307,6 +367,7 @@ int Run(int argc, char** argv) {
     if (!in) throw Error("--config " + path + ": cannot open (" + std::strerror(errno) + ")");
     std::string line;
     int no = 0;
+    std::map<std::string, int> seen;  // key -> line
     while (std::getline(in, line)) {
       ++no;
       const std::string where = path + ":" + std::to_string(no);
@@ -320,23 +381,40 @@ int Run(int argc, char** argv) {
       std::string key = Trim(line.substr(0, eq));
       const std::string value = Trim(line.substr(eq + 1));
       if (key == "mcast_mode") key = "mcast-mode";
+      // A second line for a key would silently replace (or, for engine
+      // options, add to) the first: name both.
+      if (seen.count(key))
+        throw Error(where + ": '" + key + "' again (first at line " + std::to_string(seen[key]) +
+                    "); give each key once");
+      seen[key] = no;
       if (key == "net" || key == "json" || key == "quiet" ||
           (IsIn(kValueOptions, key) && key != "config" && key != "param")) {
-        opt[key] = {value, where};
+        opt[key] = {value, where, key};
       } else if (IsParamKey(key)) {
-        params.push_back({key, {value, where}});
+        params.push_back({key, {value, where, key}});
       } else {
         throw Error(where + ": unknown key '" + key +
                     "' (options without dashes, net, or a --param key)");
       }
     }
   }
+  // --load and --sweep pick the loads: one or the other. From the same
+  // place that is an error; a command-line one replaces the config file's
+  // (options win).
+  if (cli.count("load") && cli.count("sweep"))
+    throw Error(Named(cli["load"]) + ": not with " + Named(cli["sweep"]) +
+                " (one load or a sweep of loads, not both)");
+  if (opt.count("load") && opt.count("sweep"))
+    throw Error(Named(opt["sweep"]) + ": not with " + Named(opt["load"]) +
+                " (one load or a sweep of loads, not both)");
+  if (cli.count("load")) opt.erase("sweep");
+  if (cli.count("sweep")) opt.erase("load");
   for (auto& [k, v] : cli) opt[k] = v;
   for (const Setting& s : cli_params) {
     const size_t eq = s.value.find('=');
     if (eq == std::string::npos || eq == 0)
       throw Error("--param " + s.value + ": expected key=value");
-    params.push_back({s.value.substr(0, eq), {s.value.substr(eq + 1), "--param " + s.value}});
+    params.push_back({s.value.substr(0, eq), {s.value.substr(eq + 1), "--param " + s.value, ""}});
   }
   auto flag = [&](const std::string& name) {
     if (flags.count(name)) return true;
@@ -389,10 +467,16 @@ int Run(int argc, char** argv) {
   // Parameters.
   Params p;
   for (const auto& [key, s] : params) SetParam(p, key, s.value, s.where);
-  if (opt.count("vls")) p.vls = int(ToInt(opt["vls"], "a VL count 1, 2, 4 or 8", 1, 8));
+  if (opt.count("vls")) {
+    // The model runs any count, but only 1, 2, 4 and 8 are VL counts a port
+    // can have (VLCap) and are what the model is tested with.
+    p.vls = int(ToInt(opt["vls"], "a VL count 1, 2, 4 or 8", 1, 8));
+    if (!IsValidVlCount(p.vls)) throw Error(Named(opt["vls"]) + ": expected a VL count 1, 2, 4 or 8");
+  }
   if (opt.count("mcast-mode")) SetParam(p, "mcast_mode", opt["mcast-mode"].value, opt["mcast-mode"].where);
   ValidateParams(p);
-  const TrafficSpec spec = ParseTraffic(opt.count("traffic") ? opt["traffic"].value : "uniform");
+  const TrafficSpec spec =
+      opt.count("traffic") ? ParseTraffic(opt["traffic"].value, Named(opt["traffic"])) : ParseTraffic("uniform");
   const uint32_t msg = opt.count("msg") ? ToBytes(opt["msg"]) : 32;
   const uint64_t seed = opt.count("seed")
                             ? uint64_t(ToInt(opt["seed"], "a seed (non-negative integer)", 0, INT64_MAX))
@@ -405,20 +489,20 @@ int Run(int argc, char** argv) {
     std::stringstream ss(s.value);
     std::string part;
     while (std::getline(ss, part, ':')) parts.push_back(part);
-    if (parts.size() != 3) throw Error(s.where + " " + s.value + ": expected FROM:TO:STEP");
+    if (parts.size() != 3) throw Error(Named(s) + ": expected FROM:TO:STEP");
     const double from = ToDouble(s, parts[0], "FROM:TO:STEP with numbers");
     const double to = ToDouble(s, parts[1], "FROM:TO:STEP with numbers");
     const double step = ToDouble(s, parts[2], "FROM:TO:STEP with numbers");
     if (from <= 0 || step <= 0 || to < from)
-      throw Error(s.where + " " + s.value + ": expected 0 < FROM <= TO and STEP > 0");
+      throw Error(Named(s) + ": expected 0 < FROM <= TO and STEP > 0");
     loads = SweepLoads(from, to, step);
-    if (loads.size() > 10000) throw Error(s.where + " " + s.value + ": more than 10000 points");
+    if (loads.size() > 10000) throw Error(Named(s) + ": more than 10000 points");
   } else {
     double load = 0.1;
     if (opt.count("load")) {
       load = ToDouble(opt["load"], opt["load"].value, "an offered load > 0 (fraction of link bandwidth)");
       if (load <= 0 || load > 64)
-        throw Error(opt["load"].where + " " + opt["load"].value + ": expected an offered load in (0, 64]");
+        throw Error(Named(opt["load"]) + ": expected an offered load in (0, 64]");
     }
     loads = {load};
   }
@@ -427,6 +511,7 @@ int Run(int argc, char** argv) {
   // Fabric and tables.
   if (!opt.count("routing")) throw Error("--routing is required (mlid, slid, xymesh or dump:DIR)");
   const std::string routing = opt["routing"].value;
+  CheckRouting(opt, params, p);
   std::string net = positional.empty() ? (opt.count("net") ? opt["net"].value : "") : positional[0];
   if (positional.size() > 1) throw Error("unexpected argument '" + positional[1] + "'");
   LogSink log = [quiet](LogLevel level, const std::string& text) {

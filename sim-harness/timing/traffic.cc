@@ -14,20 +14,21 @@ namespace ibu::sim {
 
 namespace {
 
-[[noreturn]] void Bad(const std::string& text, const std::string& why) {
-  throw Error("--traffic " + text + ": " + why);
+// `named`: the setting as given, "--traffic TEXT" or "FILE:LINE: traffic = TEXT".
+[[noreturn]] void Bad(const std::string& named, const std::string& why) {
+  throw Error(named + ": " + why);
 }
 
-double ToDouble(const std::string& text, const std::string& word, const std::string& what) {
+double ToDouble(const std::string& named, const std::string& word, const std::string& what) {
   errno = 0;
   char* end = nullptr;
   const double v = std::strtod(word.c_str(), &end);
   if (word.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    Bad(text, "'" + word + "' is not a number (" + what + ")");
+    Bad(named, "'" + word + "' is not a number (" + what + ")");
   return v;
 }
 
-HostCount ParseCount(const std::string& text, std::string word, const std::string& what) {
+HostCount ParseCount(const std::string& named, std::string word, const std::string& what) {
   HostCount c;
   if (word == "all") return c;
   bool percent = false;
@@ -35,7 +36,7 @@ HostCount ParseCount(const std::string& text, std::string word, const std::strin
     percent = true;
     word.pop_back();
   }
-  const double v = ToDouble(text, word, what);
+  const double v = ToDouble(named, word, what);
   if (percent) {
     c.value = v / 100.0;
   } else if (word.find_first_of(".eE") != std::string::npos) {
@@ -45,9 +46,9 @@ HostCount ParseCount(const std::string& text, std::string word, const std::strin
     c.value = v;
   }
   if (c.fraction && (c.value <= 0.0 || c.value > 1.0))
-    Bad(text, what + " " + word + (percent ? "%" : "") + " must be a fraction in (0, 1]");
+    Bad(named, what + " " + word + (percent ? "%" : "") + " must be a fraction in (0, 1]");
   if (!c.fraction && (c.value < 1 || c.value != std::floor(c.value)))
-    Bad(text, what + " " + word + " must be a host count >= 1 or a fraction like 0.4 or 40%");
+    Bad(named, what + " " + word + " must be a host count >= 1 or a fraction like 0.4 or 40%");
   return c;
 }
 
@@ -89,13 +90,15 @@ int HostCount::Resolve(int hosts) const {
   return std::max(1, std::min(n, hosts));
 }
 
-TrafficSpec ParseTraffic(const std::string& text) {
+TrafficSpec ParseTraffic(const std::string& text, const std::string& named) {
   TrafficSpec s;
   s.text = text;
+  s.named = named.empty() ? "--traffic " + text : named;
+  const std::string& where = s.named;
   const std::vector<std::string> w = Split(text, ':');
   const std::string& name = w[0];
   auto want = [&](size_t lo, size_t hi, const std::string& form) {
-    if (w.size() < lo || w.size() > hi) Bad(text, "expected " + form);
+    if (w.size() < lo || w.size() > hi) Bad(where, "expected " + form);
   };
   if (name == "uniform") {
     want(1, 1, "uniform");
@@ -107,15 +110,15 @@ TrafficSpec ParseTraffic(const std::string& text) {
       std::string f = w[1];
       bool percent = !f.empty() && f.back() == '%';
       if (percent) f.pop_back();
-      s.centric = ToDouble(text, f, "hot fraction") / (percent ? 100.0 : 1.0);
-      if (s.centric < 0.0 || s.centric > 1.0) Bad(text, "hot fraction must be in [0, 1]");
+      s.centric = ToDouble(where, f, "hot fraction") / (percent ? 100.0 : 1.0);
+      if (s.centric < 0.0 || s.centric > 1.0) Bad(where, "hot fraction must be in [0, 1]");
     }
   } else if (name == "shift") {
     want(1, 2, "shift or shift:K");
     s.pattern = Pattern::kShift;
     if (w.size() == 2) {
-      const double k = ToDouble(text, w[1], "shift distance");
-      if (k < 1 || k != std::floor(k) || k > 1e7) Bad(text, "shift distance must be an integer >= 1");
+      const double k = ToDouble(where, w[1], "shift distance");
+      if (k < 1 || k != std::floor(k) || k > 1e7) Bad(where, "shift distance must be an integer >= 1");
       s.shift = int(k);
     }
   } else if (name == "bitrev") {
@@ -130,10 +133,10 @@ TrafficSpec ParseTraffic(const std::string& text) {
   } else if (name == "mcast") {
     want(3, 3, "mcast:SOURCES:GROUP, each a fraction (0.4, 40%, all) or a host count (1, 12)");
     s.pattern = Pattern::kMcast;
-    s.sources = ParseCount(text, w[1], "SOURCES");
-    s.group = ParseCount(text, w[2], "GROUP");
+    s.sources = ParseCount(where, w[1], "SOURCES");
+    s.group = ParseCount(where, w[2], "GROUP");
   } else {
-    Bad(text, "unknown pattern '" + name +
+    Bad(where, "unknown pattern '" + name +
                   "' (known: uniform, centric:F, shift[:K], bitrev, transpose, randperm, "
                   "mcast:SOURCES:GROUP)");
   }
@@ -172,14 +175,14 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
     case Pattern::kShift: {
       int k = spec_.shift ? spec_.shift : (p.shift ? p.shift : n / 2);
       k %= n;
-      if (k == 0) throw Error("--traffic " + spec_.text + ": shift by a multiple of the host count sends nothing");
+      if (k == 0) throw Error(spec_.named + ": shift by a multiple of the host count sends nothing");
       for (int h = 0; h < n; ++h) perm_[h] = (h + k) % n;
       break;
     }
     case Pattern::kBitrev: {
       const int bits = Log2Exact(n);
       if (bits < 0)
-        throw Error("--traffic bitrev needs a power-of-two host count; the fabric has " +
+        throw Error(spec_.named + ": bitrev needs a power-of-two host count; the fabric has " +
                     std::to_string(n));
       for (int h = 0; h < n; ++h) {
         int r = 0;
@@ -192,7 +195,7 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
     case Pattern::kTranspose: {
       const int bits = Log2Exact(n);
       if (bits < 0 || bits % 2)
-        throw Error("--traffic transpose needs a host count that is a power of four (2^2k); the fabric has " +
+        throw Error(spec_.named + ": transpose needs a host count that is a power of four (2^2k); the fabric has " +
                     std::to_string(n));
       const int half = bits / 2, mask = (1 << half) - 1;
       for (int h = 0; h < n; ++h) perm_[h] = ((h & mask) << half) | (h >> half);
@@ -206,6 +209,16 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       break;
     }
     case Pattern::kMcast: {
+      // A count is a number of hosts: more than the fabric has is a mistake,
+      // not "all" (fractions are of the fabric's hosts and always fit).
+      for (const auto& [count, what] : {std::pair<const HostCount&, const char*>{spec_.sources, "SOURCES"},
+                                        {spec_.group, "GROUP"}})
+        if (!count.fraction && count.value > n) {
+          char given[32];
+          std::snprintf(given, sizeof given, "%.0f", count.value);
+          throw Error(spec_.named + ": " + what + " " + given + " is more hosts than the fabric's " + std::to_string(n) +
+                      " (give a count up to " + std::to_string(n) + ", a fraction like 0.4 or 40%, or all)");
+        }
       group_ = Sample(n, spec_.group.Resolve(n), rng);
       sources_ = Sample(n, spec_.sources.Resolve(n), rng);
       break;

@@ -35,11 +35,14 @@ struct TrafficSpec {
   int shift = 0;         // shift:K (0 = hosts/2)
   HostCount sources, group;  // mcast:SOURCES:GROUP
   std::string text;
+  std::string named;  // where it came from, for messages: "--traffic TEXT"
 };
 
 // Parses uniform | centric[:F] | shift[:K] | bitrev | transpose | randperm |
-// mcast:SOURCES:GROUP; throws ibu::Error "--traffic TEXT: ..." otherwise.
-TrafficSpec ParseTraffic(const std::string& text);
+// mcast:SOURCES:GROUP; throws ibu::Error "NAMED: ..." otherwise. `named` is
+// how the user gave it ("run.conf:3: traffic = TEXT"); "--traffic TEXT"
+// when empty. Workload's errors about the pattern name it the same way.
+TrafficSpec ParseTraffic(const std::string& text, const std::string& named = "");
 
 // DLID source `src` uses for end port `dst` (indices into end_ports).
 using DlidFn = std::function<Lid(int src, int dst)>;
