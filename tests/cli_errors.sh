@@ -113,13 +113,14 @@ printf 'vls = 2\n# 4 is better\nvls = 4\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:3: 'vls' again (first at line 1)" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 printf 'engine.mlid_rotate = off\nengine.mlid_rotate = on\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:2: 'engine.mlid_rotate' again (first at line 1)" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
-# A config file's sweep gives way to --load on the command line (options win).
-printf 'sweep = 0.1:0.3:0.1\njson = yes\nquiet = yes\n' >"$tmp/c.conf"
+# A config file's sweep gives way to --load on the command line (options win),
+# and no-wall is a config key like json and quiet.
+printf 'sweep = 0.1:0.3:0.1\njson = yes\nno-wall = yes\nquiet = yes\n' >"$tmp/c.conf"
 # shellcheck disable=SC2086
 if out=$("$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf" --load 0.2 $short 2>"$tmp/err") &&
-  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -qF '"load":0.2,' <<<"$out" &&
+  [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] && grep -qF '"load":0.2,' <<<"$out" && ! grep -q wall_s <<<"$out" &&
   [ ! -s "$tmp/err" ]
-then echo "PASS: --load replaces the config's sweep"
+then echo "PASS: --load replaces the config's sweep; no-wall, json, quiet from the config"
 else echo "FAIL: config sweep + --load: $out $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # The LFT dump of dump:DIR: only ibroute's lines; a stray one is named, an
 # empty dump is refused (both used to fail later as "no LFT entry").
@@ -145,6 +146,14 @@ if [ "$(run)" = "$(run --lmc 2)" ] && [ "$(run)" = "$(run --guid2lid "$top/topol
   grep -qF "FT(4,3): 4 selectable paths per pair (LMC 2)" "$tmp/err"
 then echo "PASS: sim mlid without LIDs runs at the LMC it wants (2 on FT(4,3))"
 else echo "FAIL: sim mlid without LIDs: $(run | head -c 200)"; fails=$((fails + 1)); fi
+# Every option of the usage lines has its description.
+help=$("$IBUNION" sim --help)
+undescribed=""
+for o in $(printf '%s\n' "$help" | sed -n '1,/^$/p' | grep -oE -- '--[a-z0-9-]+' | sort -u); do
+  grep -qE -- "^  $o( |\$)" <<<"$help" || undescribed="$undescribed $o"
+done
+if [ -z "$undescribed" ]; then echo "PASS: sim --help describes every option of its usage lines"
+else echo "FAIL: sim --help: no description for$undescribed"; fails=$((fails + 1)); fi
 # Several outputs: one bad path and none of them is written.
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p

@@ -49,16 +49,24 @@ constexpr const char* kUsage =
     "DIR/sl2vl.dump (the ports' SL-to-VL tables) and DIR/ibunion-ENGINE-paths.dump\n"
     "(the plugin's path selection, for DLIDs); NETFILE may then be left out).\n"
     "\n"
+    "  --routing   engine computing the tables (mlid, slid, xymesh), or dump:DIR\n"
     "  --guid2lid  LIDs from an OpenSM guid2lid file; GUIDs the fabric lacks (ports\n"
     "              OpenSM saw before) are skipped with a warning, none of the fabric's\n"
     "              is an error; so are a GUID on two lines, overlapping LID ranges\n"
     "              and a fabric port with neither a line nor a LID (FILE:LINE named)\n"
+    "  --lmc       LIDs in the generator's layout (2^L per end port) at LMC L, 0..7;\n"
+    "              not with --guid2lid or dump:DIR. Default, when NETFILE has no\n"
+    "              LIDs: for mlid the LMC of all its paths per pair, log2 (m/2)^(n-1),\n"
+    "              at most 7 and as far as the LIDs fit below 0xBFFF; else 0\n"
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
     "  --msg       message size in bytes (suffix K = 1024) [32]\n"
-    "  --load      offered load per source, fraction of link bandwidth [0.1]\n"
-    "  --vls       data VLs, 1 2 4 (or 8) [1]\n"
+    "  --load      offered load per source, fraction of link bandwidth [0.1]; not with\n"
+    "              --sweep (one from --config is replaced by the other from the command line)\n"
+    "  --vls       data VLs: 1, 2, 4 or 8 [1]\n"
     "  --seed      seed of every random choice [1]\n"
+    "  --mcast-mode  multicast traffic as hardware multicast (hw: MFTs) or one unicast\n"
+    "              copy per member (unicast) [hw]\n"
     "  --sweep     run loads FROM, FROM+STEP, ... TO (one output line each)\n"
     "  --jobs      sweep points run in parallel (output does not depend on it) [1]\n"
     "  --json      one JSON object per point on stdout instead of a table\n"
@@ -66,6 +74,8 @@ constexpr const char* kUsage =
     "  --links     write per-link utilisation (point,link,util) as CSV to FILE\n"
     "  --members   multicast: write the group and the sources to FILE, one\n"
     "              'group NAME' / 'source NAME' line per end port (node description)\n"
+    "  --quiet     no notes, engine messages or progress on stderr (warnings and\n"
+    "              errors still)\n"
     "  --no-wall   leave out wall_s and packet_hops_per_s (JSON, CSV) and hops/s (table): output identical run to run\n"
     "  --emit-jobs write the sweep as independent jobs into DIR instead of running it:\n"
     "              DIR/jobs.txt (one command per point: `parallel < DIR/jobs.txt`),\n"
@@ -77,7 +87,8 @@ constexpr const char* kUsage =
     "  --merge     print (and --csv, --links) the sweep from DIR/points/*.json, exactly\n"
     "              as the direct sweep prints (and writes) it\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
-    "              (net, routing, traffic, ...) and --param keys; options win\n"
+    "              (net, routing, traffic, ..., json/quiet/no-wall = yes|no) and --param\n"
+    "              keys, each key once; options win\n"
     "  --param     model parameter, repeatable:\n";
 
 std::string Trim(const std::string& s) {
@@ -381,13 +392,14 @@ int Run(int argc, char** argv) {
       std::string key = Trim(line.substr(0, eq));
       const std::string value = Trim(line.substr(eq + 1));
       if (key == "mcast_mode") key = "mcast-mode";
+      if (key == "no_wall") key = "no-wall";
       // A second line for a key would silently replace (or, for engine
       // options, add to) the first: name both.
       if (seen.count(key))
         throw Error(where + ": '" + key + "' again (first at line " + std::to_string(seen[key]) +
                     "); give each key once");
       seen[key] = no;
-      if (key == "net" || key == "json" || key == "quiet" ||
+      if (key == "net" || (IsIn(kFlags, key) && key != "help") ||
           (IsIn(kValueOptions, key) && key != "config" && key != "param")) {
         opt[key] = {value, where, key};
       } else if (IsParamKey(key)) {
