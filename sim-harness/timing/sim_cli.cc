@@ -67,7 +67,12 @@ constexpr const char* kUsage =
     "  --seed      seed of every random choice [1]\n"
     "  --mcast-mode  multicast traffic as hardware multicast (hw: MFTs) or one unicast\n"
     "              copy per member (unicast) [hw]\n"
-    "  --sweep     run loads FROM, FROM+STEP, ... TO (one output line each)\n"
+    "  --sweep     run loads FROM, FROM+STEP, ... TO (one output line each), then\n"
+    "              where it saturates: a '# saturation: ...' line after the table\n"
+    "              (with --json on stderr, unless --quiet). A point is saturated when\n"
+    "              accepted < 95% of offered or ops_unfinished > 0; the line names the\n"
+    "              last point below and the first at saturation (offered, load), or\n"
+    "              'not reached up to offered X', and the most any point accepted\n"
     "  --jobs      sweep points run in parallel (output does not depend on it) [1]\n"
     "  --json      one JSON object per point on stdout instead of a table\n"
     "  --csv       also write all points as CSV to FILE\n"
@@ -85,7 +90,7 @@ constexpr const char* kUsage =
     "  --save      write the point(s) as full-precision records to FILE (for --merge;\n"
     "              --csv, --links, --members then belong to the merge, not here)\n"
     "  --merge     print (and --csv, --links) the sweep from DIR/points/*.json, exactly\n"
-    "              as the direct sweep prints (and writes) it\n"
+    "              as the direct sweep prints (and writes) it, saturation line included\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
     "              (net, routing, traffic, ..., json/quiet/no-wall = yes|no) and --param\n"
     "              keys, each key once; options win\n"
@@ -198,6 +203,7 @@ struct Output {
   bool json = false;
   bool quiet = false;
   bool with_wall = true;
+  bool saturation = false;  // a sweep (--sweep, --merge): report where it saturates
   std::string head;
   std::string csv;
   std::string links;
@@ -223,6 +229,7 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
   } else if (o.print) {
     std::cout << o.head << "\n" << TableHeader(o.with_wall) << "\n";
     for (const PointResult& r : results) std::cout << ToTableRow(r, o.with_wall) << "\n";
+    if (o.saturation) std::cout << "# " << SaturationText(FindSaturation(results), results) << "\n";
   }
   std::cout.flush();
   for (const PointResult& r : results) {
@@ -240,6 +247,9 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
                 << " measured messages undelivered after drain_ns (saturated); latency is over the delivered ones\n";
     }
   }
+  // JSON keeps one object per point on stdout: the summary goes to stderr.
+  if (o.print && o.json && o.saturation && !o.quiet)
+    std::cerr << "ibunion sim: " << SaturationText(FindSaturation(results), results) << "\n";
   // All output files or none (a bad --links must not leave a fresh --csv).
   std::vector<OutputFile> files;
   if (!o.csv.empty()) {
@@ -455,6 +465,7 @@ int Run(int argc, char** argv) {
     out.quiet = quiet;
     out.with_wall = with_wall;
     out.head = set.head;
+    out.saturation = true;
     if (opt.count("csv")) out.csv = opt["csv"].value;
     const std::vector<PointResult> results = ReadPoints(dir, set);
     LinkNames names;
@@ -704,6 +715,7 @@ int Run(int argc, char** argv) {
   out.quiet = quiet;
   out.with_wall = with_wall;
   out.head = head.str();
+  out.saturation = opt.count("sweep") && !opt.count("point");
   if (opt.count("csv")) out.csv = opt["csv"].value;
   if (opt.count("links")) out.links = opt["links"].value;
   if (opt.count("members")) {

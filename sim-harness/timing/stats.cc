@@ -116,6 +116,38 @@ std::string ToTableRow(const PointResult& r, bool with_wall) {
   return buf;
 }
 
+// --- saturation ---
+
+bool IsSaturated(const PointResult& r) {
+  return r.accepted < kSaturationAccepted * r.offered || r.ops_unfinished > 0;
+}
+
+Saturation FindSaturation(const std::vector<PointResult>& points) {
+  Saturation s;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const PointResult& r = points[i];
+    if (r.deadlock || !r.error.empty()) continue;
+    ++s.judged;
+    s.max_accepted = std::max(s.max_accepted, r.accepted);
+    if (s.at < 0) {
+      if (IsSaturated(r)) s.at = int(i);
+      else s.below = int(i);
+    }
+    s.last = int(i);
+  }
+  if (s.at < 0) s.below = -1;
+  return s;
+}
+
+std::string SaturationText(const Saturation& s, const std::vector<PointResult>& points) {
+  if (s.judged == 0) return "saturation: unknown (no point ran without an error)";
+  auto at = [&](int i) { return Num(points[size_t(i)].offered) + " (load " + Num(points[size_t(i)].load) + ")"; };
+  const std::string most = "; accepted at most " + Num(s.max_accepted) + " bytes/ns/host";
+  if (!s.reached()) return "saturation: not reached up to offered " + at(s.last) + " bytes/ns/host" + most;
+  if (s.below < 0) return "saturation: at or below offered " + at(s.at) + " bytes/ns/host, the first point" + most;
+  return "saturation: between offered " + at(s.below) + " and " + at(s.at) + " bytes/ns/host" + most;
+}
+
 // --- records (--save / --merge) ---
 
 namespace {

@@ -63,6 +63,38 @@ std::string ToTableRow(const PointResult& r, bool with_wall = true);
 std::string ToRecord(const PointResult& r);
 bool FromRecord(const std::string& text, PointResult* r, std::string* why);
 
+// --- saturation: the one definition of the rule ---
+// A point is saturated when it accepted less than kSaturationAccepted (95%)
+// of the traffic offered in the window, or when measured messages were
+// still undelivered after drain_ns (ops_unfinished > 0). The second test
+// only adds certainty: a backlog usually drains within drain_ns even far
+// past saturation, so ops_unfinished alone misses most saturated points.
+// sim-harness/experiments/run's curve() applies the same test in awk to
+// stop a curve (two saturated points in a row); keep the two identical.
+constexpr double kSaturationAccepted = 0.95;
+bool IsSaturated(const PointResult& r);
+
+// Where a sweep saturates. Points are taken in the order given (rising
+// load); failed ones (error, deadlock) are left out. `at`: the first
+// saturated point, `below`: the point before it (-1 when `at` is the first
+// point), `last`: the last point judged; indices into the vector, -1 for
+// none. `max_accepted`: the most any judged point accepted (the curve's
+// saturation throughput, as run --summary reports it).
+struct Saturation {
+  int judged = 0;
+  int below = -1;
+  int at = -1;
+  int last = -1;
+  double max_accepted = 0;
+  bool reached() const { return at >= 0; }
+};
+Saturation FindSaturation(const std::vector<PointResult>& points);
+
+// One line, no newline, without a prefix, e.g. "saturation: between offered
+// 0.125 (load 0.5) and 0.15 (load 0.6) bytes/ns/host; accepted at most
+// 0.14 bytes/ns/host", or "saturation: not reached up to offered ...".
+std::string SaturationText(const Saturation& s, const std::vector<PointResult>& points);
+
 // p-quantile (0..1) of samples by nearest rank; reorders `v`.
 double Quantile(std::vector<int64_t>& v, double q);
 

@@ -42,8 +42,9 @@ merge_matches() {
     >"$tmp/$name.json" 2>"$tmp/$name.err" &&
     "$IBUNION" sim --merge "$dir" --no-wall --quiet >"$tmp/$name.table" 2>>"$tmp/$name.err" &&
     cmp -s "$tmp/$name.json" "$tmp/direct.json" && cmp -s "$tmp/$name.csv" "$tmp/direct.csv" &&
-    cmp -s "$tmp/$name.table" "$tmp/direct.table" && cmp -s "$tmp/$name.links" "$tmp/direct.links"; then
-    pass "$name: merged sweep identical to the direct one (JSON, CSV, table, per-link CSV)"
+    cmp -s "$tmp/$name.table" "$tmp/direct.table" && cmp -s "$tmp/$name.links" "$tmp/direct.links" &&
+    tail -n 1 "$tmp/$name.table" | grep -q '^# saturation: '; then
+    pass "$name: merged sweep identical to the direct one (JSON, CSV, table with its saturation line, per-link CSV)"
   else
     fail "$name: merge differs from the direct sweep"
     cat "$tmp/$name.err"; diff "$tmp/$name.json" "$tmp/direct.json" | head -n 10 || true

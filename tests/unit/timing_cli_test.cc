@@ -364,6 +364,142 @@ void TestCliDeadlockExitCode() {
   CU_ASSERT(Contains(out, "\"deadlock\":true"));
 }
 
+// The saturation rule on hand-made points: accepted below 95% of offered or
+// messages left undelivered; failed points are not judged.
+void TestSaturationRule() {
+  auto pt = [](double load, double offered, double accepted, uint64_t unfinished = 0) {
+    PointResult r;
+    r.load = load;
+    r.offered = offered;
+    r.accepted = accepted;
+    r.ops_unfinished = unfinished;
+    return r;
+  };
+  CU_ASSERT(!sim::IsSaturated(pt(0.1, 0.025, 0.02376)));  // 95.04%
+  CU_ASSERT(sim::IsSaturated(pt(0.1, 0.025, 0.02374)));   // 94.96%
+  CU_ASSERT(sim::IsSaturated(pt(0.1, 0.025, 0.025, 1)));
+  CU_ASSERT(!sim::IsSaturated(pt(0.001, 0, 0)));  // nothing offered: not saturated
+
+  std::vector<PointResult> v = {pt(0.2, 0.05, 0.05), pt(0.4, 0.1, 0.085), pt(0.6, 0.15, 0.087),
+                                pt(0.8, 0.2, 0.086)};
+  sim::Saturation s = sim::FindSaturation(v);
+  CU_ASSERT(s.reached() && s.below == 0 && s.at == 1 && s.last == 3 && s.judged == 4);
+  CU_ASSERT_DOUBLE_EQUAL(s.max_accepted, 0.087, 1e-12);
+  CU_ASSERT_EQUAL(sim::SaturationText(s, v),
+                  "saturation: between offered 0.05 (load 0.2) and 0.1 (load 0.4) bytes/ns/host; "
+                  "accepted at most 0.087 bytes/ns/host");
+
+  // A failed point is skipped: the interval runs from the last good point.
+  v[1].deadlock = true;
+  s = sim::FindSaturation(v);
+  CU_ASSERT(s.below == 0 && s.at == 2 && s.judged == 3);
+  v[1].deadlock = false;
+
+  // Saturated from the first point.
+  v.erase(v.begin());
+  s = sim::FindSaturation(v);
+  CU_ASSERT(s.reached() && s.below == -1 && s.at == 0);
+  CU_ASSERT(Contains(sim::SaturationText(s, v), "saturation: at or below offered 0.1 (load 0.4) bytes/ns/host, the first point"));
+
+  // Never saturated: named up to the last point.
+  v = {pt(0.1, 0.025, 0.025), pt(0.2, 0.05, 0.0499), pt(0.3, 0.075, 0.0751)};
+  s = sim::FindSaturation(v);
+  CU_ASSERT(!s.reached() && s.last == 2);
+  CU_ASSERT_EQUAL(sim::SaturationText(s, v),
+                  "saturation: not reached up to offered 0.075 (load 0.3) bytes/ns/host; "
+                  "accepted at most 0.0751 bytes/ns/host");
+
+  // Nothing to judge.
+  for (PointResult& r : v) r.error = "no route";
+  CU_ASSERT(Contains(sim::SaturationText(sim::FindSaturation(v), v), "unknown"));
+}
+
+// sim-harness/experiments/run stops a curve after two saturated points in
+// a row, testing saturation in awk. Its checked-in curves must end exactly
+// where the library's rule says: the last two points saturated (or the
+// curve's top load reached) and no two saturated in a row before. Fails
+// when IsSaturated and run's awk test drift apart.
+void TestSaturationRuleMatchesRunCurves() {
+  const char* env = std::getenv("IBUNION_SRC");
+  const std::string src = env && *env ? env : ".";
+  int curves = 0, stopped = 0;
+  for (const char* name : {"seed001-ft-4-4", "seed001-ft-8-3", "seed001-ft-16-3", "seed001-ft-32-2", "beyond"}) {
+    std::ifstream in(src + "/docs/figures/" + std::string(name) + ".csv");
+    CU_ASSERT_FATAL(bool(in));
+    std::string line, key;
+    std::getline(in, line);
+    CU_ASSERT_FATAL(line.rfind("fabric,scheme,traffic,vls,load,offered,accepted,", 0) == 0);
+    std::vector<PointResult> curve;
+    auto check = [&]() {
+      if (curve.empty()) return;
+      ++curves;
+      const size_t n = curve.size();
+      for (size_t i = 1; i + 1 < n; ++i)
+        if (sim::IsSaturated(curve[i - 1]) && sim::IsSaturated(curve[i])) {
+          CU_FAIL("run went on past two saturated points");
+          std::cerr << name << " " << key << ": saturated at loads " << curve[i - 1].load << " and " << curve[i].load << "\n";
+        }
+      const double step = n > 1 ? curve[n - 1].load - curve[n - 2].load : 1;
+      const bool top = curve[n - 1].load + step > 1.2 + 1e-9;
+      if (n >= 2 && sim::IsSaturated(curve[n - 2]) && sim::IsSaturated(curve[n - 1])) {
+        ++stopped;
+      } else if (!top) {
+        CU_FAIL("run stopped a curve the rule does not call saturated");
+        std::cerr << name << " " << key << ": ends at load " << curve[n - 1].load << "\n";
+      }
+      curve.clear();
+    };
+    while (std::getline(in, line)) {
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+      CU_ASSERT_FATAL(f.size() >= 11);
+      const std::string k = f[0] + "," + f[1] + "," + f[2] + "," + f[3];
+      if (k != key) check();
+      key = k;
+      PointResult r;
+      r.load = std::strtod(f[4].c_str(), nullptr);
+      r.offered = std::strtod(f[5].c_str(), nullptr);
+      r.accepted = std::strtod(f[6].c_str(), nullptr);
+      r.ops_unfinished = std::strtoull(f[10].c_str(), nullptr, 10);
+      curve.push_back(r);
+    }
+    check();
+  }
+  CU_ASSERT(curves >= 90);
+  CU_ASSERT(stopped >= 80);
+}
+
+// --sweep and --merge report where the sweep saturates: a line after the
+// table; with --json on stderr (stdout keeps one object per point), not
+// with --quiet; a single --load point has no such line.
+void TestCliSaturationLine() {
+  DumpDir d;
+  const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid"};
+  std::string out, err;
+  auto args = base;
+  args.insert(args.end(), {"--sweep", "0.1:0.9:0.4", "--quiet", "--no-wall"});
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 0);
+  const size_t at = out.find("\n# saturation: between offered ");
+  CU_ASSERT(at != std::string::npos && out.find('\n', at + 1) == out.size() - 1);  // the last line
+  CU_ASSERT(Contains(out, "(load 0.1) and ") && Contains(out, "(load 0.5) bytes/ns/host; accepted at most "));
+
+  args = base;
+  args.insert(args.end(), {"--sweep", "0.05:0.15:0.05", "--json"});
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 0);
+  CU_ASSERT(!Contains(out, "saturation"));
+  CU_ASSERT(Contains(err, "ibunion sim: saturation: not reached up to offered "));
+  CU_ASSERT(Contains(err, "(load 0.15) bytes/ns/host"));
+  args.push_back("--quiet");
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 0);
+  CU_ASSERT(err.empty());
+
+  args = base;
+  args.insert(args.end(), {"--load", "0.9", "--quiet"});
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 0);
+  CU_ASSERT(!Contains(out, "saturation"));
+}
+
 }  // namespace
 
 void RegisterTimingCliSuite() {
@@ -375,6 +511,9 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "tables made for other LIDs: exit 2 naming dump, switch, LID", TestCliTablesForOtherLids);
   CU_add_test(s, "progress bar text", TestProgressBarText);
   CU_add_test(s, "--emit-jobs, a shell loop, --merge: the direct sweep byte for byte", TestCliEmitJobsAndMerge);
+  CU_add_test(s, "saturation rule on hand-made points", TestSaturationRule);
+  CU_add_test(s, "saturation rule = where run stopped its checked-in curves", TestSaturationRuleMatchesRunCurves);
+  CU_add_test(s, "--sweep: saturation line after the table, on stderr with --json", TestCliSaturationLine);
 }
 
 }  // namespace ibu::simtest
