@@ -84,20 +84,34 @@ void WriteJobSet(const std::string& dir_in, const std::vector<std::string>& word
     jobs += prefix + " --point " + std::to_string(i) + " --save " + ShellQuote(PointFile(dir, i)) + " --quiet\n";
   WriteFile(dir + "/jobs.txt", jobs, false);
 
+  // Slurm refuses array indices of MaxArraySize (default 1001) and above:
+  // up to kMaxArrayTasks points get a task each, more are run in chunks of
+  // `per` consecutive points per task.
+  const int per = (points + kMaxArrayTasks - 1) / kMaxArrayTasks;
+  const int tasks = (points + per - 1) / per;
   std::ostringstream slurm;
   slurm << "#!/bin/bash\n"
-        << "# One sweep point per array task: task i runs line i+1 of jobs.txt.\n"
+        << "# " << points << " sweep point(s) in " << tasks << " array task(s) of up to " << per
+        << " point(s): task i runs lines\n"
+        << "# i*" << per << "+1 .. (i+1)*" << per << " of jobs.txt one after another (at most "
+        << kMaxArrayTasks << " tasks: Slurm's\n"
+        << "# default MaxArraySize is 1001).\n"
         << "# Submit with: sbatch " << ShellQuote(dir + "/slurm.sh") << "\n"
         << "# then, when all tasks are done: ibunion sim --merge " << ShellQuote(dir) << " [--json] [--csv FILE]\n"
         << "#SBATCH --job-name=ibunion-sim\n"
-        << "#SBATCH --array=0-" << points - 1 << "\n"
+        << "#SBATCH --array=0-" << tasks - 1 << "\n"
         << "#SBATCH --ntasks=1\n"
         << "#SBATCH --cpus-per-task=1\n"
         << "#SBATCH --output=" << dir << "/points/slurm-%a.log\n"
         << "set -euo pipefail\n"
         << ": \"${SLURM_ARRAY_TASK_ID:?run me with sbatch (a job array)}\"\n"
-        << "line=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" " << ShellQuote(dir + "/jobs.txt") << ")\n"
-        << "exec bash -c \"$line\"\n";
+        << "per=" << per << "\n"
+        << "first=$((SLURM_ARRAY_TASK_ID * per + 1))\n"
+        << "status=0  # a failed point does not stop the task's other points\n"
+        << "while IFS= read -r line; do\n"
+        << "  bash -c \"$line\" </dev/null || status=1\n"
+        << "done < <(sed -n \"${first},$((first + per - 1))p\" " << ShellQuote(dir + "/jobs.txt") << ")\n"
+        << "exit $status\n";
   WriteFile(dir + "/slurm.sh", slurm.str(), true);
 
   std::string names = "ibunion-sim-links 1\nports " + std::to_string(links.size()) + "\n";
@@ -159,8 +173,26 @@ std::vector<PointResult> ReadPoints(const std::string& dir, const JobSet& set) {
     std::string list;
     for (size_t k = 0; k < missing.size() && k < 20; ++k) list += (k ? " " : "") + std::to_string(missing[k]);
     if (missing.size() > 20) list += " ...";
-    throw Error("--merge " + dir + ": " + std::to_string(missing.size()) + " of " + std::to_string(set.points) +
-                " points not done (" + list + "); point N is line N+1 of " + dir + "/jobs.txt");
+    std::string msg = "--merge " + dir + ": " + std::to_string(missing.size()) + " of " +
+                      std::to_string(set.points) + " points not done (" + list + "); point N is line N+1 of " +
+                      dir + "/jobs.txt";
+    // The commands themselves, to rerun (the first kListed).
+    std::vector<std::string> lines;
+    {
+      std::ifstream jobs(dir + "/jobs.txt");
+      for (std::string line; std::getline(jobs, line);) lines.push_back(line);
+    }
+    constexpr size_t kListed = 10;
+    if (lines.size() == size_t(set.points)) {
+      msg += "; rerun:";
+      for (size_t k = 0; k < missing.size() && k < kListed; ++k) msg += "\n  " + lines[size_t(missing[k])];
+      if (missing.size() > kListed)
+        msg += "\n  ... and " + std::to_string(missing.size() - kListed) + " more (the lines named above)";
+    } else {
+      msg += " (which has " + std::to_string(lines.size()) + " lines, not " + std::to_string(set.points) +
+             ": cannot list the commands)";
+    }
+    throw Error(msg);
   }
   return results;
 }

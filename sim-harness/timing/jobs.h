@@ -5,8 +5,11 @@
 //                  (IBUNION: this binary, or $IBUNION_PROGRAM)
 //                  --point N --save DIR/points/N.json --quiet`
 //                  (`parallel < DIR/jobs.txt`, or `bash DIR/jobs.txt`)
-//   DIR/slurm.sh   `sbatch DIR/slurm.sh`: an array 0..N-1, task i runs line
-//                  i+1 of jobs.txt
+//   DIR/slurm.sh   `sbatch DIR/slurm.sh`: a job array of at most
+//                  kMaxArrayTasks tasks (Slurm's default MaxArraySize is
+//                  1001); task i runs K consecutive lines of jobs.txt,
+//                  lines iK+1 .. (i+1)K, K = ceil(N / kMaxArrayTasks)
+//                  (1 up to 1000 points: a task per point)
 //   DIR/sweep.txt  what the merge needs: point count and the table heading
 //   DIR/links.txt  the name of every directed link by global port, so that
 //                  `--merge DIR --links FILE` names the per-link utilisation
@@ -24,6 +27,10 @@
 #include "sim-harness/timing/stats.h"
 
 namespace ibu::sim {
+
+// Array tasks slurm.sh asks for at most: indices 0..999 stay below Slurm's
+// default MaxArraySize (1001).
+constexpr int kMaxArrayTasks = 1000;
 
 // Names of the directed links by global port (PointResult::link_util's
 // index), as --links writes them; "" for an unconnected port (no row).
@@ -45,8 +52,8 @@ struct JobSet {
 JobSet ReadJobSet(const std::string& dir);
 
 // Every point of the set, in order; throws ibu::Error listing the points
-// whose file is missing (with the jobs.txt lines to rerun) or naming the
-// malformed file.
+// whose file is missing, with the jobs.txt commands to rerun (the first
+// 10), or naming the malformed file.
 std::vector<PointResult> ReadPoints(const std::string& dir, const JobSet& set);
 
 // DIR/links.txt, checked against the points' per-link values; throws

@@ -4,7 +4,9 @@
 # jobs.txt`) and a one-node Slurm cluster started here (slurmctld + slurmd,
 # `sbatch --wait slurm.sh`, a job array). Each merge must print exactly what
 # the direct sweep prints (JSON, table and CSV without wall times, and the
-# per-link utilisation), and a merge with a point missing must name it. Slurm needs root (slurmd starts
+# per-link utilisation), and a merge with a point missing must name it and
+# its jobs.txt command; sbatch must accept slurm.sh for more than 1000 points
+# (default MaxArraySize). Slurm needs root (slurmd starts
 # the jobs); both daemons are stopped by PID, also on failure.
 # Needs no OpenSM. Exit 0 pass, 1 fail, 77 skip (not root, for Slurm only).
 set -euo pipefail
@@ -64,7 +66,7 @@ merge_matches parallel "$tmp/par"
 rm "$tmp/par/points/2.json"
 if "$IBUNION" sim --merge "$tmp/par" --json >"$tmp/lost.out" 2>"$tmp/lost.err"; then
   fail "merge with point 2 missing succeeded"
-elif grep -q 'not done (2)' "$tmp/lost.err" && [ ! -s "$tmp/lost.out" ]; then
+elif grep -q 'not done (2)' "$tmp/lost.err" && grep -q -- '^  cd .* --point 2 --save ' "$tmp/lost.err" && [ ! -s "$tmp/lost.out" ]; then
   pass "merge with a point missing names it: $(head -n 1 "$tmp/lost.err")"
 else
   fail "merge with point 2 missing: unclear error or partial output"; cat "$tmp/lost.err"
@@ -146,6 +148,22 @@ fi
 logs=$(ls "$tmp"/slurm-jobs/points/slurm-*.log 2>/dev/null | wc -l)
 [ "$logs" -eq 4 ] && pass "one Slurm log per array task ($logs)" || fail "Slurm task logs: $logs, expected 4"
 merge_matches slurm "$tmp/slurm-jobs"
+
+# A sweep of more than 1000 points: sbatch refuses array indices of
+# MaxArraySize (default 1001) and above, so slurm.sh runs consecutive
+# points per task. --test-only: submitted and checked, not run.
+"$IBUNION" sim "${sweep[@]:0:5}" --sweep 0.001:1.2:0.001 --emit-jobs "$tmp/big" 2>"$tmp/big.emit"
+if sbatch --test-only "$tmp/big/slurm.sh" >"$tmp/big.log" 2>&1; then
+  pass "sbatch accepts the 1200-point job set ($(grep -o 'array=[0-9-]*' "$tmp/big/slurm.sh"), $(grep -o '^per=[0-9]*' "$tmp/big/slurm.sh"))"
+else
+  fail "sbatch --test-only of a 1200-point job set"; cat "$tmp/big.log"
+fi
+sed 's/^#SBATCH --array=.*/#SBATCH --array=0-1199/' "$tmp/big/slurm.sh" >"$tmp/big/one-per-point.sh"
+if sbatch --test-only "$tmp/big/one-per-point.sh" >"$tmp/big.log" 2>&1; then
+  fail "sbatch accepted --array=0-1199: this cluster's MaxArraySize is not Slurm's default"
+else
+  pass "sbatch refuses one task per point for 1200 points: $(head -n 1 "$tmp/big.log")"
+fi
 stop_slurm
 
 [ $fails -eq 0 ] && { echo "all checks passed"; exit 0; }

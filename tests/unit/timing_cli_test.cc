@@ -10,6 +10,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "plugin/core/tables.h"
@@ -190,9 +191,12 @@ void TestCliEmitJobsAndMerge() {
   CU_ASSERT(Contains(script.str(), "#SBATCH --array=0-4"));
   CU_ASSERT(Contains(script.str(), "SLURM_ARRAY_TASK_ID"));
 
-  // Not all points done yet: the merge names the missing ones.
+  // Not all points done yet: the merge names the missing ones and lists
+  // their jobs.txt commands.
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json"}, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "5 of 5 points not done"));
+  CU_ASSERT(Contains(err, "; rerun:\n  cd "));
+  CU_ASSERT(Contains(err, " --point 0 --save ") && Contains(err, " --point 4 --save " + work + "/set/points/4.json --quiet\n"));
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--links", work + "/merged-links.csv"}, nullptr, &err), 2);
 
   const std::string loop = "while IFS= read -r line; do bash -c \"$line\" || exit 1; done < " + work + "/set/jobs.txt";
@@ -364,6 +368,55 @@ void TestCliDeadlockExitCode() {
   CU_ASSERT(Contains(out, "\"deadlock\":true"));
 }
 
+// Sweeps of more than 1000 points: slurm.sh stays within Slurm's default
+// MaxArraySize (1001) by running consecutive points per array task; the
+// last task of a 1200-point set runs points 1198 and 1199 and nothing else.
+// A merge with most points missing lists the first commands to rerun.
+void TestCliSlurmChunks() {
+  DumpDir d;
+  char tmpl[] = "/tmp/ibusim-chunks-XXXXXX";
+  const std::string work = mkdtemp(tmpl);
+  char self[4096];
+  CU_ASSERT_FATAL(realpath("ibunion", self) != nullptr);
+  setenv("IBUNION_PROGRAM", self, 1);
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
+                                         "--quiet", "--param", "warmup_ns=200", "--param", "measure_ns=1000"};
+  std::string err;
+  for (const auto& [sweep, array, per] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{{"0.001:1:0.001", "0-999", "per=1\n"},
+                                                                      {"0.001:1.001:0.001", "0-500", "per=2\n"},
+                                                                      {"0.001:1.2:0.001", "0-599", "per=2\n"}}) {
+    auto args = base;
+    const std::string dir = work + "/set-" + array;
+    args.insert(args.end(), {"--sweep", sweep, "--emit-jobs", dir});
+    CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 0);
+    const std::string script = slurp(dir + "/slurm.sh");
+    CU_ASSERT(Contains(script, "#SBATCH --array=" + array + "\n"));
+    CU_ASSERT(Contains(script, "\n" + per));
+  }
+  const std::string dir = work + "/set-0-599";
+  const std::string task = "SLURM_ARRAY_TASK_ID=599 bash " + dir + "/slurm.sh";
+  CU_ASSERT_EQUAL(std::system(task.c_str()), 0);
+  int done = 0;
+  for (int i = 0; i < 1200; ++i) done += !slurp(dir + "/points/" + std::to_string(i) + ".json").empty();
+  CU_ASSERT_EQUAL(done, 2);
+  CU_ASSERT(!slurp(dir + "/points/1198.json").empty() && !slurp(dir + "/points/1199.json").empty());
+
+  CU_ASSERT_EQUAL(Sim({"--merge", dir}, nullptr, &err), 2);
+  CU_ASSERT(Contains(err, "1198 of 1200 points not done (0 1 2 "));
+  CU_ASSERT(Contains(err, " --point 9 --save " + dir + "/points/9.json --quiet\n"));
+  CU_ASSERT(!Contains(err, "--point 10 "));
+  CU_ASSERT(Contains(err, "... and 1188 more"));
+  unsetenv("IBUNION_PROGRAM");
+  CU_ASSERT_EQUAL(std::system(("rm -rf " + work).c_str()), 0);
+}
+
 // The saturation rule on hand-made points: accepted below 95% of offered or
 // messages left undelivered; failed points are not judged.
 void TestSaturationRule() {
@@ -511,6 +564,7 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "tables made for other LIDs: exit 2 naming dump, switch, LID", TestCliTablesForOtherLids);
   CU_add_test(s, "progress bar text", TestProgressBarText);
   CU_add_test(s, "--emit-jobs, a shell loop, --merge: the direct sweep byte for byte", TestCliEmitJobsAndMerge);
+  CU_add_test(s, "slurm.sh: more than 1000 points in chunks per array task", TestCliSlurmChunks);
   CU_add_test(s, "saturation rule on hand-made points", TestSaturationRule);
   CU_add_test(s, "saturation rule = where run stopped its checked-in curves", TestSaturationRuleMatchesRunCurves);
   CU_add_test(s, "--sweep: saturation line after the table, on stderr with --json", TestCliSaturationLine);
