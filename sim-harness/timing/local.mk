@@ -1,7 +1,8 @@
 # The packet-level timing model (DESIGN.md section 5): a libtool convenience
 # library behind `ibunion sim` and the timing unit tests. Separate parts, no
 # global state: network (topology + tables), traffic, simulator, stats,
-# sweep (parallel points), sim_cli (the command line).
+# sweep (parallel points), jobs (sweeps as job sets), dump_dir (what a
+# replayed OpenSM run left), plot (gnuplot), sim_cli (the command line).
 noinst_LTLIBRARIES += sim-harness/timing/libibusim.la
 sim_harness_timing_libibusim_la_SOURCES = \
 	sim-harness/timing/params.h sim-harness/timing/params.cc \
@@ -14,6 +15,7 @@ sim_harness_timing_libibusim_la_SOURCES = \
 	sim-harness/timing/jobs.h sim-harness/timing/jobs.cc \
 	sim-harness/timing/progress.h sim-harness/timing/progress.cc \
 	sim-harness/timing/dump_dir.h sim-harness/timing/dump_dir.cc \
+	sim-harness/timing/plot.h sim-harness/timing/plot.cc \
 	sim-harness/timing/sim_cli.h sim-harness/timing/sim_cli.cc
 EXTRA_DIST += sim-harness/timing/README.md
 

@@ -26,6 +26,7 @@
 #include "sim-harness/timing/progress.h"
 #include "sim-harness/timing/network.h"
 #include "sim-harness/timing/params.h"
+#include "sim-harness/timing/plot.h"
 #include "sim-harness/timing/simulator.h"
 #include "sim-harness/timing/stats.h"
 #include "sim-harness/timing/sweep.h"
@@ -39,9 +40,10 @@ constexpr const char* kUsage =
     "usage: ibunion sim NETFILE [--guid2lid F] [--lmc L] --routing mlid|slid|xymesh|dump:DIR\n"
     "         [--traffic PATTERN] [--msg BYTES] [--load OFFERED] [--vls N] [--seed S]\n"
     "         [--mcast-mode hw|unicast] [--sweep FROM:TO:STEP] [--jobs N] [--json]\n"
-    "         [--csv FILE] [--links FILE] [--members FILE] [--config FILE] [--param key=value ...]\n"
+    "         [--csv FILE] [--links FILE] [--plot FILE.png] [--members FILE] [--config FILE]\n"
+    "         [--param key=value ...]\n"
     "         [--quiet] [--no-wall] [--emit-jobs DIR | --point N --save FILE]\n"
-    "       ibunion sim --merge DIR [--json] [--csv FILE] [--links FILE] [--no-wall] [--quiet]\n"
+    "       ibunion sim --merge DIR [--json] [--csv FILE] [--links FILE] [--plot FILE.png] [--no-wall] [--quiet]\n"
     "\n"
     "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
     "the tables of the routing engine (or by the dumps in DIR as the ibsim harness\n"
@@ -77,6 +79,9 @@ constexpr const char* kUsage =
     "  --json      one JSON object per point on stdout instead of a table\n"
     "  --csv       also write all points as CSV to FILE\n"
     "  --links     write per-link utilisation (point,link,util) as CSV to FILE\n"
+    "  --plot      with --sweep or --merge: draw the sweep into FILE.png with gnuplot\n"
+    "              (latency vs accepted, accepted vs offered with the saturation point);\n"
+    "              no gnuplot on PATH: exit 2 before anything runs\n"
     "  --members   multicast: write the group and the sources to FILE, one\n"
     "              'group NAME' / 'source NAME' line per end port (node description)\n"
     "  --quiet     no notes, engine messages or progress on stderr (warnings and\n"
@@ -118,7 +123,7 @@ std::string Named(const Setting& s) {
 
 const std::vector<std::string> kValueOptions = {
     "guid2lid", "lmc", "routing", "traffic", "msg", "load", "vls", "seed", "sweep",
-    "jobs", "config", "param", "csv", "links", "mcast-mode", "members"};
+    "jobs", "config", "param", "csv", "links", "plot", "mcast-mode", "members"};
 const std::vector<std::string> kFlags = {"json", "quiet", "help", "no-wall"};
 // Only on the command line (not in --config): they pick what the run does.
 const std::vector<std::string> kCliOnlyOptions = {"emit-jobs", "point", "save", "merge"};
@@ -207,6 +212,7 @@ struct Output {
   std::string head;
   std::string csv;
   std::string links;
+  std::string plot;  // --plot FILE.png
   std::string members_path, members_text;  // --members
   const LinkNames* link_names = nullptr;  // by global port (--links)
 };
@@ -224,6 +230,8 @@ LinkNames NamesOf(const Network& network) {
 
 int Report(const std::vector<PointResult>& results, const Output& o) {
   int status = 0;
+  // Drawn first: a failing gnuplot leaves nothing printed or written.
+  const std::string png = o.plot.empty() ? "" : PlotPng(results, o.head.substr(2), "--plot " + o.plot);
   if (o.print && o.json) {
     for (const PointResult& r : results) std::cout << ToJson(r, o.with_wall) << "\n";
   } else if (o.print) {
@@ -268,6 +276,7 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
   }
   if (!o.members_path.empty())
     files.push_back({o.members_path, [&o](std::ostream& os) { os << o.members_text; }});
+  if (!o.plot.empty()) files.push_back({o.plot, [&png](std::ostream& os) { os << png; }});
   WriteFilesAtomically(files);
   return status;
 }
@@ -454,11 +463,12 @@ int Run(int argc, char** argv) {
   // --merge DIR: the sweep a job set computed, printed as the sweep would.
   if (opt.count("merge")) {
     for (const auto& [k, v] : opt)
-      if (k != "merge" && k != "csv" && k != "links")
-        throw Error(v.where + ": not with --merge (it takes --json, --csv, --links, --no-wall, --quiet)");
+      if (k != "merge" && k != "csv" && k != "links" && k != "plot")
+        throw Error(v.where + ": not with --merge (it takes --json, --csv, --links, --plot, --no-wall, --quiet)");
     if (!positional.empty()) throw Error("unexpected argument '" + positional[0] + "' with --merge");
     if (!params.empty()) throw Error(params[0].second.where + ": not with --merge");
     const std::string dir = opt["merge"].value;
+    if (opt.count("plot")) CheckPlotter("--plot " + opt["plot"].value);
     const JobSet set = ReadJobSet(dir);
     Output out;
     out.json = json;
@@ -467,6 +477,7 @@ int Run(int argc, char** argv) {
     out.head = set.head;
     out.saturation = true;
     if (opt.count("csv")) out.csv = opt["csv"].value;
+    if (opt.count("plot")) out.plot = opt["plot"].value;
     const std::vector<PointResult> results = ReadPoints(dir, set);
     LinkNames names;
     if (opt.count("links")) {
@@ -479,13 +490,19 @@ int Run(int argc, char** argv) {
   if (opt.count("emit-jobs") && (opt.count("point") || opt.count("save")))
     throw Error("--emit-jobs: not with --point or --save (the jobs it writes use those)");
   // A job writes its record only; the merge writes the sweep's files.
-  for (const char* file : {"csv", "links", "members"})
+  for (const char* file : {"csv", "links", "members", "plot"})
     if (opt.count(file) && (opt.count("emit-jobs") || opt.count("save")))
       throw Error(opt[file].where + ": not with " + (opt.count("emit-jobs") ? "--emit-jobs" : "--save") +
                   (std::string(file) == "members"
                        ? " (run the point directly to get the members)"
                        : std::string("; give it to the merge (ibunion sim --merge DIR --") + file +
                              " FILE), which writes it from the jobs' records"));
+  // --plot: a sweep's; gnuplot checked before anything runs.
+  if (opt.count("plot")) {
+    if (!opt.count("sweep") || opt.count("point"))
+      throw Error(opt["plot"].where + " " + opt["plot"].value + ": only with --sweep (not --point) or --merge");
+    CheckPlotter("--plot " + opt["plot"].value);
+  }
 
   // Parameters.
   Params p;
@@ -684,7 +701,7 @@ int Run(int argc, char** argv) {
       std::cerr << "ibunion sim: " << loads.size() << " job(s) in " << dir << "/jobs.txt; run them with\n"
                 << "  parallel < " << dir << "/jobs.txt      (GNU parallel; or: bash " << dir << "/jobs.txt)\n"
                 << "  sbatch " << dir << "/slurm.sh           (Slurm job array)\n"
-                << "then: ibunion sim --merge " << dir << " [--json] [--csv FILE] [--links FILE]\n";
+                << "then: ibunion sim --merge " << dir << " [--json] [--csv FILE] [--links FILE] [--plot FILE.png]\n";
     return 0;
   }
   if (opt.count("save") && !opt.count("point") && loads.size() > 1)
@@ -718,6 +735,7 @@ int Run(int argc, char** argv) {
   out.saturation = opt.count("sweep") && !opt.count("point");
   if (opt.count("csv")) out.csv = opt["csv"].value;
   if (opt.count("links")) out.links = opt["links"].value;
+  if (opt.count("plot")) out.plot = opt["plot"].value;
   if (opt.count("members")) {
     out.members_path = opt["members"].value;
     out.members_text = members_text;

@@ -3,11 +3,11 @@
 # schedulers it is written for, then merged: GNU parallel (`parallel <
 # jobs.txt`) and a one-node Slurm cluster started here (slurmctld + slurmd,
 # `sbatch --wait slurm.sh`, a job array). Each merge must print exactly what
-# the direct sweep prints (JSON, table and CSV without wall times, and the
-# per-link utilisation), and a merge with a point missing must name it and
-# its jobs.txt command; sbatch must accept slurm.sh for more than 1000 points
-# (default MaxArraySize). Slurm needs root (slurmd starts
-# the jobs); both daemons are stopped by PID, also on failure.
+# the direct sweep prints (JSON, table and CSV without wall times, the
+# per-link utilisation and the --plot PNG); a merge with a point missing
+# must name it and its jobs.txt command; sbatch must accept slurm.sh for
+# more than 1000 points (default MaxArraySize). Slurm needs root (slurmd
+# starts the jobs); both daemons are stopped by PID, also on failure.
 # Needs no OpenSM. Exit 0 pass, 1 fail, 77 skip (not root, for Slurm only).
 set -euo pipefail
 SRC=${IBUNION_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -34,7 +34,7 @@ sweep=("$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --routing mlid
   --traffic uniform --vls 2 --sweep 0.2:0.8:0.2)
 "$IBUNION" sim "${sweep[@]}" --json --no-wall --quiet --csv "$tmp/direct.csv" --links "$tmp/direct.links" \
   >"$tmp/direct.json"
-"$IBUNION" sim "${sweep[@]}" --no-wall --quiet >"$tmp/direct.table"
+"$IBUNION" sim "${sweep[@]}" --no-wall --quiet --plot "$tmp/direct.png" >"$tmp/direct.table"
 [ "$(wc -l <"$tmp/direct.json")" -eq 4 ] && pass "direct sweep: 4 points" || fail "direct sweep: $(wc -l <"$tmp/direct.json") lines"
 
 # merge_matches NAME DIR: the merge of DIR prints the direct sweep's bytes.
@@ -42,11 +42,12 @@ merge_matches() {
   local name=$1 dir=$2
   if "$IBUNION" sim --merge "$dir" --json --no-wall --quiet --csv "$tmp/$name.csv" --links "$tmp/$name.links" \
     >"$tmp/$name.json" 2>"$tmp/$name.err" &&
-    "$IBUNION" sim --merge "$dir" --no-wall --quiet >"$tmp/$name.table" 2>>"$tmp/$name.err" &&
+    "$IBUNION" sim --merge "$dir" --no-wall --quiet --plot "$tmp/$name.png" >"$tmp/$name.table" 2>>"$tmp/$name.err" &&
     cmp -s "$tmp/$name.json" "$tmp/direct.json" && cmp -s "$tmp/$name.csv" "$tmp/direct.csv" &&
     cmp -s "$tmp/$name.table" "$tmp/direct.table" && cmp -s "$tmp/$name.links" "$tmp/direct.links" &&
-    tail -n 1 "$tmp/$name.table" | grep -q '^# saturation: '; then
-    pass "$name: merged sweep identical to the direct one (JSON, CSV, table with its saturation line, per-link CSV)"
+    tail -n 1 "$tmp/$name.table" | grep -q '^# saturation: ' && cmp -s "$tmp/$name.png" "$tmp/direct.png" &&
+    [ "$(head -c 4 "$tmp/$name.png" | tail -c 3)" = PNG ]; then
+    pass "$name: merged sweep identical to the direct one (JSON, CSV, table with its saturation line, per-link CSV, --plot PNG)"
   else
     fail "$name: merge differs from the direct sweep"
     cat "$tmp/$name.err"; diff "$tmp/$name.json" "$tmp/direct.json" | head -n 10 || true

@@ -15,6 +15,7 @@
 
 #include "plugin/core/tables.h"
 #include "plugin/core/topology/generate.h"
+#include "sim-harness/timing/plot.h"
 #include "sim-harness/timing/progress.h"
 #include "sim-harness/timing/sim_cli.h"
 #include "sim-harness/timing/sweep.h"
@@ -168,6 +169,10 @@ void TestCliEmitJobsAndMerge() {
   args.insert(args.end(), {"--emit-jobs", work + "/set", "--csv", work + "/c.csv"});
   CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "--csv: not with --emit-jobs"));
+  args = base;
+  args.insert(args.end(), {"--emit-jobs", work + "/set", "--plot", work + "/p.png"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
+  CU_ASSERT(Contains(err, "--plot: not with --emit-jobs; give it to the merge (ibunion sim --merge DIR --plot FILE)"));
   args = base;
   args.insert(args.end(), {"--point", "2", "--save", work + "/p2.json", "--csv", work + "/c.csv"});
   CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
@@ -368,6 +373,80 @@ void TestCliDeadlockExitCode() {
   CU_ASSERT(Contains(out, "\"deadlock\":true"));
 }
 
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// --plot FILE.png: a PNG drawn by the real gnuplot, with the other output
+// files (all or none); refused without a sweep; no gnuplot on PATH: exit 2
+// before the fabric is even read.
+void TestCliPlot() {
+  DumpDir d;
+  char tmpl[] = "/tmp/ibusim-plot-XXXXXX";
+  const std::string work = mkdtemp(tmpl);
+  const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
+                                         "--sweep", "0.1:0.7:0.2", "--no-wall", "--jobs", "2"};
+  std::string out, err;
+  auto args = base;
+  args.insert(args.end(), {"--quiet", "--plot", work + "/sweep.png", "--csv", work + "/sweep.csv"});
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 0);
+  const std::string png = Slurp(work + "/sweep.png");
+  CU_ASSERT(png.size() > 5000 && png.compare(0, 8, "\x89PNG\r\n\x1a\n") == 0);
+  CU_ASSERT(!Slurp(work + "/sweep.csv").empty());
+  CU_ASSERT(Contains(out, "# saturation: "));
+
+  // All files or none: a PNG that cannot be written leaves no CSV.
+  args = base;
+  args.insert(args.end(), {"--quiet", "--plot", work + "/no-such-dir/x.png", "--csv", work + "/none.csv"});
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 2);
+  CU_ASSERT(Contains(err, "no-such-dir/x.png"));
+  CU_ASSERT(Slurp(work + "/none.csv").empty());
+  // Nothing to draw (no measured message): exit 2, no file at all.
+  args = base;
+  args.insert(args.end(), {"--quiet", "--param", "measure_ns=1", "--plot", work + "/empty.png", "--csv",
+                           work + "/empty.csv"});
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 2);
+  CU_ASSERT(Contains(err, "--plot " + work + "/empty.png: nothing to draw"));
+  CU_ASSERT(Slurp(work + "/empty.csv").empty() && Slurp(work + "/empty.png").empty());
+
+  // Only for a sweep.
+  CU_ASSERT_EQUAL(Sim({"--routing", "dump:" + d.dir, "--load", "0.1", "--plot", work + "/one.png"}, nullptr, &err), 2);
+  CU_ASSERT(Contains(err, "--plot " + work + "/one.png: only with --sweep"));
+
+  // No gnuplot: refused before anything is read or run (the heading the
+  // set-up prints is not there), no file written.
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", (work + "/empty-bin").c_str(), 1);
+  args = base;
+  args.insert(args.end(), {"--plot", work + "/nognuplot.png", "--csv", work + "/nognuplot.csv"});
+  const int rc = Sim(args, &out, &err);
+  setenv("PATH", path.c_str(), 1);
+  CU_ASSERT_EQUAL(rc, 2);
+  CU_ASSERT(Contains(err, "--plot " + work + "/nognuplot.png: gnuplot is not installed"));
+  CU_ASSERT(!Contains(err, "end ports") && out.empty());
+  CU_ASSERT(Slurp(work + "/nognuplot.csv").empty());
+  CU_ASSERT_EQUAL(std::system(("rm -rf " + work).c_str()), 0);
+}
+
+// The plot's style is the experiment plots': every line of PlotStyle() is a
+// line of sim-harness/experiments/seed001.gp.
+void TestPlotStyleIsTheExperiments() {
+  const char* env = std::getenv("IBUNION_SRC");
+  const std::string gp = Slurp(std::string(env && *env ? env : ".") + "/sim-harness/experiments/seed001.gp");
+  CU_ASSERT_FATAL(!gp.empty());
+  std::istringstream style(sim::PlotStyle());
+  int lines = 0;
+  for (std::string line; std::getline(style, line); ++lines)
+    if (!Contains("\n" + gp, "\n" + line + "\n")) {
+      CU_FAIL("a PlotStyle() line is not in seed001.gp");
+      std::cerr << "not in seed001.gp: " << line << "\n";
+    }
+  CU_ASSERT(lines >= 4);
+}
+
 // Sweeps of more than 1000 points: slurm.sh stays within Slurm's default
 // MaxArraySize (1001) by running consecutive points per array task; the
 // last task of a 1200-point set runs points 1198 and 1199 and nothing else.
@@ -565,6 +644,8 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "progress bar text", TestProgressBarText);
   CU_add_test(s, "--emit-jobs, a shell loop, --merge: the direct sweep byte for byte", TestCliEmitJobsAndMerge);
   CU_add_test(s, "slurm.sh: more than 1000 points in chunks per array task", TestCliSlurmChunks);
+  CU_add_test(s, "--plot: PNG by gnuplot, all files or none, gnuplot checked first", TestCliPlot);
+  CU_add_test(s, "--plot style = the experiment plots' (seed001.gp)", TestPlotStyleIsTheExperiments);
   CU_add_test(s, "saturation rule on hand-made points", TestSaturationRule);
   CU_add_test(s, "saturation rule = where run stopped its checked-in curves", TestSaturationRuleMatchesRunCurves);
   CU_add_test(s, "--sweep: saturation line after the table, on stderr with --json", TestCliSaturationLine);

@@ -1,0 +1,31 @@
+// `ibunion sim --plot FILE.png`: a sweep drawn by gnuplot, run as a child
+// process (no library of ours draws): (a) average and 99th-percentile
+// latency vs accepted traffic, (b) accepted vs offered traffic with the
+// saturation point marked, in the style of the experiment plots
+// (sim-harness/experiments/seed001.gp: PlotStyle() is its common part).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim-harness/timing/stats.h"
+
+namespace ibu::sim {
+
+// Throws ibu::Error starting with `what` when gnuplot is not on PATH or
+// cannot write PNG: called before the sweep runs, so that a missing
+// gnuplot costs nothing.
+void CheckPlotter(const std::string& what);
+
+// The lines the plot shares with the experiment plots (terminal, x label,
+// log scale, grid, key), one per line.
+std::string PlotStyle();
+
+// The PNG of `points` (failed points left out) under `title`. Data and
+// image go through temporary files that are removed again; the caller
+// writes the bytes (with the other output files, all or none). Throws
+// ibu::Error starting with `what` when no point can be drawn or gnuplot
+// fails (its message included).
+std::string PlotPng(const std::vector<PointResult>& points, const std::string& title, const std::string& what);
+
+}  // namespace ibu::sim
