@@ -20,8 +20,13 @@ bad=$(awk -F, 'NR > 1 && !($10 >= 0 && $11 >= $10 && $11 > 0 && $13 >= 1 && $14 
   || { fail "inconsistent samples"; echo "$bad"; }
 bad=$(awk -F, 'NR > 1 && $7 > $5 + 1e-9 {print}' "$sb/effective.csv")
 [ -z "$bad" ] && pass "Pool never slower than Basic (every size and iteration count)" || { fail "Pool slower than Basic"; echo "$bad"; }
-bad=$(awk -F, 'NR > 1 && $6 > $5 + 1e-9 {print}' "$sb/effective.csv")
-[ -z "$bad" ] && pass "Lazy never slower than Basic" || { fail "Lazy slower than Basic"; echo "$bad"; }
+# Lazy spends the wait broadcasting point to point; only the broadcast that
+# straddles the moment the tree becomes ready can cost it more than Basic's
+# wait (a tree ready almost at once), so per iteration it is never slower
+# than Basic by more than one point-to-point broadcast (original_us / N).
+bad=$(awk -F, 'NR > 1 && $6 > $5 + $4 / $3 + 1e-9 {print}' "$sb/effective.csv")
+[ -z "$bad" ] && pass "Lazy never slower than Basic by more than one point-to-point broadcast" ||
+  { fail "Lazy slower than Basic by more than one point-to-point broadcast"; echo "$bad"; }
 mlid_rebuilds=$(awk -F, '$1 == "ft-4-3/mlid" {print $6}' "$sb/burst.csv")
 [ "${mlid_rebuilds:-0}" -ge 4 ] && pass "plugin timed $mlid_rebuilds tree rebuilds inside OpenSM during the burst" \
   || fail "no tree rebuilds logged by the plugin during the burst"

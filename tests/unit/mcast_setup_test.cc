@@ -41,12 +41,20 @@ void LazyGoesPointToPointUntilReady() {
   // Ready after 100 us: 3 broadcasts of 40 us start before it, 7 after.
   e = EffectiveLatency({0.0, 0.1, 0.0}, b, 10);
   CU_ASSERT_DOUBLE_EQUAL(e.lazy_us, (3 * 40 + 7 * 10) / 10.0, 1e-9);
-  // Lazy is never worse than Basic: the wait is spent broadcasting.
+  // Lazy spends the wait broadcasting, so a long wait makes it no worse
+  // than Basic...
   for (long n : {1L, 10L, 100L, 1000L}) {
     e = EffectiveLatency({1.5, 4.0, 0.0}, b, n);
     CU_ASSERT(e.lazy_us <= e.basic_us + 1e-9);
     CU_ASSERT(e.pool_us <= e.basic_us + 1e-9);
   }
+  // ... but a tree ready after 1 us still costs Lazy the 40-us broadcast
+  // that started before it: worse than Basic's 1-us wait, by less than one
+  // point-to-point broadcast (40 - 10 - 1 us over 10 iterations).
+  e = EffectiveLatency({0.0, 0.001, 0.0}, b, 10);
+  CU_ASSERT_DOUBLE_EQUAL(e.lazy_us, (40 + 9 * 10) / 10.0, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(e.lazy_us - e.basic_us, (40 - 10 - 1) / 10.0, 1e-9);
+  CU_ASSERT(e.lazy_us <= e.basic_us + b.p2p_us / 10 + 1e-9);
 }
 
 void BadCostsAreRefused() {
