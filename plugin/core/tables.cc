@@ -89,6 +89,18 @@ bool IsLftDecoration(const std::string& line) {
          w == std::vector<std::string>{"Port", "Info"} || IsLftCount(line);
 }
 
+// Lines of `ibroute -M` (and WriteMfts) output that hold no row: blank
+// lines, the tens digits above "Ports:" on switches of 10 ports or more, the
+// " MLid" title and the count "N valid mlids dumped " ("N mlids dumped").
+bool IsMftDecoration(const std::string& line) {
+  const std::vector<std::string> w = Words(line);
+  if (w.empty() || w == std::vector<std::string>{"MLid"}) return true;
+  if (line.find_first_not_of("0123456789 \t\r") == std::string::npos) return true;  // tens digits
+  if (w[0].find_first_not_of("0123456789") != std::string::npos) return false;
+  return (w.size() == 3 && w[1] == "mlids" && w[2] == "dumped") ||
+         (w.size() == 4 && w[1] == "valid" && w[2] == "mlids" && w[3] == "dumped");
+}
+
 // A line quoted in a message: at most 60 characters, control bytes as '?'.
 std::string Excerpt(const std::string& line) {
   std::string out = line.substr(0, 60);
@@ -221,7 +233,12 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
         if (std::isdigit(static_cast<unsigned char>(line[c]))) columns.push_back(c);
       continue;
     }
-    if (!StartsWith(line, "0x")) continue;
+    if (!StartsWith(line, "0x")) {
+      if (IsMftDecoration(line)) continue;
+      throw InputError(file, no, "unexpected line '" + Excerpt(line) +
+                                     "' (expected `ibroute -M` output: a 'Multicast mlids' header, the "
+                                     "port-number lines, 'MLid', rows '0xMLID  x ...', 'N valid mlids dumped')");
+    }
     if (sw < 0 || columns.empty())
       throw InputError(file, no, "MFT row before a 'Multicast mlids' header and 'Ports:' line");
     char* end = nullptr;
@@ -230,7 +247,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       throw InputError(file, no, "expected a multicast LID (0xC000-0xFFFE) at the start");
     PortMask mask;
     for (size_t c = end - line.c_str(); c < line.size(); ++c) {
-      if (line[c] == ' ') continue;
+      if (line[c] == ' ' || line[c] == '\r') continue;  // CRLF files, as for LFTs
       if (line[c] != 'x')
         throw InputError(file, no, std::string("unexpected character '") + line[c] +
                                        "' in an MFT row (expected 'x' or space)");

@@ -302,6 +302,17 @@ void BadDumpsNameLine() {
                                "0 valid lids dumped \n");
   CU_ASSERT(ErrorOf([&] { ReadLfts(ok, "d", f, t); }).empty());
   CU_ASSERT_EQUAL(t.lft[0].port(1), 1);
+  // MFT dumps likewise: a row that does not start at the line's start (a
+  // damaged one) or any other stray line is named, not skipped.
+  const std::string mhead = "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n"
+                            "     Ports: 0 1 2 3 4 \n MLid\n";
+  std::istringstream m1(mhead + "0xc000        x\n  0xc001 x\n1 valid mlids dumped \n");
+  CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m1, "m", f, t); }), "m:5: unexpected line '  0xc001 x'"));
+  std::istringstream m2(mhead + "0xc000        x\ngarbage\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m2, "m", f, t); }), "m:5: unexpected line 'garbage'"));
+  std::istringstream m3(mhead + "0xc000        x \r\n\n1 valid mlids dumped \n0 mlids dumped\n");
+  CU_ASSERT(ErrorOf([&] { ReadMfts(m3, "m", f, t); }).empty());
+  CU_ASSERT(t.mft[0].groups.at(0xC000).test(1));
 }
 
 void GeneratorRefusesBadSizes() {
