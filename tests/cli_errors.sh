@@ -113,6 +113,16 @@ printf 'vls = 2\n# 4 is better\nvls = 4\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:3: 'vls' again (first at line 1)" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 printf 'engine.mlid_rotate = off\nengine.mlid_rotate = on\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:2: 'engine.mlid_rotate' again (first at line 1)" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+# On the command line too: an option given twice is refused, not the last taken.
+expect "--vls given twice ('2', then '4'): give it once" "$IBUNION" sim "$net" --routing mlid --vls 2 --vls 4
+# Integers are decimal or 0x hex, never octal: --seed 010 is seed 10.
+if [ "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 010 --json --no-wall --quiet 2>&1)" = \
+     "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 10 --json --no-wall --quiet 2>&1)" ] &&
+   [ "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 0x10 --json --no-wall --quiet 2>&1)" = \
+     "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 16 --json --no-wall --quiet 2>&1)" ]; then
+  echo "PASS: --seed 010 is 10 and --seed 0x10 is 16"
+else echo "FAIL: --seed 010 / 0x10 not read as decimal / hex"; fails=$((fails + 1)); fi
+expect "--param nic_msgs=0x-5: nic_msgs=0x-5: expected an integer" "$IBUNION" sim "$net" --routing mlid --param nic_msgs=0x-5
 # A config file's sweep gives way to --load on the command line (options win),
 # and no-wall is a config key like json and quiet.
 printf 'sweep = 0.1:0.3:0.1\njson = yes\nno-wall = yes\nquiet = yes\n' >"$tmp/c.conf"

@@ -1,5 +1,6 @@
 #include "sim-harness/timing/params.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
@@ -12,10 +13,8 @@ namespace {
 
 int64_t ToInt(const std::string& where, const std::string& key, const std::string& value,
               int64_t min, int64_t max) {
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(value.c_str(), &end, 0);
-  if (value.empty() || *end != '\0' || errno == ERANGE || v < min || v > max) {
+  long long v = 0;
+  if (!ParseInteger(value, &v) || v < min || v > max) {
     std::ostringstream os;
     os << where << ": " << key << "=" << value << ": expected an integer in [" << min
        << ", " << max << "]";
@@ -65,6 +64,17 @@ constexpr Key kKeys[] = {
 }  // namespace
 
 bool IsValidVlCount(int vls) { return vls == 1 || vls == 2 || vls == 4 || vls == 8; }
+
+bool ParseInteger(const std::string& text, long long* value) {
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  const char* digits = text.c_str() + (hex ? 2 : 0);
+  if (*digits == '\0' || std::isspace(static_cast<unsigned char>(*digits)) || (hex && (*digits == '-' || *digits == '+')))
+    return false;
+  errno = 0;
+  char* end = nullptr;
+  *value = std::strtoll(digits, &end, hex ? 16 : 10);
+  return *end == '\0' && errno != ERANGE;
+}
 
 bool IsParamKey(const std::string& key) {
   if (key.rfind("engine.", 0) == 0) return key.size() > 7;

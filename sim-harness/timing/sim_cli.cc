@@ -135,11 +135,8 @@ bool IsIn(const std::vector<std::string>& v, const std::string& s) {
 }
 
 long long ToInt(const Setting& s, const std::string& what, long long min, long long max) {
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(s.value.c_str(), &end, 0);
-  if (s.value.empty() || *end != '\0' || errno == ERANGE || v < min || v > max)
-    throw Error(Named(s) + ": expected " + what);
+  long long v = 0;
+  if (!ParseInteger(s.value, &v) || v < min || v > max) throw Error(Named(s) + ": expected " + what);
   return v;
 }
 
@@ -384,8 +381,13 @@ int Run(int argc, char** argv) {
       if (i + 1 >= words.size()) throw Error("option --" + name + " needs a value");
       value = words[++i];
     }
-    if (name == "param") cli_params.push_back({value, "--param", ""});
-    else cli[name] = {value, "--" + name, ""};
+    if (name == "param") {
+      cli_params.push_back({value, "--param", ""});
+    } else {
+      if (cli.count(name))
+        throw Error("--" + name + " given twice ('" + cli[name].value + "', then '" + value + "'): give it once");
+      cli[name] = {value, "--" + name, ""};
+    }
   }
 
   // Config file first, the command line overrides it.
