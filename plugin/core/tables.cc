@@ -72,17 +72,20 @@ std::vector<std::string> Words(const std::string& line) {
   return words;
 }
 
-// Lines of `ibroute` (and WriteLfts) output that hold no entry: blank
-// lines, the column titles "  Lid  Out   Destination" / "       Port     Info ",
-// and the count "N valid lids dumped " ("N lids dumped" with -a, and in
-// OpenSM's own LFT dump).
-bool IsLftCount(const std::string& line) {
+// The count line ending a table: "N valid lids dumped " ("N lids dumped"
+// with -a and in OpenSM's own LFT dump); "N valid mlids dumped " for MFTs.
+bool IsCountLine(const std::string& line, const char* noun) {
   const std::vector<std::string> w = Words(line);
   if (w.empty() || w[0].find_first_not_of("0123456789") != std::string::npos) return false;
-  return (w.size() == 3 && w[1] == "lids" && w[2] == "dumped") ||
-         (w.size() == 4 && w[1] == "valid" && w[2] == "lids" && w[3] == "dumped");
+  return (w.size() == 3 && w[1] == noun && w[2] == "dumped") ||
+         (w.size() == 4 && w[1] == "valid" && w[2] == noun && w[3] == "dumped");
 }
 
+bool IsLftCount(const std::string& line) { return IsCountLine(line, "lids"); }
+
+// Lines of `ibroute` (and WriteLfts) output that hold no entry: blank
+// lines, the column titles "  Lid  Out   Destination" / "       Port     Info ",
+// and the count line.
 bool IsLftDecoration(const std::string& line) {
   const std::vector<std::string> w = Words(line);
   return w.empty() || w == std::vector<std::string>{"Lid", "Out", "Destination"} ||
@@ -91,14 +94,12 @@ bool IsLftDecoration(const std::string& line) {
 
 // Lines of `ibroute -M` (and WriteMfts) output that hold no row: blank
 // lines, the tens digits above "Ports:" on switches of 10 ports or more, the
-// " MLid" title and the count "N valid mlids dumped " ("N mlids dumped").
+// " MLid" title and the count line.
 bool IsMftDecoration(const std::string& line) {
   const std::vector<std::string> w = Words(line);
   if (w.empty() || w == std::vector<std::string>{"MLid"}) return true;
   if (line.find_first_not_of("0123456789 \t\r") == std::string::npos) return true;  // tens digits
-  if (w[0].find_first_not_of("0123456789") != std::string::npos) return false;
-  return (w.size() == 3 && w[1] == "mlids" && w[2] == "dumped") ||
-         (w.size() == 4 && w[1] == "valid" && w[2] == "mlids" && w[3] == "dumped");
+  return IsCountLine(line, "mlids");
 }
 
 // A line quoted in a message: at most 60 characters, control bytes as '?'.

@@ -82,8 +82,9 @@ std::shared_ptr<const DumpedPathMap> ReadDumpedPathMap(const std::string& dir, c
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.size() > 19 && name.rfind("ibunion-", 0) == 0 &&
-        name.compare(name.size() - 11, 11, "-paths.dump") == 0)
+    const std::string prefix = "ibunion-", suffix = "-paths.dump";  // as the plugin names it
+    if (name.size() > prefix.size() + suffix.size() && name.rfind(prefix, 0) == 0 &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
       found.push_back(e.path().string());
   }
   if (ec) throw Error(dir + ": cannot list (" + ec.message() + ")");

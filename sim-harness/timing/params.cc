@@ -1,11 +1,10 @@
 #include "sim-harness/timing/params.h"
 
-#include <cctype>
-#include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu::sim {
 
@@ -64,17 +63,6 @@ constexpr Key kKeys[] = {
 }  // namespace
 
 bool IsValidVlCount(int vls) { return vls == 1 || vls == 2 || vls == 4 || vls == 8; }
-
-bool ParseInteger(const std::string& text, long long* value) {
-  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
-  const char* digits = text.c_str() + (hex ? 2 : 0);
-  if (*digits == '\0' || std::isspace(static_cast<unsigned char>(*digits)) || (hex && (*digits == '-' || *digits == '+')))
-    return false;
-  errno = 0;
-  char* end = nullptr;
-  *value = std::strtoll(digits, &end, hex ? 16 : 10);
-  return *end == '\0' && errno != ERANGE;
-}
 
 bool IsParamKey(const std::string& key) {
   if (key.rfind("engine.", 0) == 0) return key.size() > 7;

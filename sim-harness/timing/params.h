@@ -74,11 +74,6 @@ bool IsValidVlCount(int vls);
 // True when `key` is a parameter key (engine.* included).
 bool IsParamKey(const std::string& key);
 
-// An integer as the command line and config files write it: decimal, or
-// hexadecimal after 0x (MLIDs); never octal, so "010" is ten. False on
-// anything else, trailing text or overflow.
-bool ParseInteger(const std::string& text, long long* value);
-
 // One line per key with its default, for --help.
 std::string ParamHelp();
 

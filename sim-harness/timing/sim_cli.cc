@@ -17,6 +17,7 @@
 
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/output_files.h"
 #include "plugin/core/routing/mlid.h"
