@@ -1,6 +1,7 @@
 #include "cli/args.h"
 
-#include <cerrno>
+#include "plugin/core/int_math.h"
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -56,10 +57,8 @@ std::vector<std::string> Args::all(const std::string& name) const {
 }
 
 long ParseInt(const std::string& text, const std::string& what, long min, long max) {
-  char* end = nullptr;
-  errno = 0;
-  long v = std::strtol(text.c_str(), &end, 0);
-  if (text.empty() || *end || errno)
+  long long v = 0;
+  if (!ParseInteger(text, &v))  // decimal or 0x hex, as `ibunion sim` reads them
     throw UsageError{what + ": expected an integer, got '" + text + "'"};
   if (v < min || v > max)
     throw UsageError{what + ": expected " + std::to_string(min) + ".." + std::to_string(max) +

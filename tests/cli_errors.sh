@@ -123,6 +123,9 @@ if [ "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 010 --json --no-w
   echo "PASS: --seed 010 is 10 and --seed 0x10 is 16"
 else echo "FAIL: --seed 010 / 0x10 not read as decimal / hex"; fails=$((fails + 1)); fi
 expect "--param nic_msgs=0x-5: nic_msgs=0x-5: expected an integer" "$IBUNION" sim "$net" --routing mlid --param nic_msgs=0x-5
+# The other commands read integers the same way: 010 is ten, not eight.
+expect "M must be a power of two, got 10" "$IBUNION" topo fattree 010 2 -o "$tmp/out/t.net"
+nothing_left "topo with a bad M"
 # A config file's sweep gives way to --load on the command line (options win),
 # and no-wall is a config key like json and quiet.
 printf 'sweep = 0.1:0.3:0.1\njson = yes\nno-wall = yes\nquiet = yes\n' >"$tmp/c.conf"
