@@ -133,6 +133,8 @@ struct mask_ctx {
 	osm_subn_t *subn;
 	uint16_t mlid;
 	int refused;
+	uint64_t refused_guid; /* first switch that cannot hold the MLID */
+	unsigned refused_cap;  /* its MulticastFDBCap */
 };
 
 static void set_mask_port(void *ctx, uint64_t switch_guid, int port)
@@ -144,7 +146,15 @@ static void set_mask_port(void *ctx, uint64_t switch_guid, int port)
 	if (!sw)
 		return;
 	tbl = osm_switch_get_mcast_tbl_ptr(sw);
-	if (m->mlid > tbl->max_mlid_ho) {
+	/* Beyond the switch's own cap (0 for a switch without multicast,
+	 * which OpenSM's subnet-wide MLID limit ignores), or beyond the table
+	 * OpenSM allocated for this pass: writing there would corrupt memory. */
+	if ((unsigned)(m->mlid - IB_LID_MCAST_START_HO) >= tbl->num_entries ||
+	    m->mlid > tbl->max_mlid_ho) {
+		if (!m->refused) {
+			m->refused_guid = switch_guid;
+			m->refused_cap = tbl->num_entries;
+		}
 		m->refused = 1;
 		return;
 	}
@@ -176,7 +186,7 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 	cl_list_item_t *li;
 	uint64_t *members = NULL;
 	int n = 0, cap = 0;
-	struct mask_ctx ctx = {&e->osm->subn, mbox->mlid, 0};
+	struct mask_ctx ctx = {&e->osm->subn, mbox->mlid, 0, 0, 0};
 	int rc;
 
 	for (li = cl_qlist_head(&mbox->mgrp_list); li != cl_qlist_end(&mbox->mgrp_list);
@@ -206,9 +216,11 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 		return IB_ERROR;
 	if (ctx.refused) {
 		OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
-			"ibunion/%s: multicast group 0x%04x refused: MLID beyond a switch's "
-			"MulticastFDBCap; other groups are unaffected\n",
-			ibu_engine_name(e->core), mbox->mlid);
+			"ibunion/%s: multicast group 0x%04x refused: MLID beyond the "
+			"MulticastFDBCap of switch 0x%016" PRIx64 " (%u MLIDs, up to 0x%04x); "
+			"other groups are unaffected\n",
+			ibu_engine_name(e->core), mbox->mlid, ctx.refused_guid, ctx.refused_cap,
+			IB_LID_MCAST_START_HO + ctx.refused_cap - 1);
 		return IB_ERROR;
 	}
 	return IB_SUCCESS;

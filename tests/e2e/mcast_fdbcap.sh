@@ -114,11 +114,15 @@ grep -q "ibunion/mlid: routed 6 switches, 8 end ports" "$out/log.cabled" &&
   pass "after the cabling, mlid routes the complete FT(4,2)" || fail "mlid did not route the cabled-in FT(4,2)"
 
 # --- the refusal -------------------------------------------------------------
-msg="refused: MLID beyond a switch's MulticastFDBCap; other groups are unaffected"
+# The line names a switch of this fabric and its cap.
+cap_text="($CAP MLIDs, up to 0x$(printf %04x $((0xC000 + CAP - 1))))"
+msg="refused: MLID beyond the MulticastFDBCap of switch 0x[0-9a-f]\{16\} $cap_text; other groups are unaffected"
 refused=$(since "$out/log.refused" "$out/log.cabled" | grep -o "ibunion/mlid: multicast group 0x[0-9a-f]* $msg" | sort -u || true)
+refused_guid=$(printf '%s\n' "$refused" | grep -o 'switch 0x[0-9a-f]*' | awk '{print $2}' | head -1)
 refused_ever=$(grep -o "multicast group 0x[0-9a-f]* refused" "$out/opensm.log" 2>/dev/null | awk '{print $3}' | sort -u | xargs || true)
-[ "$refused" = "ibunion/mlid: multicast group $BEYOND $msg" ] && [ "$refused_ever" = "$BEYOND" ] &&
-  pass "the plugin refused group $BEYOND when the joins came, logged with its MLID; no other group was ever refused" ||
+[ "$(printf '%s\n' "$refused" | wc -l)" -eq 1 ] && [ "${refused%% refused*}" = "ibunion/mlid: multicast group $BEYOND" ] &&
+  [ -n "$refused_guid" ] && grep -qi "guid $refused_guid" "$out/mfts.dump" 2>/dev/null && [ "$refused_ever" = "$BEYOND" ] &&
+  pass "the plugin refused group $BEYOND when the joins came, naming switch $refused_guid $cap_text; no other group was ever refused" ||
   { fail "refused after the joins: '${refused:-none}'; refused in the whole run: '${refused_ever:-none}'"
     since "$out/log.refused" "$out/log.cabled" | grep -i "ibunion\|ERR" | head || true; }
 since "$out/log.refused" "$out/log.cabled" | grep -ci "ERR 0A17: Unable to create spanning tree (IB_ERROR) for mlid $BEYOND" >/dev/null &&
