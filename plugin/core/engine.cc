@@ -100,8 +100,18 @@ std::vector<std::string> EngineNames() { return {"mlid", "slid", "xymesh"}; }
 std::vector<std::string> SplitOptions(const std::string& text) {
   std::istringstream in(text);
   std::vector<std::string> words;
+  std::unordered_map<std::string, std::string> seen;  // key -> first word with it
   std::string w;
-  while (in >> w) words.push_back(w);
+  while (in >> w) {
+    const size_t eq = w.find('=');
+    if (eq != std::string::npos && eq > 0) {
+      const auto [it, fresh] = seen.emplace(w.substr(0, eq), w);
+      if (!fresh)
+        throw Error("option '" + w + "': key " + it->first + " given twice (first as '" +
+                    it->second + "'); expected each key once");
+    }
+    words.push_back(w);
+  }
   return words;
 }
 

@@ -122,7 +122,8 @@ std::unique_ptr<Engine> MakeEngine(const std::string& name,
                                    const std::vector<std::string>& options,
                                    LogSink log);
 
-// Splits "a=1 b=2" into words.
+// Splits "a=1 b=2" into words; throws ibu::Error naming a key given twice
+// ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess).
 std::vector<std::string> SplitOptions(const std::string& text);
 
 }  // namespace ibu

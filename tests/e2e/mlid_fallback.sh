@@ -1,6 +1,7 @@
 #!/bin/bash
 # What mlid cannot route it refuses with the reason, and OpenSM carries on
-# with minhop: a mesh, a fat-tree with one extra cable, bad options.
+# with minhop: a mesh, a fat-tree with one extra cable, bad options (an
+# unknown key, a key given twice).
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 run() {  # NET OUT OPTIONS
@@ -30,4 +31,10 @@ check "ft-4-3 with a bad option comes up" run "$TOPO/ft-4-3.net" "$E2E_TMP/badop
 grep -q "bad event_plugin_options: option 'mlid_bogus=1': unknown key for engine mlid" "$E2E_TMP/badopt/opensm.log" &&
   pass "bad option named in the log" || fail "bad option not named"
 expect_fallback "bad option" "$E2E_TMP/badopt" "ibunion/mlid: refusing: bad event_plugin_options"
+
+# A key given twice: which value was meant is a guess, so it is refused too.
+check "ft-4-3 with a repeated option comes up" run "$TOPO/ft-4-3.net" "$E2E_TMP/twice" "mlid_rotate=on mlid_rotate=off"
+expect_fallback "repeated option" "$E2E_TMP/twice" \
+  "ibunion/mlid: refusing: bad event_plugin_options: option 'mlid_rotate=off': key mlid_rotate given twice (first as 'mlid_rotate=on')"
+
 finish

@@ -202,6 +202,10 @@ void BadOptionsAreRefused() {
                      "unknown key for engine mlid"));
   CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", {"rotate"}, nullptr); }), "expected key=value"));
   CU_ASSERT(Contains(ErrorOf([] { MakeEngine("nope", {}, nullptr); }), "unknown routing engine"));
+  // A key given twice names both words; distinct keys are fine.
+  CU_ASSERT(Contains(ErrorOf([] { SplitOptions("mlid_rotate=on xymesh_vls=2 mlid_rotate=off"); }),
+                     "option 'mlid_rotate=off': key mlid_rotate given twice (first as 'mlid_rotate=on')"));
+  CU_ASSERT_EQUAL(SplitOptions(" mlid_rotate=on  xymesh_vls=2 ").size(), 2u);
 }
 
 
