@@ -116,14 +116,25 @@ std::vector<std::string> SplitOptions(const std::string& text) {
 }
 
 std::unique_ptr<Engine> MakeEngine(const std::string& name,
-                                   const std::vector<std::string>& options, LogSink log) {
+                                   const std::vector<std::string>& options, LogSink log,
+                                   const std::vector<std::string>& engines) {
+  // Every key must belong to an engine this front door offers: a key of
+  // an engine it does not have (slid_ in OpenSM) would never be checked.
+  auto check_owner = [&](const std::string& word) {
+    const std::string key = SplitWord(word).first;
+    std::string known;
+    for (size_t i = 0; i < engines.size(); ++i) {
+      if (Owns(key, engines[i])) return;
+      known += (i == 0 ? "" : i + 1 == engines.size() ? " or " : ", ") + engines[i] + "_";
+    }
+    throw Error("option '" + word + "': unknown key (keys start with " + known + ")");
+  };
   if (name == "mlid" || name == "slid") {
     MlidOptions opt;
     opt.single_lid = name == "slid";
     for (const std::string& word : options) {
       auto [key, value] = SplitWord(word);
-      if (!Owns(key, "mlid") && !Owns(key, "slid") && !Owns(key, "xymesh"))
-        throw Error("option '" + word + "': unknown key (keys start with mlid_, slid_ or xymesh_)");
+      check_owner(word);
       if (!Owns(key, name)) continue;
       if (key == name + "_rotate") opt.rotate = ParseOnOff(key, value);
       else throw Error("option '" + word + "': unknown key for engine " + name +
@@ -132,11 +143,7 @@ std::unique_ptr<Engine> MakeEngine(const std::string& name,
     return std::make_unique<MlidEngine>(opt, std::move(log), name == "mlid" ? "mlid" : "slid");
   }
   if (name == "xymesh") {
-    for (const std::string& word : options) {
-      auto [key, value] = SplitWord(word);
-      if (!Owns(key, "mlid") && !Owns(key, "slid") && !Owns(key, "xymesh"))
-        throw Error("option '" + word + "': unknown key (keys start with mlid_, slid_ or xymesh_)");
-    }
+    for (const std::string& word : options) check_owner(word);
     return MakeXyMeshEngine(options, std::move(log));
   }
   throw Error("unknown routing engine '" + name + "' (known: mlid, slid, xymesh)");

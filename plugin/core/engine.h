@@ -116,11 +116,14 @@ std::vector<std::string> EngineNames();
 
 // Builds an engine from its name and "key=value" option words (unknown keys
 // or bad values throw ibu::Error naming the word and what was expected;
-// keys that belong to another engine are ignored). `log` receives notes
-// such as folded path digits.
+// keys that belong to another engine of `engines` are ignored, keys of no
+// engine in `engines` are unknown). `engines`: the engines the front door
+// offers (the CLI all of EngineNames(), OpenSM only mlid and xymesh).
+// `log` receives notes such as folded path digits.
 std::unique_ptr<Engine> MakeEngine(const std::string& name,
                                    const std::vector<std::string>& options,
-                                   LogSink log);
+                                   LogSink log,
+                                   const std::vector<std::string>& engines = EngineNames());
 
 // Splits "a=1 b=2" into words; throws ibu::Error naming a key given twice
 // ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess).

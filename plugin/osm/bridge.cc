@@ -149,6 +149,8 @@ void ReportMcastMasks(const ibu_engine& e, uint16_t mlid, ibu_mask_fn set, void*
 
 extern "C" {
 
+const char* const ibu_osm_engine_names[IBU_OSM_NUM_ENGINES] = {"mlid", "xymesh"};
+
 ibu_engine* ibu_engine_new(const char* name, const char* options, ibu_log_fn log, void* log_ctx) {
   try {
     auto* e = new ibu_engine;
@@ -169,7 +171,9 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, ibu_log_fn log
           throw ibu::Error("option '" + w + "': expected on or off");
         e->dump = v == "on";
       }
-      e->engine = ibu::MakeEngine(name, words, SinkOf(e));
+      e->engine = ibu::MakeEngine(
+          name, words, SinkOf(e),
+          std::vector<std::string>(ibu_osm_engine_names, ibu_osm_engine_names + IBU_OSM_NUM_ENGINES));
     } catch (const std::exception& err) {
       e->option_error = err.what();
       e->Log(IBU_LOG_ERROR, std::string("bad event_plugin_options: ") + err.what() +

@@ -27,6 +27,12 @@ typedef int (*ibu_log_active_fn)(void *ctx, int level);
 /* Receives one (switch GUID, port) of a multicast mask. */
 typedef void (*ibu_mask_fn)(void *ctx, uint64_t switch_guid, int port);
 
+/* The engines the plugin registers with OpenSM. event_plugin_options may
+ * only hold their keys (and <engine>_dump): a key of an engine OpenSM does
+ * not get (slid_ is the CLI's) would never be checked, so it is unknown. */
+#define IBU_OSM_NUM_ENGINES 2
+extern const char *const ibu_osm_engine_names[IBU_OSM_NUM_ENGINES];
+
 /* Engine `name` ("mlid", "xymesh") with event_plugin_options `options`.
  * Bad options do not fail here: they are logged now and make every
  * routing call refuse, so OpenSM falls back instead of running a guess.

@@ -27,8 +27,7 @@
 #error OpenSM plugin interface version mismatch
 #endif
 
-static const char *const engine_names[] = {"mlid", "xymesh"};
-#define NUM_ENGINES (sizeof(engine_names) / sizeof(engine_names[0]))
+#define NUM_ENGINES IBU_OSM_NUM_ENGINES
 
 struct ibu_plugin {
 	osm_opensm_t *osm;
@@ -79,19 +78,19 @@ static void *plugin_create(osm_opensm_t *osm)
 		external_routing_engine_module_t module;
 
 		p->engines[i].osm = osm;
-		p->engines[i].core = ibu_engine_new(engine_names[i], options, log_to_osm, osm);
+		p->engines[i].core = ibu_engine_new(ibu_osm_engine_names[i], options, log_to_osm, osm);
 		if (!p->engines[i].core)
 			continue;
 		ibu_engine_set_log_active(p->engines[i].core, log_active_in_osm);
-		module.name = engine_names[i];
+		module.name = ibu_osm_engine_names[i];
 		module.setup = engine_setup;
 		module.context = &p->engines[i];
 		if (osm_register_external_routing_engine(osm, &module, &p->engines[i]) != CL_SUCCESS)
 			OSM_LOG(&osm->log, OSM_LOG_ERROR,
-				"ibunion: cannot register routing engine '%s'\n", engine_names[i]);
+				"ibunion: cannot register routing engine '%s'\n", ibu_osm_engine_names[i]);
 		else
 			OSM_LOG(&osm->log, OSM_LOG_INFO,
-				"ibunion: routing engine '%s' registered\n", engine_names[i]);
+				"ibunion: routing engine '%s' registered\n", ibu_osm_engine_names[i]);
 	}
 	return p;
 }

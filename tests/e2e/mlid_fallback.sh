@@ -1,7 +1,7 @@
 #!/bin/bash
 # What mlid cannot route it refuses with the reason, and OpenSM carries on
 # with minhop: a mesh, a fat-tree with one extra cable, bad options (an
-# unknown key, a key given twice).
+# unknown key, a key given twice, a key of an engine the plugin lacks).
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 run() {  # NET OUT OPTIONS
@@ -37,4 +37,9 @@ check "ft-4-3 with a repeated option comes up" run "$TOPO/ft-4-3.net" "$E2E_TMP/
 expect_fallback "repeated option" "$E2E_TMP/twice" \
   "ibunion/mlid: refusing: bad event_plugin_options: option 'mlid_rotate=off': key mlid_rotate given twice (first as 'mlid_rotate=on')"
 
+# slid is the CLI's engine, not one the plugin registers: nothing in OpenSM
+# would ever read a slid_ key, so it is unknown, not silently skipped.
+check "ft-4-3 with a slid_ option comes up" run "$TOPO/ft-4-3.net" "$E2E_TMP/slid" "slid_rotate=off"
+expect_fallback "slid_ option" "$E2E_TMP/slid" \
+  "ibunion/mlid: refusing: bad event_plugin_options: option 'slid_rotate=off': unknown key (keys start with mlid_ or xymesh_)"
 finish

@@ -206,6 +206,14 @@ void BadOptionsAreRefused() {
   CU_ASSERT(Contains(ErrorOf([] { SplitOptions("mlid_rotate=on xymesh_vls=2 mlid_rotate=off"); }),
                      "option 'mlid_rotate=off': key mlid_rotate given twice (first as 'mlid_rotate=on')"));
   CU_ASSERT_EQUAL(SplitOptions(" mlid_rotate=on  xymesh_vls=2 ").size(), 2u);
+  // Keys of an engine the front door does not offer are unknown.
+  CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", {"slid_rotate=off"}, nullptr, {"mlid", "xymesh"}); }),
+                     "option 'slid_rotate=off': unknown key (keys start with mlid_ or xymesh_)"));
+  CU_ASSERT(Contains(ErrorOf([] { MakeEngine("xymesh", {"slid_rotate=off"}, nullptr, {"mlid", "xymesh"}); }),
+                     "unknown key (keys start with mlid_ or xymesh_)"));
+  CU_ASSERT(MakeEngine("mlid", {"slid_rotate=off"}, nullptr) != nullptr);  // the CLI has slid
+  CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", {"ftree_x=1"}, nullptr); }),
+                     "unknown key (keys start with mlid_, slid_ or xymesh_)"));
 }
 
 
