@@ -2,9 +2,11 @@
 // point catches everything: the plugin must never take OpenSM down.
 #include "plugin/osm/bridge.h"
 
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -110,23 +112,32 @@ std::string Hex(uint64_t v) {
 }
 
 // Writes through a temp file and rename: no half-written dump is left.
-bool WriteAtomically(const std::string& path, const std::function<void(std::ostream&)>& fill) {
+// Returns "" or why it failed (the system's reason, e.g. "No such file or
+// directory" for a dump_files_dir that does not exist).
+std::string WriteAtomically(const std::string& path, const std::function<void(std::ostream&)>& fill) {
   const std::string tmp = path + ".tmp";
+  auto reason = [](const char* what) {
+    return std::string(what) + (errno ? std::string(": ") + std::strerror(errno) : "");
+  };
+  errno = 0;
   {
     std::ofstream out(tmp);
-    if (!out) return false;
+    if (!out) return errno ? std::strerror(errno) : "cannot open it";
     fill(out);
     out.flush();
     if (!out) {
+      const std::string why = reason("write failed");
       std::remove(tmp.c_str());
-      return false;
+      return why;
     }
   }
+  errno = 0;
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = reason("rename failed");
     std::remove(tmp.c_str());
-    return false;
+    return why;
   }
-  return true;
+  return "";
 }
 
 // Hands the group's masks to OpenSM: the switches of its tree when the
@@ -375,9 +386,15 @@ void ibu_dump(const ibu_engine* e, const char* dir) {
   if (!e->routed || !e->dump || !dir || !*dir) return;
   try {
     const std::string base = std::string(dir) + "/ibunion-" + e->name;
-    if (!WriteAtomically(base + "-lfts.dump",
-                         [&](std::ostream& os) { ibu::WriteLfts(os, e->fabric, e->tables); }))
-      e->Log(IBU_LOG_ERROR, "cannot write " + base + "-lfts.dump");
+    // Names the file and why, and that routing is not affected.
+    auto failed = [&](const std::string& file, const std::string& why) {
+      e->Log(IBU_LOG_ERROR, "cannot write " + file + ": " + why + " (dump_files_dir " + dir +
+                                " must be a writable directory; " + e->name +
+                                "_dump=off turns the dumps off); the tables are in place");
+    };
+    std::string why = WriteAtomically(
+        base + "-lfts.dump", [&](std::ostream& os) { ibu::WriteLfts(os, e->fabric, e->tables); });
+    if (!why.empty()) failed(base + "-lfts.dump", why);
     const size_t n = e->fabric.end_ports.size();
     if (n > 4096) {
       e->Log(IBU_LOG_INFO, "path-selection map not dumped: " + std::to_string(n) +
@@ -385,12 +402,12 @@ void ibu_dump(const ibu_engine* e, const char* dir) {
                                "Engine::SelectDlid, computed on demand by ibunion route --paths)");
       return;
     }
-    if (!WriteAtomically(base + "-paths.dump", [&](std::ostream& os) {
-          os << "# src_port_guid dst_port_guid dlid (ibunion " << e->name << " path selection)\n";
-          ibu::WritePathMap(os, e->fabric,
-                            [&](int s, int d) { return e->engine->SelectDlid(e->fabric, s, d); });
-        }))
-      e->Log(IBU_LOG_ERROR, "cannot write " + base + "-paths.dump");
+    why = WriteAtomically(base + "-paths.dump", [&](std::ostream& os) {
+      os << "# src_port_guid dst_port_guid dlid (ibunion " << e->name << " path selection)\n";
+      ibu::WritePathMap(os, e->fabric,
+                        [&](int s, int d) { return e->engine->SelectDlid(e->fabric, s, d); });
+    });
+    if (!why.empty()) failed(base + "-paths.dump", why);
   } catch (const std::exception& err) {
     e->Log(IBU_LOG_ERROR, std::string("dump failed: ") + err.what());
   } catch (...) {
