@@ -85,6 +85,7 @@ static int cb_build_lid_matrices(void *context)
 	struct ibu_osm_engine *e = context;
 
 	import_subnet(e);
+	e->vl_short_logged = 0;
 	if (ibu_data_vls(e->core) > 1 && !e->osm->subn.opt.qos)
 		OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
 			"ibunion/%s: %d data VLs were requested but QoS is off, so OpenSM never "
@@ -236,6 +237,35 @@ static uint8_t cb_path_sl(void *context, uint8_t hint, const ib_net16_t slid, co
 	return sl;
 }
 
+/* OpenSM keeps only the low bits of each VL that the port's OperVLs allow
+ * (osm_qos.c sl2vl_update_table), so on a port with fewer VLs than the
+ * engine uses, VLs fold onto each other without a word, and with them the
+ * VL separation the engine's deadlock freedom rests on (the paper-mode
+ * multicast VL lands on a data VL). Name the first such port per routing. */
+static void check_op_vls(struct ibu_osm_engine *e, osm_physp_t *port, const uint8_t vl_by_sl[16])
+{
+	static const int vls_of_op_vls[] = {0, 1, 2, 4, 8, 15};
+	uint8_t op = ib_port_info_get_op_vls(&port->port_info);
+	int have = op < sizeof(vls_of_op_vls) / sizeof(vls_of_op_vls[0]) ? vls_of_op_vls[op] : 15;
+	osm_node_t *node = osm_physp_get_node_ptr(port);
+	int sl, need = 0;
+
+	for (sl = 0; sl < 16; sl++)
+		if (vl_by_sl[sl] != 15 && vl_by_sl[sl] + 1 > need)
+			need = vl_by_sl[sl] + 1;
+	if (op == 0 || need <= have || e->vl_short_logged) /* 0: not known yet */
+		return;
+	e->vl_short_logged = 1;
+	OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
+		"ibunion/%s: %s %s (0x%016" PRIx64 ") port %u has %d operational VL%s (OperVLs VL0-%d), "
+		"but the engine maps SLs onto VLs 0-%d: OpenSM folds VL %d and above onto lower "
+		"VLs, which can close credit loops; raise max_op_vls (as far as the ports' VLCap "
+		"allows) or lower xymesh_vls (further ports not named)\n",
+		ibu_engine_name(e->core), node->sw ? "switch" : "host", node_name(node),
+		cl_ntoh64(osm_node_get_node_guid(node)), osm_physp_get_port_num(port), have,
+		have == 1 ? "" : "s", have - 1, need - 1, have);
+}
+
 static void cb_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port, uint8_t out_port,
 			    ib_slvl_table_t *t)
 {
@@ -252,6 +282,7 @@ static void cb_update_sl2vl(void *context, osm_physp_t *port, uint8_t in_port, u
 				    out_port, vl_by_sl)) {
 		return;
 	}
+	check_op_vls(e, port, vl_by_sl);
 	for (sl = 0; sl < 16; sl++)
 		ib_slvl_table_set(t, (uint8_t)sl, vl_by_sl[sl]);
 }

@@ -14,6 +14,7 @@ struct osm_routing_engine;
 struct ibu_osm_engine {
 	struct osm_opensm *osm;
 	ibu_engine *core;
+	int vl_short_logged; /* a port with too few operational VLs was named since the last routing */
 };
 
 void ibu_osm_fill_callbacks(struct osm_routing_engine *re, struct ibu_osm_engine *e);

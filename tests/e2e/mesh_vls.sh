@@ -129,4 +129,17 @@ check_mode vl1-paper "xymesh_vls=1 xymesh_vl_mode=shared xymesh_mcast=paper"
 expect_output "a dedicated fabric does not pass as shared (SL2VL compared entry by entry)" "SL2VL mismatch" \
   "$IBUNION" verify "$E2E_TMP/vl4-dedicated/fabric.net" --lft "$E2E_TMP/vl4-dedicated/lfts.dump" \
   --sl2vl "$E2E_TMP/vl4-dedicated/sl2vl.dump" --engine xymesh --options "xymesh_vls=4 xymesh_vl_mode=shared"
+
+# Ports with fewer operational VLs than the engine uses (max_op_vls 3:
+# VL0-3, while 4 data VLs + the paper multicast VL need VL0-4): OpenSM
+# folds VL 4 onto VL 0 without a word, so the plugin must name a port.
+out=$E2E_TMP/opvls
+check "mesh-4x4, xymesh_vls=4 + paper (5 VLs), max_op_vls 3 (VL0-3): OpenSM comes up" \
+  "$FABRIC_RUN" --net "$TOPO/mesh-4x4.net" --engine xymesh,minhop --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion \
+  --plugin-options "xymesh_vls=4 xymesh_vl_mode=dedicated xymesh_mcast=paper" --conf-line "qos TRUE" \
+  --conf-line "max_op_vls 3" --no-mft --out "$out"
+needle="has 4 operational VLs (OperVLs VL0-3), but the engine maps SLs onto VLs 0-4: OpenSM folds VL 4 and above onto lower VLs"
+grep -E "ibunion/xymesh: (switch|host) [^ ]+ \(0x[0-9a-f]{16}\) port [0-9]+ " "$out/opensm.log" | grep -qF -- "$needle" &&
+  pass "too few operational VLs: the log names a port, its VLs and the VLs the engine uses" ||
+  fail "too few operational VLs: no '... port N $needle' in the log"
 finish
