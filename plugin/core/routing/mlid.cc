@@ -61,7 +61,8 @@ std::vector<std::string> MlidRouter::Notes() const {
     notes.push_back(shape + " has " + std::to_string(paths) + " paths per pair (LMC " +
                     std::to_string(want) + " wanted); LMC is " + std::to_string(min_lmc) +
                     ", so " + std::to_string(1L << min_lmc) +
-                    " paths are selectable and the remaining path digits are folded onto the "
+                    (min_lmc == 0 ? " path is" : " paths are") +
+                    " selectable and the remaining path digits are folded onto the "
                     "destination" + (want > 7 ? " (LMC is at most 7)" : ""));
   } else {
     notes.push_back(shape + ": " + std::to_string(paths) + " selectable paths per pair (LMC " +

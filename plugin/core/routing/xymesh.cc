@@ -230,25 +230,25 @@ void XyRouter::RouteSl2Vl(Tables& t) const {
 std::vector<std::string> XyRouter::Notes() const {
   std::vector<std::string> notes;
   const int origin = mesh_.SwitchAt(0, 0);
-  notes.push_back("xymesh: " + std::to_string(mesh_.X) + "x" + std::to_string(mesh_.Y) +
+  notes.push_back(std::to_string(mesh_.X) + "x" + std::to_string(mesh_.Y) +
                   " mesh, N(0,0) is " + f_.SwitchLabel(origin) + "; XY unicast");
   std::string rows;
   for (int c = 0; c < McastClasses(); ++c)
     rows += (c ? "," : "") + std::to_string((2 * c + 1) * mesh_.Y / (2 * McastClasses()));
   const std::string vls = std::to_string(opt_.vls) + " data VL" + (opt_.vls > 1 ? "s" : "");
   if (opt_.mode == VlMode::kShared)
-    notes.push_back("xymesh: " + vls + ", shared: SL s on VL s mod " + std::to_string(opt_.vls) +
+    notes.push_back(vls + ", shared: SL s on VL s mod " + std::to_string(opt_.vls) +
                     ", unicast SL (x+y) mod " + std::to_string(opt_.vls) +
                     ", multicast SL (MLID-0xC000) mod " + std::to_string(opt_.vls) +
                     " rooted on trunk row(s) " + rows);
   else
-    notes.push_back("xymesh: " + vls + ", dedicated: VL by out direction" +
+    notes.push_back(vls + ", dedicated: VL by out direction" +
                     (opt_.vls == 2   ? " (E,N VL0; W,S VL1)"
                      : opt_.vls == 4 ? " (E0 N1 W2 S3)"
                                      : "") +
                     ", SL 0, multicast rooted on trunk row " + rows);
   if (opt_.mcast == McastScheme::kPaper)
-    notes.push_back("xymesh: multicast xymesh_mcast=paper: union of XY paths from each group's "
+    notes.push_back("multicast xymesh_mcast=paper: union of XY paths from each group's "
                     "anchor, on its own VL " + std::to_string(McastVl()) + " (SL " +
                     std::to_string(kPaperMcastSl) + "; " + std::to_string(TotalVls()) +
                     " VLs in all); a group whose tree would close a credit loop there gets "
@@ -377,7 +377,7 @@ class XyMeshEngine : public Engine {
     if (OnMcastVl(g)) {
       PlaceOnMcastVl(f, g, tree, sl, t);
     } else if (opt_.mcast == McastScheme::kPaper) {
-      Log("xymesh: multicast group " + HexLid(g.mlid) + ": SL " + std::to_string(g.sl) +
+      Log("multicast group " + HexLid(g.mlid) + ": SL " + std::to_string(g.sl) +
           " from the SA, not " + std::to_string(kPaperMcastSl) + ": trunk-row tree on the data VLs");
     }
     group_sl_[g.mlid] = sl;
@@ -429,7 +429,7 @@ class XyMeshEngine : public Engine {
       sl = kPaperMcastSl;
       return;
     }
-    Log("xymesh: multicast group " + HexLid(g.mlid) +
+    Log("multicast group " + HexLid(g.mlid) +
         ": its anchor tree would close a credit loop on the multicast VL; trunk-row tree" +
         (g.sl < 0 ? " on the data VLs instead" : " instead"));
     if (g.sl < 0 || paper_trees_.TryAdmit(f, g.mlid, tree)) return;
