@@ -19,12 +19,6 @@ std::pair<std::string, std::string> SplitWord(const std::string& word) {
   return {word.substr(0, eq), word.substr(eq + 1)};
 }
 
-bool ParseOnOff(const std::string& key, const std::string& value) {
-  if (value == "on" || value == "1" || value == "true" || value == "yes") return true;
-  if (value == "off" || value == "0" || value == "false" || value == "no") return false;
-  throw Error("option '" + key + "=" + value + "': expected on or off");
-}
-
 // Keys are prefixed by the engine they configure ("mlid_rotate"); keys of
 // other engines are left to them, unknown keys of ours are errors.
 bool Owns(const std::string& key, const std::string& engine) {
@@ -76,6 +70,12 @@ class MlidEngine : public Engine {
 };
 
 }  // namespace
+
+bool ParseOnOff(const std::string& key, const std::string& value) {
+  if (value == "on" || value == "1" || value == "true" || value == "yes") return true;
+  if (value == "off" || value == "0" || value == "false" || value == "no") return false;
+  throw Error("option '" + key + "=" + value + "': expected on or off");
+}
 
 void McastTreeTables::Apply(const Fabric& f, Lid mlid,
                             const std::vector<std::pair<int, PortMask>>& tree, Tables& t) {

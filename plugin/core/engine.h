@@ -125,6 +125,10 @@ std::unique_ptr<Engine> MakeEngine(const std::string& name,
                                    LogSink log,
                                    const std::vector<std::string>& engines = EngineNames());
 
+// The value of an on/off option (also 1/0, true/false, yes/no); throws
+// ibu::Error naming "key=value" otherwise.
+bool ParseOnOff(const std::string& key, const std::string& value);
+
 // Splits "a=1 b=2" into words; throws ibu::Error naming a key given twice
 // ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess).
 std::vector<std::string> SplitOptions(const std::string& text);

@@ -177,10 +177,7 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, ibu_log_fn log
           words.push_back(w);
           continue;
         }
-        const std::string v = w.substr(key.size());
-        if (v != "on" && v != "off")
-          throw ibu::Error("option '" + w + "': expected on or off");
-        e->dump = v == "on";
+        e->dump = ibu::ParseOnOff(key.substr(0, key.size() - 1), w.substr(key.size()));
       }
       e->engine = ibu::MakeEngine(
           name, words, SinkOf(e),

@@ -96,11 +96,35 @@ void McastRebuildLineOnlyWhenVerbose() {
   ibu_engine_free(e);
 }
 
+// <engine>_dump is the adapter's option, read by the same on/off rule as
+// the engines' own (mlid_rotate): synonyms accepted, anything else refused
+// by name, and a refused engine does not route.
+void DumpOptionReadLikeEngineOptions() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 1);
+  Log log;
+  ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=no mlid_rotate=no", Record, &log);
+  CU_ASSERT_FATAL(e != nullptr);
+  Describe(e, f);
+  CU_ASSERT_EQUAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, ""), 0);
+  ibu_engine_free(e);
+
+  Log bad;
+  e = ibu_engine_new("mlid", "mlid_dump=maybe", Record, &bad);
+  CU_ASSERT_FATAL(e != nullptr);
+  CU_ASSERT_EQUAL(Count(bad, IBU_LOG_ERROR, "option 'mlid_dump=maybe': expected on or off"), 1);
+  Describe(e, f);
+  CU_ASSERT_NOT_EQUAL(ibu_route_unicast(e), 0);
+  ibu_engine_free(e);
+}
+
 }  // namespace
 
 void RegisterBridgeSuite() {
   CU_pSuite s = CU_add_suite("OpenSM bridge", nullptr, nullptr);
   CU_add_test(s, "multicast rebuild line only when verbose is on", McastRebuildLineOnlyWhenVerbose);
+  CU_add_test(s, "<engine>_dump read like the engines' on/off options", DumpOptionReadLikeEngineOptions);
 }
 
 }  // namespace ibu::test
