@@ -41,7 +41,10 @@ inline uint64_t Ev(EvType t, uint64_t arg) { return (uint64_t(t) << kTypeShift) 
 
 constexpr uint16_t kFlagRouted = 1;
 constexpr uint16_t kFlagMcast = 2;
-constexpr int kMaxHops = 64;
+// Links a packet may cross before it is taken for a routing loop: one
+// without a loop enters each switch once, so the fabric's switch count, at
+// least 64 (a fixed 64 failed the 127-switch routes of a 64x64 mesh).
+int MaxHops(const Network& net) { return std::max(64, net.num_switches()); }
 constexpr int32_t kNone = -1;
 
 std::string HexLid(int lid) {
@@ -333,6 +336,7 @@ class Engine final : public Simulator::Impl {
   std::vector<Lid> host_base_;
   std::vector<uint16_t> host_lids_;
   int in_cap_, out_cap_;
+  int max_hops_ = MaxHops(net_);
   double log1p_neg_load_ = 0;  // log1p(-load), the Bernoulli gaps' divisor
   enum class Mode { kSteady, kBatch, kScript } mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
@@ -894,10 +898,10 @@ IBU_HOT void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
     if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
   P.in_vl = uint16_t(vl);
   P.flags &= uint16_t(~kFlagRouted);
-  if (++P.hops > kMaxHops)
+  if (++P.hops > max_hops_)
     FailWith([&] {
       return "routing loop: a packet for LID " + std::to_string(P.dlid) + " has crossed " +
-             std::to_string(kMaxHops) + " links, now at " + net_.PortName(peer);
+             std::to_string(max_hops_) + " links, now at " + net_.PortName(peer);
     });
   Push(t + p_.fly_ns + p_.route_ns, kRouted, pi);
 }

@@ -352,6 +352,19 @@ void XyPathsCanonical() {
   CU_ASSERT(back == want_back);
 }
 
+// A route through more than 64 switches is traced to its end, not taken
+// for a loop (a 64x64 mesh has routes through 127).
+void LongRouteTracedToTheEnd() {
+  Fabric f = MakeMesh(1, 100);
+  AssignDefaultLids(f, 0);
+  Tables t;
+  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+  const auto hops = Trace(f, t, HostAt(f, 0, 0), f.end_ports[HostAt(f, 0, 99)].base_lid);
+  CU_ASSERT_EQUAL(hops.size(), 100u);
+  CU_ASSERT_EQUAL(hops.back().first, Node(f, 0, 99));
+  CU_ASSERT(f.switches[hops.back().first].ports[hops.back().second].is_end_port());
+}
+
 void XyPathsShuffled() {
   for (auto xy : {std::pair{4, 4}, {5, 5}, {3, 7}}) {
     Fabric f = MakeMesh(xy.first, xy.second);
@@ -648,6 +661,7 @@ void RegisterMeshSuite() {
   CU_add_test(s, "refuses other shapes", RefusesOtherShapes);
   CU_add_test(s, "XY paths on canonical meshes", XyPathsCanonical);
   CU_add_test(s, "XY paths on shuffled meshes", XyPathsShuffled);
+  CU_add_test(s, "a route through 100 switches is traced to its end", LongRouteTracedToTheEnd);
   CU_add_test(s, "seed 000 union example on 5x5", PaperExample5x5);
   CU_add_test(s, "exactly once from every member", ExactlyOnceFromEveryMember);
   CU_add_test(s, "tree shapes: trunk row, segments, anchors", TreeShapes);

@@ -15,7 +15,7 @@
 namespace ibu::test {
 
 // (switch index, out port) hops of the route from end port `src` to `dlid`,
-// following the LFTs; stops after 64 hops.
+// following the LFTs; stops after TraceHopLimit(f) hops.
 std::vector<std::pair<int, int>> Trace(const Fabric& f, const Tables& t, int src, Lid dlid);
 
 int SwitchNamed(const Fabric& f, const std::string& name);

@@ -226,6 +226,18 @@ void TestRoutingLoopIsReported() {
   CU_ASSERT(Contains(err, "loop") || Contains(err, "arrival port"));
 }
 
+// A route through more than 64 switches (a 64x64 mesh has 127) is no loop.
+void TestLongRouteIsNoLoop() {
+  Params p;
+  Rig rig(Line(100), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 0, 99, 32);
+  const PointResult r = sim.Run();
+  CU_ASSERT_EQUAL(r.ops_measured, 1u);
+  CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), ZeroLoad(100, 1, 32, p));
+  CU_ASSERT_EQUAL(r.packet_hops, 101u);
+}
+
 void TestTablesMustMatchFabric() {
   Setup st = Line(2);
   st.tables.lft[0].out[2] = 9;  // L0 has 3 ports
@@ -278,6 +290,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "steady state: accepted = offered below saturation", TestSteadyStateConservation);
   CU_add_test(s, "DLID without a route names switch and LID", TestNoRouteIsReported);
   CU_add_test(s, "routing loop is reported", TestRoutingLoopIsReported);
+  CU_add_test(s, "a route through 100 switches is no loop", TestLongRouteIsNoLoop);
   CU_add_test(s, "tables not matching the fabric are refused", TestTablesMustMatchFabric);
   CU_add_test(s, "SL2VL hook", TestSl2VlHook);
 }

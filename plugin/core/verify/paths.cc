@@ -1,12 +1,16 @@
 #include "plugin/core/verify/paths.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 namespace ibu {
 
+int TraceHopLimit(const Fabric& f) { return std::max(64, static_cast<int>(f.switches.size())); }
+
 std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, int src, Lid dlid,
                                             int max_hops) {
+  if (max_hops < 0) max_hops = TraceHopLimit(f);
   std::vector<std::pair<int, int>> hops;
   int sw = f.end_ports.at(src).switch_index;
   for (int i = 0; i < max_hops && sw >= 0; ++i) {

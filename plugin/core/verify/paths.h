@@ -15,9 +15,15 @@
 namespace ibu {
 
 // (switch, out port) hops from end port `src` toward `dlid`; stops at the
-// destination, a missing entry (port 255) or after max_hops.
+// destination, a missing entry (port 255) or after max_hops (default
+// TraceHopLimit(f)).
 std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, int src, Lid dlid,
-                                            int max_hops = 64);
+                                            int max_hops = -1);
+
+// Hops after which a route is surely a loop: a route without one visits
+// each switch once, so the fabric's switch count (at least 64). A fixed 64
+// cut the 127-switch routes of a 64x64 mesh short.
+int TraceHopLimit(const Fabric& f);
 
 struct DisjointReport {
   long subtrees_checked = 0;  // (destination, source subtree) pairs
