@@ -75,13 +75,7 @@ int TraceMain(int argc, char** argv) {
   if (!args.has("--lft")) throw UsageError{std::string("this use needs --lft FILE\n") + kUsage};
   if (args.has("--base-lid-load")) {
     if (!tree) throw Error("--base-lid-load needs a fat-tree");
-    std::vector<long> load(f.switches.size(), 0);
-    for (size_t s = 0; s < f.end_ports.size(); ++s)
-      for (size_t d = 0; d < f.end_ports.size(); ++d) {
-        if (s == d) continue;
-        for (auto [sw, port] : TraceRoute(f, t, static_cast<int>(s), f.end_ports[d].base_lid))
-          ++load[sw];
-      }
+    const std::vector<long> load = BaseLidLoad(f, t);
     for (size_t s = 0; s < f.switches.size(); ++s)
       std::printf("%s level %d routes %ld\n", label(static_cast<int>(s)).c_str(), tree->level[s],
                   load[s]);

@@ -2,6 +2,7 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/generate.h"
+#include "plugin/core/verify/paths.h"
 #include "plugin/core/verify/unicast.h"
 #include "tests/unit/test_util.h"
 
@@ -78,6 +79,35 @@ void UncabledPortIsNamed() {
   CU_ASSERT(Contains(AllErrors(r), "points to port 5, which is not cabled"));
 }
 
+// BaseLidLoad walks once per source switch; it must count what tracing every
+// (source, destination) pair counts, also through black holes and loops.
+std::vector<long> NaiveBaseLidLoad(const Fabric& f, const Tables& t) {
+  std::vector<long> load(f.switches.size(), 0);
+  for (size_t s = 0; s < f.end_ports.size(); ++s)
+    for (size_t d = 0; d < f.end_ports.size(); ++d)
+      if (s != d)
+        for (auto [sw, port] : Trace(f, t, static_cast<int>(s), f.end_ports[d].base_lid)) ++load[sw];
+  return load;
+}
+
+void BaseLidLoadEqualsTracingEveryPair() {
+  Fixture x;
+  CU_ASSERT(BaseLidLoad(x.f, x.t) == NaiveBaseLidLoad(x.f, x.t));
+  // Every host sends to 15 others: the leaf of 2 hosts carries 2*15 routes
+  // out and 14*2 in.
+  CU_ASSERT_EQUAL(BaseLidLoad(x.f, x.t)[SwitchNamed(x.f, "SW<00,2>")], 2 * 15 + 14 * 2);
+  const int leaf = SwitchNamed(x.f, "SW<00,2>"), mid = SwitchNamed(x.f, "SW<00,1>");
+  x.t.lft[leaf].set(9, 3);  // loop, as in LoopIsNamed
+  x.t.lft[mid].set(9, 1);
+  x.t.lft[SwitchNamed(x.f, "SW<10,0>")].set(3, kNoPort);  // black hole
+  CU_ASSERT(BaseLidLoad(x.f, x.t) == NaiveBaseLidLoad(x.f, x.t));
+  Fabric m = MakeMesh(3, 4);
+  AssignDefaultLids(m, 0);
+  Tables mt;
+  MakeEngine("xymesh", {}, nullptr)->RouteUnicast(m, mt);
+  CU_ASSERT(BaseLidLoad(m, mt) == NaiveBaseLidLoad(m, mt));
+}
+
 }  // namespace
 
 void RegisterVerifySuite() {
@@ -87,6 +117,7 @@ void RegisterVerifySuite() {
   CU_add_test(s, "loop is named", LoopIsNamed);
   CU_add_test(s, "wrong host is named", WrongHostIsNamed);
   CU_add_test(s, "uncabled port is named", UncabledPortIsNamed);
+  CU_add_test(s, "base-LID load equals tracing every pair", BaseLidLoadEqualsTracingEveryPair);
 }
 
 }  // namespace ibu::test

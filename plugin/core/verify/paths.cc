@@ -23,6 +23,35 @@ std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, in
   return hops;
 }
 
+std::vector<long> BaseLidLoad(const Fabric& f, const Tables& t) {
+  std::vector<long> load(f.switches.size(), 0);
+  std::vector<long> sources(f.switches.size(), 0);  // end ports per switch
+  for (const EndPort& ep : f.end_ports)
+    if (ep.switch_index >= 0) ++sources[ep.switch_index];
+  std::vector<int> starts;
+  for (size_t sw = 0; sw < f.switches.size(); ++sw)
+    if (sources[sw]) starts.push_back(static_cast<int>(sw));
+  const int max_hops = TraceHopLimit(f);
+  for (const EndPort& dst : f.end_ports) {
+    const Lid dlid = dst.base_lid;
+    for (int start : starts) {
+      // Every source on `start` but the destination itself.
+      const long n = sources[start] - (dst.switch_index == start ? 1 : 0);
+      if (n == 0) continue;
+      // TraceRoute's walk, from the sources' switch.
+      int sw = start;
+      for (int i = 0; i < max_hops && sw >= 0; ++i) {
+        load[sw] += n;
+        const int port = t.lft.at(sw).port(dlid);
+        if (port == 0 || port == kNoPort || port > f.switches[sw].num_ports) break;
+        const Peer& peer = f.switches[sw].ports[port];
+        sw = peer.is_switch() ? peer.index : -1;
+      }
+    }
+  }
+  return load;
+}
+
 DisjointReport CheckDisjointUpLinks(const Fabric& f, const Tables& t, const FatTree& tree,
                                     const std::function<Lid(int, int)>& select, size_t max_errors) {
   DisjointReport r;

@@ -25,6 +25,14 @@ std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, in
 // cut the 127-switch routes of a 64x64 mesh short.
 int TraceHopLimit(const Fabric& f);
 
+// Per switch (by index): routes from every end port to every other end
+// port's base LID that cross it, as TraceRoute follows them (a route that
+// crosses a switch twice counts twice). End ports on one switch share their
+// route from there, so the cost is end ports x switches with end ports x
+// route length: the LFT size times the route length at most, not end
+// ports^2 x route length.
+std::vector<long> BaseLidLoad(const Fabric& f, const Tables& t);
+
 struct DisjointReport {
   long subtrees_checked = 0;  // (destination, source subtree) pairs
   long violations = 0;
