@@ -183,5 +183,16 @@ nothing_left "sim --csv with a bad --links"
 "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths "$tmp/out/p" 2>/dev/null &&
   [ -s "$tmp/out/lft" ] && [ -s "$tmp/out/p" ] && [ "$(ls -A "$tmp/out" | wc -l)" -eq 2 ] &&
   echo "PASS: route writes --lft and --paths, no temporaries" || { echo "FAIL: route outputs"; fails=$((fails + 1)); }
+# A target that is no regular file (a FIFO here; /dev/null alike) is written
+# in place: a rename would replace the pipe or device with a file.
+mkfifo "$tmp/fifo"
+timeout 20 cat "$tmp/fifo" >"$tmp/fifo.out" &
+reader=$!
+"$IBUNION" route "$net" --engine mlid --lft "$tmp/fifo" 2>/dev/null
+wait $reader
+"$IBUNION" route "$net" --engine mlid --lft "$tmp/ref.lft" 2>/dev/null
+if [ -p "$tmp/fifo" ] && [ -s "$tmp/ref.lft" ] && cmp -s "$tmp/fifo.out" "$tmp/ref.lft" && [ -z "$(ls "$tmp" | grep 'fifo\.tmp')" ]
+then echo "PASS: route --lft into a FIFO writes through it and leaves it a FIFO"
+else echo "FAIL: route --lft into a FIFO"; fails=$((fails + 1)); fi
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

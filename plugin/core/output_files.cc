@@ -1,5 +1,6 @@
 #include "plugin/core/output_files.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +16,21 @@ namespace ibu {
 namespace {
 
 bool IsStdout(const std::string& path) { return path.empty() || path == "-"; }
+
+// An existing target that is not a regular file (after symlinks): a device
+// or a pipe, written in place.
+bool IsSpecial(const std::string& path) {
+  struct stat st;
+  return !IsStdout(path) && stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+}
+
+void WriteInPlace(const OutputFile& file) {
+  std::ofstream out(file.path, std::ios::binary | std::ios::out);
+  if (!out) throw Error(file.path + ": cannot write (" + std::strerror(errno) + ")");
+  file.write(out);
+  out.flush();
+  if (!out) throw Error(file.path + ": write failed");
+}
 
 // Removes the temporaries not yet renamed, whatever happens.
 struct Staged {
@@ -50,14 +66,18 @@ std::string WriteTemporary(const OutputFile& file) {
 
 void WriteFilesAtomically(const std::vector<OutputFile>& files) {
   Staged staged;
-  for (const OutputFile& f : files)
-    staged.tmp.push_back(IsStdout(f.path) ? "" : WriteTemporary(f));
+  std::vector<bool> special;
+  for (const OutputFile& f : files) special.push_back(IsSpecial(f.path));
+  for (size_t i = 0; i < files.size(); ++i)
+    staged.tmp.push_back(IsStdout(files[i].path) || special[i] ? "" : WriteTemporary(files[i]));
   for (size_t i = 0; i < files.size(); ++i) {
     if (staged.tmp[i].empty()) continue;
     if (std::rename(staged.tmp[i].c_str(), files[i].path.c_str()) != 0)
       throw Error(files[i].path + ": cannot rename into place (" + std::strerror(errno) + ")");
     staged.tmp[i].clear();
   }
+  for (size_t i = 0; i < files.size(); ++i)
+    if (special[i]) WriteInPlace(files[i]);
   for (const OutputFile& f : files)
     if (IsStdout(f.path)) {
       f.write(std::cout);

@@ -2,7 +2,9 @@
 // next to its target first, and only when all of them are complete are they
 // renamed into place, so a failing command leaves neither partial files
 // nor a partial set of them behind. "-" (or "") means standard output,
-// written last, after the files.
+// written last, after the files; so is an existing target that is no
+// regular file (/dev/null, /dev/stdout, a FIFO): written in place, since a
+// rename would replace the device or pipe with a file.
 #pragma once
 
 #include <functional>
