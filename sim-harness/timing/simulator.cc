@@ -478,7 +478,7 @@ class Engine final : public Simulator::Impl {
   uint64_t expected_total_ = 0, delivered_total_ = 0;
   uint64_t offered_bytes_ = 0, accepted_bytes_ = 0;
   std::vector<uint64_t> host_rx_;
-  std::vector<int64_t> latencies_;
+  LatencySamples latencies_;  // of the measured ops
   int64_t last_delivery_ = 0;
   PointResult result_;
   double Done() const {
@@ -1179,7 +1179,7 @@ void Engine<kV, kOne>::MessageDone(uint32_t mi, int64_t) {
     free_blocks_[n].push_back(op.counters);
   }
   if (op.measured) {
-    latencies_.push_back(op.last_ns - op.gen_ns);
+    latencies_.Add(op.last_ns - op.gen_ns);
     --measured_pending_;
   }
   --live_ops_;
@@ -1440,18 +1440,12 @@ PointResult Engine<kV, kOne>::Run() {
   r.offered = double(offered_bytes_) / window / H_;
   r.accepted = double(accepted_bytes_) / window / H_;
   if (wl_.spec().pattern == Pattern::kCentric) r.hot_accepted = double(host_rx_[p_.hot]) / window;
-  r.ops_measured = latencies_.size();
+  r.ops_measured = latencies_.count();
   r.ops_unfinished = measured_pending_;
-  if (!latencies_.empty()) {
-    double sum = 0;
-    int64_t mx = 0;
-    for (int64_t l : latencies_) {
-      sum += double(l);
-      mx = std::max(mx, l);
-    }
-    r.latency_avg_ns = sum / double(latencies_.size());
-    r.latency_max_ns = double(mx);
-    r.latency_p99_ns = Quantile(latencies_, 0.99);
+  if (latencies_.count()) {
+    r.latency_avg_ns = latencies_.sum() / double(latencies_.count());
+    r.latency_max_ns = double(latencies_.max());
+    r.latency_p99_ns = latencies_.Quantile(0.99);
   }
   if (mode_ != Mode::kSteady) r.completion_ns = last_delivery_;
   r.link_util.assign(G_, 0.0);

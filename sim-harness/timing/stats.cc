@@ -56,6 +56,46 @@ double Quantile(std::vector<int64_t>& v, double q) {
   return double(v[k]);
 }
 
+void LatencySamples::Add(int64_t ns) {
+  ++count_;
+  sum_ += double(ns);
+  max_ = std::max(max_, ns);
+  if (ns >= 0 && ns < kDense) {
+    if (size_t(ns) >= dense_.size()) {
+      // Grown by a quarter, not doubled: the counts up to the largest
+      // latency, not twice that.
+      if (size_t(ns) >= dense_.capacity())
+        dense_.reserve(std::min(size_t(kDense), std::max(size_t(ns) + 1, dense_.size() + dense_.size() / 4)));
+      dense_.resize(size_t(ns) + 1, 0);
+    }
+    if (dense_[size_t(ns)] < UINT32_MAX) {
+      ++dense_[size_t(ns)];
+      return;
+    }
+  }
+  sparse_.push_back(ns);
+}
+
+double LatencySamples::Quantile(double q) {
+  if (count_ == 0) return 0;
+  // The rank Quantile(v, q) picks; the dense counts in value order, then
+  // the sparse samples (negative ones first, the rest above every dense one).
+  uint64_t k = uint64_t(std::ceil(q * double(count_)));
+  k = k == 0 ? 0 : k - 1;
+  if (k >= count_) k = count_ - 1;
+  std::sort(sparse_.begin(), sparse_.end());
+  const uint64_t negative = uint64_t(std::lower_bound(sparse_.begin(), sparse_.end(), 0) - sparse_.begin());
+  if (k < negative) return double(sparse_[k]);
+  uint64_t below = negative;
+  size_t next = negative;  // sparse samples within the dense range (full counts)
+  for (size_t v = 0; v < dense_.size(); ++v) {
+    while (next < sparse_.size() && sparse_[next] == int64_t(v)) ++next, ++below;
+    below += dense_[v];
+    if (below > k) return double(v);
+  }
+  return double(sparse_[k - (below - next)]);
+}
+
 std::string ToJson(const PointResult& r, bool with_wall) {
   std::ostringstream os;
   os << "{\"point\":" << r.index << ",\"load\":" << Num(r.load) << ",\"offered\":" << Num(r.offered)

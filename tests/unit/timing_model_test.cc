@@ -2,7 +2,9 @@
 // bandwidth, hot spots, conservation, routing errors.
 #include <CUnit/CUnit.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 #include <string>
 
 #include "plugin/core/error.h"
@@ -238,6 +240,36 @@ void TestLongRouteIsNoLoop() {
   CU_ASSERT_EQUAL(r.packet_hops, 101u);
 }
 
+// LatencySamples counts latencies per nanosecond instead of keeping every
+// sample; its count, sum, max and quantiles must equal the plain vector's.
+void TestLatencySamplesEqualVector() {
+  std::mt19937_64 rng(5);
+  for (size_t n : {size_t(0), size_t(1), size_t(7), size_t(70000), size_t(300000)}) {
+    for (int64_t spread : {int64_t(3), int64_t(5000), int64_t(1) << 25, int64_t(1) << 40}) {
+      sim::LatencySamples ls;
+      std::vector<int64_t> v;
+      double sum = 0;
+      for (size_t i = 0; i < n; ++i) {
+        // Drifting upward, as latencies past saturation do.
+        const int64_t x = int64_t(rng() % uint64_t(spread)) + int64_t(i / 1000);
+        ls.Add(x);
+        v.push_back(x);
+        sum += double(x);
+      }
+      CU_ASSERT_EQUAL(ls.count(), v.size());
+      CU_ASSERT(ls.sum() == sum);  // bit for bit: same additions, same order
+      for (double q : {0.0, 0.5, 0.99, 1.0}) {
+        std::vector<int64_t> w = v;
+        CU_ASSERT(ls.Quantile(q) == sim::Quantile(w, q));
+      }
+      if (n) CU_ASSERT_EQUAL(ls.max(), *std::max_element(v.begin(), v.end()));
+      ls.Add(1);  // adding after a quantile
+      v.push_back(1);
+      CU_ASSERT(ls.Quantile(0.99) == sim::Quantile(v, 0.99));
+    }
+  }
+}
+
 void TestTablesMustMatchFabric() {
   Setup st = Line(2);
   st.tables.lft[0].out[2] = 9;  // L0 has 3 ports
@@ -291,6 +323,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "DLID without a route names switch and LID", TestNoRouteIsReported);
   CU_add_test(s, "routing loop is reported", TestRoutingLoopIsReported);
   CU_add_test(s, "a route through 100 switches is no loop", TestLongRouteIsNoLoop);
+  CU_add_test(s, "latency samples equal the plain vector", TestLatencySamplesEqualVector);
   CU_add_test(s, "tables not matching the fabric are refused", TestTablesMustMatchFabric);
   CU_add_test(s, "SL2VL hook", TestSl2VlHook);
 }
