@@ -451,6 +451,41 @@ void PaperExample5x5() {
   CU_ASSERT_EQUAL(TreeSwitches(tp, g.mlid).size(), want.size());
 }
 
+// UnionTree walks each path back from its target until it meets the tree;
+// the masks must be those of walking every XY path from the root in full.
+void UnionTreeEqualsFullPaths() {
+  std::mt19937_64 rng(11);
+  for (auto xy : {std::pair{1, 6}, {5, 5}, {3, 7}, {9, 4}})
+    for (uint64_t shuffle : {0u, 5u}) {
+      Fabric f = MakeMesh(xy.first, xy.second);
+      if (shuffle) ShufflePorts(f, shuffle);
+      AssignDefaultLids(f, 0);
+      const Mesh mesh = RecognizeMesh(f);
+      XyRouter router(f, mesh, {});
+      const int hosts = static_cast<int>(f.end_ports.size());
+      for (int trial = 0; trial < 20; ++trial) {
+        const std::vector<int> members = RandomMembers(rng, hosts, 1 + static_cast<int>(rng() % hosts));
+        std::vector<int> reach;
+        for (int mem : members) reach.push_back(f.end_ports[mem].switch_index);
+        const int root = static_cast<int>(rng() % f.switches.size());
+        std::map<int, PortMask> want;
+        want[root];
+        for (int target : reach)
+          for (int sw = root; sw != target;) {
+            const int p = router.NextPort(sw, target);
+            const Peer& peer = f.switches[sw].ports[p];
+            want[sw].set(p);
+            want[peer.index].set(peer.port);
+            sw = peer.index;
+          }
+        for (int mem : members) want[f.end_ports[mem].switch_index].set(f.end_ports[mem].switch_port);
+        const auto got = router.UnionTree(root, reach, members);
+        const std::vector<std::pair<int, PortMask>> full(want.begin(), want.end());
+        CU_ASSERT(got == full);
+      }
+    }
+}
+
 void ExactlyOnceFromEveryMember() {
   std::mt19937_64 rng(5);
   const char* modes[][2] = {{"xymesh_vls=1", "xymesh_vl_mode=shared"},
@@ -663,6 +698,7 @@ void RegisterMeshSuite() {
   CU_add_test(s, "XY paths on shuffled meshes", XyPathsShuffled);
   CU_add_test(s, "a route through 100 switches is traced to its end", LongRouteTracedToTheEnd);
   CU_add_test(s, "seed 000 union example on 5x5", PaperExample5x5);
+  CU_add_test(s, "union tree equals walking every XY path in full", UnionTreeEqualsFullPaths);
   CU_add_test(s, "exactly once from every member", ExactlyOnceFromEveryMember);
   CU_add_test(s, "tree shapes: trunk row, segments, anchors", TreeShapes);
   CU_add_test(s, "a leave touches only that group", LeaveTouchesOnlyThatGroup);
