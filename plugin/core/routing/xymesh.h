@@ -113,7 +113,9 @@ class XyRouter {
   uint8_t McastSl(const McastGroup& g) const;
 
   // The group's masks by switch (the scheme above). Throws ibu::Error on an
-  // empty group or a member that is not an end port. Cost O(members x (X+Y)).
+  // empty group or a member that is not an end port. Cost O(switches +
+  // (members + tree) x log tree): each path is walked back only until it
+  // meets the tree (UnionTree).
   std::vector<std::pair<int, PortMask>> McastTree(const McastGroup& g) const;
 
   // Paper mode: the union of XY paths from the group's anchor switch (see
