@@ -174,6 +174,7 @@ void GroupFilesParseAndNameErrors() {
       {"0x0001 P(000)\n", "g.txt:1: expected a multicast LID 0xC000..0xFFFE first, got '0x0001'"},
       {"0xC001 P(999)\n", "g.txt:1: member 'P(999)' is not an end port of the fabric"},
       {"0xC001 P(000) P(000)\n", "g.txt:1: member 'P(000)' is listed twice"},
+      {"0xC001 P(001)\n0xC002 P(000) P(001) 2\n", "g.txt:2: member '2' is listed twice"},  // LID of P(001)
       {"0xC001\n", "g.txt:1: group 49153 has no members"},
       {"0xC001 P(000)\n0xC001 P(001)\n", "g.txt:2: MLID 0xC001 is listed twice"},
       {"0xC001 P(000) anchor=nobody\n", "g.txt:1: anchor 'nobody' is not an end port"},
@@ -184,6 +185,14 @@ void GroupFilesParseAndNameErrors() {
     if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s'", msg.c_str());
     CU_ASSERT(Contains(msg, c.expect));
   }
+  // One member in several groups; a name two end ports share is the first.
+  f.end_ports[5].name = "twin";
+  f.end_ports[3].name = "twin";
+  std::istringstream shared("0xC001 P(000) twin\n0xC002 twin P(000)\n");
+  groups = ParseGroups(shared, "g.txt", f);
+  CU_ASSERT(groups[0].members == (std::vector<int>{0, 3}));
+  CU_ASSERT(groups[1].members == (std::vector<int>{3, 0}));
+  CU_ASSERT_EQUAL(f.EndPortByName("twin"), 3);
 }
 
 }  // namespace
