@@ -6,6 +6,7 @@
 #include "plugin/core/error.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/output_files.h"
+#include "plugin/core/routing/mlid.h"
 #include "plugin/core/topology/generate.h"
 
 namespace ibu::cli {
@@ -18,7 +19,8 @@ constexpr const char* kUsage =
     "  -o FILE            write the net file here (default: stdout)\n"
     "  --shuffle SEED     permute port numbers inside every switch and the record order\n"
     "  --guid2lid FILE    also write an OpenSM guid2lid file with the papers' LID layout\n"
-    "  --lmc L            LMC for that layout (0..7, default 0)\n";
+    "  --lmc L            LMC for that layout (0..7; default: on a fat-tree the LMC that\n"
+    "                     gives mlid its paths per pair, as far as the LIDs fit; 0 on a mesh)\n";
 
 }  // namespace
 
@@ -30,7 +32,7 @@ int TopoMain(int argc, char** argv) {
   }
   const auto& pos = args.positional();
   if (pos.size() != 3) throw UsageError{std::string("expected a kind and two sizes\n") + kUsage};
-  const long lmc = args.integer("--lmc", 0, 0, 7);
+  long lmc = args.integer("--lmc", 0, 0, 7);
   if (args.has("--lmc") && !args.has("--guid2lid"))
     throw UsageError{"option --lmc only applies together with --guid2lid FILE"};
   Fabric f;
@@ -44,6 +46,7 @@ int TopoMain(int argc, char** argv) {
   } else {
     throw UsageError{"unknown topology kind '" + pos[0] + "' (expected fattree or mesh)"};
   }
+  if (!args.has("--lmc")) lmc = DefaultLmc(f);  // what route, verify and sim assume without LIDs
   AssignDefaultLids(f, static_cast<int>(lmc));  // also checks the LID space
   std::vector<int> order;
   if (args.has("--shuffle"))

@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 #include "plugin/core/netfile.h"
+#include "plugin/core/routing/mlid.h"
 
 #include <iostream>
 
@@ -15,7 +16,15 @@ Fabric LoadFabric(const Args& args, const std::string& net) {
   bool has_lids = !f.end_ports.empty();
   for (const EndPort& ep : f.end_ports) has_lids = has_lids && ep.base_lid != 0;
   if (has_lids && !args.has("--lmc")) return f;
-  AssignDefaultLids(f, static_cast<int>(args.integer("--lmc", 0, 0, 7)));
+  if (args.has("--lmc")) {
+    AssignDefaultLids(f, static_cast<int>(args.integer("--lmc", 0, 0, 7)));
+    return f;
+  }
+  const int lmc = DefaultLmc(f);
+  if (lmc > 0)
+    std::cerr << "ibunion: note: " << net << " has no LIDs: the generator's layout at LMC " << lmc
+              << " (the fat-tree's paths per pair; --lmc L or --guid2lid FILE to choose)\n";
+  AssignDefaultLids(f, lmc);
   return f;
 }
 

@@ -194,5 +194,19 @@ wait $reader
 if [ -p "$tmp/fifo" ] && [ -s "$tmp/ref.lft" ] && cmp -s "$tmp/fifo.out" "$tmp/ref.lft" && [ -z "$(ls "$tmp" | grep 'fifo\.tmp')" ]
 then echo "PASS: route --lft into a FIFO writes through it and leaves it a FIFO"
 else echo "FAIL: route --lft into a FIFO"; fails=$((fails + 1)); fi
+# A net file without LIDs: every command lays them out by one rule (on a
+# fat-tree the LMC that gives mlid its paths per pair, LMC 2 on FT(4,3)),
+# says so, and route -> verify -> trace agree; topo --guid2lid writes the same.
+"$IBUNION" topo fattree 4 3 -o "$tmp/nolid.net" --guid2lid "$tmp/nolid.g2l" 2>/dev/null
+if "$IBUNION" route "$tmp/nolid.net" --engine mlid --lft "$tmp/nolid.lft" 2>"$tmp/err" &&
+  grep -qF "ibunion: note: $tmp/nolid.net has no LIDs: the generator's layout at LMC 2" "$tmp/err" &&
+  grep -qF "note: FT(4,3): 4 selectable paths per pair (LMC 2)" "$tmp/err" &&
+  "$IBUNION" verify "$tmp/nolid.net" --lft "$tmp/nolid.lft" --engine mlid --disjoint >"$tmp/v" 2>&1 &&
+  grep -q "scheme mlid: 0 entries differ" "$tmp/v" &&
+  [ "$("$IBUNION" trace "$tmp/nolid.net" --lft "$tmp/nolid.lft" --from 'P(000)' --dlid 36 2>/dev/null)" = \
+    "$("$IBUNION" trace "$tmp/nolid.net" --guid2lid "$tmp/nolid.g2l" --lft "$tmp/nolid.lft" --from 'P(000)' --dlid 36 2>/dev/null)" ] &&
+  grep -q "^0x0000000000100001 0x0004 0x0007$" "$tmp/nolid.g2l"
+then echo "PASS: no LIDs in the net file: LMC 2 on FT(4,3) for topo --guid2lid, route, verify and trace alike"
+else echo "FAIL: no LIDs in the net file: $(cat "$tmp/err" "$tmp/v" 2>/dev/null | head -5)"; fails=$((fails + 1)); fi
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

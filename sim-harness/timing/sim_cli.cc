@@ -59,8 +59,9 @@ constexpr const char* kUsage =
     "              and a fabric port with neither a line nor a LID (FILE:LINE named)\n"
     "  --lmc       LIDs in the generator's layout (2^L per end port) at LMC L, 0..7;\n"
     "              not with --guid2lid or dump:DIR. Default, when NETFILE has no\n"
-    "              LIDs: for mlid the LMC of all its paths per pair, log2 (m/2)^(n-1),\n"
-    "              at most 7 and as far as the LIDs fit below 0xBFFF; else 0\n"
+    "              LIDs: on a fat-tree the LMC of all mlid's paths per pair, log2\n"
+    "              (m/2)^(n-1), at most 7 and as far as the LIDs fit below 0xBFFF\n"
+    "              (slid routes the same at any LMC); else 0. As ibunion route.\n"
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
     "  --msg       message size in bytes (suffix K = 1024) [32]\n"
@@ -277,18 +278,6 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
   if (!o.plot.empty()) files.push_back({o.plot, [&png](std::ostream& os) { os << png; }});
   WriteFilesAtomically(files);
   return status;
-}
-
-// The LMC of a net file without LIDs (and no --lmc, --guid2lid): the one
-// mlid wants, so that it has its paths per pair (LMC 0 would leave it one,
-// the same as slid); 0 for the other engines, which use the base LID only.
-int DefaultLmc(const std::string& routing, const Fabric& fabric) {
-  if (routing != "mlid") return 0;
-  try {
-    return MlidDefaultLmc(fabric);
-  } catch (const Error&) {
-    return 0;  // no fat-tree: the engine says so when it routes, with the LIDs
-  }
 }
 
 // What --routing and the LID options ask for fits together, named before
@@ -597,7 +586,7 @@ int Run(int argc, char** argv) {
     if (opt.count("guid2lid")) {
       apply_guid2lid();
     } else if (!has_lids || opt.count("lmc")) {
-      const int lmc = opt.count("lmc") ? int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7)) : DefaultLmc(routing, fabric);
+      const int lmc = opt.count("lmc") ? int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7)) : DefaultLmc(fabric);
       AssignDefaultLids(fabric, lmc);
     }
     // xymesh's VL policy follows --vls unless engine.xymesh_vls says otherwise.

@@ -15,6 +15,14 @@ int MlidDefaultLmc(const Fabric& f) {
   return lmc;
 }
 
+int DefaultLmc(const Fabric& f) {
+  try {
+    return MlidDefaultLmc(f);
+  } catch (const Error&) {
+    return 0;  // no fat-tree: an engine that needs one says so when it routes
+  }
+}
+
 MlidRouter::MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt)
     : f_(f), tree_(std::move(tree)), opt_(opt), log2k_(CeilLog2(tree_.k)) {}
 

@@ -28,6 +28,14 @@ struct MlidOptions {
 // by. Throws what RecognizeFatTree throws when `f` is no fat-tree.
 int MlidDefaultLmc(const Fabric& f);
 
+// The LMC a fabric without LIDs (a generated net file) gets when none is
+// given: MlidDefaultLmc on a complete fat-tree (so mlid has its paths per
+// pair; slid and the others use the base LID and route the same at any
+// LMC), 0 on anything else. One rule for every command, so that topo
+// --guid2lid, route, verify, trace, inspect and sim of one net file agree
+// on the LIDs. Costs one fat-tree recognition.
+int DefaultLmc(const Fabric& f);
+
 class MlidRouter {
  public:
   MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt);
