@@ -208,5 +208,13 @@ if "$IBUNION" route "$tmp/nolid.net" --engine mlid --lft "$tmp/nolid.lft" 2>"$tm
   grep -q "^0x0000000000100001 0x0004 0x0007$" "$tmp/nolid.g2l"
 then echo "PASS: no LIDs in the net file: LMC 2 on FT(4,3) for topo --guid2lid, route, verify and trace alike"
 else echo "FAIL: no LIDs in the net file: $(cat "$tmp/err" "$tmp/v" 2>/dev/null | head -5)"; fails=$((fails + 1)); fi
+# Tables made at another LMC than the one they are read at: each LID would
+# be another destination (trace went on and named the wrong host). The
+# headers' switch LIDs give it away.
+"$IBUNION" route "$tmp/nolid.net" --engine mlid --lmc 0 --lft "$tmp/lmc0.lft" 2>/dev/null
+expect "$tmp/lmc0.lft:1: switch SW<00,0> (0x0000000000200000) has LID 68 in the fabric but LID 17 in this table's header: the tables were made for other LIDs" \
+  "$IBUNION" trace "$tmp/nolid.net" --lft "$tmp/lmc0.lft" --from 'P(000)' --dlid 8
+"$IBUNION" trace "$tmp/nolid.net" --lmc 0 --lft "$tmp/lmc0.lft" --from 'P(000)' --dlid 8 >/dev/null 2>&1 &&
+  echo "PASS: trace at the LMC the tables were made with" || { echo "FAIL: trace --lmc 0 of LMC-0 tables"; fails=$((fails + 1)); }
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

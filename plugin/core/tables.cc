@@ -46,6 +46,22 @@ std::string DestinationInfo(const Fabric& f, Lid lid) {
                 e.name.c_str());
 }
 
+// The switch LID a table header names ("of switch Lid N guid ...", as
+// ibroute, ibroute -M, OpenSM's dumps and WriteLfts/WriteMfts print it), or
+// -1 when it names none (ibroute -D names the switch by its path instead).
+long HeaderLid(const std::string& line) {
+  const char* kWords = "of switch Lid ";
+  const size_t at = line.find(kWords);
+  if (at == std::string::npos) return -1;
+  const char* digits = line.c_str() + at + std::strlen(kWords);
+  if (!std::isdigit(static_cast<unsigned char>(*digits))) return -1;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long v = std::strtoul(digits, &end, 10);
+  if (errno == ERANGE || v > 0xFFFF) return -1;
+  return static_cast<long>(v);
+}
+
 // "... of switch Lid N guid 0xG ..." -> switch index, or throws.
 int SwitchOfHeader(const std::string& line, const std::string& file, int no,
                    const Fabric& f) {
@@ -60,6 +76,16 @@ int SwitchOfHeader(const std::string& line, const std::string& file, int no,
   if (sw < 0)
     throw InputError(file, no,
                      Printf("switch GUID 0x%016" PRIx64 " is not in the fabric", guid));
+  // Tables are indexed by LID: read against other LIDs than they were made
+  // for, every entry would mean another destination, without a word.
+  const long lid = HeaderLid(line);
+  const Switch& s = f.switches[sw];
+  if (lid >= 0 && s.lid != 0 && lid != s.lid)
+    throw InputError(file, no,
+                     Printf("switch %.80s (0x%016" PRIx64 ") has LID %u in the fabric but LID %ld in this "
+                            "table's header: the tables were made for other LIDs (expected the LMC or "
+                            "guid2lid file they were made with)",
+                            s.name.c_str(), s.guid, s.lid, lid));
   return sw;
 }
 

@@ -76,7 +76,9 @@ void WriteLfts(std::ostream& os, const Fabric& f, const Tables& t);
 void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t);
 
 // Parses `ibroute`/`ibroute -M` output (several switches concatenated, or
-// OpenSM's opensm-lfts.dmp). Switches are matched to the fabric by GUID.
+// OpenSM's opensm-lfts.dmp). Switches are matched to the fabric by GUID;
+// a header naming a switch LID ("of switch Lid N") must name the fabric's
+// (tables made for other LIDs would be read as other destinations).
 // Throws ibu::Error "FILE:LINE: ..." on anything unexpected.
 void ReadLfts(std::istream& is, const std::string& file, const Fabric& f,
               Tables& t);

@@ -294,6 +294,13 @@ void BadDumpsNameLine() {
   CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(g, "d", f, t); }), "d:4: LFT entry after its table's"));
   std::istringstream h("\n\n");
   CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(h, "d", f, t); }), "d: no LFT in it"));
+  // Tables made for other LIDs (another LMC): every entry would name another
+  // destination. The header's switch LID tells; LFTs and MFTs alike.
+  std::istringstream l1("Unicast lids [0x0-0x3] of switch Lid 17 guid 0x0000000000200000 (x):\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(l1, "d", f, t); }),
+                     "d:1: switch SW<0,0> (0x0000000000200000) has LID 9 in the fabric but LID 17 in this table's header"));
+  std::istringstream m0("Multicast mlids [0xc000-0xc3ff] of switch Lid 18 guid 0x0000000000200001 (x):\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m0, "m", f, t); }), "m:1: switch SW<1,0> (0x0000000000200001) has LID 10 in the fabric but LID 18"));
   // ibroute -a and OpenSM's own dump end a table with "N lids dumped"; blank
   // lines and CRLF line ends carry nothing.
   std::istringstream ok(head + "  Lid  Out   Destination\r\n       Port     Info \r\n0x0001 001 : x\r\n"
