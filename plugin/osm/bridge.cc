@@ -2,12 +2,9 @@
 // point catches everything: the plugin must never take OpenSM down.
 #include "plugin/osm/bridge.h"
 
-#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -16,6 +13,7 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/fabric.h"
+#include "plugin/core/output_files.h"
 #include "plugin/core/path_map.h"
 #include "plugin/core/tables.h"
 
@@ -111,33 +109,30 @@ std::string Hex(uint64_t v) {
   return buf;
 }
 
-// Writes through a temp file and rename: no half-written dump is left.
-// Returns "" or why it failed (the system's reason, e.g. "No such file or
-// directory" for a dump_files_dir that does not exist).
-std::string WriteAtomically(const std::string& path, const std::function<void(std::ostream&)>& fill) {
-  const std::string tmp = path + ".tmp";
-  auto reason = [](const char* what) {
-    return std::string(what) + (errno ? std::string(": ") + std::strerror(errno) : "");
-  };
-  errno = 0;
-  {
-    std::ofstream out(tmp);
-    if (!out) return errno ? std::strerror(errno) : "cannot open it";
-    fill(out);
-    out.flush();
-    if (!out) {
-      const std::string why = reason("write failed");
-      std::remove(tmp.c_str());
-      return why;
-    }
+// The map has n^2 lines: beyond this many end ports it is left to
+// `ibunion route --paths`, which computes the same rule on demand.
+constexpr size_t kMaxPathMapPorts = 4096;
+
+// ibunion-<engine>-lfts.dump and, on fabrics small enough, -paths.dump.
+std::vector<ibu::OutputFile> DumpFiles(const ibu_engine& e, const std::string& dir) {
+  const std::string base = dir + "/ibunion-" + e.name;
+  std::vector<ibu::OutputFile> files = {
+      {base + "-lfts.dump", [&e](std::ostream& os) { ibu::WriteLfts(os, e.fabric, e.tables); }}};
+  const size_t n = e.fabric.end_ports.size();
+  if (n > kMaxPathMapPorts) {
+    e.Log(IBU_LOG_INFO, "path-selection map not dumped: " + std::to_string(n) +
+                            " end ports (the map has n^2 lines; the rule is "
+                            "Engine::SelectDlid, computed on demand by ibunion route --paths)");
+    return files;
   }
-  errno = 0;
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = reason("rename failed");
-    std::remove(tmp.c_str());
-    return why;
-  }
-  return "";
+  files.push_back({base + "-paths.dump", [&e](std::ostream& os) {
+                     os << "# src_port_guid dst_port_guid dlid (ibunion " << e.name
+                        << " path selection)\n";
+                     ibu::WritePathMap(os, e.fabric, [&e](int s, int d) {
+                       return e.engine->SelectDlid(e.fabric, s, d);
+                     });
+                   }});
+  return files;
 }
 
 // Hands the group's masks to OpenSM: the switches of its tree when the
@@ -382,31 +377,12 @@ int ibu_data_vls(const ibu_engine* e) { return e->engine ? e->engine->DataVls() 
 void ibu_dump(const ibu_engine* e, const char* dir) {
   if (!e->routed || !e->dump || !dir || !*dir) return;
   try {
-    const std::string base = std::string(dir) + "/ibunion-" + e->name;
-    // Names the file and why, and that routing is not affected.
-    auto failed = [&](const std::string& file, const std::string& why) {
-      e->Log(IBU_LOG_ERROR, "cannot write " + file + ": " + why + " (dump_files_dir " + dir +
-                                " must be a writable directory; " + e->name +
-                                "_dump=off turns the dumps off); the tables are in place");
-    };
-    std::string why = WriteAtomically(
-        base + "-lfts.dump", [&](std::ostream& os) { ibu::WriteLfts(os, e->fabric, e->tables); });
-    if (!why.empty()) failed(base + "-lfts.dump", why);
-    const size_t n = e->fabric.end_ports.size();
-    if (n > 4096) {
-      e->Log(IBU_LOG_INFO, "path-selection map not dumped: " + std::to_string(n) +
-                               " end ports (the map has n^2 lines; the rule is "
-                               "Engine::SelectDlid, computed on demand by ibunion route --paths)");
-      return;
-    }
-    why = WriteAtomically(base + "-paths.dump", [&](std::ostream& os) {
-      os << "# src_port_guid dst_port_guid dlid (ibunion " << e->name << " path selection)\n";
-      ibu::WritePathMap(os, e->fabric,
-                        [&](int s, int d) { return e->engine->SelectDlid(e->fabric, s, d); });
-    });
-    if (!why.empty()) failed(base + "-paths.dump", why);
+    ibu::WriteFilesAtomically(DumpFiles(*e, dir));  // both or neither: they describe one routing
   } catch (const std::exception& err) {
-    e->Log(IBU_LOG_ERROR, std::string("dump failed: ") + err.what());
+    // err names the file and the system's reason; routing is not affected.
+    e->Log(IBU_LOG_ERROR, std::string("dumps not written: ") + err.what() + "; dump_files_dir " +
+                              dir + " must be a writable directory (" + e->name +
+                              "_dump=off turns the dumps off); the tables are in place");
   } catch (...) {
   }
 }

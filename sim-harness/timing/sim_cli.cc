@@ -176,24 +176,6 @@ uint32_t ToBytes(const Setting& s) {
   return uint32_t(uint64_t(n) * mult);
 }
 
-void WriteAtomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(path + ": cannot write");
-    out << content;
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw Error(path + ": write failed");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw Error(path + ": cannot rename " + tmp + " into place");
-  }
-}
-
 bool FileExists(const std::string& path) {
   std::ifstream in(path);
   return bool(in);
@@ -717,7 +699,10 @@ int Run(int argc, char** argv) {
     bar.reset();  // clears the bar before the results
   }
 
-  if (opt.count("save")) WriteAtomically(opt["save"].value, ToRecord(results[0]) + "\n");
+  if (opt.count("save")) {
+    const std::string record = ToRecord(results[0]) + "\n";
+    WriteFilesAtomically({{opt["save"].value, [&](std::ostream& os) { os << record; }}});
+  }
   Output out;
   out.print = !opt.count("save");  // a job's point goes to its file only
   out.json = json;
