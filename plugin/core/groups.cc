@@ -1,15 +1,17 @@
 #include "plugin/core/groups.h"
 
-#include <cerrno>
-#include <cstring>
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <unordered_map>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu {
 
@@ -25,18 +27,34 @@ std::unordered_map<std::string, int> EndPortsByName(const Fabric& f) {
   return index;
 }
 
-// A member word: node description, port GUID or LID.
+// "0x" and 16 hex digits, as ibnetdiscover and OpenSM print port GUIDs: a
+// LID written in hex has fewer digits, so length alone does not decide.
+bool IsPortGuidWord(const std::string& word) {
+  return word.size() == 18 && word[0] == '0' && (word[1] == 'x' || word[1] == 'X') &&
+         std::all_of(word.begin() + 2, word.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
+}
+
+// A member word: node description, port GUID or LID (decimal or 0x hex,
+// never octal: "010" is LID 10). -1 when it names no end port.
 int ResolveMember(const Fabric& f, const std::unordered_map<std::string, int>& by_names,
                   const std::string& word) {
   const auto it = by_names.find(word);
   if (it != by_names.end()) return it->second;
-  char* end = nullptr;
-  unsigned long long v = std::strtoull(word.c_str(), &end, 0);
-  if (end == word.c_str() || *end) return -1;
-  if (word.size() > 8) return f.EndPortByGuid(v);  // a GUID
-  if (v == 0 || v > kMaxUnicastLid) return -1;
-  LidOwner o = f.owner(static_cast<Lid>(v));
+  if (IsPortGuidWord(word)) return f.EndPortByGuid(std::strtoull(word.c_str() + 2, nullptr, 16));
+  long long lid = 0;
+  if (!ParseInteger(word, &lid) || lid <= 0 || lid > kMaxUnicastLid) return -1;
+  LidOwner o = f.owner(static_cast<Lid>(lid));
   return o.kind == Peer::Kind::kEndPort ? o.index : -1;
+}
+
+// Sets *slot from an option word's value; an option given twice is refused
+// rather than the later one winning silently.
+void TakeOnce(const std::string& file, int no, const std::string& word, std::string* slot) {
+  const std::string key = word.substr(0, word.find('=') + 1);
+  if (!slot->empty())
+    throw InputError(file, no, "'" + word + "': " + key + " is given twice (first '" + key + *slot + "')");
+  *slot = word.substr(key.size());
+  if (slot->empty()) throw InputError(file, no, "'" + word + "': " + key + " needs a value");
 }
 
 }  // namespace
@@ -56,29 +74,29 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
     std::istringstream words(line);
     std::string word;
     if (!(words >> word)) continue;
-    char* end = nullptr;
-    unsigned long mlid = std::strtoul(word.c_str(), &end, 0);
-    if (*end || mlid < kMulticastLidBase || mlid > 0xFFFE)
+    long long mlid = 0;
+    if (!ParseInteger(word, &mlid) || mlid < kMulticastLidBase || mlid > 0xFFFE)
       throw InputError(file, no, "expected a multicast LID 0xC000..0xFFFE first, got '" + word + "'");
     if (!seen.insert(static_cast<Lid>(mlid)).second)
       throw InputError(file, no, "MLID " + word + " is listed twice");
     McastGroup g;
     g.mlid = static_cast<Lid>(mlid);
-    std::string anchor;
+    const std::string mlid_word = word;
+    std::string anchor, sl;
     while (words >> word) {
       if (word.rfind("anchor=", 0) == 0) {
-        anchor = word.substr(7);
+        TakeOnce(file, no, word, &anchor);
         g.anchor = ResolveMember(f, by_names, anchor);
         if (g.anchor < 0)
           throw InputError(file, no, "anchor '" + anchor + "' is not an end port of the fabric");
         continue;
       }
       if (word.rfind("sl=", 0) == 0) {
-        char* sl_end = nullptr;
-        const long sl = std::strtol(word.c_str() + 3, &sl_end, 10);
-        if (word.size() == 3 || *sl_end || sl < 0 || sl > 15)
+        TakeOnce(file, no, word, &sl);
+        long long value = -1;
+        if (!ParseInteger(sl, &value) || value < 0 || value > 15)
           throw InputError(file, no, "'" + word + "': expected sl=0..15 (the group's SL)");
-        g.sl = static_cast<int>(sl);
+        g.sl = static_cast<int>(value);
         continue;
       }
       int m = ResolveMember(f, by_names, word);
@@ -89,7 +107,7 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
       in_group[m] = no;
       g.members.push_back(m);
     }
-    if (g.members.empty()) throw InputError(file, no, "group " + std::to_string(mlid) + " has no members");
+    if (g.members.empty()) throw InputError(file, no, "group " + mlid_word + " has no members");
     groups.push_back(std::move(g));
   }
   return groups;

@@ -175,7 +175,15 @@ void GroupFilesParseAndNameErrors() {
       {"0xC001 P(999)\n", "g.txt:1: member 'P(999)' is not an end port of the fabric"},
       {"0xC001 P(000) P(000)\n", "g.txt:1: member 'P(000)' is listed twice"},
       {"0xC001 P(001)\n0xC002 P(000) P(001) 2\n", "g.txt:2: member '2' is listed twice"},  // LID of P(001)
-      {"0xC001\n", "g.txt:1: group 49153 has no members"},
+      {"0xC001\n", "g.txt:1: group 0xC001 has no members"},
+      // Integers are decimal or 0x hex, never octal: 0140001 is not 0xC001.
+      {"0140001 P(000)\n", "g.txt:1: expected a multicast LID 0xC000..0xFFFE first, got '0140001'"},
+      {"0xC001 P(201) 010\n", "g.txt:1: member '010' is listed twice"},  // LID 10, not octal 8
+      {"0xC001 P(010) 0x00000003\n", "g.txt:1: member '0x00000003' is listed twice"},  // a LID, not a GUID
+      {"0xC001 P(000) anchor=P(001) anchor=P(011)\n",
+       "g.txt:1: 'anchor=P(011)': anchor= is given twice (first 'anchor=P(001)')"},
+      {"0xC001 P(000) sl=1 sl=2\n", "g.txt:1: 'sl=2': sl= is given twice (first 'sl=1')"},
+      {"0xC001 P(000) sl=\n", "g.txt:1: 'sl=': sl= needs a value"},
       {"0xC001 P(000)\n0xC001 P(001)\n", "g.txt:2: MLID 0xC001 is listed twice"},
       {"0xC001 P(000) anchor=nobody\n", "g.txt:1: anchor 'nobody' is not an end port"},
   };
