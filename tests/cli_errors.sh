@@ -115,6 +115,21 @@ printf 'engine.mlid_rotate = off\nengine.mlid_rotate = on\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:2: 'engine.mlid_rotate' again (first at line 1)" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 # On the command line too: an option given twice is refused, not the last taken.
 expect "--vls given twice ('2', then '4'): give it once" "$IBUNION" sim "$net" --routing mlid --vls 2 --vls 4
+# Every other command refuses a repeated option the same way (sim's --param
+# is the one option meant to repeat); a repeated flag is the same flag.
+expect "ibunion route: --lmc given twice ('2', then '3'): give it once" "$IBUNION" route "$net" --engine mlid --lmc 2 --lmc 3
+expect "ibunion verify: --engine given twice ('mlid', then 'slid'): give it once" \
+  "$IBUNION" verify "$net" --lft /dev/null --engine mlid --engine=slid
+expect "ibunion trace: --dlid given twice ('4', then '8')" "$IBUNION" trace "$net" --lft /dev/null --from 'P(00)' --dlid 4 --dlid 8
+expect "ibunion inspect: --guid2lid given twice ('$g2l', then '/nonexistent')" \
+  "$IBUNION" inspect "$net" --guid2lid "$g2l" --guid2lid /nonexistent
+expect "ibunion topo: -o given twice ('$tmp/out/a.net', then '$tmp/out/b.net')" \
+  "$IBUNION" topo fattree 4 2 -o "$tmp/out/a.net" -o "$tmp/out/b.net"
+nothing_left "topo with -o twice"
+expect "ibunion mcjoin: --state given twice ('full', then 'sendonly')" "$IBUNION" mcjoin join ff12::1 --state full --state sendonly
+expect "ibunion mcsetup: --reps given twice ('1', then '2')" "$IBUNION" mcsetup measure "$net" --reps 1 --reps 2
+"$IBUNION" inspect "$net" --guid2lid "$g2l" --help --help >/dev/null 2>&1 &&
+  echo "PASS: a flag given twice is taken once" || { echo "FAIL: inspect --help --help"; fails=$((fails + 1)); }
 # Integers are decimal or 0x hex, never octal: --seed 010 is seed 10.
 if [ "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 010 --json --no-wall --quiet 2>&1)" = \
      "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 10 --json --no-wall --quiet 2>&1)" ] &&
