@@ -130,6 +130,14 @@ expect "ibunion mcjoin: --state given twice ('full', then 'sendonly')" "$IBUNION
 expect "ibunion mcsetup: --reps given twice ('1', then '2')" "$IBUNION" mcsetup measure "$net" --reps 1 --reps 2
 "$IBUNION" inspect "$net" --guid2lid "$g2l" --help --help >/dev/null 2>&1 &&
   echo "PASS: a flag given twice is taken once" || { echo "FAIL: inspect --help --help"; fails=$((fails + 1)); }
+# --lmc next to --guid2lid: the file fixes the LIDs (and so the LMC), in
+# every command that reads a net file, as in sim.
+for cmd in "route $net --engine mlid" "verify $net --lft /dev/null" "trace $net --lft /dev/null --base-lid-load" \
+  "inspect $net" "mcsetup measure $net"; do
+  # shellcheck disable=SC2086
+  expect "ibunion ${cmd%% *}: --lmc 1: not with --guid2lid $g2l (the guid2lid file fixes the LIDs; give one or the other)" \
+    "$IBUNION" $cmd --lmc 1 --guid2lid "$g2l"
+done
 # Integers are decimal or 0x hex, never octal: --seed 010 is seed 10.
 if [ "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 010 --json --no-wall --quiet 2>&1)" = \
      "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 10 --json --no-wall --quiet 2>&1)" ] &&
