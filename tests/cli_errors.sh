@@ -138,6 +138,19 @@ for cmd in "route $net --engine mlid" "verify $net --lft /dev/null" "trace $net 
   expect "ibunion ${cmd%% *}: --lmc 1: not with --guid2lid $g2l (the guid2lid file fixes the LIDs; give one or the other)" \
     "$IBUNION" $cmd --lmc 1 --guid2lid "$g2l"
 done
+# Usage shown for an error goes to stderr with exit 2, stdout stays empty;
+# --help prints it on stdout with exit 0.
+for cmd in "" topo route verify inspect trace mcjoin mcsetup sim bogus; do
+  # shellcheck disable=SC2086
+  "$IBUNION" $cmd >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -q "usage: ibunion" "$tmp/e"; then echo "PASS: 'ibunion${cmd:+ $cmd}' alone: usage on stderr, exit 2"
+  else echo "FAIL: 'ibunion${cmd:+ $cmd}' alone: rc $rc, stdout $(wc -c <"$tmp/o") bytes"; fails=$((fails + 1)); fi
+  [ "$cmd" = bogus ] && continue
+  # shellcheck disable=SC2086
+  "$IBUNION" $cmd --help >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc -eq 0 ] && [ ! -s "$tmp/e" ] && grep -q "usage: ibunion" "$tmp/o"; then echo "PASS: 'ibunion${cmd:+ $cmd} --help': usage on stdout, exit 0"
+  else echo "FAIL: 'ibunion${cmd:+ $cmd} --help': rc $rc, stderr $(head -c 200 "$tmp/e")"; fails=$((fails + 1)); fi
+done
 # Integers are decimal or 0x hex, never octal: --seed 010 is seed 10.
 if [ "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 010 --json --no-wall --quiet 2>&1)" = \
      "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 10 --json --no-wall --quiet 2>&1)" ] &&
