@@ -138,6 +138,17 @@ for cmd in "route $net --engine mlid" "verify $net --lft /dev/null" "trace $net 
   expect "ibunion ${cmd%% *}: --lmc 1: not with --guid2lid $g2l (the guid2lid file fixes the LIDs; give one or the other)" \
     "$IBUNION" $cmd --lmc 1 --guid2lid "$g2l"
 done
+# mcsetup works on the live subnet: the LIDs are the SM's, from NET's
+# ibnetdiscover comments or its guid2lid file, never the generator's layout.
+expect "$net: switch SW<0,0> has no LID; give the subnet as ibnetdiscover prints it on the live fabric (or --guid2lid FILE)" \
+  "$IBUNION" mcsetup measure "$net"
+expect "$net: switch SW<0,0> has no LID" "$IBUNION" mcsetup burst "$net"
+expect "ibunion mcsetup: --lmc 1: a live subnet's LIDs are the SM's (in NET or --guid2lid FILE)" \
+  "$IBUNION" mcsetup measure "$net" --lmc 1
+sed 's/ base port 0 lid 3 lmc 0//' "$top/tests/fuzz/corpus/netfile/ibnetdiscover.net" >"$tmp/live.net"
+expect "$tmp/live.net: switch Switch2 has no LID" "$IBUNION" mcsetup measure "$tmp/live.net"
+sed 's/# lid 4 lmc 0 "/# "/' "$top/tests/fuzz/corpus/netfile/ibnetdiscover.net" >"$tmp/live.net"
+expect "$tmp/live.net: end port Hca2 has no LID" "$IBUNION" mcsetup measure "$tmp/live.net"
 # Usage shown for an error goes to stderr with exit 2, stdout stays empty;
 # --help prints it on stdout with exit 0.
 for cmd in "" topo route verify inspect trace mcjoin mcsetup sim bogus; do
