@@ -35,7 +35,9 @@ Args::Args(int argc, char** argv, const std::set<std::string>& with_value,
         if (i + 1 >= argc) throw UsageError{"option " + name + " needs a value"};
         value = argv[++i];
       }
-      options_.emplace(name, value);
+      const auto [first, fresh] = options_.emplace(name, value);
+      if (!fresh)
+        throw UsageError{name + " given twice ('" + first->second + "', then '" + value + "'): give it once"};
       continue;
     }
     positional_.push_back(a);
@@ -47,13 +49,6 @@ bool Args::has(const std::string& name) const { return options_.count(name) > 0;
 std::string Args::get(const std::string& name, const std::string& fallback) const {
   auto it = options_.find(name);
   return it == options_.end() ? fallback : it->second;
-}
-
-std::vector<std::string> Args::all(const std::string& name) const {
-  std::vector<std::string> out;
-  auto range = options_.equal_range(name);
-  for (auto it = range.first; it != range.second; ++it) out.push_back(it->second);
-  return out;
 }
 
 long ParseInt(const std::string& text, const std::string& what, long min, long max) {

@@ -1,5 +1,7 @@
 // A small argument reader shared by the subcommands: positional words and
-// "--name value" / "--flag" options, with errors that name the option.
+// "--name value" / "--flag" options, with errors that name the option. An
+// option with a value is given at most once (as in `ibunion sim`): a second
+// one is refused, not dropped; a flag given twice is the same flag.
 #pragma once
 
 #include <functional>
@@ -25,7 +27,6 @@ class Args {
   const std::vector<std::string>& positional() const { return positional_; }
   bool has(const std::string& name) const;
   std::string get(const std::string& name, const std::string& fallback = "") const;
-  std::vector<std::string> all(const std::string& name) const;
   long integer(const std::string& name, long fallback, long min, long max) const;
 
   // Positional word i as an integer in [min, max], named for messages.
@@ -33,7 +34,7 @@ class Args {
 
  private:
   std::vector<std::string> positional_;
-  std::multimap<std::string, std::string> options_;
+  std::map<std::string, std::string> options_;
 };
 
 long ParseInt(const std::string& text, const std::string& what, long min, long max);

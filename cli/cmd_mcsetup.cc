@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "plugin/core/error.h"
+#include "plugin/core/netfile.h"
 #include "sim-harness/mcast/effective_latency.h"
 #include "sim-harness/mcast/setup_bench.h"
 
@@ -25,7 +26,8 @@ constexpr const char* kUsage =
     "                               [--csv FILE]\n"
     "measure/burst run on a live subnet (under ibsim: LD_PRELOAD=libumad2sim.so and\n"
     "IBSIM_SOCKNAME, as `fabric-run --exec` provides). NET is the subnet as\n"
-    "ibnetdiscover prints it (LIDs included). Requests go through --workers SA\n"
+    "ibnetdiscover prints it (LIDs included; or --guid2lid FILE, the SM's guid2lid,\n"
+    "gives them). Requests go through --workers SA\n"
     "clients, one process per simulated host (proxy joins for the other members;\n"
     "ibsim serves at most 10 client processes, OpenSM and this one included).\n"
     "measure: per group size and repetition, create / join / leave latency through\n"
@@ -56,14 +58,28 @@ std::vector<std::string> WorkerHosts(const Fabric& f, int count) {
   return hosts;
 }
 
+// The live subnet with the LIDs its SM assigned: from NET's ibnetdiscover
+// comments or the SM's guid2lid file, never the generator's layout (which
+// LoadFabric gives a file without LIDs, and the SM need not have used).
 Fabric LoadLiveFabric(const Args& args) {
   if (args.positional().size() != 2)
     throw UsageError{std::string("expected NET (ibnetdiscover output of the live subnet)\n") + kUsage};
-  Fabric f = LoadFabric(args, args.positional()[1]);
+  const std::string& net = args.positional()[1];
+  if (args.has("--guid2lid")) return LoadFabric(args, net);  // every port and switch gets its line's LID
+  if (args.has("--lmc"))
+    throw UsageError{
+        "--lmc " + args.get("--lmc") +
+        ": a live subnet's LIDs are the SM's (in NET or --guid2lid FILE), not the generator's layout"};
+  Fabric f = ReadNetFile(net);
+  auto refuse = [&](const std::string& what) {
+    throw Error(
+        net + ": " + what +
+        " has no LID; give the subnet as ibnetdiscover prints it on the live fabric (or --guid2lid FILE)");
+  };
   for (const Switch& sw : f.switches)
-    if (!sw.lid)
-      throw Error(args.positional()[1] + ": switch " + sw.name +
-                  " has no LID; give the subnet as ibnetdiscover prints it on the live fabric");
+    if (!sw.lid) refuse("switch " + sw.name);
+  for (const EndPort& ep : f.end_ports)
+    if (!ep.base_lid) refuse("end port " + ep.name);
   return f;
 }
 

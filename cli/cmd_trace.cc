@@ -25,7 +25,7 @@ constexpr const char* kUsage =
     "                          'LABEL: P P P' (P = ports set, 0 = the switch itself)\n"
     "  --mft FILE --groups-per-switch\n"
     "                          how many MLIDs each switch carries: 'LABEL level L groups N'\n"
-    "  --guid2lid FILE --lmc L as for verify\n";
+    "  --guid2lid FILE | --lmc L  as for verify (one or the other)\n";
 
 }  // namespace
 

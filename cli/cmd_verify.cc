@@ -31,7 +31,7 @@ constexpr const char* kUsage =
     "  --guid2lid FILE    LIDs from an OpenSM guid2lid file (default: the net file's own,\n"
     "                     as ibnetdiscover writes them, else the generator's layout);\n"
     "                     GUIDs not in the fabric as for route\n"
-    "  --lmc L            LMC of the generator's layout (default as for route)\n"
+    "  --lmc L            LMC of the generator's layout (default and --guid2lid as for route)\n"
     "  --engine E         also check every entry equals what engine E computes\n"
     "  --options \"k=v\"    options of that engine\n"
     "  --mft FILE         MFTs (ibroute -M format) to check against --groups FILE:\n"

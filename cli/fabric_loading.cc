@@ -7,6 +7,9 @@
 namespace ibu::cli {
 
 Fabric LoadFabric(const Args& args, const std::string& net) {
+  if (args.has("--lmc") && args.has("--guid2lid"))  // worded as `ibunion sim` refuses the pair
+    throw UsageError{"--lmc " + args.get("--lmc") + ": not with --guid2lid " + args.get("--guid2lid") +
+                     " (the guid2lid file fixes the LIDs; give one or the other)"};
   Fabric f = ReadNetFile(net);
   if (args.has("--guid2lid")) {
     const std::string warning = ApplyGuid2LidFile(args.get("--guid2lid"), f);

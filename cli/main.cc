@@ -39,9 +39,13 @@ constexpr Command kCommands[] = {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+  if (argc < 2) {  // usage on error goes with the errors, to stderr
+    std::cerr << kUsage;
+    return 2;
+  }
+  if (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
     std::cout << kUsage;
-    return argc < 2 ? 2 : 0;
+    return 0;
   }
   for (const Command& c : kCommands) {
     if (std::strcmp(argv[1], c.name)) continue;

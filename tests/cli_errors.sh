@@ -115,6 +115,53 @@ printf 'engine.mlid_rotate = off\nengine.mlid_rotate = on\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:2: 'engine.mlid_rotate' again (first at line 1)" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 # On the command line too: an option given twice is refused, not the last taken.
 expect "--vls given twice ('2', then '4'): give it once" "$IBUNION" sim "$net" --routing mlid --vls 2 --vls 4
+# Every other command refuses a repeated option the same way (sim's --param
+# is the one option meant to repeat); a repeated flag is the same flag.
+expect "ibunion route: --lmc given twice ('2', then '3'): give it once" "$IBUNION" route "$net" --engine mlid --lmc 2 --lmc 3
+expect "ibunion verify: --engine given twice ('mlid', then 'slid'): give it once" \
+  "$IBUNION" verify "$net" --lft /dev/null --engine mlid --engine=slid
+expect "ibunion trace: --dlid given twice ('4', then '8')" "$IBUNION" trace "$net" --lft /dev/null --from 'P(00)' --dlid 4 --dlid 8
+expect "ibunion inspect: --guid2lid given twice ('$g2l', then '/nonexistent')" \
+  "$IBUNION" inspect "$net" --guid2lid "$g2l" --guid2lid /nonexistent
+expect "ibunion topo: -o given twice ('$tmp/out/a.net', then '$tmp/out/b.net')" \
+  "$IBUNION" topo fattree 4 2 -o "$tmp/out/a.net" -o "$tmp/out/b.net"
+nothing_left "topo with -o twice"
+expect "ibunion mcjoin: --state given twice ('full', then 'sendonly')" "$IBUNION" mcjoin join ff12::1 --state full --state sendonly
+expect "ibunion mcsetup: --reps given twice ('1', then '2')" "$IBUNION" mcsetup measure "$net" --reps 1 --reps 2
+"$IBUNION" inspect "$net" --guid2lid "$g2l" --help --help >/dev/null 2>&1 &&
+  echo "PASS: a flag given twice is taken once" || { echo "FAIL: inspect --help --help"; fails=$((fails + 1)); }
+# --lmc next to --guid2lid: the file fixes the LIDs (and so the LMC), in
+# every command that reads a net file, as in sim.
+for cmd in "route $net --engine mlid" "verify $net --lft /dev/null" "trace $net --lft /dev/null --base-lid-load" \
+  "inspect $net" "mcsetup measure $net"; do
+  # shellcheck disable=SC2086
+  expect "ibunion ${cmd%% *}: --lmc 1: not with --guid2lid $g2l (the guid2lid file fixes the LIDs; give one or the other)" \
+    "$IBUNION" $cmd --lmc 1 --guid2lid "$g2l"
+done
+# mcsetup works on the live subnet: the LIDs are the SM's, from NET's
+# ibnetdiscover comments or its guid2lid file, never the generator's layout.
+expect "$net: switch SW<0,0> has no LID; give the subnet as ibnetdiscover prints it on the live fabric (or --guid2lid FILE)" \
+  "$IBUNION" mcsetup measure "$net"
+expect "$net: switch SW<0,0> has no LID" "$IBUNION" mcsetup burst "$net"
+expect "ibunion mcsetup: --lmc 1: a live subnet's LIDs are the SM's (in NET or --guid2lid FILE)" \
+  "$IBUNION" mcsetup measure "$net" --lmc 1
+sed 's/ base port 0 lid 3 lmc 0//' "$top/tests/fuzz/corpus/netfile/ibnetdiscover.net" >"$tmp/live.net"
+expect "$tmp/live.net: switch Switch2 has no LID" "$IBUNION" mcsetup measure "$tmp/live.net"
+sed 's/# lid 4 lmc 0 "/# "/' "$top/tests/fuzz/corpus/netfile/ibnetdiscover.net" >"$tmp/live.net"
+expect "$tmp/live.net: end port Hca2 has no LID" "$IBUNION" mcsetup measure "$tmp/live.net"
+# Usage shown for an error goes to stderr with exit 2, stdout stays empty;
+# --help prints it on stdout with exit 0.
+for cmd in "" topo route verify inspect trace mcjoin mcsetup sim bogus; do
+  # shellcheck disable=SC2086
+  "$IBUNION" $cmd >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -q "usage: ibunion" "$tmp/e"; then echo "PASS: 'ibunion${cmd:+ $cmd}' alone: usage on stderr, exit 2"
+  else echo "FAIL: 'ibunion${cmd:+ $cmd}' alone: rc $rc, stdout $(wc -c <"$tmp/o") bytes"; fails=$((fails + 1)); fi
+  [ "$cmd" = bogus ] && continue
+  # shellcheck disable=SC2086
+  "$IBUNION" $cmd --help >"$tmp/o" 2>"$tmp/e"; rc=$?
+  if [ $rc -eq 0 ] && [ ! -s "$tmp/e" ] && grep -q "usage: ibunion" "$tmp/o"; then echo "PASS: 'ibunion${cmd:+ $cmd} --help': usage on stdout, exit 0"
+  else echo "FAIL: 'ibunion${cmd:+ $cmd} --help': rc $rc, stderr $(head -c 200 "$tmp/e")"; fails=$((fails + 1)); fi
+done
 # Integers are decimal or 0x hex, never octal: --seed 010 is seed 10.
 if [ "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 010 --json --no-wall --quiet 2>&1)" = \
      "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 10 --json --no-wall --quiet 2>&1)" ] &&

@@ -158,6 +158,79 @@ void VerifierCatchesBrokenMasks() {
   CU_ASSERT(named);
 }
 
+// The port of switch `a` cabled to switch `b`.
+int PortToward(const Fabric& f, int a, int b) {
+  for (int p = 1; p <= f.switches[a].num_ports; ++p)
+    if (f.switches[a].ports[p].is_switch() && f.switches[a].ports[p].index == b) return p;
+  return -1;
+}
+
+// The first error about `host` in a report from `sender`, or "".
+std::string ErrorAbout(const McastReport& r, const std::string& sender, const std::string& host) {
+  for (const std::string& e : r.errors)
+    if (Contains(e, "from " + sender + ": " + host + " (")) return e;
+  return "";
+}
+
+// A copy lost or one too many: the error names the switch port at fault,
+// not only the end port that got the wrong count.
+void VerifierNamesWhereCopiesGo() {
+  Fabric f = MakeFatTree(4, 3);
+  AssignDefaultLids(f, 2);
+  auto e = MakeEngine("mlid", {"mlid_rotate=off"}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  McastGroup g{0xC001, {}, f.EndPortByName("P(000)")};
+  for (const char* h : {"P(200)", "P(201)", "P(210)", "P(211)"}) g.members.push_back(f.EndPortByName(h));
+  e->RouteMulticast(f, g, t);  // masks as in PaperExampleFt43
+  const int leaf21 = SwitchNamed(f, "SW<21,2>"), mid20 = SwitchNamed(f, "SW<20,1>");
+  const EndPort& p210 = f.end_ports[f.EndPortByName("P(210)")];
+  auto check = [&](const Tables& broken, const std::string& host, const std::string& want) {
+    const std::string got = ErrorAbout(VerifyMulticast(f, broken, g), "P(200)", host);
+    if (!Contains(got, want)) fprintf(stderr, "\n  got '%s'\n  wanted '%s'", got.c_str(), want.c_str());
+    CU_ASSERT(Contains(got, want));
+  };
+  // The member's own port left out of its leaf's mask.
+  Tables cut = t;
+  cut.mft[leaf21].groups[g.mlid].reset(p210.switch_port);
+  check(cut, "P(210)",
+        "P(210) (member) gets 0 copies, expected 1: lost at " + f.PortLabel(leaf21, p210.switch_port) +
+            " (not in the mask)");
+  // The link down to the member's leaf left out above it: named on the side
+  // the packet reached.
+  cut = t;
+  cut.mft[mid20].groups[g.mlid].reset(PortToward(f, mid20, leaf21));
+  check(cut, "P(211)",
+        "P(211) (member) gets 0 copies, expected 1: lost at " +
+            f.PortLabel(mid20, PortToward(f, mid20, leaf21)) + " (not in the mask, toward SW<21,2>)");
+  // Both ends of that link left out: the leaf is cut off from the tree.
+  cut.mft[leaf21].groups.erase(g.mlid);
+  check(cut, "P(210)",
+        "P(210) (member) gets 0 copies, expected 1: lost before its " + f.SwitchLabel(leaf21) +
+            " (no switch the packet reaches has a tree link toward it)");
+  // A non-member's port in a tree switch's mask.
+  Tables extra = t;
+  const EndPort& p000 = f.end_ports[f.EndPortByName("P(000)")];
+  extra.mft[p000.switch_index].groups[g.mlid].set(p000.switch_port);
+  check(extra, "P(000)",
+        "P(000) (not a member) gets 1 copies, expected 0: " +
+            f.PortLabel(p000.switch_index, p000.switch_port) + " forwards it (in the mask)");
+  // A second way down to the member's leaf closes a cycle: the switch that
+  // gets the packet twice and the port of the second arrival (breadth
+  // first, the way through SW<20,1> comes first).
+  Tables loop = t;
+  const int leaf20 = SwitchNamed(f, "SW<20,2>"), mid21 = SwitchNamed(f, "SW<21,1>");
+  for (auto [a, b] : {std::pair{leaf20, mid21}, {mid21, leaf20}, {mid21, leaf21}, {leaf21, mid21}})
+    loop.mft[a].groups[g.mlid].set(PortToward(f, a, b));
+  const McastReport r = VerifyMulticast(f, loop, g);
+  const std::string want = "MLID 0xc001 from P(200): " + f.SwitchLabel(leaf21) +
+                           " receives the packet twice (the mask has a cycle), the second time on port " +
+                           std::to_string(PortToward(f, leaf21, mid21));
+  bool named = false;
+  for (const std::string& err : r.errors) named = named || err == want;
+  CU_ASSERT(named);
+}
+
 void GroupFilesParseAndNameErrors() {
   Fabric f = MakeFatTree(4, 3);
   AssignDefaultLids(f, 0);
@@ -212,6 +285,7 @@ void RegisterMcastSuite() {
   CU_add_test(s, "a leave rebuilds only that group", LeaveShrinksOnlyThatGroup);
   CU_add_test(s, "anchors spread over top switches", AnchorsSpreadOverTopSwitches);
   CU_add_test(s, "verifier catches broken masks", VerifierCatchesBrokenMasks);
+  CU_add_test(s, "verifier names where copies go", VerifierNamesWhereCopiesGo);
   CU_add_test(s, "group files parse and name errors", GroupFilesParseAndNameErrors);
 }
 

@@ -5,6 +5,48 @@
 
 namespace ibu {
 
+namespace {
+
+const PortMask* MaskOf(const Tables& t, int sw, Lid mlid) {
+  auto it = t.mft[sw].groups.find(mlid);
+  return it == t.mft[sw].groups.end() ? nullptr : &it->second;
+}
+
+bool InMask(const Tables& t, int sw, Lid mlid, int port) {
+  const PortMask* mask = MaskOf(t, sw, mlid);
+  return mask && mask->test(port);
+}
+
+// Where end port `e`'s copy should have come from and did not (`reached`:
+// switches the packet got to). Tree links are in the masks of both their
+// switches, so the copy was lost on the first link from a reached switch
+// into the unreached part of the tree around e's switch, on the reached side.
+std::string WhereLost(const Fabric& f, const Tables& t, Lid mlid, int e, const std::vector<int>& reached) {
+  const EndPort& ep = f.end_ports[e];
+  if (ep.switch_index < 0) return "it is not cabled to a switch";
+  if (reached[ep.switch_index])
+    return "lost at " + f.PortLabel(ep.switch_index, ep.switch_port) + " (not in the mask)";
+  std::vector<char> seen(f.switches.size(), 0);
+  std::deque<int> queue{ep.switch_index};
+  seen[ep.switch_index] = 1;
+  while (!queue.empty()) {
+    const int u = queue.front();
+    queue.pop_front();
+    for (int p = 1; p <= f.switches[u].num_ports; ++p) {
+      const Peer& peer = f.switches[u].ports[p];
+      if (!peer.is_switch() || !InMask(t, u, mlid, p)) continue;
+      if (reached[peer.index])
+        return "lost at " + f.PortLabel(peer.index, peer.port) + " (not in the mask, toward " +
+               f.switches[u].name + ")";
+      if (!seen[peer.index]) seen[peer.index] = 1, queue.push_back(peer.index);
+    }
+  }
+  return "lost before its " + f.SwitchLabel(ep.switch_index) +
+         " (no switch the packet reaches has a tree link toward it)";
+}
+
+}  // namespace
+
 std::vector<int> TreeSwitches(const Tables& t, Lid mlid) {
   std::vector<int> out;
   for (size_t s = 0; s < t.mft.size(); ++s) {
@@ -47,14 +89,13 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
       // A tree reaches a switch once per packet; more means a cycle.
       if (++visits[h.sw] > 1) {
         error(group + " from " + src.name + ": " + f.SwitchLabel(h.sw) +
-              " receives the packet twice (the mask has a cycle)");
+              " receives the packet twice (the mask has a cycle), the second time on port " +
+              std::to_string(h.in_port));
         looped = true;
         break;
       }
       r.depth = std::max(r.depth, h.depth);
-      const PortMask* mask = nullptr;
-      auto it = t.mft[h.sw].groups.find(g.mlid);
-      if (it != t.mft[h.sw].groups.end()) mask = &it->second;
+      const PortMask* mask = MaskOf(t, h.sw, g.mlid);
       if (!mask || mask->none()) {
         error(group + " from " + src.name + ": " + f.SwitchLabel(h.sw) +
               " has no MFT entry; the packet is dropped there");
@@ -70,12 +111,19 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
       }
     }
     if (looped) continue;
+    // Each end port hangs off one switch port and a switch reached twice
+    // stops the walk above, so a copy too many comes from that one port.
     for (size_t e = 0; e < f.end_ports.size(); ++e) {
       const int want = is_member[e] && static_cast<int>(e) != sender ? 1 : 0;
       if (copies[e] == want) continue;
-      error(group + " from " + f.end_ports[sender].name + ": " + f.end_ports[e].name +
-            (is_member[e] ? " (member)" : " (not a member)") + " gets " +
-            std::to_string(copies[e]) + " copies, expected " + std::to_string(want));
+      const EndPort& ep = f.end_ports[e];
+      std::string where;  // found only for errors that are kept: the search is not free
+      if (r.errors.size() < max_errors)
+        where = copies[e] > want ? f.PortLabel(ep.switch_index, ep.switch_port) + " forwards it (in the mask)"
+                                 : WhereLost(f, t, g.mlid, static_cast<int>(e), visits);
+      error(group + " from " + f.end_ports[sender].name + ": " + ep.name +
+            (is_member[e] ? " (member)" : " (not a member)") + " gets " + std::to_string(copies[e]) +
+            " copies, expected " + std::to_string(want) + ": " + where);
     }
   }
   return r;
