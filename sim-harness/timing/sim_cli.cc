@@ -64,7 +64,7 @@ constexpr const char* kUsage =
     "              (slid routes the same at any LMC); else 0. As ibunion route.\n"
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
-    "  --msg       message size in bytes (suffix K = 1024) [32]\n"
+    "  --msg       message size in bytes (suffix K = 1024, M = 1024K) [32]\n"
     "  --load      offered load per source, fraction of link bandwidth [0.1]; not with\n"
     "              --sweep (one from --config is replaced by the other from the command line)\n"
     "  --vls       data VLs: 1, 2, 4 or 8 [1]\n"
