@@ -9,14 +9,20 @@
 
 namespace ibu::cli {
 
+namespace {
+constexpr const char* kUsage =
+    "usage: ibunion inspect NETFILE [--guid2lid FILE] [--lmc L]\n"
+    "prints the recognised fat-tree: one line per switch and host with\n"
+    "GUID, LID and the paper's label\n";
+}  // namespace
+
 int InspectMain(int argc, char** argv) {
   Args args(argc, argv, {"--guid2lid", "--lmc"}, {"-h", "--help"});
-  if (args.has("-h") || args.has("--help") || args.positional().size() != 1) {
-    std::cout << "usage: ibunion inspect NETFILE [--guid2lid FILE] [--lmc L]\n"
-                 "prints the recognised fat-tree: one line per switch and host with\n"
-                 "GUID, LID and the paper's label\n";
-    return args.positional().size() == 1 ? 0 : 2;
+  if (args.has("-h") || args.has("--help")) {
+    std::cout << kUsage;
+    return 0;
   }
+  if (args.positional().size() != 1) throw UsageError{std::string("expected one NETFILE\n") + kUsage};
   Fabric f = LoadFabric(args, args.positional()[0]);
   FatTree t = RecognizeFatTree(f);
   std::printf("fattree FT(%d,%d) %zu switches %zu hosts\n", t.m, t.n, f.switches.size(),

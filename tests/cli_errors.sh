@@ -167,6 +167,14 @@ for o in $(printf '%s\n' "$help" | sed -n '1,/^$/p' | grep -oE -- '--[a-z0-9-]+'
 done
 if [ -z "$undescribed" ]; then echo "PASS: sim --help describes every option of its usage lines"
 else echo "FAIL: sim --help: no description for$undescribed"; fails=$((fails + 1)); fi
+# --help is a request, not a mistake: usage on stdout and exit 0 for every
+# command (inspect used to exit 2 when no NETFILE came with it).
+for c in topo route verify inspect trace mcjoin mcsetup sim; do
+  st=0; "$IBUNION" $c --help >"$tmp/help" 2>"$tmp/err" || st=$?
+  if [ $st -eq 0 ] && grep -q "^usage: ibunion $c" "$tmp/help"; then echo "PASS: $c --help: usage on stdout, exit 0"
+  else echo "FAIL: $c --help -> rc $st: $(head -1 "$tmp/help") $(head -1 "$tmp/err")"; fails=$((fails + 1)); fi
+done
+expect "ibunion inspect: expected one NETFILE" "$IBUNION" inspect
 # Several outputs: one bad path and none of them is written.
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p
