@@ -143,6 +143,17 @@ cp "$net" "$tmp/dump/fabric.net"
 # shellcheck disable=SC2086
 "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l" --quiet $short >/dev/null &&
   echo "PASS: sim on a dump of ibunion route" || { echo "FAIL: sim on a dump of ibunion route"; fails=$((fails + 1)); }
+# NETFILE given as the dump's own fabric.net (as README shows it): no note
+# that one is used instead of the other.
+# shellcheck disable=SC2086
+"$IBUNION" sim "$tmp/dump/fabric.net" --routing dump:"$tmp/dump" --guid2lid "$g2l" $short 2>"$tmp/err" >/dev/null &&
+  ! grep -q "note: using" "$tmp/err" && echo "PASS: sim DIR/fabric.net --routing dump:DIR: no 'using X, not X' note" ||
+  { echo "FAIL: sim DIR/fabric.net --routing dump:DIR: $(grep "note: using" "$tmp/err")"; fails=$((fails + 1)); }
+# shellcheck disable=SC2086
+"$IBUNION" sim "$net" --routing dump:"$tmp/dump" --guid2lid "$g2l" $short 2>"$tmp/err" >/dev/null &&
+  grep -qF "note: using $tmp/dump/fabric.net (with the LIDs the SM assigned), not $net" "$tmp/err" &&
+  echo "PASS: sim OTHER.net --routing dump:DIR says DIR/fabric.net is used" ||
+  { echo "FAIL: sim OTHER.net --routing dump:DIR: no note"; fails=$((fails + 1)); }
 sed -i '5a\0x0003 1 : damaged' "$tmp/dump/lfts.dump"
 sed -i '6s/^0x/  0x/' "$tmp/dump/lfts.dump"
 expect "$tmp/dump/lfts.dump:6: expected ibroute output" "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"

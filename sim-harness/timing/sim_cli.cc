@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -197,6 +198,12 @@ void WriteAtomically(const std::string& path, const std::string& content) {
 bool FileExists(const std::string& path) {
   std::ifstream in(path);
   return bool(in);
+}
+
+// Two names of one file (`run/fabric.net` and `run//fabric.net`, links).
+bool SameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec) && !ec;
 }
 
 // Where and how a sweep's results go: stdout (JSON lines or a table under
@@ -561,7 +568,7 @@ int Run(int argc, char** argv) {
   if (dump) {
     const std::string dir = routing.substr(5);
     if (dir.empty()) throw Error(opt["routing"].where + " " + routing + ": expected dump:DIR");
-    if (!net.empty() && !quiet)
+    if (!net.empty() && !quiet && !SameFile(net, dir + "/fabric.net"))
       std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
                 << net << "\n";
     fabric = ReadNetFile(dir + "/fabric.net");
