@@ -215,7 +215,7 @@ int EffectiveMain(const Args& args) {
 int McSetupMain(int argc, char** argv) {
   Args args(argc, argv,
             {"--sizes", "--reps", "--workers", "--seed", "--label", "--csv", "--timeout-ms",
-             "--groups", "--members", "--setup", "--costs", "--iterations", "--guid2lid", "--lmc"},
+             "--groups", "--members", "--setup", "--costs", "--iterations"},
             {"-h", "--help", "--no-pool", "--fail-after-joins"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;

@@ -186,6 +186,10 @@ for c in topo route verify inspect trace mcjoin mcsetup sim; do
   else echo "FAIL: $c --help -> rc $st: $(head -1 "$tmp/help") $(head -1 "$tmp/err")"; fails=$((fails + 1)); fi
 done
 expect "ibunion inspect: expected one NETFILE" "$IBUNION" inspect
+# mcsetup reads a live subnet's LIDs from NET; --lmc would have replaced them
+# with the generator's layout (it was accepted, though --help never named it).
+expect "ibunion mcsetup: unknown option --lmc" "$IBUNION" mcsetup measure "$net" --lmc 2
+expect "ibunion mcsetup: unknown option --guid2lid" "$IBUNION" mcsetup burst "$net" --guid2lid "$top/topologies/ft-4-2.guid2lid"
 # Several outputs: one bad path and none of them is written.
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p
