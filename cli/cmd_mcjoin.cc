@@ -24,7 +24,9 @@ constexpr const char* kUsage =
     "  --timeout MS       SA answer timeout (default 1000)\n"
     "prints 'mlid 0xC0NN' (and 'mgid ...' when the SA assigned it); exit 0 on success,\n"
     "1 when the SA refused (its status decoded), 2 on bad usage or no port.\n"
-    "Under ibsim run it with LD_PRELOAD=libumad2sim.so and IBSIM_SOCKNAME of the run.\n";
+    "Under ibsim run it with IBSIM_SOCKNAME of the run and the full path of libumad2sim.so:\n"
+    "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so (Debian's libumad2sim0;\n"
+    "$IBUNION_UMAD2SIM inside fabric-run --exec).\n";
 
 mcast::JoinState ParseState(const std::string& s) {
   if (s == "full") return mcast::JoinState::kFull;

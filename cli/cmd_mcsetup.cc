@@ -18,14 +18,15 @@ namespace ibu::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: ibunion mcsetup measure NET [--sizes 4,16] [--reps 3] [--workers 8] [--no-pool]\n"
-    "                               [--seed S] [--label NAME] [--csv FILE] [--timeout-ms MS]\n"
+    "usage: ibunion mcsetup measure NET [--guid2lid FILE] [--sizes 4,16] [--reps 3] [--workers 8]\n"
+    "                               [--no-pool] [--seed S] [--label NAME] [--csv FILE] [--timeout-ms MS]\n"
     "                               [--fail-after-joins  (tests: fail mid-run, then clean up)]\n"
-    "       ibunion mcsetup burst NET [--groups 8] [--members 125] [--workers 8] [--seed S]\n"
+    "       ibunion mcsetup burst NET [--guid2lid FILE] [--groups 8] [--members 125] [--workers 8]\n"
+    "                               [--seed S]\n"
     "       ibunion mcsetup effective --setup CSV --costs CSV [--iterations 1,10,100,1000]\n"
     "                               [--csv FILE]\n"
-    "measure/burst run on a live subnet (under ibsim: LD_PRELOAD=libumad2sim.so and\n"
-    "IBSIM_SOCKNAME, as `fabric-run --exec` provides). NET is the subnet as\n"
+    "measure/burst run on a live subnet (under ibsim: LD_PRELOAD=$IBUNION_UMAD2SIM and\n"
+    "IBSIM_SOCKNAME, as `fabric-run --exec` provides them). NET is the subnet as\n"
     "ibnetdiscover prints it (LIDs included; or --guid2lid FILE, the SM's guid2lid,\n"
     "gives them). Requests go through --workers SA\n"
     "clients, one process per simulated host (proxy joins for the other members;\n"

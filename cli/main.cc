@@ -12,7 +12,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: ibunion COMMAND [args]   (ibunion COMMAND --help for details)\n"
     "  topo     generate fat-tree and mesh net files (and guid2lid files)\n"
-    "  route    compute LFTs offline with an engine (mlid, slid)\n"
+    "  route    compute LFTs offline with an engine (mlid, slid, xymesh)\n"
     "  verify   check LFTs: reachability, loops, black holes, scheme\n"
     "  inspect  show the fat-tree labels recognised in a net file\n"
     "  trace    follow a route through LFTs; per-switch load of base-LID routes\n"

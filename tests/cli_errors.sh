@@ -190,6 +190,17 @@ cp "$net" "$tmp/dump/fabric.net"
 # shellcheck disable=SC2086
 "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l" --quiet $short >/dev/null &&
   echo "PASS: sim on a dump of ibunion route" || { echo "FAIL: sim on a dump of ibunion route"; fails=$((fails + 1)); }
+# NETFILE given as the dump's own fabric.net (as README shows it): no note
+# that one is used instead of the other.
+# shellcheck disable=SC2086
+"$IBUNION" sim "$tmp/dump/fabric.net" --routing dump:"$tmp/dump" --guid2lid "$g2l" $short 2>"$tmp/err" >/dev/null &&
+  ! grep -q "note: using" "$tmp/err" && echo "PASS: sim DIR/fabric.net --routing dump:DIR: no 'using X, not X' note" ||
+  { echo "FAIL: sim DIR/fabric.net --routing dump:DIR: $(grep "note: using" "$tmp/err")"; fails=$((fails + 1)); }
+# shellcheck disable=SC2086
+"$IBUNION" sim "$net" --routing dump:"$tmp/dump" --guid2lid "$g2l" $short 2>"$tmp/err" >/dev/null &&
+  grep -qF "note: using $tmp/dump/fabric.net (with the LIDs the SM assigned), not $net" "$tmp/err" &&
+  echo "PASS: sim OTHER.net --routing dump:DIR says DIR/fabric.net is used" ||
+  { echo "FAIL: sim OTHER.net --routing dump:DIR: no note"; fails=$((fails + 1)); }
 sed -i '5a\0x0003 1 : damaged' "$tmp/dump/lfts.dump"
 sed -i '6s/^0x/  0x/' "$tmp/dump/lfts.dump"
 expect "$tmp/dump/lfts.dump:6: expected ibroute output" "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"
@@ -214,6 +225,14 @@ for o in $(printf '%s\n' "$help" | sed -n '1,/^$/p' | grep -oE -- '--[a-z0-9-]+'
 done
 if [ -z "$undescribed" ]; then echo "PASS: sim --help describes every option of its usage lines"
 else echo "FAIL: sim --help: no description for$undescribed"; fails=$((fails + 1)); fi
+# --help is a request, not a mistake: usage on stdout and exit 0 for every
+# command (inspect used to exit 2 when no NETFILE came with it).
+for c in topo route verify inspect trace mcjoin mcsetup sim; do
+  st=0; "$IBUNION" $c --help >"$tmp/help" 2>"$tmp/err" || st=$?
+  if [ $st -eq 0 ] && grep -q "^usage: ibunion $c" "$tmp/help"; then echo "PASS: $c --help: usage on stdout, exit 0"
+  else echo "FAIL: $c --help -> rc $st: $(head -1 "$tmp/help") $(head -1 "$tmp/err")"; fails=$((fails + 1)); fi
+done
+expect "ibunion inspect: expected one NETFILE" "$IBUNION" inspect
 # Several outputs: one bad path and none of them is written.
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p

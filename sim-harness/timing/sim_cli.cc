@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -64,7 +65,7 @@ constexpr const char* kUsage =
     "              (slid routes the same at any LMC); else 0. As ibunion route.\n"
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
-    "  --msg       message size in bytes (suffix K = 1024) [32]\n"
+    "  --msg       message size in bytes (suffix K = 1024, M = 1024K) [32]\n"
     "  --load      offered load per source, fraction of link bandwidth [0.1]; not with\n"
     "              --sweep (one from --config is replaced by the other from the command line)\n"
     "  --vls       data VLs: 1, 2, 4 or 8 [1]\n"
@@ -179,6 +180,12 @@ uint32_t ToBytes(const Setting& s) {
 bool FileExists(const std::string& path) {
   std::ifstream in(path);
   return bool(in);
+}
+
+// Two names of one file (`run/fabric.net` and `run//fabric.net`, links).
+bool SameFile(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec) && !ec;
 }
 
 // Where and how a sweep's results go: stdout (JSON lines or a table under
@@ -543,7 +550,7 @@ int Run(int argc, char** argv) {
   if (dump) {
     const std::string dir = routing.substr(5);
     if (dir.empty()) throw Error(opt["routing"].where + " " + routing + ": expected dump:DIR");
-    if (!net.empty() && !quiet)
+    if (!net.empty() && !quiet && !SameFile(net, dir + "/fabric.net"))
       std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
                 << net << "\n";
     fabric = ReadNetFile(dir + "/fabric.net");

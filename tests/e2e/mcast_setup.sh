@@ -9,9 +9,15 @@ source "$(dirname "$0")/lib.sh"
 READ_TABLES=$E2E_SRC/sim-harness/ibsim/read-tables
 
 # --- the harness, quick -----------------------------------------------------
-sb=$E2E_TMP/sb
+# Without --out a quick run goes to $TMPDIR/ibunion-setup-quick, never over
+# the checked-in results in docs/mcast-setup.
+sb=$E2E_TMP/ibunion-setup-quick
+docs_before=$(cat "$E2E_SRC"/docs/mcast-setup/*.csv | cksum)
 check "setup-bench --quick: FT(4,3), mlid and default multicast, burst of 64 joins" \
-  "$E2E_SRC/sim-harness/mcast/setup-bench" --quick --out "$sb"
+  env TMPDIR="$E2E_TMP" "$E2E_SRC/sim-harness/mcast/setup-bench" --quick
+[ -s "$sb/setup.csv" ] && [ "$(cat "$E2E_SRC"/docs/mcast-setup/*.csv | cksum)" = "$docs_before" ] &&
+  pass "quick run written to \$TMPDIR/ibunion-setup-quick, docs/mcast-setup untouched" ||
+  fail "quick run without --out: $sb/setup.csv missing or docs/mcast-setup changed"
 rows=$(awk -F, 'NR > 1' "$sb/setup.csv" | wc -l)
 # 2 engines x 3 sizes x 2 repetitions
 [ "$rows" -eq 12 ] && pass "12 samples measured" || fail "expected 12 samples, got $rows"
