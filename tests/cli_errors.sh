@@ -282,5 +282,10 @@ expect "$tmp/lmc0.lft:1: switch SW<00,0> (0x0000000000200000) has LID 68 in the 
   "$IBUNION" trace "$tmp/nolid.net" --lft "$tmp/lmc0.lft" --from 'P(000)' --dlid 8
 "$IBUNION" trace "$tmp/nolid.net" --lmc 0 --lft "$tmp/lmc0.lft" --from 'P(000)' --dlid 8 >/dev/null 2>&1 &&
   echo "PASS: trace at the LMC the tables were made with" || { echo "FAIL: trace --lmc 0 of LMC-0 tables"; fails=$((fails + 1)); }
+# No IB port here (no ibsim, no preload): the hint names the libumad2sim.so
+# configure found, by its full path (a bare name is not found by ld.so).
+if [ -n "${IBUNION_UMAD2SIM:-}" ]; then
+  expect "under ibsim: is LD_PRELOAD=$IBUNION_UMAD2SIM set" env -u LD_PRELOAD "$IBUNION" mcjoin join ff12:e001::1
+fi
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

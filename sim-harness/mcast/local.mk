@@ -8,5 +8,7 @@ sim_harness_mcast_libibumcast_la_SOURCES = \
 	sim-harness/mcast/setup_bench.h sim-harness/mcast/setup_bench.cc \
 	sim-harness/mcast/effective_latency.h sim-harness/mcast/effective_latency.cc
 sim_harness_mcast_libibumcast_la_LIBADD = -libmad -libumad
+# Where configure found libumad2sim.so: the hint when no port opens.
+sim_harness_mcast_libibumcast_la_CPPFLAGS = $(AM_CPPFLAGS) -DIBUNION_UMAD2SIM='"$(UMAD2SIM)"'
 EXTRA_DIST += sim-harness/mcast/setup-bench sim-harness/mcast/effective.gp \
 	sim-harness/mcast/setup-ready.gp

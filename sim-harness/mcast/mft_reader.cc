@@ -1,4 +1,5 @@
 #include "sim-harness/mcast/mft_reader.h"
+#include "sim-harness/mcast/sa_client.h"
 
 #include <infiniband/mad.h>
 
@@ -19,7 +20,7 @@ MftReader::MftReader(const std::string& ca, int port, int timeout_ms) : timeout_
   port_ = mad_rpc_open_port(ca.empty() ? nullptr : const_cast<char*>(ca.c_str()), port, classes, 2);
   if (!port_)
     throw Error("cannot open local IB port " + (ca.empty() ? std::string("(first CA)") : ca) +
-                " for SMPs (under ibsim: LD_PRELOAD=libumad2sim.so and ibsim running?)");
+                " for SMPs (under ibsim: LD_PRELOAD=" + Umad2SimPath() + " and ibsim running?)");
 }
 
 MftReader::~MftReader() {

@@ -10,7 +10,16 @@
 
 #include "plugin/core/error.h"
 
+#ifndef IBUNION_UMAD2SIM
+#define IBUNION_UMAD2SIM ""
+#endif
+
 namespace ibu::mcast {
+
+std::string Umad2SimPath() {
+  const std::string path = IBUNION_UMAD2SIM;
+  return path.empty() ? "libumad2sim.so (Debian package libumad2sim0, by its full path)" : path;
+}
 
 namespace {
 
@@ -66,8 +75,8 @@ SaClient::SaClient(const std::string& ca, int port, int timeout_ms) : timeout_ms
   port_ = mad_rpc_open_port(ca.empty() ? nullptr : const_cast<char*>(ca.c_str()), port, classes, 3);
   if (!port_)
     throw Error("cannot open local IB port " + (ca.empty() ? std::string("(first CA)") : ca) +
-                " port " + std::to_string(port) + " (under ibsim: is LD_PRELOAD=libumad2sim.so "
-                "set and ibsim running?)");
+                " port " + std::to_string(port) + " (under ibsim: is LD_PRELOAD=" + Umad2SimPath() +
+                " set and ibsim running?)");
   ib_portid_t self{};
   ibmad_gid_t gid;
   int portnum = 0;

@@ -11,6 +11,10 @@ struct ibmad_port;  // libibmad's, kept out of this header
 
 namespace ibu::mcast {
 
+// The libumad2sim.so that connects libibumad to ibsim, as configure found
+// it: what our "cannot open port" errors tell the user to preload.
+std::string Umad2SimPath();
+
 using Gid = std::array<uint8_t, 16>;
 
 enum class JoinState : uint8_t { kFull = 1, kNonMember = 2, kSendOnly = 4 };
