@@ -1,9 +1,10 @@
 #include "plugin/core/netfile.h"
 
-#include <cstring>
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <istream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu {
 
@@ -138,20 +140,41 @@ class Parser {
     return out;
   }
 
-  // "lid N lmc M" inside an ibnetdiscover comment; out-of-range values are
-  // refused here rather than truncated (an LMC of 255 once reached a shift).
-  void FindLidLmc(const std::string& comment, Lid* lid, int* lmc) {
-    size_t p = comment.find("lid ");
-    if (p == std::string::npos) return;
-    const unsigned long v = std::strtoul(comment.c_str() + p + 4, nullptr, 0);
-    if (v > kMaxUnicastLid) Fail("lid " + std::to_string(v) + " in the comment is not a unicast LID (1..0xBFFF)");
-    *lid = static_cast<Lid>(v);
-    size_t q = comment.find("lmc ", p);
-    if (q != std::string::npos && lmc) {
-      const long m = std::strtol(comment.c_str() + q + 4, nullptr, 0);
-      if (m < 0 || m > 7) Fail("lmc " + std::to_string(m) + " in the comment is outside 0..7");
-      *lmc = static_cast<int>(m);
+  // The integer after the word `key` in an ibnetdiscover comment, by the
+  // core's rule (decimal or 0x hex, never octal), or -1 without the word.
+  // Whole words only, so "valid" is no "lid"; a value that is not an
+  // integer in 0..max is refused rather than read as 0 or truncated (an LMC
+  // of 255 once reached a shift).
+  long long CommentValue(const std::string& comment, const std::string& key, long long max,
+                         const char* expected) const {
+    std::istringstream words(comment);
+    for (std::string w; words >> w;) {
+      if (w != key) continue;
+      std::string text;
+      long long v = -1;
+      if (!(words >> text) || !ParseInteger(text, &v) || v < 0 || v > max)
+        Fail("expected " + std::string(expected) + " after '" + key + "' in the comment, got '" + text + "'");
+      return v;
     }
+    return -1;
+  }
+
+  // "lid N lmc M" inside an ibnetdiscover comment ("lid 0": none yet). The
+  // LIDs must fit below 0xC000 and, for end ports, be LMC-aligned.
+  void FindLidLmc(const std::string& comment, bool aligned, Lid* lid, int* lmc) {
+    const long long v = CommentValue(comment, "lid", kMaxUnicastLid, "a LID 0..0xBFFF (decimal or 0x hex)");
+    if (v < 0) return;
+    const long long m = CommentValue(comment, "lmc", 7, "an LMC 0..7");
+    if (v == 0) return;
+    const long long count = 1LL << std::max(m, 0LL);
+    if (v + count - 1 > kMaxUnicastLid)
+      Fail("lid " + std::to_string(v) + " lmc " + std::to_string(m) + ": its " + std::to_string(count) +
+           " LIDs end beyond the unicast range (0xBFFF)");
+    if (aligned && v % count != 0)
+      Fail("lid " + std::to_string(v) + " is not aligned to lmc " + std::to_string(m) +
+           ": expected a multiple of " + std::to_string(count));
+    *lid = static_cast<Lid>(v);
+    if (m >= 0) *lmc = static_cast<int>(m);
   }
 
   void ParseHeader(const std::string& line, NodeType type, size_t keyword_len) {
@@ -179,7 +202,7 @@ class Parser {
         if (qe != std::string::npos) n.desc = comment.substr(q + 1, qe - q - 1);
         comment = comment.substr(qe == std::string::npos ? q : qe + 1);
       }
-      if (type == NodeType::kSwitch) FindLidLmc(comment, &n.lid, &n.lmc);
+      if (type == NodeType::kSwitch) FindLidLmc(comment, false, &n.lid, &n.lmc);
     }
     GuidCounter& c = type == NodeType::kSwitch ? switch_guid_ : ca_guid_;
     n.guid = c.next;
@@ -223,7 +246,7 @@ class Parser {
       // "# lid 1 lmc 0 "Switch1" lid 2 4xSDR": our LID comes before the quote.
       std::string comment = line.substr(hash + 1);
       size_t q = comment.find('"');
-      FindLidLmc(comment.substr(0, q), &p.lid, &p.lmc);
+      FindLidLmc(comment.substr(0, q), true, &p.lid, &p.lmc);
     }
     for (const RawPort& other : n.ports)
       if (other.num == p.num)

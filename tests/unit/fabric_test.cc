@@ -68,6 +68,54 @@ void IbnetdiscoverLids() {
   CU_ASSERT_EQUAL(f.end_ports[0].name, "Hca2");
 }
 
+// One switch and one host as ibnetdiscover writes them (lines 2 and 7 carry
+// the LIDs), with the given words in place of "lid 3 lmc 0" / "lid 4 lmc 0".
+std::string Discovered(const std::string& switch_lid, const std::string& host_lid) {
+  return "switchguid=0x200001(200001)\n"
+         "Switch\t8 \"S-0000000000200001\"\t\t# \"Switch2\" base port 0 " +
+         switch_lid +
+         "\n"
+         "[1]\t\"H-0000000000100003\"[1](100004) \t\t# \"Hca2\" lid 4 4xSDR\n\n"
+         "caguid=0x100003\n"
+         "Ca\t2 \"H-0000000000100003\"\t\t# \"Hca2\"\n"
+         "[1](100004) \t\"S-0000000000200001\"[1]\t\t# " +
+         host_lid + " \"Switch2\" lid 3 4xSDR\n";
+}
+
+// LIDs and LMCs in comments are integers by the core's rule: decimal or 0x
+// hex, never octal; anything else is refused at its line, not taken as 0.
+void CommentLidsByTheIntegerRule() {
+  Fabric f = Parse(Discovered("lid 010 lmc 0", "lid 0x10 lmc 2"));
+  CU_ASSERT_EQUAL(f.switches[0].lid, 10);
+  CU_ASSERT_EQUAL(f.end_ports[0].base_lid, 16);
+  CU_ASSERT_EQUAL(f.end_ports[0].lmc, 2);
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {Discovered("lid x lmc 0", "lid 4 lmc 0"),
+       "t.net:2: expected a LID 0..0xBFFF (decimal or 0x hex) after 'lid' in the comment, got 'x'"},
+      {Discovered("lid 3 lmc 0", "lid 4x lmc 0"),
+       "t.net:7: expected a LID 0..0xBFFF (decimal or 0x hex) after 'lid'"},
+      {Discovered("lid 3 lmc 0", "lid -4 lmc 0"), "t.net:7: expected a LID 0..0xBFFF"},
+      {Discovered("lid 3 lmc 0", "lid"),
+       "t.net:7: expected a LID 0..0xBFFF (decimal or 0x hex) after 'lid' in the comment, got ''"},
+      {Discovered("lid 70000 lmc 0", "lid 4 lmc 0"), "t.net:2: expected a LID 0..0xBFFF"},
+      {Discovered("lid 3 lmc x", "lid 4 lmc 0"),
+       "t.net:2: expected an LMC 0..7 after 'lmc' in the comment, got 'x'"},
+      {Discovered("lid 3 lmc 0", "lid 4 lmc 010"),
+       "t.net:7: expected an LMC 0..7 after 'lmc' in the comment, got '010'"},
+      {Discovered("lid 3 lmc 0", "lid 6 lmc 2"),
+       "t.net:7: lid 6 is not aligned to lmc 2: expected a multiple of 4"},
+      {Discovered("lid 0xBFFF lmc 1", "lid 4 lmc 0"),
+       "t.net:2: lid 49151 lmc 1: its 2 LIDs end beyond the unicast range"},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = ErrorOf([&] { Parse(c.text); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
 void BadNetFilesNameLineAndWhat() {
   struct Case {
     const char* text;
@@ -339,6 +387,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file round trip (canonical and shuffled)", NetFileRoundTrip);
   CU_add_test(s, "ibsim GUID numbering", IbsimGuidNumbering);
   CU_add_test(s, "ibnetdiscover LIDs and descriptions", IbnetdiscoverLids);
+  CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
   CU_add_test(s, "guid2lid: GUIDs not in the fabric", Guid2LidUnknownGuids);
