@@ -79,6 +79,8 @@ class Parser {
     return s.rfind(p, 0) == 0;
   }
 
+  // The whole of `text` (blanks around it aside) as a hexadecimal GUID, with
+  // or without 0x: no sign, no trailing text ("(12zz)" is not 0x12).
   Guid ParseHex(const std::string& text, bool need_prefix) const {
     std::string t = Trim(text);
     if (need_prefix && !StartsWith(t, "0x") && !StartsWith(t, "0X"))
@@ -86,8 +88,45 @@ class Parser {
     char* end = nullptr;
     errno = 0;
     unsigned long long v = std::strtoull(t.c_str(), &end, 16);
-    if (end == t.c_str() || errno) Fail("bad hexadecimal number '" + t + "'");
+    if (t.empty() || !std::isxdigit(static_cast<unsigned char>(t[0])) || *end != '\0' || errno)
+      Fail("bad hexadecimal number '" + t + "': expected a GUID in hex digits, like 0x0002c90300001234");
     return v;
+  }
+
+  static size_t SkipBlanks(const std::string& s, size_t pos) {
+    while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos]))) ++pos;
+    return pos;
+  }
+
+  // What may follow the last field of a line: blanks, then a '#' comment or
+  // nothing. Anything else is refused, naming the field it follows.
+  void ExpectLineEnd(const std::string& line, size_t pos, const std::string& after) const {
+    pos = SkipBlanks(line, pos);
+    if (pos < line.size() && line[pos] != '#')
+      Fail("unexpected '" + line.substr(pos) + "' after " + after +
+           ": expected a '#' comment or the end of the line");
+  }
+
+  // "[N]" at s[pos], N in decimal digits only ("[+1]" and "[ 1]" are not
+  // ports); moves pos past ']'. -1 when there is no such bracket.
+  static long BracketedNumber(const std::string& s, size_t& pos) {
+    if (pos >= s.size() || s[pos] != '[') return -1;
+    size_t p = pos + 1;
+    long v = 0;
+    for (; p < s.size() && std::isdigit(static_cast<unsigned char>(s[p])); ++p)
+      v = std::min(v * 10 + (s[p] - '0'), 1000000L);
+    if (p == pos + 1 || p >= s.size() || s[p] != ']') return -1;
+    pos = p + 1;
+    return v;
+  }
+
+  // "(GUID)" at s[pos], as ibnetdiscover writes port GUIDs; moves pos past ')'.
+  Guid ParenthesizedGuid(const std::string& s, size_t& pos) const {
+    size_t close = s.find(')', pos);
+    if (close == std::string::npos) Fail("unterminated '(' port GUID");
+    Guid g = ParseHex(s.substr(pos + 1, close - pos - 1), false);
+    pos = close + 1;
+    return g;
   }
 
   void ParseLine(const std::string& raw) {
@@ -118,10 +157,13 @@ class Parser {
   void SetGuid(const std::string& line, GuidCounter* c) {
     size_t eq = line.find_first_of("=+");
     if (eq == std::string::npos) Fail("expected '=' or '+' in '" + line + "'");
-    std::string value = line.substr(eq + 1);
-    size_t paren = value.find('(');
-    if (paren != std::string::npos) value.resize(paren);
-    Guid g = ParseHex(value, false);
+    // ibnetdiscover: "switchguid=0xNODEGUID(PORTGUID)".
+    size_t stop = line.find_first_of("(#", eq + 1);
+    Guid g = ParseHex(line.substr(eq + 1, stop == std::string::npos ? stop : stop - eq - 1), false);
+    if (stop != std::string::npos && line[stop] == '(') {
+      (void)ParenthesizedGuid(line, stop);
+      ExpectLineEnd(line, stop, "the port GUID");
+    }
     if (line[eq] == '+') {
       c->next = c->absolute + g;
     } else {
@@ -192,6 +234,7 @@ class Parser {
     while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
     n.id = Quoted(line, pos);
     if (n.id.empty()) Fail("empty node name");
+    ExpectLineEnd(line, pos, "the node name \"" + n.id + "\"");
     n.desc = n.id;
     size_t hash = line.find('#', pos);
     if (hash != std::string::npos) {
@@ -212,35 +255,52 @@ class Parser {
     nodes_.push_back(std::move(n));
   }
 
+  // What may follow a port reference "peer"[M] before the comment: the
+  // peer port's GUID when it is a channel adapter, "(8f10403961355)", as
+  // ibnetdiscover writes it, and ibsim's link options w=N and s=N. Moves pos
+  // past them; they are checked, not used.
+  void SkipReferenceExtras(const std::string& line, size_t& pos) const {
+    size_t p = SkipBlanks(line, pos);
+    if (p < line.size() && line[p] == '(') {
+      (void)ParenthesizedGuid(line, p);
+      pos = p;
+    }
+    for (p = SkipBlanks(line, pos);
+         p + 1 < line.size() && (line[p] == 'w' || line[p] == 's') && line[p + 1] == '=';
+         p = SkipBlanks(line, pos)) {
+      size_t end = line.find_first_of(" \t#", p);
+      if (end == std::string::npos) end = line.size();
+      long long v = 0;
+      if (!ParseInteger(line.substr(p + 2, end - p - 2), &v))
+        Fail("expected an integer in the link option '" + line.substr(p, end - p) + "'");
+      pos = end;
+    }
+  }
+
   void ParsePort(const std::string& line) {
     if (nodes_.empty()) Fail("port line before any node header");
     RawNode& n = nodes_.back();
     if (line[0] == '@') Fail("port aliases ('@') are not supported");
     RawPort p;
     p.line = line_no_;
-    char* end = nullptr;
-    long num = std::strtol(line.c_str() + 1, &end, 10);
-    if (end == line.c_str() + 1 || *end != ']')
-      Fail("expected '[PORT]' at the start of a port line");
+    size_t pos = 0;
+    const long num = BracketedNumber(line, pos);
+    if (num < 0) Fail("expected '[PORT]' at the start of a port line");
     if (num < 1 || num > n.num_ports)
       Fail("port " + std::to_string(num) + " is outside 1.." +
            std::to_string(n.num_ports) + " of \"" + n.id + "\"");
     p.num = static_cast<int>(num);
-    size_t pos = end - line.c_str() + 1;
-    if (pos < line.size() && line[pos] == '(') {
-      size_t close = line.find(')', pos);
-      if (close == std::string::npos) Fail("unterminated '(' port GUID");
-      p.port_guid = ParseHex(line.substr(pos + 1, close - pos - 1), false);
-      pos = close + 1;
-    }
-    while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
+    if (pos < line.size() && line[pos] == '(') p.port_guid = ParenthesizedGuid(line, pos);
+    pos = SkipBlanks(line, pos);
+    const size_t reference = pos;
     p.remote = Quoted(line, pos);
     if (pos < line.size() && line[pos] == '[') {
-      long rp = std::strtol(line.c_str() + pos + 1, &end, 10);
-      if (end == line.c_str() + pos + 1 || *end != ']' || rp < 1 || rp > 255)
-        Fail("expected '[PORT]' with a port from 1 to 255 after \"" + p.remote + "\"");
+      const long rp = BracketedNumber(line, pos);
+      if (rp < 1 || rp > 255) Fail("expected '[PORT]' with a port from 1 to 255 after \"" + p.remote + "\"");
       p.remote_port = static_cast<int>(rp);
     }
+    SkipReferenceExtras(line, pos);
+    ExpectLineEnd(line, pos, line.substr(reference, pos - reference));
     size_t hash = line.find('#', pos);
     if (hash != std::string::npos && n.type == NodeType::kCa) {
       // "# lid 1 lmc 0 "Switch1" lid 2 4xSDR": our LID comes before the quote.

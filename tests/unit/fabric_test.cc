@@ -68,6 +68,40 @@ void IbnetdiscoverLids() {
   CU_ASSERT_EQUAL(f.end_ports[0].name, "Hca2");
 }
 
+// A fabric as ibnetdiscover prints it (rdma-core's out_switch_port and
+// out_ca_port): GUIDs after ports, "enhanced port 0", a two-port HCA, the
+// peer's GUID after a reference to an adapter port. All of it is accepted.
+void AcceptsWhatIbnetdiscoverWrites() {
+  Fabric f = Parse(
+      "#\n# Topology file: generated on Tue Nov 24 07:53:40 2026\n#\n"
+      "# Initiated from node 0002c90300001230 port 0002c90300001231\n\n"
+      "vendid=0x2c9\ndevid=0xc738\nsysimgguid=0x2c90300005678\n"
+      "switchguid=0x2c90300005678(2c90300005678)\n"
+      "Switch\t36 \"S-0002c90300005678\"\t\t# \"SwitchX mellanox\" enhanced port 0 lid 0x2 lmc 0\n"
+      "[1]\t\"H-0002c90300001230\"[1](2c90300001231) \t\t# \"node1 HCA-1\" lid 4 4xQDR\n"
+      "[2]\t\"H-0002c90300001230\"[2](2c90300001232) \t\t# \"node1 HCA-1\" lid 6 4xQDR\n"
+      "[3]\t\"H-0002c90300009abc\"[1](2c90300009abc) \t\t# \"node2 HCA-1\" lid 8 4xEDR\n\n"
+      "vendid=0x2c9\ndevid=0x1003\nsysimgguid=0x2c90300001233\ncaguid=0x2c90300001230\n"
+      "Ca\t2 \"H-0002c90300001230\"\t\t# \"node1 HCA-1\"\n"
+      "[1](2c90300001231) \t\"S-0002c90300005678\"[1]\t\t# lid 4 lmc 1 \"SwitchX mellanox\" lid 2 4xQDR\n"
+      "[2](2c90300001232) \t\"S-0002c90300005678\"[2]\t\t# lid 6 lmc 1 \"SwitchX mellanox\" lid 2 4xQDR\n\n"
+      "vendid=0x2c9\ndevid=0x1013\nsysimgguid=0x2c90300009abc\ncaguid=0x2c90300009abc\n"
+      "Ca\t1 \"H-0002c90300009abc\"\t\t# \"node2 HCA-1\"\n"
+      "[1](2c90300009abc) \t\"S-0002c90300005678\"[3]\t\t# lid 8 lmc 1 \"SwitchX mellanox\" lid 2 4xEDR s=16 "
+      "w=2 v=4\n");
+  CU_ASSERT_EQUAL(f.switches.size(), 1u);
+  CU_ASSERT_EQUAL(f.switches[0].lid, 2);
+  CU_ASSERT_EQUAL(f.end_ports.size(), 3u);
+  CU_ASSERT_EQUAL(f.end_ports[1].port_guid, 0x2c90300001232u);
+  CU_ASSERT_EQUAL(f.end_ports[1].base_lid, 6);
+  CU_ASSERT_EQUAL(f.end_ports[2].port_guid,
+                  0x2c90300009abcu);  // the node GUID, as ConnectX-4 and later have it
+  CU_ASSERT_EQUAL(f.end_ports[2].lmc, 1);
+  // ibsim's link options after a reference.
+  Fabric g = Parse("Switch 8 \"S1\"\n[1] \"H1\"[1] w=4 s=2\n\nHca 1 \"H1\"\n[1] \"S1\"[1]  w=0x4\n");
+  CU_ASSERT_EQUAL(g.end_ports.size(), 1u);
+}
+
 // One switch and one host as ibnetdiscover writes them (lines 2 and 7 carry
 // the LIDs), with the given words in place of "lid 3 lmc 0" / "lid 4 lmc 0".
 std::string Discovered(const std::string& switch_lid, const std::string& host_lid) {
@@ -116,10 +150,15 @@ void CommentLidsByTheIntegerRule() {
   }
 }
 
+// Two switches, S1 port 1 cabled to "S-0000000000200000" port 3 and back,
+// with `reference` as line 2's text after "[1] ".
+std::string Cabled(const std::string& reference) {
+  return "Switch 8 \"S1\"\n[1] " + reference + "\n\nSwitch 8 \"S-0000000000200000\"\n[3] \"S1\"[1]\n";
+}
+
 void BadNetFilesNameLineAndWhat() {
   struct Case {
-    const char* text;
-    const char* expect;
+    std::string text, expect;
   } cases[] = {
       {"Switch 8 \"S1\"\n[9] \"H1\"[1]\n", "t.net:2: port 9 is outside 1..8"},
       {"Switch 8 \"S1\"\n[1] \"nobody\"[1]\n", "t.net:2: no node named \"nobody\""},
@@ -130,10 +169,30 @@ void BadNetFilesNameLineAndWhat() {
       {"Switch 8 \"S1\"\n\nSwitch 8 \"S1\"\n", "t.net:3: node name \"S1\" appears twice"},
       {"Switch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n[1] \"S1\"[2]\n", "disagrees"},
       {"", "no node records"},
+      // Trailing text after a port reference, a node name or a GUID, in
+      // files that are whole otherwise.
+      {Cabled("\"S-0000000000200000\"[3]junk"),
+       "t.net:2: unexpected 'junk' after \"S-0000000000200000\"[3]: expected a '#' comment or the end of the "
+       "line"},
+      {Cabled("\"S-0000000000200000\" [3]"),
+       "t.net:2: unexpected '[3]' after \"S-0000000000200000\": expected"},
+      {Cabled("\"S-0000000000200000\"[3](1000f) x # c"),
+       "t.net:2: unexpected 'x # c' after \"S-0000000000200000\"[3](1000f)"},
+      {Cabled("\"S-0000000000200000\"[3] w=x"), "t.net:2: expected an integer in the link option 'w=x'"},
+      {Cabled("\"S-0000000000200000\"[+3]"),
+       "t.net:2: expected '[PORT]' with a port from 1 to 255 after \"S-0000000000200000\""},
+      {"Switch 8 \"S1\"\n[ 1] \"S2\"[3]\n", "t.net:2: expected '[PORT]' at the start of a port line"},
+      {"Switch 8 \"S1\" 8\n", "t.net:1: unexpected '8' after the node name \"S1\": expected a '#' comment"},
+      {"switchguid=0x2000zz\nSwitch 8 \"S1\"\n", "t.net:1: bad hexadecimal number '0x2000zz'"},
+      {"switchguid=0x200000(200000)x\nSwitch 8 \"S1\"\n", "t.net:1: unexpected 'x' after the port GUID"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 2 \"H1\"\n[1](12zz) \"S1\"[1]\n",
+       "t.net:5: bad hexadecimal number '12zz'"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 2 \"H1\"\n[1](-12) \"S1\"[1]\n",
+       "t.net:5: bad hexadecimal number '-12'"},
   };
   for (const Case& c : cases) {
     std::string msg = ErrorOf([&] { Parse(c.text); });
-    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect);
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
     CU_ASSERT(Contains(msg, c.expect));
   }
 }
@@ -387,6 +446,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file round trip (canonical and shuffled)", NetFileRoundTrip);
   CU_add_test(s, "ibsim GUID numbering", IbsimGuidNumbering);
   CU_add_test(s, "ibnetdiscover LIDs and descriptions", IbnetdiscoverLids);
+  CU_add_test(s, "net file: what ibnetdiscover writes", AcceptsWhatIbnetdiscoverWrites);
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
