@@ -327,14 +327,29 @@ class Parser {
   GuidCounter ca_guid_{0x100000, 0x100000};
 };
 
+// Where a switch or end port of the fabric is in the file, so that a clash
+// names both lines: its node's header, or for an adapter port its port line.
+struct Origin {
+  int line = 0;
+  std::string what;  // switch "S1", port 1 of "H1"
+};
+
+struct Origins {
+  std::vector<Origin> switches, end_ports;  // by Fabric index
+};
+
+// "LID 4" or "LIDs 4-7", as messages show a port's LIDs.
+std::string LidRange(long lo, long hi) {
+  return lo == hi ? "LID " + std::to_string(lo) : "LIDs " + std::to_string(lo) + "-" + std::to_string(hi);
+}
+
 struct Endpoint {
   size_t node;
   int port;
 };
 
-Fabric BuildFabric(const std::vector<RawNode>& nodes,
-                   const std::unordered_map<std::string, size_t>& names,
-                   const std::string& file) {
+Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<std::string, size_t>& names,
+                   const std::string& file, Origins* where) {
   Fabric f;
   std::vector<int> index(nodes.size(), -1);  // switch or end-port index base
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -349,6 +364,7 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes,
     sw.ports.resize(n.num_ports + 1);
     index[i] = static_cast<int>(f.switches.size());
     f.switches.push_back(std::move(sw));
+    where->switches.push_back({n.line, "switch \"" + n.id + "\""});
   }
   // End ports: every cabled CA port, in file order. Map (node, port) -> index.
   std::unordered_map<size_t, std::vector<std::pair<int, int>>> ca_ports;
@@ -379,6 +395,8 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes,
     }
     int idx = static_cast<int>(f.end_ports.size());
     f.end_ports.push_back(ep);
+    where->end_ports.push_back(
+        {self ? self->line : n.line, "port " + std::to_string(port) + " of \"" + n.id + "\""});
     ca_ports[node].push_back({port, idx});
     return idx;
   };
@@ -430,14 +448,92 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes,
   return f;
 }
 
+// Node GUIDs name nodes (ibsim refuses a repeat; ibnetdiscover never writes
+// one): the later node's header is named with the earlier one's.
+void CheckNodeGuids(const std::vector<RawNode>& nodes, const std::string& file) {
+  std::unordered_map<Guid, size_t> first;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const auto [it, fresh] = first.emplace(nodes[i].guid, i);
+    if (fresh) continue;
+    const RawNode& other = nodes[it->second];
+    throw InputError(file, nodes[i].line,
+                     "node GUID " + Hex16(nodes[i].guid) + " of \"" + nodes[i].id + "\" is also that of \"" +
+                         other.id + "\" (line " + std::to_string(other.line) +
+                         "): expected every node GUID once");
+  }
+}
+
+// A switch or end port as the checks below see it, in file order.
+struct Claim {
+  const Origin* origin;
+  Guid guid;    // a switch's is its port 0's
+  long lo, hi;  // LIDs; lo 0: none
+};
+
+std::vector<Claim> ClaimsInFileOrder(const Fabric& f, const Origins& where) {
+  std::vector<Claim> claims;
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    const Switch& sw = f.switches[s];
+    claims.push_back({&where.switches[s], sw.guid, sw.lid, sw.lid + (1L << sw.lmc) - 1});
+  }
+  for (size_t e = 0; e < f.end_ports.size(); ++e) {
+    const EndPort& ep = f.end_ports[e];
+    claims.push_back({&where.end_ports[e], ep.port_guid, ep.base_lid, ep.base_lid + ep.lid_count() - 1L});
+  }
+  std::stable_sort(claims.begin(), claims.end(),
+                   [](const Claim& a, const Claim& b) { return a.origin->line < b.origin->line; });
+  return claims;
+}
+
+// Port GUIDs key guid2lid files and the SA: each once, the later line named
+// with the earlier.
+void CheckPortGuids(const std::vector<Claim>& claims, const std::string& file) {
+  std::unordered_map<Guid, const Claim*> first;
+  for (const Claim& c : claims) {
+    const auto [it, fresh] = first.emplace(c.guid, &c);
+    if (fresh) continue;
+    const Origin& other = *it->second->origin;
+    throw InputError(file, c.origin->line,
+                     c.origin->what + " has port GUID " + Hex16(c.guid) + ", as has " + other.what +
+                         " (line " + std::to_string(other.line) + "): expected every port GUID once");
+  }
+}
+
+// Each LID belongs to one port: a clash names both claimants and lines.
+void CheckLidClashes(const std::vector<Claim>& claims, const std::string& file) {
+  std::vector<const Claim*> owner;  // by LID; sized on the first LID
+  for (const Claim& c : claims) {
+    if (c.lo == 0) continue;
+    if (owner.empty()) owner.assign(kMaxUnicastLid + 1, nullptr);
+    for (long lid = c.lo; lid <= c.hi; ++lid) {
+      const Claim* other = owner[lid];
+      if (!other) {
+        owner[lid] = &c;
+        continue;
+      }
+      throw InputError(file, c.origin->line,
+                       "LID " + std::to_string(lid) + " of " + c.origin->what + " (" + LidRange(c.lo, c.hi) +
+                           ") is also claimed by " + other->origin->what + " (" +
+                           LidRange(other->lo, other->hi) + ", line " + std::to_string(other->origin->line) +
+                           "): expected every LID to belong to one port");
+    }
+  }
+}
+
 }  // namespace
 
 Fabric ParseNetFile(std::istream& is, const std::string& file) {
   Parser parser(is, file);
   std::vector<RawNode> nodes = parser.Run();
   if (nodes.empty()) throw InputError(file, 0, "no node records found");
-  Fabric f = BuildFabric(nodes, parser.names(), file);
+  Origins where;
+  Fabric f = BuildFabric(nodes, parser.names(), file, &where);
   if (f.switches.empty()) throw InputError(file, 0, "the fabric has no switch");
+  // With lines, what Fabric::Finalize would refuse without them.
+  CheckNodeGuids(nodes, file);
+  const std::vector<Claim> claims = ClaimsInFileOrder(f, where);
+  CheckPortGuids(claims, file);
+  CheckLidClashes(claims, file);
   try {
     f.Finalize();
   } catch (const Error& e) {
@@ -470,9 +566,6 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
   std::vector<Seen> seen;
   std::unordered_map<Guid, size_t> seen_by_guid;
   std::vector<int> lid_claim;  // LID -> index into seen, -1 free (sized on first use)
-  auto range = [](Lid lo, Lid hi) {
-    return lo == hi ? "LID " + std::to_string(lo) : "LIDs " + std::to_string(lo) + "-" + std::to_string(hi);
-  };
   int entries = 0, unknown = 0, first_unknown_line = 0;
   Guid first_unknown = 0;
   std::string line;
@@ -510,8 +603,8 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
       }
       const Seen& o = seen[other];
       throw InputError(file, no,
-                       "GUID " + Hex16(guid) + " (" + range(static_cast<Lid>(a), static_cast<Lid>(b)) +
-                           ") overlaps GUID " + Hex16(o.guid) + " (" + range(o.lo, o.hi) + ", line " +
+                       "GUID " + Hex16(guid) + " (" + LidRange(static_cast<long>(a), static_cast<long>(b)) +
+                           ") overlaps GUID " + Hex16(o.guid) + " (" + LidRange(o.lo, o.hi) + ", line " +
                            std::to_string(o.line) + "): expected every LID to belong to one port GUID");
     }
     seen.push_back({guid, static_cast<Lid>(a), static_cast<Lid>(b), no});

@@ -150,6 +150,58 @@ void CommentLidsByTheIntegerRule() {
   }
 }
 
+// A switch (LID 1) and two hosts as ibnetdiscover writes them; the hosts'
+// port lines (8 and 12) get the given LID words and H2's the given GUID.
+std::string TwoHosts(const std::string& h1_lid, const std::string& h2_lid,
+                     const std::string& h2_guid = "100005") {
+  return "switchguid=0x200001\n"
+         "Switch 8 \"S1\"\t\t# \"S1\" base port 0 lid 1 lmc 0\n"
+         "[1]\t\"H1\"[1](100001) \t\t# \"H1\" lid 4 4xSDR\n"
+         "[2]\t\"H2\"[1](100005) \t\t# \"H2\" lid 8 4xSDR\n\n"
+         "caguid=0x100000\n"
+         "Ca\t2 \"H1\"\t\t# \"H1\"\n"
+         "[1](100001) \t\"S1\"[1]\t\t# " +
+         h1_lid +
+         " \"S1\" lid 1 4xSDR\n\n"
+         "caguid=0x100004\n"
+         "Ca\t2 \"H2\"\t\t# \"H2\"\n"
+         "[1](" +
+         h2_guid + ") \t\"S1\"[2]\t\t# " + h2_lid + " \"S1\" lid 1 4xSDR\n";
+}
+
+// A GUID or LID twice is refused by the parser at the later line, naming
+// the earlier one and both claimants (Fabric::Finalize has no lines).
+void DuplicateGuidsAndLidsNameBothLines() {
+  CU_ASSERT_EQUAL(Parse(TwoHosts("lid 4 lmc 2", "lid 8 lmc 2")).end_ports[1].base_lid, 8);
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {"switchguid=0x200001\nSwitch 8 \"S1\"\n[1] \"S2\"[1]\n\nswitchguid=0x200001\nSwitch 8 \"S2\"\n[1] "
+       "\"S1\"[1]\n",
+       "t.net:6: node GUID 0x0000000000200001 of \"S2\" is also that of \"S1\" (line 2): expected every node "
+       "GUID once"},
+      {TwoHosts("lid 4 lmc 0", "lid 8 lmc 0", "100001"),
+       "t.net:12: port 1 of \"H2\" has port GUID 0x0000000000100001, as has port 1 of \"H1\" (line 8): "
+       "expected "
+       "every port GUID once"},
+      {TwoHosts("lid 4 lmc 0", "lid 8 lmc 0", "200001"),
+       "t.net:12: port 1 of \"H2\" has port GUID 0x0000000000200001, as has switch \"S1\" (line 2)"},
+      {TwoHosts("lid 4 lmc 0", "lid 4 lmc 0"),
+       "t.net:12: LID 4 of port 1 of \"H2\" (LID 4) is also claimed by port 1 of \"H1\" (LID 4, line 8): "
+       "expected every LID to belong to one port"},
+      {TwoHosts("lid 4 lmc 2", "lid 6 lmc 1"),
+       "t.net:12: LID 6 of port 1 of \"H2\" (LIDs 6-7) is also claimed by port 1 of \"H1\" (LIDs 4-7, line "
+       "8)"},
+      {TwoHosts("lid 4 lmc 0", "lid 1 lmc 0"),
+       "t.net:12: LID 1 of port 1 of \"H2\" (LID 1) is also claimed by switch \"S1\" (LID 1, line 2)"},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = ErrorOf([&] { Parse(c.text); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
 // Two switches, S1 port 1 cabled to "S-0000000000200000" port 3 and back,
 // with `reference` as line 2's text after "[1] ".
 std::string Cabled(const std::string& reference) {
@@ -449,6 +501,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file: what ibnetdiscover writes", AcceptsWhatIbnetdiscoverWrites);
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
+  CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
   CU_add_test(s, "guid2lid: GUIDs not in the fabric", Guid2LidUnknownGuids);
   CU_add_test(s, "guid2lid: repeats, overlaps, missing ports", Guid2LidDuplicatesOverlapsAndMissingPorts);
