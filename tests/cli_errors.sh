@@ -216,5 +216,13 @@ expect "$tmp/lmc0.lft:1: switch SW<00,0> (0x0000000000200000) has LID 68 in the 
   "$IBUNION" trace "$tmp/nolid.net" --lft "$tmp/lmc0.lft" --from 'P(000)' --dlid 8
 "$IBUNION" trace "$tmp/nolid.net" --lmc 0 --lft "$tmp/lmc0.lft" --from 'P(000)' --dlid 8 >/dev/null 2>&1 &&
   echo "PASS: trace at the LMC the tables were made with" || { echo "FAIL: trace --lmc 0 of LMC-0 tables"; fails=$((fails + 1)); }
+# A net file with LIDs on some ports only: refused at the first port without
+# one, not given the generated layout everywhere (its own LIDs dropped).
+sed '3s/$/\t# lid 4 lmc 0/' "$net" >"$tmp/partial.net"
+rm -rf "$tmp/out"; mkdir -p "$tmp/out"
+expect "$tmp/partial.net:7: port 1 of \"P(01)\" has no LID (no 'lid N', or 'lid 0', in its comment), but port 1 of \"P(00)\" (line 3) has one: expected LIDs on all switches and end ports or on none" \
+  "$IBUNION" route "$tmp/partial.net" --engine mlid --lft "$tmp/out/partial.lft"
+nothing_left "route of a partly LIDded net file"
+expect "$tmp/partial.net:7: port 1 of \"P(01)\" has no LID" "$IBUNION" sim "$tmp/partial.net" --routing mlid
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

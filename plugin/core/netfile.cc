@@ -499,6 +499,25 @@ void CheckPortGuids(const std::vector<Claim>& claims, const std::string& file) {
   }
 }
 
+// LIDs are in the file for every switch and end port (ibnetdiscover once
+// the SM has swept) or for none (the generator's files: every command then
+// lays them out at DefaultLmc). A mix would silently get that layout too,
+// dropping the LIDs the file has, so it is refused at the first port
+// without one.
+void CheckLidsAllOrNone(const std::vector<Claim>& claims, const std::string& file) {
+  const Claim* with = nullptr;
+  const Claim* without = nullptr;
+  for (const Claim& c : claims) {
+    const Claim*& first = c.lo != 0 ? with : without;
+    if (!first) first = &c;
+  }
+  if (!with || !without) return;
+  throw InputError(file, without->origin->line,
+                   without->origin->what + " has no LID (no 'lid N', or 'lid 0', in its comment), but " +
+                       with->origin->what + " (line " + std::to_string(with->origin->line) +
+                       ") has one: expected LIDs on all switches and end ports or on none");
+}
+
 // Each LID belongs to one port: a clash names both claimants and lines.
 void CheckLidClashes(const std::vector<Claim>& claims, const std::string& file) {
   std::vector<const Claim*> owner;  // by LID; sized on the first LID
@@ -533,6 +552,7 @@ Fabric ParseNetFile(std::istream& is, const std::string& file) {
   CheckNodeGuids(nodes, file);
   const std::vector<Claim> claims = ClaimsInFileOrder(f, where);
   CheckPortGuids(claims, file);
+  CheckLidsAllOrNone(claims, file);
   CheckLidClashes(claims, file);
   try {
     f.Finalize();

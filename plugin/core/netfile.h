@@ -12,8 +12,10 @@ namespace ibu {
 // Parses a topology. GUIDs come from "switchguid=/caguid=" lines or, when
 // absent, are numbered the way ibsim numbers them (0x100000.. for CAs,
 // 0x200000.. for switches). LIDs come from ibnetdiscover comments
-// ("lid N lmc L") when present and are otherwise 0 (see AssignDefaultLids).
-// Throws ibu::Error "FILE:LINE: ..." naming what was expected.
+// ("lid N lmc L") when present and are otherwise 0 (see AssignDefaultLids):
+// on every switch and end port or on none. Throws ibu::Error "FILE:LINE: ..."
+// naming what was expected, both lines of a GUID or LID given twice, and the
+// first port without a LID in a file where others have one.
 Fabric ParseNetFile(std::istream& is, const std::string& file);
 Fabric ReadNetFile(const std::string& path);
 

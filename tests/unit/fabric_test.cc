@@ -202,6 +202,35 @@ void DuplicateGuidsAndLidsNameBothLines() {
   }
 }
 
+// LIDs on some ports only would get the generated layout everywhere, the
+// file's LIDs dropped: refused at the first port without one. None at all
+// is the generator's (and unswept ibnetdiscover's) file, and fine.
+void LidsOnAllPortsOrNone() {
+  // No LIDs at all (ibnetdiscover before the SM's sweep writes 'lid 0'): fine.
+  std::string unswept = TwoHosts("lid 0 lmc 0", "lid 0 lmc 0");
+  unswept.replace(unswept.find("lid 1 lmc 0"), 11, "lid 0 lmc 0");
+  CU_ASSERT_EQUAL(Parse(unswept).max_lid(), 0);
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {TwoHosts("lid 4 lmc 0", "lid 0 lmc 0"),
+       "t.net:12: port 1 of \"H2\" has no LID (no 'lid N', or 'lid 0', in its comment), but switch \"S1\" "
+       "(line "
+       "2) has one: expected LIDs on all switches and end ports or on none"},
+      {TwoHosts("lmc 0", "lid 8 lmc 0"), "t.net:8: port 1 of \"H1\" has no LID"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 1 \"H1\"\n[1] \"S1\"[1] # lid 4\n",
+       "t.net:1: switch \"S1\" has no LID (no 'lid N', or 'lid 0', in its comment), but port 1 of \"H1\" "
+       "(line 5) "
+       "has one"},
+      {"Switch 8 \"S1\" # lid 1\n[1] \"H1\"[1]\n\nCa 1 \"H1\"\n", "t.net:4: port 1 of \"H1\" has no LID"},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = ErrorOf([&] { Parse(c.text); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
 // Two switches, S1 port 1 cabled to "S-0000000000200000" port 3 and back,
 // with `reference` as line 2's text after "[1] ".
 std::string Cabled(const std::string& reference) {
@@ -502,6 +531,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
+  CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
   CU_add_test(s, "guid2lid: GUIDs not in the fabric", Guid2LidUnknownGuids);
   CU_add_test(s, "guid2lid: repeats, overlaps, missing ports", Guid2LidDuplicatesOverlapsAndMissingPorts);
