@@ -224,5 +224,9 @@ expect "$tmp/partial.net:7: port 1 of \"P(01)\" has no LID (no 'lid N', or 'lid 
   "$IBUNION" route "$tmp/partial.net" --engine mlid --lft "$tmp/out/partial.lft"
 nothing_left "route of a partly LIDded net file"
 expect "$tmp/partial.net:7: port 1 of \"P(01)\" has no LID" "$IBUNION" sim "$tmp/partial.net" --routing mlid
+# Text after a port reference names the line and the text.
+sed '3s/$/junk/' "$net" >"$tmp/junk.net"
+expect "$tmp/junk.net:3: unexpected 'junk' after \"SW<0,1>\"[1]: expected a '#' comment or the end of the line" \
+  "$IBUNION" inspect "$tmp/junk.net"
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))
