@@ -596,15 +596,19 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
     std::string g, lo, hi;
     if (!(ls >> g)) continue;
     if (g[0] == '#') continue;
-    if (!(ls >> lo >> hi))
+    std::string extra;
+    if (!(ls >> lo >> hi) || (ls >> extra && extra[0] != '#'))
       throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID'");
+    // OpenSM writes 0x hex throughout; LIDs by the core's integer rule (never
+    // octal), the GUID in hex only (not "100001" as decimal).
+    const bool hex_guid = g.size() > 2 && g[0] == '0' && (g[1] == 'x' || g[1] == 'X') &&
+                          std::isxdigit(static_cast<unsigned char>(g[2]));
     char* e1 = nullptr;
-    char* e2 = nullptr;
-    char* e3 = nullptr;
-    Guid guid = std::strtoull(g.c_str(), &e1, 0);
-    unsigned long a = std::strtoul(lo.c_str(), &e2, 0);
-    unsigned long b = std::strtoul(hi.c_str(), &e3, 0);
-    if (*e1 || *e2 || *e3 || a == 0 || b < a || b > kMaxUnicastLid)
+    errno = 0;
+    const Guid guid = hex_guid ? std::strtoull(g.c_str() + 2, &e1, 16) : 0;
+    long long a = 0, b = 0;
+    if (!hex_guid || *e1 || errno || !ParseInteger(lo, &a) || !ParseInteger(hi, &b) || a <= 0 || b < a ||
+        b > kMaxUnicastLid)
       throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID' with 0 < MIN <= MAX <= 0xBFFF");
     ++entries;
     const auto [dup, fresh] = seen_by_guid.emplace(guid, seen.size());
@@ -615,7 +619,7 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
                            "): OpenSM's guid2lid holds each port GUID once, so the file is corrupt or "
                            "two files were concatenated");
     if (lid_claim.empty()) lid_claim.assign(kMaxUnicastLid + 1, -1);
-    for (unsigned long lid = a; lid <= b; ++lid) {
+    for (long long lid = a; lid <= b; ++lid) {
       const int other = lid_claim[lid];
       if (other < 0) {
         lid_claim[lid] = static_cast<int>(seen.size());

@@ -295,6 +295,24 @@ void Guid2LidRoundTripAndErrors() {
   CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(bad, "g2l", g); }), "g2l:1: expected '0xGUID"));
   std::istringstream odd("0x100001 0x0004 0x0006\n");
   CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(odd, "g2l", g); }), "g2l:1: LID range 4-6 is not a power-of-two"));
+
+  // LIDs by the core's integer rule (0100 is 100, not octal 64), GUIDs in
+  // 0x hex only, nothing after the three fields but a comment.
+  Fabric h = MakeFatTree(4, 3);
+  AssignDefaultLids(h, 0);
+  const std::string p0 = Hex16(h.end_ports[0].port_guid);
+  std::istringstream decimal(p0 + " 0100 0100 # moved\n");
+  CU_ASSERT_EQUAL(ApplyGuid2Lid(decimal, "g2l", h), "");
+  CU_ASSERT_EQUAL(h.end_ports[0].base_lid, 100);
+  for (const std::string& line :
+       {p0 + " 0x0100 0x0100 junk", std::to_string(h.end_ports[0].port_guid) + " 0x0100 0x0100",
+        p0 + " 0x0100 0x01zz", p0.substr(2) + " 0x0100 0x0100"}) {
+    std::istringstream in(line + "\n");
+    const std::string msg = ErrorOf([&] { (void)ApplyGuid2Lid(in, "g2l", h); });
+    if (!Contains(msg, "g2l:1: expected '0xGUID 0xMINLID 0xMAXLID'"))
+      fprintf(stderr, "\n  '%s': got '%s'\n", line.c_str(), msg.c_str());
+    CU_ASSERT(Contains(msg, "g2l:1: expected '0xGUID 0xMINLID 0xMAXLID'"));
+  }
 }
 
 // GUIDs the fabric lacks: OpenSM's guid2lid keeps ports it saw before, so
