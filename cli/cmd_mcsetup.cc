@@ -72,15 +72,9 @@ Fabric LoadLiveFabric(const Args& args) {
         "--lmc " + args.get("--lmc") +
         ": a live subnet's LIDs are the SM's (in NET or --guid2lid FILE), not the generator's layout"};
   Fabric f = ReadNetFile(net);
-  auto refuse = [&](const std::string& what) {
-    throw Error(
-        net + ": " + what +
-        " has no LID; give the subnet as ibnetdiscover prints it on the live fabric (or --guid2lid FILE)");
-  };
-  for (const Switch& sw : f.switches)
-    if (!sw.lid) refuse("switch " + sw.name);
-  for (const EndPort& ep : f.end_ports)
-    if (!ep.base_lid) refuse("end port " + ep.name);
+  if (!CarriesLids(f))
+    throw Error(net +
+                ": no LIDs; give the subnet as ibnetdiscover prints it on the live fabric (or --guid2lid FILE)");
   return f;
 }
 

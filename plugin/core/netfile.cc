@@ -1,9 +1,10 @@
 #include "plugin/core/netfile.h"
 
-#include <cstring>
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <istream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu {
 
@@ -77,6 +79,8 @@ class Parser {
     return s.rfind(p, 0) == 0;
   }
 
+  // The whole of `text` (blanks around it aside) as a hexadecimal GUID, with
+  // or without 0x: no sign, no trailing text ("(12zz)" is not 0x12).
   Guid ParseHex(const std::string& text, bool need_prefix) const {
     std::string t = Trim(text);
     if (need_prefix && !StartsWith(t, "0x") && !StartsWith(t, "0X"))
@@ -84,8 +88,45 @@ class Parser {
     char* end = nullptr;
     errno = 0;
     unsigned long long v = std::strtoull(t.c_str(), &end, 16);
-    if (end == t.c_str() || errno) Fail("bad hexadecimal number '" + t + "'");
+    if (t.empty() || !std::isxdigit(static_cast<unsigned char>(t[0])) || *end != '\0' || errno)
+      Fail("bad hexadecimal number '" + t + "': expected a GUID in hex digits, like 0x0002c90300001234");
     return v;
+  }
+
+  static size_t SkipBlanks(const std::string& s, size_t pos) {
+    while (pos < s.size() && std::isspace(static_cast<unsigned char>(s[pos]))) ++pos;
+    return pos;
+  }
+
+  // What may follow the last field of a line: blanks, then a '#' comment or
+  // nothing. Anything else is refused, naming the field it follows.
+  void ExpectLineEnd(const std::string& line, size_t pos, const std::string& after) const {
+    pos = SkipBlanks(line, pos);
+    if (pos < line.size() && line[pos] != '#')
+      Fail("unexpected '" + line.substr(pos) + "' after " + after +
+           ": expected a '#' comment or the end of the line");
+  }
+
+  // "[N]" at s[pos], N in decimal digits only ("[+1]" and "[ 1]" are not
+  // ports); moves pos past ']'. -1 when there is no such bracket.
+  static long BracketedNumber(const std::string& s, size_t& pos) {
+    if (pos >= s.size() || s[pos] != '[') return -1;
+    size_t p = pos + 1;
+    long v = 0;
+    for (; p < s.size() && std::isdigit(static_cast<unsigned char>(s[p])); ++p)
+      v = std::min(v * 10 + (s[p] - '0'), 1000000L);
+    if (p == pos + 1 || p >= s.size() || s[p] != ']') return -1;
+    pos = p + 1;
+    return v;
+  }
+
+  // "(GUID)" at s[pos], as ibnetdiscover writes port GUIDs; moves pos past ')'.
+  Guid ParenthesizedGuid(const std::string& s, size_t& pos) const {
+    size_t close = s.find(')', pos);
+    if (close == std::string::npos) Fail("unterminated '(' port GUID");
+    Guid g = ParseHex(s.substr(pos + 1, close - pos - 1), false);
+    pos = close + 1;
+    return g;
   }
 
   void ParseLine(const std::string& raw) {
@@ -116,10 +157,13 @@ class Parser {
   void SetGuid(const std::string& line, GuidCounter* c) {
     size_t eq = line.find_first_of("=+");
     if (eq == std::string::npos) Fail("expected '=' or '+' in '" + line + "'");
-    std::string value = line.substr(eq + 1);
-    size_t paren = value.find('(');
-    if (paren != std::string::npos) value.resize(paren);
-    Guid g = ParseHex(value, false);
+    // ibnetdiscover: "switchguid=0xNODEGUID(PORTGUID)".
+    size_t stop = line.find_first_of("(#", eq + 1);
+    Guid g = ParseHex(line.substr(eq + 1, stop == std::string::npos ? stop : stop - eq - 1), false);
+    if (stop != std::string::npos && line[stop] == '(') {
+      (void)ParenthesizedGuid(line, stop);
+      ExpectLineEnd(line, stop, "the port GUID");
+    }
     if (line[eq] == '+') {
       c->next = c->absolute + g;
     } else {
@@ -138,20 +182,41 @@ class Parser {
     return out;
   }
 
-  // "lid N lmc M" inside an ibnetdiscover comment; out-of-range values are
-  // refused here rather than truncated (an LMC of 255 once reached a shift).
-  void FindLidLmc(const std::string& comment, Lid* lid, int* lmc) {
-    size_t p = comment.find("lid ");
-    if (p == std::string::npos) return;
-    const unsigned long v = std::strtoul(comment.c_str() + p + 4, nullptr, 0);
-    if (v > kMaxUnicastLid) Fail("lid " + std::to_string(v) + " in the comment is not a unicast LID (1..0xBFFF)");
-    *lid = static_cast<Lid>(v);
-    size_t q = comment.find("lmc ", p);
-    if (q != std::string::npos && lmc) {
-      const long m = std::strtol(comment.c_str() + q + 4, nullptr, 0);
-      if (m < 0 || m > 7) Fail("lmc " + std::to_string(m) + " in the comment is outside 0..7");
-      *lmc = static_cast<int>(m);
+  // The integer after the word `key` in an ibnetdiscover comment, by the
+  // core's rule (decimal or 0x hex, never octal), or -1 without the word.
+  // Whole words only, so "valid" is no "lid"; a value that is not an
+  // integer in 0..max is refused rather than read as 0 or truncated (an LMC
+  // of 255 once reached a shift).
+  long long CommentValue(const std::string& comment, const std::string& key, long long max,
+                         const char* expected) const {
+    std::istringstream words(comment);
+    for (std::string w; words >> w;) {
+      if (w != key) continue;
+      std::string text;
+      long long v = -1;
+      if (!(words >> text) || !ParseInteger(text, &v) || v < 0 || v > max)
+        Fail("expected " + std::string(expected) + " after '" + key + "' in the comment, got '" + text + "'");
+      return v;
     }
+    return -1;
+  }
+
+  // "lid N lmc M" inside an ibnetdiscover comment ("lid 0": none yet). The
+  // LIDs must fit below 0xC000 and, for end ports, be LMC-aligned.
+  void FindLidLmc(const std::string& comment, bool aligned, Lid* lid, int* lmc) {
+    const long long v = CommentValue(comment, "lid", kMaxUnicastLid, "a LID 0..0xBFFF (decimal or 0x hex)");
+    if (v < 0) return;
+    const long long m = CommentValue(comment, "lmc", 7, "an LMC 0..7");
+    if (v == 0) return;
+    const long long count = 1LL << std::max(m, 0LL);
+    if (v + count - 1 > kMaxUnicastLid)
+      Fail("lid " + std::to_string(v) + " lmc " + std::to_string(m) + ": its " + std::to_string(count) +
+           " LIDs end beyond the unicast range (0xBFFF)");
+    if (aligned && v % count != 0)
+      Fail("lid " + std::to_string(v) + " is not aligned to lmc " + std::to_string(m) +
+           ": expected a multiple of " + std::to_string(count));
+    *lid = static_cast<Lid>(v);
+    if (m >= 0) *lmc = static_cast<int>(m);
   }
 
   void ParseHeader(const std::string& line, NodeType type, size_t keyword_len) {
@@ -169,6 +234,7 @@ class Parser {
     while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
     n.id = Quoted(line, pos);
     if (n.id.empty()) Fail("empty node name");
+    ExpectLineEnd(line, pos, "the node name \"" + n.id + "\"");
     n.desc = n.id;
     size_t hash = line.find('#', pos);
     if (hash != std::string::npos) {
@@ -179,7 +245,7 @@ class Parser {
         if (qe != std::string::npos) n.desc = comment.substr(q + 1, qe - q - 1);
         comment = comment.substr(qe == std::string::npos ? q : qe + 1);
       }
-      if (type == NodeType::kSwitch) FindLidLmc(comment, &n.lid, &n.lmc);
+      if (type == NodeType::kSwitch) FindLidLmc(comment, false, &n.lid, &n.lmc);
     }
     GuidCounter& c = type == NodeType::kSwitch ? switch_guid_ : ca_guid_;
     n.guid = c.next;
@@ -189,41 +255,58 @@ class Parser {
     nodes_.push_back(std::move(n));
   }
 
+  // What may follow a port reference "peer"[M] before the comment: the
+  // peer port's GUID when it is a channel adapter, "(8f10403961355)", as
+  // ibnetdiscover writes it, and ibsim's link options w=N and s=N. Moves pos
+  // past them; they are checked, not used.
+  void SkipReferenceExtras(const std::string& line, size_t& pos) const {
+    size_t p = SkipBlanks(line, pos);
+    if (p < line.size() && line[p] == '(') {
+      (void)ParenthesizedGuid(line, p);
+      pos = p;
+    }
+    for (p = SkipBlanks(line, pos);
+         p + 1 < line.size() && (line[p] == 'w' || line[p] == 's') && line[p + 1] == '=';
+         p = SkipBlanks(line, pos)) {
+      size_t end = line.find_first_of(" \t#", p);
+      if (end == std::string::npos) end = line.size();
+      long long v = 0;
+      if (!ParseInteger(line.substr(p + 2, end - p - 2), &v))
+        Fail("expected an integer in the link option '" + line.substr(p, end - p) + "'");
+      pos = end;
+    }
+  }
+
   void ParsePort(const std::string& line) {
     if (nodes_.empty()) Fail("port line before any node header");
     RawNode& n = nodes_.back();
     if (line[0] == '@') Fail("port aliases ('@') are not supported");
     RawPort p;
     p.line = line_no_;
-    char* end = nullptr;
-    long num = std::strtol(line.c_str() + 1, &end, 10);
-    if (end == line.c_str() + 1 || *end != ']')
-      Fail("expected '[PORT]' at the start of a port line");
+    size_t pos = 0;
+    const long num = BracketedNumber(line, pos);
+    if (num < 0) Fail("expected '[PORT]' at the start of a port line");
     if (num < 1 || num > n.num_ports)
       Fail("port " + std::to_string(num) + " is outside 1.." +
            std::to_string(n.num_ports) + " of \"" + n.id + "\"");
     p.num = static_cast<int>(num);
-    size_t pos = end - line.c_str() + 1;
-    if (pos < line.size() && line[pos] == '(') {
-      size_t close = line.find(')', pos);
-      if (close == std::string::npos) Fail("unterminated '(' port GUID");
-      p.port_guid = ParseHex(line.substr(pos + 1, close - pos - 1), false);
-      pos = close + 1;
-    }
-    while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
+    if (pos < line.size() && line[pos] == '(') p.port_guid = ParenthesizedGuid(line, pos);
+    pos = SkipBlanks(line, pos);
+    const size_t reference = pos;
     p.remote = Quoted(line, pos);
     if (pos < line.size() && line[pos] == '[') {
-      long rp = std::strtol(line.c_str() + pos + 1, &end, 10);
-      if (end == line.c_str() + pos + 1 || *end != ']' || rp < 1 || rp > 255)
-        Fail("expected '[PORT]' with a port from 1 to 255 after \"" + p.remote + "\"");
+      const long rp = BracketedNumber(line, pos);
+      if (rp < 1 || rp > 255) Fail("expected '[PORT]' with a port from 1 to 255 after \"" + p.remote + "\"");
       p.remote_port = static_cast<int>(rp);
     }
+    SkipReferenceExtras(line, pos);
+    ExpectLineEnd(line, pos, line.substr(reference, pos - reference));
     size_t hash = line.find('#', pos);
     if (hash != std::string::npos && n.type == NodeType::kCa) {
       // "# lid 1 lmc 0 "Switch1" lid 2 4xSDR": our LID comes before the quote.
       std::string comment = line.substr(hash + 1);
       size_t q = comment.find('"');
-      FindLidLmc(comment.substr(0, q), &p.lid, &p.lmc);
+      FindLidLmc(comment.substr(0, q), true, &p.lid, &p.lmc);
     }
     for (const RawPort& other : n.ports)
       if (other.num == p.num)
@@ -244,14 +327,29 @@ class Parser {
   GuidCounter ca_guid_{0x100000, 0x100000};
 };
 
+// Where a switch or end port of the fabric is in the file, so that a clash
+// names both lines: its node's header, or for an adapter port its port line.
+struct Origin {
+  int line = 0;
+  std::string what;  // switch "S1", port 1 of "H1"
+};
+
+struct Origins {
+  std::vector<Origin> switches, end_ports;  // by Fabric index
+};
+
+// "LID 4" or "LIDs 4-7", as messages show a port's LIDs.
+std::string LidRange(long lo, long hi) {
+  return lo == hi ? "LID " + std::to_string(lo) : "LIDs " + std::to_string(lo) + "-" + std::to_string(hi);
+}
+
 struct Endpoint {
   size_t node;
   int port;
 };
 
-Fabric BuildFabric(const std::vector<RawNode>& nodes,
-                   const std::unordered_map<std::string, size_t>& names,
-                   const std::string& file) {
+Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<std::string, size_t>& names,
+                   const std::string& file, Origins* where) {
   Fabric f;
   std::vector<int> index(nodes.size(), -1);  // switch or end-port index base
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -266,6 +364,7 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes,
     sw.ports.resize(n.num_ports + 1);
     index[i] = static_cast<int>(f.switches.size());
     f.switches.push_back(std::move(sw));
+    where->switches.push_back({n.line, "switch \"" + n.id + "\""});
   }
   // End ports: every cabled CA port, in file order. Map (node, port) -> index.
   std::unordered_map<size_t, std::vector<std::pair<int, int>>> ca_ports;
@@ -296,6 +395,8 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes,
     }
     int idx = static_cast<int>(f.end_ports.size());
     f.end_ports.push_back(ep);
+    where->end_ports.push_back(
+        {self ? self->line : n.line, "port " + std::to_string(port) + " of \"" + n.id + "\""});
     ca_ports[node].push_back({port, idx});
     return idx;
   };
@@ -347,14 +448,112 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes,
   return f;
 }
 
+// Node GUIDs name nodes (ibsim refuses a repeat; ibnetdiscover never writes
+// one): the later node's header is named with the earlier one's.
+void CheckNodeGuids(const std::vector<RawNode>& nodes, const std::string& file) {
+  std::unordered_map<Guid, size_t> first;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const auto [it, fresh] = first.emplace(nodes[i].guid, i);
+    if (fresh) continue;
+    const RawNode& other = nodes[it->second];
+    throw InputError(file, nodes[i].line,
+                     "node GUID " + Hex16(nodes[i].guid) + " of \"" + nodes[i].id + "\" is also that of \"" +
+                         other.id + "\" (line " + std::to_string(other.line) +
+                         "): expected every node GUID once");
+  }
+}
+
+// A switch or end port as the checks below see it, in file order.
+struct Claim {
+  const Origin* origin;
+  Guid guid;    // a switch's is its port 0's
+  long lo, hi;  // LIDs; lo 0: none
+};
+
+std::vector<Claim> ClaimsInFileOrder(const Fabric& f, const Origins& where) {
+  std::vector<Claim> claims;
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    const Switch& sw = f.switches[s];
+    claims.push_back({&where.switches[s], sw.guid, sw.lid, sw.lid + (1L << sw.lmc) - 1});
+  }
+  for (size_t e = 0; e < f.end_ports.size(); ++e) {
+    const EndPort& ep = f.end_ports[e];
+    claims.push_back({&where.end_ports[e], ep.port_guid, ep.base_lid, ep.base_lid + ep.lid_count() - 1L});
+  }
+  std::stable_sort(claims.begin(), claims.end(),
+                   [](const Claim& a, const Claim& b) { return a.origin->line < b.origin->line; });
+  return claims;
+}
+
+// Port GUIDs key guid2lid files and the SA: each once, the later line named
+// with the earlier.
+void CheckPortGuids(const std::vector<Claim>& claims, const std::string& file) {
+  std::unordered_map<Guid, const Claim*> first;
+  for (const Claim& c : claims) {
+    const auto [it, fresh] = first.emplace(c.guid, &c);
+    if (fresh) continue;
+    const Origin& other = *it->second->origin;
+    throw InputError(file, c.origin->line,
+                     c.origin->what + " has port GUID " + Hex16(c.guid) + ", as has " + other.what +
+                         " (line " + std::to_string(other.line) + "): expected every port GUID once");
+  }
+}
+
+// LIDs are in the file for every switch and end port (ibnetdiscover once
+// the SM has swept) or for none (the generator's files: every command then
+// lays them out at DefaultLmc). A mix would silently get that layout too,
+// dropping the LIDs the file has, so it is refused at the first port
+// without one.
+void CheckLidsAllOrNone(const std::vector<Claim>& claims, const std::string& file) {
+  const Claim* with = nullptr;
+  const Claim* without = nullptr;
+  for (const Claim& c : claims) {
+    const Claim*& first = c.lo != 0 ? with : without;
+    if (!first) first = &c;
+  }
+  if (!with || !without) return;
+  throw InputError(file, without->origin->line,
+                   without->origin->what + " has no LID (no 'lid N', or 'lid 0', in its comment), but " +
+                       with->origin->what + " (line " + std::to_string(with->origin->line) +
+                       ") has one: expected LIDs on all switches and end ports or on none");
+}
+
+// Each LID belongs to one port: a clash names both claimants and lines.
+void CheckLidClashes(const std::vector<Claim>& claims, const std::string& file) {
+  std::vector<const Claim*> owner;  // by LID; sized on the first LID
+  for (const Claim& c : claims) {
+    if (c.lo == 0) continue;
+    if (owner.empty()) owner.assign(kMaxUnicastLid + 1, nullptr);
+    for (long lid = c.lo; lid <= c.hi; ++lid) {
+      const Claim* other = owner[lid];
+      if (!other) {
+        owner[lid] = &c;
+        continue;
+      }
+      throw InputError(file, c.origin->line,
+                       "LID " + std::to_string(lid) + " of " + c.origin->what + " (" + LidRange(c.lo, c.hi) +
+                           ") is also claimed by " + other->origin->what + " (" +
+                           LidRange(other->lo, other->hi) + ", line " + std::to_string(other->origin->line) +
+                           "): expected every LID to belong to one port");
+    }
+  }
+}
+
 }  // namespace
 
 Fabric ParseNetFile(std::istream& is, const std::string& file) {
   Parser parser(is, file);
   std::vector<RawNode> nodes = parser.Run();
   if (nodes.empty()) throw InputError(file, 0, "no node records found");
-  Fabric f = BuildFabric(nodes, parser.names(), file);
+  Origins where;
+  Fabric f = BuildFabric(nodes, parser.names(), file, &where);
   if (f.switches.empty()) throw InputError(file, 0, "the fabric has no switch");
+  // With lines, what Fabric::Finalize would refuse without them.
+  CheckNodeGuids(nodes, file);
+  const std::vector<Claim> claims = ClaimsInFileOrder(f, where);
+  CheckPortGuids(claims, file);
+  CheckLidsAllOrNone(claims, file);
+  CheckLidClashes(claims, file);
   try {
     f.Finalize();
   } catch (const Error& e) {
@@ -387,9 +586,6 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
   std::vector<Seen> seen;
   std::unordered_map<Guid, size_t> seen_by_guid;
   std::vector<int> lid_claim;  // LID -> index into seen, -1 free (sized on first use)
-  auto range = [](Lid lo, Lid hi) {
-    return lo == hi ? "LID " + std::to_string(lo) : "LIDs " + std::to_string(lo) + "-" + std::to_string(hi);
-  };
   int entries = 0, unknown = 0, first_unknown_line = 0;
   Guid first_unknown = 0;
   std::string line;
@@ -400,15 +596,19 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
     std::string g, lo, hi;
     if (!(ls >> g)) continue;
     if (g[0] == '#') continue;
-    if (!(ls >> lo >> hi))
+    std::string extra;
+    if (!(ls >> lo >> hi) || (ls >> extra && extra[0] != '#'))
       throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID'");
+    // OpenSM writes 0x hex throughout; LIDs by the core's integer rule (never
+    // octal), the GUID in hex only (not "100001" as decimal).
+    const bool hex_guid = g.size() > 2 && g[0] == '0' && (g[1] == 'x' || g[1] == 'X') &&
+                          std::isxdigit(static_cast<unsigned char>(g[2]));
     char* e1 = nullptr;
-    char* e2 = nullptr;
-    char* e3 = nullptr;
-    Guid guid = std::strtoull(g.c_str(), &e1, 0);
-    unsigned long a = std::strtoul(lo.c_str(), &e2, 0);
-    unsigned long b = std::strtoul(hi.c_str(), &e3, 0);
-    if (*e1 || *e2 || *e3 || a == 0 || b < a || b > kMaxUnicastLid)
+    errno = 0;
+    const Guid guid = hex_guid ? std::strtoull(g.c_str() + 2, &e1, 16) : 0;
+    long long a = 0, b = 0;
+    if (!hex_guid || *e1 || errno || !ParseInteger(lo, &a) || !ParseInteger(hi, &b) || a <= 0 || b < a ||
+        b > kMaxUnicastLid)
       throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID' with 0 < MIN <= MAX <= 0xBFFF");
     ++entries;
     const auto [dup, fresh] = seen_by_guid.emplace(guid, seen.size());
@@ -419,7 +619,7 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
                            "): OpenSM's guid2lid holds each port GUID once, so the file is corrupt or "
                            "two files were concatenated");
     if (lid_claim.empty()) lid_claim.assign(kMaxUnicastLid + 1, -1);
-    for (unsigned long lid = a; lid <= b; ++lid) {
+    for (long long lid = a; lid <= b; ++lid) {
       const int other = lid_claim[lid];
       if (other < 0) {
         lid_claim[lid] = static_cast<int>(seen.size());
@@ -427,8 +627,8 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
       }
       const Seen& o = seen[other];
       throw InputError(file, no,
-                       "GUID " + Hex16(guid) + " (" + range(static_cast<Lid>(a), static_cast<Lid>(b)) +
-                           ") overlaps GUID " + Hex16(o.guid) + " (" + range(o.lo, o.hi) + ", line " +
+                       "GUID " + Hex16(guid) + " (" + LidRange(static_cast<long>(a), static_cast<long>(b)) +
+                           ") overlaps GUID " + Hex16(o.guid) + " (" + LidRange(o.lo, o.hi) + ", line " +
                            std::to_string(o.line) + "): expected every LID to belong to one port GUID");
     }
     seen.push_back({guid, static_cast<Lid>(a), static_cast<Lid>(b), no});
@@ -517,6 +717,14 @@ bool DefaultLidsFit(const Fabric& f, int lmc) {
   const long first_switch = hosts == 0 ? 1 : (1L << lmc) * (hosts + 1);  // as AssignDefaultLids
   return first_switch - 1 <= kMaxUnicastLid &&
          first_switch + static_cast<long>(f.switches.size()) - 1 <= kMaxUnicastLid;
+}
+
+bool CarriesLids(const Fabric& f) {
+  for (const Switch& sw : f.switches)
+    if (sw.lid != 0) return true;
+  for (const EndPort& ep : f.end_ports)
+    if (ep.base_lid != 0) return true;
+  return false;
 }
 
 void AssignDefaultLids(Fabric& f, int lmc) {

@@ -12,8 +12,10 @@ namespace ibu {
 // Parses a topology. GUIDs come from "switchguid=/caguid=" lines or, when
 // absent, are numbered the way ibsim numbers them (0x100000.. for CAs,
 // 0x200000.. for switches). LIDs come from ibnetdiscover comments
-// ("lid N lmc L") when present and are otherwise 0 (see AssignDefaultLids).
-// Throws ibu::Error "FILE:LINE: ..." naming what was expected.
+// ("lid N lmc L") when present and are otherwise 0 (see AssignDefaultLids):
+// on every switch and end port or on none. Throws ibu::Error "FILE:LINE: ..."
+// naming what was expected, both lines of a GUID or LID given twice, and the
+// first port without a LID in a file where others have one.
 Fabric ParseNetFile(std::istream& is, const std::string& file);
 Fabric ReadNetFile(const std::string& path);
 
@@ -30,10 +32,16 @@ Fabric ReadNetFile(const std::string& path);
 [[nodiscard]] std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f);
 [[nodiscard]] std::string ApplyGuid2LidFile(const std::string& path, Fabric& f);
 
-// Gives every port without a LID one: end ports first in fabric order at
+// Gives every switch and end port a LID, replacing any it had: end ports
+// first in fabric order at
 // 2^lmc*(i+1) (aligned, LID 0 reserved), switches after them. The layout the
 // generator writes as guid2lid, so offline runs match ibsim runs.
 void AssignDefaultLids(Fabric& f, int lmc);
+
+// Whether a parsed net file carried LIDs (ParseNetFile gives them to every
+// switch and end port or to none): an ibnetdiscover file of a live subnet
+// does, a generated one does not.
+bool CarriesLids(const Fabric& f);
 
 // Whether AssignDefaultLids(f, lmc) fits below 0xBFFF (lmc 0..7).
 bool DefaultLidsFit(const Fabric& f, int lmc);

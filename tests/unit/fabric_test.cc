@@ -68,10 +68,178 @@ void IbnetdiscoverLids() {
   CU_ASSERT_EQUAL(f.end_ports[0].name, "Hca2");
 }
 
+// A fabric as ibnetdiscover prints it (rdma-core's out_switch_port and
+// out_ca_port): GUIDs after ports, "enhanced port 0", a two-port HCA, the
+// peer's GUID after a reference to an adapter port. All of it is accepted.
+void AcceptsWhatIbnetdiscoverWrites() {
+  Fabric f = Parse(
+      "#\n# Topology file: generated on Tue Nov 24 07:53:40 2026\n#\n"
+      "# Initiated from node 0002c90300001230 port 0002c90300001231\n\n"
+      "vendid=0x2c9\ndevid=0xc738\nsysimgguid=0x2c90300005678\n"
+      "switchguid=0x2c90300005678(2c90300005678)\n"
+      "Switch\t36 \"S-0002c90300005678\"\t\t# \"SwitchX mellanox\" enhanced port 0 lid 0x2 lmc 0\n"
+      "[1]\t\"H-0002c90300001230\"[1](2c90300001231) \t\t# \"node1 HCA-1\" lid 4 4xQDR\n"
+      "[2]\t\"H-0002c90300001230\"[2](2c90300001232) \t\t# \"node1 HCA-1\" lid 6 4xQDR\n"
+      "[3]\t\"H-0002c90300009abc\"[1](2c90300009abc) \t\t# \"node2 HCA-1\" lid 8 4xEDR\n\n"
+      "vendid=0x2c9\ndevid=0x1003\nsysimgguid=0x2c90300001233\ncaguid=0x2c90300001230\n"
+      "Ca\t2 \"H-0002c90300001230\"\t\t# \"node1 HCA-1\"\n"
+      "[1](2c90300001231) \t\"S-0002c90300005678\"[1]\t\t# lid 4 lmc 1 \"SwitchX mellanox\" lid 2 4xQDR\n"
+      "[2](2c90300001232) \t\"S-0002c90300005678\"[2]\t\t# lid 6 lmc 1 \"SwitchX mellanox\" lid 2 4xQDR\n\n"
+      "vendid=0x2c9\ndevid=0x1013\nsysimgguid=0x2c90300009abc\ncaguid=0x2c90300009abc\n"
+      "Ca\t1 \"H-0002c90300009abc\"\t\t# \"node2 HCA-1\"\n"
+      "[1](2c90300009abc) \t\"S-0002c90300005678\"[3]\t\t# lid 8 lmc 1 \"SwitchX mellanox\" lid 2 4xEDR s=16 "
+      "w=2 v=4\n");
+  CU_ASSERT_EQUAL(f.switches.size(), 1u);
+  CU_ASSERT_EQUAL(f.switches[0].lid, 2);
+  CU_ASSERT_EQUAL(f.end_ports.size(), 3u);
+  CU_ASSERT_EQUAL(f.end_ports[1].port_guid, 0x2c90300001232u);
+  CU_ASSERT_EQUAL(f.end_ports[1].base_lid, 6);
+  CU_ASSERT_EQUAL(f.end_ports[2].port_guid,
+                  0x2c90300009abcu);  // the node GUID, as ConnectX-4 and later have it
+  CU_ASSERT_EQUAL(f.end_ports[2].lmc, 1);
+  // ibsim's link options after a reference.
+  Fabric g = Parse("Switch 8 \"S1\"\n[1] \"H1\"[1] w=4 s=2\n\nHca 1 \"H1\"\n[1] \"S1\"[1]  w=0x4\n");
+  CU_ASSERT_EQUAL(g.end_ports.size(), 1u);
+}
+
+// One switch and one host as ibnetdiscover writes them (lines 2 and 7 carry
+// the LIDs), with the given words in place of "lid 3 lmc 0" / "lid 4 lmc 0".
+std::string Discovered(const std::string& switch_lid, const std::string& host_lid) {
+  return "switchguid=0x200001(200001)\n"
+         "Switch\t8 \"S-0000000000200001\"\t\t# \"Switch2\" base port 0 " +
+         switch_lid +
+         "\n"
+         "[1]\t\"H-0000000000100003\"[1](100004) \t\t# \"Hca2\" lid 4 4xSDR\n\n"
+         "caguid=0x100003\n"
+         "Ca\t2 \"H-0000000000100003\"\t\t# \"Hca2\"\n"
+         "[1](100004) \t\"S-0000000000200001\"[1]\t\t# " +
+         host_lid + " \"Switch2\" lid 3 4xSDR\n";
+}
+
+// LIDs and LMCs in comments are integers by the core's rule: decimal or 0x
+// hex, never octal; anything else is refused at its line, not taken as 0.
+void CommentLidsByTheIntegerRule() {
+  Fabric f = Parse(Discovered("lid 010 lmc 0", "lid 0x10 lmc 2"));
+  CU_ASSERT_EQUAL(f.switches[0].lid, 10);
+  CU_ASSERT_EQUAL(f.end_ports[0].base_lid, 16);
+  CU_ASSERT_EQUAL(f.end_ports[0].lmc, 2);
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {Discovered("lid x lmc 0", "lid 4 lmc 0"),
+       "t.net:2: expected a LID 0..0xBFFF (decimal or 0x hex) after 'lid' in the comment, got 'x'"},
+      {Discovered("lid 3 lmc 0", "lid 4x lmc 0"),
+       "t.net:7: expected a LID 0..0xBFFF (decimal or 0x hex) after 'lid'"},
+      {Discovered("lid 3 lmc 0", "lid -4 lmc 0"), "t.net:7: expected a LID 0..0xBFFF"},
+      {Discovered("lid 3 lmc 0", "lid"),
+       "t.net:7: expected a LID 0..0xBFFF (decimal or 0x hex) after 'lid' in the comment, got ''"},
+      {Discovered("lid 70000 lmc 0", "lid 4 lmc 0"), "t.net:2: expected a LID 0..0xBFFF"},
+      {Discovered("lid 3 lmc x", "lid 4 lmc 0"),
+       "t.net:2: expected an LMC 0..7 after 'lmc' in the comment, got 'x'"},
+      {Discovered("lid 3 lmc 0", "lid 4 lmc 010"),
+       "t.net:7: expected an LMC 0..7 after 'lmc' in the comment, got '010'"},
+      {Discovered("lid 3 lmc 0", "lid 6 lmc 2"),
+       "t.net:7: lid 6 is not aligned to lmc 2: expected a multiple of 4"},
+      {Discovered("lid 0xBFFF lmc 1", "lid 4 lmc 0"),
+       "t.net:2: lid 49151 lmc 1: its 2 LIDs end beyond the unicast range"},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = ErrorOf([&] { Parse(c.text); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
+// A switch (LID 1) and two hosts as ibnetdiscover writes them; the hosts'
+// port lines (8 and 12) get the given LID words and H2's the given GUID.
+std::string TwoHosts(const std::string& h1_lid, const std::string& h2_lid,
+                     const std::string& h2_guid = "100005") {
+  return "switchguid=0x200001\n"
+         "Switch 8 \"S1\"\t\t# \"S1\" base port 0 lid 1 lmc 0\n"
+         "[1]\t\"H1\"[1](100001) \t\t# \"H1\" lid 4 4xSDR\n"
+         "[2]\t\"H2\"[1](100005) \t\t# \"H2\" lid 8 4xSDR\n\n"
+         "caguid=0x100000\n"
+         "Ca\t2 \"H1\"\t\t# \"H1\"\n"
+         "[1](100001) \t\"S1\"[1]\t\t# " +
+         h1_lid +
+         " \"S1\" lid 1 4xSDR\n\n"
+         "caguid=0x100004\n"
+         "Ca\t2 \"H2\"\t\t# \"H2\"\n"
+         "[1](" +
+         h2_guid + ") \t\"S1\"[2]\t\t# " + h2_lid + " \"S1\" lid 1 4xSDR\n";
+}
+
+// A GUID or LID twice is refused by the parser at the later line, naming
+// the earlier one and both claimants (Fabric::Finalize has no lines).
+void DuplicateGuidsAndLidsNameBothLines() {
+  CU_ASSERT_EQUAL(Parse(TwoHosts("lid 4 lmc 2", "lid 8 lmc 2")).end_ports[1].base_lid, 8);
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {"switchguid=0x200001\nSwitch 8 \"S1\"\n[1] \"S2\"[1]\n\nswitchguid=0x200001\nSwitch 8 \"S2\"\n[1] "
+       "\"S1\"[1]\n",
+       "t.net:6: node GUID 0x0000000000200001 of \"S2\" is also that of \"S1\" (line 2): expected every node "
+       "GUID once"},
+      {TwoHosts("lid 4 lmc 0", "lid 8 lmc 0", "100001"),
+       "t.net:12: port 1 of \"H2\" has port GUID 0x0000000000100001, as has port 1 of \"H1\" (line 8): "
+       "expected "
+       "every port GUID once"},
+      {TwoHosts("lid 4 lmc 0", "lid 8 lmc 0", "200001"),
+       "t.net:12: port 1 of \"H2\" has port GUID 0x0000000000200001, as has switch \"S1\" (line 2)"},
+      {TwoHosts("lid 4 lmc 0", "lid 4 lmc 0"),
+       "t.net:12: LID 4 of port 1 of \"H2\" (LID 4) is also claimed by port 1 of \"H1\" (LID 4, line 8): "
+       "expected every LID to belong to one port"},
+      {TwoHosts("lid 4 lmc 2", "lid 6 lmc 1"),
+       "t.net:12: LID 6 of port 1 of \"H2\" (LIDs 6-7) is also claimed by port 1 of \"H1\" (LIDs 4-7, line "
+       "8)"},
+      {TwoHosts("lid 4 lmc 0", "lid 1 lmc 0"),
+       "t.net:12: LID 1 of port 1 of \"H2\" (LID 1) is also claimed by switch \"S1\" (LID 1, line 2)"},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = ErrorOf([&] { Parse(c.text); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
+// LIDs on some ports only would get the generated layout everywhere, the
+// file's LIDs dropped: refused at the first port without one. None at all
+// is the generator's (and unswept ibnetdiscover's) file, and fine.
+void LidsOnAllPortsOrNone() {
+  // No LIDs at all (ibnetdiscover before the SM's sweep writes 'lid 0'): fine.
+  std::string unswept = TwoHosts("lid 0 lmc 0", "lid 0 lmc 0");
+  unswept.replace(unswept.find("lid 1 lmc 0"), 11, "lid 0 lmc 0");
+  CU_ASSERT_EQUAL(Parse(unswept).max_lid(), 0);
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {TwoHosts("lid 4 lmc 0", "lid 0 lmc 0"),
+       "t.net:12: port 1 of \"H2\" has no LID (no 'lid N', or 'lid 0', in its comment), but switch \"S1\" "
+       "(line "
+       "2) has one: expected LIDs on all switches and end ports or on none"},
+      {TwoHosts("lmc 0", "lid 8 lmc 0"), "t.net:8: port 1 of \"H1\" has no LID"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 1 \"H1\"\n[1] \"S1\"[1] # lid 4\n",
+       "t.net:1: switch \"S1\" has no LID (no 'lid N', or 'lid 0', in its comment), but port 1 of \"H1\" "
+       "(line 5) "
+       "has one"},
+      {"Switch 8 \"S1\" # lid 1\n[1] \"H1\"[1]\n\nCa 1 \"H1\"\n", "t.net:4: port 1 of \"H1\" has no LID"},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = ErrorOf([&] { Parse(c.text); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
+// Two switches, S1 port 1 cabled to "S-0000000000200000" port 3 and back,
+// with `reference` as line 2's text after "[1] ".
+std::string Cabled(const std::string& reference) {
+  return "Switch 8 \"S1\"\n[1] " + reference + "\n\nSwitch 8 \"S-0000000000200000\"\n[3] \"S1\"[1]\n";
+}
+
 void BadNetFilesNameLineAndWhat() {
   struct Case {
-    const char* text;
-    const char* expect;
+    std::string text, expect;
   } cases[] = {
       {"Switch 8 \"S1\"\n[9] \"H1\"[1]\n", "t.net:2: port 9 is outside 1..8"},
       {"Switch 8 \"S1\"\n[1] \"nobody\"[1]\n", "t.net:2: no node named \"nobody\""},
@@ -82,10 +250,30 @@ void BadNetFilesNameLineAndWhat() {
       {"Switch 8 \"S1\"\n\nSwitch 8 \"S1\"\n", "t.net:3: node name \"S1\" appears twice"},
       {"Switch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n[1] \"S1\"[2]\n", "disagrees"},
       {"", "no node records"},
+      // Trailing text after a port reference, a node name or a GUID, in
+      // files that are whole otherwise.
+      {Cabled("\"S-0000000000200000\"[3]junk"),
+       "t.net:2: unexpected 'junk' after \"S-0000000000200000\"[3]: expected a '#' comment or the end of the "
+       "line"},
+      {Cabled("\"S-0000000000200000\" [3]"),
+       "t.net:2: unexpected '[3]' after \"S-0000000000200000\": expected"},
+      {Cabled("\"S-0000000000200000\"[3](1000f) x # c"),
+       "t.net:2: unexpected 'x # c' after \"S-0000000000200000\"[3](1000f)"},
+      {Cabled("\"S-0000000000200000\"[3] w=x"), "t.net:2: expected an integer in the link option 'w=x'"},
+      {Cabled("\"S-0000000000200000\"[+3]"),
+       "t.net:2: expected '[PORT]' with a port from 1 to 255 after \"S-0000000000200000\""},
+      {"Switch 8 \"S1\"\n[ 1] \"S2\"[3]\n", "t.net:2: expected '[PORT]' at the start of a port line"},
+      {"Switch 8 \"S1\" 8\n", "t.net:1: unexpected '8' after the node name \"S1\": expected a '#' comment"},
+      {"switchguid=0x2000zz\nSwitch 8 \"S1\"\n", "t.net:1: bad hexadecimal number '0x2000zz'"},
+      {"switchguid=0x200000(200000)x\nSwitch 8 \"S1\"\n", "t.net:1: unexpected 'x' after the port GUID"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 2 \"H1\"\n[1](12zz) \"S1\"[1]\n",
+       "t.net:5: bad hexadecimal number '12zz'"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 2 \"H1\"\n[1](-12) \"S1\"[1]\n",
+       "t.net:5: bad hexadecimal number '-12'"},
   };
   for (const Case& c : cases) {
     std::string msg = ErrorOf([&] { Parse(c.text); });
-    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect);
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
     CU_ASSERT(Contains(msg, c.expect));
   }
 }
@@ -107,6 +295,24 @@ void Guid2LidRoundTripAndErrors() {
   CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(bad, "g2l", g); }), "g2l:1: expected '0xGUID"));
   std::istringstream odd("0x100001 0x0004 0x0006\n");
   CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(odd, "g2l", g); }), "g2l:1: LID range 4-6 is not a power-of-two"));
+
+  // LIDs by the core's integer rule (0100 is 100, not octal 64), GUIDs in
+  // 0x hex only, nothing after the three fields but a comment.
+  Fabric h = MakeFatTree(4, 3);
+  AssignDefaultLids(h, 0);
+  const std::string p0 = Hex16(h.end_ports[0].port_guid);
+  std::istringstream decimal(p0 + " 0100 0100 # moved\n");
+  CU_ASSERT_EQUAL(ApplyGuid2Lid(decimal, "g2l", h), "");
+  CU_ASSERT_EQUAL(h.end_ports[0].base_lid, 100);
+  for (const std::string& line :
+       {p0 + " 0x0100 0x0100 junk", std::to_string(h.end_ports[0].port_guid) + " 0x0100 0x0100",
+        p0 + " 0x0100 0x01zz", p0.substr(2) + " 0x0100 0x0100"}) {
+    std::istringstream in(line + "\n");
+    const std::string msg = ErrorOf([&] { (void)ApplyGuid2Lid(in, "g2l", h); });
+    if (!Contains(msg, "g2l:1: expected '0xGUID 0xMINLID 0xMAXLID'"))
+      fprintf(stderr, "\n  '%s': got '%s'\n", line.c_str(), msg.c_str());
+    CU_ASSERT(Contains(msg, "g2l:1: expected '0xGUID 0xMINLID 0xMAXLID'"));
+  }
 }
 
 // GUIDs the fabric lacks: OpenSM's guid2lid keeps ports it saw before, so
@@ -339,7 +545,11 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file round trip (canonical and shuffled)", NetFileRoundTrip);
   CU_add_test(s, "ibsim GUID numbering", IbsimGuidNumbering);
   CU_add_test(s, "ibnetdiscover LIDs and descriptions", IbnetdiscoverLids);
+  CU_add_test(s, "net file: what ibnetdiscover writes", AcceptsWhatIbnetdiscoverWrites);
+  CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
+  CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
+  CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
   CU_add_test(s, "guid2lid: GUIDs not in the fabric", Guid2LidUnknownGuids);
   CU_add_test(s, "guid2lid: repeats, overlaps, missing ports", Guid2LidDuplicatesOverlapsAndMissingPorts);
