@@ -17,8 +17,8 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ibunion route NETFILE --engine mlid|slid|xymesh [options]\n"
-    "  --lmc L            LIDs in the generator's layout at this LMC (when the file has none;\n"
-    "                     default: the fat-tree's paths per pair as far as LIDs fit, 0 on a mesh;\n"
+    "  --lmc L            LIDs in the generator's layout at this LMC, for a file without LIDs\n"
+    "                     (default: the fat-tree's paths per pair as far as LIDs fit, 0 on a mesh;\n"
     "                     not with --guid2lid)\n"
     "  --guid2lid FILE    LIDs from an OpenSM guid2lid file (by port GUID); GUIDs the fabric\n"
     "                     lacks (ports OpenSM saw before) are skipped with one warning;\n"

@@ -16,9 +16,13 @@ Fabric LoadFabric(const Args& args, const std::string& net) {
     if (!warning.empty()) std::cerr << "ibunion: warning: " << warning << "\n";
     return f;
   }
-  bool has_lids = !f.end_ports.empty();
-  for (const EndPort& ep : f.end_ports) has_lids = has_lids && ep.base_lid != 0;
-  if (has_lids && !args.has("--lmc")) return f;
+  if (CarriesLids(f)) {
+    if (args.has("--lmc"))  // worded as `ibunion sim` refuses it
+      throw UsageError{"--lmc " + args.get("--lmc") + ": not with " + net +
+                       ", which carries LIDs (ibnetdiscover's, the SM's); --lmc lays out LIDs for net "
+                       "files without them"};
+    return f;
+  }
   if (args.has("--lmc")) {
     AssignDefaultLids(f, static_cast<int>(args.integer("--lmc", 0, 0, 7)));
     return f;

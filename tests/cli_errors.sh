@@ -145,6 +145,15 @@ expect "$net: no LIDs; give the subnet as ibnetdiscover prints it on the live fa
 expect "$net: no LIDs" "$IBUNION" mcsetup burst "$net"
 expect "ibunion mcsetup: --lmc 1: a live subnet's LIDs are the SM's (in NET or --guid2lid FILE)" \
   "$IBUNION" mcsetup measure "$net" --lmc 1
+# A net file with the SM's LIDs keeps them: --lmc (the generator's layout)
+# is refused there rather than replacing them without a word.
+live=$top/tests/fuzz/corpus/netfile/ibnetdiscover.net
+for cmd in "route $live --engine slid" "verify $live --lft $tmp/none" "inspect $live" \
+  "trace $live --lft $tmp/none --from Hca1 --dlid 4"; do
+  expect "ibunion ${cmd%% *}: --lmc 1: not with $live, which carries LIDs (ibnetdiscover's, the SM's)" \
+    "$IBUNION" $cmd --lmc 1
+done
+expect "--lmc 1: not with $live, which carries LIDs" "$IBUNION" sim "$live" --routing slid --lmc 1
 # Usage shown for an error goes to stderr with exit 2, stdout stays empty;
 # --help prints it on stdout with exit 0.
 for cmd in "" topo route verify inspect trace mcjoin mcsetup sim bogus; do

@@ -59,9 +59,10 @@ constexpr const char* kUsage =
     "              is an error; so are a GUID on two lines, overlapping LID ranges\n"
     "              and a fabric port with neither a line nor a LID (FILE:LINE named)\n"
     "  --lmc       LIDs in the generator's layout (2^L per end port) at LMC L, 0..7;\n"
-    "              not with --guid2lid or dump:DIR. Default, when NETFILE has no\n"
-    "              LIDs: on a fat-tree the LMC of all mlid's paths per pair, log2\n"
-    "              (m/2)^(n-1), at most 7 and as far as the LIDs fit below 0xBFFF\n"
+    "              not with --guid2lid, dump:DIR or a NETFILE that has LIDs.\n"
+    "              Default, when NETFILE has no LIDs: on a fat-tree the LMC of all\n"
+    "              mlid's paths per pair, log2 (m/2)^(n-1), at most 7 and as far as\n"
+    "              the LIDs fit below 0xBFFF\n"
     "              (slid routes the same at any LMC); else 0. As ibunion route.\n"
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
@@ -570,11 +571,14 @@ int Run(int argc, char** argv) {
   } else {
     if (net.empty()) throw Error("missing NETFILE (see --help)");
     fabric = ReadNetFile(net);
-    bool has_lids = !fabric.end_ports.empty();
-    for (const EndPort& ep : fabric.end_ports) has_lids = has_lids && ep.base_lid != 0;
+    const bool has_lids = CarriesLids(fabric);
+    if (has_lids && opt.count("lmc"))
+      throw Error(Named(opt["lmc"]) + ": not with " + net +
+                  ", which carries LIDs (ibnetdiscover's, the SM's); --lmc lays out LIDs for net files "
+                  "without them");
     if (opt.count("guid2lid")) {
       apply_guid2lid();
-    } else if (!has_lids || opt.count("lmc")) {
+    } else if (!has_lids) {
       const int lmc = opt.count("lmc") ? int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7)) : DefaultLmc(fabric);
       AssignDefaultLids(fabric, lmc);
     }
