@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu {
 
@@ -46,20 +47,40 @@ std::string DestinationInfo(const Fabric& f, Lid lid) {
                 e.name.c_str());
 }
 
+// A line quoted in a message: at most 60 characters, control bytes as '?'.
+std::string Excerpt(const std::string& line) {
+  std::string out = line.substr(0, 60);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return line.size() > 60 ? out + "..." : out;
+}
+
+// A field ibroute prints with %u or %03u: decimal digits only (no sign, no
+// 0x: strtoul read "0x1" as 0 and "-1" as a huge number), at most `max`.
+bool DecimalField(const std::string& word, unsigned long max, unsigned long* v) {
+  long long x = 0;
+  if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || !ParseInteger(word, &x) ||
+      x > static_cast<long long>(max))
+    return false;
+  *v = static_cast<unsigned long>(x);
+  return true;
+}
+
 // The switch LID a table header names ("of switch Lid N guid ...", as
 // ibroute, ibroute -M, OpenSM's dumps and WriteLfts/WriteMfts print it), or
 // -1 when it names none (ibroute -D names the switch by its path instead).
-long HeaderLid(const std::string& line) {
+// A LID that is there but no decimal 0..65535 is refused, not taken for none.
+long HeaderLid(const std::string& line, const std::string& file, int no) {
   const char* kWords = "of switch Lid ";
   const size_t at = line.find(kWords);
   if (at == std::string::npos) return -1;
-  const char* digits = line.c_str() + at + std::strlen(kWords);
-  if (!std::isdigit(static_cast<unsigned char>(*digits))) return -1;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(digits, &end, 10);
-  if (errno == ERANGE || v > 0xFFFF) return -1;
-  return static_cast<long>(v);
+  const size_t from = at + std::strlen(kWords);
+  const std::string word = line.substr(from, line.find(' ', from) - from);
+  unsigned long lid = 0;
+  if (!DecimalField(word, 0xFFFF, &lid))
+    throw InputError(file, no, "'of switch Lid " + Excerpt(word) +
+                                   "': expected the switch's LID in decimal (0..65535), as ibroute prints it");
+  return static_cast<long>(lid);
 }
 
 // "... of switch Lid N guid 0xG ..." -> switch index, or throws.
@@ -78,7 +99,7 @@ int SwitchOfHeader(const std::string& line, const std::string& file, int no,
                      Printf("switch GUID 0x%016" PRIx64 " is not in the fabric", guid));
   // Tables are indexed by LID: read against other LIDs than they were made
   // for, every entry would mean another destination, without a word.
-  const long lid = HeaderLid(line);
+  const long lid = HeaderLid(line, file, no);
   const Switch& s = f.switches[sw];
   if (lid >= 0 && s.lid != 0 && lid != s.lid)
     throw InputError(file, no,
@@ -126,14 +147,6 @@ bool IsMftDecoration(const std::string& line) {
   if (w.empty() || w == std::vector<std::string>{"MLid"}) return true;
   if (line.find_first_not_of("0123456789 \t\r") == std::string::npos) return true;  // tens digits
   return IsCountLine(line, "mlids");
-}
-
-// A line quoted in a message: at most 60 characters, control bytes as '?'.
-std::string Excerpt(const std::string& line) {
-  std::string out = line.substr(0, 60);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return line.size() > 60 ? out + "..." : out;
 }
 
 }  // namespace

@@ -299,6 +299,13 @@ void BadDumpsNameLine() {
   std::istringstream l1("Unicast lids [0x0-0x3] of switch Lid 17 guid 0x0000000000200000 (x):\n");
   CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(l1, "d", f, t); }),
                      "d:1: switch SW<0,0> (0x0000000000200000) has LID 9 in the fabric but LID 17 in this table's header"));
+  // A header LID that is no decimal LID is refused, not taken for none (it
+  // was: the LID check was skipped).
+  for (const char* lid : {"9x", "0x9", "-9", "65545", "99999999999999999999"}) {
+    std::istringstream bad(std::string("Unicast lids [0x0-0x3] of switch Lid ") + lid + " guid 0x0000000000200000 (x):\n");
+    CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(bad, "d", f, t); }),
+                       std::string("d:1: 'of switch Lid ") + lid + "': expected the switch's LID in decimal"));
+  }
   std::istringstream m0("Multicast mlids [0xc000-0xc3ff] of switch Lid 18 guid 0x0000000000200001 (x):\n");
   CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m0, "m", f, t); }), "m:1: switch SW<1,0> (0x0000000000200001) has LID 10 in the fabric but LID 18"));
   // ibroute -a and OpenSM's own dump end a table with "N lids dumped"; blank
