@@ -66,6 +66,12 @@ expect "$net:1: expected ibroute output: a 'Unicast lids [...] of switch Lid N g
 expect "/dev/null: no LFT in it (expected ibroute output" "$IBUNION" verify "$net" --lft /dev/null
 expect "$top/topologies/ft-4-2.guid2lid:1: LFT entry before any 'Unicast lids' header" \
   "$IBUNION" verify "$net" --lft "$top/topologies/ft-4-2.guid2lid"
+# An LFT entry's out port as ibroute prints it (%03u), nothing else: '0x1'
+# was read as port 0.
+"$IBUNION" route "$net" --engine mlid --lft "$tmp/good.lft" 2>/dev/null
+sed '4s/ 001 / 0x1 /' "$tmp/good.lft" >"$tmp/hexport.lft"
+expect "$tmp/hexport.lft:4: port field '0x1': expected the out port as ibroute prints it, 3 decimal digits 000..255" \
+  "$IBUNION" verify "$net" --lft "$tmp/hexport.lft"
 expect "fattree: M must be at least 4, got 3" "$IBUNION" topo fattree 3 2
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent

@@ -130,6 +130,30 @@ bool IsCountLine(const std::string& line, const char* noun) {
 
 bool IsLftCount(const std::string& line) { return IsCountLine(line, "lids"); }
 
+struct LftEntry {
+  Lid lid = 0;
+  int port = 0;
+};
+
+// An LFT entry as ibroute prints it, "0x%04x %03u" and then ": (destination)"
+// (OpenSM's dump: "# ...", ibroute -n: nothing). ibroute -a starts at LID
+// 0x0000. Any other form of the fields is refused, naming the field.
+LftEntry ParseLftEntry(const std::string& line, const std::string& file, int no) {
+  const std::vector<std::string> w = Words(line);
+  long long lid = 0;
+  if (!ParseInteger(w[0], &lid) || lid < 0 || lid > kMaxUnicastLid)
+    throw InputError(file, no, "LID field '" + Excerpt(w[0]) +
+                                   "': expected a unicast LID in hexadecimal, 0x0000..0xbfff (as ibroute prints it)");
+  unsigned long port = 0;
+  if (w.size() < 2 || w[1].size() != 3 || !DecimalField(w[1], 255, &port))
+    throw InputError(file, no, "port field '" + (w.size() < 2 ? std::string() : Excerpt(w[1])) +
+                                   "': expected the out port as ibroute prints it, 3 decimal digits 000..255");
+  if (w.size() > 2 && w[2][0] != ':' && w[2][0] != '#')
+    throw InputError(file, no, "after the port '" + w[1] + "': expected ': (destination)' or the end of the line, got '" +
+                                   Excerpt(w[2]) + "'");
+  return {static_cast<Lid>(lid), static_cast<int>(port)};
+}
+
 // Lines of `ibroute` (and WriteLfts) output that hold no entry: blank
 // lines, the column titles "  Lid  Out   Destination" / "       Port     Info ",
 // and the count line.
@@ -237,17 +261,12 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     if (counted)
       throw InputError(file, no, "LFT entry after its table's 'N valid lids dumped' line (expected the "
                                  "next 'Unicast lids' header first)");
-    char* end = nullptr;
-    unsigned long lid = std::strtoul(line.c_str(), &end, 16);
-    char* end2 = nullptr;
-    unsigned long port = std::strtoul(end, &end2, 10);
-    if (end2 == end || lid == 0 || lid > kMaxUnicastLid || port > 255)
-      throw InputError(file, no, "expected '0xLID PORT : ...' with a unicast LID");
-    if (static_cast<int>(port) > f.switches[sw].num_ports && port != kNoPort)
-      throw InputError(file, no, Printf("port %lu is beyond the %d ports of %s", port,
+    const LftEntry e = ParseLftEntry(line, file, no);
+    if (e.port > f.switches[sw].num_ports && e.port != kNoPort)
+      throw InputError(file, no, Printf("port %d is beyond the %d ports of %s", e.port,
                                         f.switches[sw].num_ports,
                                         f.SwitchLabel(sw).c_str()));
-    t.lft[sw].set(static_cast<Lid>(lid), static_cast<uint8_t>(port));
+    if (e.lid != 0) t.lft[sw].set(e.lid, static_cast<uint8_t>(e.port));  // LID 0 is reserved
   }
   if (tables == 0)  // an empty file, or a wrong one of blank lines
     throw Error(file + ": no LFT in it (expected ibroute output, 'Unicast lids [...] of switch Lid N guid 0x...')");

@@ -79,6 +79,8 @@ void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t);
 // OpenSM's opensm-lfts.dmp). Switches are matched to the fabric by GUID;
 // a header naming a switch LID ("of switch Lid N") must name the fabric's
 // (tables made for other LIDs would be read as other destinations).
+// Fields must look as ibroute prints them: LFT entries "0xLLLL PPP" (LID in
+// hex, out port in three decimal digits) then ": ...", "# ..." or nothing.
 // Throws ibu::Error "FILE:LINE: ..." on anything unexpected.
 void ReadLfts(std::istream& is, const std::string& file, const Fabric& f,
               Tables& t);

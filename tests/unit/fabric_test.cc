@@ -329,6 +329,36 @@ void BadDumpsNameLine() {
   CU_ASSERT(t.mft[0].groups.at(0xC000).test(1));
 }
 
+// The fields of an LFT entry as ibroute prints them ("0x%04x %03u"); any
+// other form is refused naming the field (strtoul read port "0x1" as 0).
+void LftFieldsAsIbroutePrintsThem() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  const std::string head = "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n";
+  auto error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
+  };
+  const char* port_forms[] = {"0x1", "1", "01", "0001", "+01", "-01", "01a", "2x5", "256", "999"};
+  for (const char* port : port_forms)
+    CU_ASSERT(Contains(error(head + "0x0001 " + port + " : x\n"),
+                       std::string("d:2: port field '") + port + "': expected the out port as ibroute prints it, 3 decimal digits"));
+  CU_ASSERT(Contains(error(head + "0x0001\n"), "d:2: port field '': expected"));
+  CU_ASSERT(Contains(error(head + "0x-001 001 : x\n"), "d:2: LID field '0x-001': expected a unicast LID in hexadecimal"));
+  CU_ASSERT(Contains(error(head + "0x0001x 001 : x\n"), "d:2: LID field '0x0001x'"));
+  CU_ASSERT(Contains(error(head + "0xc000 001 : x\n"), "d:2: LID field '0xc000'"));
+  CU_ASSERT(Contains(error(head + "0x0001 001 002\n"), "d:2: after the port '001': expected ': (destination)'"));
+  // What ibroute (plain, -n, -a from LID 0) and OpenSM's dump print is read.
+  Tables t;
+  std::istringstream ok(head + "0x0000 255 : (illegal port)\n0x0001 001 : (Channel Adapter portguid 0x1: 'a')\n"
+                               "0x0002 003 \n0x0003 004 # Switch portguid 0x0000000000200000: 'x'\n4 lids dumped \n");
+  CU_ASSERT(ErrorOf([&] { ReadLfts(ok, "d", f, t); }).empty());
+  CU_ASSERT_EQUAL(t.lft[0].port(1), 1);
+  CU_ASSERT_EQUAL(t.lft[0].port(2), 3);
+  CU_ASSERT_EQUAL(t.lft[0].port(3), 4);
+}
+
 void GeneratorRefusesBadSizes() {
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(6, 2); }), "M must be a power of two, got 6"));
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(2, 2); }), "M must be at least 4"));
@@ -353,6 +383,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "LFT/MFT dump round trip", TablesRoundTrip);
   CU_add_test(s, "real ibroute -M rows", ReadsRealIbrouteMftRows);
   CU_add_test(s, "bad dumps name line", BadDumpsNameLine);
+  CU_add_test(s, "LFT fields as ibroute prints them", LftFieldsAsIbroutePrintsThem);
   CU_add_test(s, "generator refuses bad sizes", GeneratorRefusesBadSizes);
 }
 
