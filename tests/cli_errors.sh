@@ -72,6 +72,11 @@ expect "$top/topologies/ft-4-2.guid2lid:1: LFT entry before any 'Unicast lids' h
 sed '4s/ 001 / 0x1 /' "$tmp/good.lft" >"$tmp/hexport.lft"
 expect "$tmp/hexport.lft:4: port field '0x1': expected the out port as ibroute prints it, 3 decimal digits 000..255" \
   "$IBUNION" verify "$net" --lft "$tmp/hexport.lft"
+# Two dumps concatenated: a switch's second table used to replace its first.
+cat "$tmp/good.lft" "$tmp/good.lft" >"$tmp/twice.lft"
+first=$(($(wc -l <"$tmp/good.lft") + 1))
+expect "$tmp/twice.lft:$first: the LFT of switch SW<0,0> (0x0000000000200000, LID 18) appears again (first at line 1)" \
+  "$IBUNION" verify "$net" --lft "$tmp/twice.lft"
 expect "fattree: M must be at least 4, got 3" "$IBUNION" topo fattree 3 2
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent

@@ -110,6 +110,17 @@ int SwitchOfHeader(const std::string& line, const std::string& file, int no,
   return sw;
 }
 
+// One table per switch in a dump and one row per LID, MLID or SL2VL port
+// pair in a table: a repeat (two dumps concatenated, a damaged one) would
+// silently replace what came first. `seen` is the line of the first, 0 if
+// none; `what` describes the repeat, built only when there is one.
+template <typename Describe>
+void RefuseRepeat(int& seen, Describe what, const std::string& file, int no) {
+  if (seen != 0)
+    throw InputError(file, no, what() + " appears again (first at line " + std::to_string(seen) + ")");
+  seen = no;
+}
+
 bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
 std::vector<std::string> Words(const std::string& line) {
@@ -237,11 +248,15 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   std::string line;
   int no = 0, sw = -1, tables = 0;
   bool counted = false;  // the table's "N valid lids dumped" line was seen
+  std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
+  std::vector<int> entry_line;                          // by LID, in the current table
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Unicast lids") != std::string::npos) {
       sw = SwitchOfHeader(line, file, no, f);
+      RefuseRepeat(header_line[sw], [&] { return "the LFT of " + f.SwitchLabel(sw); }, file, no);
       t.lft[sw].out.assign(f.max_lid() + 1, kNoPort);
+      entry_line.assign(f.max_lid() + 1, 0);
       ++tables;
       counted = false;
       continue;
@@ -266,6 +281,9 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       throw InputError(file, no, Printf("port %d is beyond the %d ports of %s", e.port,
                                         f.switches[sw].num_ports,
                                         f.SwitchLabel(sw).c_str()));
+    if (e.lid >= entry_line.size()) entry_line.resize(e.lid + 1, 0);
+    RefuseRepeat(entry_line[e.lid], [&] { return Printf("LID 0x%04x in the LFT of ", e.lid) + f.SwitchLabel(sw); },
+                 file, no);
     if (e.lid != 0) t.lft[sw].set(e.lid, static_cast<uint8_t>(e.port));  // LID 0 is reserved
   }
   if (tables == 0)  // an empty file, or a wrong one of blank lines
@@ -277,11 +295,15 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   std::string line;
   int no = 0, sw = -1;
   std::vector<size_t> columns;  // column of port i's digit in the Ports line
+  std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
+  std::map<Lid, int> row_line;                          // by MLID, in the current table
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Multicast mlids") != std::string::npos) {
       sw = SwitchOfHeader(line, file, no, f);
+      RefuseRepeat(header_line[sw], [&] { return "the MFT of " + f.SwitchLabel(sw); }, file, no);
       t.mft[sw].groups.clear();
+      row_line.clear();
       columns.clear();
       continue;
     }
@@ -317,6 +339,8 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
                                        " is not under a port number");
       mask.set(port);
     }
+    RefuseRepeat(row_line[static_cast<Lid>(mlid)],
+                 [&] { return Printf("MLID 0x%04lx in the MFT of ", mlid) + f.SwitchLabel(sw); }, file, no);
     t.mft[sw].groups[static_cast<Lid>(mlid)] = mask;
   }
 }
@@ -423,6 +447,10 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
   std::string line;
   int no = 0, rows = 0;
   LidOwner owner;
+  // Line of each row read, to refuse a repeat naming both lines: per switch
+  // by (in, out), per host port.
+  std::vector<std::vector<int>> switch_row_line(f.switches.size());
+  std::map<int, int> host_row_line;
   while (std::getline(is, line)) {
     ++no;
     Sl2VlLine c{line.c_str()};
@@ -454,6 +482,8 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
     if (owner.kind == Peer::Kind::kEndPort) {
       if (in != 0 || out != 0)
         throw InputError(file, no, "a host port's table is 'in 0, out 0'");
+      RefuseRepeat(host_row_line[owner.index],
+                   [&] { return "the SL2VL row of end port " + f.end_ports[owner.index].name; }, file, no);
       t.end_port_sl2vl[owner.index] = vls;
       continue;
     }
@@ -463,6 +493,11 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
       throw InputError(file, no, Printf("in %lu, out %lu: %s has ports 0..%d", in, out,
                                         f.SwitchLabel(owner.index).c_str(), ports));
     if (table.empty()) table.Init(ports);
+    std::vector<int>& lines = switch_row_line[owner.index];
+    if (lines.empty()) lines.assign(table.vl.size(), 0);
+    RefuseRepeat(lines[in * (ports + 1) + out],
+                 [&] { return Printf("the SL2VL row in %lu, out %lu of ", in, out) + f.SwitchLabel(owner.index); },
+                 file, no);
     for (int sl = 0; sl < 16; ++sl) table.set(static_cast<int>(in), static_cast<int>(out), sl, vls[sl]);
   }
   if (rows == 0)

@@ -359,6 +359,38 @@ void LftFieldsAsIbroutePrintsThem() {
   CU_ASSERT_EQUAL(t.lft[0].port(3), 4);
 }
 
+// One table per switch and one row per LID / MLID in a table: a repeat
+// used to replace what came first without a word; both lines are named.
+void DumpRepeatsNameBothLines() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  auto lft_error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
+  };
+  auto mft_error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
+  };
+  const std::string lft = "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n0x0001 001 : x\n"
+                          "1 valid lids dumped \n";
+  CU_ASSERT(Contains(lft_error(lft + lft),
+                     "d:4: the LFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again (first at line 1)"));
+  CU_ASSERT(Contains(lft_error(lft.substr(0, lft.find("1 valid")) + "0x0002 002 : y\n0x0001 003 : x\n"),
+                     "d:4: LID 0x0001 in the LFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again (first at line 2)"));
+  const std::string mft = "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n"
+                          "     Ports: 0 1 2 3 4 \n MLid\n0xc001        x   \n1 valid mlids dumped \n";
+  CU_ASSERT(Contains(mft_error(mft + mft),
+                     "m:6: the MFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again (first at line 1)"));
+  CU_ASSERT(Contains(mft_error(mft.substr(0, mft.find("1 valid")) + "0xc002      x     \n0xc001            x\n"),
+                     "m:6: MLID 0xc001 in the MFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again (first at line 4)"));
+  // Different switches, and the same LID in two switches' tables, are fine.
+  const std::string other = "Unicast lids [0x0-0x3] of switch Lid 10 guid 0x0000000000200001 (y):\n0x0001 001 : x\n";
+  CU_ASSERT(lft_error(lft + other).empty());
+}
+
 void GeneratorRefusesBadSizes() {
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(6, 2); }), "M must be a power of two, got 6"));
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(2, 2); }), "M must be at least 4"));
@@ -384,6 +416,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "real ibroute -M rows", ReadsRealIbrouteMftRows);
   CU_add_test(s, "bad dumps name line", BadDumpsNameLine);
   CU_add_test(s, "LFT fields as ibroute prints them", LftFieldsAsIbroutePrintsThem);
+  CU_add_test(s, "a repeated table or row names both lines", DumpRepeatsNameBothLines);
   CU_add_test(s, "generator refuses bad sizes", GeneratorRefusesBadSizes);
 }
 
