@@ -77,6 +77,11 @@ cat "$tmp/good.lft" "$tmp/good.lft" >"$tmp/twice.lft"
 first=$(($(wc -l <"$tmp/good.lft") + 1))
 expect "$tmp/twice.lft:$first: the LFT of switch SW<0,0> (0x0000000000200000, LID 18) appears again (first at line 1)" \
   "$IBUNION" verify "$net" --lft "$tmp/twice.lft"
+# An MFT dump without any table is refused, as an LFT dump is (it was read
+# as "no switch forwards any group").
+printf '0xC001 P(00) P(01)\n' >"$tmp/one.groups"
+expect "/dev/null: no MFT in it (expected \`ibroute -M\` output" \
+  "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft /dev/null --groups "$tmp/one.groups"
 expect "fattree: M must be at least 4, got 3" "$IBUNION" topo fattree 3 2
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent

@@ -293,7 +293,8 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
 void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
   t.Resize(f);
   std::string line;
-  int no = 0, sw = -1;
+  int no = 0, sw = -1, tables = 0;
+  bool counted = false;         // the table's "N valid mlids dumped" line was seen
   std::vector<size_t> columns;  // column of port i's digit in the Ports line
   std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
   std::map<Lid, int> row_line;                          // by MLID, in the current table
@@ -305,6 +306,8 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       t.mft[sw].groups.clear();
       row_line.clear();
       columns.clear();
+      ++tables;
+      counted = false;
       continue;
     }
     size_t ports_at = line.find("Ports:");
@@ -315,6 +318,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       continue;
     }
     if (!StartsWith(line, "0x")) {
+      if (sw >= 0 && IsCountLine(line, "mlids")) counted = true;
       if (IsMftDecoration(line)) continue;
       throw InputError(file, no, "unexpected line '" + Excerpt(line) +
                                      "' (expected `ibroute -M` output: a 'Multicast mlids' header, the "
@@ -322,6 +326,9 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     }
     if (sw < 0 || columns.empty())
       throw InputError(file, no, "MFT row before a 'Multicast mlids' header and 'Ports:' line");
+    if (counted)
+      throw InputError(file, no, "MFT row after its table's 'N valid mlids dumped' line (expected the "
+                                 "next 'Multicast mlids' header first)");
     char* end = nullptr;
     unsigned long mlid = std::strtoul(line.c_str(), &end, 16);
     if (end == line.c_str() || mlid < kMulticastLidBase || mlid > 0xFFFE)
@@ -337,12 +344,18 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       if (port >= columns.size() || columns[port] != c)
         throw InputError(file, no, "'x' at column " + std::to_string(c) +
                                        " is not under a port number");
+      if (static_cast<int>(port) > f.switches[sw].num_ports)  // a 'Ports:' line of another switch
+        throw InputError(file, no, Printf("'x' under port %zu, beyond the %d ports of %s", port,
+                                          f.switches[sw].num_ports, f.SwitchLabel(sw).c_str()));
       mask.set(port);
     }
     RefuseRepeat(row_line[static_cast<Lid>(mlid)],
                  [&] { return Printf("MLID 0x%04lx in the MFT of ", mlid) + f.SwitchLabel(sw); }, file, no);
     t.mft[sw].groups[static_cast<Lid>(mlid)] = mask;
   }
+  if (tables == 0)  // an empty file, or a wrong one of blank lines, as for LFTs
+    throw Error(file + ": no MFT in it (expected `ibroute -M` output, 'Multicast mlids [...] of switch Lid N guid "
+                       "0x...')");
 }
 
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {

@@ -391,6 +391,30 @@ void DumpRepeatsNameBothLines() {
   CU_ASSERT(lft_error(lft + other).empty());
 }
 
+// MFT dumps are held to what the LFT reader already refuses: an empty
+// file, a row after the table's count line; and an 'x' under a port the
+// switch does not have (under port 256 or more it threw std::out_of_range).
+void MftDumpsAsStrictAsLfts() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  auto error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
+  };
+  CU_ASSERT(Contains(error(""), "m: no MFT in it (expected `ibroute -M` output"));
+  CU_ASSERT(Contains(error("\n\n"), "m: no MFT in it"));
+  const std::string head = "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n";
+  CU_ASSERT(error(head + "     Ports: 0 1 2 3 4 \n MLid\n0 valid mlids dumped \n").empty());
+  CU_ASSERT(Contains(error(head + "     Ports: 0 1 2 3 4 \n MLid\n0xc001        x\n1 valid mlids dumped \n0xc002        x\n"),
+                     "m:6: MFT row after its table's 'N valid mlids dumped' line"));
+  CU_ASSERT(Contains(error(head + "     Ports: 0 1 2 3 4 5 \n MLid\n0xc001                x\n"),
+                     "m:4: 'x' under port 5, beyond the 4 ports of switch SW<0,0>"));
+  std::string wide = "           ", row = "0xc001     ";
+  for (int p = 0; p <= 300; ++p) wide += " " + std::to_string(p % 10), row += p == 300 ? " x" : "  ";
+  CU_ASSERT(Contains(error(head + wide.replace(5, 6, "Ports:") + "\n" + row + "\n"), "m:3: 'x' under port 300, beyond"));
+}
+
 void GeneratorRefusesBadSizes() {
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(6, 2); }), "M must be a power of two, got 6"));
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(2, 2); }), "M must be at least 4"));
@@ -417,6 +441,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "bad dumps name line", BadDumpsNameLine);
   CU_add_test(s, "LFT fields as ibroute prints them", LftFieldsAsIbroutePrintsThem);
   CU_add_test(s, "a repeated table or row names both lines", DumpRepeatsNameBothLines);
+  CU_add_test(s, "MFT dumps as strict as LFT dumps", MftDumpsAsStrictAsLfts);
   CU_add_test(s, "generator refuses bad sizes", GeneratorRefusesBadSizes);
 }
 
