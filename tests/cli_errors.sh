@@ -66,6 +66,22 @@ expect "$net:1: expected ibroute output: a 'Unicast lids [...] of switch Lid N g
 expect "/dev/null: no LFT in it (expected ibroute output" "$IBUNION" verify "$net" --lft /dev/null
 expect "$top/topologies/ft-4-2.guid2lid:1: LFT entry before any 'Unicast lids' header" \
   "$IBUNION" verify "$net" --lft "$top/topologies/ft-4-2.guid2lid"
+# An LFT entry's out port as ibroute prints it (%03u), nothing else: '0x1'
+# was read as port 0.
+"$IBUNION" route "$net" --engine mlid --lft "$tmp/good.lft" 2>/dev/null
+sed '4s/ 001 / 0x1 /' "$tmp/good.lft" >"$tmp/hexport.lft"
+expect "$tmp/hexport.lft:4: port field '0x1': expected the out port as ibroute prints it, 3 decimal digits 000..255" \
+  "$IBUNION" verify "$net" --lft "$tmp/hexport.lft"
+# Two dumps concatenated: a switch's second table used to replace its first.
+cat "$tmp/good.lft" "$tmp/good.lft" >"$tmp/twice.lft"
+first=$(($(wc -l <"$tmp/good.lft") + 1))
+expect "$tmp/twice.lft:$first: the LFT of switch SW<0,0> (0x0000000000200000, LID 18) appears again (first at line 1)" \
+  "$IBUNION" verify "$net" --lft "$tmp/twice.lft"
+# An MFT dump without any table is refused, as an LFT dump is (it was read
+# as "no switch forwards any group").
+printf '0xC001 P(00) P(01)\n' >"$tmp/one.groups"
+expect "/dev/null: no MFT in it (expected \`ibroute -M\` output" \
+  "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft /dev/null --groups "$tmp/one.groups"
 expect "fattree: M must be at least 4, got 3" "$IBUNION" topo fattree 3 2
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent

@@ -1,5 +1,6 @@
 #include "plugin/core/path_map.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu {
 
@@ -60,12 +62,12 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
     const int s = EndPortOf(a, f, file, no);
     const int d = EndPortOf(b, f, file, no);
     if (s == d) throw InputError(file, no, "source and destination are the same port (" + a + ")");
-    errno = 0;
-    char* end = nullptr;
-    const unsigned long dlid = std::strtoul(lid_word.c_str(), &end, 0);
+    // Decimal as WritePathMap prints it, or 0x hex; never octal ("010" is
+    // ten, as everywhere in ibunion: strtoul's base 0 read it as 8).
+    long long dlid = 0;
     const EndPort& dst = f.end_ports[static_cast<size_t>(d)];
-    if (lid_word.empty() || *end != '\0' || errno == ERANGE || lid_word[0] == '-' || dlid == 0 || dlid < dst.base_lid ||
-        dlid >= unsigned(dst.base_lid) + unsigned(dst.lid_count()))
+    if (!std::isdigit(static_cast<unsigned char>(lid_word[0])) || !ParseInteger(lid_word, &dlid) || dlid <= 0 ||
+        dlid < dst.base_lid || dlid >= static_cast<long long>(dst.base_lid) + dst.lid_count())
       throw InputError(file, no,
                        "DLID " + lid_word + ": expected one of " + dst.name + "'s LIDs " +
                            std::to_string(dst.base_lid) + ".." +

@@ -40,8 +40,8 @@ class PathMap {
   std::vector<Lid> base_;
 };
 
-// Parses the text form. Throws ibu::Error "FILE:LINE: ..." on a malformed
-// line, a GUID that is no end port of `f`, a pair of one port, a pair given
+// Parses the text form (DLIDs decimal or 0x hex, never octal). Throws
+// ibu::Error "FILE:LINE: ..." on a malformed line, a GUID that is no end port of `f`, a pair of one port, a pair given
 // twice, and a DLID outside the destination's LID range; "FILE: ..." on a
 // file without any pair.
 PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f);

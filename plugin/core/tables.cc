@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu {
 
@@ -46,20 +47,40 @@ std::string DestinationInfo(const Fabric& f, Lid lid) {
                 e.name.c_str());
 }
 
+// A line quoted in a message: at most 60 characters, control bytes as '?'.
+std::string Excerpt(const std::string& line) {
+  std::string out = line.substr(0, 60);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return line.size() > 60 ? out + "..." : out;
+}
+
+// A field ibroute prints with %u or %03u: decimal digits only (no sign, no
+// 0x: strtoul read "0x1" as 0 and "-1" as a huge number), at most `max`.
+bool DecimalField(const std::string& word, unsigned long max, unsigned long* v) {
+  long long x = 0;
+  if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || !ParseInteger(word, &x) ||
+      x > static_cast<long long>(max))
+    return false;
+  *v = static_cast<unsigned long>(x);
+  return true;
+}
+
 // The switch LID a table header names ("of switch Lid N guid ...", as
 // ibroute, ibroute -M, OpenSM's dumps and WriteLfts/WriteMfts print it), or
 // -1 when it names none (ibroute -D names the switch by its path instead).
-long HeaderLid(const std::string& line) {
+// A LID that is there but no decimal 0..65535 is refused, not taken for none.
+long HeaderLid(const std::string& line, const std::string& file, int no) {
   const char* kWords = "of switch Lid ";
   const size_t at = line.find(kWords);
   if (at == std::string::npos) return -1;
-  const char* digits = line.c_str() + at + std::strlen(kWords);
-  if (!std::isdigit(static_cast<unsigned char>(*digits))) return -1;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(digits, &end, 10);
-  if (errno == ERANGE || v > 0xFFFF) return -1;
-  return static_cast<long>(v);
+  const size_t from = at + std::strlen(kWords);
+  const std::string word = line.substr(from, line.find(' ', from) - from);
+  unsigned long lid = 0;
+  if (!DecimalField(word, 0xFFFF, &lid))
+    throw InputError(file, no, "'of switch Lid " + Excerpt(word) +
+                                   "': expected the switch's LID in decimal (0..65535), as ibroute prints it");
+  return static_cast<long>(lid);
 }
 
 // "... of switch Lid N guid 0xG ..." -> switch index, or throws.
@@ -78,7 +99,7 @@ int SwitchOfHeader(const std::string& line, const std::string& file, int no,
                      Printf("switch GUID 0x%016" PRIx64 " is not in the fabric", guid));
   // Tables are indexed by LID: read against other LIDs than they were made
   // for, every entry would mean another destination, without a word.
-  const long lid = HeaderLid(line);
+  const long lid = HeaderLid(line, file, no);
   const Switch& s = f.switches[sw];
   if (lid >= 0 && s.lid != 0 && lid != s.lid)
     throw InputError(file, no,
@@ -87,6 +108,17 @@ int SwitchOfHeader(const std::string& line, const std::string& file, int no,
                             "guid2lid file they were made with)",
                             s.name.c_str(), s.guid, s.lid, lid));
   return sw;
+}
+
+// One table per switch in a dump and one row per LID, MLID or SL2VL port
+// pair in a table: a repeat (two dumps concatenated, a damaged one) would
+// silently replace what came first. `seen` is the line of the first, 0 if
+// none; `what` describes the repeat, built only when there is one.
+template <typename Describe>
+void RefuseRepeat(int& seen, Describe what, const std::string& file, int no) {
+  if (seen != 0)
+    throw InputError(file, no, what() + " appears again (first at line " + std::to_string(seen) + ")");
+  seen = no;
 }
 
 bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
@@ -109,6 +141,30 @@ bool IsCountLine(const std::string& line, const char* noun) {
 
 bool IsLftCount(const std::string& line) { return IsCountLine(line, "lids"); }
 
+struct LftEntry {
+  Lid lid = 0;
+  int port = 0;
+};
+
+// An LFT entry as ibroute prints it, "0x%04x %03u" and then ": (destination)"
+// (OpenSM's dump: "# ...", ibroute -n: nothing). ibroute -a starts at LID
+// 0x0000. Any other form of the fields is refused, naming the field.
+LftEntry ParseLftEntry(const std::string& line, const std::string& file, int no) {
+  const std::vector<std::string> w = Words(line);
+  long long lid = 0;
+  if (!ParseInteger(w[0], &lid) || lid < 0 || lid > kMaxUnicastLid)
+    throw InputError(file, no, "LID field '" + Excerpt(w[0]) +
+                                   "': expected a unicast LID in hexadecimal, 0x0000..0xbfff (as ibroute prints it)");
+  unsigned long port = 0;
+  if (w.size() < 2 || w[1].size() != 3 || !DecimalField(w[1], 255, &port))
+    throw InputError(file, no, "port field '" + (w.size() < 2 ? std::string() : Excerpt(w[1])) +
+                                   "': expected the out port as ibroute prints it, 3 decimal digits 000..255");
+  if (w.size() > 2 && w[2][0] != ':' && w[2][0] != '#')
+    throw InputError(file, no, "after the port '" + w[1] + "': expected ': (destination)' or the end of the line, got '" +
+                                   Excerpt(w[2]) + "'");
+  return {static_cast<Lid>(lid), static_cast<int>(port)};
+}
+
 // Lines of `ibroute` (and WriteLfts) output that hold no entry: blank
 // lines, the column titles "  Lid  Out   Destination" / "       Port     Info ",
 // and the count line.
@@ -126,14 +182,6 @@ bool IsMftDecoration(const std::string& line) {
   if (w.empty() || w == std::vector<std::string>{"MLid"}) return true;
   if (line.find_first_not_of("0123456789 \t\r") == std::string::npos) return true;  // tens digits
   return IsCountLine(line, "mlids");
-}
-
-// A line quoted in a message: at most 60 characters, control bytes as '?'.
-std::string Excerpt(const std::string& line) {
-  std::string out = line.substr(0, 60);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return line.size() > 60 ? out + "..." : out;
 }
 
 }  // namespace
@@ -200,11 +248,15 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   std::string line;
   int no = 0, sw = -1, tables = 0;
   bool counted = false;  // the table's "N valid lids dumped" line was seen
+  std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
+  std::vector<int> entry_line;                          // by LID, in the current table
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Unicast lids") != std::string::npos) {
       sw = SwitchOfHeader(line, file, no, f);
+      RefuseRepeat(header_line[sw], [&] { return "the LFT of " + f.SwitchLabel(sw); }, file, no);
       t.lft[sw].out.assign(f.max_lid() + 1, kNoPort);
+      entry_line.assign(f.max_lid() + 1, 0);
       ++tables;
       counted = false;
       continue;
@@ -224,17 +276,15 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     if (counted)
       throw InputError(file, no, "LFT entry after its table's 'N valid lids dumped' line (expected the "
                                  "next 'Unicast lids' header first)");
-    char* end = nullptr;
-    unsigned long lid = std::strtoul(line.c_str(), &end, 16);
-    char* end2 = nullptr;
-    unsigned long port = std::strtoul(end, &end2, 10);
-    if (end2 == end || lid == 0 || lid > kMaxUnicastLid || port > 255)
-      throw InputError(file, no, "expected '0xLID PORT : ...' with a unicast LID");
-    if (static_cast<int>(port) > f.switches[sw].num_ports && port != kNoPort)
-      throw InputError(file, no, Printf("port %lu is beyond the %d ports of %s", port,
+    const LftEntry e = ParseLftEntry(line, file, no);
+    if (e.port > f.switches[sw].num_ports && e.port != kNoPort)
+      throw InputError(file, no, Printf("port %d is beyond the %d ports of %s", e.port,
                                         f.switches[sw].num_ports,
                                         f.SwitchLabel(sw).c_str()));
-    t.lft[sw].set(static_cast<Lid>(lid), static_cast<uint8_t>(port));
+    if (e.lid >= entry_line.size()) entry_line.resize(e.lid + 1, 0);
+    RefuseRepeat(entry_line[e.lid], [&] { return Printf("LID 0x%04x in the LFT of ", e.lid) + f.SwitchLabel(sw); },
+                 file, no);
+    if (e.lid != 0) t.lft[sw].set(e.lid, static_cast<uint8_t>(e.port));  // LID 0 is reserved
   }
   if (tables == 0)  // an empty file, or a wrong one of blank lines
     throw Error(file + ": no LFT in it (expected ibroute output, 'Unicast lids [...] of switch Lid N guid 0x...')");
@@ -243,14 +293,21 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
 void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
   t.Resize(f);
   std::string line;
-  int no = 0, sw = -1;
+  int no = 0, sw = -1, tables = 0;
+  bool counted = false;         // the table's "N valid mlids dumped" line was seen
   std::vector<size_t> columns;  // column of port i's digit in the Ports line
+  std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
+  std::map<Lid, int> row_line;                          // by MLID, in the current table
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Multicast mlids") != std::string::npos) {
       sw = SwitchOfHeader(line, file, no, f);
+      RefuseRepeat(header_line[sw], [&] { return "the MFT of " + f.SwitchLabel(sw); }, file, no);
       t.mft[sw].groups.clear();
+      row_line.clear();
       columns.clear();
+      ++tables;
+      counted = false;
       continue;
     }
     size_t ports_at = line.find("Ports:");
@@ -261,6 +318,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       continue;
     }
     if (!StartsWith(line, "0x")) {
+      if (sw >= 0 && IsCountLine(line, "mlids")) counted = true;
       if (IsMftDecoration(line)) continue;
       throw InputError(file, no, "unexpected line '" + Excerpt(line) +
                                      "' (expected `ibroute -M` output: a 'Multicast mlids' header, the "
@@ -268,6 +326,9 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     }
     if (sw < 0 || columns.empty())
       throw InputError(file, no, "MFT row before a 'Multicast mlids' header and 'Ports:' line");
+    if (counted)
+      throw InputError(file, no, "MFT row after its table's 'N valid mlids dumped' line (expected the "
+                                 "next 'Multicast mlids' header first)");
     char* end = nullptr;
     unsigned long mlid = std::strtoul(line.c_str(), &end, 16);
     if (end == line.c_str() || mlid < kMulticastLidBase || mlid > 0xFFFE)
@@ -283,10 +344,18 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       if (port >= columns.size() || columns[port] != c)
         throw InputError(file, no, "'x' at column " + std::to_string(c) +
                                        " is not under a port number");
+      if (static_cast<int>(port) > f.switches[sw].num_ports)  // a 'Ports:' line of another switch
+        throw InputError(file, no, Printf("'x' under port %zu, beyond the %d ports of %s", port,
+                                          f.switches[sw].num_ports, f.SwitchLabel(sw).c_str()));
       mask.set(port);
     }
+    RefuseRepeat(row_line[static_cast<Lid>(mlid)],
+                 [&] { return Printf("MLID 0x%04lx in the MFT of ", mlid) + f.SwitchLabel(sw); }, file, no);
     t.mft[sw].groups[static_cast<Lid>(mlid)] = mask;
   }
+  if (tables == 0)  // an empty file, or a wrong one of blank lines, as for LFTs
+    throw Error(file + ": no MFT in it (expected `ibroute -M` output, 'Multicast mlids [...] of switch Lid N guid "
+                       "0x...')");
 }
 
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {
@@ -391,6 +460,10 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
   std::string line;
   int no = 0, rows = 0;
   LidOwner owner;
+  // Line of each row read, to refuse a repeat naming both lines: per switch
+  // by (in, out), per host port.
+  std::vector<std::vector<int>> switch_row_line(f.switches.size());
+  std::map<int, int> host_row_line;
   while (std::getline(is, line)) {
     ++no;
     Sl2VlLine c{line.c_str()};
@@ -422,6 +495,8 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
     if (owner.kind == Peer::Kind::kEndPort) {
       if (in != 0 || out != 0)
         throw InputError(file, no, "a host port's table is 'in 0, out 0'");
+      RefuseRepeat(host_row_line[owner.index],
+                   [&] { return "the SL2VL row of end port " + f.end_ports[owner.index].name; }, file, no);
       t.end_port_sl2vl[owner.index] = vls;
       continue;
     }
@@ -431,6 +506,11 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
       throw InputError(file, no, Printf("in %lu, out %lu: %s has ports 0..%d", in, out,
                                         f.SwitchLabel(owner.index).c_str(), ports));
     if (table.empty()) table.Init(ports);
+    std::vector<int>& lines = switch_row_line[owner.index];
+    if (lines.empty()) lines.assign(table.vl.size(), 0);
+    RefuseRepeat(lines[in * (ports + 1) + out],
+                 [&] { return Printf("the SL2VL row in %lu, out %lu of ", in, out) + f.SwitchLabel(owner.index); },
+                 file, no);
     for (int sl = 0; sl < 16; ++sl) table.set(static_cast<int>(in), static_cast<int>(out), sl, vls[sl]);
   }
   if (rows == 0)

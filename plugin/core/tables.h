@@ -79,6 +79,12 @@ void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t);
 // OpenSM's opensm-lfts.dmp). Switches are matched to the fabric by GUID;
 // a header naming a switch LID ("of switch Lid N") must name the fabric's
 // (tables made for other LIDs would be read as other destinations).
+// Fields must look as ibroute prints them: LFT entries "0xLLLL PPP" (LID in
+// hex, out port in three decimal digits) then ": ...", "# ..." or nothing.
+// One table per switch and one row per LID (MLID) in a table: a repeat is
+// refused naming both lines.
+// A file without any table, a row after its table's count line and (MFT)
+// an 'x' under a port the switch lacks are refused too.
 // Throws ibu::Error "FILE:LINE: ..." on anything unexpected.
 void ReadLfts(std::istream& is, const std::string& file, const Fabric& f,
               Tables& t);
@@ -100,8 +106,9 @@ void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t);
 // Blank lines and '#' lines other than "# SL2VL table: Lid N" are skipped;
 // anything else must be a row. Throws ibu::Error "FILE:LINE: ..." on an
 // unknown LID, a port beyond the switch's, a VL outside 0..15, a malformed
-// line (numbers are range-checked, never wrapped), and on a file without
-// any row.
+// line (numbers are range-checked, never wrapped), a row given twice (the
+// same port's, in and out; both lines named), and on a file without any
+// row.
 void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Tables& t);
 void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t);
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t);

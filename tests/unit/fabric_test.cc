@@ -505,6 +505,13 @@ void BadDumpsNameLine() {
   std::istringstream l1("Unicast lids [0x0-0x3] of switch Lid 17 guid 0x0000000000200000 (x):\n");
   CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(l1, "d", f, t); }),
                      "d:1: switch SW<0,0> (0x0000000000200000) has LID 9 in the fabric but LID 17 in this table's header"));
+  // A header LID that is no decimal LID is refused, not taken for none (it
+  // was: the LID check was skipped).
+  for (const char* lid : {"9x", "0x9", "-9", "65545", "99999999999999999999"}) {
+    std::istringstream bad(std::string("Unicast lids [0x0-0x3] of switch Lid ") + lid + " guid 0x0000000000200000 (x):\n");
+    CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(bad, "d", f, t); }),
+                       std::string("d:1: 'of switch Lid ") + lid + "': expected the switch's LID in decimal"));
+  }
   std::istringstream m0("Multicast mlids [0xc000-0xc3ff] of switch Lid 18 guid 0x0000000000200001 (x):\n");
   CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m0, "m", f, t); }), "m:1: switch SW<1,0> (0x0000000000200001) has LID 10 in the fabric but LID 18"));
   // ibroute -a and OpenSM's own dump end a table with "N lids dumped"; blank
@@ -526,6 +533,92 @@ void BadDumpsNameLine() {
   std::istringstream m3(mhead + "0xc000        x \r\n\n1 valid mlids dumped \n0 mlids dumped\n");
   CU_ASSERT(ErrorOf([&] { ReadMfts(m3, "m", f, t); }).empty());
   CU_ASSERT(t.mft[0].groups.at(0xC000).test(1));
+}
+
+// The fields of an LFT entry as ibroute prints them ("0x%04x %03u"); any
+// other form is refused naming the field (strtoul read port "0x1" as 0).
+void LftFieldsAsIbroutePrintsThem() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  const std::string head = "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n";
+  auto error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
+  };
+  const char* port_forms[] = {"0x1", "1", "01", "0001", "+01", "-01", "01a", "2x5", "256", "999"};
+  for (const char* port : port_forms)
+    CU_ASSERT(Contains(error(head + "0x0001 " + port + " : x\n"),
+                       std::string("d:2: port field '") + port + "': expected the out port as ibroute prints it, 3 decimal digits"));
+  CU_ASSERT(Contains(error(head + "0x0001\n"), "d:2: port field '': expected"));
+  CU_ASSERT(Contains(error(head + "0x-001 001 : x\n"), "d:2: LID field '0x-001': expected a unicast LID in hexadecimal"));
+  CU_ASSERT(Contains(error(head + "0x0001x 001 : x\n"), "d:2: LID field '0x0001x'"));
+  CU_ASSERT(Contains(error(head + "0xc000 001 : x\n"), "d:2: LID field '0xc000'"));
+  CU_ASSERT(Contains(error(head + "0x0001 001 002\n"), "d:2: after the port '001': expected ': (destination)'"));
+  // What ibroute (plain, -n, -a from LID 0) and OpenSM's dump print is read.
+  Tables t;
+  std::istringstream ok(head + "0x0000 255 : (illegal port)\n0x0001 001 : (Channel Adapter portguid 0x1: 'a')\n"
+                               "0x0002 003 \n0x0003 004 # Switch portguid 0x0000000000200000: 'x'\n4 lids dumped \n");
+  CU_ASSERT(ErrorOf([&] { ReadLfts(ok, "d", f, t); }).empty());
+  CU_ASSERT_EQUAL(t.lft[0].port(1), 1);
+  CU_ASSERT_EQUAL(t.lft[0].port(2), 3);
+  CU_ASSERT_EQUAL(t.lft[0].port(3), 4);
+}
+
+// One table per switch and one row per LID / MLID in a table: a repeat
+// used to replace what came first without a word; both lines are named.
+void DumpRepeatsNameBothLines() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  auto lft_error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
+  };
+  auto mft_error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
+  };
+  const std::string lft = "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n0x0001 001 : x\n"
+                          "1 valid lids dumped \n";
+  CU_ASSERT(Contains(lft_error(lft + lft),
+                     "d:4: the LFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again (first at line 1)"));
+  CU_ASSERT(Contains(lft_error(lft.substr(0, lft.find("1 valid")) + "0x0002 002 : y\n0x0001 003 : x\n"),
+                     "d:4: LID 0x0001 in the LFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again (first at line 2)"));
+  const std::string mft = "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n"
+                          "     Ports: 0 1 2 3 4 \n MLid\n0xc001        x   \n1 valid mlids dumped \n";
+  CU_ASSERT(Contains(mft_error(mft + mft),
+                     "m:6: the MFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again (first at line 1)"));
+  CU_ASSERT(Contains(mft_error(mft.substr(0, mft.find("1 valid")) + "0xc002      x     \n0xc001            x\n"),
+                     "m:6: MLID 0xc001 in the MFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again (first at line 4)"));
+  // Different switches, and the same LID in two switches' tables, are fine.
+  const std::string other = "Unicast lids [0x0-0x3] of switch Lid 10 guid 0x0000000000200001 (y):\n0x0001 001 : x\n";
+  CU_ASSERT(lft_error(lft + other).empty());
+}
+
+// MFT dumps are held to what the LFT reader already refuses: an empty
+// file, a row after the table's count line; and an 'x' under a port the
+// switch does not have (under port 256 or more it threw std::out_of_range).
+void MftDumpsAsStrictAsLfts() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  auto error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
+  };
+  CU_ASSERT(Contains(error(""), "m: no MFT in it (expected `ibroute -M` output"));
+  CU_ASSERT(Contains(error("\n\n"), "m: no MFT in it"));
+  const std::string head = "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n";
+  CU_ASSERT(error(head + "     Ports: 0 1 2 3 4 \n MLid\n0 valid mlids dumped \n").empty());
+  CU_ASSERT(Contains(error(head + "     Ports: 0 1 2 3 4 \n MLid\n0xc001        x\n1 valid mlids dumped \n0xc002        x\n"),
+                     "m:6: MFT row after its table's 'N valid mlids dumped' line"));
+  CU_ASSERT(Contains(error(head + "     Ports: 0 1 2 3 4 5 \n MLid\n0xc001                x\n"),
+                     "m:4: 'x' under port 5, beyond the 4 ports of switch SW<0,0>"));
+  std::string wide = "           ", row = "0xc001     ";
+  for (int p = 0; p <= 300; ++p) wide += " " + std::to_string(p % 10), row += p == 300 ? " x" : "  ";
+  CU_ASSERT(Contains(error(head + wide.replace(5, 6, "Ports:") + "\n" + row + "\n"), "m:3: 'x' under port 300, beyond"));
 }
 
 void GeneratorRefusesBadSizes() {
@@ -556,6 +649,9 @@ void RegisterFabricSuite() {
   CU_add_test(s, "LFT/MFT dump round trip", TablesRoundTrip);
   CU_add_test(s, "real ibroute -M rows", ReadsRealIbrouteMftRows);
   CU_add_test(s, "bad dumps name line", BadDumpsNameLine);
+  CU_add_test(s, "LFT fields as ibroute prints them", LftFieldsAsIbroutePrintsThem);
+  CU_add_test(s, "a repeated table or row names both lines", DumpRepeatsNameBothLines);
+  CU_add_test(s, "MFT dumps as strict as LFT dumps", MftDumpsAsStrictAsLfts);
   CU_add_test(s, "generator refuses bad sizes", GeneratorRefusesBadSizes);
 }
 

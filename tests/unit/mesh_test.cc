@@ -677,6 +677,16 @@ void Sl2VlDumpRoundTripAndErrors() {
   CU_ASSERT(Contains(error(head + "Unicast lids [0x0-0x3] of switch\n"), "d:2: expected 'ports: in I, out O"));
   CU_ASSERT(Contains(error("ports: in 1, out 2: " + zeros), "d:1: SL2VL row before"));
   CU_ASSERT(Contains(error("# SL2VL table: Lid 1\nports: in 0, out 1: " + zeros), "d:2: a host port's table is 'in 0, out 0'"));
+  // A row given twice (a port queried twice, two dumps concatenated) names
+  // both lines rather than keep the last; a switch's other rows are fine.
+  CU_ASSERT(Contains(error(head + "ports: in  1, out  2: " + zeros + head + "ports: in  1, out  2: " + zeros),
+                     "d:4: the SL2VL row in 1, out 2 of switch " + f.switches[0].name));
+  CU_ASSERT(Contains(error(head + "ports: in  1, out  2: " + zeros + head + "ports: in  1, out  2: " + zeros),
+                     "appears again (first at line 2)"));
+  CU_ASSERT(error(head + "ports: in  1, out  2: " + zeros + head + "ports: in  2, out  1: " + zeros).empty());
+  const std::string host = "# SL2VL table: Lid " + std::to_string(f.end_ports[0].base_lid) + "\n";
+  CU_ASSERT(Contains(error(host + "ports: in  0, out  0: " + zeros + host + "ports: in  0, out  0: " + zeros),
+                     "d:4: the SL2VL row of end port " + f.end_ports[0].name + " appears again (first at line 2)"));
   CU_ASSERT(Contains(error(head), "d: no SL2VL table in it"));
   CU_ASSERT(Contains(error(""), "d: no SL2VL table in it"));
 }

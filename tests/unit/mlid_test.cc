@@ -273,6 +273,18 @@ void PathMapRoundTripAndErrors() {
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5 + 4) + "\n"),
                      "p:1: DLID " + std::to_string(base5 + 4) + ": expected one of"));
   CU_ASSERT(Contains(error(a + " " + b + " -1\n"), "p:1: DLID -1: expected"));
+  // Never octal: a leading 0 is decimal (strtoul's base 0 read "0" + base+3
+  // in octal), 0x is hex; signs and trailing text are refused.
+  if (base5 + 3 >= 8) {
+    std::istringstream lead0(a + " " + b + " 0" + std::to_string(base5 + 3) + "\n");
+    CU_ASSERT_EQUAL(ReadPathMap(lead0, "p", f).Select(0, 5), base5 + 3);
+  }
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "0x%x", unsigned(base5 + 1));
+  std::istringstream hexed(a + " " + b + " " + hex + "\n");
+  CU_ASSERT_EQUAL(ReadPathMap(hexed, "p", f).Select(0, 5), base5 + 1);
+  CU_ASSERT(Contains(error(a + " " + b + " +" + std::to_string(base5) + "\n"), "p:1: DLID +"));
+  CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "x\n"), "p:1: DLID "));
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "\n" + a + " " + b + " " +
                            std::to_string(base5) + "\n"),
                      "p:2: pair " + a + " " + b + " given twice"));
