@@ -455,6 +455,24 @@ struct Sl2VlLine {
 
 }  // namespace
 
+// `smpquery sl2vl LID OUT` prints a row for every in port 0..N, and
+// read-sl2vl queries every out port 0..N: a switch with some rows but not
+// all comes from a cut-off dump, whose missing rows would read as VL 0.
+// `row_line[s]`: the line of each (in, out) row of switch s, 0 if none.
+void RefuseIncompleteSwitchTables(const std::string& file, const Fabric& f,
+                                  const std::vector<std::vector<int>>& row_line) {
+  for (size_t s = 0; s < row_line.size(); ++s) {
+    const std::vector<int>& lines = row_line[s];
+    const int ports = f.switches[s].num_ports;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i] != 0) continue;
+      const int in = static_cast<int>(i) / (ports + 1), out = static_cast<int>(i) % (ports + 1);
+      throw Error(file + ": " + f.SwitchLabel(static_cast<int>(s)) + Printf(" has no row for in %d, out %d", in, out) +
+                  Printf(" (expected every in and out port 0..%d, as read-sl2vl writes them: a cut-off dump?)", ports));
+    }
+  }
+}
+
 void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
   t.sl2vl.resize(f.switches.size());
   std::string line;
@@ -464,11 +482,18 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
   // by (in, out), per host port.
   std::vector<std::vector<int>> switch_row_line(f.switches.size());
   std::map<int, int> host_row_line;
+  int header_line = 0, header_rows = 0;  // the last '# SL2VL table' line and its rows
+  auto refuse_empty_block = [&] {
+    if (header_line && header_rows == 0)
+      throw InputError(file, header_line, "no 'ports: in I, out O' rows after this table header");
+  };
   while (std::getline(is, line)) {
     ++no;
     Sl2VlLine c{line.c_str()};
     if (c.End()) continue;
     if (StartsWith(line, "# SL2VL table:")) {
+      refuse_empty_block();
+      header_line = no, header_rows = 0;
       c.at += std::strlen("# SL2VL table:");
       unsigned long lid = 0;
       if (!c.Word("Lid") || !c.Number(0xFFFF, &lid) || !c.End())
@@ -491,7 +516,7 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
       vls[sl] = static_cast<uint8_t>(vl);
     }
     if (!c.Word("|") || !c.End()) throw InputError(file, no, "expected '|' and the end of the line after 16 VLs");
-    ++rows;
+    ++rows, ++header_rows;
     if (owner.kind == Peer::Kind::kEndPort) {
       if (in != 0 || out != 0)
         throw InputError(file, no, "a host port's table is 'in 0, out 0'");
@@ -513,9 +538,11 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
                  file, no);
     for (int sl = 0; sl < 16; ++sl) table.set(static_cast<int>(in), static_cast<int>(out), sl, vls[sl]);
   }
+  refuse_empty_block();
   if (rows == 0)
     throw Error(file + ": no SL2VL table in it (expected `smpquery sl2vl` output: '# SL2VL table: Lid N', "
                        "then 'ports: in I, out O: | v|...|' rows)");
+  RefuseIncompleteSwitchTables(file, f, switch_row_line);
 }
 
 void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t) {

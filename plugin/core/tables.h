@@ -107,8 +107,9 @@ void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t);
 // anything else must be a row. Throws ibu::Error "FILE:LINE: ..." on an
 // unknown LID, a port beyond the switch's, a VL outside 0..15, a malformed
 // line (numbers are range-checked, never wrapped), a row given twice (the
-// same port's, in and out; both lines named), and on a file without any
-// row.
+// same port's, in and out; both lines named), a table header without rows,
+// a switch with some rows but not every (in, out) pair 0..N (a cut-off
+// dump: the rest would read as VL 0), and on a file without any row.
 void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Tables& t);
 void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t);
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t);

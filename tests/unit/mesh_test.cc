@@ -661,7 +661,17 @@ void Sl2VlDumpRoundTripAndErrors() {
     std::istringstream is(dump);
     return ErrorOf([&] { ReadSl2Vl(is, "d", f, x); });
   };
-  CU_ASSERT(error(head + "ports: in  1, out  2: " + zeros).empty());
+  // A switch's table is every (in, out) row 0..N, as read-sl2vl writes it:
+  // one row alone, or a complete dump with a row cut out, is refused (the
+  // missing rows would read as VL 0).
+  CU_ASSERT(Contains(error(head + "ports: in  1, out  2: " + zeros),
+                     "d: switch " + f.switches[0].name));
+  CU_ASSERT(Contains(error(head + "ports: in  1, out  2: " + zeros), "has no row for in 0, out 0"));
+  const std::string cut_row = "ports: in  1, out  2:";
+  const size_t cut = text.find(cut_row);
+  CU_ASSERT_FATAL(cut != std::string::npos);
+  const std::string cut_text = text.substr(0, cut) + text.substr(text.find('\n', cut) + 1);
+  CU_ASSERT(Contains(error(cut_text), "has no row for in 1, out 2 (expected every in and out port 0.."));
   CU_ASSERT(Contains(error("# SL2VL table: Lid " + std::to_string(65536 + sw0) + "\nports: in 1, out 2: " + zeros),
                      "d:1: expected '# SL2VL table: Lid N'"));
   CU_ASSERT(Contains(error("# SL2VL table: Lid -1\n"), "d:1: expected '# SL2VL table: Lid N'"));
@@ -683,11 +693,14 @@ void Sl2VlDumpRoundTripAndErrors() {
                      "d:4: the SL2VL row in 1, out 2 of switch " + f.switches[0].name));
   CU_ASSERT(Contains(error(head + "ports: in  1, out  2: " + zeros + head + "ports: in  1, out  2: " + zeros),
                      "appears again (first at line 2)"));
-  CU_ASSERT(error(head + "ports: in  1, out  2: " + zeros + head + "ports: in  2, out  1: " + zeros).empty());
+  CU_ASSERT(Contains(error(head + "ports: in  1, out  2: " + zeros + head + "ports: in  2, out  1: " + zeros),
+                     "has no row for in 0, out 0"));  // no repeat: only the rows that are missing
   const std::string host = "# SL2VL table: Lid " + std::to_string(f.end_ports[0].base_lid) + "\n";
   CU_ASSERT(Contains(error(host + "ports: in  0, out  0: " + zeros + host + "ports: in  0, out  0: " + zeros),
                      "d:4: the SL2VL row of end port " + f.end_ports[0].name + " appears again (first at line 2)"));
-  CU_ASSERT(Contains(error(head), "d: no SL2VL table in it"));
+  CU_ASSERT(Contains(error(head), "d:1: no 'ports: in I, out O' rows after this table header"));
+  CU_ASSERT(Contains(error(head + head + "ports: in  1, out  2: " + zeros),
+                     "d:1: no 'ports: in I, out O' rows after this table header"));
   CU_ASSERT(Contains(error(""), "d: no SL2VL table in it"));
 }
 
