@@ -243,6 +243,16 @@ void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t) {
   }
 }
 
+// ibroute ends every table with its count line ("N valid lids dumped",
+// "N valid mlids dumped"): a table `sw` without one was cut off, and its
+// missing rows would read as unrouted LIDs or groups without members.
+void RefuseUncountedTable(const std::string& file, const Fabric& f, int sw, const std::vector<int>& header_line,
+                          bool counted, const char* table, const char* noun) {
+  if (sw < 0 || counted) return;
+  throw Error(file + ":" + std::to_string(header_line[sw]) + ": the " + table + " of " + f.SwitchLabel(sw) +
+              " ends without its 'N valid " + noun + " dumped' line (a cut-off dump?)");
+}
+
 void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
   t.Resize(f);
   std::string line;
@@ -250,9 +260,11 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   bool counted = false;  // the table's "N valid lids dumped" line was seen
   std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
   std::vector<int> entry_line;                          // by LID, in the current table
+  auto refuse_uncounted = [&] { RefuseUncountedTable(file, f, sw, header_line, counted, "LFT", "lids"); };
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Unicast lids") != std::string::npos) {
+      refuse_uncounted();
       sw = SwitchOfHeader(line, file, no, f);
       RefuseRepeat(header_line[sw], [&] { return "the LFT of " + f.SwitchLabel(sw); }, file, no);
       t.lft[sw].out.assign(f.max_lid() + 1, kNoPort);
@@ -288,6 +300,7 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   }
   if (tables == 0)  // an empty file, or a wrong one of blank lines
     throw Error(file + ": no LFT in it (expected ibroute output, 'Unicast lids [...] of switch Lid N guid 0x...')");
+  refuse_uncounted();
 }
 
 void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
@@ -298,9 +311,11 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   std::vector<size_t> columns;  // column of port i's digit in the Ports line
   std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
   std::map<Lid, int> row_line;                          // by MLID, in the current table
+  auto refuse_uncounted = [&] { RefuseUncountedTable(file, f, sw, header_line, counted, "MFT", "mlids"); };
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Multicast mlids") != std::string::npos) {
+      refuse_uncounted();
       sw = SwitchOfHeader(line, file, no, f);
       RefuseRepeat(header_line[sw], [&] { return "the MFT of " + f.SwitchLabel(sw); }, file, no);
       t.mft[sw].groups.clear();
@@ -356,6 +371,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   if (tables == 0)  // an empty file, or a wrong one of blank lines, as for LFTs
     throw Error(file + ": no MFT in it (expected `ibroute -M` output, 'Multicast mlids [...] of switch Lid N guid "
                        "0x...')");
+  refuse_uncounted();
 }
 
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {

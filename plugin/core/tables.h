@@ -83,8 +83,9 @@ void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t);
 // hex, out port in three decimal digits) then ": ...", "# ..." or nothing.
 // One table per switch and one row per LID (MLID) in a table: a repeat is
 // refused naming both lines.
-// A file without any table, a row after its table's count line and (MFT)
-// an 'x' under a port the switch lacks are refused too.
+// A file without any table, a row after its table's count line, a table
+// without its count line (cut off: ibroute and OpenSM end every table with
+// one) and (MFT) an 'x' under a port the switch lacks are refused too.
 // Throws ibu::Error "FILE:LINE: ..." on anything unexpected.
 void ReadLfts(std::istream& is, const std::string& file, const Fabric& f,
               Tables& t);

@@ -594,7 +594,16 @@ void DumpRepeatsNameBothLines() {
                      "m:6: MLID 0xc001 in the MFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again (first at line 4)"));
   // Different switches, and the same LID in two switches' tables, are fine.
   const std::string other = "Unicast lids [0x0-0x3] of switch Lid 10 guid 0x0000000000200001 (y):\n0x0001 001 : x\n";
-  CU_ASSERT(lft_error(lft + other).empty());
+  CU_ASSERT(lft_error(lft + other + "1 valid lids dumped \n").empty());
+  // A table without its count line was cut off (the file, or before the
+  // next table): named by its header's line, not read as unrouted LIDs.
+  CU_ASSERT(Contains(lft_error(lft + other),
+                     "d:4: the LFT of switch SW<1,0> (0x0000000000200001, LID 10) ends without its 'N valid "
+                     "lids dumped' line (a cut-off dump?)"));
+  CU_ASSERT(Contains(lft_error(other + lft), "d:1: the LFT of switch SW<1,0>"));
+  CU_ASSERT(Contains(mft_error(mft.substr(0, mft.find("1 valid"))),
+                     "m:1: the MFT of switch SW<0,0> (0x0000000000200000, LID 9) ends without its 'N valid "
+                     "mlids dumped' line (a cut-off dump?)"));
 }
 
 // MFT dumps are held to what the LFT reader already refuses: an empty
