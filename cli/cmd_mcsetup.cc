@@ -1,6 +1,7 @@
 // `ibunion mcsetup measure|burst|effective`: the cost of setting up
 // multicast groups on a live subnet (seed 003), and the effective latency
 // of the Basic, Lazy and Pool designs built from it.
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -22,7 +23,7 @@ constexpr const char* kUsage =
     "                               [--no-pool] [--seed S] [--label NAME] [--csv FILE] [--timeout-ms MS]\n"
     "                               [--fail-after-joins  (tests: fail mid-run, then clean up)]\n"
     "       ibunion mcsetup burst NET [--guid2lid FILE] [--groups 8] [--members 125] [--workers 8]\n"
-    "                               [--seed S]\n"
+    "                               [--seed S] [--timeout-ms MS]\n"
     "       ibunion mcsetup effective --setup CSV --costs CSV [--iterations 1,10,100,1000]\n"
     "                               [--csv FILE]\n"
     "measure/burst run on a live subnet (under ibsim: LD_PRELOAD=$IBUNION_UMAD2SIM and\n"
@@ -221,6 +222,22 @@ int EffectiveMain(const Args& args) {
   return 0;
 }
 
+// One option list serves the three verbs; an option of another verb would
+// be accepted and ignored, so it is refused by name.
+void RefuseOptionsOfOtherVerbs(const Args& args, const std::string& verb) {
+  static const std::map<std::string, std::vector<std::string>> kOptionsOf = {
+      {"measure", {"--guid2lid", "--lmc", "--sizes", "--reps", "--workers", "--no-pool", "--seed", "--label",
+                   "--csv", "--timeout-ms", "--fail-after-joins"}},
+      {"burst", {"--guid2lid", "--lmc", "--groups", "--members", "--workers", "--seed", "--timeout-ms"}},
+      {"effective", {"--setup", "--costs", "--iterations", "--csv"}}};
+  const auto own = kOptionsOf.find(verb);
+  if (own == kOptionsOf.end()) return;
+  for (const auto& [other, options] : kOptionsOf)
+    for (const std::string& o : options)
+      if (args.has(o) && std::find(own->second.begin(), own->second.end(), o) == own->second.end())
+        throw UsageError{o + " is not an option of mcsetup " + verb + " (it is one of " + other + ")\n" + kUsage};
+}
+
 }  // namespace
 
 int McSetupMain(int argc, char** argv) {
@@ -234,6 +251,7 @@ int McSetupMain(int argc, char** argv) {
   }
   const auto& pos = args.positional();
   const std::string verb = pos.empty() ? "" : pos[0];
+  RefuseOptionsOfOtherVerbs(args, verb);
   if (verb == "measure") return Measure(args);
   if (verb == "burst") return Burst(args);
   if (verb == "effective") return EffectiveMain(args);

@@ -161,6 +161,12 @@ expect "$net: no LIDs; give the subnet as ibnetdiscover prints it on the live fa
 expect "$net: no LIDs" "$IBUNION" mcsetup burst "$net"
 expect "ibunion mcsetup: --lmc 1: a live subnet's LIDs are the SM's (in NET or --guid2lid FILE)" \
   "$IBUNION" mcsetup measure "$net" --lmc 1
+# mcsetup's verbs share one option list: another verb's option is refused,
+# not accepted and ignored.
+expect "ibunion mcsetup: --reps is not an option of mcsetup effective (it is one of measure)" \
+  "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --reps 3
+expect "ibunion mcsetup: --sizes is not an option of mcsetup burst (it is one of measure)" \
+  "$IBUNION" mcsetup burst "$net" --sizes 4
 # A net file with the SM's LIDs keeps them: --lmc (the generator's layout)
 # is refused there rather than replacing them without a word.
 live=$top/tests/fuzz/corpus/netfile/ibnetdiscover.net
