@@ -17,10 +17,7 @@ Fabric LoadFabric(const Args& args, const std::string& net) {
     return f;
   }
   if (CarriesLids(f)) {
-    if (args.has("--lmc"))  // worded as `ibunion sim` refuses it
-      throw UsageError{"--lmc " + args.get("--lmc") + ": not with " + net +
-                       ", which carries LIDs (ibnetdiscover's, the SM's); --lmc lays out LIDs for net "
-                       "files without them"};
+    if (args.has("--lmc")) throw UsageError{"--lmc " + args.get("--lmc") + ": " + LmcLayoutRefusal(f, net)};
     return f;
   }
   if (args.has("--lmc")) {

@@ -1,7 +1,6 @@
 #include "plugin/core/groups.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -27,20 +26,17 @@ std::unordered_map<std::string, int> EndPortsByName(const Fabric& f) {
   return index;
 }
 
-// "0x" and 16 hex digits, as ibnetdiscover and OpenSM print port GUIDs: a
-// LID written in hex has fewer digits, so length alone does not decide.
-bool IsPortGuidWord(const std::string& word) {
-  return word.size() == 18 && word[0] == '0' && (word[1] == 'x' || word[1] == 'X') &&
-         std::all_of(word.begin() + 2, word.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); });
-}
-
 // A member word: node description, port GUID or LID (decimal or 0x hex,
 // never octal: "010" is LID 10). -1 when it names no end port.
 int ResolveMember(const Fabric& f, const std::unordered_map<std::string, int>& by_names,
                   const std::string& word) {
   const auto it = by_names.find(word);
   if (it != by_names.end()) return it->second;
-  if (IsPortGuidWord(word)) return f.EndPortByGuid(std::strtoull(word.c_str() + 2, nullptr, 16));
+  // A GUID in full, 0x and 16 digits: a LID written in hex has fewer, so the
+  // digit count, not the 0x, tells them apart.
+  unsigned long long guid = 0;
+  size_t digits = 0;
+  if (ParseHexGuid(word, &guid, &digits) && digits == 16) return f.EndPortByGuid(guid);
   long long lid = 0;
   if (!ParseInteger(word, &lid) || lid <= 0 || lid > kMaxUnicastLid) return -1;
   LidOwner o = f.owner(static_cast<Lid>(lid));

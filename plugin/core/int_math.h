@@ -23,6 +23,18 @@ inline bool ParseInteger(const std::string& text, long long* value) {
   return *end == '\0' && errno != ERANGE;
 }
 
+// A GUID as OpenSM and ibnetdiscover print them: 0x and 1..16 hex digits,
+// nothing else (no sign, no decimal, no trailing text). `digits`: how many
+// hex digits there were (16 for a GUID printed in full).
+inline bool ParseHexGuid(const std::string& text, unsigned long long* guid, size_t* digits = nullptr) {
+  if (text.size() < 3 || text.size() > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
+  for (size_t i = 2; i < text.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(text[i]))) return false;
+  *guid = std::strtoull(text.c_str() + 2, nullptr, 16);
+  if (digits) *digits = text.size() - 2;
+  return true;
+}
+
 // base^exp for small non-negative exponents (digit weights of labels).
 inline long IntPow(long base, int exp) {
   long r = 1;

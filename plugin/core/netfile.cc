@@ -223,15 +223,13 @@ class Parser {
     RawNode n;
     n.type = type;
     n.line = line_no_;
-    size_t pos = keyword_len;
-    while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
+    size_t pos = SkipBlanks(line, keyword_len);
     char* end = nullptr;
     long ports = std::strtol(line.c_str() + pos, &end, 10);
     if (end == line.c_str() + pos || ports < 1 || ports > 255)
       Fail("expected a port count from 1 to 255 after the node type");
     n.num_ports = static_cast<int>(ports);
-    pos = end - line.c_str();
-    while (pos < line.size() && std::isspace(static_cast<unsigned char>(line[pos]))) ++pos;
+    pos = SkipBlanks(line, static_cast<size_t>(end - line.c_str()));
     n.id = Quoted(line, pos);
     if (n.id.empty()) Fail("empty node name");
     ExpectLineEnd(line, pos, "the node name \"" + n.id + "\"");
@@ -601,13 +599,9 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
       throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID'");
     // OpenSM writes 0x hex throughout; LIDs by the core's integer rule (never
     // octal), the GUID in hex only (not "100001" as decimal).
-    const bool hex_guid = g.size() > 2 && g[0] == '0' && (g[1] == 'x' || g[1] == 'X') &&
-                          std::isxdigit(static_cast<unsigned char>(g[2]));
-    char* e1 = nullptr;
-    errno = 0;
-    const Guid guid = hex_guid ? std::strtoull(g.c_str() + 2, &e1, 16) : 0;
+    unsigned long long guid = 0;
     long long a = 0, b = 0;
-    if (!hex_guid || *e1 || errno || !ParseInteger(lo, &a) || !ParseInteger(hi, &b) || a <= 0 || b < a ||
+    if (!ParseHexGuid(g, &guid) || !ParseInteger(lo, &a) || !ParseInteger(hi, &b) || a <= 0 || b < a ||
         b > kMaxUnicastLid)
       throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID' with 0 < MIN <= MAX <= 0xBFFF");
     ++entries;
@@ -725,6 +719,12 @@ bool CarriesLids(const Fabric& f) {
   for (const EndPort& ep : f.end_ports)
     if (ep.base_lid != 0) return true;
   return false;
+}
+
+std::string LmcLayoutRefusal(const Fabric& f, const std::string& net) {
+  if (!CarriesLids(f)) return "";
+  return "not with " + net +
+         ", which carries LIDs (ibnetdiscover's, the SM's); --lmc lays out LIDs for net files without them";
 }
 
 void AssignDefaultLids(Fabric& f, int lmc) {

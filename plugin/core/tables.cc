@@ -246,7 +246,7 @@ void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t) {
 // ibroute ends every table with its count line ("N valid lids dumped",
 // "N valid mlids dumped"): a table `sw` without one was cut off, and its
 // missing rows would read as unrouted LIDs or groups without members.
-void RefuseUncountedTable(const std::string& file, const Fabric& f, int sw, const std::vector<int>& header_line,
+static void RefuseUncountedTable(const std::string& file, const Fabric& f, int sw, const std::vector<int>& header_line,
                           bool counted, const char* table, const char* noun) {
   if (sw < 0 || counted) return;
   throw Error(file + ":" + std::to_string(header_line[sw]) + ": the " + table + " of " + f.SwitchLabel(sw) +
@@ -475,7 +475,7 @@ struct Sl2VlLine {
 // read-sl2vl queries every out port 0..N: a switch with some rows but not
 // all comes from a cut-off dump, whose missing rows would read as VL 0.
 // `row_line[s]`: the line of each (in, out) row of switch s, 0 if none.
-void RefuseIncompleteSwitchTables(const std::string& file, const Fabric& f,
+static void RefuseIncompleteSwitchTables(const std::string& file, const Fabric& f,
                                   const std::vector<std::vector<int>>& row_line) {
   for (size_t s = 0; s < row_line.size(); ++s) {
     const std::vector<int>& lines = row_line[s];

@@ -572,10 +572,7 @@ int Run(int argc, char** argv) {
     if (net.empty()) throw Error("missing NETFILE (see --help)");
     fabric = ReadNetFile(net);
     const bool has_lids = CarriesLids(fabric);
-    if (has_lids && opt.count("lmc"))
-      throw Error(Named(opt["lmc"]) + ": not with " + net +
-                  ", which carries LIDs (ibnetdiscover's, the SM's); --lmc lays out LIDs for net files "
-                  "without them");
+    if (has_lids && opt.count("lmc")) throw Error(Named(opt["lmc"]) + ": " + LmcLayoutRefusal(fabric, net));
     if (opt.count("guid2lid")) {
       apply_guid2lid();
     } else if (!has_lids) {
