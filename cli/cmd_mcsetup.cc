@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -222,29 +223,49 @@ int EffectiveMain(const Args& args) {
   return 0;
 }
 
-// One option list serves the three verbs; an option of another verb would
-// be accepted and ignored, so it is refused by name.
+struct VerbOptions {
+  std::set<std::string> with_value, flags;
+};
+
+// Each verb's own options; the command line is read with their union.
+const std::map<std::string, VerbOptions>& OptionsOfVerbs() {
+  static const std::map<std::string, VerbOptions> kOptionsOf = {
+      {"measure",
+       {{"--guid2lid", "--lmc", "--sizes", "--reps", "--workers", "--seed", "--label", "--csv", "--timeout-ms"},
+        {"--no-pool", "--fail-after-joins"}}},
+      {"burst", {{"--guid2lid", "--lmc", "--groups", "--members", "--workers", "--seed", "--timeout-ms"}, {}}},
+      {"effective", {{"--setup", "--costs", "--iterations", "--csv"}, {}}}};
+  return kOptionsOf;
+}
+
+Args ReadMcSetupArgs(int argc, char** argv) {
+  std::set<std::string> with_value, flags = {"-h", "--help"};
+  for (const auto& [verb, options] : OptionsOfVerbs()) {
+    with_value.insert(options.with_value.begin(), options.with_value.end());
+    flags.insert(options.flags.begin(), options.flags.end());
+  }
+  return Args(argc, argv, with_value, flags);
+}
+
+// The verbs share one command line; an option of another verb would be
+// accepted and ignored, so it is refused by name.
 void RefuseOptionsOfOtherVerbs(const Args& args, const std::string& verb) {
-  static const std::map<std::string, std::vector<std::string>> kOptionsOf = {
-      {"measure", {"--guid2lid", "--lmc", "--sizes", "--reps", "--workers", "--no-pool", "--seed", "--label",
-                   "--csv", "--timeout-ms", "--fail-after-joins"}},
-      {"burst", {"--guid2lid", "--lmc", "--groups", "--members", "--workers", "--seed", "--timeout-ms"}},
-      {"effective", {"--setup", "--costs", "--iterations", "--csv"}}};
-  const auto own = kOptionsOf.find(verb);
-  if (own == kOptionsOf.end()) return;
-  for (const auto& [other, options] : kOptionsOf)
-    for (const std::string& o : options)
-      if (args.has(o) && std::find(own->second.begin(), own->second.end(), o) == own->second.end())
-        throw UsageError{o + " is not an option of mcsetup " + verb + " (it is one of " + other + ")\n" + kUsage};
+  const auto own = OptionsOfVerbs().find(verb);
+  if (own == OptionsOfVerbs().end()) return;
+  const auto is_own = [&](const std::string& o) {
+    return own->second.with_value.count(o) > 0 || own->second.flags.count(o) > 0;
+  };
+  for (const auto& [other, options] : OptionsOfVerbs())
+    for (const auto* set : {&options.with_value, &options.flags})
+      for (const std::string& o : *set)
+        if (args.has(o) && !is_own(o))
+          throw UsageError{o + " is not an option of mcsetup " + verb + " (it is one of " + other + ")\n" + kUsage};
 }
 
 }  // namespace
 
 int McSetupMain(int argc, char** argv) {
-  Args args(argc, argv,
-            {"--sizes", "--reps", "--workers", "--seed", "--label", "--csv", "--timeout-ms",
-             "--groups", "--members", "--setup", "--costs", "--iterations", "--guid2lid", "--lmc"},
-            {"-h", "--help", "--no-pool", "--fail-after-joins"});
+  const Args args = ReadMcSetupArgs(argc, argv);
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
     return 0;
