@@ -226,8 +226,9 @@ cp "$net" "$tmp/dump/fabric.net"
 # shellcheck disable=SC2086
 "$IBUNION" sim "$net" --routing dump:"$tmp/dump" --guid2lid "$g2l" $short 2>"$tmp/err" >/dev/null &&
   grep -qF "note: using $tmp/dump/fabric.net (with the LIDs the SM assigned), not $net" "$tmp/err" &&
-  echo "PASS: sim OTHER.net --routing dump:DIR says DIR/fabric.net is used" ||
-  { echo "FAIL: sim OTHER.net --routing dump:DIR: no note"; fails=$((fails + 1)); }
+  grep -qF "ibunion sim: $tmp/dump/fabric.net: " "$tmp/err" &&
+  echo "PASS: sim OTHER.net --routing dump:DIR says DIR/fabric.net is used, and names it in its heading" ||
+  { echo "FAIL: sim OTHER.net --routing dump:DIR: no note, or a heading naming another file: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 sed -i '5a\0x0003 1 : damaged' "$tmp/dump/lfts.dump"
 sed -i '6s/^0x/  0x/' "$tmp/dump/lfts.dump"
 expect "$tmp/dump/lfts.dump:6: expected ibroute output" "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"

@@ -661,7 +661,9 @@ int Run(int argc, char** argv) {
   }
 
   std::ostringstream head;
-  head << "# " << (net.empty() ? routing : net) << ": " << fabric.end_ports.size() << " end ports, "
+  // Named after the file the fabric came from: with dump:DIR that is
+  // DIR/fabric.net, whatever NETFILE said.
+  head << "# " << (dump ? routing.substr(5) + "/fabric.net" : net) << ": " << fabric.end_ports.size() << " end ports, "
        << fabric.switches.size() << " switches; routing " << routing << "; " << wl.Describe()
        << "; msg " << msg << " B; " << p.vls << " VL(s); seed " << seed;
   if (!quiet) std::cerr << "ibunion sim: " << head.str().substr(2) << "\n";
