@@ -21,7 +21,7 @@ std::string Hex(int v) {
 }  // namespace
 
 Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl)
-    : fabric_(&f), tables_(&t), vls_(vls) {
+    : fabric_(&f), vls_(vls) {
   for (int sl = 0; sl < 16; ++sl) sl_mod_vls_[sl] = uint8_t(sl % std::max(1, vls));
   const int S = int(f.switches.size());
   const int H = int(f.end_ports.size());

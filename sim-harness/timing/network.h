@@ -1,7 +1,7 @@
 // Topology and routing as the timing model sees them: the ibu::Fabric
 // flattened into "global ports" (one per switch port and one per end port,
 // each the sending side of one direction of a link), the forwarding tables
-// (LFT by DLID, MFT by MLID, read from ibu::Tables without copying the LFTs)
+// (LFT by DLID, MFT by MLID, copied out of ibu::Tables into flat arrays)
 // and the SL-to-VL hook. Immutable after construction, so one Network is
 // shared by every sweep point and thread.
 #pragma once
@@ -46,6 +46,11 @@ class Network {
   int SwitchPort(int sw, int port) const { return sw_base_[sw] + port; }
   int HostPort(int host) const { return host_base_ + host; }
   const GlobalPort& port(int gp) const { return ports_[gp]; }
+
+  // Whether the network holds its own copy of every table, so the Tables it
+  // was built from may be freed. Not when the LFTs exceed 1 GB: then they
+  // are read in place and the Tables must outlive the network.
+  bool OwnsTables() const { return lft_block_ != nullptr || lft_row_.empty(); }
 
   // LFT lookup; kNoPort when the switch has no entry.
   uint8_t Lft(int sw, Lid dlid) const {
@@ -98,7 +103,6 @@ class Network {
     std::vector<uint8_t> vl;
   };
   const Fabric* fabric_;
-  const Tables* tables_;
   int vls_;
   uint8_t sl_mod_vls_[16];  // the default map, SL mod vls, without a division per packet
   // LFTs copied into one block (huge pages where the kernel allows: the

@@ -652,6 +652,8 @@ int Run(int argc, char** argv) {
   };
   const std::unique_ptr<Network> network_owner = make_network();
   const Network& network = *network_owner;
+  // Not read again: on large fabrics the LFTs are tens of MB (switches x LIDs).
+  if (network.OwnsTables()) tables = Tables();
 
   std::string members_text;  // written with the results, all files or none
   if (opt.count("members")) {

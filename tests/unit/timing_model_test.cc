@@ -292,6 +292,21 @@ void TestTablesMustMatchFabric() {
   CU_ASSERT(Contains(err, "1 LFTs"));
 }
 
+// The CLI frees the Tables once the network is built (tens of MB of LFTs
+// on large fabrics): the network must not read them afterwards.
+void TestNetworkOwnsItsTables() {
+  Params p;
+  Rig rig(Line(3), p);
+  CU_ASSERT(rig.net->OwnsTables());
+  rig.st.tables = Tables();
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 0, 2, 32);
+  const PointResult r = sim.Run();
+  CU_ASSERT_EQUAL(r.ops_measured, 1u);
+  CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), ZeroLoad(3, 1, 32, p));
+  CU_ASSERT(r.conservation_ok);
+}
+
 void TestSl2VlHook() {
   // All traffic forced onto VL 1 of 2 by the hook: still delivered, and
   // a hook returning an out-of-range VL is refused.
@@ -326,6 +341,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "latency samples equal the plain vector", TestLatencySamplesEqualVector);
   CU_add_test(s, "tables not matching the fabric are refused", TestTablesMustMatchFabric);
   CU_add_test(s, "SL2VL hook", TestSl2VlHook);
+  CU_add_test(s, "the network runs with its Tables freed", TestNetworkOwnsItsTables);
 }
 
 }  // namespace ibu::simtest
