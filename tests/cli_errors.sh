@@ -302,6 +302,14 @@ if "$IBUNION" route "$tmp/nolid.net" --engine mlid --lft "$tmp/nolid.lft" 2>"$tm
   grep -q "^0x0000000000100001 0x0004 0x0007$" "$tmp/nolid.g2l"
 then echo "PASS: no LIDs in the net file: LMC 2 on FT(4,3) for topo --guid2lid, route, verify and trace alike"
 else echo "FAIL: no LIDs in the net file: $(cat "$tmp/err" "$tmp/v" 2>/dev/null | head -5)"; fails=$((fails + 1)); fi
+# sim lays out the same LIDs and says so too (it used to pick the LMC
+# without a word); --quiet keeps it quiet.
+# shellcheck disable=SC2086
+if "$IBUNION" sim "$tmp/nolid.net" --routing mlid --load 0.1 $short >/dev/null 2>"$tmp/err" &&
+  grep -qF "ibunion sim: note: $tmp/nolid.net has no LIDs: the generator's layout at LMC 2" "$tmp/err" &&
+  "$IBUNION" sim "$tmp/nolid.net" --routing mlid --load 0.1 --quiet $short >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ]
+then echo "PASS: sim on a net file without LIDs notes the layout's LMC (not with --quiet)"
+else echo "FAIL: sim without LIDs: $(head -3 "$tmp/err")"; fails=$((fails + 1)); fi
 # Tables made at another LMC than the one they are read at: each LID would
 # be another destination (trace went on and named the wrong host). The
 # headers' switch LIDs give it away.

@@ -721,12 +721,6 @@ bool CarriesLids(const Fabric& f) {
   return false;
 }
 
-std::string LmcLayoutRefusal(const Fabric& f, const std::string& net) {
-  if (!CarriesLids(f)) return "";
-  return "not with " + net +
-         ", which carries LIDs (ibnetdiscover's, the SM's); --lmc lays out LIDs for net files without them";
-}
-
 void AssignDefaultLids(Fabric& f, int lmc) {
   if (lmc < 0 || lmc > 7) throw Error("LMC must be 0..7, got " + std::to_string(lmc));
   const long step = 1L << lmc;

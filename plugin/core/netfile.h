@@ -43,12 +43,6 @@ void AssignDefaultLids(Fabric& f, int lmc);
 // does, a generated one does not.
 bool CarriesLids(const Fabric& f);
 
-// Why an LMC for the generator's layout (--lmc) cannot apply to the net file
-// `net` just read into f, or "": a file that carries LIDs keeps them, since
-// a re-layout would drop the SM's LIDs without a word. Both front doors
-// refuse --lmc with this reason.
-std::string LmcLayoutRefusal(const Fabric& f, const std::string& net);
-
 // Whether AssignDefaultLids(f, lmc) fits below 0xBFFF (lmc 0..7).
 bool DefaultLidsFit(const Fabric& f, int lmc);
 

@@ -19,9 +19,9 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/int_math.h"
+#include "plugin/core/lid_options.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/output_files.h"
-#include "plugin/core/routing/mlid.h"
 #include "plugin/core/tables.h"
 #include "sim-harness/timing/dump_dir.h"
 #include "sim-harness/timing/jobs.h"
@@ -278,9 +278,6 @@ void CheckRouting(std::map<std::string, Setting>& opt,
   const Setting& r = opt["routing"];
   const bool dump = r.value.rfind("dump:", 0) == 0;
   if (dump && r.value.size() == 5) throw Error(Named(r) + ": expected dump:DIR");
-  if (opt.count("lmc") && opt.count("guid2lid"))
-    throw Error(Named(opt["lmc"]) + ": not with " + Named(opt["guid2lid"]) +
-                " (the guid2lid file fixes the LIDs; give one or the other)");
   if (opt.count("lmc")) {
     if (dump)
       throw Error(Named(opt["lmc"]) + ": not with --routing dump:DIR (DIR/fabric.net holds the LIDs the SM "
@@ -544,10 +541,6 @@ int Run(int argc, char** argv) {
   std::unique_ptr<Engine> engine;
   std::shared_ptr<const DumpedPathMap> path_map;  // dump: the plugin's path selection, if it wrote one
   const bool dump = routing.rfind("dump:", 0) == 0;
-  auto apply_guid2lid = [&]() {  // a warning is printed even with --quiet
-    const std::string warning = ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
-    if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
-  };
   if (dump) {
     const std::string dir = routing.substr(5);
     if (dir.empty()) throw Error(opt["routing"].where + " " + routing + ": expected dump:DIR");
@@ -555,7 +548,10 @@ int Run(int argc, char** argv) {
       std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
                 << net << "\n";
     fabric = ReadNetFile(dir + "/fabric.net");
-    if (opt.count("guid2lid")) apply_guid2lid();
+    if (opt.count("guid2lid")) {  // a warning is printed even with --quiet
+      const std::string warning = ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
+      if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
+    }
     ReadLftsFile(dir + "/lfts.dump", fabric, tables);
     if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
     tables.Resize(fabric);
@@ -570,15 +566,19 @@ int Run(int argc, char** argv) {
                 << "\n";
   } else {
     if (net.empty()) throw Error("missing NETFILE (see --help)");
-    fabric = ReadNetFile(net);
-    const bool has_lids = CarriesLids(fabric);
-    if (has_lids && opt.count("lmc")) throw Error(Named(opt["lmc"]) + ": " + LmcLayoutRefusal(fabric, net));
+    LidOptions lid_options;
     if (opt.count("guid2lid")) {
-      apply_guid2lid();
-    } else if (!has_lids) {
-      const int lmc = opt.count("lmc") ? int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7)) : DefaultLmc(fabric);
-      AssignDefaultLids(fabric, lmc);
+      lid_options.guid2lid = opt["guid2lid"].value;
+      lid_options.guid2lid_named = Named(opt["guid2lid"]);
     }
+    if (opt.count("lmc")) {
+      lid_options.lmc = int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7));
+      lid_options.lmc_named = Named(opt["lmc"]);
+    }
+    LidsGiven given;
+    fabric = ReadNetFileWithLids(net, lid_options, &given);
+    if (!given.warning.empty()) std::cerr << "ibunion sim: warning: " << given.warning << "\n";  // even --quiet
+    if (!given.note.empty() && !quiet) std::cerr << "ibunion sim: note: " << given.note << "\n";
     // xymesh's VL policy follows --vls unless engine.xymesh_vls says otherwise.
     std::vector<std::string> engine_options = p.engine_options;
     bool has_vls = false;
