@@ -219,17 +219,31 @@ class Parser {
     if (m >= 0) *lmc = static_cast<int>(m);
   }
 
+  // The port count at line[pos], up to a blank or the quoted name, as
+  // ibnetdiscover prints it: decimal digits, 1 to 255. No sign (strtol took
+  // "+8") and no leading 0 (ibsim reads "010" as octal 8). Moves pos past it.
+  int PortCount(const std::string& line, size_t& pos) const {
+    const size_t end = std::min(line.find_first_of(" \t\"", pos), line.size());
+    const std::string text = line.substr(pos, end - pos);
+    const bool digits = !text.empty() && text.size() <= 3 && text[0] != '0' &&
+                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    long long ports = 0;
+    if (!digits || !ParseInteger(text, &ports) || ports > 255)
+      Fail(
+          "expected a port count from 1 to 255 (decimal digits, no sign or leading 0) after the node type, "
+          "got '" +
+          text + "'");
+    pos = end;
+    return static_cast<int>(ports);
+  }
+
   void ParseHeader(const std::string& line, NodeType type, size_t keyword_len) {
     RawNode n;
     n.type = type;
     n.line = line_no_;
     size_t pos = SkipBlanks(line, keyword_len);
-    char* end = nullptr;
-    long ports = std::strtol(line.c_str() + pos, &end, 10);
-    if (end == line.c_str() + pos || ports < 1 || ports > 255)
-      Fail("expected a port count from 1 to 255 after the node type");
-    n.num_ports = static_cast<int>(ports);
-    pos = SkipBlanks(line, static_cast<size_t>(end - line.c_str()));
+    n.num_ports = PortCount(line, pos);
+    pos = SkipBlanks(line, pos);
     n.id = Quoted(line, pos);
     if (n.id.empty()) Fail("empty node name");
     ExpectLineEnd(line, pos, "the node name \"" + n.id + "\"");

@@ -278,6 +278,48 @@ void BadNetFilesNameLineAndWhat() {
   }
 }
 
+// A net file text and what its refusal must say.
+struct Refusal {
+  std::string text, expect;
+};
+
+void ExpectRefused(const std::vector<Refusal>& cases) {
+  for (const Refusal& c : cases) {
+    const std::string msg = ErrorOf([&] { Parse(c.text); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
+// One switch and one host, with `header` in place of the host's "Ca 1".
+std::string HostHeader(const std::string& header) {
+  return "Switch 8 \"S1\"\n[1] \"H1\"[1]\n\n" + header + " \"H1\"\n[1] \"S1\"[1]\n";
+}
+
+// A node header's port count is decimal digits as ibnetdiscover prints
+// them, after any blanks: no sign, no leading 0 (octal to ibsim), nothing
+// glued to it.
+void PortCountIsPlainDecimal() {
+  CU_ASSERT_EQUAL(Parse(HostHeader("Ca\t 2")).end_ports.size(), 1u);
+  CU_ASSERT_EQUAL(Parse("Switch\t \t36 \"S1\"\n").switches[0].num_ports, 36);
+  const std::string want =
+      "t.net:4: expected a port count from 1 to 255 (decimal digits, no sign or leading 0) "
+      "after the node type, got '";
+  ExpectRefused({
+      {"Switch +8 \"S1\"\n",
+       "t.net:1: expected a port count from 1 to 255 (decimal digits, no sign or "
+       "leading 0) after the node type, got '+8'"},
+      {"Switch \t+8 \"S1\"\n", "t.net:1: expected a port count from 1 to 255"},
+      {HostHeader("Ca +1"), want + "+1'"},
+      {HostHeader("Ca -1"), want + "-1'"},
+      {HostHeader("Ca 01"), want + "01'"},
+      {HostHeader("Ca 0x2"), want + "0x2'"},
+      {HostHeader("Ca 2x"), want + "2x'"},
+      {HostHeader("Ca 256"), want + "256'"},
+      {HostHeader("Ca 1\v"), want + "1\v'"},
+  });
+}
+
 void Guid2LidRoundTripAndErrors() {
   Fabric f = MakeFatTree(4, 3);
   AssignDefaultLids(f, 2);
@@ -650,6 +692,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file: what ibnetdiscover writes", AcceptsWhatIbnetdiscoverWrites);
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
+  CU_add_test(s, "net file: a port count is plain decimal", PortCountIsPlainDecimal);
   CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
   CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
