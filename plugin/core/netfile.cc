@@ -80,11 +80,10 @@ class Parser {
   }
 
   // The whole of `text` (blanks around it aside) as a hexadecimal GUID, with
-  // or without 0x: no sign, no trailing text ("(12zz)" is not 0x12).
-  Guid ParseHex(const std::string& text, bool need_prefix) const {
+  // or without 0x, as in ibnetdiscover's "(2c90300001231)": no sign, no
+  // trailing text ("(12zz)" is not 0x12).
+  Guid ParseHex(const std::string& text) const {
     std::string t = Trim(text);
-    if (need_prefix && !StartsWith(t, "0x") && !StartsWith(t, "0X"))
-      Fail("expected a hexadecimal GUID like 0x0002c90300001234, got '" + t + "'");
     char* end = nullptr;
     errno = 0;
     unsigned long long v = std::strtoull(t.c_str(), &end, 16);
@@ -124,7 +123,7 @@ class Parser {
   Guid ParenthesizedGuid(const std::string& s, size_t& pos) const {
     size_t close = s.find(')', pos);
     if (close == std::string::npos) Fail("unterminated '(' port GUID");
-    Guid g = ParseHex(s.substr(pos + 1, close - pos - 1), false);
+    Guid g = ParseHex(s.substr(pos + 1, close - pos - 1));
     pos = close + 1;
     return g;
   }
@@ -154,12 +153,35 @@ class Parser {
          "([N] \"peer\"[M]) or a guid assignment, got '" + line + "'");
   }
 
+  // The GUID of a "switchguid=" line or its kin as ibsim reads it (strtoull
+  // base 0), so that both give a file the same GUIDs: 0x hex (what
+  // ibnetdiscover and the generator write) or decimal. ibsim reads a
+  // leading 0 as octal and stops at the first letter of hex written
+  // without 0x; both are refused rather than read another way.
+  Guid IbsimGuid(const std::string& text) const {
+    const std::string t = Trim(text);
+    unsigned long long g = 0;
+    if (ParseHexGuid(t, &g)) return g;
+    const bool decimal =
+        !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (decimal && t.size() > 1 && t[0] == '0')
+      Fail("'" + t +
+           "' is octal to ibsim (a leading 0): expected the GUID in 0x hex, like 0x0002c90300001234, "
+           "or in decimal without a leading 0");
+    errno = 0;
+    if (decimal) g = std::strtoull(t.c_str(), nullptr, 10);
+    if (!decimal || errno == ERANGE)
+      Fail("expected a GUID in 0x hex, like 0x0002c90300001234, or in decimal, as ibsim reads it, got '" + t +
+           "'");
+    return g;
+  }
+
   void SetGuid(const std::string& line, GuidCounter* c) {
     size_t eq = line.find_first_of("=+");
     if (eq == std::string::npos) Fail("expected '=' or '+' in '" + line + "'");
     // ibnetdiscover: "switchguid=0xNODEGUID(PORTGUID)".
     size_t stop = line.find_first_of("(#", eq + 1);
-    Guid g = ParseHex(line.substr(eq + 1, stop == std::string::npos ? stop : stop - eq - 1), false);
+    Guid g = IbsimGuid(line.substr(eq + 1, stop == std::string::npos ? stop : stop - eq - 1));
     if (stop != std::string::npos && line[stop] == '(') {
       (void)ParenthesizedGuid(line, stop);
       ExpectLineEnd(line, stop, "the port GUID");

@@ -264,7 +264,7 @@ void BadNetFilesNameLineAndWhat() {
        "t.net:2: expected '[PORT]' with a port from 1 to 255 after \"S-0000000000200000\""},
       {"Switch 8 \"S1\"\n[ 1] \"S2\"[3]\n", "t.net:2: expected '[PORT]' at the start of a port line"},
       {"Switch 8 \"S1\" 8\n", "t.net:1: unexpected '8' after the node name \"S1\": expected a '#' comment"},
-      {"switchguid=0x2000zz\nSwitch 8 \"S1\"\n", "t.net:1: bad hexadecimal number '0x2000zz'"},
+      {"switchguid=0x2000zz\nSwitch 8 \"S1\"\n", "t.net:1: expected a GUID in 0x hex"},
       {"switchguid=0x200000(200000)x\nSwitch 8 \"S1\"\n", "t.net:1: unexpected 'x' after the port GUID"},
       {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 2 \"H1\"\n[1](12zz) \"S1\"[1]\n",
        "t.net:5: bad hexadecimal number '12zz'"},
@@ -317,6 +317,45 @@ void PortCountIsPlainDecimal() {
       {HostHeader("Ca 2x"), want + "2x'"},
       {HostHeader("Ca 256"), want + "256'"},
       {HostHeader("Ca 1\v"), want + "1\v'"},
+  });
+}
+
+// One switch and one host with the given GUID lines before their headers.
+Fabric WithGuidLines(const std::string& switch_guid, const std::string& ca_guid) {
+  return Parse(switch_guid + "\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\n" + ca_guid +
+               "\nCa 2 \"H1\"\n[1] \"S1\"[1]\n");
+}
+
+// GUID lines give the GUIDs ibsim gives: it reads them with strtoull base
+// 0, so "200000" is decimal there and must be here. Forms ibsim reads
+// another way than it looks (a leading 0 is octal; hex without 0x stops at
+// the first letter) are refused at their line.
+void GuidLinesReadAsIbsimReadsThem() {
+  Fabric f = WithGuidLines("switchguid=200000", "caguid=1048576");
+  CU_ASSERT_EQUAL(f.switches[0].guid, 200000u);
+  CU_ASSERT_EQUAL(f.end_ports[0].node_guid, 0x100000u);
+  CU_ASSERT_EQUAL(f.end_ports[0].port_guid, 0x100001u);
+  f = WithGuidLines("switchguid=0x2c90200000001(2c90200000001)", "caguid = 0X100000");
+  CU_ASSERT_EQUAL(f.switches[0].guid, 0x2c90200000001u);
+  CU_ASSERT_EQUAL(f.end_ports[0].node_guid, 0x100000u);
+  // Relative to the last absolute value, by the same rule: 16 is sixteen.
+  f = WithGuidLines("switchguid=0x200000\nswitchguid+16", "hcaguids=0x100000\ncaguid+0x10");
+  CU_ASSERT_EQUAL(f.switches[0].guid, 0x200010u);
+  CU_ASSERT_EQUAL(f.end_ports[0].node_guid, 0x100010u);
+  const std::string want =
+      "t.net:1: expected a GUID in 0x hex, like 0x0002c90300001234, or in decimal, as ibsim "
+      "reads it, got '";
+  ExpectRefused({
+      {"switchguid=0200000\nSwitch 8 \"S1\"\n",
+       "t.net:1: '0200000' is octal to ibsim (a leading 0): expected the GUID in 0x hex, like "
+       "0x0002c90300001234, or in decimal without a leading 0"},
+      {"caguid+010\nSwitch 8 \"S1\"\n", "t.net:1: '010' is octal to ibsim"},
+      {"switchguid=2c9000100d050\nSwitch 8 \"S1\"\n", want + "2c9000100d050'"},
+      {"caguid=-5\nSwitch 8 \"S1\"\n", want + "-5'"},
+      {"caguid=+5\nSwitch 8 \"S1\"\n", want + "+5'"},
+      {"caguid=\nSwitch 8 \"S1\"\n", want + "'"},
+      {"caguid=18446744073709551616\nSwitch 8 \"S1\"\n", want + "18446744073709551616'"},
+      {"caguid=0x10000000000000000\nSwitch 8 \"S1\"\n", want + "0x10000000000000000'"},
   });
 }
 
@@ -693,6 +732,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "net file: a port count is plain decimal", PortCountIsPlainDecimal);
+  CU_add_test(s, "net file: GUID lines read as ibsim reads them", GuidLinesReadAsIbsimReadsThem);
   CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
   CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
