@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <istream>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +26,7 @@ struct RawPort {
   std::string remote;
   int remote_port = 1;
   Guid port_guid = 0;  // explicit "(guid)" after the local port, CAs only
+  std::optional<Guid> peer_guid;  // "(guid)" after the reference: the peer port's
   Lid lid = 0;         // from an ibnetdiscover "# lid N lmc M" comment
   int lmc = -1;
   int line = 0;
@@ -292,11 +294,13 @@ class Parser {
   // What may follow a port reference "peer"[M] before the comment: the
   // peer port's GUID when it is a channel adapter, "(8f10403961355)", as
   // ibnetdiscover writes it, and ibsim's link options w=N and s=N. Moves pos
-  // past them; they are checked, not used.
-  void SkipReferenceExtras(const std::string& line, size_t& pos) const {
+  // past them and returns the GUID, if any, for CheckPeerGuids; the link
+  // options are checked, not used.
+  std::optional<Guid> ReferenceExtras(const std::string& line, size_t& pos) const {
+    std::optional<Guid> peer_guid;
     size_t p = SkipBlanks(line, pos);
     if (p < line.size() && line[p] == '(') {
-      (void)ParenthesizedGuid(line, p);
+      peer_guid = ParenthesizedGuid(line, p);
       pos = p;
     }
     for (p = SkipBlanks(line, pos);
@@ -309,6 +313,7 @@ class Parser {
         Fail("expected an integer in the link option '" + line.substr(p, end - p) + "'");
       pos = end;
     }
+    return peer_guid;
   }
 
   void ParsePort(const std::string& line) {
@@ -333,7 +338,7 @@ class Parser {
       if (rp < 1 || rp > 255) Fail("expected '[PORT]' with a port from 1 to 255 after \"" + p.remote + "\"");
       p.remote_port = static_cast<int>(rp);
     }
-    SkipReferenceExtras(line, pos);
+    p.peer_guid = ReferenceExtras(line, pos);
     ExpectLineEnd(line, pos, line.substr(reference, pos - reference));
     size_t hash = line.find('#', pos);
     if (hash != std::string::npos && n.type == NodeType::kCa) {
@@ -382,6 +387,22 @@ struct Endpoint {
   int port;
 };
 
+// A port GUID as a node's own record gives it, and the line that does.
+struct OwnGuid {
+  Guid guid;
+  int line;
+};
+
+// Port `port`'s GUID by its node's record: a switch's port 0 GUID (the one
+// GUID its ports have); for a channel adapter the "(GUID)" on the port's own
+// line, else node GUID + port, as ibsim numbers them.
+OwnGuid OwnPortGuid(const RawNode& n, int port) {
+  if (n.type == NodeType::kSwitch) return {n.guid, n.line};
+  for (const RawPort& p : n.ports)
+    if (p.num == port && p.port_guid) return {p.port_guid, p.line};
+  return {n.guid + static_cast<Guid>(port), n.line};
+}
+
 Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<std::string, size_t>& names,
                    const std::string& file, Origins* where) {
   Fabric f;
@@ -420,10 +441,9 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
     EndPort ep;
     ep.node_guid = n.guid;
     ep.port_num = port;
-    ep.port_guid = n.guid + port;
+    ep.port_guid = OwnPortGuid(n, port).guid;
     ep.name = n.desc;
     if (self) {
-      if (self->port_guid) ep.port_guid = self->port_guid;
       ep.base_lid = self->lid;
       if (self->lmc > 0) ep.lmc = static_cast<uint8_t>(self->lmc);
     }
@@ -480,6 +500,27 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
     }
   }
   return f;
+}
+
+// The peer port GUID a port line gives after its reference, as ibnetdiscover
+// writes "(2c90300001231)", is the one the peer's own record gives: else a
+// cable or a record is wrong, and the parser cannot tell which.
+void CheckPeerGuids(const std::vector<RawNode>& nodes, const std::unordered_map<std::string, size_t>& names,
+                    const std::string& file) {
+  for (const RawNode& n : nodes)
+    for (const RawPort& p : n.ports) {
+      if (!p.peer_guid) continue;
+      const RawNode& peer = nodes[names.at(p.remote)];
+      const OwnGuid own = OwnPortGuid(peer, p.remote_port);
+      if (own.guid == *p.peer_guid) continue;
+      const std::string peer_port = "port " + std::to_string(p.remote_port) + " of \"" + peer.id + "\"";
+      throw InputError(file, p.line,
+                       "port " + std::to_string(p.num) + " of \"" + n.id + "\" gives " + peer_port +
+                           " port GUID " + Hex16(*p.peer_guid) + ", but " +
+                           (peer.type == NodeType::kSwitch ? "switch \"" + peer.id + "\"" : peer_port) +
+                           " has port GUID " + Hex16(own.guid) + " (line " + std::to_string(own.line) +
+                           "): expected the peer's own port GUID");
+    }
 }
 
 // Node GUIDs name nodes (ibsim refuses a repeat; ibnetdiscover never writes
@@ -582,6 +623,7 @@ Fabric ParseNetFile(std::istream& is, const std::string& file) {
   Origins where;
   Fabric f = BuildFabric(nodes, parser.names(), file, &where);
   if (f.switches.empty()) throw InputError(file, 0, "the fabric has no switch");
+  CheckPeerGuids(nodes, parser.names(), file);
   // With lines, what Fabric::Finalize would refuse without them.
   CheckNodeGuids(nodes, file);
   const std::vector<Claim> claims = ClaimsInFileOrder(f, where);

@@ -151,13 +151,16 @@ void CommentLidsByTheIntegerRule() {
 }
 
 // A switch (LID 1) and two hosts as ibnetdiscover writes them; the hosts'
-// port lines (8 and 12) get the given LID words and H2's the given GUID.
+// port lines (8 and 12) get the given LID words and H2's the given GUID, as
+// does the switch's reference to it (line 4).
 std::string TwoHosts(const std::string& h1_lid, const std::string& h2_lid,
                      const std::string& h2_guid = "100005") {
   return "switchguid=0x200001\n"
          "Switch 8 \"S1\"\t\t# \"S1\" base port 0 lid 1 lmc 0\n"
          "[1]\t\"H1\"[1](100001) \t\t# \"H1\" lid 4 4xSDR\n"
-         "[2]\t\"H2\"[1](100005) \t\t# \"H2\" lid 8 4xSDR\n\n"
+         "[2]\t\"H2\"[1](" +
+         h2_guid +
+         ") \t\t# \"H2\" lid 8 4xSDR\n\n"
          "caguid=0x100000\n"
          "Ca\t2 \"H1\"\t\t# \"H1\"\n"
          "[1](100001) \t\"S1\"[1]\t\t# " +
@@ -356,6 +359,31 @@ void GuidLinesReadAsIbsimReadsThem() {
       {"caguid=\nSwitch 8 \"S1\"\n", want + "'"},
       {"caguid=18446744073709551616\nSwitch 8 \"S1\"\n", want + "18446744073709551616'"},
       {"caguid=0x10000000000000000\nSwitch 8 \"S1\"\n", want + "0x10000000000000000'"},
+  });
+}
+
+// The peer's port GUID after a reference, "H1"[1](100001) as ibnetdiscover
+// writes it, must be the one the peer's own record gives (its port line's,
+// else node GUID + port, or a switch's GUID): refused otherwise, naming
+// both lines and both GUIDs.
+void PeerGuidsAgreeWithThePeersRecord() {
+  CU_ASSERT_EQUAL(Parse(TwoHosts("lid 4 lmc 0", "lid 8 lmc 0")).end_ports[1].port_guid, 0x100005u);
+  // No "(GUID)" on the adapter's port line: caguid + port, as ibsim numbers.
+  CU_ASSERT_EQUAL(
+      Parse("Switch 8 \"S1\"\n[1] \"H1\"[1](100001)\n\nCa 2 \"H1\"\n[1] \"S1\"[1]\n").end_ports[0].port_guid,
+      0x100001u);
+  std::string h2_says_9 = TwoHosts("lid 4 lmc 0", "lid 8 lmc 0");
+  h2_says_9.replace(h2_says_9.rfind("(100005)"), 8, "(100009)");
+  ExpectRefused({
+      {h2_says_9,
+       "t.net:4: port 2 of \"S1\" gives port 1 of \"H2\" port GUID 0x0000000000100005, but port 1 of \"H2\" "
+       "has port GUID 0x0000000000100009 (line 12): expected the peer's own port GUID"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1](100002)\n\ncaguid=0x100000\nCa 2 \"H1\"\n[1] \"S1\"[1]\n",
+       "t.net:2: port 1 of \"S1\" gives port 1 of \"H1\" port GUID 0x0000000000100002, but port 1 of \"H1\" "
+       "has port GUID 0x0000000000100001 (line 5)"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 2 \"H1\"\n[1](100001) \"S1\"[1](200001)\n",
+       "t.net:5: port 1 of \"H1\" gives port 1 of \"S1\" port GUID 0x0000000000200001, but switch \"S1\" has "
+       "port GUID 0x0000000000200000 (line 1): expected the peer's own port GUID"},
   });
 }
 
@@ -733,6 +761,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "net file: a port count is plain decimal", PortCountIsPlainDecimal);
   CU_add_test(s, "net file: GUID lines read as ibsim reads them", GuidLinesReadAsIbsimReadsThem);
+  CU_add_test(s, "net file: a peer's GUID agrees with its record", PeerGuidsAgreeWithThePeersRecord);
   CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
   CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
