@@ -226,8 +226,9 @@ class Parser {
   }
 
   // "lid N lmc M" inside an ibnetdiscover comment ("lid 0": none yet). The
-  // LIDs must fit below 0xC000 and, for end ports, be LMC-aligned.
-  void FindLidLmc(const std::string& comment, bool aligned, Lid* lid, int* lmc) {
+  // LIDs must fit below 0xC000 and be LMC-aligned, a switch's port 0 as an
+  // end port (without 'lmc' any LID is).
+  void FindLidLmc(const std::string& comment, Lid* lid, int* lmc) {
     const long long v = CommentValue(comment, "lid", kMaxUnicastLid, "a LID 0..0xBFFF (decimal or 0x hex)");
     if (v < 0) return;
     const long long m = CommentValue(comment, "lmc", 7, "an LMC 0..7");
@@ -236,7 +237,7 @@ class Parser {
     if (v + count - 1 > kMaxUnicastLid)
       Fail("lid " + std::to_string(v) + " lmc " + std::to_string(m) + ": its " + std::to_string(count) +
            " LIDs end beyond the unicast range (0xBFFF)");
-    if (aligned && v % count != 0)
+    if (v % count != 0)
       Fail("lid " + std::to_string(v) + " is not aligned to lmc " + std::to_string(m) +
            ": expected a multiple of " + std::to_string(count));
     *lid = static_cast<Lid>(v);
@@ -281,7 +282,7 @@ class Parser {
         if (qe != std::string::npos) n.desc = comment.substr(q + 1, qe - q - 1);
         comment = comment.substr(qe == std::string::npos ? q : qe + 1);
       }
-      if (type == NodeType::kSwitch) FindLidLmc(comment, false, &n.lid, &n.lmc);
+      if (type == NodeType::kSwitch) FindLidLmc(comment, &n.lid, &n.lmc);
     }
     GuidCounter& c = type == NodeType::kSwitch ? switch_guid_ : ca_guid_;
     n.guid = c.next;
@@ -345,7 +346,7 @@ class Parser {
       // "# lid 1 lmc 0 "Switch1" lid 2 4xSDR": our LID comes before the quote.
       std::string comment = line.substr(hash + 1);
       size_t q = comment.find('"');
-      FindLidLmc(comment.substr(0, q), true, &p.lid, &p.lmc);
+      FindLidLmc(comment.substr(0, q), &p.lid, &p.lmc);
     }
     for (const RawPort& other : n.ports)
       if (other.num == p.num)

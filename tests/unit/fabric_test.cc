@@ -121,6 +121,7 @@ std::string Discovered(const std::string& switch_lid, const std::string& host_li
 void CommentLidsByTheIntegerRule() {
   Fabric f = Parse(Discovered("lid 010 lmc 0", "lid 0x10 lmc 2"));
   CU_ASSERT_EQUAL(f.switches[0].lid, 10);
+  CU_ASSERT_EQUAL(Parse(Discovered("lid 8 lmc 2", "lid 4 lmc 0")).switches[0].lmc, 2);
   CU_ASSERT_EQUAL(f.end_ports[0].base_lid, 16);
   CU_ASSERT_EQUAL(f.end_ports[0].lmc, 2);
   struct Case {
@@ -140,6 +141,11 @@ void CommentLidsByTheIntegerRule() {
        "t.net:7: expected an LMC 0..7 after 'lmc' in the comment, got '010'"},
       {Discovered("lid 3 lmc 0", "lid 6 lmc 2"),
        "t.net:7: lid 6 is not aligned to lmc 2: expected a multiple of 4"},
+      // A switch's LMC too (enhanced port 0 may have one): its LIDs are a block.
+      {Discovered("lid 3 lmc 2", "lid 4 lmc 0"),
+       "t.net:2: lid 3 is not aligned to lmc 2: expected a multiple of 4"},
+      {Discovered("lid 0x103 lmc 1", "lid 4 lmc 0"),
+       "t.net:2: lid 259 is not aligned to lmc 1: expected a multiple of 2"},
       {Discovered("lid 0xBFFF lmc 1", "lid 4 lmc 0"),
        "t.net:2: lid 49151 lmc 1: its 2 LIDs end beyond the unicast range"},
   };
