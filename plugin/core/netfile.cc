@@ -81,6 +81,21 @@ class Parser {
     return s.rfind(p, 0) == 0;
   }
 
+  // Keywords are whole words, so "Cable 1" is no "Ca" header and "caguidx=1"
+  // no "caguid" line. A node type is followed by blanks:
+  static bool IsWord(const std::string& s, const char* word) {
+    const size_t n = std::strlen(word);
+    return StartsWith(s, word) && n < s.size() && std::isspace(static_cast<unsigned char>(s[n]));
+  }
+
+  // and a setting's key by one of `ops` ('=', or '+' for ibsim's relative
+  // GUIDs), blanks allowed between.
+  static bool IsKey(const std::string& s, const char* key, const char* ops) {
+    if (!StartsWith(s, key)) return false;
+    const size_t p = SkipBlanks(s, std::strlen(key));
+    return p < s.size() && std::strchr(ops, s[p]) != nullptr;
+  }
+
   // The whole of `text` (blanks around it aside) as a hexadecimal GUID, with
   // or without 0x, as in ibnetdiscover's "(2c90300001231)": no sign, no
   // trailing text ("(12zz)" is not 0x12).
@@ -140,17 +155,16 @@ class Parser {
       ParsePort(line);
       return;
     }
-    if (StartsWith(line, "switchguid")) return SetGuid(line, &switch_guid_);
-    if (StartsWith(line, "caguid") || StartsWith(line, "hcaguids"))
+    if (IsKey(line, "switchguid", "=+")) return SetGuid(line, &switch_guid_);
+    if (IsKey(line, "caguid", "=+") || IsKey(line, "hcaguids", "=+") || IsKey(line, "rtguid", "=+"))
       return SetGuid(line, &ca_guid_);
-    if (StartsWith(line, "rtguid")) return SetGuid(line, &ca_guid_);
-    if (StartsWith(line, "vendid") || StartsWith(line, "devid") ||
-        StartsWith(line, "sysimgguid") || StartsWith(line, "do "))
+    if (IsKey(line, "vendid", "=") || IsKey(line, "devid", "=") || IsKey(line, "sysimgguid", "=") ||
+        IsWord(line, "do"))
       return;
-    if (StartsWith(line, "Switch")) return ParseHeader(line, NodeType::kSwitch, 6);
-    if (StartsWith(line, "Hca")) return ParseHeader(line, NodeType::kCa, 3);
-    if (StartsWith(line, "Ca")) return ParseHeader(line, NodeType::kCa, 2);
-    if (StartsWith(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2);
+    if (IsWord(line, "Switch")) return ParseHeader(line, NodeType::kSwitch, 6);
+    if (IsWord(line, "Hca")) return ParseHeader(line, NodeType::kCa, 3);
+    if (IsWord(line, "Ca")) return ParseHeader(line, NodeType::kCa, 2);
+    if (IsWord(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2);
     Fail("expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line "
          "([N] \"peer\"[M]) or a guid assignment, got '" + line + "'");
   }
@@ -178,9 +192,9 @@ class Parser {
     return g;
   }
 
+  // A line IsKey found with '=' or '+'.
   void SetGuid(const std::string& line, GuidCounter* c) {
     size_t eq = line.find_first_of("=+");
-    if (eq == std::string::npos) Fail("expected '=' or '+' in '" + line + "'");
     // ibnetdiscover: "switchguid=0xNODEGUID(PORTGUID)".
     size_t stop = line.find_first_of("(#", eq + 1);
     Guid g = IbsimGuid(line.substr(eq + 1, stop == std::string::npos ? stop : stop - eq - 1));

@@ -393,6 +393,37 @@ void PeerGuidsAgreeWithThePeersRecord() {
   });
 }
 
+// Keywords are whole words: a node type followed by blanks, a setting's key
+// by '=' (or '+' for GUIDs). "Cable" is no "Ca", "caguidx=" no "caguid".
+void KeywordsAreWholeWords() {
+  CU_ASSERT_EQUAL(
+      Parse(HostHeader("vendid = 0x2c9\ndevid=0x1003\nsysimgguid=0x100000\ndo x\nHca\t1")).end_ports.size(),
+      1u);
+  const std::string want =
+      "t.net:4: expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line ([N] \"peer\"[M]) or a "
+      "guid "
+      "assignment, got '";
+  ExpectRefused({
+      {HostHeader("Cable 1"), want + "Cable 1 \"H1\"'"},
+      {HostHeader("Cats 1"), want + "Cats 1 \"H1\"'"},
+      {HostHeader("Ca1"), want + "Ca1 \"H1\"'"},
+      {HostHeader("Hcas 1"), want + "Hcas 1 \"H1\"'"},
+      {HostHeader("Rtr 1"), want + "Rtr 1 \"H1\"'"},
+      {"Switch 8 \"S1\"\n\nCa\n",
+       "t.net:3: expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line"},
+      {"Switches 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"Switch8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"caguidx=0x100000\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"switchguids=0x200000\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"switchguid 0x200000\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"rtguid:0x1\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"vendidx=0x2c9\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"sysimgguids=0x1\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"devid+1\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"done\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+  });
+}
+
 void Guid2LidRoundTripAndErrors() {
   Fabric f = MakeFatTree(4, 3);
   AssignDefaultLids(f, 2);
@@ -768,6 +799,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file: a port count is plain decimal", PortCountIsPlainDecimal);
   CU_add_test(s, "net file: GUID lines read as ibsim reads them", GuidLinesReadAsIbsimReadsThem);
   CU_add_test(s, "net file: a peer's GUID agrees with its record", PeerGuidsAgreeWithThePeersRecord);
+  CU_add_test(s, "net file: keywords are whole words", KeywordsAreWholeWords);
   CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
   CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
