@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <istream>
+#include <optional>
 #include <sstream>
 #include <unordered_map>
 #include <vector>
@@ -25,6 +26,7 @@ struct RawPort {
   std::string remote;
   int remote_port = 1;
   Guid port_guid = 0;  // explicit "(guid)" after the local port, CAs only
+  std::optional<Guid> peer_guid;  // "(guid)" after the reference: the peer port's
   Lid lid = 0;         // from an ibnetdiscover "# lid N lmc M" comment
   int lmc = -1;
   int line = 0;
@@ -79,12 +81,26 @@ class Parser {
     return s.rfind(p, 0) == 0;
   }
 
+  // Keywords are whole words, so "Cable 1" is no "Ca" header and "caguidx=1"
+  // no "caguid" line. A node type is followed by blanks:
+  static bool IsWord(const std::string& s, const char* word) {
+    const size_t n = std::strlen(word);
+    return StartsWith(s, word) && n < s.size() && std::isspace(static_cast<unsigned char>(s[n]));
+  }
+
+  // and a setting's key by one of `ops` ('=', or '+' for ibsim's relative
+  // GUIDs), blanks allowed between.
+  static bool IsKey(const std::string& s, const char* key, const char* ops) {
+    if (!StartsWith(s, key)) return false;
+    const size_t p = SkipBlanks(s, std::strlen(key));
+    return p < s.size() && std::strchr(ops, s[p]) != nullptr;
+  }
+
   // The whole of `text` (blanks around it aside) as a hexadecimal GUID, with
-  // or without 0x: no sign, no trailing text ("(12zz)" is not 0x12).
-  Guid ParseHex(const std::string& text, bool need_prefix) const {
+  // or without 0x, as in ibnetdiscover's "(2c90300001231)": no sign, no
+  // trailing text ("(12zz)" is not 0x12).
+  Guid ParseHex(const std::string& text) const {
     std::string t = Trim(text);
-    if (need_prefix && !StartsWith(t, "0x") && !StartsWith(t, "0X"))
-      Fail("expected a hexadecimal GUID like 0x0002c90300001234, got '" + t + "'");
     char* end = nullptr;
     errno = 0;
     unsigned long long v = std::strtoull(t.c_str(), &end, 16);
@@ -124,7 +140,7 @@ class Parser {
   Guid ParenthesizedGuid(const std::string& s, size_t& pos) const {
     size_t close = s.find(')', pos);
     if (close == std::string::npos) Fail("unterminated '(' port GUID");
-    Guid g = ParseHex(s.substr(pos + 1, close - pos - 1), false);
+    Guid g = ParseHex(s.substr(pos + 1, close - pos - 1));
     pos = close + 1;
     return g;
   }
@@ -139,27 +155,49 @@ class Parser {
       ParsePort(line);
       return;
     }
-    if (StartsWith(line, "switchguid")) return SetGuid(line, &switch_guid_);
-    if (StartsWith(line, "caguid") || StartsWith(line, "hcaguids"))
+    if (IsKey(line, "switchguid", "=+")) return SetGuid(line, &switch_guid_);
+    if (IsKey(line, "caguid", "=+") || IsKey(line, "hcaguids", "=+") || IsKey(line, "rtguid", "=+"))
       return SetGuid(line, &ca_guid_);
-    if (StartsWith(line, "rtguid")) return SetGuid(line, &ca_guid_);
-    if (StartsWith(line, "vendid") || StartsWith(line, "devid") ||
-        StartsWith(line, "sysimgguid") || StartsWith(line, "do "))
+    if (IsKey(line, "vendid", "=") || IsKey(line, "devid", "=") || IsKey(line, "sysimgguid", "=") ||
+        IsWord(line, "do"))
       return;
-    if (StartsWith(line, "Switch")) return ParseHeader(line, NodeType::kSwitch, 6);
-    if (StartsWith(line, "Hca")) return ParseHeader(line, NodeType::kCa, 3);
-    if (StartsWith(line, "Ca")) return ParseHeader(line, NodeType::kCa, 2);
-    if (StartsWith(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2);
+    if (IsWord(line, "Switch")) return ParseHeader(line, NodeType::kSwitch, 6);
+    if (IsWord(line, "Hca")) return ParseHeader(line, NodeType::kCa, 3);
+    if (IsWord(line, "Ca")) return ParseHeader(line, NodeType::kCa, 2);
+    if (IsWord(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2);
     Fail("expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line "
          "([N] \"peer\"[M]) or a guid assignment, got '" + line + "'");
   }
 
+  // The GUID of a "switchguid=" line or its kin as ibsim reads it (strtoull
+  // base 0), so that both give a file the same GUIDs: 0x hex (what
+  // ibnetdiscover and the generator write) or decimal. ibsim reads a
+  // leading 0 as octal and stops at the first letter of hex written
+  // without 0x; both are refused rather than read another way.
+  Guid IbsimGuid(const std::string& text) const {
+    const std::string t = Trim(text);
+    unsigned long long g = 0;
+    if (ParseHexGuid(t, &g)) return g;
+    const bool decimal =
+        !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (decimal && t.size() > 1 && t[0] == '0')
+      Fail("'" + t +
+           "' is octal to ibsim (a leading 0): expected the GUID in 0x hex, like 0x0002c90300001234, "
+           "or in decimal without a leading 0");
+    errno = 0;
+    if (decimal) g = std::strtoull(t.c_str(), nullptr, 10);
+    if (!decimal || errno == ERANGE)
+      Fail("expected a GUID in 0x hex, like 0x0002c90300001234, or in decimal, as ibsim reads it, got '" + t +
+           "'");
+    return g;
+  }
+
+  // A line IsKey found with '=' or '+'.
   void SetGuid(const std::string& line, GuidCounter* c) {
     size_t eq = line.find_first_of("=+");
-    if (eq == std::string::npos) Fail("expected '=' or '+' in '" + line + "'");
     // ibnetdiscover: "switchguid=0xNODEGUID(PORTGUID)".
     size_t stop = line.find_first_of("(#", eq + 1);
-    Guid g = ParseHex(line.substr(eq + 1, stop == std::string::npos ? stop : stop - eq - 1), false);
+    Guid g = IbsimGuid(line.substr(eq + 1, stop == std::string::npos ? stop : stop - eq - 1));
     if (stop != std::string::npos && line[stop] == '(') {
       (void)ParenthesizedGuid(line, stop);
       ExpectLineEnd(line, stop, "the port GUID");
@@ -202,8 +240,9 @@ class Parser {
   }
 
   // "lid N lmc M" inside an ibnetdiscover comment ("lid 0": none yet). The
-  // LIDs must fit below 0xC000 and, for end ports, be LMC-aligned.
-  void FindLidLmc(const std::string& comment, bool aligned, Lid* lid, int* lmc) {
+  // LIDs must fit below 0xC000 and be LMC-aligned, a switch's port 0 as an
+  // end port (without 'lmc' any LID is).
+  void FindLidLmc(const std::string& comment, Lid* lid, int* lmc) {
     const long long v = CommentValue(comment, "lid", kMaxUnicastLid, "a LID 0..0xBFFF (decimal or 0x hex)");
     if (v < 0) return;
     const long long m = CommentValue(comment, "lmc", 7, "an LMC 0..7");
@@ -212,11 +251,29 @@ class Parser {
     if (v + count - 1 > kMaxUnicastLid)
       Fail("lid " + std::to_string(v) + " lmc " + std::to_string(m) + ": its " + std::to_string(count) +
            " LIDs end beyond the unicast range (0xBFFF)");
-    if (aligned && v % count != 0)
+    if (v % count != 0)
       Fail("lid " + std::to_string(v) + " is not aligned to lmc " + std::to_string(m) +
            ": expected a multiple of " + std::to_string(count));
     *lid = static_cast<Lid>(v);
     if (m >= 0) *lmc = static_cast<int>(m);
+  }
+
+  // The port count at line[pos], up to a blank or the quoted name, as
+  // ibnetdiscover prints it: decimal digits, 1 to 255. No sign (strtol took
+  // "+8") and no leading 0 (ibsim reads "010" as octal 8). Moves pos past it.
+  int PortCount(const std::string& line, size_t& pos) const {
+    const size_t end = std::min(line.find_first_of(" \t\"", pos), line.size());
+    const std::string text = line.substr(pos, end - pos);
+    const bool digits = !text.empty() && text.size() <= 3 && text[0] != '0' &&
+                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    long long ports = 0;
+    if (!digits || !ParseInteger(text, &ports) || ports > 255)
+      Fail(
+          "expected a port count from 1 to 255 (decimal digits, no sign or leading 0) after the node type, "
+          "got '" +
+          text + "'");
+    pos = end;
+    return static_cast<int>(ports);
   }
 
   void ParseHeader(const std::string& line, NodeType type, size_t keyword_len) {
@@ -224,12 +281,8 @@ class Parser {
     n.type = type;
     n.line = line_no_;
     size_t pos = SkipBlanks(line, keyword_len);
-    char* end = nullptr;
-    long ports = std::strtol(line.c_str() + pos, &end, 10);
-    if (end == line.c_str() + pos || ports < 1 || ports > 255)
-      Fail("expected a port count from 1 to 255 after the node type");
-    n.num_ports = static_cast<int>(ports);
-    pos = SkipBlanks(line, static_cast<size_t>(end - line.c_str()));
+    n.num_ports = PortCount(line, pos);
+    pos = SkipBlanks(line, pos);
     n.id = Quoted(line, pos);
     if (n.id.empty()) Fail("empty node name");
     ExpectLineEnd(line, pos, "the node name \"" + n.id + "\"");
@@ -243,7 +296,7 @@ class Parser {
         if (qe != std::string::npos) n.desc = comment.substr(q + 1, qe - q - 1);
         comment = comment.substr(qe == std::string::npos ? q : qe + 1);
       }
-      if (type == NodeType::kSwitch) FindLidLmc(comment, false, &n.lid, &n.lmc);
+      if (type == NodeType::kSwitch) FindLidLmc(comment, &n.lid, &n.lmc);
     }
     GuidCounter& c = type == NodeType::kSwitch ? switch_guid_ : ca_guid_;
     n.guid = c.next;
@@ -256,11 +309,13 @@ class Parser {
   // What may follow a port reference "peer"[M] before the comment: the
   // peer port's GUID when it is a channel adapter, "(8f10403961355)", as
   // ibnetdiscover writes it, and ibsim's link options w=N and s=N. Moves pos
-  // past them; they are checked, not used.
-  void SkipReferenceExtras(const std::string& line, size_t& pos) const {
+  // past them and returns the GUID, if any, for CheckPeerGuids; the link
+  // options are checked, not used.
+  std::optional<Guid> ReferenceExtras(const std::string& line, size_t& pos) const {
+    std::optional<Guid> peer_guid;
     size_t p = SkipBlanks(line, pos);
     if (p < line.size() && line[p] == '(') {
-      (void)ParenthesizedGuid(line, p);
+      peer_guid = ParenthesizedGuid(line, p);
       pos = p;
     }
     for (p = SkipBlanks(line, pos);
@@ -273,6 +328,7 @@ class Parser {
         Fail("expected an integer in the link option '" + line.substr(p, end - p) + "'");
       pos = end;
     }
+    return peer_guid;
   }
 
   void ParsePort(const std::string& line) {
@@ -297,14 +353,14 @@ class Parser {
       if (rp < 1 || rp > 255) Fail("expected '[PORT]' with a port from 1 to 255 after \"" + p.remote + "\"");
       p.remote_port = static_cast<int>(rp);
     }
-    SkipReferenceExtras(line, pos);
+    p.peer_guid = ReferenceExtras(line, pos);
     ExpectLineEnd(line, pos, line.substr(reference, pos - reference));
     size_t hash = line.find('#', pos);
     if (hash != std::string::npos && n.type == NodeType::kCa) {
       // "# lid 1 lmc 0 "Switch1" lid 2 4xSDR": our LID comes before the quote.
       std::string comment = line.substr(hash + 1);
       size_t q = comment.find('"');
-      FindLidLmc(comment.substr(0, q), true, &p.lid, &p.lmc);
+      FindLidLmc(comment.substr(0, q), &p.lid, &p.lmc);
     }
     for (const RawPort& other : n.ports)
       if (other.num == p.num)
@@ -346,6 +402,22 @@ struct Endpoint {
   int port;
 };
 
+// A port GUID as a node's own record gives it, and the line that does.
+struct OwnGuid {
+  Guid guid;
+  int line;
+};
+
+// Port `port`'s GUID by its node's record: a switch's port 0 GUID (the one
+// GUID its ports have); for a channel adapter the "(GUID)" on the port's own
+// line, else node GUID + port, as ibsim numbers them.
+OwnGuid OwnPortGuid(const RawNode& n, int port) {
+  if (n.type == NodeType::kSwitch) return {n.guid, n.line};
+  for (const RawPort& p : n.ports)
+    if (p.num == port && p.port_guid) return {p.port_guid, p.line};
+  return {n.guid + static_cast<Guid>(port), n.line};
+}
+
 Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<std::string, size_t>& names,
                    const std::string& file, Origins* where) {
   Fabric f;
@@ -384,10 +456,9 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
     EndPort ep;
     ep.node_guid = n.guid;
     ep.port_num = port;
-    ep.port_guid = n.guid + port;
+    ep.port_guid = OwnPortGuid(n, port).guid;
     ep.name = n.desc;
     if (self) {
-      if (self->port_guid) ep.port_guid = self->port_guid;
       ep.base_lid = self->lid;
       if (self->lmc > 0) ep.lmc = static_cast<uint8_t>(self->lmc);
     }
@@ -444,6 +515,27 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
     }
   }
   return f;
+}
+
+// The peer port GUID a port line gives after its reference, as ibnetdiscover
+// writes "(2c90300001231)", is the one the peer's own record gives: else a
+// cable or a record is wrong, and the parser cannot tell which.
+void CheckPeerGuids(const std::vector<RawNode>& nodes, const std::unordered_map<std::string, size_t>& names,
+                    const std::string& file) {
+  for (const RawNode& n : nodes)
+    for (const RawPort& p : n.ports) {
+      if (!p.peer_guid) continue;
+      const RawNode& peer = nodes[names.at(p.remote)];
+      const OwnGuid own = OwnPortGuid(peer, p.remote_port);
+      if (own.guid == *p.peer_guid) continue;
+      const std::string peer_port = "port " + std::to_string(p.remote_port) + " of \"" + peer.id + "\"";
+      throw InputError(file, p.line,
+                       "port " + std::to_string(p.num) + " of \"" + n.id + "\" gives " + peer_port +
+                           " port GUID " + Hex16(*p.peer_guid) + ", but " +
+                           (peer.type == NodeType::kSwitch ? "switch \"" + peer.id + "\"" : peer_port) +
+                           " has port GUID " + Hex16(own.guid) + " (line " + std::to_string(own.line) +
+                           "): expected the peer's own port GUID");
+    }
 }
 
 // Node GUIDs name nodes (ibsim refuses a repeat; ibnetdiscover never writes
@@ -546,6 +638,7 @@ Fabric ParseNetFile(std::istream& is, const std::string& file) {
   Origins where;
   Fabric f = BuildFabric(nodes, parser.names(), file, &where);
   if (f.switches.empty()) throw InputError(file, 0, "the fabric has no switch");
+  CheckPeerGuids(nodes, parser.names(), file);
   // With lines, what Fabric::Finalize would refuse without them.
   CheckNodeGuids(nodes, file);
   const std::vector<Claim> claims = ClaimsInFileOrder(f, where);

@@ -9,13 +9,17 @@
 
 namespace ibu {
 
-// Parses a topology. GUIDs come from "switchguid=/caguid=" lines or, when
-// absent, are numbered the way ibsim numbers them (0x100000.. for CAs,
-// 0x200000.. for switches). LIDs come from ibnetdiscover comments
-// ("lid N lmc L") when present and are otherwise 0 (see AssignDefaultLids):
-// on every switch and end port or on none. Throws ibu::Error "FILE:LINE: ..."
-// naming what was expected, both lines of a GUID or LID given twice, and the
-// first port without a LID in a file where others have one.
+// Parses a topology. GUIDs come from "switchguid=/caguid=" lines, read as
+// ibsim reads them (0x hex or decimal; a leading 0, octal to ibsim, and hex
+// without 0x are refused) or, when absent, are numbered the way ibsim
+// numbers them (0x100000.. for CAs, 0x200000.. for switches). A peer's port
+// GUID after a reference, "H-..."[1](GUID), must be the one the peer's own
+// record gives. LIDs come from ibnetdiscover comments ("lid N lmc L",
+// aligned to the LMC) when present and are otherwise 0 (see
+// AssignDefaultLids): on every switch and end port or on none. Throws
+// ibu::Error "FILE:LINE: ..." naming what was expected, both lines of a GUID
+// or LID given twice or of a peer GUID that disagrees, and the first port
+// without a LID in a file where others have one.
 Fabric ParseNetFile(std::istream& is, const std::string& file);
 Fabric ReadNetFile(const std::string& path);
 

@@ -121,6 +121,7 @@ std::string Discovered(const std::string& switch_lid, const std::string& host_li
 void CommentLidsByTheIntegerRule() {
   Fabric f = Parse(Discovered("lid 010 lmc 0", "lid 0x10 lmc 2"));
   CU_ASSERT_EQUAL(f.switches[0].lid, 10);
+  CU_ASSERT_EQUAL(Parse(Discovered("lid 8 lmc 2", "lid 4 lmc 0")).switches[0].lmc, 2);
   CU_ASSERT_EQUAL(f.end_ports[0].base_lid, 16);
   CU_ASSERT_EQUAL(f.end_ports[0].lmc, 2);
   struct Case {
@@ -140,6 +141,11 @@ void CommentLidsByTheIntegerRule() {
        "t.net:7: expected an LMC 0..7 after 'lmc' in the comment, got '010'"},
       {Discovered("lid 3 lmc 0", "lid 6 lmc 2"),
        "t.net:7: lid 6 is not aligned to lmc 2: expected a multiple of 4"},
+      // A switch's LMC too (enhanced port 0 may have one): its LIDs are a block.
+      {Discovered("lid 3 lmc 2", "lid 4 lmc 0"),
+       "t.net:2: lid 3 is not aligned to lmc 2: expected a multiple of 4"},
+      {Discovered("lid 0x103 lmc 1", "lid 4 lmc 0"),
+       "t.net:2: lid 259 is not aligned to lmc 1: expected a multiple of 2"},
       {Discovered("lid 0xBFFF lmc 1", "lid 4 lmc 0"),
        "t.net:2: lid 49151 lmc 1: its 2 LIDs end beyond the unicast range"},
   };
@@ -151,13 +157,16 @@ void CommentLidsByTheIntegerRule() {
 }
 
 // A switch (LID 1) and two hosts as ibnetdiscover writes them; the hosts'
-// port lines (8 and 12) get the given LID words and H2's the given GUID.
+// port lines (8 and 12) get the given LID words and H2's the given GUID, as
+// does the switch's reference to it (line 4).
 std::string TwoHosts(const std::string& h1_lid, const std::string& h2_lid,
                      const std::string& h2_guid = "100005") {
   return "switchguid=0x200001\n"
          "Switch 8 \"S1\"\t\t# \"S1\" base port 0 lid 1 lmc 0\n"
          "[1]\t\"H1\"[1](100001) \t\t# \"H1\" lid 4 4xSDR\n"
-         "[2]\t\"H2\"[1](100005) \t\t# \"H2\" lid 8 4xSDR\n\n"
+         "[2]\t\"H2\"[1](" +
+         h2_guid +
+         ") \t\t# \"H2\" lid 8 4xSDR\n\n"
          "caguid=0x100000\n"
          "Ca\t2 \"H1\"\t\t# \"H1\"\n"
          "[1](100001) \t\"S1\"[1]\t\t# " +
@@ -264,7 +273,7 @@ void BadNetFilesNameLineAndWhat() {
        "t.net:2: expected '[PORT]' with a port from 1 to 255 after \"S-0000000000200000\""},
       {"Switch 8 \"S1\"\n[ 1] \"S2\"[3]\n", "t.net:2: expected '[PORT]' at the start of a port line"},
       {"Switch 8 \"S1\" 8\n", "t.net:1: unexpected '8' after the node name \"S1\": expected a '#' comment"},
-      {"switchguid=0x2000zz\nSwitch 8 \"S1\"\n", "t.net:1: bad hexadecimal number '0x2000zz'"},
+      {"switchguid=0x2000zz\nSwitch 8 \"S1\"\n", "t.net:1: expected a GUID in 0x hex"},
       {"switchguid=0x200000(200000)x\nSwitch 8 \"S1\"\n", "t.net:1: unexpected 'x' after the port GUID"},
       {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 2 \"H1\"\n[1](12zz) \"S1\"[1]\n",
        "t.net:5: bad hexadecimal number '12zz'"},
@@ -276,6 +285,143 @@ void BadNetFilesNameLineAndWhat() {
     if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
     CU_ASSERT(Contains(msg, c.expect));
   }
+}
+
+// A net file text and what its refusal must say.
+struct Refusal {
+  std::string text, expect;
+};
+
+void ExpectRefused(const std::vector<Refusal>& cases) {
+  for (const Refusal& c : cases) {
+    const std::string msg = ErrorOf([&] { Parse(c.text); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
+// One switch and one host, with `header` in place of the host's "Ca 1".
+std::string HostHeader(const std::string& header) {
+  return "Switch 8 \"S1\"\n[1] \"H1\"[1]\n\n" + header + " \"H1\"\n[1] \"S1\"[1]\n";
+}
+
+// A node header's port count is decimal digits as ibnetdiscover prints
+// them, after any blanks: no sign, no leading 0 (octal to ibsim), nothing
+// glued to it.
+void PortCountIsPlainDecimal() {
+  CU_ASSERT_EQUAL(Parse(HostHeader("Ca\t 2")).end_ports.size(), 1u);
+  CU_ASSERT_EQUAL(Parse("Switch\t \t36 \"S1\"\n").switches[0].num_ports, 36);
+  const std::string want =
+      "t.net:4: expected a port count from 1 to 255 (decimal digits, no sign or leading 0) "
+      "after the node type, got '";
+  ExpectRefused({
+      {"Switch +8 \"S1\"\n",
+       "t.net:1: expected a port count from 1 to 255 (decimal digits, no sign or "
+       "leading 0) after the node type, got '+8'"},
+      {"Switch \t+8 \"S1\"\n", "t.net:1: expected a port count from 1 to 255"},
+      {HostHeader("Ca +1"), want + "+1'"},
+      {HostHeader("Ca -1"), want + "-1'"},
+      {HostHeader("Ca 01"), want + "01'"},
+      {HostHeader("Ca 0x2"), want + "0x2'"},
+      {HostHeader("Ca 2x"), want + "2x'"},
+      {HostHeader("Ca 256"), want + "256'"},
+      {HostHeader("Ca 1\v"), want + "1\v'"},
+  });
+}
+
+// One switch and one host with the given GUID lines before their headers.
+Fabric WithGuidLines(const std::string& switch_guid, const std::string& ca_guid) {
+  return Parse(switch_guid + "\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\n" + ca_guid +
+               "\nCa 2 \"H1\"\n[1] \"S1\"[1]\n");
+}
+
+// GUID lines give the GUIDs ibsim gives: it reads them with strtoull base
+// 0, so "200000" is decimal there and must be here. Forms ibsim reads
+// another way than it looks (a leading 0 is octal; hex without 0x stops at
+// the first letter) are refused at their line.
+void GuidLinesReadAsIbsimReadsThem() {
+  Fabric f = WithGuidLines("switchguid=200000", "caguid=1048576");
+  CU_ASSERT_EQUAL(f.switches[0].guid, 200000u);
+  CU_ASSERT_EQUAL(f.end_ports[0].node_guid, 0x100000u);
+  CU_ASSERT_EQUAL(f.end_ports[0].port_guid, 0x100001u);
+  f = WithGuidLines("switchguid=0x2c90200000001(2c90200000001)", "caguid = 0X100000");
+  CU_ASSERT_EQUAL(f.switches[0].guid, 0x2c90200000001u);
+  CU_ASSERT_EQUAL(f.end_ports[0].node_guid, 0x100000u);
+  // Relative to the last absolute value, by the same rule: 16 is sixteen.
+  f = WithGuidLines("switchguid=0x200000\nswitchguid+16", "hcaguids=0x100000\ncaguid+0x10");
+  CU_ASSERT_EQUAL(f.switches[0].guid, 0x200010u);
+  CU_ASSERT_EQUAL(f.end_ports[0].node_guid, 0x100010u);
+  const std::string want =
+      "t.net:1: expected a GUID in 0x hex, like 0x0002c90300001234, or in decimal, as ibsim "
+      "reads it, got '";
+  ExpectRefused({
+      {"switchguid=0200000\nSwitch 8 \"S1\"\n",
+       "t.net:1: '0200000' is octal to ibsim (a leading 0): expected the GUID in 0x hex, like "
+       "0x0002c90300001234, or in decimal without a leading 0"},
+      {"caguid+010\nSwitch 8 \"S1\"\n", "t.net:1: '010' is octal to ibsim"},
+      {"switchguid=2c9000100d050\nSwitch 8 \"S1\"\n", want + "2c9000100d050'"},
+      {"caguid=-5\nSwitch 8 \"S1\"\n", want + "-5'"},
+      {"caguid=+5\nSwitch 8 \"S1\"\n", want + "+5'"},
+      {"caguid=\nSwitch 8 \"S1\"\n", want + "'"},
+      {"caguid=18446744073709551616\nSwitch 8 \"S1\"\n", want + "18446744073709551616'"},
+      {"caguid=0x10000000000000000\nSwitch 8 \"S1\"\n", want + "0x10000000000000000'"},
+  });
+}
+
+// The peer's port GUID after a reference, "H1"[1](100001) as ibnetdiscover
+// writes it, must be the one the peer's own record gives (its port line's,
+// else node GUID + port, or a switch's GUID): refused otherwise, naming
+// both lines and both GUIDs.
+void PeerGuidsAgreeWithThePeersRecord() {
+  CU_ASSERT_EQUAL(Parse(TwoHosts("lid 4 lmc 0", "lid 8 lmc 0")).end_ports[1].port_guid, 0x100005u);
+  // No "(GUID)" on the adapter's port line: caguid + port, as ibsim numbers.
+  CU_ASSERT_EQUAL(
+      Parse("Switch 8 \"S1\"\n[1] \"H1\"[1](100001)\n\nCa 2 \"H1\"\n[1] \"S1\"[1]\n").end_ports[0].port_guid,
+      0x100001u);
+  std::string h2_says_9 = TwoHosts("lid 4 lmc 0", "lid 8 lmc 0");
+  h2_says_9.replace(h2_says_9.rfind("(100005)"), 8, "(100009)");
+  ExpectRefused({
+      {h2_says_9,
+       "t.net:4: port 2 of \"S1\" gives port 1 of \"H2\" port GUID 0x0000000000100005, but port 1 of \"H2\" "
+       "has port GUID 0x0000000000100009 (line 12): expected the peer's own port GUID"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1](100002)\n\ncaguid=0x100000\nCa 2 \"H1\"\n[1] \"S1\"[1]\n",
+       "t.net:2: port 1 of \"S1\" gives port 1 of \"H1\" port GUID 0x0000000000100002, but port 1 of \"H1\" "
+       "has port GUID 0x0000000000100001 (line 5)"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 2 \"H1\"\n[1](100001) \"S1\"[1](200001)\n",
+       "t.net:5: port 1 of \"H1\" gives port 1 of \"S1\" port GUID 0x0000000000200001, but switch \"S1\" has "
+       "port GUID 0x0000000000200000 (line 1): expected the peer's own port GUID"},
+  });
+}
+
+// Keywords are whole words: a node type followed by blanks, a setting's key
+// by '=' (or '+' for GUIDs). "Cable" is no "Ca", "caguidx=" no "caguid".
+void KeywordsAreWholeWords() {
+  CU_ASSERT_EQUAL(
+      Parse(HostHeader("vendid = 0x2c9\ndevid=0x1003\nsysimgguid=0x100000\ndo x\nHca\t1")).end_ports.size(),
+      1u);
+  const std::string want =
+      "t.net:4: expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line ([N] \"peer\"[M]) or a "
+      "guid "
+      "assignment, got '";
+  ExpectRefused({
+      {HostHeader("Cable 1"), want + "Cable 1 \"H1\"'"},
+      {HostHeader("Cats 1"), want + "Cats 1 \"H1\"'"},
+      {HostHeader("Ca1"), want + "Ca1 \"H1\"'"},
+      {HostHeader("Hcas 1"), want + "Hcas 1 \"H1\"'"},
+      {HostHeader("Rtr 1"), want + "Rtr 1 \"H1\"'"},
+      {"Switch 8 \"S1\"\n\nCa\n",
+       "t.net:3: expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line"},
+      {"Switches 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"Switch8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"caguidx=0x100000\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"switchguids=0x200000\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"switchguid 0x200000\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"rtguid:0x1\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"vendidx=0x2c9\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"sysimgguids=0x1\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"devid+1\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      {"done\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+  });
 }
 
 void Guid2LidRoundTripAndErrors() {
@@ -650,6 +796,10 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file: what ibnetdiscover writes", AcceptsWhatIbnetdiscoverWrites);
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
+  CU_add_test(s, "net file: a port count is plain decimal", PortCountIsPlainDecimal);
+  CU_add_test(s, "net file: GUID lines read as ibsim reads them", GuidLinesReadAsIbsimReadsThem);
+  CU_add_test(s, "net file: a peer's GUID agrees with its record", PeerGuidsAgreeWithThePeersRecord);
+  CU_add_test(s, "net file: keywords are whole words", KeywordsAreWholeWords);
   CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
   CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
