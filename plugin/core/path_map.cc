@@ -52,6 +52,9 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
   for (size_t e = 0; e < m.n_; ++e) m.base_[e] = f.end_ports[e].base_lid;
   std::string line;
   int no = 0;
+  // Line of each pair read, to refuse a repeat naming both lines (n^2 ints,
+  // only while reading).
+  std::vector<int> pair_line(m.n_ * m.n_, 0);
   while (std::getline(is, line)) {
     ++no;
     std::istringstream ls(line);
@@ -73,9 +76,9 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
                            std::to_string(dst.base_lid) + ".." +
                            std::to_string(dst.base_lid + dst.lid_count() - 1) +
                            " (a map made with other LIDs? use the guid2lid of the run that made it)");
-    Lid& slot = m.dlid_[static_cast<size_t>(s) * m.n_ + static_cast<size_t>(d)];
-    if (slot) throw InputError(file, no, "pair " + a + " " + b + " given twice");
-    slot = static_cast<Lid>(dlid);
+    const size_t slot = static_cast<size_t>(s) * m.n_ + static_cast<size_t>(d);
+    RefuseRepeat(pair_line[slot], [&] { return "pair " + a + " " + b; }, file, no);
+    m.dlid_[slot] = static_cast<Lid>(dlid);
     ++m.pairs_;
   }
   if (m.pairs_ == 0)

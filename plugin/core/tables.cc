@@ -110,17 +110,6 @@ int SwitchOfHeader(const std::string& line, const std::string& file, int no,
   return sw;
 }
 
-// One table per switch in a dump and one row per LID, MLID or SL2VL port
-// pair in a table: a repeat (two dumps concatenated, a damaged one) would
-// silently replace what came first. `seen` is the line of the first, 0 if
-// none; `what` describes the repeat, built only when there is one.
-template <typename Describe>
-void RefuseRepeat(int& seen, Describe what, const std::string& file, int no) {
-  if (seen != 0)
-    throw InputError(file, no, what() + " appears again (first at line " + std::to_string(seen) + ")");
-  seen = no;
-}
-
 bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
 
 std::vector<std::string> Words(const std::string& line) {

@@ -287,7 +287,10 @@ void PathMapRoundTripAndErrors() {
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "x\n"), "p:1: DLID "));
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "\n" + a + " " + b + " " +
                            std::to_string(base5) + "\n"),
-                     "p:2: pair " + a + " " + b + " given twice"));
+                     "p:2: pair " + a + " " + b + " appears again (first at line 1)"));
+  CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "\n# c\n\n" + a + " " + b + " " +
+                           std::to_string(base5 + 1) + "\n"),
+                     "p:4: pair " + a + " " + b + " appears again (first at line 1)"));
 }
 
 }  // namespace
