@@ -86,17 +86,23 @@ long HeaderLid(const std::string& line, const std::string& file, int no) {
 // "... of switch Lid N guid 0xG ..." -> switch index, or throws.
 int SwitchOfHeader(const std::string& line, const std::string& file, int no,
                    const Fabric& f) {
-  size_t g = line.find("guid ");
+  const size_t g = line.find("guid ");
   if (g == std::string::npos)
     throw InputError(file, no, "expected 'of switch Lid N guid 0x...' in the table header");
-  char* end = nullptr;
-  Guid guid = std::strtoull(line.c_str() + g + 5, &end, 16);
-  if (end == line.c_str() + g + 5)
-    throw InputError(file, no, "expected a hexadecimal GUID after 'guid'");
+  // The GUID word, as every GUID the core reads: 0x and 1..16 hex digits
+  // (strtoull also took bare hex, a sign, a 17th digit that is a leading
+  // zero and "0x12zz" as 0x12).
+  const size_t from = g + 5, to = line.find(' ', from);
+  const std::string word = line.substr(from, to == std::string::npos ? std::string::npos : to - from);
+  unsigned long long guid = 0;
+  if (!ParseHexGuid(word, &guid))
+    throw InputError(file, no,
+                     "'guid " + Excerpt(word) +
+                         "': expected the switch's GUID as ibroute prints it, 0x and up to 16 hex digits");
   int sw = f.SwitchByGuid(guid);
   if (sw < 0)
     throw InputError(file, no,
-                     Printf("switch GUID 0x%016" PRIx64 " is not in the fabric", guid));
+                     Printf("switch GUID 0x%016" PRIx64 " is not in the fabric", static_cast<Guid>(guid)));
   // Tables are indexed by LID: read against other LIDs than they were made
   // for, every entry would mean another destination, without a word.
   const long lid = HeaderLid(line, file, no);

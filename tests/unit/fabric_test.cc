@@ -512,6 +512,20 @@ void BadDumpsNameLine() {
     CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(bad, "d", f, t); }),
                        std::string("d:1: 'of switch Lid ") + lid + "': expected the switch's LID in decimal"));
   }
+  // The header's GUID by the core's one rule, 0x and 1..16 hex digits
+  // (strtoull took bare hex, a 17th digit that is a leading zero, a sign
+  // and trailing text), in LFT and MFT headers alike.
+  for (const char* guid : {"0000000000200000", "0x00000000000200000", "0x0000000000200000x", "+0x200000",
+                           "0x", "0x1ffffffffffffffff"}) {
+    std::istringstream bad(std::string("Unicast lids [0x0-0x3] of switch Lid 9 guid ") + guid +
+                           " (x):\n0 valid lids dumped \n");
+    CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(bad, "d", f, t); }),
+                       std::string("d:1: 'guid ") + guid +
+                           "': expected the switch's GUID as ibroute prints it, 0x and up to 16 hex digits"));
+  }
+  std::istringstream mg("Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 200000 (x):\n");
+  CU_ASSERT(
+      Contains(ErrorOf([&] { ReadMfts(mg, "m", f, t); }), "m:1: 'guid 200000': expected the switch's GUID"));
   std::istringstream m0("Multicast mlids [0xc000-0xc3ff] of switch Lid 18 guid 0x0000000000200001 (x):\n");
   CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m0, "m", f, t); }), "m:1: switch SW<1,0> (0x0000000000200001) has LID 10 in the fabric but LID 18"));
   // ibroute -a and OpenSM's own dump end a table with "N lids dumped"; blank
