@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <istream>
@@ -30,13 +29,15 @@ void WritePathMap(std::ostream& os, const Fabric& f, const DlidSelector& select)
 
 namespace {
 
-// An end port named by its port GUID ("0x..." or bare hex).
+// An end port named by its port GUID, as WritePathMap prints it: 0x and up
+// to 16 hex digits, the core's one GUID rule (strtoull also took bare hex,
+// a sign and leading zeros past 16 digits).
 int EndPortOf(const std::string& word, const Fabric& f, const std::string& file, int no) {
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long guid = std::strtoull(word.c_str(), &end, 16);
-  if (word.empty() || *end != '\0' || errno == ERANGE || word[0] == '-')
-    throw InputError(file, no, "'" + word + "': expected a port GUID (hex, e.g. 0x0008f10400411a2b)");
+  unsigned long long guid = 0;
+  if (!ParseHexGuid(word, &guid))
+    throw InputError(
+        file, no,
+        "'" + word + "': expected a port GUID, 0x and up to 16 hex digits (e.g. 0x0008f10400411a2b)");
   const int ep = f.EndPortByGuid(guid);
   if (ep < 0) throw InputError(file, no, "port GUID " + word + " is no end port of the fabric");
   return ep;
