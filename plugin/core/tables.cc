@@ -136,6 +136,28 @@ bool IsCountLine(const std::string& line, const char* noun) {
 
 bool IsLftCount(const std::string& line) { return IsCountLine(line, "lids"); }
 
+// ibroute counts the rows it prints, "N valid lids dumped" (with -a, "N lids
+// dumped": every LID of its range, port 255 and LID 0 too), "N valid mlids
+// dumped" likewise, and so do WriteLfts and WriteMfts: another N than the
+// rows read means rows were lost or added on the way, a damaged dump.
+void RefuseMiscount(const std::string& line, int rows, const std::string& table, const std::string& file,
+                    int no) {
+  const std::vector<std::string> w = Words(line);
+  unsigned long n = 0;
+  if (DecimalField(w[0], 0xFFFFFFFF, &n) && n == static_cast<unsigned long>(rows)) return;
+  std::string count;
+  for (const std::string& word : w) count += (count.empty() ? "" : " ") + word;
+  throw InputError(file, no,
+                   "'" + Excerpt(count) + "': " + table + " has " + std::to_string(rows) +
+                       (rows == 1 ? " row" : " rows") + ", not " + Excerpt(w[0]) +
+                       " (rows lost or added: a damaged dump?)");
+}
+
+// OpenSM's own LFT dump (opensm-lfts.dump, "Unicast lids [0-TOP] ...") ends
+// a table with "TOP lids dumped", its top LID rather than a count (it skips
+// unrouted LIDs); ibroute and WriteLfts print "[0xFIRST-0xTOP]" and count.
+bool IsOpenSmLftHeader(const std::string& line) { return line.find("Unicast lids [0-") != std::string::npos; }
+
 struct LftEntry {
   Lid lid = 0;
   int port = 0;
@@ -252,10 +274,13 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   t.Resize(f);
   std::string line;
   int no = 0, sw = -1, tables = 0;
-  bool counted = false;  // the table's "N valid lids dumped" line was seen
+  int count_line = 0, rows = 0;  // the table's "N valid lids dumped" line (0: not yet) and entries
+  bool counts_rows = true;       // its N counts them (not in OpenSM's own dump)
   std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
   std::vector<int> entry_line;                          // by LID, in the current table
-  auto refuse_uncounted = [&] { RefuseUncountedTable(file, f, sw, header_line, counted, "LFT", "lids"); };
+  auto refuse_uncounted = [&] {
+    RefuseUncountedTable(file, f, sw, header_line, count_line != 0, "LFT", "lids");
+  };
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Unicast lids") != std::string::npos) {
@@ -265,11 +290,16 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       t.lft[sw].out.assign(f.max_lid() + 1, kNoPort);
       entry_line.assign(f.max_lid() + 1, 0);
       ++tables;
-      counted = false;
+      count_line = 0, rows = 0;
+      counts_rows = !IsOpenSmLftHeader(line);
       continue;
     }
     if (!StartsWith(line, "0x")) {
-      if (sw >= 0 && IsLftCount(line)) counted = true;
+      if (sw >= 0 && IsLftCount(line)) {
+        RefuseRepeat(
+            count_line, [&] { return "the count line of the LFT of " + f.SwitchLabel(sw); }, file, no);
+        if (counts_rows) RefuseMiscount(line, rows, "the LFT of " + f.SwitchLabel(sw), file, no);
+      }
       // The other lines ibroute prints (column titles, the count) and blank
       // lines carry nothing; anything else is not an LFT dump, or a damaged
       // one, and skipping it would lose entries without a word.
@@ -280,7 +310,7 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
                        "dumped'; got '" + Excerpt(line) + "'");
     }
     if (sw < 0) throw InputError(file, no, "LFT entry before any 'Unicast lids' header");
-    if (counted)
+    if (count_line)
       throw InputError(file, no, "LFT entry after its table's 'N valid lids dumped' line (expected the "
                                  "next 'Unicast lids' header first)");
     const LftEntry e = ParseLftEntry(line, file, no);
@@ -291,6 +321,7 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     if (e.lid >= entry_line.size()) entry_line.resize(e.lid + 1, 0);
     RefuseRepeat(entry_line[e.lid], [&] { return Printf("LID 0x%04x in the LFT of ", e.lid) + f.SwitchLabel(sw); },
                  file, no);
+    ++rows;
     if (e.lid != 0) t.lft[sw].set(e.lid, static_cast<uint8_t>(e.port));  // LID 0 is reserved
   }
   if (tables == 0)  // an empty file, or a wrong one of blank lines
@@ -302,11 +333,13 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   t.Resize(f);
   std::string line;
   int no = 0, sw = -1, tables = 0;
-  bool counted = false;         // the table's "N valid mlids dumped" line was seen
+  int count_line = 0;           // the table's "N valid mlids dumped" line, 0: not yet
   std::vector<size_t> columns;  // column of port i's digit in the Ports line
   std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
   std::map<Lid, int> row_line;                          // by MLID, in the current table
-  auto refuse_uncounted = [&] { RefuseUncountedTable(file, f, sw, header_line, counted, "MFT", "mlids"); };
+  auto refuse_uncounted = [&] {
+    RefuseUncountedTable(file, f, sw, header_line, count_line != 0, "MFT", "mlids");
+  };
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Multicast mlids") != std::string::npos) {
@@ -317,7 +350,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       row_line.clear();
       columns.clear();
       ++tables;
-      counted = false;
+      count_line = 0;
       continue;
     }
     size_t ports_at = line.find("Ports:");
@@ -328,7 +361,11 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       continue;
     }
     if (!StartsWith(line, "0x")) {
-      if (sw >= 0 && IsCountLine(line, "mlids")) counted = true;
+      if (sw >= 0 && IsCountLine(line, "mlids")) {
+        RefuseRepeat(
+            count_line, [&] { return "the count line of the MFT of " + f.SwitchLabel(sw); }, file, no);
+        RefuseMiscount(line, static_cast<int>(row_line.size()), "the MFT of " + f.SwitchLabel(sw), file, no);
+      }
       if (IsMftDecoration(line)) continue;
       throw InputError(file, no, "unexpected line '" + Excerpt(line) +
                                      "' (expected `ibroute -M` output: a 'Multicast mlids' header, the "
@@ -336,7 +373,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     }
     if (sw < 0 || columns.empty())
       throw InputError(file, no, "MFT row before a 'Multicast mlids' header and 'Ports:' line");
-    if (counted)
+    if (count_line)
       throw InputError(file, no, "MFT row after its table's 'N valid mlids dumped' line (expected the "
                                  "next 'Multicast mlids' header first)");
     char* end = nullptr;

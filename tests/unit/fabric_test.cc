@@ -544,9 +544,12 @@ void BadDumpsNameLine() {
   CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m1, "m", f, t); }), "m:5: unexpected line '  0xc001 x'"));
   std::istringstream m2(mhead + "0xc000        x\ngarbage\n");
   CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m2, "m", f, t); }), "m:5: unexpected line 'garbage'"));
-  std::istringstream m3(mhead + "0xc000        x \r\n\n1 valid mlids dumped \n0 mlids dumped\n");
+  std::istringstream m3(mhead + "0xc000        x \r\n\n1 valid mlids dumped \r\n");
   CU_ASSERT(ErrorOf([&] { ReadMfts(m3, "m", f, t); }).empty());
   CU_ASSERT(t.mft[0].groups.at(0xC000).test(1));
+  // ibroute -M -a prints and counts empty rows too: "N mlids dumped".
+  std::istringstream m4(mhead + "0xc000        x \n0xc001            \n2 mlids dumped \n");
+  CU_ASSERT(ErrorOf([&] { ReadMfts(m4, "m", f, t); }).empty());
 }
 
 // The fields of an LFT entry as ibroute prints them ("0x%04x %03u"); any
@@ -644,6 +647,66 @@ void MftDumpsAsStrictAsLfts() {
   CU_ASSERT(Contains(error(head + wide.replace(5, 6, "Ports:") + "\n" + row + "\n"), "m:3: 'x' under port 300, beyond"));
 }
 
+// ibroute ends a table with the number of rows it printed; another number
+// than the rows read means rows were lost or added. OpenSM's own LFT dump
+// puts its top LID there instead, and is read as before.
+void CountLinesMatchTheRows() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  auto lft_error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
+  };
+  auto mft_error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
+  };
+  const std::string lft =
+      "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n"
+      "0x0001 001 : x\n0x0002 002 : y\n";
+  CU_ASSERT(lft_error(lft + "2 valid lids dumped \n").empty());
+  CU_ASSERT(Contains(
+      lft_error(lft + "3 valid lids dumped \n"),
+      "d:4: '3 valid lids dumped': the LFT of switch SW<0,0> (0x0000000000200000, LID 9) has 2 rows, "
+      "not 3 (rows lost or added: a damaged dump?)"));
+  CU_ASSERT(Contains(lft_error(lft + "1 valid lids dumped \n"), "d:4: '1 valid lids dumped': the LFT of"));
+  CU_ASSERT(Contains(lft_error(lft + "99999999999999999999 valid lids dumped \n"),
+                     "d:4: '99999999999999999999 valid"));
+  CU_ASSERT(Contains(lft_error(lft + "3 lids dumped\n"), "d:4: '3 lids dumped': the LFT of"));
+  CU_ASSERT(
+      Contains(lft_error(lft + "2 valid lids dumped \n2 valid lids dumped \n"),
+               "d:5: the count line of the LFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again "
+               "(first at line 4)"));
+  // ibroute -a: every LID of the range, unrouted ones (255) and LID 0 too.
+  CU_ASSERT(
+      lft_error("Unicast lids [0x0-0x2] of switch Lid 9 guid 0x0000000000200000 (x):\n"
+                "0x0000 255 : (illegal port)\n0x0001 001 : x\n0x0002 255 : (illegal port)\n3 lids dumped \n")
+          .empty());
+  // OpenSM's opensm-lfts.dump: "[0-TOP]" and "TOP lids dumped" with fewer rows.
+  Tables t;
+  std::istringstream osm(
+      "Unicast lids [0-3] of switch Lid 9 guid 0x0000000000200000 ('x'):\n"
+      "0x0001 001 # Channel Adapter portguid 0x0000000000100000: 'h'\n"
+      "0x0003 004 # Switch portguid 0x0000000000200002: 'y'\n3 lids dumped\n");
+  CU_ASSERT(ErrorOf([&] { ReadLfts(osm, "d", f, t); }).empty());
+  CU_ASSERT_EQUAL(t.lft[0].port(3), 4);
+  const std::string mft =
+      "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n"
+      "     Ports: 0 1 2 3 4 \n MLid\n0xc001        x   \n0xc002          x \n";
+  CU_ASSERT(mft_error(mft + "2 valid mlids dumped \n").empty());
+  CU_ASSERT(Contains(
+      mft_error(mft + "3 valid mlids dumped \n"),
+      "m:6: '3 valid mlids dumped': the MFT of switch SW<0,0> (0x0000000000200000, LID 9) has 2 rows, "
+      "not 3 (rows lost or added: a damaged dump?)"));
+  CU_ASSERT(Contains(mft_error(mft + "1 mlids dumped\n"), "m:6: '1 mlids dumped': the MFT of"));
+  CU_ASSERT(
+      Contains(mft_error(mft + "2 valid mlids dumped \n2 valid mlids dumped \n"),
+               "m:7: the count line of the MFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again "
+               "(first at line 6)"));
+}
+
 void GeneratorRefusesBadSizes() {
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(6, 2); }), "M must be a power of two, got 6"));
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(2, 2); }), "M must be at least 4"));
@@ -674,6 +737,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "bad dumps name line", BadDumpsNameLine);
   CU_add_test(s, "LFT fields as ibroute prints them", LftFieldsAsIbroutePrintsThem);
   CU_add_test(s, "a repeated table or row names both lines", DumpRepeatsNameBothLines);
+  CU_add_test(s, "count lines match the rows", CountLinesMatchTheRows);
   CU_add_test(s, "MFT dumps as strict as LFT dumps", MftDumpsAsStrictAsLfts);
   CU_add_test(s, "generator refuses bad sizes", GeneratorRefusesBadSizes);
 }
