@@ -191,6 +191,19 @@ bool IsLftDecoration(const std::string& line) {
          w == std::vector<std::string>{"Port", "Info"} || IsLftCount(line);
 }
 
+// `ibroute -M` numbers the ports 0..NumPorts in its 'Ports:' line, as
+// WriteMfts does: another count is the MFT of another switch (a header
+// edited or lost), whose 'x' would land on other ports or none.
+void RefuseOtherPortCount(size_t numbered, const Fabric& f, int sw, const std::string& file, int no) {
+  const int ports = f.switches[sw].num_ports;
+  if (numbered == static_cast<size_t>(ports) + 1) return;
+  const std::string listed = numbered == 0 ? "no port" : Printf("ports 0..%zu", numbered - 1);
+  throw InputError(file, no,
+                   Printf("the 'Ports:' line numbers %s, but %s has %d ports (expected 0..%d, as "
+                          "ibroute -M numbers them): the MFT of another switch?",
+                          listed.c_str(), f.SwitchLabel(sw).c_str(), ports, ports));
+}
+
 // Lines of `ibroute -M` (and WriteMfts) output that hold no row: blank
 // lines, the tens digits above "Ports:" on switches of 10 ports or more, the
 // " MLid" title and the count line.
@@ -358,6 +371,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       columns.clear();
       for (size_t c = ports_at + 6; c < line.size(); ++c)
         if (std::isdigit(static_cast<unsigned char>(line[c]))) columns.push_back(c);
+      if (sw >= 0) RefuseOtherPortCount(columns.size(), f, sw, file, no);
       continue;
     }
     if (!StartsWith(line, "0x")) {
@@ -391,10 +405,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       if (port >= columns.size() || columns[port] != c)
         throw InputError(file, no, "'x' at column " + std::to_string(c) +
                                        " is not under a port number");
-      if (static_cast<int>(port) > f.switches[sw].num_ports)  // a 'Ports:' line of another switch
-        throw InputError(file, no, Printf("'x' under port %zu, beyond the %d ports of %s", port,
-                                          f.switches[sw].num_ports, f.SwitchLabel(sw).c_str()));
-      mask.set(port);
+      mask.set(port);  // a port of the switch: its 'Ports:' line numbers no other
     }
     RefuseRepeat(row_line[static_cast<Lid>(mlid)],
                  [&] { return Printf("MLID 0x%04lx in the MFT of ", mlid) + f.SwitchLabel(sw); }, file, no);

@@ -625,7 +625,8 @@ void DumpRepeatsNameBothLines() {
 
 // MFT dumps are held to what the LFT reader already refuses: an empty
 // file, a row after the table's count line; and an 'x' under a port the
-// switch does not have (under port 256 or more it threw std::out_of_range).
+// switch does not have (under port 256 or more it threw std::out_of_range):
+// the 'Ports:' line numbering such a port is refused before any row.
 void MftDumpsAsStrictAsLfts() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
@@ -641,10 +642,35 @@ void MftDumpsAsStrictAsLfts() {
   CU_ASSERT(Contains(error(head + "     Ports: 0 1 2 3 4 \n MLid\n0xc001        x\n1 valid mlids dumped \n0xc002        x\n"),
                      "m:6: MFT row after its table's 'N valid mlids dumped' line"));
   CU_ASSERT(Contains(error(head + "     Ports: 0 1 2 3 4 5 \n MLid\n0xc001                x\n"),
-                     "m:4: 'x' under port 5, beyond the 4 ports of switch SW<0,0>"));
+                     "m:2: the 'Ports:' line numbers ports 0..5, but switch SW<0,0>"));
   std::string wide = "           ", row = "0xc001     ";
   for (int p = 0; p <= 300; ++p) wide += " " + std::to_string(p % 10), row += p == 300 ? " x" : "  ";
-  CU_ASSERT(Contains(error(head + wide.replace(5, 6, "Ports:") + "\n" + row + "\n"), "m:3: 'x' under port 300, beyond"));
+  CU_ASSERT(Contains(error(head + wide.replace(5, 6, "Ports:") + "\n" + row + "\n"),
+                     "m:2: the 'Ports:' line numbers ports 0..300, but"));
+}
+
+// ibroute -M numbers the switch's ports 0..NumPorts in its 'Ports:' line: a
+// line with another count is the MFT of another switch, whose rows would
+// put members on other ports, and is refused naming the switch and both.
+void MftPortsLineFitsTheSwitch() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  auto error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
+  };
+  const std::string head = "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n";
+  const std::string rest = " MLid\n0xc001        x   \n1 valid mlids dumped \n";
+  CU_ASSERT(error(head + "     Ports: 0 1 2 3 4 \n" + rest).empty());
+  CU_ASSERT(Contains(
+      error(head + "     Ports: 0 1 2 3 \n" + rest),
+      "m:2: the 'Ports:' line numbers ports 0..3, but switch SW<0,0> (0x0000000000200000, LID 9) has "
+      "4 ports (expected 0..4, as ibroute -M numbers them): the MFT of another switch?"));
+  CU_ASSERT(Contains(error(head + "     Ports: 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 \n" + rest),
+                     "m:2: the 'Ports:' line numbers ports 0..18, but switch SW<0,0> (0x0000000000200000, "
+                     "LID 9) has 4 ports"));
+  CU_ASSERT(Contains(error(head + "     Ports:\n" + rest), "m:2: the 'Ports:' line numbers no port, but"));
 }
 
 // ibroute ends a table with the number of rows it printed; another number
@@ -738,6 +764,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "LFT fields as ibroute prints them", LftFieldsAsIbroutePrintsThem);
   CU_add_test(s, "a repeated table or row names both lines", DumpRepeatsNameBothLines);
   CU_add_test(s, "count lines match the rows", CountLinesMatchTheRows);
+  CU_add_test(s, "MFT 'Ports:' line fits the switch", MftPortsLineFitsTheSwitch);
   CU_add_test(s, "MFT dumps as strict as LFT dumps", MftDumpsAsStrictAsLfts);
   CU_add_test(s, "generator refuses bad sizes", GeneratorRefusesBadSizes);
 }
