@@ -18,4 +18,16 @@ inline Error InputError(const std::string& file, int line,
   return Error(file + ":" + std::to_string(line) + ": " + what);
 }
 
+// One entry per key in an input file (a table per switch, a row per LID, a
+// path-map line per pair): a repeat (two files concatenated, a damaged one)
+// would silently replace what came first, so it is refused naming both
+// lines. `seen` is the line of the first, 0 if none; `what` describes the
+// repeat, built only when there is one.
+template <typename Describe>
+void RefuseRepeat(int& seen, Describe what, const std::string& file, int line) {
+  if (seen != 0)
+    throw InputError(file, line, what() + " appears again (first at line " + std::to_string(seen) + ")");
+  seen = line;
+}
+
 }  // namespace ibu

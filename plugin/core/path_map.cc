@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <istream>
@@ -30,13 +29,15 @@ void WritePathMap(std::ostream& os, const Fabric& f, const DlidSelector& select)
 
 namespace {
 
-// An end port named by its port GUID ("0x..." or bare hex).
+// An end port named by its port GUID, as WritePathMap prints it: 0x and up
+// to 16 hex digits, the core's one GUID rule (strtoull also took bare hex,
+// a sign and leading zeros past 16 digits).
 int EndPortOf(const std::string& word, const Fabric& f, const std::string& file, int no) {
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long guid = std::strtoull(word.c_str(), &end, 16);
-  if (word.empty() || *end != '\0' || errno == ERANGE || word[0] == '-')
-    throw InputError(file, no, "'" + word + "': expected a port GUID (hex, e.g. 0x0008f10400411a2b)");
+  unsigned long long guid = 0;
+  if (!ParseHexGuid(word, &guid))
+    throw InputError(
+        file, no,
+        "'" + word + "': expected a port GUID, 0x and up to 16 hex digits (e.g. 0x0008f10400411a2b)");
   const int ep = f.EndPortByGuid(guid);
   if (ep < 0) throw InputError(file, no, "port GUID " + word + " is no end port of the fabric");
   return ep;
@@ -52,6 +53,9 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
   for (size_t e = 0; e < m.n_; ++e) m.base_[e] = f.end_ports[e].base_lid;
   std::string line;
   int no = 0;
+  // Line of each pair read, to refuse a repeat naming both lines (n^2 ints,
+  // only while reading).
+  std::vector<int> pair_line(m.n_ * m.n_, 0);
   while (std::getline(is, line)) {
     ++no;
     std::istringstream ls(line);
@@ -73,9 +77,9 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
                            std::to_string(dst.base_lid) + ".." +
                            std::to_string(dst.base_lid + dst.lid_count() - 1) +
                            " (a map made with other LIDs? use the guid2lid of the run that made it)");
-    Lid& slot = m.dlid_[static_cast<size_t>(s) * m.n_ + static_cast<size_t>(d)];
-    if (slot) throw InputError(file, no, "pair " + a + " " + b + " given twice");
-    slot = static_cast<Lid>(dlid);
+    const size_t slot = static_cast<size_t>(s) * m.n_ + static_cast<size_t>(d);
+    RefuseRepeat(pair_line[slot], [&] { return "pair " + a + " " + b; }, file, no);
+    m.dlid_[slot] = static_cast<Lid>(dlid);
     ++m.pairs_;
   }
   if (m.pairs_ == 0)

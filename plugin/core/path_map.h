@@ -41,9 +41,9 @@ class PathMap {
 };
 
 // Parses the text form (DLIDs decimal or 0x hex, never octal). Throws
-// ibu::Error "FILE:LINE: ..." on a malformed line, a GUID that is no end port of `f`, a pair of one port, a pair given
-// twice, and a DLID outside the destination's LID range; "FILE: ..." on a
-// file without any pair.
+// ibu::Error "FILE:LINE: ..." on a malformed line, a GUID that is no end port of `f`, a pair of one port, a
+// pair given twice (naming both lines), and a DLID outside the destination's LID range; "FILE: ..." on a file
+// without any pair.
 PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f);
 PathMap ReadPathMapFile(const std::string& path, const Fabric& f);
 

@@ -86,17 +86,23 @@ long HeaderLid(const std::string& line, const std::string& file, int no) {
 // "... of switch Lid N guid 0xG ..." -> switch index, or throws.
 int SwitchOfHeader(const std::string& line, const std::string& file, int no,
                    const Fabric& f) {
-  size_t g = line.find("guid ");
+  const size_t g = line.find("guid ");
   if (g == std::string::npos)
     throw InputError(file, no, "expected 'of switch Lid N guid 0x...' in the table header");
-  char* end = nullptr;
-  Guid guid = std::strtoull(line.c_str() + g + 5, &end, 16);
-  if (end == line.c_str() + g + 5)
-    throw InputError(file, no, "expected a hexadecimal GUID after 'guid'");
+  // The GUID word, as every GUID the core reads: 0x and 1..16 hex digits
+  // (strtoull also took bare hex, a sign, a 17th digit that is a leading
+  // zero and "0x12zz" as 0x12).
+  const size_t from = g + 5, to = line.find(' ', from);
+  const std::string word = line.substr(from, to == std::string::npos ? std::string::npos : to - from);
+  unsigned long long guid = 0;
+  if (!ParseHexGuid(word, &guid))
+    throw InputError(file, no,
+                     "'guid " + Excerpt(word) +
+                         "': expected the switch's GUID as ibroute prints it, 0x and up to 16 hex digits");
   int sw = f.SwitchByGuid(guid);
   if (sw < 0)
     throw InputError(file, no,
-                     Printf("switch GUID 0x%016" PRIx64 " is not in the fabric", guid));
+                     Printf("switch GUID 0x%016" PRIx64 " is not in the fabric", static_cast<Guid>(guid)));
   // Tables are indexed by LID: read against other LIDs than they were made
   // for, every entry would mean another destination, without a word.
   const long lid = HeaderLid(line, file, no);
@@ -108,17 +114,6 @@ int SwitchOfHeader(const std::string& line, const std::string& file, int no,
                             "guid2lid file they were made with)",
                             s.name.c_str(), s.guid, s.lid, lid));
   return sw;
-}
-
-// One table per switch in a dump and one row per LID, MLID or SL2VL port
-// pair in a table: a repeat (two dumps concatenated, a damaged one) would
-// silently replace what came first. `seen` is the line of the first, 0 if
-// none; `what` describes the repeat, built only when there is one.
-template <typename Describe>
-void RefuseRepeat(int& seen, Describe what, const std::string& file, int no) {
-  if (seen != 0)
-    throw InputError(file, no, what() + " appears again (first at line " + std::to_string(seen) + ")");
-  seen = no;
 }
 
 bool StartsWith(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
@@ -140,6 +135,28 @@ bool IsCountLine(const std::string& line, const char* noun) {
 }
 
 bool IsLftCount(const std::string& line) { return IsCountLine(line, "lids"); }
+
+// ibroute counts the rows it prints, "N valid lids dumped" (with -a, "N lids
+// dumped": every LID of its range, port 255 and LID 0 too), "N valid mlids
+// dumped" likewise, and so do WriteLfts and WriteMfts: another N than the
+// rows read means rows were lost or added on the way, a damaged dump.
+void RefuseMiscount(const std::string& line, int rows, const std::string& table, const std::string& file,
+                    int no) {
+  const std::vector<std::string> w = Words(line);
+  unsigned long n = 0;
+  if (DecimalField(w[0], 0xFFFFFFFF, &n) && n == static_cast<unsigned long>(rows)) return;
+  std::string count;
+  for (const std::string& word : w) count += (count.empty() ? "" : " ") + word;
+  throw InputError(file, no,
+                   "'" + Excerpt(count) + "': " + table + " has " + std::to_string(rows) +
+                       (rows == 1 ? " row" : " rows") + ", not " + Excerpt(w[0]) +
+                       " (rows lost or added: a damaged dump?)");
+}
+
+// OpenSM's own LFT dump (opensm-lfts.dump, "Unicast lids [0-TOP] ...") ends
+// a table with "TOP lids dumped", its top LID rather than a count (it skips
+// unrouted LIDs); ibroute and WriteLfts print "[0xFIRST-0xTOP]" and count.
+bool IsOpenSmLftHeader(const std::string& line) { return line.find("Unicast lids [0-") != std::string::npos; }
 
 struct LftEntry {
   Lid lid = 0;
@@ -172,6 +189,19 @@ bool IsLftDecoration(const std::string& line) {
   const std::vector<std::string> w = Words(line);
   return w.empty() || w == std::vector<std::string>{"Lid", "Out", "Destination"} ||
          w == std::vector<std::string>{"Port", "Info"} || IsLftCount(line);
+}
+
+// `ibroute -M` numbers the ports 0..NumPorts in its 'Ports:' line, as
+// WriteMfts does: another count is the MFT of another switch (a header
+// edited or lost), whose 'x' would land on other ports or none.
+void RefuseOtherPortCount(size_t numbered, const Fabric& f, int sw, const std::string& file, int no) {
+  const int ports = f.switches[sw].num_ports;
+  if (numbered == static_cast<size_t>(ports) + 1) return;
+  const std::string listed = numbered == 0 ? "no port" : Printf("ports 0..%zu", numbered - 1);
+  throw InputError(file, no,
+                   Printf("the 'Ports:' line numbers %s, but %s has %d ports (expected 0..%d, as "
+                          "ibroute -M numbers them): the MFT of another switch?",
+                          listed.c_str(), f.SwitchLabel(sw).c_str(), ports, ports));
 }
 
 // Lines of `ibroute -M` (and WriteMfts) output that hold no row: blank
@@ -257,10 +287,13 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   t.Resize(f);
   std::string line;
   int no = 0, sw = -1, tables = 0;
-  bool counted = false;  // the table's "N valid lids dumped" line was seen
+  int count_line = 0, rows = 0;  // the table's "N valid lids dumped" line (0: not yet) and entries
+  bool counts_rows = true;       // its N counts them (not in OpenSM's own dump)
   std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
   std::vector<int> entry_line;                          // by LID, in the current table
-  auto refuse_uncounted = [&] { RefuseUncountedTable(file, f, sw, header_line, counted, "LFT", "lids"); };
+  auto refuse_uncounted = [&] {
+    RefuseUncountedTable(file, f, sw, header_line, count_line != 0, "LFT", "lids");
+  };
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Unicast lids") != std::string::npos) {
@@ -270,11 +303,16 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       t.lft[sw].out.assign(f.max_lid() + 1, kNoPort);
       entry_line.assign(f.max_lid() + 1, 0);
       ++tables;
-      counted = false;
+      count_line = 0, rows = 0;
+      counts_rows = !IsOpenSmLftHeader(line);
       continue;
     }
     if (!StartsWith(line, "0x")) {
-      if (sw >= 0 && IsLftCount(line)) counted = true;
+      if (sw >= 0 && IsLftCount(line)) {
+        RefuseRepeat(
+            count_line, [&] { return "the count line of the LFT of " + f.SwitchLabel(sw); }, file, no);
+        if (counts_rows) RefuseMiscount(line, rows, "the LFT of " + f.SwitchLabel(sw), file, no);
+      }
       // The other lines ibroute prints (column titles, the count) and blank
       // lines carry nothing; anything else is not an LFT dump, or a damaged
       // one, and skipping it would lose entries without a word.
@@ -285,7 +323,7 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
                        "dumped'; got '" + Excerpt(line) + "'");
     }
     if (sw < 0) throw InputError(file, no, "LFT entry before any 'Unicast lids' header");
-    if (counted)
+    if (count_line)
       throw InputError(file, no, "LFT entry after its table's 'N valid lids dumped' line (expected the "
                                  "next 'Unicast lids' header first)");
     const LftEntry e = ParseLftEntry(line, file, no);
@@ -296,6 +334,7 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     if (e.lid >= entry_line.size()) entry_line.resize(e.lid + 1, 0);
     RefuseRepeat(entry_line[e.lid], [&] { return Printf("LID 0x%04x in the LFT of ", e.lid) + f.SwitchLabel(sw); },
                  file, no);
+    ++rows;
     if (e.lid != 0) t.lft[sw].set(e.lid, static_cast<uint8_t>(e.port));  // LID 0 is reserved
   }
   if (tables == 0)  // an empty file, or a wrong one of blank lines
@@ -307,11 +346,13 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   t.Resize(f);
   std::string line;
   int no = 0, sw = -1, tables = 0;
-  bool counted = false;         // the table's "N valid mlids dumped" line was seen
+  int count_line = 0;           // the table's "N valid mlids dumped" line, 0: not yet
   std::vector<size_t> columns;  // column of port i's digit in the Ports line
   std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
   std::map<Lid, int> row_line;                          // by MLID, in the current table
-  auto refuse_uncounted = [&] { RefuseUncountedTable(file, f, sw, header_line, counted, "MFT", "mlids"); };
+  auto refuse_uncounted = [&] {
+    RefuseUncountedTable(file, f, sw, header_line, count_line != 0, "MFT", "mlids");
+  };
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Multicast mlids") != std::string::npos) {
@@ -322,7 +363,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       row_line.clear();
       columns.clear();
       ++tables;
-      counted = false;
+      count_line = 0;
       continue;
     }
     size_t ports_at = line.find("Ports:");
@@ -330,10 +371,15 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       columns.clear();
       for (size_t c = ports_at + 6; c < line.size(); ++c)
         if (std::isdigit(static_cast<unsigned char>(line[c]))) columns.push_back(c);
+      if (sw >= 0) RefuseOtherPortCount(columns.size(), f, sw, file, no);
       continue;
     }
     if (!StartsWith(line, "0x")) {
-      if (sw >= 0 && IsCountLine(line, "mlids")) counted = true;
+      if (sw >= 0 && IsCountLine(line, "mlids")) {
+        RefuseRepeat(
+            count_line, [&] { return "the count line of the MFT of " + f.SwitchLabel(sw); }, file, no);
+        RefuseMiscount(line, static_cast<int>(row_line.size()), "the MFT of " + f.SwitchLabel(sw), file, no);
+      }
       if (IsMftDecoration(line)) continue;
       throw InputError(file, no, "unexpected line '" + Excerpt(line) +
                                      "' (expected `ibroute -M` output: a 'Multicast mlids' header, the "
@@ -341,7 +387,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     }
     if (sw < 0 || columns.empty())
       throw InputError(file, no, "MFT row before a 'Multicast mlids' header and 'Ports:' line");
-    if (counted)
+    if (count_line)
       throw InputError(file, no, "MFT row after its table's 'N valid mlids dumped' line (expected the "
                                  "next 'Multicast mlids' header first)");
     char* end = nullptr;
@@ -359,10 +405,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       if (port >= columns.size() || columns[port] != c)
         throw InputError(file, no, "'x' at column " + std::to_string(c) +
                                        " is not under a port number");
-      if (static_cast<int>(port) > f.switches[sw].num_ports)  // a 'Ports:' line of another switch
-        throw InputError(file, no, Printf("'x' under port %zu, beyond the %d ports of %s", port,
-                                          f.switches[sw].num_ports, f.SwitchLabel(sw).c_str()));
-      mask.set(port);
+      mask.set(port);  // a port of the switch: its 'Ports:' line numbers no other
     }
     RefuseRepeat(row_line[static_cast<Lid>(mlid)],
                  [&] { return Printf("MLID 0x%04lx in the MFT of ", mlid) + f.SwitchLabel(sw); }, file, no);

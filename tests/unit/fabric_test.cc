@@ -658,6 +658,20 @@ void BadDumpsNameLine() {
     CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(bad, "d", f, t); }),
                        std::string("d:1: 'of switch Lid ") + lid + "': expected the switch's LID in decimal"));
   }
+  // The header's GUID by the core's one rule, 0x and 1..16 hex digits
+  // (strtoull took bare hex, a 17th digit that is a leading zero, a sign
+  // and trailing text), in LFT and MFT headers alike.
+  for (const char* guid : {"0000000000200000", "0x00000000000200000", "0x0000000000200000x", "+0x200000",
+                           "0x", "0x1ffffffffffffffff"}) {
+    std::istringstream bad(std::string("Unicast lids [0x0-0x3] of switch Lid 9 guid ") + guid +
+                           " (x):\n0 valid lids dumped \n");
+    CU_ASSERT(Contains(ErrorOf([&] { ReadLfts(bad, "d", f, t); }),
+                       std::string("d:1: 'guid ") + guid +
+                           "': expected the switch's GUID as ibroute prints it, 0x and up to 16 hex digits"));
+  }
+  std::istringstream mg("Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 200000 (x):\n");
+  CU_ASSERT(
+      Contains(ErrorOf([&] { ReadMfts(mg, "m", f, t); }), "m:1: 'guid 200000': expected the switch's GUID"));
   std::istringstream m0("Multicast mlids [0xc000-0xc3ff] of switch Lid 18 guid 0x0000000000200001 (x):\n");
   CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m0, "m", f, t); }), "m:1: switch SW<1,0> (0x0000000000200001) has LID 10 in the fabric but LID 18"));
   // ibroute -a and OpenSM's own dump end a table with "N lids dumped"; blank
@@ -676,9 +690,12 @@ void BadDumpsNameLine() {
   CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m1, "m", f, t); }), "m:5: unexpected line '  0xc001 x'"));
   std::istringstream m2(mhead + "0xc000        x\ngarbage\n");
   CU_ASSERT(Contains(ErrorOf([&] { ReadMfts(m2, "m", f, t); }), "m:5: unexpected line 'garbage'"));
-  std::istringstream m3(mhead + "0xc000        x \r\n\n1 valid mlids dumped \n0 mlids dumped\n");
+  std::istringstream m3(mhead + "0xc000        x \r\n\n1 valid mlids dumped \r\n");
   CU_ASSERT(ErrorOf([&] { ReadMfts(m3, "m", f, t); }).empty());
   CU_ASSERT(t.mft[0].groups.at(0xC000).test(1));
+  // ibroute -M -a prints and counts empty rows too: "N mlids dumped".
+  std::istringstream m4(mhead + "0xc000        x \n0xc001            \n2 mlids dumped \n");
+  CU_ASSERT(ErrorOf([&] { ReadMfts(m4, "m", f, t); }).empty());
 }
 
 // The fields of an LFT entry as ibroute prints them ("0x%04x %03u"); any
@@ -754,7 +771,8 @@ void DumpRepeatsNameBothLines() {
 
 // MFT dumps are held to what the LFT reader already refuses: an empty
 // file, a row after the table's count line; and an 'x' under a port the
-// switch does not have (under port 256 or more it threw std::out_of_range).
+// switch does not have (under port 256 or more it threw std::out_of_range):
+// the 'Ports:' line numbering such a port is refused before any row.
 void MftDumpsAsStrictAsLfts() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
@@ -770,10 +788,95 @@ void MftDumpsAsStrictAsLfts() {
   CU_ASSERT(Contains(error(head + "     Ports: 0 1 2 3 4 \n MLid\n0xc001        x\n1 valid mlids dumped \n0xc002        x\n"),
                      "m:6: MFT row after its table's 'N valid mlids dumped' line"));
   CU_ASSERT(Contains(error(head + "     Ports: 0 1 2 3 4 5 \n MLid\n0xc001                x\n"),
-                     "m:4: 'x' under port 5, beyond the 4 ports of switch SW<0,0>"));
+                     "m:2: the 'Ports:' line numbers ports 0..5, but switch SW<0,0>"));
   std::string wide = "           ", row = "0xc001     ";
   for (int p = 0; p <= 300; ++p) wide += " " + std::to_string(p % 10), row += p == 300 ? " x" : "  ";
-  CU_ASSERT(Contains(error(head + wide.replace(5, 6, "Ports:") + "\n" + row + "\n"), "m:3: 'x' under port 300, beyond"));
+  CU_ASSERT(Contains(error(head + wide.replace(5, 6, "Ports:") + "\n" + row + "\n"),
+                     "m:2: the 'Ports:' line numbers ports 0..300, but"));
+}
+
+// ibroute -M numbers the switch's ports 0..NumPorts in its 'Ports:' line: a
+// line with another count is the MFT of another switch, whose rows would
+// put members on other ports, and is refused naming the switch and both.
+void MftPortsLineFitsTheSwitch() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  auto error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
+  };
+  const std::string head = "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n";
+  const std::string rest = " MLid\n0xc001        x   \n1 valid mlids dumped \n";
+  CU_ASSERT(error(head + "     Ports: 0 1 2 3 4 \n" + rest).empty());
+  CU_ASSERT(Contains(
+      error(head + "     Ports: 0 1 2 3 \n" + rest),
+      "m:2: the 'Ports:' line numbers ports 0..3, but switch SW<0,0> (0x0000000000200000, LID 9) has "
+      "4 ports (expected 0..4, as ibroute -M numbers them): the MFT of another switch?"));
+  CU_ASSERT(Contains(error(head + "     Ports: 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 \n" + rest),
+                     "m:2: the 'Ports:' line numbers ports 0..18, but switch SW<0,0> (0x0000000000200000, "
+                     "LID 9) has 4 ports"));
+  CU_ASSERT(Contains(error(head + "     Ports:\n" + rest), "m:2: the 'Ports:' line numbers no port, but"));
+}
+
+// ibroute ends a table with the number of rows it printed; another number
+// than the rows read means rows were lost or added. OpenSM's own LFT dump
+// puts its top LID there instead, and is read as before.
+void CountLinesMatchTheRows() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  auto lft_error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
+  };
+  auto mft_error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
+  };
+  const std::string lft =
+      "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n"
+      "0x0001 001 : x\n0x0002 002 : y\n";
+  CU_ASSERT(lft_error(lft + "2 valid lids dumped \n").empty());
+  CU_ASSERT(Contains(
+      lft_error(lft + "3 valid lids dumped \n"),
+      "d:4: '3 valid lids dumped': the LFT of switch SW<0,0> (0x0000000000200000, LID 9) has 2 rows, "
+      "not 3 (rows lost or added: a damaged dump?)"));
+  CU_ASSERT(Contains(lft_error(lft + "1 valid lids dumped \n"), "d:4: '1 valid lids dumped': the LFT of"));
+  CU_ASSERT(Contains(lft_error(lft + "99999999999999999999 valid lids dumped \n"),
+                     "d:4: '99999999999999999999 valid"));
+  CU_ASSERT(Contains(lft_error(lft + "3 lids dumped\n"), "d:4: '3 lids dumped': the LFT of"));
+  CU_ASSERT(
+      Contains(lft_error(lft + "2 valid lids dumped \n2 valid lids dumped \n"),
+               "d:5: the count line of the LFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again "
+               "(first at line 4)"));
+  // ibroute -a: every LID of the range, unrouted ones (255) and LID 0 too.
+  CU_ASSERT(
+      lft_error("Unicast lids [0x0-0x2] of switch Lid 9 guid 0x0000000000200000 (x):\n"
+                "0x0000 255 : (illegal port)\n0x0001 001 : x\n0x0002 255 : (illegal port)\n3 lids dumped \n")
+          .empty());
+  // OpenSM's opensm-lfts.dump: "[0-TOP]" and "TOP lids dumped" with fewer rows.
+  Tables t;
+  std::istringstream osm(
+      "Unicast lids [0-3] of switch Lid 9 guid 0x0000000000200000 ('x'):\n"
+      "0x0001 001 # Channel Adapter portguid 0x0000000000100000: 'h'\n"
+      "0x0003 004 # Switch portguid 0x0000000000200002: 'y'\n3 lids dumped\n");
+  CU_ASSERT(ErrorOf([&] { ReadLfts(osm, "d", f, t); }).empty());
+  CU_ASSERT_EQUAL(t.lft[0].port(3), 4);
+  const std::string mft =
+      "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n"
+      "     Ports: 0 1 2 3 4 \n MLid\n0xc001        x   \n0xc002          x \n";
+  CU_ASSERT(mft_error(mft + "2 valid mlids dumped \n").empty());
+  CU_ASSERT(Contains(
+      mft_error(mft + "3 valid mlids dumped \n"),
+      "m:6: '3 valid mlids dumped': the MFT of switch SW<0,0> (0x0000000000200000, LID 9) has 2 rows, "
+      "not 3 (rows lost or added: a damaged dump?)"));
+  CU_ASSERT(Contains(mft_error(mft + "1 mlids dumped\n"), "m:6: '1 mlids dumped': the MFT of"));
+  CU_ASSERT(
+      Contains(mft_error(mft + "2 valid mlids dumped \n2 valid mlids dumped \n"),
+               "m:7: the count line of the MFT of switch SW<0,0> (0x0000000000200000, LID 9) appears again "
+               "(first at line 6)"));
 }
 
 void GeneratorRefusesBadSizes() {
@@ -810,6 +913,8 @@ void RegisterFabricSuite() {
   CU_add_test(s, "bad dumps name line", BadDumpsNameLine);
   CU_add_test(s, "LFT fields as ibroute prints them", LftFieldsAsIbroutePrintsThem);
   CU_add_test(s, "a repeated table or row names both lines", DumpRepeatsNameBothLines);
+  CU_add_test(s, "count lines match the rows", CountLinesMatchTheRows);
+  CU_add_test(s, "MFT 'Ports:' line fits the switch", MftPortsLineFitsTheSwitch);
   CU_add_test(s, "MFT dumps as strict as LFT dumps", MftDumpsAsStrictAsLfts);
   CU_add_test(s, "generator refuses bad sizes", GeneratorRefusesBadSizes);
 }

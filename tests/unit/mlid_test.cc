@@ -269,6 +269,13 @@ void PathMapRoundTripAndErrors() {
   CU_ASSERT(Contains(error(a + " " + b + " 9 9\n"), "p:1: expected"));
   CU_ASSERT(Contains(error("zz " + b + " 9\n"), "p:1: 'zz': expected a port GUID"));
   CU_ASSERT(Contains(error("0x0badbeef " + b + " 9\n"), "p:1: port GUID 0x0badbeef is no end port"));
+  // GUIDs by the core's one rule, as WritePathMap prints them: 0x and up to
+  // 16 hex digits; strtoull took bare hex, a sign and a 17th leading zero.
+  for (const std::string& bad : {a.substr(2), "+" + a, "0x0" + a.substr(2), a + "g"})
+    CU_ASSERT(Contains(error(bad + " " + b + " " + std::to_string(base5) + "\n"),
+                       "p:1: '" + bad + "': expected a port GUID, 0x and up to 16 hex digits"));
+  CU_ASSERT(Contains(error(a + " " + b.substr(2) + " " + std::to_string(base5) + "\n"),
+                     "p:1: '" + b.substr(2) + "': expected a port GUID"));
   CU_ASSERT(Contains(error(a + " " + a + " 9\n"), "p:1: source and destination are the same port"));
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5 + 4) + "\n"),
                      "p:1: DLID " + std::to_string(base5 + 4) + ": expected one of"));
@@ -287,7 +294,10 @@ void PathMapRoundTripAndErrors() {
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "x\n"), "p:1: DLID "));
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "\n" + a + " " + b + " " +
                            std::to_string(base5) + "\n"),
-                     "p:2: pair " + a + " " + b + " given twice"));
+                     "p:2: pair " + a + " " + b + " appears again (first at line 1)"));
+  CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "\n# c\n\n" + a + " " + b + " " +
+                           std::to_string(base5 + 1) + "\n"),
+                     "p:4: pair " + a + " " + b + " appears again (first at line 1)"));
 }
 
 }  // namespace
