@@ -1,5 +1,6 @@
 #include "plugin/core/tables.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <cctype>
@@ -62,6 +63,17 @@ bool DecimalField(const std::string& word, unsigned long max, unsigned long* v) 
   if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || !ParseInteger(word, &x) ||
       x > static_cast<long long>(max))
     return false;
+  *v = static_cast<unsigned long>(x);
+  return true;
+}
+
+// A LID as ibroute prints it in an LFT or MFT row, "0x%04x": 0x and exactly
+// 4 hex digits (the core's hex rule, at LID width), within lo..hi. strtoul
+// took "0x0000c001" and "0x0x1" too; no tool prints those.
+bool IbrouteLidField(const std::string& word, unsigned long lo, unsigned long hi, unsigned long* v) {
+  unsigned long long x = 0;
+  size_t digits = 0;
+  if (!ParseHexGuid(word, &x, &digits) || digits != 4 || x < lo || x > hi) return false;
   *v = static_cast<unsigned long>(x);
   return true;
 }
@@ -168,10 +180,12 @@ struct LftEntry {
 // 0x0000. Any other form of the fields is refused, naming the field.
 LftEntry ParseLftEntry(const std::string& line, const std::string& file, int no) {
   const std::vector<std::string> w = Words(line);
-  long long lid = 0;
-  if (!ParseInteger(w[0], &lid) || lid < 0 || lid > kMaxUnicastLid)
-    throw InputError(file, no, "LID field '" + Excerpt(w[0]) +
-                                   "': expected a unicast LID in hexadecimal, 0x0000..0xbfff (as ibroute prints it)");
+  unsigned long lid = 0;
+  if (!IbrouteLidField(w[0], 0, kMaxUnicastLid, &lid))
+    throw InputError(file, no,
+                     "LID field '" + Excerpt(w[0]) +
+                         "': expected a unicast LID in hexadecimal, 0x and 4 digits, 0x0000..0xbfff (as "
+                         "ibroute prints it)");
   unsigned long port = 0;
   if (w.size() < 2 || w[1].size() != 3 || !DecimalField(w[1], 255, &port))
     throw InputError(file, no, "port field '" + (w.size() < 2 ? std::string() : Excerpt(w[1])) +
@@ -390,12 +404,15 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     if (count_line)
       throw InputError(file, no, "MFT row after its table's 'N valid mlids dumped' line (expected the "
                                  "next 'Multicast mlids' header first)");
-    char* end = nullptr;
-    unsigned long mlid = std::strtoul(line.c_str(), &end, 16);
-    if (end == line.c_str() || mlid < kMulticastLidBase || mlid > 0xFFFE)
-      throw InputError(file, no, "expected a multicast LID (0xC000-0xFFFE) at the start");
+    const size_t mlid_end = std::min(line.find_first_of(" \r"), line.size());
+    unsigned long mlid = 0;
+    if (!IbrouteLidField(line.substr(0, mlid_end), kMulticastLidBase, 0xFFFE, &mlid))
+      throw InputError(file, no,
+                       "MLID field '" + Excerpt(line.substr(0, mlid_end)) +
+                           "': expected a multicast LID in hexadecimal, 0x and 4 digits, 0xc000..0xfffe "
+                           "(as ibroute -M prints it)");
     PortMask mask;
-    for (size_t c = end - line.c_str(); c < line.size(); ++c) {
+    for (size_t c = mlid_end; c < line.size(); ++c) {
       if (line[c] == ' ' || line[c] == '\r') continue;  // CRLF files, as for LFTs
       if (line[c] != 'x')
         throw InputError(file, no, std::string("unexpected character '") + line[c] +
