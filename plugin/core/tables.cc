@@ -361,6 +361,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   std::string line;
   int no = 0, sw = -1, tables = 0;
   int count_line = 0;           // the table's "N valid mlids dumped" line, 0: not yet
+  int ports_line = 0;           // the table's 'Ports:' line, 0: not yet
   std::vector<size_t> columns;  // column of port i's digit in the Ports line
   std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
   std::map<Lid, int> row_line;                          // by MLID, in the current table
@@ -377,11 +378,15 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       row_line.clear();
       columns.clear();
       ++tables;
-      count_line = 0;
+      count_line = 0, ports_line = 0;
       continue;
     }
     size_t ports_at = line.find("Ports:");
     if (ports_at != std::string::npos) {
+      // A second one would renumber the columns of the rows after it.
+      if (sw >= 0)
+        RefuseRepeat(
+            ports_line, [&] { return "the 'Ports:' line of the MFT of " + f.SwitchLabel(sw); }, file, no);
       columns.clear();
       for (size_t c = ports_at + 6; c < line.size(); ++c)
         if (std::isdigit(static_cast<unsigned char>(line[c]))) columns.push_back(c);

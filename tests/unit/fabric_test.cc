@@ -817,6 +817,14 @@ void MftPortsLineFitsTheSwitch() {
                      "m:2: the 'Ports:' line numbers ports 0..18, but switch SW<0,0> (0x0000000000200000, "
                      "LID 9) has 4 ports"));
   CU_ASSERT(Contains(error(head + "     Ports:\n" + rest), "m:2: the 'Ports:' line numbers no port, but"));
+  // A second 'Ports:' line in one table renumbered the rows after it.
+  CU_ASSERT(
+      Contains(error(head + "     Ports: 0 1 2 3 4 \n MLid\n     Ports: 0 1 2 3 4 \n" + rest),
+               "m:4: the 'Ports:' line of the MFT of switch SW<0,0> (0x0000000000200000, LID 9) appears "
+               "again (first at line 2)"));
+  CU_ASSERT(
+      Contains(error(head + "     Ports: 0 1 2 3 4 \n MLid\n0xc002      x \n     Ports: 0 1 2 3 4 \n" + rest),
+               "m:5: the 'Ports:' line of the MFT of"));
 }
 
 // LFT and MFT rows' LIDs as ibroute prints them, "0x%04x": 0x and exactly
