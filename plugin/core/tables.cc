@@ -502,9 +502,10 @@ void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t) {
 
 namespace {
 
-// A cursor over one line of `smpquery sl2vl` output. Numbers are unsigned
-// decimal and range-checked as read, so nothing wraps (LID 65546 is not
-// LID 10, "in 4294967297" is not in 1).
+// A cursor over one line of `smpquery sl2vl` output. Numbers are decimal
+// as smpquery prints them ("%u", "%2d"): digits without a leading zero
+// ("07" or "010" is no form it prints), range-checked as read, so nothing
+// wraps (LID 65546 is not LID 10, "in 4294967297" is not in 1).
 struct Sl2VlLine {
   const char* at;
   void Spaces() {
@@ -519,13 +520,11 @@ struct Sl2VlLine {
   }
   bool Number(unsigned long max, unsigned long* v) {
     Spaces();
-    if (!std::isdigit(static_cast<unsigned char>(*at))) return false;
-    errno = 0;
-    char* end = nullptr;
-    const unsigned long x = std::strtoul(at, &end, 10);
-    if (errno == ERANGE || x > max) return false;
-    at = end;
-    *v = x;
+    size_t n = 0;
+    while (std::isdigit(static_cast<unsigned char>(at[n]))) ++n;
+    if (n > 1 && at[0] == '0') return false;
+    if (!DecimalField(std::string(at, n), max, v)) return false;
+    at += n;
     return true;
   }
   bool End() {
@@ -578,7 +577,9 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
       c.at += std::strlen("# SL2VL table:");
       unsigned long lid = 0;
       if (!c.Word("Lid") || !c.Number(0xFFFF, &lid) || !c.End())
-        throw InputError(file, no, "expected '# SL2VL table: Lid N' (tables queried by LID, N up to 65535)");
+        throw InputError(file, no,
+                         "expected '# SL2VL table: Lid N' (tables queried by LID, N decimal up to 65535 "
+                         "without leading zeros)");
       owner = f.owner(static_cast<Lid>(lid));
       if (!owner.valid()) throw InputError(file, no, Printf("LID %lu is not in the fabric", lid));
       continue;
@@ -587,13 +588,16 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
     unsigned long in = 0, out = 0;
     if (!c.Word("ports:") || !c.Word("in") || !c.Number(255, &in) || !c.Word(",") || !c.Word("out") ||
         !c.Number(255, &out) || !c.Word(":"))
-      throw InputError(file, no, "expected 'ports: in I, out O: | v|...|' (I, O port numbers 0..255)");
+      throw InputError(file, no,
+                       "expected 'ports: in I, out O: | v|...|' (I, O port numbers 0..255 in decimal "
+                       "without leading zeros)");
     if (!owner.valid()) throw InputError(file, no, "SL2VL row before a '# SL2VL table: Lid N' line");
     std::array<uint8_t, 16> vls{};
     for (int sl = 0; sl < 16; ++sl) {
       unsigned long vl = 0;
       if (!c.Word("|") || !c.Number(15, &vl))
-        throw InputError(file, no, Printf("SL %d: expected '| v' with a VL 0..15", sl));
+        throw InputError(file, no,
+                         Printf("SL %d: expected '| v' with a VL 0..15 (decimal, no leading zero)", sl));
       vls[sl] = static_cast<uint8_t>(vl);
     }
     if (!c.Word("|") || !c.End()) throw InputError(file, no, "expected '|' and the end of the line after 16 VLs");
