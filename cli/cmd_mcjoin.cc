@@ -1,11 +1,11 @@
 // `ibunion mcjoin join|leave MGID`: multicast membership through the SA.
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 #include "sim-harness/mcast/sa_client.h"
 
 namespace ibu::cli {
@@ -20,7 +20,7 @@ constexpr const char* kUsage =
     "  --mtu M --rate R   exact MTU / rate (IB encodings); default: the SA chooses\n"
     "  --ca NAME --port N local HCA and port (default: the first)\n"
     "  --sim-host NAME    under ibsim: the simulated node to act from (sets SIM_HOST)\n"
-    "  --port-guid G      act for another port (proxy join/leave; the SA requires a shared P_Key)\n"
+    "  --port-guid 0xG    act for another port (proxy join/leave; the SA requires a shared P_Key)\n"
     "  --timeout MS       SA answer timeout (default 1000)\n"
     "prints 'mlid 0xC0NN' (and 'mgid ...' when the SA assigned it); exit 0 on success,\n"
     "1 when the SA refused (its status decoded), 2 on bad usage or no port.\n"
@@ -35,12 +35,15 @@ mcast::JoinState ParseState(const std::string& s) {
   throw UsageError{"option --state: expected full, sendonly or nonmember, got '" + s + "'"};
 }
 
+// A port GUID by the core's one rule, as ibstat and ibnetdiscover print it:
+// 0x and 1..16 hex digits (strtoull's base 0 took decimal and octal too).
 uint64_t ParsePortGuid(const std::string& text) {
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long v = std::strtoull(text.c_str(), &end, 0);
-  if (text.empty() || *end || errno || v == 0)
-    throw UsageError{"option --port-guid: expected a port GUID such as 0x200001, got '" + text + "'"};
+  unsigned long long v = 0;
+  if (!ParseHexGuid(text, &v) || v == 0)
+    throw UsageError{
+        "option --port-guid: expected a port GUID, 0x and 1..16 hex digits (not zero) such as "
+        "0x0002c90300000001, got '" +
+        text + "'"};
   return v;
 }
 
@@ -66,11 +69,12 @@ int McJoinMain(int argc, char** argv) {
   req.sl = static_cast<uint8_t>(args.integer("--sl", req.sl, 0, 15));
   req.mtu = static_cast<uint8_t>(args.integer("--mtu", 0, 1, 5));
   req.rate = static_cast<uint8_t>(args.integer("--rate", 0, 2, 63));
+  // Read before the SA is opened: a bad GUID is bad usage, with or without a port.
+  const uint64_t proxy = args.has("--port-guid") ? ParsePortGuid(args.get("--port-guid")) : 0;
   if (args.has("--sim-host")) setenv("SIM_HOST", args.get("--sim-host").c_str(), 1);
   mcast::SaClient sa(args.get("--ca"), static_cast<int>(args.integer("--port", 0, 0, 254)),
                      static_cast<int>(args.integer("--timeout", 1000, 1, 600000)));
-  if (args.has("--port-guid"))
-    req.port_gid = sa.GidOfPort(ParsePortGuid(args.get("--port-guid")));
+  if (proxy != 0) req.port_gid = sa.GidOfPort(proxy);
   mcast::MemberReply r = pos[0] == "join" ? sa.Join(req) : sa.Leave(req);
   if (!r.ok) {
     std::cerr << "ibunion mcjoin " << pos[0] << " " << pos[1] << " from port 0x" << std::hex

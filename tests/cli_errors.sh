@@ -143,6 +143,12 @@ expect "ibunion topo: -o given twice ('$tmp/out/a.net', then '$tmp/out/b.net')" 
   "$IBUNION" topo fattree 4 2 -o "$tmp/out/a.net" -o "$tmp/out/b.net"
 nothing_left "topo with -o twice"
 expect "ibunion mcjoin: --state given twice ('full', then 'sendonly')" "$IBUNION" mcjoin join ff12::1 --state full --state sendonly
+# --port-guid by the core's GUID rule, 0x and 1..16 hex digits, refused
+# before any SA is opened (strtoull's base 0 took decimal and octal).
+for g in 123 0123 200001 0x 0x00000000000000001 0x12zz +0x1 0x0; do
+  expect "option --port-guid: expected a port GUID, 0x and 1..16 hex digits (not zero) such as 0x0002c90300000001, got '$g'" \
+    "$IBUNION" mcjoin join ff12::1 --port-guid "$g"
+done
 expect "ibunion mcsetup: --reps given twice ('1', then '2')" "$IBUNION" mcsetup measure "$net" --reps 1 --reps 2
 "$IBUNION" inspect "$net" --guid2lid "$g2l" --help --help >/dev/null 2>&1 &&
   echo "PASS: a flag given twice is taken once" || { echo "FAIL: inspect --help --help"; fails=$((fails + 1)); }

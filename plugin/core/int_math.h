@@ -11,11 +11,13 @@ namespace ibu {
 // An integer as command lines and config files write it: decimal, or
 // hexadecimal after 0x (GUID-like values, MLIDs); never octal, so "010" is
 // ten. False on anything else, leading blanks, trailing text or overflow.
+// After 0x only hex digits: strtoll's base 16 took a second "0x" too
+// ("0x0x10" was 16).
 inline bool ParseInteger(const std::string& text, long long* value) {
   const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
   const char* digits = text.c_str() + (hex ? 2 : 0);
   if (*digits == '\0' || std::isspace(static_cast<unsigned char>(*digits)) ||
-      (hex && (*digits == '-' || *digits == '+')))
+      (hex && text.find_first_not_of("0123456789abcdefABCDEF", 2) != std::string::npos))
     return false;
   errno = 0;
   char* end = nullptr;

@@ -1,5 +1,6 @@
 #include "plugin/core/tables.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <cctype>
@@ -62,6 +63,17 @@ bool DecimalField(const std::string& word, unsigned long max, unsigned long* v) 
   if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || !ParseInteger(word, &x) ||
       x > static_cast<long long>(max))
     return false;
+  *v = static_cast<unsigned long>(x);
+  return true;
+}
+
+// A LID as ibroute prints it in an LFT or MFT row, "0x%04x": 0x and exactly
+// 4 hex digits (the core's hex rule, at LID width), within lo..hi. strtoul
+// took "0x0000c001" and "0x0x1" too; no tool prints those.
+bool IbrouteLidField(const std::string& word, unsigned long lo, unsigned long hi, unsigned long* v) {
+  unsigned long long x = 0;
+  size_t digits = 0;
+  if (!ParseHexGuid(word, &x, &digits) || digits != 4 || x < lo || x > hi) return false;
   *v = static_cast<unsigned long>(x);
   return true;
 }
@@ -168,10 +180,12 @@ struct LftEntry {
 // 0x0000. Any other form of the fields is refused, naming the field.
 LftEntry ParseLftEntry(const std::string& line, const std::string& file, int no) {
   const std::vector<std::string> w = Words(line);
-  long long lid = 0;
-  if (!ParseInteger(w[0], &lid) || lid < 0 || lid > kMaxUnicastLid)
-    throw InputError(file, no, "LID field '" + Excerpt(w[0]) +
-                                   "': expected a unicast LID in hexadecimal, 0x0000..0xbfff (as ibroute prints it)");
+  unsigned long lid = 0;
+  if (!IbrouteLidField(w[0], 0, kMaxUnicastLid, &lid))
+    throw InputError(file, no,
+                     "LID field '" + Excerpt(w[0]) +
+                         "': expected a unicast LID in hexadecimal, 0x and 4 digits, 0x0000..0xbfff (as "
+                         "ibroute prints it)");
   unsigned long port = 0;
   if (w.size() < 2 || w[1].size() != 3 || !DecimalField(w[1], 255, &port))
     throw InputError(file, no, "port field '" + (w.size() < 2 ? std::string() : Excerpt(w[1])) +
@@ -347,6 +361,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   std::string line;
   int no = 0, sw = -1, tables = 0;
   int count_line = 0;           // the table's "N valid mlids dumped" line, 0: not yet
+  int ports_line = 0;           // the table's 'Ports:' line, 0: not yet
   std::vector<size_t> columns;  // column of port i's digit in the Ports line
   std::vector<int> header_line(f.switches.size(), 0);  // where each switch's table starts
   std::map<Lid, int> row_line;                          // by MLID, in the current table
@@ -363,11 +378,15 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       row_line.clear();
       columns.clear();
       ++tables;
-      count_line = 0;
+      count_line = 0, ports_line = 0;
       continue;
     }
     size_t ports_at = line.find("Ports:");
     if (ports_at != std::string::npos) {
+      // A second one would renumber the columns of the rows after it.
+      if (sw >= 0)
+        RefuseRepeat(
+            ports_line, [&] { return "the 'Ports:' line of the MFT of " + f.SwitchLabel(sw); }, file, no);
       columns.clear();
       for (size_t c = ports_at + 6; c < line.size(); ++c)
         if (std::isdigit(static_cast<unsigned char>(line[c]))) columns.push_back(c);
@@ -390,12 +409,15 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     if (count_line)
       throw InputError(file, no, "MFT row after its table's 'N valid mlids dumped' line (expected the "
                                  "next 'Multicast mlids' header first)");
-    char* end = nullptr;
-    unsigned long mlid = std::strtoul(line.c_str(), &end, 16);
-    if (end == line.c_str() || mlid < kMulticastLidBase || mlid > 0xFFFE)
-      throw InputError(file, no, "expected a multicast LID (0xC000-0xFFFE) at the start");
+    const size_t mlid_end = std::min(line.find_first_of(" \r"), line.size());
+    unsigned long mlid = 0;
+    if (!IbrouteLidField(line.substr(0, mlid_end), kMulticastLidBase, 0xFFFE, &mlid))
+      throw InputError(file, no,
+                       "MLID field '" + Excerpt(line.substr(0, mlid_end)) +
+                           "': expected a multicast LID in hexadecimal, 0x and 4 digits, 0xc000..0xfffe "
+                           "(as ibroute -M prints it)");
     PortMask mask;
-    for (size_t c = end - line.c_str(); c < line.size(); ++c) {
+    for (size_t c = mlid_end; c < line.size(); ++c) {
       if (line[c] == ' ' || line[c] == '\r') continue;  // CRLF files, as for LFTs
       if (line[c] != 'x')
         throw InputError(file, no, std::string("unexpected character '") + line[c] +
@@ -480,9 +502,10 @@ void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t) {
 
 namespace {
 
-// A cursor over one line of `smpquery sl2vl` output. Numbers are unsigned
-// decimal and range-checked as read, so nothing wraps (LID 65546 is not
-// LID 10, "in 4294967297" is not in 1).
+// A cursor over one line of `smpquery sl2vl` output. Numbers are decimal
+// as smpquery prints them ("%u", "%2d"): digits without a leading zero
+// ("07" or "010" is no form it prints), range-checked as read, so nothing
+// wraps (LID 65546 is not LID 10, "in 4294967297" is not in 1).
 struct Sl2VlLine {
   const char* at;
   void Spaces() {
@@ -497,13 +520,11 @@ struct Sl2VlLine {
   }
   bool Number(unsigned long max, unsigned long* v) {
     Spaces();
-    if (!std::isdigit(static_cast<unsigned char>(*at))) return false;
-    errno = 0;
-    char* end = nullptr;
-    const unsigned long x = std::strtoul(at, &end, 10);
-    if (errno == ERANGE || x > max) return false;
-    at = end;
-    *v = x;
+    size_t n = 0;
+    while (std::isdigit(static_cast<unsigned char>(at[n]))) ++n;
+    if (n > 1 && at[0] == '0') return false;
+    if (!DecimalField(std::string(at, n), max, v)) return false;
+    at += n;
     return true;
   }
   bool End() {
@@ -556,7 +577,9 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
       c.at += std::strlen("# SL2VL table:");
       unsigned long lid = 0;
       if (!c.Word("Lid") || !c.Number(0xFFFF, &lid) || !c.End())
-        throw InputError(file, no, "expected '# SL2VL table: Lid N' (tables queried by LID, N up to 65535)");
+        throw InputError(file, no,
+                         "expected '# SL2VL table: Lid N' (tables queried by LID, N decimal up to 65535 "
+                         "without leading zeros)");
       owner = f.owner(static_cast<Lid>(lid));
       if (!owner.valid()) throw InputError(file, no, Printf("LID %lu is not in the fabric", lid));
       continue;
@@ -565,13 +588,16 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
     unsigned long in = 0, out = 0;
     if (!c.Word("ports:") || !c.Word("in") || !c.Number(255, &in) || !c.Word(",") || !c.Word("out") ||
         !c.Number(255, &out) || !c.Word(":"))
-      throw InputError(file, no, "expected 'ports: in I, out O: | v|...|' (I, O port numbers 0..255)");
+      throw InputError(file, no,
+                       "expected 'ports: in I, out O: | v|...|' (I, O port numbers 0..255 in decimal "
+                       "without leading zeros)");
     if (!owner.valid()) throw InputError(file, no, "SL2VL row before a '# SL2VL table: Lid N' line");
     std::array<uint8_t, 16> vls{};
     for (int sl = 0; sl < 16; ++sl) {
       unsigned long vl = 0;
       if (!c.Word("|") || !c.Number(15, &vl))
-        throw InputError(file, no, Printf("SL %d: expected '| v' with a VL 0..15", sl));
+        throw InputError(file, no,
+                         Printf("SL %d: expected '| v' with a VL 0..15 (decimal, no leading zero)", sl));
       vls[sl] = static_cast<uint8_t>(vl);
     }
     if (!c.Word("|") || !c.End()) throw InputError(file, no, "expected '|' and the end of the line after 16 VLs");

@@ -817,6 +817,53 @@ void MftPortsLineFitsTheSwitch() {
                      "m:2: the 'Ports:' line numbers ports 0..18, but switch SW<0,0> (0x0000000000200000, "
                      "LID 9) has 4 ports"));
   CU_ASSERT(Contains(error(head + "     Ports:\n" + rest), "m:2: the 'Ports:' line numbers no port, but"));
+  // A second 'Ports:' line in one table renumbered the rows after it.
+  CU_ASSERT(
+      Contains(error(head + "     Ports: 0 1 2 3 4 \n MLid\n     Ports: 0 1 2 3 4 \n" + rest),
+               "m:4: the 'Ports:' line of the MFT of switch SW<0,0> (0x0000000000200000, LID 9) appears "
+               "again (first at line 2)"));
+  CU_ASSERT(
+      Contains(error(head + "     Ports: 0 1 2 3 4 \n MLid\n0xc002      x \n     Ports: 0 1 2 3 4 \n" + rest),
+               "m:5: the 'Ports:' line of the MFT of"));
+}
+
+// LFT and MFT rows' LIDs as ibroute prints them, "0x%04x": 0x and exactly
+// 4 hex digits. strtoul read an MLID "0x0000c001" as 0xc001, and the LFT's
+// integer rule took "0x0x01" and "0x00001"; both are refused naming the field.
+void DumpLidsAsIbroutePrintsThem() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  auto mft_error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
+  };
+  auto lft_error = [&](const std::string& text) {
+    Tables t;
+    std::istringstream is(text);
+    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
+  };
+  const std::string mhead =
+      "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n"
+      "     Ports: 0 1 2 3 4 \n MLid\n";
+  for (const char* mlid :
+       {"0x0000c001", "0x0c001", "0xc01", "0x0xc001", "0x+c001", "0xc001x", "0xbfff", "0xffff", "0x"})
+    CU_ASSERT(Contains(mft_error(mhead + mlid + "        x   \n1 valid mlids dumped \n"),
+                       std::string("m:4: MLID field '") + mlid +
+                           "': expected a multicast LID in hexadecimal, 0x and 4 digits, 0xc000..0xfffe (as "
+                           "ibroute -M prints it)"));
+  Tables t;
+  std::istringstream ok(
+      mhead + "0xc000      x     \n0xfffe        x   \n0xC001          x\r\n3 valid mlids dumped \n");
+  CU_ASSERT(ErrorOf([&] { ReadMfts(ok, "m", f, t); }).empty());
+  CU_ASSERT(t.mft[0].groups.at(0xFFFE).test(1));
+  CU_ASSERT(t.mft[0].groups.at(0xC001).test(2));
+  const std::string lhead = "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n";
+  for (const char* lid : {"0x0x01", "0x00001", "0x001", "0x1"})
+    CU_ASSERT(Contains(lft_error(lhead + lid + " 001 : x\n1 valid lids dumped \n"),
+                       std::string("d:2: LID field '") + lid +
+                           "': expected a unicast LID in hexadecimal, 0x and 4 digits, 0x0000..0xbfff"));
+  CU_ASSERT(lft_error(lhead + "0x000A 001 : x\n0xbfff 002 : y\n2 valid lids dumped \n").empty());
 }
 
 // ibroute ends a table with the number of rows it printed; another number
@@ -916,6 +963,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "count lines match the rows", CountLinesMatchTheRows);
   CU_add_test(s, "MFT 'Ports:' line fits the switch", MftPortsLineFitsTheSwitch);
   CU_add_test(s, "MFT dumps as strict as LFT dumps", MftDumpsAsStrictAsLfts);
+  CU_add_test(s, "LFT and MFT row LIDs as ibroute prints them", DumpLidsAsIbroutePrintsThem);
   CU_add_test(s, "generator refuses bad sizes", GeneratorRefusesBadSizes);
 }
 

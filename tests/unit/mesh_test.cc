@@ -677,6 +677,19 @@ void Sl2VlDumpRoundTripAndErrors() {
   CU_ASSERT(Contains(error("# SL2VL table: Lid -1\n"), "d:1: expected '# SL2VL table: Lid N'"));
   CU_ASSERT(Contains(error("# SL2VL table: DR path slid 0; dlid 0; 0,1\n"), "d:1: expected '# SL2VL table: Lid N'"));
   CU_ASSERT(Contains(error("# SL2VL table: Lid 999\n"), "d:1: LID 999 is not in the fabric"));
+  // Numbers as smpquery prints them, decimal without a leading zero (strtoul
+  // read "010" as 10 and "07" as 7, forms no tool prints).
+  CU_ASSERT(
+      Contains(error("# SL2VL table: Lid 0" + std::to_string(sw0) + "\n"),
+               "d:1: expected '# SL2VL table: Lid N' (tables queried by LID, N decimal up to 65535 without "
+               "leading zeros)"));
+  CU_ASSERT(
+      Contains(error(head + "ports: in 01, out 2: " + zeros),
+               "d:2: expected 'ports: in I, out O: | v|...|' (I, O port numbers 0..255 in decimal without "
+               "leading zeros)"));
+  CU_ASSERT(Contains(error(head + "ports: in  1, out 002: " + zeros), "d:2: expected 'ports: in I, out O"));
+  CU_ASSERT(Contains(error(head + "ports: in  1, out  2: |07" + zeros.substr(3)),
+                     "d:2: SL 0: expected '| v' with a VL 0..15 (decimal, no leading zero)"));
   CU_ASSERT(Contains(error(head + "ports: in 4294967297, out 2: " + zeros), "d:2: expected 'ports: in I, out O"));
   CU_ASSERT(Contains(error(head + "ports: in 1, out 2: | 4294967296" + zeros.substr(3)), "d:2: SL 0: expected '| v' with a VL 0..15"));
   CU_ASSERT(Contains(error(head + "ports: in 1, out 2: | 16" + zeros.substr(3)), "d:2: SL 0: expected"));

@@ -291,6 +291,9 @@ void PathMapRoundTripAndErrors() {
   std::istringstream hexed(a + " " + b + " " + hex + "\n");
   CU_ASSERT_EQUAL(ReadPathMap(hexed, "p", f).Select(0, 5), base5 + 1);
   CU_ASSERT(Contains(error(a + " " + b + " +" + std::to_string(base5) + "\n"), "p:1: DLID +"));
+  // After 0x hex digits only: strtoll's base 16 took a second 0x ("0x0x15").
+  CU_ASSERT(
+      Contains(error(a + " " + b + " 0x" + hex + "\n"), std::string("p:1: DLID 0x") + hex + ": expected"));
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "x\n"), "p:1: DLID "));
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "\n" + a + " " + b + " " +
                            std::to_string(base5) + "\n"),
