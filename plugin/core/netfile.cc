@@ -45,7 +45,8 @@ struct RawNode {
 };
 
 // Mirrors ibsim's GUID numbering so files without explicit GUIDs get the
-// GUIDs ibsim will give them.
+// GUIDs ibsim will give them: one counter per node type (switches, CAs,
+// routers), each set by its own "xxguid=" line.
 struct GuidCounter {
   Guid absolute;
   Guid next;
@@ -156,15 +157,18 @@ class Parser {
       return;
     }
     if (IsKey(line, "switchguid", "=+")) return SetGuid(line, &switch_guid_);
-    if (IsKey(line, "caguid", "=+") || IsKey(line, "hcaguids", "=+") || IsKey(line, "rtguid", "=+"))
-      return SetGuid(line, &ca_guid_);
+    if (IsKey(line, "caguid", "=+") || IsKey(line, "hcaguids", "=+")) return SetGuid(line, &ca_guid_);
+    if (IsKey(line, "rtguid", "=+")) return SetGuid(line, &router_guid_);
     if (IsKey(line, "vendid", "=") || IsKey(line, "devid", "=") || IsKey(line, "sysimgguid", "=") ||
         IsWord(line, "do"))
       return;
-    if (IsWord(line, "Switch")) return ParseHeader(line, NodeType::kSwitch, 6);
-    if (IsWord(line, "Hca")) return ParseHeader(line, NodeType::kCa, 3);
-    if (IsWord(line, "Ca")) return ParseHeader(line, NodeType::kCa, 2);
-    if (IsWord(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2);
+    if (IsWord(line, "Switch")) return ParseHeader(line, NodeType::kSwitch, 6, &switch_guid_);
+    if (IsWord(line, "Hca")) return ParseHeader(line, NodeType::kCa, 3, &ca_guid_);
+    if (IsWord(line, "Ca")) return ParseHeader(line, NodeType::kCa, 2, &ca_guid_);
+    // A router's ports are end ports to the model, as OpenSM routes to them
+    // (the plugin imports every non-switch port so), but its GUIDs are
+    // counted apart, as ibsim counts them.
+    if (IsWord(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2, &router_guid_);
     Fail("expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line "
          "([N] \"peer\"[M]) or a guid assignment, got '" + line + "'");
   }
@@ -276,7 +280,8 @@ class Parser {
     return static_cast<int>(ports);
   }
 
-  void ParseHeader(const std::string& line, NodeType type, size_t keyword_len) {
+  // `guids` numbers the node: its type's counter (see GuidCounter).
+  void ParseHeader(const std::string& line, NodeType type, size_t keyword_len, GuidCounter* guids) {
     RawNode n;
     n.type = type;
     n.line = line_no_;
@@ -298,9 +303,14 @@ class Parser {
       }
       if (type == NodeType::kSwitch) FindLidLmc(comment, &n.lid, &n.lmc);
     }
-    GuidCounter& c = type == NodeType::kSwitch ? switch_guid_ : ca_guid_;
-    n.guid = c.next;
-    c.next += type == NodeType::kSwitch ? 1 : n.num_ports + 1;
+    n.guid = guids->next;
+    // GUID 0 is reserved; ibsim would hand it out (to the first router
+    // without an 'rtguid=' line, or after 'caguid=0').
+    if (n.guid == 0)
+      Fail("\"" + n.id + "\" would get node GUID 0, which InfiniBand reserves (ibsim numbers routers from 0 "
+           "unless an 'rtguid=' line says otherwise): expected a 'switchguid=', 'caguid=' or 'rtguid=' line "
+           "with a GUID above 0 before it");
+    guids->next += type == NodeType::kSwitch ? 1 : n.num_ports + 1;
     if (!names_.emplace(n.id, nodes_.size()).second)
       Fail("node name \"" + n.id + "\" appears twice");
     nodes_.push_back(std::move(n));
@@ -379,6 +389,7 @@ class Parser {
   std::unordered_map<std::string, size_t> names_;
   GuidCounter switch_guid_{0x200000, 0x200000};
   GuidCounter ca_guid_{0x100000, 0x100000};
+  GuidCounter router_guid_{0, 0};  // ibsim's guids[ROUTER_NODE]: no initialiser, so 0
 };
 
 // Where a switch or end port of the fabric is in the file, so that a clash

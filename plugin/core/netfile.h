@@ -12,7 +12,8 @@ namespace ibu {
 // Parses a topology. GUIDs come from "switchguid=/caguid=" lines, read as
 // ibsim reads them (0x hex or decimal; a leading 0, octal to ibsim, and hex
 // without 0x are refused) or, when absent, are numbered the way ibsim
-// numbers them (0x100000.. for CAs, 0x200000.. for switches). A peer's port
+// numbers them (0x100000.. for CAs, 0x200000.. for switches, routers on a
+// counter of their own from 0; a node GUID 0 is refused). A peer's port
 // GUID after a reference, "H-..."[1](GUID), must be the one the peer's own
 // record gives. LIDs come from ibnetdiscover comments ("lid N lmc L",
 // aligned to the LMC) when present and are otherwise 0 (see

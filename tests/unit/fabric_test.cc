@@ -329,6 +329,35 @@ void PortCountIsPlainDecimal() {
   });
 }
 
+// Routers are numbered on a counter of their own, as ibsim numbers them
+// (guids[ROUTER_NODE], set by 'rtguid=' and starting at 0): an adapter
+// after a router keeps the adapters' count, and a router without an
+// 'rtguid=' line, which ibsim would give the reserved GUID 0, is refused.
+void RoutersCountedApartAsIbsimDoes() {
+  Fabric f = Parse(
+      "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"R1\"[1]\n[3] \"H2\"[1]\n\n"
+      "Ca 2 \"H1\"\n[1] \"S1\"[1]\n\nrtguid=0x5000\nRt 1 \"R1\"\n[1] \"S1\"[2]\n\n"
+      "Ca 2 \"H2\"\n[1] \"S1\"[3]\n");
+  CU_ASSERT_EQUAL(f.end_ports[0].node_guid, 0x100000u);
+  CU_ASSERT_EQUAL(f.end_ports[1].node_guid, 0x5000u);
+  CU_ASSERT_EQUAL(f.end_ports[1].port_guid, 0x5001u);
+  CU_ASSERT_EQUAL(f.end_ports[2].node_guid, 0x100003u);  // after H1's 0x100000-2, not after R1's
+  // 'caguid=' does not number routers, nor 'rtguid=' adapters.
+  f = Parse(
+      "Switch 8 \"S1\"\n[1] \"R1\"[1]\n[2] \"H1\"[1]\n\nrtguid=0x5000\ncaguid=0x7000\n"
+      "Rt 1 \"R1\"\n[1] \"S1\"[1]\n\nrtguid+0x10\nCa 1 \"H1\"\n[1] \"S1\"[2]\n");
+  CU_ASSERT_EQUAL(f.end_ports[0].node_guid, 0x5000u);
+  CU_ASSERT_EQUAL(f.end_ports[1].node_guid, 0x7000u);
+  ExpectRefused({
+      {"Switch 8 \"S1\"\n[1] \"R1\"[1]\n\nRt 1 \"R1\"\n[1] \"S1\"[1]\n",
+       "t.net:4: \"R1\" would get node GUID 0, which InfiniBand reserves (ibsim numbers routers from 0 unless "
+       "an 'rtguid=' line says otherwise): expected a 'switchguid=', 'caguid=' or 'rtguid=' line with a GUID "
+       "above 0 before it"},
+      {"caguid=0\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 1 \"H1\"\n[1] \"S1\"[1]\n",
+       "t.net:5: \"H1\" would get node GUID 0"},
+  });
+}
+
 // One switch and one host with the given GUID lines before their headers.
 Fabric WithGuidLines(const std::string& switch_guid, const std::string& ca_guid) {
   return Parse(switch_guid + "\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\n" + ca_guid +
@@ -895,6 +924,7 @@ void RegisterFabricSuite() {
   CU_pSuite s = CU_add_suite("fabric and file formats", nullptr, nullptr);
   CU_add_test(s, "net file round trip (canonical and shuffled)", NetFileRoundTrip);
   CU_add_test(s, "ibsim GUID numbering", IbsimGuidNumbering);
+  CU_add_test(s, "net file: routers counted apart, as ibsim does", RoutersCountedApartAsIbsimDoes);
   CU_add_test(s, "ibnetdiscover LIDs and descriptions", IbnetdiscoverLids);
   CU_add_test(s, "net file: what ibnetdiscover writes", AcceptsWhatIbnetdiscoverWrites);
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
