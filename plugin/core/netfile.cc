@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -162,6 +163,15 @@ class Parser {
     if (IsKey(line, "vendid", "=") || IsKey(line, "devid", "=") || IsKey(line, "sysimgguid", "=") ||
         IsWord(line, "do"))
       return;
+    if (LinkOrDebugSetting(line)) return;
+    if (IsKey(line, "include", "\""))
+      Fail(
+          "ibsim's 'include' reads another net file (by a path relative to ibsim's working directory, not to "
+          "this file) and is not supported: expected the included file's records written out here");
+    if (IsKey(line, "module", "="))
+      Fail(
+          "ibsim's 'module=' renames the nodes after it (\"M#name\") and the references to them, for "
+          "copies of an included file, and is not supported: expected every node under its own full name");
     if (IsWord(line, "Switch")) return ParseHeader(line, NodeType::kSwitch, 6, &switch_guid_);
     if (IsWord(line, "Hca")) return ParseHeader(line, NodeType::kCa, 3, &ca_guid_);
     if (IsWord(line, "Ca")) return ParseHeader(line, NodeType::kCa, 2, &ca_guid_);
@@ -171,6 +181,30 @@ class Parser {
     if (IsWord(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2, &router_guid_);
     Fail("expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line "
          "([N] \"peer\"[M]) or a guid assignment, got '" + line + "'");
+  }
+
+  // ibsim's defaults for the links of the nodes after them ('width=',
+  // 'speed=', 'extspeed=', as the port options w= s= e= set one link's) and
+  // its parser's debug level ('pdebug='). No GUID or cable depends on them,
+  // and the timing model gives every link the same rate (byte_ns), so they
+  // are checked against the range ibsim accepts and otherwise ignored.
+  bool LinkOrDebugSetting(const std::string& line) const {
+    struct Setting {
+      const char* key;
+      long long lo, hi;
+    };
+    static const Setting kSettings[] = {
+        {"width", 1, 31}, {"speed", 1, 7}, {"extspeed", 0, 15}, {"pdebug", INT_MIN, INT_MAX}};
+    for (const Setting& s : kSettings) {
+      if (!IsKey(line, s.key, "=")) continue;
+      const std::string value = Trim(line.substr(line.find('=') + 1));
+      long long v = 0;
+      if (!ParseInteger(value, &v) || v < s.lo || v > s.hi)
+        Fail("expected an integer from " + std::to_string(s.lo) + " to " + std::to_string(s.hi) + " after '" +
+             s.key + "=', got '" + value + "'");
+      return true;
+    }
+    return false;
   }
 
   // The GUID of a "switchguid=" line or its kin as ibsim reads it (strtoull
@@ -318,7 +352,8 @@ class Parser {
 
   // What may follow a port reference "peer"[M] before the comment: the
   // peer port's GUID when it is a channel adapter, "(8f10403961355)", as
-  // ibnetdiscover writes it, and ibsim's link options w=N and s=N. Moves pos
+  // ibnetdiscover writes it, and ibsim's link options w=N, s=N and e=N
+  // (width, speed, extended speed: no timing of ours uses them). Moves pos
   // past them and returns the GUID, if any, for CheckPeerGuids; the link
   // options are checked, not used.
   std::optional<Guid> ReferenceExtras(const std::string& line, size_t& pos) const {
@@ -329,7 +364,7 @@ class Parser {
       pos = p;
     }
     for (p = SkipBlanks(line, pos);
-         p + 1 < line.size() && (line[p] == 'w' || line[p] == 's') && line[p + 1] == '=';
+         p + 1 < line.size() && (line[p] == 'w' || line[p] == 's' || line[p] == 'e') && line[p + 1] == '=';
          p = SkipBlanks(line, pos)) {
       size_t end = line.find_first_of(" \t#", p);
       if (end == std::string::npos) end = line.size();

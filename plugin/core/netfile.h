@@ -15,7 +15,9 @@ namespace ibu {
 // numbers them (0x100000.. for CAs, 0x200000.. for switches, routers on a
 // counter of their own from 0; a node GUID 0 is refused). A peer's port
 // GUID after a reference, "H-..."[1](GUID), must be the one the peer's own
-// record gives. LIDs come from ibnetdiscover comments ("lid N lmc L",
+// record gives. ibsim's link and debug settings (width=, speed=, extspeed=,
+// pdebug=, w=/s=/e= on a link) are checked and ignored; its 'include' and
+// 'module=' are refused. LIDs come from ibnetdiscover comments ("lid N lmc L",
 // aligned to the LMC) when present and are otherwise 0 (see
 // AssignDefaultLids): on every switch and end port or on none. Throws
 // ibu::Error "FILE:LINE: ..." naming what was expected, both lines of a GUID

@@ -358,6 +358,38 @@ void RoutersCountedApartAsIbsimDoes() {
   });
 }
 
+// ibsim's link defaults ('width=', 'speed=', 'extspeed=', and w= s= e= on a
+// link) and 'pdebug=' change no GUID or cable: accepted in the ranges ibsim
+// accepts, the fabric the same as without them. 'include' and 'module='
+// change which nodes there are and what a name means: refused at the line.
+void IbsimSettingsLines() {
+  const Fabric plain = Parse(HostHeader("Ca 1"));
+  const Fabric f = Parse(HostHeader("width=3\nspeed = 0x2\nextspeed=0\npdebug=-1\nwidth=31\nCa 1"));
+  CU_ASSERT_EQUAL(f.end_ports.size(), 1u);
+  CU_ASSERT_EQUAL(f.end_ports[0].port_guid, plain.end_ports[0].port_guid);
+  CU_ASSERT_EQUAL(f.switches[0].ports[1].index, 0);
+  CU_ASSERT_EQUAL(Parse(Cabled("\"S-0000000000200000\"[3] w=2 s=1 e=4 # x")).switches[0].ports[1].port, 3);
+  const std::string want = "t.net:4: expected an integer from ";
+  ExpectRefused({
+      {HostHeader("width=0\nCa 1"), want + "1 to 31 after 'width=', got '0'"},
+      {HostHeader("width=32\nCa 1"), want + "1 to 31 after 'width=', got '32'"},
+      {HostHeader("speed=8\nCa 1"), want + "1 to 7 after 'speed=', got '8'"},
+      {HostHeader("extspeed=16\nCa 1"), want + "0 to 15 after 'extspeed=', got '16'"},
+      {HostHeader("width=4x\nCa 1"), want + "1 to 31 after 'width=', got '4x'"},
+      {HostHeader("pdebug=\nCa 1"), want},
+      {HostHeader("include \"leaf.net\"\nCa 1"),
+       "t.net:4: ibsim's 'include' reads another net file (by a path relative to ibsim's working "
+       "directory, not to this file) and is not supported: expected the included file's records written out "
+       "here"},
+      {HostHeader("include\"leaf.net\"\nCa 1"), "t.net:4: ibsim's 'include' reads another net file"},
+      {HostHeader("module=\"M\"\nCa 1"),
+       "t.net:4: ibsim's 'module=' renames the nodes after it (\"M#name\") and the references to them, for "
+       "copies of an included file, and is not supported: expected every node under its own full name"},
+      {HostHeader("widths=1\nCa 1"), "t.net:4: expected a node header"},
+      {Cabled("\"S-0000000000200000\"[3] e=x"), "t.net:2: expected an integer in the link option 'e=x'"},
+  });
+}
+
 // One switch and one host with the given GUID lines before their headers.
 Fabric WithGuidLines(const std::string& switch_guid, const std::string& ca_guid) {
   return Parse(switch_guid + "\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\n" + ca_guid +
@@ -933,6 +965,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file: GUID lines read as ibsim reads them", GuidLinesReadAsIbsimReadsThem);
   CU_add_test(s, "net file: a peer's GUID agrees with its record", PeerGuidsAgreeWithThePeersRecord);
   CU_add_test(s, "net file: keywords are whole words", KeywordsAreWholeWords);
+  CU_add_test(s, "net file: ibsim's settings lines", IbsimSettingsLines);
   CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
   CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
