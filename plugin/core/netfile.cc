@@ -236,8 +236,9 @@ class Parser {
     // ibnetdiscover: "switchguid=0xNODEGUID(PORTGUID)".
     size_t stop = line.find_first_of("(#", eq + 1);
     Guid g = IbsimGuid(line.substr(eq + 1, stop == std::string::npos ? stop : stop - eq - 1));
+    std::optional<Guid> port;
     if (stop != std::string::npos && line[stop] == '(') {
-      (void)ParenthesizedGuid(line, stop);
+      port = ParenthesizedGuid(line, stop);
       ExpectLineEnd(line, stop, "the port GUID");
     }
     if (line[eq] == '+') {
@@ -246,6 +247,20 @@ class Parser {
       c->absolute = g;
       c->next = g;
     }
+    if (c == &switch_guid_ && port) CheckSwitchPortGuid(*port, c->next);
+  }
+
+  // ibnetdiscover writes a switch's port 0 GUID after its node GUID. ibsim
+  // ignores it and gives port 0 the node GUID, and so does the model: a
+  // switch has one GUID, by which guid2lid files, path maps and dumps name
+  // it. A switch whose port GUID differs (real hardware may have one) would
+  // be another switch under ibsim and be missed or mis-LIDded by the real
+  // SM's guid2lid, which lists its port GUID: refused rather than guessed.
+  void CheckSwitchPortGuid(Guid port, Guid node) const {
+    if (port == node) return;
+    Fail("switch port GUID " + Hex16(port) + " differs from its node GUID " + Hex16(node) +
+         ": ibsim gives a switch's port 0 the node GUID, and ibunion names a switch by that one GUID (in "
+         "guid2lid files too, where OpenSM lists port GUIDs); expected the two equal");
   }
 
   // Reads a quoted string starting at s[pos] == '"'; returns it and moves pos.

@@ -13,7 +13,9 @@ namespace ibu {
 // ibsim reads them (0x hex or decimal; a leading 0, octal to ibsim, and hex
 // without 0x are refused) or, when absent, are numbered the way ibsim
 // numbers them (0x100000.. for CAs, 0x200000.. for switches, routers on a
-// counter of their own from 0; a node GUID 0 is refused). A peer's port
+// counter of their own from 0; a node GUID 0 is refused). A switch's port
+// GUID, "switchguid=0xNODE(PORT)", must be its node GUID, as ibsim makes it
+// and as the model names a switch by one GUID. A peer's port
 // GUID after a reference, "H-..."[1](GUID), must be the one the peer's own
 // record gives. ibsim's link and debug settings (width=, speed=, extspeed=,
 // pdebug=, w=/s=/e= on a link) are checked and ignored; its 'include' and

@@ -429,6 +429,27 @@ void GuidLinesReadAsIbsimReadsThem() {
   });
 }
 
+// ibnetdiscover writes a switch's port 0 GUID after its node GUID. ibsim
+// ignores it (port 0 gets the node GUID) and the model names a switch by one
+// GUID, in guid2lid files too: a port GUID that differs is refused at its
+// line, not left for the real SM's guid2lid to miss (it lists the port GUID,
+// so the switch kept its net-file LID and the line was "not of this fabric").
+void SwitchPortGuidIsTheNodeGuid() {
+  CU_ASSERT_EQUAL(WithGuidLines("switchguid=0x2c90200000001(2c90200000001)", "").switches[0].guid,
+                  0x2c90200000001u);
+  CU_ASSERT_EQUAL(WithGuidLines("switchguid=0x200000\nswitchguid+0x10(200010)", "").switches[0].guid,
+                  0x200010u);
+  ExpectRefused({
+      {"switchguid=0x200001(200002)\nSwitch 8 \"S1\"\n",
+       "t.net:1: switch port GUID 0x0000000000200002 differs from its node GUID 0x0000000000200001: ibsim "
+       "gives "
+       "a switch's port 0 the node GUID, and ibunion names a switch by that one GUID (in guid2lid files too, "
+       "where OpenSM lists port GUIDs); expected the two equal"},
+      {"switchguid=0x200000\nswitchguid+1(200000)\nSwitch 8 \"S1\"\n",
+       "t.net:2: switch port GUID 0x0000000000200000 differs from its node GUID 0x0000000000200001"},
+  });
+}
+
 // The peer's port GUID after a reference, "H1"[1](100001) as ibnetdiscover
 // writes it, must be the one the peer's own record gives (its port line's,
 // else node GUID + port, or a switch's GUID): refused otherwise, naming
@@ -963,6 +984,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "net file: a port count is plain decimal", PortCountIsPlainDecimal);
   CU_add_test(s, "net file: GUID lines read as ibsim reads them", GuidLinesReadAsIbsimReadsThem);
+  CU_add_test(s, "net file: a switch's port GUID is its node GUID", SwitchPortGuidIsTheNodeGuid);
   CU_add_test(s, "net file: a peer's GUID agrees with its record", PeerGuidsAgreeWithThePeersRecord);
   CU_add_test(s, "net file: keywords are whole words", KeywordsAreWholeWords);
   CU_add_test(s, "net file: ibsim's settings lines", IbsimSettingsLines);
