@@ -147,16 +147,27 @@ class Parser {
     return g;
   }
 
+  // ibsim reads every line from its first column, and a node's record ends
+  // after its last port or at the first line that is neither a port line
+  // nor a '#' comment, a line ibsim then drops: an indented line, or a GUID
+  // line right under a record, would mean something else to ibsim.
   void ParseLine(const std::string& raw) {
-    std::string line = Trim(raw);
-    if (line.empty()) {
+    const std::string line = Trim(raw);
+    if (line.empty() || (line[0] == '#' && raw[0] != '#')) {  // blank, or an indented comment
+      record_open_ = false;
       return;
     }
-    if (line[0] == '#') return;
-    if (line[0] == '[' || line[0] == '@') {
-      ParsePort(line);
-      return;
-    }
+    if (raw[0] == '#') return;
+    if (raw[0] != line[0] || std::isspace(static_cast<unsigned char>(line[0])))
+      Fail("'" + line +
+           "' is indented: ibsim reads node headers, port lines and settings from the first column and "
+           "ignores this line (or ends a record there): expected it at the first column");
+    if (line[0] == '[' || line[0] == '@') return ParsePort(line);
+    if (record_open_)
+      Fail("ibsim ends the record of \"" + nodes_.back().id +
+           "\" at this line and drops the line (a record ends after its last port or at the first other "
+           "line): expected a blank line before '" +
+           line + "'");
     if (IsKey(line, "switchguid", "=+")) return SetGuid(line, &switch_guid_);
     if (IsKey(line, "caguid", "=+") || IsKey(line, "hcaguids", "=+")) return SetGuid(line, &ca_guid_);
     if (IsKey(line, "rtguid", "=+")) return SetGuid(line, &router_guid_);
@@ -363,6 +374,7 @@ class Parser {
     if (!names_.emplace(n.id, nodes_.size()).second)
       Fail("node name \"" + n.id + "\" appears twice");
     nodes_.push_back(std::move(n));
+    record_open_ = true;
   }
 
   // What may follow a port reference "peer"[M] before the comment: the
@@ -425,7 +437,12 @@ class Parser {
     for (const RawPort& other : n.ports)
       if (other.num == p.num)
         Fail("port " + std::to_string(p.num) + " of \"" + n.id + "\" is listed twice");
+    if (!record_open_)
+      Fail("port line after the end of the record of \"" + n.id +
+           "\": ibsim ends a record at a blank or other line and ignores port lines after it: expected it "
+           "among its node's port lines, with no blank line between");
     n.ports.push_back(std::move(p));
+    record_open_ = static_cast<int>(n.ports.size()) < n.num_ports;
   }
 
  public:
@@ -439,6 +456,7 @@ class Parser {
   std::unordered_map<std::string, size_t> names_;
   GuidCounter switch_guid_{0x200000, 0x200000};
   GuidCounter ca_guid_{0x100000, 0x100000};
+  bool record_open_ = false;       // after a header, until its last port or a line ending it
   GuidCounter router_guid_{0, 0};  // ibsim's guids[ROUTER_NODE]: no initialiser, so 0
 };
 

@@ -19,7 +19,10 @@ namespace ibu {
 // GUID after a reference, "H-..."[1](GUID), must be the one the peer's own
 // record gives. ibsim's link and debug settings (width=, speed=, extspeed=,
 // pdebug=, w=/s=/e= on a link) are checked and ignored; its 'include' and
-// 'module=' are refused. LIDs come from ibnetdiscover comments ("lid N lmc L",
+// 'module=' are refused, as are lines ibsim would read otherwise than we
+// do: indented ones, a line right under an unfinished record (ibsim ends
+// the record there and drops the line) and port lines after a record's
+// end. LIDs come from ibnetdiscover comments ("lid N lmc L",
 // aligned to the LMC) when present and are otherwise 0 (see
 // AssignDefaultLids): on every switch and end port or on none. Throws
 // ibu::Error "FILE:LINE: ..." naming what was expected, both lines of a GUID

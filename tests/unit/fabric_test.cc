@@ -390,6 +390,40 @@ void IbsimSettingsLines() {
   });
 }
 
+// ibsim reads lines from the first column, and a record ends after its last
+// port or at the first line that is neither a port line nor a '#' comment,
+// which ibsim drops: a GUID line there would number the next node one way
+// for ibsim and another for us. Indented lines and port lines after the
+// end of a record are refused as well, at their line.
+void RecordsEndAsIbsimEndsThem() {
+  // A full record needs no blank line after it; '#' comments may sit inside.
+  Fabric f = Parse(
+      "Switch 2 \"S1\"\n# c\n[1] \"H1\"[1]\n#\n[2] \"H2\"[1]\nCa 1 \"H1\"\n[1] \"S1\"[1]\n\n"
+      "Ca 1 \"H2\"\n[1] \"S1\"[2]\n");
+  CU_ASSERT_EQUAL(f.end_ports.size(), 2u);
+  const std::string two_hosts_tail = "\nCa 1 \"H1\"\n[1] \"S1\"[1]\n";
+  ExpectRefused({
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\ncaguid=0x5000" + two_hosts_tail,
+       "t.net:3: ibsim ends the record of \"S1\" at this line and drops the line (a record ends after its "
+       "last "
+       "port or at the first other line): expected a blank line before 'caguid=0x5000'"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\nCa 1 \"H1\"\n[1] \"S1\"[1]\n",
+       "t.net:3: ibsim ends the record of \"S1\" at this line"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\n  caguid=0x5000" + two_hosts_tail,
+       "t.net:4: 'caguid=0x5000' is indented: ibsim reads node headers, port lines and settings from the "
+       "first "
+       "column and ignores this line (or ends a record there): expected it at the first column"},
+      {"Switch 8 \"S1\"\n\t[1] \"H1\"[1]\n", "t.net:2: '[1] \"H1\"[1]' is indented"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\n[2] \"H1\"[2]\n",
+       "t.net:4: port line after the end of the record of \"S1\": ibsim ends a record at a blank or other "
+       "line "
+       "and ignores port lines after it: expected it among its node's port lines, with no blank line "
+       "between"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n  # x\n[2] \"H1\"[2]\n",
+       "t.net:4: port line after the end of the record of \"S1\""},
+  });
+}
+
 // One switch and one host with the given GUID lines before their headers.
 Fabric WithGuidLines(const std::string& switch_guid, const std::string& ca_guid) {
   return Parse(switch_guid + "\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\n" + ca_guid +
@@ -988,6 +1022,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file: a peer's GUID agrees with its record", PeerGuidsAgreeWithThePeersRecord);
   CU_add_test(s, "net file: keywords are whole words", KeywordsAreWholeWords);
   CU_add_test(s, "net file: ibsim's settings lines", IbsimSettingsLines);
+  CU_add_test(s, "net file: records end where ibsim ends them", RecordsEndAsIbsimEndsThem);
   CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
   CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
