@@ -171,9 +171,8 @@ class Parser {
     if (IsKey(line, "switchguid", "=+")) return SetGuid(line, &switch_guid_);
     if (IsKey(line, "caguid", "=+") || IsKey(line, "hcaguids", "=+")) return SetGuid(line, &ca_guid_);
     if (IsKey(line, "rtguid", "=+")) return SetGuid(line, &router_guid_);
-    if (IsKey(line, "vendid", "=") || IsKey(line, "devid", "=") || IsKey(line, "sysimgguid", "=") ||
-        IsWord(line, "do"))
-      return;
+    if (IsKey(line, "vendid", "=") || IsKey(line, "devid", "=") || IsKey(line, "sysimgguid", "=")) return;
+    if (IsWord(line, "do")) return ConsoleCommand(line);
     if (LinkOrDebugSetting(line)) return;
     if (IsKey(line, "include", "\""))
       Fail(
@@ -192,6 +191,27 @@ class Parser {
     if (IsWord(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2, &router_guid_);
     Fail("expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line "
          "([N] \"peer\"[M]) or a guid assignment, got '" + line + "'");
+  }
+
+  // ibsim runs a "do CMD" line as a console command while it parses. Those
+  // that report or wait change nothing and are ignored; those that change
+  // cabling, GUIDs or LIDs (or run a command file, "!FILE") are refused,
+  // as the records would no longer say what the fabric is.
+  void ConsoleCommand(const std::string& line) const {
+    std::istringstream words(line.substr(2));
+    std::string cmd;
+    words >> cmd;
+    std::string lower(cmd);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    static const char* const kChanging[] = {"link", "unlink", "clear", "relink", "guid", "baselid"};
+    const bool changing =
+        (!lower.empty() && lower[0] == '!') ||
+        std::any_of(std::begin(kChanging), std::end(kChanging), [&](const char* c) { return lower == c; });
+    if (changing)
+      Fail("ibsim's console command 'do " + cmd +
+           "' changes cabling, GUIDs or LIDs while the file is read and is not supported: expected the "
+           "records to say what the fabric is (give such commands to the running ibsim)");
   }
 
   // ibsim's defaults for the links of the nodes after them ('width=',

@@ -22,7 +22,8 @@ namespace ibu {
 // 'module=' are refused, as are lines ibsim would read otherwise than we
 // do: indented ones, a line right under an unfinished record (ibsim ends
 // the record there and drops the line) and port lines after a record's
-// end. LIDs come from ibnetdiscover comments ("lid N lmc L",
+// end, and 'do' console commands that change cabling, GUIDs or LIDs.
+// LIDs come from ibnetdiscover comments ("lid N lmc L",
 // aligned to the LMC) when present and are otherwise 0 (see
 // AssignDefaultLids): on every switch and end port or on none. Throws
 // ibu::Error "FILE:LINE: ..." naming what was expected, both lines of a GUID

@@ -424,6 +424,26 @@ void RecordsEndAsIbsimEndsThem() {
   });
 }
 
+// ibsim runs "do CMD" lines as console commands while it reads the file:
+// those that only report or wait are ignored, those that change cabling,
+// GUIDs or LIDs (or read commands from a file) are refused at the line.
+void ConsoleCommandsThatChangeTheFabric() {
+  CU_ASSERT_EQUAL(Parse(HostHeader("do Dump\ndo verbose 3\ndo Wait 1\nCa 1")).end_ports.size(), 1u);
+  ExpectRefused({
+      {HostHeader("do Unlink \"S1\"[1]\nCa 1"),
+       "t.net:4: ibsim's console command 'do Unlink' changes cabling, GUIDs or LIDs while the file is read "
+       "and "
+       "is not supported: expected the records to say what the fabric is (give such commands to the running "
+       "ibsim)"},
+      {HostHeader("do link \"S1\"[2] \"H1\"[1]\nCa 1"), "t.net:4: ibsim's console command 'do link' changes"},
+      {HostHeader("do GUID \"H1\" 0x5000\nCa 1"), "t.net:4: ibsim's console command 'do GUID' changes"},
+      {HostHeader("do\tBaselid \"H1\"[1] 9\nCa 1"), "t.net:4: ibsim's console command 'do Baselid' changes"},
+      {HostHeader("do ReLink \"S1\"\nCa 1"), "t.net:4: ibsim's console command 'do ReLink' changes"},
+      {HostHeader("do Clear \"S1\"\nCa 1"), "t.net:4: ibsim's console command 'do Clear' changes"},
+      {HostHeader("do !cmds.txt\nCa 1"), "t.net:4: ibsim's console command 'do !cmds.txt' changes"},
+  });
+}
+
 // One switch and one host with the given GUID lines before their headers.
 Fabric WithGuidLines(const std::string& switch_guid, const std::string& ca_guid) {
   return Parse(switch_guid + "\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\n" + ca_guid +
@@ -1023,6 +1043,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file: keywords are whole words", KeywordsAreWholeWords);
   CU_add_test(s, "net file: ibsim's settings lines", IbsimSettingsLines);
   CU_add_test(s, "net file: records end where ibsim ends them", RecordsEndAsIbsimEndsThem);
+  CU_add_test(s, "net file: console commands that change the fabric", ConsoleCommandsThatChangeTheFabric);
   CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
   CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
