@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -45,7 +46,8 @@ struct RawNode {
 };
 
 // Mirrors ibsim's GUID numbering so files without explicit GUIDs get the
-// GUIDs ibsim will give them.
+// GUIDs ibsim will give them: one counter per node type (switches, CAs,
+// routers), each set by its own "xxguid=" line.
 struct GuidCounter {
   Guid absolute;
   Guid next;
@@ -145,28 +147,95 @@ class Parser {
     return g;
   }
 
+  // ibsim reads every line from its first column, and a node's record ends
+  // after its last port or at the first line that is neither a port line
+  // nor a '#' comment, a line ibsim then drops: an indented line, or a GUID
+  // line right under a record, would mean something else to ibsim.
   void ParseLine(const std::string& raw) {
-    std::string line = Trim(raw);
-    if (line.empty()) {
+    const std::string line = Trim(raw);
+    if (line.empty() || (line[0] == '#' && raw[0] != '#')) {  // blank, or an indented comment
+      record_open_ = false;
       return;
     }
-    if (line[0] == '#') return;
-    if (line[0] == '[' || line[0] == '@') {
-      ParsePort(line);
-      return;
-    }
+    if (raw[0] == '#') return;
+    if (raw[0] != line[0] || std::isspace(static_cast<unsigned char>(line[0])))
+      Fail("'" + line +
+           "' is indented: ibsim reads node headers, port lines and settings from the first column and "
+           "ignores this line (or ends a record there): expected it at the first column");
+    if (line[0] == '[' || line[0] == '@') return ParsePort(line);
+    if (record_open_)
+      Fail("ibsim ends the record of \"" + nodes_.back().id +
+           "\" at this line and drops the line (a record ends after its last port or at the first other "
+           "line): expected a blank line before '" +
+           line + "'");
     if (IsKey(line, "switchguid", "=+")) return SetGuid(line, &switch_guid_);
-    if (IsKey(line, "caguid", "=+") || IsKey(line, "hcaguids", "=+") || IsKey(line, "rtguid", "=+"))
-      return SetGuid(line, &ca_guid_);
-    if (IsKey(line, "vendid", "=") || IsKey(line, "devid", "=") || IsKey(line, "sysimgguid", "=") ||
-        IsWord(line, "do"))
-      return;
-    if (IsWord(line, "Switch")) return ParseHeader(line, NodeType::kSwitch, 6);
-    if (IsWord(line, "Hca")) return ParseHeader(line, NodeType::kCa, 3);
-    if (IsWord(line, "Ca")) return ParseHeader(line, NodeType::kCa, 2);
-    if (IsWord(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2);
+    if (IsKey(line, "caguid", "=+") || IsKey(line, "hcaguids", "=+")) return SetGuid(line, &ca_guid_);
+    if (IsKey(line, "rtguid", "=+")) return SetGuid(line, &router_guid_);
+    if (IsKey(line, "vendid", "=") || IsKey(line, "devid", "=") || IsKey(line, "sysimgguid", "=")) return;
+    if (IsWord(line, "do")) return ConsoleCommand(line);
+    if (LinkOrDebugSetting(line)) return;
+    if (IsKey(line, "include", "\""))
+      Fail(
+          "ibsim's 'include' reads another net file (by a path relative to ibsim's working directory, not to "
+          "this file) and is not supported: expected the included file's records written out here");
+    if (IsKey(line, "module", "="))
+      Fail(
+          "ibsim's 'module=' renames the nodes after it (\"M#name\") and the references to them, for "
+          "copies of an included file, and is not supported: expected every node under its own full name");
+    if (IsWord(line, "Switch")) return ParseHeader(line, NodeType::kSwitch, 6, &switch_guid_);
+    if (IsWord(line, "Hca")) return ParseHeader(line, NodeType::kCa, 3, &ca_guid_);
+    if (IsWord(line, "Ca")) return ParseHeader(line, NodeType::kCa, 2, &ca_guid_);
+    // A router's ports are end ports to the model, as OpenSM routes to them
+    // (the plugin imports every non-switch port so), but its GUIDs are
+    // counted apart, as ibsim counts them.
+    if (IsWord(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2, &router_guid_);
     Fail("expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line "
          "([N] \"peer\"[M]) or a guid assignment, got '" + line + "'");
+  }
+
+  // ibsim runs a "do CMD" line as a console command while it parses. Those
+  // that report or wait change nothing and are ignored; those that change
+  // cabling, GUIDs or LIDs (or run a command file, "!FILE") are refused,
+  // as the records would no longer say what the fabric is.
+  void ConsoleCommand(const std::string& line) const {
+    std::istringstream words(line.substr(2));
+    std::string cmd;
+    words >> cmd;
+    std::string lower(cmd);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    static const char* const kChanging[] = {"link", "unlink", "clear", "relink", "guid", "baselid"};
+    const bool changing =
+        (!lower.empty() && lower[0] == '!') ||
+        std::any_of(std::begin(kChanging), std::end(kChanging), [&](const char* c) { return lower == c; });
+    if (changing)
+      Fail("ibsim's console command 'do " + cmd +
+           "' changes cabling, GUIDs or LIDs while the file is read and is not supported: expected the "
+           "records to say what the fabric is (give such commands to the running ibsim)");
+  }
+
+  // ibsim's defaults for the links of the nodes after them ('width=',
+  // 'speed=', 'extspeed=', as the port options w= s= e= set one link's) and
+  // its parser's debug level ('pdebug='). No GUID or cable depends on them,
+  // and the timing model gives every link the same rate (byte_ns), so they
+  // are checked against the range ibsim accepts and otherwise ignored.
+  bool LinkOrDebugSetting(const std::string& line) const {
+    struct Setting {
+      const char* key;
+      long long lo, hi;
+    };
+    static const Setting kSettings[] = {
+        {"width", 1, 31}, {"speed", 1, 7}, {"extspeed", 0, 15}, {"pdebug", INT_MIN, INT_MAX}};
+    for (const Setting& s : kSettings) {
+      if (!IsKey(line, s.key, "=")) continue;
+      const std::string value = Trim(line.substr(line.find('=') + 1));
+      long long v = 0;
+      if (!ParseInteger(value, &v) || v < s.lo || v > s.hi)
+        Fail("expected an integer from " + std::to_string(s.lo) + " to " + std::to_string(s.hi) + " after '" +
+             s.key + "=', got '" + value + "'");
+      return true;
+    }
+    return false;
   }
 
   // The GUID of a "switchguid=" line or its kin as ibsim reads it (strtoull
@@ -198,8 +267,9 @@ class Parser {
     // ibnetdiscover: "switchguid=0xNODEGUID(PORTGUID)".
     size_t stop = line.find_first_of("(#", eq + 1);
     Guid g = IbsimGuid(line.substr(eq + 1, stop == std::string::npos ? stop : stop - eq - 1));
+    std::optional<Guid> port;
     if (stop != std::string::npos && line[stop] == '(') {
-      (void)ParenthesizedGuid(line, stop);
+      port = ParenthesizedGuid(line, stop);
       ExpectLineEnd(line, stop, "the port GUID");
     }
     if (line[eq] == '+') {
@@ -208,6 +278,20 @@ class Parser {
       c->absolute = g;
       c->next = g;
     }
+    if (c == &switch_guid_ && port) CheckSwitchPortGuid(*port, c->next);
+  }
+
+  // ibnetdiscover writes a switch's port 0 GUID after its node GUID. ibsim
+  // ignores it and gives port 0 the node GUID, and so does the model: a
+  // switch has one GUID, by which guid2lid files, path maps and dumps name
+  // it. A switch whose port GUID differs (real hardware may have one) would
+  // be another switch under ibsim and be missed or mis-LIDded by the real
+  // SM's guid2lid, which lists its port GUID: refused rather than guessed.
+  void CheckSwitchPortGuid(Guid port, Guid node) const {
+    if (port == node) return;
+    Fail("switch port GUID " + Hex16(port) + " differs from its node GUID " + Hex16(node) +
+         ": ibsim gives a switch's port 0 the node GUID, and ibunion names a switch by that one GUID (in "
+         "guid2lid files too, where OpenSM lists port GUIDs); expected the two equal");
   }
 
   // Reads a quoted string starting at s[pos] == '"'; returns it and moves pos.
@@ -276,7 +360,8 @@ class Parser {
     return static_cast<int>(ports);
   }
 
-  void ParseHeader(const std::string& line, NodeType type, size_t keyword_len) {
+  // `guids` numbers the node: its type's counter (see GuidCounter).
+  void ParseHeader(const std::string& line, NodeType type, size_t keyword_len, GuidCounter* guids) {
     RawNode n;
     n.type = type;
     n.line = line_no_;
@@ -298,17 +383,24 @@ class Parser {
       }
       if (type == NodeType::kSwitch) FindLidLmc(comment, &n.lid, &n.lmc);
     }
-    GuidCounter& c = type == NodeType::kSwitch ? switch_guid_ : ca_guid_;
-    n.guid = c.next;
-    c.next += type == NodeType::kSwitch ? 1 : n.num_ports + 1;
+    n.guid = guids->next;
+    // GUID 0 is reserved; ibsim would hand it out (to the first router
+    // without an 'rtguid=' line, or after 'caguid=0').
+    if (n.guid == 0)
+      Fail("\"" + n.id + "\" would get node GUID 0, which InfiniBand reserves (ibsim numbers routers from 0 "
+           "unless an 'rtguid=' line says otherwise): expected a 'switchguid=', 'caguid=' or 'rtguid=' line "
+           "with a GUID above 0 before it");
+    guids->next += type == NodeType::kSwitch ? 1 : n.num_ports + 1;
     if (!names_.emplace(n.id, nodes_.size()).second)
       Fail("node name \"" + n.id + "\" appears twice");
     nodes_.push_back(std::move(n));
+    record_open_ = true;
   }
 
   // What may follow a port reference "peer"[M] before the comment: the
   // peer port's GUID when it is a channel adapter, "(8f10403961355)", as
-  // ibnetdiscover writes it, and ibsim's link options w=N and s=N. Moves pos
+  // ibnetdiscover writes it, and ibsim's link options w=N, s=N and e=N
+  // (width, speed, extended speed: no timing of ours uses them). Moves pos
   // past them and returns the GUID, if any, for CheckPeerGuids; the link
   // options are checked, not used.
   std::optional<Guid> ReferenceExtras(const std::string& line, size_t& pos) const {
@@ -319,7 +411,7 @@ class Parser {
       pos = p;
     }
     for (p = SkipBlanks(line, pos);
-         p + 1 < line.size() && (line[p] == 'w' || line[p] == 's') && line[p + 1] == '=';
+         p + 1 < line.size() && (line[p] == 'w' || line[p] == 's' || line[p] == 'e') && line[p + 1] == '=';
          p = SkipBlanks(line, pos)) {
       size_t end = line.find_first_of(" \t#", p);
       if (end == std::string::npos) end = line.size();
@@ -365,7 +457,12 @@ class Parser {
     for (const RawPort& other : n.ports)
       if (other.num == p.num)
         Fail("port " + std::to_string(p.num) + " of \"" + n.id + "\" is listed twice");
+    if (!record_open_)
+      Fail("port line after the end of the record of \"" + n.id +
+           "\": ibsim ends a record at a blank or other line and ignores port lines after it: expected it "
+           "among its node's port lines, with no blank line between");
     n.ports.push_back(std::move(p));
+    record_open_ = static_cast<int>(n.ports.size()) < n.num_ports;
   }
 
  public:
@@ -379,6 +476,8 @@ class Parser {
   std::unordered_map<std::string, size_t> names_;
   GuidCounter switch_guid_{0x200000, 0x200000};
   GuidCounter ca_guid_{0x100000, 0x100000};
+  bool record_open_ = false;       // after a header, until its last port or a line ending it
+  GuidCounter router_guid_{0, 0};  // ibsim's guids[ROUTER_NODE]: no initialiser, so 0
 };
 
 // Where a switch or end port of the fabric is in the file, so that a clash

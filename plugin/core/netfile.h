@@ -12,9 +12,18 @@ namespace ibu {
 // Parses a topology. GUIDs come from "switchguid=/caguid=" lines, read as
 // ibsim reads them (0x hex or decimal; a leading 0, octal to ibsim, and hex
 // without 0x are refused) or, when absent, are numbered the way ibsim
-// numbers them (0x100000.. for CAs, 0x200000.. for switches). A peer's port
+// numbers them (0x100000.. for CAs, 0x200000.. for switches, routers on a
+// counter of their own from 0; a node GUID 0 is refused). A switch's port
+// GUID, "switchguid=0xNODE(PORT)", must be its node GUID, as ibsim makes it
+// and as the model names a switch by one GUID. A peer's port
 // GUID after a reference, "H-..."[1](GUID), must be the one the peer's own
-// record gives. LIDs come from ibnetdiscover comments ("lid N lmc L",
+// record gives. ibsim's link and debug settings (width=, speed=, extspeed=,
+// pdebug=, w=/s=/e= on a link) are checked and ignored; its 'include' and
+// 'module=' are refused, as are lines ibsim would read otherwise than we
+// do: indented ones, a line right under an unfinished record (ibsim ends
+// the record there and drops the line) and port lines after a record's
+// end, and 'do' console commands that change cabling, GUIDs or LIDs.
+// LIDs come from ibnetdiscover comments ("lid N lmc L",
 // aligned to the LMC) when present and are otherwise 0 (see
 // AssignDefaultLids): on every switch and end port or on none. Throws
 // ibu::Error "FILE:LINE: ..." naming what was expected, both lines of a GUID

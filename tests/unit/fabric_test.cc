@@ -329,6 +329,121 @@ void PortCountIsPlainDecimal() {
   });
 }
 
+// Routers are numbered on a counter of their own, as ibsim numbers them
+// (guids[ROUTER_NODE], set by 'rtguid=' and starting at 0): an adapter
+// after a router keeps the adapters' count, and a router without an
+// 'rtguid=' line, which ibsim would give the reserved GUID 0, is refused.
+void RoutersCountedApartAsIbsimDoes() {
+  Fabric f = Parse(
+      "Switch 8 \"S1\"\n[1] \"H1\"[1]\n[2] \"R1\"[1]\n[3] \"H2\"[1]\n\n"
+      "Ca 2 \"H1\"\n[1] \"S1\"[1]\n\nrtguid=0x5000\nRt 1 \"R1\"\n[1] \"S1\"[2]\n\n"
+      "Ca 2 \"H2\"\n[1] \"S1\"[3]\n");
+  CU_ASSERT_EQUAL(f.end_ports[0].node_guid, 0x100000u);
+  CU_ASSERT_EQUAL(f.end_ports[1].node_guid, 0x5000u);
+  CU_ASSERT_EQUAL(f.end_ports[1].port_guid, 0x5001u);
+  CU_ASSERT_EQUAL(f.end_ports[2].node_guid, 0x100003u);  // after H1's 0x100000-2, not after R1's
+  // 'caguid=' does not number routers, nor 'rtguid=' adapters.
+  f = Parse(
+      "Switch 8 \"S1\"\n[1] \"R1\"[1]\n[2] \"H1\"[1]\n\nrtguid=0x5000\ncaguid=0x7000\n"
+      "Rt 1 \"R1\"\n[1] \"S1\"[1]\n\nrtguid+0x10\nCa 1 \"H1\"\n[1] \"S1\"[2]\n");
+  CU_ASSERT_EQUAL(f.end_ports[0].node_guid, 0x5000u);
+  CU_ASSERT_EQUAL(f.end_ports[1].node_guid, 0x7000u);
+  ExpectRefused({
+      {"Switch 8 \"S1\"\n[1] \"R1\"[1]\n\nRt 1 \"R1\"\n[1] \"S1\"[1]\n",
+       "t.net:4: \"R1\" would get node GUID 0, which InfiniBand reserves (ibsim numbers routers from 0 unless "
+       "an 'rtguid=' line says otherwise): expected a 'switchguid=', 'caguid=' or 'rtguid=' line with a GUID "
+       "above 0 before it"},
+      {"caguid=0\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 1 \"H1\"\n[1] \"S1\"[1]\n",
+       "t.net:5: \"H1\" would get node GUID 0"},
+  });
+}
+
+// ibsim's link defaults ('width=', 'speed=', 'extspeed=', and w= s= e= on a
+// link) and 'pdebug=' change no GUID or cable: accepted in the ranges ibsim
+// accepts, the fabric the same as without them. 'include' and 'module='
+// change which nodes there are and what a name means: refused at the line.
+void IbsimSettingsLines() {
+  const Fabric plain = Parse(HostHeader("Ca 1"));
+  const Fabric f = Parse(HostHeader("width=3\nspeed = 0x2\nextspeed=0\npdebug=-1\nwidth=31\nCa 1"));
+  CU_ASSERT_EQUAL(f.end_ports.size(), 1u);
+  CU_ASSERT_EQUAL(f.end_ports[0].port_guid, plain.end_ports[0].port_guid);
+  CU_ASSERT_EQUAL(f.switches[0].ports[1].index, 0);
+  CU_ASSERT_EQUAL(Parse(Cabled("\"S-0000000000200000\"[3] w=2 s=1 e=4 # x")).switches[0].ports[1].port, 3);
+  const std::string want = "t.net:4: expected an integer from ";
+  ExpectRefused({
+      {HostHeader("width=0\nCa 1"), want + "1 to 31 after 'width=', got '0'"},
+      {HostHeader("width=32\nCa 1"), want + "1 to 31 after 'width=', got '32'"},
+      {HostHeader("speed=8\nCa 1"), want + "1 to 7 after 'speed=', got '8'"},
+      {HostHeader("extspeed=16\nCa 1"), want + "0 to 15 after 'extspeed=', got '16'"},
+      {HostHeader("width=4x\nCa 1"), want + "1 to 31 after 'width=', got '4x'"},
+      {HostHeader("pdebug=\nCa 1"), want},
+      {HostHeader("include \"leaf.net\"\nCa 1"),
+       "t.net:4: ibsim's 'include' reads another net file (by a path relative to ibsim's working "
+       "directory, not to this file) and is not supported: expected the included file's records written out "
+       "here"},
+      {HostHeader("include\"leaf.net\"\nCa 1"), "t.net:4: ibsim's 'include' reads another net file"},
+      {HostHeader("module=\"M\"\nCa 1"),
+       "t.net:4: ibsim's 'module=' renames the nodes after it (\"M#name\") and the references to them, for "
+       "copies of an included file, and is not supported: expected every node under its own full name"},
+      {HostHeader("widths=1\nCa 1"), "t.net:4: expected a node header"},
+      {Cabled("\"S-0000000000200000\"[3] e=x"), "t.net:2: expected an integer in the link option 'e=x'"},
+  });
+}
+
+// ibsim reads lines from the first column, and a record ends after its last
+// port or at the first line that is neither a port line nor a '#' comment,
+// which ibsim drops: a GUID line there would number the next node one way
+// for ibsim and another for us. Indented lines and port lines after the
+// end of a record are refused as well, at their line.
+void RecordsEndAsIbsimEndsThem() {
+  // A full record needs no blank line after it; '#' comments may sit inside.
+  Fabric f = Parse(
+      "Switch 2 \"S1\"\n# c\n[1] \"H1\"[1]\n#\n[2] \"H2\"[1]\nCa 1 \"H1\"\n[1] \"S1\"[1]\n\n"
+      "Ca 1 \"H2\"\n[1] \"S1\"[2]\n");
+  CU_ASSERT_EQUAL(f.end_ports.size(), 2u);
+  const std::string two_hosts_tail = "\nCa 1 \"H1\"\n[1] \"S1\"[1]\n";
+  ExpectRefused({
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\ncaguid=0x5000" + two_hosts_tail,
+       "t.net:3: ibsim ends the record of \"S1\" at this line and drops the line (a record ends after its "
+       "last "
+       "port or at the first other line): expected a blank line before 'caguid=0x5000'"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\nCa 1 \"H1\"\n[1] \"S1\"[1]\n",
+       "t.net:3: ibsim ends the record of \"S1\" at this line"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\n  caguid=0x5000" + two_hosts_tail,
+       "t.net:4: 'caguid=0x5000' is indented: ibsim reads node headers, port lines and settings from the "
+       "first "
+       "column and ignores this line (or ends a record there): expected it at the first column"},
+      {"Switch 8 \"S1\"\n\t[1] \"H1\"[1]\n", "t.net:2: '[1] \"H1\"[1]' is indented"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\n[2] \"H1\"[2]\n",
+       "t.net:4: port line after the end of the record of \"S1\": ibsim ends a record at a blank or other "
+       "line "
+       "and ignores port lines after it: expected it among its node's port lines, with no blank line "
+       "between"},
+      {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n  # x\n[2] \"H1\"[2]\n",
+       "t.net:4: port line after the end of the record of \"S1\""},
+  });
+}
+
+// ibsim runs "do CMD" lines as console commands while it reads the file:
+// those that only report or wait are ignored, those that change cabling,
+// GUIDs or LIDs (or read commands from a file) are refused at the line.
+void ConsoleCommandsThatChangeTheFabric() {
+  CU_ASSERT_EQUAL(Parse(HostHeader("do Dump\ndo verbose 3\ndo Wait 1\nCa 1")).end_ports.size(), 1u);
+  ExpectRefused({
+      {HostHeader("do Unlink \"S1\"[1]\nCa 1"),
+       "t.net:4: ibsim's console command 'do Unlink' changes cabling, GUIDs or LIDs while the file is read "
+       "and "
+       "is not supported: expected the records to say what the fabric is (give such commands to the running "
+       "ibsim)"},
+      {HostHeader("do link \"S1\"[2] \"H1\"[1]\nCa 1"), "t.net:4: ibsim's console command 'do link' changes"},
+      {HostHeader("do GUID \"H1\" 0x5000\nCa 1"), "t.net:4: ibsim's console command 'do GUID' changes"},
+      {HostHeader("do\tBaselid \"H1\"[1] 9\nCa 1"), "t.net:4: ibsim's console command 'do Baselid' changes"},
+      {HostHeader("do ReLink \"S1\"\nCa 1"), "t.net:4: ibsim's console command 'do ReLink' changes"},
+      {HostHeader("do Clear \"S1\"\nCa 1"), "t.net:4: ibsim's console command 'do Clear' changes"},
+      {HostHeader("do !cmds.txt\nCa 1"), "t.net:4: ibsim's console command 'do !cmds.txt' changes"},
+  });
+}
+
 // One switch and one host with the given GUID lines before their headers.
 Fabric WithGuidLines(const std::string& switch_guid, const std::string& ca_guid) {
   return Parse(switch_guid + "\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\n" + ca_guid +
@@ -365,6 +480,27 @@ void GuidLinesReadAsIbsimReadsThem() {
       {"caguid=\nSwitch 8 \"S1\"\n", want + "'"},
       {"caguid=18446744073709551616\nSwitch 8 \"S1\"\n", want + "18446744073709551616'"},
       {"caguid=0x10000000000000000\nSwitch 8 \"S1\"\n", want + "0x10000000000000000'"},
+  });
+}
+
+// ibnetdiscover writes a switch's port 0 GUID after its node GUID. ibsim
+// ignores it (port 0 gets the node GUID) and the model names a switch by one
+// GUID, in guid2lid files too: a port GUID that differs is refused at its
+// line, not left for the real SM's guid2lid to miss (it lists the port GUID,
+// so the switch kept its net-file LID and the line was "not of this fabric").
+void SwitchPortGuidIsTheNodeGuid() {
+  CU_ASSERT_EQUAL(WithGuidLines("switchguid=0x2c90200000001(2c90200000001)", "").switches[0].guid,
+                  0x2c90200000001u);
+  CU_ASSERT_EQUAL(WithGuidLines("switchguid=0x200000\nswitchguid+0x10(200010)", "").switches[0].guid,
+                  0x200010u);
+  ExpectRefused({
+      {"switchguid=0x200001(200002)\nSwitch 8 \"S1\"\n",
+       "t.net:1: switch port GUID 0x0000000000200002 differs from its node GUID 0x0000000000200001: ibsim "
+       "gives "
+       "a switch's port 0 the node GUID, and ibunion names a switch by that one GUID (in guid2lid files too, "
+       "where OpenSM lists port GUIDs); expected the two equal"},
+      {"switchguid=0x200000\nswitchguid+1(200000)\nSwitch 8 \"S1\"\n",
+       "t.net:2: switch port GUID 0x0000000000200000 differs from its node GUID 0x0000000000200001"},
   });
 }
 
@@ -942,14 +1078,19 @@ void RegisterFabricSuite() {
   CU_pSuite s = CU_add_suite("fabric and file formats", nullptr, nullptr);
   CU_add_test(s, "net file round trip (canonical and shuffled)", NetFileRoundTrip);
   CU_add_test(s, "ibsim GUID numbering", IbsimGuidNumbering);
+  CU_add_test(s, "net file: routers counted apart, as ibsim does", RoutersCountedApartAsIbsimDoes);
   CU_add_test(s, "ibnetdiscover LIDs and descriptions", IbnetdiscoverLids);
   CU_add_test(s, "net file: what ibnetdiscover writes", AcceptsWhatIbnetdiscoverWrites);
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "net file: a port count is plain decimal", PortCountIsPlainDecimal);
   CU_add_test(s, "net file: GUID lines read as ibsim reads them", GuidLinesReadAsIbsimReadsThem);
+  CU_add_test(s, "net file: a switch's port GUID is its node GUID", SwitchPortGuidIsTheNodeGuid);
   CU_add_test(s, "net file: a peer's GUID agrees with its record", PeerGuidsAgreeWithThePeersRecord);
   CU_add_test(s, "net file: keywords are whole words", KeywordsAreWholeWords);
+  CU_add_test(s, "net file: ibsim's settings lines", IbsimSettingsLines);
+  CU_add_test(s, "net file: records end where ibsim ends them", RecordsEndAsIbsimEndsThem);
+  CU_add_test(s, "net file: console commands that change the fabric", ConsoleCommandsThatChangeTheFabric);
   CU_add_test(s, "net file: GUIDs and LIDs twice name both lines", DuplicateGuidsAndLidsNameBothLines);
   CU_add_test(s, "net file: LIDs on all ports or none", LidsOnAllPortsOrNone);
   CU_add_test(s, "guid2lid round trip and errors", Guid2LidRoundTripAndErrors);
