@@ -57,6 +57,9 @@ void Fabric::Finalize() {
     }
     if (!switch_by_guid_.emplace(sw.guid, static_cast<int>(s)).second)
       throw Error(SwitchLabel(s) + ": GUID appears twice");
+    if (sw.port_guid != 0 && sw.port_guid != sw.guid &&
+        !switch_by_guid_.emplace(sw.port_guid, static_cast<int>(s)).second)
+      throw Error(SwitchLabel(s) + ": port GUID " + Hex16(sw.port_guid) + " is another switch's GUID");
     if (sw.lmc > 7) throw Error(SwitchLabel(s) + ": LMC " + std::to_string(sw.lmc) + " is outside 0..7");
     if (sw.lid != 0)
       ClaimLids(owner_, sw.lid, 1 << sw.lmc,
@@ -74,6 +77,9 @@ void Fabric::Finalize() {
     ClaimLids(owner_, ep.base_lid, ep.lid_count(),
               {Peer::Kind::kEndPort, static_cast<int>(e)}, ep.name);
   }
+  for (size_t s = 0; s < switches.size(); ++s)
+    if (switches[s].port_guid != 0 && end_port_by_guid_.count(switches[s].port_guid))
+      throw Error(SwitchLabel(s) + ": port GUID " + Hex16(switches[s].port_guid) + " is an end port's GUID");
   max_lid_ = static_cast<Lid>(owner_.size() - 1);
 }
 

@@ -33,6 +33,10 @@ struct Peer {
 
 struct Switch {
   Guid guid = 0;
+  // Port 0's GUID when it is not `guid` (0: the same). Real switches may
+  // have one, ibnetdiscover writes it ("switchguid=0xNODE(PORT)") and the
+  // SM's guid2lid lists the switch by it: SwitchByGuid takes either.
+  Guid port_guid = 0;
   std::string name;  // node description; for humans and logs only
   int num_ports = 0;  // external ports 1..num_ports; port 0 is management
   Lid lid = 0;
@@ -41,6 +45,8 @@ struct Switch {
 
   const Peer& peer(int port) const { return ports.at(port); }
 };
+
+inline Guid PortZeroGuid(const Switch& sw) { return sw.port_guid != 0 ? sw.port_guid : sw.guid; }
 
 // One connected channel-adapter port: the unit that owns LIDs.
 struct EndPort {

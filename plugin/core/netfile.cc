@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "plugin/core/error.h"
@@ -39,6 +40,7 @@ struct RawNode {
   std::string desc;
   int num_ports = 0;
   Guid guid = 0;
+  Guid port_guid = 0;  // a switch's port 0 GUID when not `guid` (see Switch)
   Lid lid = 0;  // switch base LID from "base port 0 lid N lmc M"
   int lmc = 0;
   int line = 0;
@@ -278,21 +280,12 @@ class Parser {
       c->absolute = g;
       c->next = g;
     }
-    if (c == &switch_guid_ && port) CheckSwitchPortGuid(*port, c->next);
+    // ibnetdiscover writes the next switch's port 0 GUID after its node GUID;
+    // ibsim ignores it (its switches' port 0 has the node GUID), real
+    // hardware may have another, by which the real SM's guid2lid lists it.
+    if (c == &switch_guid_) switch_port_guid_ = port && *port != c->next ? *port : 0;
   }
 
-  // ibnetdiscover writes a switch's port 0 GUID after its node GUID. ibsim
-  // ignores it and gives port 0 the node GUID, and so does the model: a
-  // switch has one GUID, by which guid2lid files, path maps and dumps name
-  // it. A switch whose port GUID differs (real hardware may have one) would
-  // be another switch under ibsim and be missed or mis-LIDded by the real
-  // SM's guid2lid, which lists its port GUID: refused rather than guessed.
-  void CheckSwitchPortGuid(Guid port, Guid node) const {
-    if (port == node) return;
-    Fail("switch port GUID " + Hex16(port) + " differs from its node GUID " + Hex16(node) +
-         ": ibsim gives a switch's port 0 the node GUID, and ibunion names a switch by that one GUID (in "
-         "guid2lid files too, where OpenSM lists port GUIDs); expected the two equal");
-  }
 
   // Reads a quoted string starting at s[pos] == '"'; returns it and moves pos.
   std::string Quoted(const std::string& s, size_t& pos) const {
@@ -384,6 +377,7 @@ class Parser {
       if (type == NodeType::kSwitch) FindLidLmc(comment, &n.lid, &n.lmc);
     }
     n.guid = guids->next;
+    if (type == NodeType::kSwitch) n.port_guid = std::exchange(switch_port_guid_, 0);
     // GUID 0 is reserved; ibsim would hand it out (to the first router
     // without an 'rtguid=' line, or after 'caguid=0').
     if (n.guid == 0)
@@ -475,6 +469,7 @@ class Parser {
   std::vector<RawNode> nodes_;
   std::unordered_map<std::string, size_t> names_;
   GuidCounter switch_guid_{0x200000, 0x200000};
+  Guid switch_port_guid_ = 0;  // of the next switch header, from "switchguid=0xNODE(PORT)"
   GuidCounter ca_guid_{0x100000, 0x100000};
   bool record_open_ = false;       // after a header, until its last port or a line ending it
   GuidCounter router_guid_{0, 0};  // ibsim's guids[ROUTER_NODE]: no initialiser, so 0
@@ -526,6 +521,7 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
     if (n.type != NodeType::kSwitch) continue;
     Switch sw;
     sw.guid = n.guid;
+    sw.port_guid = n.port_guid;
     sw.name = n.desc;
     sw.num_ports = n.num_ports;
     sw.lid = n.lid;
@@ -847,7 +843,9 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
     return static_cast<uint8_t>(lmc);
   };
   for (Switch& sw : f.switches) {
-    auto it = lids.find(sw.guid);
+    // The SM lists a switch by its port 0 GUID, the node GUID under ibsim.
+    auto it = lids.find(PortZeroGuid(sw));
+    if (it == lids.end()) it = lids.find(sw.guid);
     if (it == lids.end()) continue;
     sw.lid = it->second.lo;
     sw.lmc = lmc_of(it->second);
@@ -871,7 +869,8 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
     if (ep.base_lid == 0)
       note_missing("end port " + ep.name + " (port GUID " + Hex16(ep.port_guid) + ")", ep.port_guid);
   for (const Switch& sw : f.switches)
-    if (sw.lid == 0) note_missing("switch " + sw.name + " (port 0 GUID " + Hex16(sw.guid) + ")", sw.guid);
+    if (sw.lid == 0)
+      note_missing("switch " + sw.name + " (port 0 GUID " + Hex16(PortZeroGuid(sw)) + ")", PortZeroGuid(sw));
   if (missing_count > 0) {
     const std::string more =
         missing_count > 1 ? std::to_string(missing_count - 1) + " more ports have none either; " : "";

@@ -14,8 +14,8 @@ namespace ibu {
 // without 0x are refused) or, when absent, are numbered the way ibsim
 // numbers them (0x100000.. for CAs, 0x200000.. for switches, routers on a
 // counter of their own from 0; a node GUID 0 is refused). A switch's port
-// GUID, "switchguid=0xNODE(PORT)", must be its node GUID, as ibsim makes it
-// and as the model names a switch by one GUID. A peer's port
+// 0 GUID, "switchguid=0xNODE(PORT)", names the switch too when it differs
+// (real hardware; guid2lid files list it), as the node GUID does. A peer's port
 // GUID after a reference, "H-..."[1](GUID), must be the one the peer's own
 // record gives. ibsim's link and debug settings (width=, speed=, extspeed=,
 // pdebug=, w=/s=/e= on a link) are checked and ignored; its 'include' and

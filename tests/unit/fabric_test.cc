@@ -484,23 +484,40 @@ void GuidLinesReadAsIbsimReadsThem() {
 }
 
 // ibnetdiscover writes a switch's port 0 GUID after its node GUID. ibsim
-// ignores it (port 0 gets the node GUID) and the model names a switch by one
-// GUID, in guid2lid files too: a port GUID that differs is refused at its
-// line, not left for the real SM's guid2lid to miss (it lists the port GUID,
-// so the switch kept its net-file LID and the line was "not of this fabric").
-void SwitchPortGuidIsTheNodeGuid() {
-  CU_ASSERT_EQUAL(WithGuidLines("switchguid=0x2c90200000001(2c90200000001)", "").switches[0].guid,
-                  0x2c90200000001u);
-  CU_ASSERT_EQUAL(WithGuidLines("switchguid=0x200000\nswitchguid+0x10(200010)", "").switches[0].guid,
-                  0x200010u);
+// ignores it (port 0 gets the node GUID); real hardware may have another,
+// and the real SM's guid2lid lists the switch by it: the switch answers to
+// both, so such a guid2lid gives it its LID (the line used to be skipped as
+// "not of this fabric" and the switch kept its net-file LID, or had none).
+void SwitchPortGuidNamesTheSwitchToo() {
+  Fabric f = WithGuidLines("switchguid=0x2c90200000001(2c90200000001)", "");
+  CU_ASSERT_EQUAL(f.switches[0].guid, 0x2c90200000001u);
+  CU_ASSERT_EQUAL(f.switches[0].port_guid, 0u);
+  f = WithGuidLines("switchguid=0x200001(200002)", "caguid=0x100000");
+  CU_ASSERT_EQUAL(f.switches[0].guid, 0x200001u);
+  CU_ASSERT_EQUAL(f.switches[0].port_guid, 0x200002u);
+  CU_ASSERT_EQUAL(f.SwitchByGuid(0x200001), 0);
+  CU_ASSERT_EQUAL(f.SwitchByGuid(0x200002), 0);
+  std::istringstream g2l("0x0000000000200002 7 7\n0x0000000000100001 4 4\n");
+  CU_ASSERT_EQUAL(ApplyGuid2Lid(g2l, "g2l", f), "");
+  CU_ASSERT_EQUAL(f.switches[0].lid, 7);
+  CU_ASSERT_EQUAL(f.end_ports[0].base_lid, 4);
+  // Written out and read back as it came; its guid2lid line is by PORT.
+  std::ostringstream net, lids;
+  WriteNetFile(net, f, {});
+  CU_ASSERT_EQUAL(Parse(net.str()).switches[0].port_guid, 0x200002u);
+  WriteGuid2Lid(lids, f);
+  CU_ASSERT(Contains(lids.str(), "0x0000000000200002 0x0007 0x0007"));
+  // Relative to the counter, as for the node GUID.
+  CU_ASSERT_EQUAL(WithGuidLines("switchguid=0x200000\nswitchguid+1(200000)", "").switches[0].port_guid,
+                  0x200000u);
+  // Only the next switch: a second one under the same line has none.
+  const Fabric two = Parse("switchguid=0x200001(2c9)\nSwitch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n[1] \"S1\"[1]\n");
+  CU_ASSERT_EQUAL(two.switches[0].port_guid, 0x2c9u);
+  CU_ASSERT_EQUAL(two.switches[1].port_guid, 0u);
+  // A port GUID that names another node is refused.
   ExpectRefused({
-      {"switchguid=0x200001(200002)\nSwitch 8 \"S1\"\n",
-       "t.net:1: switch port GUID 0x0000000000200002 differs from its node GUID 0x0000000000200001: ibsim "
-       "gives "
-       "a switch's port 0 the node GUID, and ibunion names a switch by that one GUID (in guid2lid files too, "
-       "where OpenSM lists port GUIDs); expected the two equal"},
-      {"switchguid=0x200000\nswitchguid+1(200000)\nSwitch 8 \"S1\"\n",
-       "t.net:2: switch port GUID 0x0000000000200000 differs from its node GUID 0x0000000000200001"},
+      {"switchguid=0x200001(100001)\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\ncaguid=0x100000\nCa 2 \"H1\"\n[1] \"S1\"[1]\n",
+       "port GUID 0x0000000000100001 is an end port's GUID"},
   });
 }
 
@@ -1085,7 +1102,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "net file: a port count is plain decimal", PortCountIsPlainDecimal);
   CU_add_test(s, "net file: GUID lines read as ibsim reads them", GuidLinesReadAsIbsimReadsThem);
-  CU_add_test(s, "net file: a switch's port GUID is its node GUID", SwitchPortGuidIsTheNodeGuid);
+  CU_add_test(s, "net file: a switch's port GUID names it too", SwitchPortGuidNamesTheSwitchToo);
   CU_add_test(s, "net file: a peer's GUID agrees with its record", PeerGuidsAgreeWithThePeersRecord);
   CU_add_test(s, "net file: keywords are whole words", KeywordsAreWholeWords);
   CU_add_test(s, "net file: ibsim's settings lines", IbsimSettingsLines);

@@ -179,8 +179,13 @@ void WriteNetFile(std::ostream& os, const Fabric& f, const std::vector<int>& ord
       continue;
     }
     const Switch& sw = f.switches[r - ne];
-    std::snprintf(buf, sizeof buf, "switchguid=0x%016" PRIx64 "\n", sw.guid);
-    os << buf << "Switch\t" << sw.num_ports << " \"" << sw.name << "\"\n";
+    std::snprintf(buf, sizeof buf, "switchguid=0x%016" PRIx64, sw.guid);
+    os << buf;
+    if (sw.port_guid != 0) {  // as ibnetdiscover writes another port 0 GUID
+      std::snprintf(buf, sizeof buf, "(%" PRIx64 ")", sw.port_guid);
+      os << buf;
+    }
+    os << "\nSwitch\t" << sw.num_ports << " \"" << sw.name << "\"\n";
     for (int p = 1; p <= sw.num_ports; ++p) {
       const Peer& peer = sw.ports[p];
       if (!peer.connected()) continue;
@@ -200,7 +205,7 @@ void WriteGuid2Lid(std::ostream& os, const Fabric& f) {
     os << buf;
   }
   for (const Switch& sw : f.switches) {
-    std::snprintf(buf, sizeof buf, "0x%016" PRIx64 " 0x%04x 0x%04x\n\n", sw.guid, sw.lid,
+    std::snprintf(buf, sizeof buf, "0x%016" PRIx64 " 0x%04x 0x%04x\n\n", PortZeroGuid(sw), sw.lid,
                   sw.lid + (1 << sw.lmc) - 1);
     os << buf;
   }
