@@ -116,6 +116,19 @@ std::string Discovered(const std::string& switch_lid, const std::string& host_li
          host_lid + " \"Switch2\" lid 3 4xSDR\n";
 }
 
+// A net file text and what its refusal must say.
+struct Refusal {
+  std::string text, expect;
+};
+
+void ExpectRefused(const std::vector<Refusal>& cases) {
+  for (const Refusal& c : cases) {
+    const std::string msg = ErrorOf([&] { Parse(c.text); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
+}
+
 // LIDs and LMCs in comments are integers by the core's rule: decimal or 0x
 // hex, never octal; anything else is refused at its line, not taken as 0.
 void CommentLidsByTheIntegerRule() {
@@ -124,9 +137,7 @@ void CommentLidsByTheIntegerRule() {
   CU_ASSERT_EQUAL(Parse(Discovered("lid 8 lmc 2", "lid 4 lmc 0")).switches[0].lmc, 2);
   CU_ASSERT_EQUAL(f.end_ports[0].base_lid, 16);
   CU_ASSERT_EQUAL(f.end_ports[0].lmc, 2);
-  struct Case {
-    std::string text, expect;
-  } cases[] = {
+  ExpectRefused({
       {Discovered("lid x lmc 0", "lid 4 lmc 0"),
        "t.net:2: expected a LID 0..0xBFFF (decimal or 0x hex) after 'lid' in the comment, got 'x'"},
       {Discovered("lid 3 lmc 0", "lid 4x lmc 0"),
@@ -148,12 +159,7 @@ void CommentLidsByTheIntegerRule() {
        "t.net:2: lid 259 is not aligned to lmc 1: expected a multiple of 2"},
       {Discovered("lid 0xBFFF lmc 1", "lid 4 lmc 0"),
        "t.net:2: lid 49151 lmc 1: its 2 LIDs end beyond the unicast range"},
-  };
-  for (const Case& c : cases) {
-    const std::string msg = ErrorOf([&] { Parse(c.text); });
-    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
-    CU_ASSERT(Contains(msg, c.expect));
-  }
+  });
 }
 
 // A switch (LID 1) and two hosts as ibnetdiscover writes them; the hosts'
@@ -182,9 +188,7 @@ std::string TwoHosts(const std::string& h1_lid, const std::string& h2_lid,
 // the earlier one and both claimants (Fabric::Finalize has no lines).
 void DuplicateGuidsAndLidsNameBothLines() {
   CU_ASSERT_EQUAL(Parse(TwoHosts("lid 4 lmc 2", "lid 8 lmc 2")).end_ports[1].base_lid, 8);
-  struct Case {
-    std::string text, expect;
-  } cases[] = {
+  ExpectRefused({
       {"switchguid=0x200001\nSwitch 8 \"S1\"\n[1] \"S2\"[1]\n\nswitchguid=0x200001\nSwitch 8 \"S2\"\n[1] "
        "\"S1\"[1]\n",
        "t.net:6: node GUID 0x0000000000200001 of \"S2\" is also that of \"S1\" (line 2): expected every node "
@@ -203,12 +207,7 @@ void DuplicateGuidsAndLidsNameBothLines() {
        "8)"},
       {TwoHosts("lid 4 lmc 0", "lid 1 lmc 0"),
        "t.net:12: LID 1 of port 1 of \"H2\" (LID 1) is also claimed by switch \"S1\" (LID 1, line 2)"},
-  };
-  for (const Case& c : cases) {
-    const std::string msg = ErrorOf([&] { Parse(c.text); });
-    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
-    CU_ASSERT(Contains(msg, c.expect));
-  }
+  });
 }
 
 // LIDs on some ports only would get the generated layout everywhere, the
@@ -219,9 +218,7 @@ void LidsOnAllPortsOrNone() {
   std::string unswept = TwoHosts("lid 0 lmc 0", "lid 0 lmc 0");
   unswept.replace(unswept.find("lid 1 lmc 0"), 11, "lid 0 lmc 0");
   CU_ASSERT_EQUAL(Parse(unswept).max_lid(), 0);
-  struct Case {
-    std::string text, expect;
-  } cases[] = {
+  ExpectRefused({
       {TwoHosts("lid 4 lmc 0", "lid 0 lmc 0"),
        "t.net:12: port 1 of \"H2\" has no LID (no 'lid N', or 'lid 0', in its comment), but switch \"S1\" "
        "(line "
@@ -232,12 +229,7 @@ void LidsOnAllPortsOrNone() {
        "(line 5) "
        "has one"},
       {"Switch 8 \"S1\" # lid 1\n[1] \"H1\"[1]\n\nCa 1 \"H1\"\n", "t.net:4: port 1 of \"H1\" has no LID"},
-  };
-  for (const Case& c : cases) {
-    const std::string msg = ErrorOf([&] { Parse(c.text); });
-    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
-    CU_ASSERT(Contains(msg, c.expect));
-  }
+  });
 }
 
 // Two switches, S1 port 1 cabled to "S-0000000000200000" port 3 and back,
@@ -247,9 +239,7 @@ std::string Cabled(const std::string& reference) {
 }
 
 void BadNetFilesNameLineAndWhat() {
-  struct Case {
-    std::string text, expect;
-  } cases[] = {
+  ExpectRefused({
       {"Switch 8 \"S1\"\n[9] \"H1\"[1]\n", "t.net:2: port 9 is outside 1..8"},
       {"Switch 8 \"S1\"\n[1] \"nobody\"[1]\n", "t.net:2: no node named \"nobody\""},
       {"Switch 8 \"S1\n", "t.net:1: unterminated quoted name"},
@@ -279,25 +269,7 @@ void BadNetFilesNameLineAndWhat() {
        "t.net:5: bad hexadecimal number '12zz'"},
       {"Switch 8 \"S1\"\n[1] \"H1\"[1]\n\nCa 2 \"H1\"\n[1](-12) \"S1\"[1]\n",
        "t.net:5: bad hexadecimal number '-12'"},
-  };
-  for (const Case& c : cases) {
-    std::string msg = ErrorOf([&] { Parse(c.text); });
-    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
-    CU_ASSERT(Contains(msg, c.expect));
-  }
-}
-
-// A net file text and what its refusal must say.
-struct Refusal {
-  std::string text, expect;
-};
-
-void ExpectRefused(const std::vector<Refusal>& cases) {
-  for (const Refusal& c : cases) {
-    const std::string msg = ErrorOf([&] { Parse(c.text); });
-    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s', want '%s'\n", msg.c_str(), c.expect.c_str());
-    CU_ASSERT(Contains(msg, c.expect));
-  }
+  });
 }
 
 // One switch and one host, with `header` in place of the host's "Ca 1".
@@ -851,17 +823,26 @@ void BadDumpsNameLine() {
   CU_ASSERT(ErrorOf([&] { ReadMfts(m4, "m", f, t); }).empty());
 }
 
+// The error reading `text` as an LFT (MFT) dump named `file` gives, or "".
+std::string LftDumpError(const Fabric& f, const std::string& file, const std::string& text) {
+  Tables t;
+  std::istringstream is(text);
+  return ErrorOf([&] { ReadLfts(is, file, f, t); });
+}
+
+std::string MftDumpError(const Fabric& f, const std::string& file, const std::string& text) {
+  Tables t;
+  std::istringstream is(text);
+  return ErrorOf([&] { ReadMfts(is, file, f, t); });
+}
+
 // The fields of an LFT entry as ibroute prints them ("0x%04x %03u"); any
 // other form is refused naming the field (strtoul read port "0x1" as 0).
 void LftFieldsAsIbroutePrintsThem() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
   const std::string head = "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n";
-  auto error = [&](const std::string& text) {
-    Tables t;
-    std::istringstream is(text);
-    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
-  };
+  auto error = [&](const std::string& text) { return LftDumpError(f, "d", text); };
   const char* port_forms[] = {"0x1", "1", "01", "0001", "+01", "-01", "01a", "2x5", "256", "999"};
   for (const char* port : port_forms)
     CU_ASSERT(Contains(error(head + "0x0001 " + port + " : x\n"),
@@ -886,16 +867,8 @@ void LftFieldsAsIbroutePrintsThem() {
 void DumpRepeatsNameBothLines() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
-  auto lft_error = [&](const std::string& text) {
-    Tables t;
-    std::istringstream is(text);
-    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
-  };
-  auto mft_error = [&](const std::string& text) {
-    Tables t;
-    std::istringstream is(text);
-    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
-  };
+  auto lft_error = [&](const std::string& text) { return LftDumpError(f, "d", text); };
+  auto mft_error = [&](const std::string& text) { return MftDumpError(f, "m", text); };
   const std::string lft = "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n0x0001 001 : x\n"
                           "1 valid lids dumped \n";
   CU_ASSERT(Contains(lft_error(lft + lft),
@@ -929,11 +902,7 @@ void DumpRepeatsNameBothLines() {
 void MftDumpsAsStrictAsLfts() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
-  auto error = [&](const std::string& text) {
-    Tables t;
-    std::istringstream is(text);
-    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
-  };
+  auto error = [&](const std::string& text) { return MftDumpError(f, "m", text); };
   CU_ASSERT(Contains(error(""), "m: no MFT in it (expected `ibroute -M` output"));
   CU_ASSERT(Contains(error("\n\n"), "m: no MFT in it"));
   const std::string head = "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n";
@@ -954,11 +923,7 @@ void MftDumpsAsStrictAsLfts() {
 void MftPortsLineFitsTheSwitch() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
-  auto error = [&](const std::string& text) {
-    Tables t;
-    std::istringstream is(text);
-    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
-  };
+  auto error = [&](const std::string& text) { return MftDumpError(f, "m", text); };
   const std::string head = "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n";
   const std::string rest = " MLid\n0xc001        x   \n1 valid mlids dumped \n";
   CU_ASSERT(error(head + "     Ports: 0 1 2 3 4 \n" + rest).empty());
@@ -986,16 +951,8 @@ void MftPortsLineFitsTheSwitch() {
 void DumpLidsAsIbroutePrintsThem() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
-  auto mft_error = [&](const std::string& text) {
-    Tables t;
-    std::istringstream is(text);
-    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
-  };
-  auto lft_error = [&](const std::string& text) {
-    Tables t;
-    std::istringstream is(text);
-    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
-  };
+  auto mft_error = [&](const std::string& text) { return MftDumpError(f, "m", text); };
+  auto lft_error = [&](const std::string& text) { return LftDumpError(f, "d", text); };
   const std::string mhead =
       "Multicast mlids [0xc000-0xc3ff] of switch Lid 9 guid 0x0000000000200000 (x):\n"
       "     Ports: 0 1 2 3 4 \n MLid\n";
@@ -1025,16 +982,8 @@ void DumpLidsAsIbroutePrintsThem() {
 void CountLinesMatchTheRows() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
-  auto lft_error = [&](const std::string& text) {
-    Tables t;
-    std::istringstream is(text);
-    return ErrorOf([&] { ReadLfts(is, "d", f, t); });
-  };
-  auto mft_error = [&](const std::string& text) {
-    Tables t;
-    std::istringstream is(text);
-    return ErrorOf([&] { ReadMfts(is, "m", f, t); });
-  };
+  auto lft_error = [&](const std::string& text) { return LftDumpError(f, "d", text); };
+  auto mft_error = [&](const std::string& text) { return MftDumpError(f, "m", text); };
   const std::string lft =
       "Unicast lids [0x0-0x3] of switch Lid 9 guid 0x0000000000200000 (x):\n"
       "0x0001 001 : x\n0x0002 002 : y\n";
