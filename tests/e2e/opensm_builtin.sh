@@ -17,8 +17,9 @@ grep -q "ftree tables configured on all switches\|Fat-tree routing\|FatTree" "$E
   pass "ftree really routed ft-8-3 (LMC 0)" || fail "ftree did not route ft-8-3"
 
 # A deliberately broken LFT: SW<00,2> of ft-4-3 (minhop) loses its entry
-# for P(311); labels and LIDs from what the core recognises in the
-# read-back fabric.
+# for P(311), and its count line says one row less, as ibroute would print
+# a switch without that entry (a miscount is refused as a damaged dump);
+# labels and LIDs from what the core recognises in the read-back fabric.
 out=$E2E_TMP/ft-4-3-minhop
 "$IBUNION" inspect "$out/fabric.net" >"$E2E_TMP/labels"
 guid=$(awk '$1 == "switch" && $NF == "SW<00,2>" {print $2}' "$E2E_TMP/labels")
@@ -27,6 +28,7 @@ hexlid=$(printf '0x%04x' "$lid")
 awk -v g="guid $guid" -v l="$hexlid" '
   /Unicast lids/ { inside = index($0, g) > 0 }
   inside && $1 == l { next }
+  inside && / valid lids dumped/ { $1 = $1 - 1 }
   { print }' "$out/lfts.dump" >"$E2E_TMP/broken.dump"
 expect_output "a black hole at SW<00,2> for P(311) is named" "black hole: switch SW<00,2>" \
   "$IBUNION" verify "$out/fabric.net" --lft "$E2E_TMP/broken.dump"
