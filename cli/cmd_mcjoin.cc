@@ -24,9 +24,11 @@ constexpr const char* kUsage =
     "  --timeout MS       SA answer timeout (default 1000)\n"
     "prints 'mlid 0xC0NN' (and 'mgid ...' when the SA assigned it); exit 0 on success,\n"
     "1 when the SA refused (its status decoded), 2 on bad usage or no port.\n"
-    "Under ibsim run it with IBSIM_SOCKNAME of the run and the full path of libumad2sim.so:\n"
-    "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so (Debian's libumad2sim0;\n"
-    "$IBUNION_UMAD2SIM inside fabric-run --exec).\n";
+    "Under ibsim run it with IBSIM_SOCKNAME of the run and the full path of libumad2sim.so\n"
+    "($IBUNION_UMAD2SIM inside fabric-run --exec): LD_PRELOAD=";
+
+// The usage, with the libumad2sim.so configure found (one place names it).
+std::string Usage() { return kUsage + mcast::Umad2SimPath() + "\n"; }
 
 mcast::JoinState ParseState(const std::string& s) {
   if (s == "full") return mcast::JoinState::kFull;
@@ -55,12 +57,12 @@ int McJoinMain(int argc, char** argv) {
              "--sim-host", "--timeout", "--port-guid"},
             {"-h", "--help"});
   if (args.has("-h") || args.has("--help")) {
-    std::cout << kUsage;
+    std::cout << Usage();
     return 0;
   }
   const auto& pos = args.positional();
   if (pos.size() != 2 || (pos[0] != "join" && pos[0] != "leave"))
-    throw UsageError{std::string("expected join|leave and an MGID\n") + kUsage};
+    throw UsageError{"expected join|leave and an MGID\n" + Usage()};
   mcast::MemberRequest req;
   req.mgid = mcast::ParseGid(pos[1]);
   req.state = ParseState(args.get("--state", "full"));

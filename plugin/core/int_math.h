@@ -25,6 +25,12 @@ inline bool ParseInteger(const std::string& text, long long* value) {
   return *end == '\0' && errno != ERANGE;
 }
 
+// Decimal digits and nothing else (no sign, blank or 0x), as the tools
+// print counts and port numbers.
+inline bool IsDecimalDigits(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
 // A GUID as OpenSM and ibnetdiscover print them: 0x and 1..16 hex digits,
 // nothing else (no sign, no decimal, no trailing text). `digits`: how many
 // hex digits there were (16 for a GUID printed in full).

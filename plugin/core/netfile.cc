@@ -249,8 +249,7 @@ class Parser {
     const std::string t = Trim(text);
     unsigned long long g = 0;
     if (ParseHexGuid(t, &g)) return g;
-    const bool decimal =
-        !t.empty() && std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool decimal = IsDecimalDigits(t);
     if (decimal && t.size() > 1 && t[0] == '0')
       Fail("'" + t +
            "' is octal to ibsim (a leading 0): expected the GUID in 0x hex, like 0x0002c90300001234, "
@@ -285,7 +284,6 @@ class Parser {
     // hardware may have another, by which the real SM's guid2lid lists it.
     if (c == &switch_guid_) switch_port_guid_ = port && *port != c->next ? *port : 0;
   }
-
 
   // Reads a quoted string starting at s[pos] == '"'; returns it and moves pos.
   std::string Quoted(const std::string& s, size_t& pos) const {
@@ -341,8 +339,7 @@ class Parser {
   int PortCount(const std::string& line, size_t& pos) const {
     const size_t end = std::min(line.find_first_of(" \t\"", pos), line.size());
     const std::string text = line.substr(pos, end - pos);
-    const bool digits = !text.empty() && text.size() <= 3 && text[0] != '0' &&
-                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const bool digits = IsDecimalDigits(text) && text.size() <= 3 && text[0] != '0';
     long long ports = 0;
     if (!digits || !ParseInteger(text, &ports) || ports > 255)
       Fail(
@@ -651,7 +648,7 @@ void CheckNodeGuids(const std::vector<RawNode>& nodes, const std::string& file) 
 // A switch or end port as the checks below see it, in file order.
 struct Claim {
   const Origin* origin;
-  Guid guid;    // a switch's is its port 0's
+  Guid guid;    // a switch's node GUID (Fabric::Finalize checks another port 0 GUID)
   long lo, hi;  // LIDs; lo 0: none
 };
 

@@ -60,8 +60,7 @@ std::string Excerpt(const std::string& line) {
 // 0x: strtoul read "0x1" as 0 and "-1" as a huge number), at most `max`.
 bool DecimalField(const std::string& word, unsigned long max, unsigned long* v) {
   long long x = 0;
-  if (word.empty() || word.find_first_not_of("0123456789") != std::string::npos || !ParseInteger(word, &x) ||
-      x > static_cast<long long>(max))
+  if (!IsDecimalDigits(word) || !ParseInteger(word, &x) || x > static_cast<long long>(max))
     return false;
   *v = static_cast<unsigned long>(x);
   return true;
@@ -141,7 +140,7 @@ std::vector<std::string> Words(const std::string& line) {
 // with -a and in OpenSM's own LFT dump); "N valid mlids dumped " for MFTs.
 bool IsCountLine(const std::string& line, const char* noun) {
   const std::vector<std::string> w = Words(line);
-  if (w.empty() || w[0].find_first_not_of("0123456789") != std::string::npos) return false;
+  if (w.empty() || !IsDecimalDigits(w[0])) return false;
   return (w.size() == 3 && w[1] == noun && w[2] == "dumped") ||
          (w.size() == 4 && w[1] == "valid" && w[2] == noun && w[3] == "dumped");
 }
