@@ -97,7 +97,7 @@ class Parser {
   static bool IsKey(const std::string& s, const char* key, const char* ops) {
     if (!StartsWith(s, key)) return false;
     const size_t p = SkipBlanks(s, std::strlen(key));
-    return p < s.size() && std::strchr(ops, s[p]) != nullptr;
+    return p < s.size() && s[p] != '\0' && std::strchr(ops, s[p]) != nullptr;  // strchr finds NUL too
   }
 
   // The whole of `text` (blanks around it aside) as a hexadecimal GUID, with
@@ -296,10 +296,11 @@ class Parser {
   }
 
   // The integer after the word `key` in an ibnetdiscover comment, by the
-  // core's rule (decimal or 0x hex, never octal), or -1 without the word.
-  // Whole words only, so "valid" is no "lid"; a value that is not an
-  // integer in 0..max is refused rather than read as 0 or truncated (an LMC
-  // of 255 once reached a shift).
+  // core's rule (decimal or 0x hex), or -1 without the word. Whole words
+  // only, so "valid" is no "lid"; a value that is not an integer in 0..max
+  // is refused rather than read as 0 or truncated (an LMC of 255 once
+  // reached a shift), and so is a leading 0, which ibsim reads as octal
+  // ("lid 010" is its LID 8).
   long long CommentValue(const std::string& comment, const std::string& key, long long max,
                          const char* expected) const {
     std::istringstream words(comment);
@@ -309,6 +310,9 @@ class Parser {
       long long v = -1;
       if (!(words >> text) || !ParseInteger(text, &v) || v < 0 || v > max)
         Fail("expected " + std::string(expected) + " after '" + key + "' in the comment, got '" + text + "'");
+      if (text.size() > 1 && text[0] == '0' && IsDecimalDigits(text.substr(1)))
+        Fail("expected " + std::string(expected) + " after '" + key + "' in the comment, got '" + text +
+             "': a leading 0 is octal to ibsim");
       return v;
     }
     return -1;
@@ -648,15 +652,17 @@ void CheckNodeGuids(const std::vector<RawNode>& nodes, const std::string& file) 
 // A switch or end port as the checks below see it, in file order.
 struct Claim {
   const Origin* origin;
-  Guid guid;    // a switch's node GUID (Fabric::Finalize checks another port 0 GUID)
+  Guid guid;    // an end port's port GUID, a switch's node GUID
   long lo, hi;  // LIDs; lo 0: none
+  Guid port_zero_guid = 0;  // a switch's other port 0 GUID, if it has one
 };
 
 std::vector<Claim> ClaimsInFileOrder(const Fabric& f, const Origins& where) {
   std::vector<Claim> claims;
   for (size_t s = 0; s < f.switches.size(); ++s) {
     const Switch& sw = f.switches[s];
-    claims.push_back({&where.switches[s], sw.guid, sw.lid, sw.lid + (1L << sw.lmc) - 1});
+    const Guid other = PortZeroGuid(sw) != sw.guid ? PortZeroGuid(sw) : 0;
+    claims.push_back({&where.switches[s], sw.guid, sw.lid, sw.lid + (1L << sw.lmc) - 1, other});
   }
   for (size_t e = 0; e < f.end_ports.size(); ++e) {
     const EndPort& ep = f.end_ports[e];
@@ -667,17 +673,21 @@ std::vector<Claim> ClaimsInFileOrder(const Fabric& f, const Origins& where) {
   return claims;
 }
 
-// Port GUIDs key guid2lid files and the SA: each once, the later line named
-// with the earlier.
+// Port GUIDs key guid2lid files and the SA: each once, a switch's port 0
+// GUID included, the later line named with the earlier.
 void CheckPortGuids(const std::vector<Claim>& claims, const std::string& file) {
   std::unordered_map<Guid, const Claim*> first;
-  for (const Claim& c : claims) {
-    const auto [it, fresh] = first.emplace(c.guid, &c);
-    if (fresh) continue;
+  auto claim = [&](const Claim& c, Guid guid) {
+    const auto [it, fresh] = first.emplace(guid, &c);
+    if (fresh) return;
     const Origin& other = *it->second->origin;
     throw InputError(file, c.origin->line,
-                     c.origin->what + " has port GUID " + Hex16(c.guid) + ", as has " + other.what +
-                         " (line " + std::to_string(other.line) + "): expected every port GUID once");
+                     c.origin->what + " has port GUID " + Hex16(guid) + ", as has " + other.what + " (line " +
+                         std::to_string(other.line) + "): expected every port GUID once");
+  };
+  for (const Claim& c : claims) {
+    claim(c, c.guid);
+    if (c.port_zero_guid) claim(c, c.port_zero_guid);
   }
 }
 

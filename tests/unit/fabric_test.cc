@@ -130,9 +130,10 @@ void ExpectRefused(const std::vector<Refusal>& cases) {
 }
 
 // LIDs and LMCs in comments are integers by the core's rule: decimal or 0x
-// hex, never octal; anything else is refused at its line, not taken as 0.
+// hex; anything else is refused at its line, not taken as 0. A leading 0 is
+// refused too: ibsim would read "010" as octal 8, another fabric.
 void CommentLidsByTheIntegerRule() {
-  Fabric f = Parse(Discovered("lid 010 lmc 0", "lid 0x10 lmc 2"));
+  Fabric f = Parse(Discovered("lid 10 lmc 0", "lid 0x10 lmc 2"));
   CU_ASSERT_EQUAL(f.switches[0].lid, 10);
   CU_ASSERT_EQUAL(Parse(Discovered("lid 8 lmc 2", "lid 4 lmc 0")).switches[0].lmc, 2);
   CU_ASSERT_EQUAL(f.end_ports[0].base_lid, 16);
@@ -150,6 +151,10 @@ void CommentLidsByTheIntegerRule() {
        "t.net:2: expected an LMC 0..7 after 'lmc' in the comment, got 'x'"},
       {Discovered("lid 3 lmc 0", "lid 4 lmc 010"),
        "t.net:7: expected an LMC 0..7 after 'lmc' in the comment, got '010'"},
+      {Discovered("lid 010 lmc 0", "lid 4 lmc 0"),
+       "t.net:2: expected a LID 0..0xBFFF (decimal or 0x hex) after 'lid' in the comment, got '010': "
+       "a leading 0 is octal to ibsim"},
+      {Discovered("lid 3 lmc 0", "lid 4 lmc 00"), "t.net:7: expected an LMC 0..7 after 'lmc' in the comment, got '00': a leading 0"},
       {Discovered("lid 3 lmc 0", "lid 6 lmc 2"),
        "t.net:7: lid 6 is not aligned to lmc 2: expected a multiple of 4"},
       // A switch's LMC too (enhanced port 0 may have one): its LIDs are a block.
@@ -486,10 +491,15 @@ void SwitchPortGuidNamesTheSwitchToo() {
   const Fabric two = Parse("switchguid=0x200001(2c9)\nSwitch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n[1] \"S1\"[1]\n");
   CU_ASSERT_EQUAL(two.switches[0].port_guid, 0x2c9u);
   CU_ASSERT_EQUAL(two.switches[1].port_guid, 0u);
-  // A port GUID that names another node is refused.
+  // A port GUID that names another node is refused at the later line,
+  // naming the earlier.
   ExpectRefused({
       {"switchguid=0x200001(100001)\nSwitch 8 \"S1\"\n[1] \"H1\"[1]\n\ncaguid=0x100000\nCa 2 \"H1\"\n[1] \"S1\"[1]\n",
-       "port GUID 0x0000000000100001 is an end port's GUID"},
+       "t.net:7: port 1 of \"H1\" has port GUID 0x0000000000100001, as has switch \"S1\" (line 2): "
+       "expected every port GUID once"},
+      {"switchguid=0x200001(200009)\nSwitch 8 \"S1\"\n[1] \"S2\"[1]\n\nswitchguid=0x200009\nSwitch 8 \"S2\"\n"
+       "[1] \"S1\"[1]\n",
+       "t.net:6: switch \"S2\" has port GUID 0x0000000000200009, as has switch \"S1\" (line 2)"},
   });
 }
 
@@ -546,6 +556,8 @@ void KeywordsAreWholeWords() {
       {"sysimgguids=0x1\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
       {"devid+1\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
       {"done\nSwitch 8 \"S1\"\n", "t.net:1: expected a node header"},
+      // A NUL is no '=': strchr finds the terminator in any operator list.
+      {std::string("switchguid\0=0x200000\nSwitch 8 \"S1\"\n", 35), "t.net:1: expected a node header"},
   });
 }
 
