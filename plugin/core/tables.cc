@@ -286,15 +286,19 @@ void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t) {
   }
 }
 
+namespace {
+
 // ibroute ends every table with its count line ("N valid lids dumped",
 // "N valid mlids dumped"): a table `sw` without one was cut off, and its
 // missing rows would read as unrouted LIDs or groups without members.
-static void RefuseUncountedTable(const std::string& file, const Fabric& f, int sw, const std::vector<int>& header_line,
+void RefuseUncountedTable(const std::string& file, const Fabric& f, int sw, const std::vector<int>& header_line,
                           bool counted, const char* table, const char* noun) {
   if (sw < 0 || counted) return;
   throw Error(file + ":" + std::to_string(header_line[sw]) + ": the " + table + " of " + f.SwitchLabel(sw) +
               " ends without its 'N valid " + noun + " dumped' line (a cut-off dump?)");
 }
+
+}  // namespace
 
 void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
   t.Resize(f);

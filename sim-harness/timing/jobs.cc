@@ -11,10 +11,19 @@
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu::sim {
 
 namespace {
+
+// A count as --emit-jobs writes it: decimal digits only, at most `max`; -1
+// for anything else ("+3", " 3", "3x": strtol took the first two).
+long long WrittenCount(const std::string& text, long long max) {
+  long long n = -1;
+  if (!IsDecimalDigits(text) || !ParseInteger(text, &n) || n > max) return -1;
+  return n;
+}
 
 std::string Cwd() {
   char buf[PATH_MAX];
@@ -139,9 +148,8 @@ JobSet ReadJobSet(const std::string& dir) {
       if (line != "ibunion-sim-jobs 1") throw Error(where + ": expected 'ibunion-sim-jobs 1', got '" + line + "'");
       magic = true;
     } else if (line.rfind("points ", 0) == 0) {
-      char* end = nullptr;
-      const long n = std::strtol(line.c_str() + 7, &end, 10);
-      if (*end || n < 1 || n > 10000) throw Error(where + ": expected 'points N' (1..10000), got '" + line + "'");
+      const long long n = WrittenCount(line.substr(7), 10000);
+      if (n < 1) throw Error(where + ": expected 'points N' (1..10000), got '" + line + "'");
       set.points = int(n);
     } else if (line.rfind("head ", 0) == 0) {
       set.head = line.substr(5);
@@ -213,19 +221,17 @@ LinkNames ReadLinkNames(const std::string& dir, const std::vector<PointResult>& 
     if (no == 1) {
       if (line != "ibunion-sim-links 1") throw Error(where + ": expected 'ibunion-sim-links 1', got '" + line + "'");
     } else if (!sized) {
-      char* end = nullptr;
-      const long n = line.rfind("ports ", 0) == 0 ? std::strtol(line.c_str() + 6, &end, 10) : -1;
-      if (n < 0 || n > 100000000 || !end || *end) throw Error(where + ": expected 'ports N', got '" + line + "'");
+      const long long n = line.rfind("ports ", 0) == 0 ? WrittenCount(line.substr(6), 100000000) : -1;
+      if (n < 0) throw Error(where + ": expected 'ports N', got '" + line + "'");
       names.assign(size_t(n), "");
       sized = true;
     } else {
-      char* end = nullptr;
-      const long gp = std::strtol(line.c_str(), &end, 10);
-      if (end == line.c_str() || *end != ' ' || !end[1] || gp < 0 || size_t(gp) >= names.size() ||
-          !names[size_t(gp)].empty())
+      const size_t blank = line.find(' ');
+      const long long gp = blank == std::string::npos ? -1 : WrittenCount(line.substr(0, blank), LLONG_MAX);
+      if (gp < 0 || blank + 1 == line.size() || size_t(gp) >= names.size() || !names[size_t(gp)].empty())
         throw Error(where + ": expected 'PORT NAME', PORT below " + std::to_string(names.size()) +
                     " and not named before, got '" + line + "'");
-      names[size_t(gp)] = end + 1;
+      names[size_t(gp)] = line.substr(blank + 1);
     }
   }
   if (!sized) throw Error(path + ": incomplete (no 'ports N' line)");

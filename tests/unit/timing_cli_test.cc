@@ -251,6 +251,12 @@ void TestCliEmitJobsAndMerge() {
   std::ofstream(work + "/set/links.txt") << "ibunion-sim-links 1\nports 3\n7 a -> b\n";
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--links", work + "/m2-links.csv"}, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "links.txt:3"));
+  // Counts and port numbers are plain decimal, as --emit-jobs writes them.
+  for (const char* bad : {"ports +3\n", "ports 3\n+0 a -> b\n", "ports 3\n 0 a -> b\n"}) {
+    std::ofstream(work + "/set/links.txt") << "ibunion-sim-links 1\n" << bad;
+    CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--links", work + "/m2-links.csv"}, nullptr, &err), 2);
+    CU_ASSERT(Contains(err, "links.txt:") && Contains(err, "expected '"));
+  }
 
   // A second --emit-jobs into the same directory is refused.
   args = base;
