@@ -97,6 +97,22 @@ const std::vector<int>* McastTreeTables::Switches(Lid mlid) const {
 
 std::vector<std::string> EngineNames() { return {"mlid", "slid", "xymesh"}; }
 
+std::string OwnOptionWords(const std::string& text, std::vector<std::string>* others) {
+  std::istringstream in(text);
+  std::string own;
+  for (std::string w; in >> w;) {
+    const std::string key = w.substr(0, w.find('='));
+    bool ours = false;
+    for (const std::string& engine : EngineNames()) ours = ours || Owns(key, engine);
+    if (!ours) {
+      others->push_back(w);
+      continue;
+    }
+    own += (own.empty() ? "" : " ") + w;
+  }
+  return own;
+}
+
 std::vector<std::string> SplitOptions(const std::string& text) {
   std::istringstream in(text);
   std::vector<std::string> words;

@@ -133,4 +133,10 @@ bool ParseOnOff(const std::string& key, const std::string& value);
 // ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess).
 std::vector<std::string> SplitOptions(const std::string& text);
 
+// The words of `text` whose key starts "<engine>_" for an engine of
+// EngineNames(), joined by blanks; the other words are appended to
+// *others. OpenSM hands one event_plugin_options string to every event
+// plugin it loads, so beside other plugins only these words are ours.
+std::string OwnOptionWords(const std::string& text, std::vector<std::string>* others);
+
 }  // namespace ibu

@@ -157,16 +157,27 @@ extern "C" {
 
 const char* const ibu_osm_engine_names[IBU_OSM_NUM_ENGINES] = {"mlid", "xymesh"};
 
-ibu_engine* ibu_engine_new(const char* name, const char* options, ibu_log_fn log, void* log_ctx) {
+ibu_engine* ibu_engine_new(const char* name, const char* options, int options_shared, ibu_log_fn log,
+                           void* log_ctx) {
   try {
     auto* e = new ibu_engine;
     e->name = name;
     e->log = log;
     e->log_ctx = log_ctx;
     try {
+      std::string text = options ? options : "";
+      if (options_shared) {
+        std::vector<std::string> others;
+        text = ibu::OwnOptionWords(text, &others);
+        if (!others.empty() && e->name == ibu_osm_engine_names[0]) {
+          std::string list;
+          for (const std::string& w : others) list += " " + w;
+          e->Log(IBU_LOG_INFO, "event_plugin_options: left to the other event plugins:" + list);
+        }
+      }
       // <engine>_dump belongs to the adapter, not the algorithm.
       std::vector<std::string> words;
-      for (const std::string& w : ibu::SplitOptions(options ? options : "")) {
+      for (const std::string& w : ibu::SplitOptions(text)) {
         const std::string key = std::string(name) + "_dump=";
         if (w.rfind(key, 0) != 0) {
           words.push_back(w);

@@ -36,8 +36,12 @@ extern const char *const ibu_osm_engine_names[IBU_OSM_NUM_ENGINES];
 /* Engine `name` ("mlid", "xymesh") with event_plugin_options `options`.
  * Bad options do not fail here: they are logged now and make every
  * routing call refuse, so OpenSM falls back instead of running a guess.
+ * `options_shared`: nonzero when event_plugin_name loads other plugins
+ * too, which get the same string; then only words with an ibunion engine's
+ * key prefix (mlid_, slid_, xymesh_) are read, the rest left to them.
  * NULL only when out of memory. */
-ibu_engine *ibu_engine_new(const char *name, const char *options, ibu_log_fn log, void *log_ctx);
+ibu_engine *ibu_engine_new(const char *name, const char *options, int options_shared, ibu_log_fn log,
+			   void *log_ctx);
 void ibu_engine_free(ibu_engine *e);
 /* Lets the engine ask before it logs: messages of levels for which
  * `active` returns 0 are not passed to the log callback, and the bridge's

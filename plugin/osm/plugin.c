@@ -65,10 +65,28 @@ static int engine_setup(struct osm_routing_engine *re, osm_opensm_t *osm)
 	return 0;
 }
 
+/* More than one name in event_plugin_name: OpenSM loads each (names
+ * separated by blanks or a comma, as its load_plugins splits them) and hands
+ * all of them the one event_plugin_options string. */
+static int plugins_share_options(const char *names)
+{
+	const char *sep = ", \t\n";
+	size_t count = 0;
+
+	while (names && *names) {
+		names += strspn(names, sep);
+		if (*names)
+			count++;
+		names += strcspn(names, sep);
+	}
+	return count > 1;
+}
+
 static void *plugin_create(osm_opensm_t *osm)
 {
 	struct ibu_plugin *p = calloc(1, sizeof(*p));
 	const char *options = osm->subn.opt.event_plugin_options;
+	const int shared = plugins_share_options(osm->subn.opt.event_plugin_name);
 	unsigned i;
 
 	if (!p)
@@ -78,7 +96,7 @@ static void *plugin_create(osm_opensm_t *osm)
 		external_routing_engine_module_t module;
 
 		p->engines[i].osm = osm;
-		p->engines[i].core = ibu_engine_new(ibu_osm_engine_names[i], options, log_to_osm, osm);
+		p->engines[i].core = ibu_engine_new(ibu_osm_engine_names[i], options, shared, log_to_osm, osm);
 		if (!p->engines[i].core)
 			continue;
 		ibu_engine_set_log_active(p->engines[i].core, log_active_in_osm);

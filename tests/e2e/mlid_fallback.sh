@@ -1,7 +1,8 @@
 #!/bin/bash
 # What mlid cannot route it refuses with the reason, and OpenSM carries on
 # with minhop: a mesh, a fat-tree with one extra cable, bad options (an
-# unknown key, a key given twice, a key of an engine the plugin lacks).
+# unknown key, a key given twice, a key of an engine the plugin lacks); and
+# beside another event plugin, its keys are left to it.
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 run() {  # NET OUT OPTIONS
@@ -42,4 +43,18 @@ expect_fallback "repeated option" "$E2E_TMP/twice" \
 check "ft-4-3 with a slid_ option comes up" run "$TOPO/ft-4-3.net" "$E2E_TMP/slid" "slid_rotate=off"
 expect_fallback "slid_ option" "$E2E_TMP/slid" \
   "ibunion/mlid: refusing: bad event_plugin_options: option 'slid_rotate=off': unknown key (keys start with mlid_ or xymesh_)"
+
+# Beside another event plugin (OpenSM hands it the same options string),
+# a key without an ibunion prefix is left to it and mlid routes; ours are
+# still read (mlid_rotate=off is in force) and checked.
+check "ft-4-3 beside another event plugin comes up" \
+  "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine mlid,minhop --plugin-dir "$PLUGIN_DIR" \
+  --plugin-name "ibunion ibunion-e2e-absent" --plugin-options "absent_interval=10 mlid_rotate=off" \
+  --no-mft --out "$E2E_TMP/shared"
+grep -q "left to the other event plugins: absent_interval=10" "$E2E_TMP/shared/opensm.log" &&
+  pass "the other plugin's key left to it, said in the log" || fail "no 'left to the other event plugins' line"
+grep -q "mlid tables configured" "$E2E_TMP/shared/opensm.log" && ! grep -q "bad event_plugin_options" "$E2E_TMP/shared/opensm.log" &&
+  pass "mlid routes beside another plugin's options" || fail "mlid did not route beside another plugin's options"
+"$IBUNION" verify "$E2E_TMP/shared/fabric.net" --lft "$E2E_TMP/shared/lfts.dump" --engine mlid --options mlid_rotate=off \
+  >/dev/null && pass "the tables are mlid's with mlid_rotate=off" || fail "tables are not mlid_rotate=off's"
 finish

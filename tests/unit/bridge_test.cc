@@ -58,7 +58,7 @@ void McastRebuildLineOnlyWhenVerbose() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 1);
   Log log;
-  ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=off", Record, &log);
+  ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=off", 0, Record, &log);
   CU_ASSERT_FATAL(e != nullptr);
   ibu_engine_set_log_active(e, Active);
   Describe(e, f);
@@ -86,7 +86,7 @@ void McastRebuildLineOnlyWhenVerbose() {
 
   // Without a log_active callback every level is handed over, as before.
   Log all;
-  e = ibu_engine_new("mlid", "mlid_dump=off", Record, &all);
+  e = ibu_engine_new("mlid", "mlid_dump=off", 0, Record, &all);
   CU_ASSERT_FATAL(e != nullptr);
   Describe(e, f);
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
@@ -103,7 +103,7 @@ void DumpOptionReadLikeEngineOptions() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 1);
   Log log;
-  ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=no mlid_rotate=no", Record, &log);
+  ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=no mlid_rotate=no", 0, Record, &log);
   CU_ASSERT_FATAL(e != nullptr);
   Describe(e, f);
   CU_ASSERT_EQUAL(ibu_route_unicast(e), 0);
@@ -111,11 +111,47 @@ void DumpOptionReadLikeEngineOptions() {
   ibu_engine_free(e);
 
   Log bad;
-  e = ibu_engine_new("mlid", "mlid_dump=maybe", Record, &bad);
+  e = ibu_engine_new("mlid", "mlid_dump=maybe", 0, Record, &bad);
   CU_ASSERT_FATAL(e != nullptr);
   CU_ASSERT_EQUAL(Count(bad, IBU_LOG_ERROR, "option 'mlid_dump=maybe': expected on or off"), 1);
   Describe(e, f);
   CU_ASSERT_NOT_EQUAL(ibu_route_unicast(e), 0);
+  ibu_engine_free(e);
+}
+
+// Beside other event plugins (event_plugin_name lists several), the
+// options string is theirs too: words without an ibunion engine's prefix
+// are left to them, and logged once; ours are still checked, a typo
+// included. Alone, a foreign word is an unknown key as before.
+void OptionsSharedWithOtherPlugins() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 1);
+  const char* options = "mlid_dump=off perfx_interval=10 perfx_interval=20 verbose mlid_rotate=off";
+  Log log;
+  ibu_engine* e = ibu_engine_new("mlid", options, 1, Record, &log);
+  CU_ASSERT_FATAL(e != nullptr);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, ""), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "left to the other event plugins: perfx_interval=10 perfx_interval=20 verbose"),
+                  1);
+  Describe(e, f);
+  CU_ASSERT_EQUAL(ibu_route_unicast(e), 0);
+  ibu_engine_free(e);
+
+  Log quiet;  // only the first engine names them
+  e = ibu_engine_new("xymesh", options, 1, Record, &quiet);
+  CU_ASSERT_EQUAL(Count(quiet, IBU_LOG_INFO, "left to the other event plugins"), 0);
+  ibu_engine_free(e);
+
+  for (const char* ours : {"mlid_rotat=off", "slid_rotate=off", "mlid_rotate=on mlid_rotate=off"}) {
+    Log bad;
+    e = ibu_engine_new("mlid", (std::string("perfx_interval=10 ") + ours).c_str(), 1, Record, &bad);
+    CU_ASSERT_EQUAL(Count(bad, IBU_LOG_ERROR, "bad event_plugin_options"), 1);
+    ibu_engine_free(e);
+  }
+
+  Log alone;
+  e = ibu_engine_new("mlid", options, 0, Record, &alone);
+  CU_ASSERT_EQUAL(Count(alone, IBU_LOG_ERROR, "bad event_plugin_options"), 1);
   ibu_engine_free(e);
 }
 
@@ -125,6 +161,7 @@ void RegisterBridgeSuite() {
   CU_pSuite s = CU_add_suite("OpenSM bridge", nullptr, nullptr);
   CU_add_test(s, "multicast rebuild line only when verbose is on", McastRebuildLineOnlyWhenVerbose);
   CU_add_test(s, "<engine>_dump read like the engines' on/off options", DumpOptionReadLikeEngineOptions);
+  CU_add_test(s, "options shared with other event plugins", OptionsSharedWithOtherPlugins);
 }
 
 }  // namespace ibu::test
