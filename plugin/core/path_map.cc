@@ -43,6 +43,25 @@ int EndPortOf(const std::string& word, const Fabric& f, const std::string& file,
   return ep;
 }
 
+// The line that first gave pair (s, d), found by reading `is` again, so
+// only when a repeat is refused: a line number kept per pair would be n^2
+// ints beside the n^2 map (64 MB at 4096 ports). 0 if `is` cannot be read
+// again.
+int FirstLineOfPair(std::istream& is, const Fabric& f, int s, int d) {
+  is.clear();
+  if (!is.seekg(0)) return 0;
+  std::string line;
+  for (int no = 1; std::getline(is, line); ++no) {
+    std::istringstream ls(line);
+    std::string a, b;
+    unsigned long long src = 0, dst = 0;
+    if ((ls >> a >> b) && ParseHexGuid(a, &src) && ParseHexGuid(b, &dst) && f.EndPortByGuid(src) == s &&
+        f.EndPortByGuid(dst) == d)
+      return no;
+  }
+  return 0;
+}
+
 }  // namespace
 
 PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) {
@@ -53,9 +72,6 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
   for (size_t e = 0; e < m.n_; ++e) m.base_[e] = f.end_ports[e].base_lid;
   std::string line;
   int no = 0;
-  // Line of each pair read, to refuse a repeat naming both lines (n^2 ints,
-  // only while reading).
-  std::vector<int> pair_line(m.n_ * m.n_, 0);
   while (std::getline(is, line)) {
     ++no;
     std::istringstream ls(line);
@@ -78,7 +94,11 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
                            std::to_string(dst.base_lid + dst.lid_count() - 1) +
                            " (a map made with other LIDs? use the guid2lid of the run that made it)");
     const size_t slot = static_cast<size_t>(s) * m.n_ + static_cast<size_t>(d);
-    RefuseRepeat(pair_line[slot], [&] { return "pair " + a + " " + b; }, file, no);
+    if (m.dlid_[slot] != 0) {  // DLIDs are never 0: the pair came before
+      int first = FirstLineOfPair(is, f, s, d);
+      if (first == 0) throw InputError(file, no, "pair " + a + " " + b + " appears again");
+      RefuseRepeat(first, [&] { return "pair " + a + " " + b; }, file, no);
+    }
     m.dlid_[slot] = static_cast<Lid>(dlid);
     ++m.pairs_;
   }

@@ -298,6 +298,12 @@ void PathMapRoundTripAndErrors() {
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "\n" + a + " " + b + " " +
                            std::to_string(base5) + "\n"),
                      "p:2: pair " + a + " " + b + " appears again (first at line 1)"));
+  // The first line is found by reading the map again: past comments and
+  // the reverse pair.
+  const Lid base0 = f.end_ports[0].base_lid;
+  CU_ASSERT(Contains(error("# map\n" + a + " " + b + " " + std::to_string(base5) + "\n" + b + " " + a + " " +
+                           std::to_string(base0) + "\n" + a + " " + b + " " + std::to_string(base5) + "\n"),
+                     "p:4: pair " + a + " " + b + " appears again (first at line 2)"));
   CU_ASSERT(Contains(error(a + " " + b + " " + std::to_string(base5) + "\n# c\n\n" + a + " " + b + " " +
                            std::to_string(base5 + 1) + "\n"),
                      "p:4: pair " + a + " " + b + " appears again (first at line 1)"));
