@@ -285,6 +285,14 @@ expect "/nonexistent: cannot open group file" \
 nothing_left "route with a missing --groups file"
 expect "/nonexistent-dir/x.net: cannot write" "$IBUNION" topo fattree 4 2 -o /nonexistent-dir/x.net --guid2lid "$tmp/out/g"
 nothing_left "topo with a bad -o"
+# Two outputs into one file shared a temporary: the net file was renamed
+# into place, then "cannot rename" for the guid2lid file.
+expect "$tmp/out/same: named for two outputs; give each output a file of its own" \
+  "$IBUNION" topo fattree 4 2 -o "$tmp/out/same" --guid2lid "$tmp/out/same"
+nothing_left "topo with -o and --guid2lid the same file"
+expect "$tmp/out/./same: named for two outputs" \
+  "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/same" --paths "$tmp/out/./same"
+nothing_left "route with --lft and --paths the same file"
 expect "/nonexistent-dir/l: cannot write" "$IBUNION" sim "$net" --routing mlid --load 0.1 \
   --param measure_ns=2000 --param warmup_ns=100 --csv "$tmp/out/c.csv" --links /nonexistent-dir/l --quiet
 nothing_left "sim --csv with a bad --links"

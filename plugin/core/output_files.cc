@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -62,12 +64,29 @@ std::string WriteTemporary(const OutputFile& file) {
   return tmp;
 }
 
+// Two outputs into one regular file (`-o x --guid2lid x`, or `x` and
+// `./x`) shared a temporary: one was lost and the other renamed into place
+// before the error. Refused before anything is written.
+void RefuseSharedTarget(const std::vector<OutputFile>& files, const std::vector<bool>& special) {
+  std::vector<std::filesystem::path> seen;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (IsStdout(files[i].path) || special[i]) continue;
+    std::error_code ec;
+    std::filesystem::path target = std::filesystem::weakly_canonical(files[i].path, ec);
+    if (ec) target = std::filesystem::absolute(files[i].path, ec).lexically_normal();
+    if (std::find(seen.begin(), seen.end(), target) != seen.end())
+      throw Error(files[i].path + ": named for two outputs; give each output a file of its own");
+    seen.push_back(target);
+  }
+}
+
 }  // namespace
 
 void WriteFilesAtomically(const std::vector<OutputFile>& files) {
   Staged staged;
   std::vector<bool> special;
   for (const OutputFile& f : files) special.push_back(IsSpecial(f.path));
+  RefuseSharedTarget(files, special);
   for (size_t i = 0; i < files.size(); ++i)
     staged.tmp.push_back(IsStdout(files[i].path) || special[i] ? "" : WriteTemporary(files[i]));
   for (size_t i = 0; i < files.size(); ++i) {
