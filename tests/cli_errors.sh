@@ -285,6 +285,14 @@ expect "/nonexistent: cannot open group file" \
 nothing_left "route with a missing --groups file"
 expect "/nonexistent-dir/x.net: cannot write" "$IBUNION" topo fattree 4 2 -o /nonexistent-dir/x.net --guid2lid "$tmp/out/g"
 nothing_left "topo with a bad -o"
+# An empty value is no file name (it meant stdout, or no file at all).
+expect "ibunion topo: option --guid2lid: expected a value, got an empty one" "$IBUNION" topo fattree 4 2 --guid2lid ''
+expect "ibunion route: option --paths: expected a value, got an empty one" \
+  "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths=
+nothing_left "route with an empty --paths"
+expect "ibunion sim: option --csv: expected a value, got an empty one" "$IBUNION" sim "$net" --routing mlid --csv ''
+printf 'load = 0.2\ncsv =\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:2: csv = : expected a value after '='" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 # Two outputs into one file shared a temporary: the net file was renamed
 # into place, then "cannot rename" for the guid2lid file.
 expect "$tmp/out/same: named for two outputs; give each output a file of its own" \

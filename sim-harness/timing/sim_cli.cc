@@ -358,6 +358,8 @@ int Run(int argc, char** argv) {
       if (i + 1 >= words.size()) throw Error("option --" + name + " needs a value");
       value = words[++i];
     }
+    // `--csv ''` wrote no CSV without a word: no option takes an empty value.
+    if (value.empty()) throw Error("option --" + name + ": expected a value, got an empty one");
     if (name == "param") {
       cli_params.push_back({value, "--param", ""});
     } else {
@@ -389,6 +391,7 @@ int Run(int argc, char** argv) {
         throw Error(where + ": expected 'key = value', got '" + line + "'");
       std::string key = Trim(line.substr(0, eq));
       const std::string value = Trim(line.substr(eq + 1));
+      if (value.empty()) throw Error(where + ": " + key + " = : expected a value after '='");
       if (key == "mcast_mode") key = "mcast-mode";
       if (key == "no_wall") key = "no-wall";
       // A second line for a key would silently replace (or, for engine
