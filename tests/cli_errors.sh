@@ -125,6 +125,11 @@ printf 'traffic = mcast:1:20\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: traffic = mcast:1:20: GROUP 20 is more hosts" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 expect "--load 0.2: not with --sweep 0.1:0.3:0.1 (one load or a sweep of loads, not both)" \
   "$IBUNION" sim "$net" --routing mlid --load 0.2 --sweep 0.1:0.3:0.1
+# A sweep's points are loads as --load takes them, and its spec has three
+# fields exactly (a trailing ':' was dropped, TO had no limit).
+expect "--sweep 0.1:0.3:0.1:: expected FROM:TO:STEP" "$IBUNION" sim "$net" --routing mlid --sweep 0.1:0.3:0.1:
+expect "--sweep 10:1e300:1e299: expected 0 < FROM <= TO <= 64 and STEP > 0" \
+  "$IBUNION" sim "$net" --routing mlid --sweep 10:1e300:1e299
 printf 'sweep = 0.1:0.3:0.1\nload = 0.2\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: sweep = 0.1:0.3:0.1: not with $tmp/c.conf:2: load = 0.2" \
   "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"

@@ -178,6 +178,10 @@ uint32_t ToBytes(const Setting& s) {
   return uint32_t(uint64_t(n) * mult);
 }
 
+// Offered load per source, as a fraction of link bandwidth: --load and
+// every --sweep point.
+constexpr double kMaxLoad = 64;
+
 bool FileExists(const std::string& path) {
   std::ifstream in(path);
   return bool(in);
@@ -511,19 +515,21 @@ int Run(int argc, char** argv) {
     std::stringstream ss(s.value);
     std::string part;
     while (std::getline(ss, part, ':')) parts.push_back(part);
-    if (parts.size() != 3) throw Error(Named(s) + ": expected FROM:TO:STEP");
+    // getline drops an empty last field: "0.1:0.3:0.1:" had three.
+    if (parts.size() != 3 || s.value.back() == ':') throw Error(Named(s) + ": expected FROM:TO:STEP");
     const double from = ToDouble(s, parts[0], "FROM:TO:STEP with numbers");
     const double to = ToDouble(s, parts[1], "FROM:TO:STEP with numbers");
     const double step = ToDouble(s, parts[2], "FROM:TO:STEP with numbers");
-    if (from <= 0 || step <= 0 || to < from)
-      throw Error(Named(s) + ": expected 0 < FROM <= TO and STEP > 0");
+    // Every point a load --load takes.
+    if (from <= 0 || step <= 0 || to < from || to > kMaxLoad)
+      throw Error(Named(s) + ": expected 0 < FROM <= TO <= 64 and STEP > 0");
     loads = SweepLoads(from, to, step);
     if (loads.size() > 10000) throw Error(Named(s) + ": more than 10000 points");
   } else {
     double load = 0.1;
     if (opt.count("load")) {
       load = ToDouble(opt["load"], opt["load"].value, "an offered load > 0 (fraction of link bandwidth)");
-      if (load <= 0 || load > 64)
+      if (load <= 0 || load > kMaxLoad)
         throw Error(Named(opt["load"]) + ": expected an offered load in (0, 64]");
     }
     loads = {load};
