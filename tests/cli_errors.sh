@@ -56,6 +56,13 @@ expect "$tmp/gap: end port P(10) (port GUID 0x0000000000100005) has no line" \
 sed '/^0x0000000000200005 /d' "$g2l" >"$tmp/nosw"
 expect "$tmp/nosw: switch SW<3,1> (port 0 GUID 0x0000000000200005) has no line, so no LID" \
   "$IBUNION" inspect "$net" --guid2lid "$tmp/nosw"
+# A directory opened as an empty file: no group built, no config read.
+expect "$tmp: cannot open group file (Is a directory)" \
+  "$IBUNION" route "$net" --engine mlid --groups "$tmp" --mft "$tmp/out/mft"
+nothing_left "route --groups DIR"
+expect "$tmp: cannot open topology file (Is a directory)" "$IBUNION" route "$tmp" --engine mlid
+expect "$tmp: cannot open guid2lid file (Is a directory)" "$IBUNION" inspect "$net" --guid2lid "$tmp"
+expect "--config $tmp: cannot open (Is a directory)" "$IBUNION" sim "$net" --routing mlid --config "$tmp"
 expect "unknown routing engine 'bogus'" "$IBUNION" route "$net" --engine bogus
 expect "option 'mlid_rotate=maybe': expected on or off" "$IBUNION" route "$net" --engine mlid --options mlid_rotate=maybe
 expect "option --lmc: expected 0..7, got 9" "$IBUNION" route "$net" --engine mlid --lmc 9

@@ -18,6 +18,7 @@
 
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
+#include "plugin/core/input_files.h"
 #include "plugin/core/int_math.h"
 #include "plugin/core/lid_options.h"
 #include "plugin/core/netfile.h"
@@ -378,8 +379,12 @@ int Run(int argc, char** argv) {
   std::vector<std::pair<std::string, Setting>> params;  // key, value@where
   if (cli.count("config")) {
     const std::string path = cli["config"].value;
-    std::ifstream in(path);
-    if (!in) throw Error("--config " + path + ": cannot open (" + std::strerror(errno) + ")");
+    std::ifstream in;
+    try {
+      in = OpenInputFile(path, "");
+    } catch (const Error& e) {
+      throw Error(std::string("--config ") + e.what());
+    }
     std::string line;
     int no = 0;
     std::map<std::string, int> seen;  // key -> line
