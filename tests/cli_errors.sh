@@ -151,6 +151,18 @@ expect "$tmp/c.conf:3: 'vls' again (first at line 1)" "$IBUNION" sim "$net" --ro
 printf 'engine.mlid_rotate = off\nengine.mlid_rotate = on\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:2: 'engine.mlid_rotate' again (first at line 1)" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 # On the command line too: an option given twice is refused, not the last taken.
+expect "--param fly_ns=40: 'fly_ns' again (first --param fly_ns=30); give each key once" \
+  "$IBUNION" sim "$net" --routing mlid --param fly_ns=30 --param fly_ns=40
+expect "--param engine.mlid_rotate=off: 'engine.mlid_rotate' again (first --param engine.mlid_rotate=on)" \
+  "$IBUNION" sim "$net" --routing mlid --param engine.mlid_rotate=on --param engine.mlid_rotate=off
+# A --param replaces the config file's line for its key (options win): the
+# engine gets one mlid_rotate, the command line's.
+printf 'engine.mlid_rotate = on\n' >"$tmp/c.conf"
+# shellcheck disable=SC2086
+if "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf" --param engine.mlid_rotate=off $short 2>"$tmp/err" >/dev/null &&
+  grep -q "rotation off" "$tmp/err" && ! grep -q "rotation on" "$tmp/err"
+then echo "PASS: --param engine.mlid_rotate=off replaces the config's engine.mlid_rotate = on"
+else echo "FAIL: --param over a config's engine option: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 expect "--vls given twice ('2', then '4'): give it once" "$IBUNION" sim "$net" --routing mlid --vls 2 --vls 4
 # Every other command refuses a repeated option the same way (sim's --param
 # is the one option meant to repeat); a repeated flag is the same flag.

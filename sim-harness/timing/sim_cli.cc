@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -432,11 +433,22 @@ int Run(int argc, char** argv) {
   if (cli.count("load")) opt.erase("sweep");
   if (cli.count("sweep")) opt.erase("load");
   for (auto& [k, v] : cli) opt[k] = v;
+  // Each key once on the command line, as in a config file (the last one
+  // was taken, or both handed to the engine); one from the command line
+  // replaces the config file's (options win).
+  std::map<std::string, std::string> cli_param_seen;  // key -> its --param word
   for (const Setting& s : cli_params) {
     const size_t eq = s.value.find('=');
     if (eq == std::string::npos || eq == 0)
       throw Error("--param " + s.value + ": expected key=value");
-    params.push_back({s.value.substr(0, eq), {s.value.substr(eq + 1), "--param " + s.value, ""}});
+    const std::string key = s.value.substr(0, eq);
+    const auto [first, fresh] = cli_param_seen.emplace(key, s.value);
+    if (!fresh)
+      throw Error("--param " + s.value + ": '" + key + "' again (first --param " + first->second +
+                  "); give each key once");
+    params.erase(std::remove_if(params.begin(), params.end(), [&](const auto& kv) { return kv.first == key; }),
+                 params.end());
+    params.push_back({key, {s.value.substr(eq + 1), "--param " + s.value, ""}});
   }
   auto flag = [&](const std::string& name) {
     if (flags.count(name)) return true;
