@@ -328,6 +328,14 @@ nothing_left "route with --lft and --paths the same file"
 expect "/nonexistent-dir/l: cannot write" "$IBUNION" sim "$net" --routing mlid --load 0.1 \
   --param measure_ns=2000 --param warmup_ns=100 --csv "$tmp/out/c.csv" --links /nonexistent-dir/l --quiet
 nothing_left "sim --csv with a bad --links"
+# Named before the run, not after it (a long sweep's results were printed,
+# then its CSV lost): nothing on stdout.
+"$IBUNION" sim "$net" --routing mlid --load 0.1 --param measure_ns=2000 --param warmup_ns=100 --quiet \
+  --csv /nonexistent-dir/c.csv >"$tmp/o" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -qF "/nonexistent-dir/c.csv: cannot write (No such file or directory)" "$tmp/err"
+then echo "PASS: sim --csv into a missing directory refused before the run"
+else echo "FAIL: sim --csv into a missing directory: rc $rc, stdout $(wc -c <"$tmp/o") bytes, $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+expect "$tmp: cannot write (Is a directory)" "$IBUNION" sim "$net" --routing mlid --sweep 0.1:0.2:0.1 --save "$tmp" --point 0
 # And the good case writes every file.
 "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths "$tmp/out/p" 2>/dev/null &&
   [ -s "$tmp/out/lft" ] && [ -s "$tmp/out/p" ] && [ "$(ls -A "$tmp/out" | wc -l)" -eq 2 ] &&

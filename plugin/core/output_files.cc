@@ -82,6 +82,21 @@ void RefuseSharedTarget(const std::vector<OutputFile>& files, const std::vector<
 
 }  // namespace
 
+void CheckOutputsWritable(const std::vector<std::string>& paths) {
+  std::vector<OutputFile> files;
+  std::vector<bool> special;
+  for (const std::string& path : paths) {
+    files.push_back({path, [](std::ostream&) {}});
+    special.push_back(IsSpecial(path));
+    struct stat st;
+    if (special.back() && stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      throw Error(path + ": cannot write (" + std::strerror(EISDIR) + ")");
+  }
+  RefuseSharedTarget(files, special);
+  for (size_t i = 0; i < files.size(); ++i)
+    if (!IsStdout(files[i].path) && !special[i]) std::remove(WriteTemporary(files[i]).c_str());
+}
+
 void WriteFilesAtomically(const std::vector<OutputFile>& files) {
   Staged staged;
   std::vector<bool> special;

@@ -24,4 +24,10 @@ struct OutputFile {
 // stdout aside); nothing has been replaced then.
 void WriteFilesAtomically(const std::vector<OutputFile>& files);
 
+// Throws as WriteFilesAtomically would for targets it could not write (a
+// missing directory, no permission, a directory, two outputs in one file),
+// before a long run computes their content: creates and removes each
+// temporary. Targets stay untouched.
+void CheckOutputsWritable(const std::vector<std::string>& paths);
+
 }  // namespace ibu

@@ -472,6 +472,10 @@ int Run(int argc, char** argv) {
     if (!params.empty()) throw Error(params[0].second.where + ": not with --merge");
     const std::string dir = opt["merge"].value;
     if (opt.count("plot")) CheckPlotter("--plot " + opt["plot"].value);
+    std::vector<std::string> outputs;
+    for (const char* file : {"csv", "links", "plot"})
+      if (opt.count(file)) outputs.push_back(opt[file].value);
+    CheckOutputsWritable(outputs);
     const JobSet set = ReadJobSet(dir);
     Output out;
     out.json = json;
@@ -506,6 +510,13 @@ int Run(int argc, char** argv) {
       throw Error(opt["plot"].where + " " + opt["plot"].value + ": only with --sweep (not --point) or --merge");
     CheckPlotter("--plot " + opt["plot"].value);
   }
+
+  // Output files that could not be written are named now, not after a
+  // sweep that may run for hours (its results were printed, then lost).
+  std::vector<std::string> outputs;
+  for (const char* file : {"csv", "links", "members", "plot", "save"})
+    if (opt.count(file)) outputs.push_back(opt[file].value);
+  CheckOutputsWritable(outputs);
 
   // Parameters.
   Params p;
