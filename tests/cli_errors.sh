@@ -404,5 +404,18 @@ expect "ibunion trace: option --dlid: no end port or switch of $net has LID 1000
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 1000
 expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace at a time)" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 4 --base-lid-load
+# verify: options that go together, and the engine's options, are checked
+# before any check prints (stdout had half a report before exit 2), and
+# none is ignored.
+for args in "--groups $tmp/one.groups|--mft FILE and --groups FILE go together" \
+  "--disjoint|--disjoint needs --paths FILE or --engine E" \
+  "--engine mlid --options mlid_rotate=maybe|option 'mlid_rotate=maybe': expected on or off" \
+  "--options mlid_rotate=off|--options 'mlid_rotate=off': only with --engine E" \
+  "--paths $tmp/none|--paths FILE: only with --disjoint"; do
+  # shellcheck disable=SC2086
+  "$IBUNION" verify "$net" --lft "$tmp/good.lft" ${args%%|*} >"$tmp/o" 2>"$tmp/err"; rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -qF -- "${args#*|}" "$tmp/err"; then echo "PASS: verify ${args%%|*}: $(tail -1 "$tmp/err")"
+  else echo "FAIL: verify ${args%%|*}: rc $rc, stdout $(wc -c <"$tmp/o") bytes, $(tail -1 "$tmp/err")"; fails=$((fails + 1)); fi
+done
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))
