@@ -417,5 +417,12 @@ for args in "--groups $tmp/one.groups|--mft FILE and --groups FILE go together" 
   if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -qF -- "${args#*|}" "$tmp/err"; then echo "PASS: verify ${args%%|*}: $(tail -1 "$tmp/err")"
   else echo "FAIL: verify ${args%%|*}: rc $rc, stdout $(wc -c <"$tmp/o") bytes, $(tail -1 "$tmp/err")"; fails=$((fails + 1)); fi
 done
+# mcsetup: a list ending in ',' is no list (its last item was dropped);
+# measure's --csv is checked before the run on the live subnet.
+expect "option --iterations: expected a comma-separated list of integers, got '1,10,'" \
+  "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --iterations 1,10,
+expect "option --sizes: expected an integer, got 'x'" "$IBUNION" mcsetup measure "$live" --sizes 4,x
+expect "/nonexistent-dir/m.csv: cannot write (No such file or directory)" \
+  env -u LD_PRELOAD "$IBUNION" mcsetup measure "$live" --csv /nonexistent-dir/m.csv
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))
