@@ -340,6 +340,13 @@ expect "$tmp: cannot write (Is a directory)" "$IBUNION" sim "$net" --routing mli
 "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths "$tmp/out/p" 2>/dev/null &&
   [ -s "$tmp/out/lft" ] && [ -s "$tmp/out/p" ] && [ "$(ls -A "$tmp/out" | wc -l)" -eq 2 ] &&
   echo "PASS: route writes --lft and --paths, no temporaries" || { echo "FAIL: route outputs"; fails=$((fails + 1)); }
+# An existing file keeps its permissions when it is replaced (a 0600 file
+# became 0644, readable by all).
+echo old >"$tmp/private.net"; chmod 600 "$tmp/private.net"
+if "$IBUNION" topo fattree 4 2 -o "$tmp/private.net" && [ "$(stat -c %a "$tmp/private.net")" = 600 ] &&
+  grep -q '^Switch' "$tmp/private.net"
+then echo "PASS: topo -o over a 0600 file: replaced, still 0600"
+else echo "FAIL: topo -o over a 0600 file: mode $(stat -c %a "$tmp/private.net")"; fails=$((fails + 1)); fi
 # A target that is no regular file (a FIFO here; /dev/null alike) is written
 # in place: a rename would replace the pipe or device with a file.
 mkfifo "$tmp/fifo"

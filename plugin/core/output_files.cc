@@ -43,11 +43,26 @@ struct Staged {
   }
 };
 
+// An existing target keeps its permissions: the temporary renamed over it
+// came with the umask's (a 0600 file became 0644). One the user may not
+// write is refused, as the shell's '>' refuses it, not replaced.
+void TakeOverMode(const std::string& target, const std::string& tmp) {
+  struct stat st;
+  if (stat(target.c_str(), &st) != 0) return;
+  if (access(target.c_str(), W_OK) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(target + ": cannot write (" + std::strerror(err) + ")");
+  }
+  chmod(tmp.c_str(), st.st_mode & 07777);
+}
+
 std::string WriteTemporary(const OutputFile& file) {
   // pid in the name: two commands writing the same target do not collide.
   const std::string tmp = file.path + ".tmp." + std::to_string(getpid());
   std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(file.path + ": cannot write (" + std::strerror(errno) + ")");
+  TakeOverMode(file.path, tmp);
   try {
     file.write(out);
     out.flush();
