@@ -132,6 +132,12 @@ printf 'traffic = mcast:1:20\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: traffic = mcast:1:20: GROUP 20 is more hosts" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 expect "--load 0.2: not with --sweep 0.1:0.3:0.1 (one load or a sweep of loads, not both)" \
   "$IBUNION" sim "$net" --routing mlid --load 0.2 --sweep 0.1:0.3:0.1
+# Real numbers are decimal: strtod's hex floats and leading blanks were
+# taken (--load 0x0.8p0 ran at 0.5).
+expect "--load 0x0.8p0: expected an offered load > 0" "$IBUNION" sim "$net" --routing mlid --load 0x0.8p0
+expect "--load  0.2: expected an offered load > 0" "$IBUNION" sim "$net" --routing mlid --load ' 0.2'
+expect "--traffic centric:0x0.1: '0x0.1' is not a number (hot fraction)" "$IBUNION" sim "$net" --routing mlid --traffic centric:0x0.1
+expect "--sweep 0x1p-3:0.5:0.1: expected FROM:TO:STEP with numbers" "$IBUNION" sim "$net" --routing mlid --sweep 0x1p-3:0.5:0.1
 # A sweep's points are loads as --load takes them, and its spec has three
 # fields exactly (a trailing ':' was dropped, TO had no limit).
 expect "--sweep 0.1:0.3:0.1:: expected FROM:TO:STEP" "$IBUNION" sim "$net" --routing mlid --sweep 0.1:0.3:0.1:

@@ -147,11 +147,8 @@ long long ToInt(const Setting& s, const std::string& what, long long min, long l
 }
 
 double ToDouble(const Setting& s, const std::string& value, const std::string& what) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(value.c_str(), &end);
-  if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    throw Error(Named(s) + ": expected " + what);
+  double v = 0;
+  if (!ParseDecimalReal(value, &v)) throw Error(Named(s) + ": expected " + what);
   return v;
 }
 
