@@ -443,8 +443,9 @@ int Run(int argc, char** argv) {
     if (!fresh)
       throw Error("--param " + s.value + ": '" + key + "' again (first --param " + first->second +
                   "); give each key once");
-    params.erase(std::remove_if(params.begin(), params.end(), [&](const auto& kv) { return kv.first == key; }),
-                 params.end());
+    params.erase(
+        std::remove_if(params.begin(), params.end(), [&](const auto& kv) { return kv.first == key; }),
+        params.end());
     params.push_back({key, {s.value.substr(eq + 1), "--param " + s.value, ""}});
   }
   auto flag = [&](const std::string& name) {
