@@ -35,6 +35,9 @@ Args::Args(int argc, char** argv, const std::set<std::string>& with_value,
         if (i + 1 >= argc) throw UsageError{"option " + name + " needs a value"};
         value = argv[++i];
       }
+      // An empty file name meant stdout (`--guid2lid ''` mixed the guid2lid
+      // file into the net file); no option takes an empty value.
+      if (value.empty()) throw UsageError{"option " + name + ": expected a value, got an empty one"};
       const auto [first, fresh] = options_.emplace(name, value);
       if (!fresh)
         throw UsageError{name + " given twice ('" + first->second + "', then '" + value + "'): give it once"};

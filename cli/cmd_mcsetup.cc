@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "plugin/core/error.h"
 #include "plugin/core/netfile.h"
+#include "plugin/core/output_files.h"
 #include "sim-harness/mcast/effective_latency.h"
 #include "sim-harness/mcast/setup_bench.h"
 
@@ -47,8 +48,10 @@ std::vector<int> ParseIntList(const std::string& text, const std::string& what, 
   std::stringstream ss(text);
   std::string word;
   while (std::getline(ss, word, ','))
-    v.push_back(static_cast<int>(ParseInt(word, what, min, max)));
-  if (v.empty()) throw UsageError{"option " + what + ": expected a comma-separated list"};
+    v.push_back(static_cast<int>(ParseInt(word, "option " + what, min, max)));
+  // getline drops an empty last item: "4,16," read as "4,16".
+  if (v.empty() || text.back() == ',')
+    throw UsageError{"option " + what + ": expected a comma-separated list of integers, got '" + text + "'"};
   return v;
 }
 
@@ -92,6 +95,7 @@ int Measure(const Args& args) {
   cfg.ready_timeout_ms = static_cast<double>(args.integer("--timeout-ms", 60000, 1, 3600000));
   const int workers = static_cast<int>(args.integer("--workers", 8, 1, 8));
   const std::string csv = args.get("--csv", "-");
+  CheckOutputsWritable({csv});  // now, not after the run on the live subnet
   // Workers first: this process must not hold a umad connection when it forks.
   mcast::SaWorkerPool sa(WorkerHosts(f, workers), 2000);
   mcast::MftReader reader("", 0, 2000);

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "plugin/core/error.h"
@@ -27,6 +29,17 @@ constexpr const char* kUsage =
     "                          how many MLIDs each switch carries: 'LABEL level L groups N'\n"
     "  --guid2lid FILE | --lmc L  as for verify (one or the other)\n";
 
+// The uses of trace are one at a time: options of another use were
+// accepted and ignored (--from/--dlid next to --base-lid-load).
+void RefuseMixedUses(const Args& args) {
+  std::vector<std::string> given;
+  if (args.has("--from") || args.has("--dlid")) given.push_back("--from/--dlid");
+  for (const char* use : {"--base-lid-load", "--mlid", "--groups-per-switch"})
+    if (args.has(use)) given.push_back(use);
+  if (given.size() > 1)
+    throw UsageError{given[1] + ": not with " + given[0] + " (one use of trace at a time)"};
+}
+
 }  // namespace
 
 int TraceMain(int argc, char** argv) {
@@ -38,6 +51,7 @@ int TraceMain(int argc, char** argv) {
   }
   if (args.positional().size() != 1 || (!args.has("--lft") && !args.has("--mft")))
     throw UsageError{std::string("expected NETFILE and --lft FILE or --mft FILE\n") + kUsage};
+  RefuseMixedUses(args);
   Fabric f = LoadFabric(args, args.positional()[0]);
   Tables t;
   t.Resize(f);
@@ -87,6 +101,10 @@ int TraceMain(int argc, char** argv) {
   if (src < 0 && tree) src = tree->EndPortByLabel(args.get("--from"));
   if (src < 0) throw UsageError{"--from " + args.get("--from") + ": no such host in " + args.positional()[0]};
   const Lid dlid = static_cast<Lid>(ParseInt(args.get("--dlid"), "option --dlid", 1, kMaxUnicastLid));
+  // A LID of nothing is the user's mistake, not a broken route of the tables.
+  if (!f.owner(dlid).valid())
+    throw UsageError{"option --dlid: no end port or switch of " + args.positional()[0] + " has LID " +
+                     args.get("--dlid") + " (its LIDs end at " + std::to_string(f.max_lid()) + ")"};
   const auto hops = TraceRoute(f, t, src, dlid);
   for (auto [sw, port] : hops) std::printf("%s:%d ", label(sw).c_str(), port);
   const auto [last_sw, last_port] = hops.back();

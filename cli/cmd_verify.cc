@@ -107,8 +107,6 @@ bool VerifyDisjoint(const Fabric& f, const Tables& t, const Args& args) {
     Tables scratch;
     engine->RouteUnicast(f, scratch);
     select = [&](int s, int d) { return engine->SelectDlid(f, s, d); };
-  } else {
-    throw UsageError{"--disjoint needs --paths FILE or --engine E"};
   }
   DisjointReport r = CheckDisjointUpLinks(f, t, tree, select);
   std::printf("disjoint up links: %ld source subtrees checked, %ld violations\n", r.subtrees_checked,
@@ -187,6 +185,22 @@ long CompareSl2Vl(const Fabric& f, const Tables& t, const Args& args) {
   return mismatches;
 }
 
+// Options that only work together, and the engine with its options, are
+// checked before any table is read: a mistake here was reported after the
+// checks' output (exit 2 with half a report on stdout), or not at all
+// (--options or --paths ignored).
+void CheckOptionCombinations(const Args& args) {
+  if (args.has("--mft") != args.has("--groups")) throw UsageError{"--mft FILE and --groups FILE go together"};
+  if (args.has("--disjoint") && !args.has("--paths") && !args.has("--engine"))
+    throw UsageError{"--disjoint needs --paths FILE or --engine E"};
+  if (args.has("--paths") && !args.has("--disjoint"))
+    throw UsageError{"--paths FILE: only with --disjoint (the selection it checks)"};
+  if (args.has("--options") && !args.has("--engine"))
+    throw UsageError{"--options '" + args.get("--options") +
+                     "': only with --engine E (the engine they configure)"};
+  if (args.has("--engine")) MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
+}
+
 }  // namespace
 
 int VerifyMain(int argc, char** argv) {
@@ -199,6 +213,7 @@ int VerifyMain(int argc, char** argv) {
   }
   if (args.positional().size() != 1) throw UsageError{std::string("expected one NETFILE\n") + kUsage};
   if (!args.has("--lft")) throw UsageError{std::string("missing --lft FILE\n") + kUsage};
+  CheckOptionCombinations(args);
   Fabric f = LoadFabric(args, args.positional()[0]);
   Tables t;
   ReadLftsFile(args.get("--lft"), f, t);  // a file without any LFT is an error there
@@ -213,8 +228,6 @@ int VerifyMain(int argc, char** argv) {
     ReadSl2VlFile(args.get("--sl2vl"), f, t);
     if (args.has("--engine")) ok = CompareSl2Vl(f, t, args) == 0 && ok;
   }
-  if (args.has("--mft") != args.has("--groups"))
-    throw UsageError{"--mft FILE and --groups FILE go together"};
   if (args.has("--mft")) ok = VerifyGroups(f, t, args) && ok;
   if (args.has("--disjoint")) ok = VerifyDisjoint(f, t, args) && ok;
   if (args.has("--deadlock")) ok = VerifyDeadlock(f, t, args) && ok;

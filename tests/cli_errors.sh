@@ -56,6 +56,13 @@ expect "$tmp/gap: end port P(10) (port GUID 0x0000000000100005) has no line" \
 sed '/^0x0000000000200005 /d' "$g2l" >"$tmp/nosw"
 expect "$tmp/nosw: switch SW<3,1> (port 0 GUID 0x0000000000200005) has no line, so no LID" \
   "$IBUNION" inspect "$net" --guid2lid "$tmp/nosw"
+# A directory opened as an empty file: no group built, no config read.
+expect "$tmp: cannot open group file (Is a directory)" \
+  "$IBUNION" route "$net" --engine mlid --groups "$tmp" --mft "$tmp/out/mft"
+nothing_left "route --groups DIR"
+expect "$tmp: cannot open topology file (Is a directory)" "$IBUNION" route "$tmp" --engine mlid
+expect "$tmp: cannot open guid2lid file (Is a directory)" "$IBUNION" inspect "$net" --guid2lid "$tmp"
+expect "--config $tmp: cannot open (Is a directory)" "$IBUNION" sim "$net" --routing mlid --config "$tmp"
 expect "unknown routing engine 'bogus'" "$IBUNION" route "$net" --engine bogus
 expect "option 'mlid_rotate=maybe': expected on or off" "$IBUNION" route "$net" --engine mlid --options mlid_rotate=maybe
 expect "option --lmc: expected 0..7, got 9" "$IBUNION" route "$net" --engine mlid --lmc 9
@@ -83,6 +90,15 @@ printf '0xC001 P(00) P(01)\n' >"$tmp/one.groups"
 expect "/dev/null: no MFT in it (expected \`ibroute -M\` output" \
   "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft /dev/null --groups "$tmp/one.groups"
 expect "fattree: M must be at least 4, got 3" "$IBUNION" topo fattree 3 2
+# Sizes far beyond the LID space are refused before anything is built:
+# 2*(M/2)^N overflowed, and FT(4,64) ate all memory (bounded here, in case;
+# not under ASan, which needs its address space).
+limit="ulimit -v 2000000"; [ -n "${ASAN_OPTIONS:-}" ] && limit=:
+expect "fattree: FT(4,64) has more than 65536 hosts; that exceeds the unicast LID space (0xBFFF)" \
+  bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 4 64 -o $tmp/out/big.net" "$IBUNION"
+expect "fattree: FT(4,1000000) has more than 65536 hosts" bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 4 1000000" "$IBUNION"
+expect "fattree: FT(128,20) has more than 524288 hosts" bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 128 20" "$IBUNION"
+nothing_left "topo fattree beyond the LID space"
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent
 short="--param measure_ns=2000 --param warmup_ns=100"  # short sim runs for the good cases
@@ -116,6 +132,17 @@ printf 'traffic = mcast:1:20\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: traffic = mcast:1:20: GROUP 20 is more hosts" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 expect "--load 0.2: not with --sweep 0.1:0.3:0.1 (one load or a sweep of loads, not both)" \
   "$IBUNION" sim "$net" --routing mlid --load 0.2 --sweep 0.1:0.3:0.1
+# Real numbers are decimal: strtod's hex floats and leading blanks were
+# taken (--load 0x0.8p0 ran at 0.5).
+expect "--load 0x0.8p0: expected an offered load > 0" "$IBUNION" sim "$net" --routing mlid --load 0x0.8p0
+expect "--load  0.2: expected an offered load > 0" "$IBUNION" sim "$net" --routing mlid --load ' 0.2'
+expect "--traffic centric:0x0.1: '0x0.1' is not a number (hot fraction)" "$IBUNION" sim "$net" --routing mlid --traffic centric:0x0.1
+expect "--sweep 0x1p-3:0.5:0.1: expected FROM:TO:STEP with numbers" "$IBUNION" sim "$net" --routing mlid --sweep 0x1p-3:0.5:0.1
+# A sweep's points are loads as --load takes them, and its spec has three
+# fields exactly (a trailing ':' was dropped, TO had no limit).
+expect "--sweep 0.1:0.3:0.1:: expected FROM:TO:STEP" "$IBUNION" sim "$net" --routing mlid --sweep 0.1:0.3:0.1:
+expect "--sweep 10:1e300:1e299: expected 0 < FROM <= TO <= 64 and STEP > 0" \
+  "$IBUNION" sim "$net" --routing mlid --sweep 10:1e300:1e299
 printf 'sweep = 0.1:0.3:0.1\nload = 0.2\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: sweep = 0.1:0.3:0.1: not with $tmp/c.conf:2: load = 0.2" \
   "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
@@ -130,6 +157,18 @@ expect "$tmp/c.conf:3: 'vls' again (first at line 1)" "$IBUNION" sim "$net" --ro
 printf 'engine.mlid_rotate = off\nengine.mlid_rotate = on\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:2: 'engine.mlid_rotate' again (first at line 1)" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 # On the command line too: an option given twice is refused, not the last taken.
+expect "--param fly_ns=40: 'fly_ns' again (first --param fly_ns=30); give each key once" \
+  "$IBUNION" sim "$net" --routing mlid --param fly_ns=30 --param fly_ns=40
+expect "--param engine.mlid_rotate=off: 'engine.mlid_rotate' again (first --param engine.mlid_rotate=on)" \
+  "$IBUNION" sim "$net" --routing mlid --param engine.mlid_rotate=on --param engine.mlid_rotate=off
+# A --param replaces the config file's line for its key (options win): the
+# engine gets one mlid_rotate, the command line's.
+printf 'engine.mlid_rotate = on\n' >"$tmp/c.conf"
+# shellcheck disable=SC2086
+if "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf" --param engine.mlid_rotate=off $short 2>"$tmp/err" >/dev/null &&
+  grep -q "rotation off" "$tmp/err" && ! grep -q "rotation on" "$tmp/err"
+then echo "PASS: --param engine.mlid_rotate=off replaces the config's engine.mlid_rotate = on"
+else echo "FAIL: --param over a config's engine option: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 expect "--vls given twice ('2', then '4'): give it once" "$IBUNION" sim "$net" --routing mlid --vls 2 --vls 4
 # Every other command refuses a repeated option the same way (sim's --param
 # is the one option meant to repeat); a repeated flag is the same flag.
@@ -276,13 +315,44 @@ expect "/nonexistent: cannot open group file" \
 nothing_left "route with a missing --groups file"
 expect "/nonexistent-dir/x.net: cannot write" "$IBUNION" topo fattree 4 2 -o /nonexistent-dir/x.net --guid2lid "$tmp/out/g"
 nothing_left "topo with a bad -o"
+# An empty value is no file name (it meant stdout, or no file at all).
+expect "ibunion topo: option --guid2lid: expected a value, got an empty one" "$IBUNION" topo fattree 4 2 --guid2lid ''
+expect "ibunion route: option --paths: expected a value, got an empty one" \
+  "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths=
+nothing_left "route with an empty --paths"
+expect "ibunion sim: option --csv: expected a value, got an empty one" "$IBUNION" sim "$net" --routing mlid --csv ''
+printf 'load = 0.2\ncsv =\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:2: csv = : expected a value after '='" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+# Two outputs into one file shared a temporary: the net file was renamed
+# into place, then "cannot rename" for the guid2lid file.
+expect "$tmp/out/same: named for two outputs; give each output a file of its own" \
+  "$IBUNION" topo fattree 4 2 -o "$tmp/out/same" --guid2lid "$tmp/out/same"
+nothing_left "topo with -o and --guid2lid the same file"
+expect "$tmp/out/./same: named for two outputs" \
+  "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/same" --paths "$tmp/out/./same"
+nothing_left "route with --lft and --paths the same file"
 expect "/nonexistent-dir/l: cannot write" "$IBUNION" sim "$net" --routing mlid --load 0.1 \
   --param measure_ns=2000 --param warmup_ns=100 --csv "$tmp/out/c.csv" --links /nonexistent-dir/l --quiet
 nothing_left "sim --csv with a bad --links"
+# Named before the run, not after it (a long sweep's results were printed,
+# then its CSV lost): nothing on stdout.
+"$IBUNION" sim "$net" --routing mlid --load 0.1 --param measure_ns=2000 --param warmup_ns=100 --quiet \
+  --csv /nonexistent-dir/c.csv >"$tmp/o" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -qF "/nonexistent-dir/c.csv: cannot write (No such file or directory)" "$tmp/err"
+then echo "PASS: sim --csv into a missing directory refused before the run"
+else echo "FAIL: sim --csv into a missing directory: rc $rc, stdout $(wc -c <"$tmp/o") bytes, $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+expect "$tmp: cannot write (Is a directory)" "$IBUNION" sim "$net" --routing mlid --sweep 0.1:0.2:0.1 --save "$tmp" --point 0
 # And the good case writes every file.
 "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths "$tmp/out/p" 2>/dev/null &&
   [ -s "$tmp/out/lft" ] && [ -s "$tmp/out/p" ] && [ "$(ls -A "$tmp/out" | wc -l)" -eq 2 ] &&
   echo "PASS: route writes --lft and --paths, no temporaries" || { echo "FAIL: route outputs"; fails=$((fails + 1)); }
+# An existing file keeps its permissions when it is replaced (a 0600 file
+# became 0644, readable by all).
+echo old >"$tmp/private.net"; chmod 600 "$tmp/private.net"
+if "$IBUNION" topo fattree 4 2 -o "$tmp/private.net" && [ "$(stat -c %a "$tmp/private.net")" = 600 ] &&
+  grep -q '^Switch' "$tmp/private.net"
+then echo "PASS: topo -o over a 0600 file: replaced, still 0600"
+else echo "FAIL: topo -o over a 0600 file: mode $(stat -c %a "$tmp/private.net")"; fails=$((fails + 1)); fi
 # A target that is no regular file (a FIFO here; /dev/null alike) is written
 # in place: a rename would replace the pipe or device with a file.
 mkfifo "$tmp/fifo"
@@ -341,5 +411,31 @@ expect "$tmp/partial.net:7: port 1 of \"P(01)\" has no LID" "$IBUNION" sim "$tmp
 sed '3s/$/junk/' "$net" >"$tmp/junk.net"
 expect "$tmp/junk.net:3: unexpected 'junk' after \"SW<0,1>\"[1]: expected a '#' comment or the end of the line" \
   "$IBUNION" inspect "$tmp/junk.net"
+# trace: a DLID nothing has is no "broken route" of the tables (exit 1);
+# options of another use of trace are not ignored.
+expect "ibunion trace: option --dlid: no end port or switch of $net has LID 1000 (its LIDs end at 23)" \
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 1000
+expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace at a time)" \
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 4 --base-lid-load
+# verify: options that go together, and the engine's options, are checked
+# before any check prints (stdout had half a report before exit 2), and
+# none is ignored.
+for args in "--groups $tmp/one.groups|--mft FILE and --groups FILE go together" \
+  "--disjoint|--disjoint needs --paths FILE or --engine E" \
+  "--engine mlid --options mlid_rotate=maybe|option 'mlid_rotate=maybe': expected on or off" \
+  "--options mlid_rotate=off|--options 'mlid_rotate=off': only with --engine E" \
+  "--paths $tmp/none|--paths FILE: only with --disjoint"; do
+  # shellcheck disable=SC2086
+  "$IBUNION" verify "$net" --lft "$tmp/good.lft" ${args%%|*} >"$tmp/o" 2>"$tmp/err"; rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -qF -- "${args#*|}" "$tmp/err"; then echo "PASS: verify ${args%%|*}: $(tail -1 "$tmp/err")"
+  else echo "FAIL: verify ${args%%|*}: rc $rc, stdout $(wc -c <"$tmp/o") bytes, $(tail -1 "$tmp/err")"; fails=$((fails + 1)); fi
+done
+# mcsetup: a list ending in ',' is no list (its last item was dropped);
+# measure's --csv is checked before the run on the live subnet.
+expect "option --iterations: expected a comma-separated list of integers, got '1,10,'" \
+  "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --iterations 1,10,
+expect "option --sizes: expected an integer, got 'x'" "$IBUNION" mcsetup measure "$live" --sizes 4,x
+expect "/nonexistent-dir/m.csv: cannot write (No such file or directory)" \
+  env -u LD_PRELOAD "$IBUNION" mcsetup measure "$live" --csv /nonexistent-dir/m.csv
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "plugin/core/error.h"
+#include "plugin/core/input_files.h"
 #include "plugin/core/int_math.h"
 
 namespace ibu {
@@ -110,8 +111,7 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
 }
 
 std::vector<McastGroup> ReadGroupsFile(const std::string& path, const Fabric& f) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open group file (" + std::strerror(errno) + ")");
+  std::ifstream in = OpenInputFile(path, "group file");
   return ParseGroups(in, path, f);
 }
 

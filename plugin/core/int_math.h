@@ -1,4 +1,4 @@
-// Small integer helpers shared by the fat-tree code and the front doors.
+// Small number helpers shared by the fat-tree code and the front doors.
 #pragma once
 
 #include <cctype>
@@ -22,6 +22,18 @@ inline bool ParseInteger(const std::string& text, long long* value) {
   errno = 0;
   char* end = nullptr;
   *value = std::strtoll(digits, &end, hex ? 16 : 10);
+  return *end == '\0' && errno != ERANGE;
+}
+
+// A real number as command lines and config files write one: decimal, with
+// an optional sign, point and exponent ("0.25", "25e-2", "-0"). False on
+// strtod's other forms (hex floats "0x0.8p0", inf, nan), leading blanks,
+// trailing text, overflow and underflow.
+inline bool ParseDecimalReal(const std::string& text, double* value) {
+  if (text.empty() || text.find_first_not_of("0123456789+-.eE") != std::string::npos) return false;
+  errno = 0;
+  char* end = nullptr;
+  *value = std::strtod(text.c_str(), &end);
   return *end == '\0' && errno != ERANGE;
 }
 

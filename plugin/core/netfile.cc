@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "plugin/core/error.h"
+#include "plugin/core/input_files.h"
 #include "plugin/core/int_math.h"
 
 namespace ibu {
@@ -756,8 +757,7 @@ Fabric ParseNetFile(std::istream& is, const std::string& file) {
 }
 
 Fabric ReadNetFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open topology file (" + std::strerror(errno) + ")");
+  std::ifstream in = OpenInputFile(path, "topology file");
   return ParseNetFile(in, path);
 }
 
@@ -898,8 +898,7 @@ std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) 
 }
 
 std::string ApplyGuid2LidFile(const std::string& path, Fabric& f) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open guid2lid file (" + std::strerror(errno) + ")");
+  std::ifstream in = OpenInputFile(path, "guid2lid file");
   return ApplyGuid2Lid(in, path, f);
 }
 

@@ -3,9 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -41,11 +43,26 @@ struct Staged {
   }
 };
 
+// An existing target keeps its permissions: the temporary renamed over it
+// came with the umask's (a 0600 file became 0644). One the user may not
+// write is refused, as the shell's '>' refuses it, not replaced.
+void TakeOverMode(const std::string& target, const std::string& tmp) {
+  struct stat st;
+  if (stat(target.c_str(), &st) != 0) return;
+  if (access(target.c_str(), W_OK) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    throw Error(target + ": cannot write (" + std::strerror(err) + ")");
+  }
+  chmod(tmp.c_str(), st.st_mode & 07777);
+}
+
 std::string WriteTemporary(const OutputFile& file) {
   // pid in the name: two commands writing the same target do not collide.
   const std::string tmp = file.path + ".tmp." + std::to_string(getpid());
   std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(file.path + ": cannot write (" + std::strerror(errno) + ")");
+  TakeOverMode(file.path, tmp);
   try {
     file.write(out);
     out.flush();
@@ -62,12 +79,44 @@ std::string WriteTemporary(const OutputFile& file) {
   return tmp;
 }
 
+// Two outputs into one regular file (`-o x --guid2lid x`, or `x` and
+// `./x`) shared a temporary: one was lost and the other renamed into place
+// before the error. Refused before anything is written.
+void RefuseSharedTarget(const std::vector<OutputFile>& files, const std::vector<bool>& special) {
+  std::vector<std::filesystem::path> seen;
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (IsStdout(files[i].path) || special[i]) continue;
+    std::error_code ec;
+    std::filesystem::path target = std::filesystem::weakly_canonical(files[i].path, ec);
+    if (ec) target = std::filesystem::absolute(files[i].path, ec).lexically_normal();
+    if (std::find(seen.begin(), seen.end(), target) != seen.end())
+      throw Error(files[i].path + ": named for two outputs; give each output a file of its own");
+    seen.push_back(target);
+  }
+}
+
 }  // namespace
+
+void CheckOutputsWritable(const std::vector<std::string>& paths) {
+  std::vector<OutputFile> files;
+  std::vector<bool> special;
+  for (const std::string& path : paths) {
+    files.push_back({path, [](std::ostream&) {}});
+    special.push_back(IsSpecial(path));
+    struct stat st;
+    if (special.back() && stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+      throw Error(path + ": cannot write (" + std::strerror(EISDIR) + ")");
+  }
+  RefuseSharedTarget(files, special);
+  for (size_t i = 0; i < files.size(); ++i)
+    if (!IsStdout(files[i].path) && !special[i]) std::remove(WriteTemporary(files[i]).c_str());
+}
 
 void WriteFilesAtomically(const std::vector<OutputFile>& files) {
   Staged staged;
   std::vector<bool> special;
   for (const OutputFile& f : files) special.push_back(IsSpecial(f.path));
+  RefuseSharedTarget(files, special);
   for (size_t i = 0; i < files.size(); ++i)
     staged.tmp.push_back(IsStdout(files[i].path) || special[i] ? "" : WriteTemporary(files[i]));
   for (size_t i = 0; i < files.size(); ++i) {

@@ -1,7 +1,8 @@
 // Output files written all-or-nothing: every file goes to a temporary name
 // next to its target first, and only when all of them are complete are they
 // renamed into place, so a failing command leaves neither partial files
-// nor a partial set of them behind. "-" (or "") means standard output,
+// nor a partial set of them behind. A replaced file keeps its permissions;
+// one the user may not write is refused. "-" (or "") means standard output,
 // written last, after the files; so is an existing target that is no
 // regular file (/dev/null, /dev/stdout, a FIFO): written in place, since a
 // rename would replace the device or pipe with a file.
@@ -20,7 +21,14 @@ struct OutputFile {
 };
 
 // Throws ibu::Error naming the path and the system's reason when a file
-// cannot be written; nothing has been replaced then.
+// cannot be written, or when two outputs name one file (devices and
+// stdout aside); nothing has been replaced then.
 void WriteFilesAtomically(const std::vector<OutputFile>& files);
+
+// Throws as WriteFilesAtomically would for targets it could not write (a
+// missing directory, no permission, a directory, two outputs in one file),
+// before a long run computes their content: creates and removes each
+// temporary. Targets stay untouched.
+void CheckOutputsWritable(const std::vector<std::string>& paths);
 
 }  // namespace ibu

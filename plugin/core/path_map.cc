@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/input_files.h"
 #include "plugin/core/int_math.h"
 
 namespace ibu {
@@ -108,8 +109,7 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
 }
 
 PathMap ReadPathMapFile(const std::string& path, const Fabric& f) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open path-selection map (" + std::strerror(errno) + ")");
+  std::ifstream in = OpenInputFile(path, "path-selection map");
   return ReadPathMap(in, path, f);
 }
 

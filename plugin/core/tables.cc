@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/input_files.h"
 #include "plugin/core/int_math.h"
 
 namespace ibu {
@@ -443,14 +444,12 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
 }
 
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open LFT dump (" + std::strerror(errno) + ")");
+  std::ifstream in = OpenInputFile(path, "LFT dump");
   ReadLfts(in, path, f, t);
 }
 
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open MFT dump (" + std::strerror(errno) + ")");
+  std::ifstream in = OpenInputFile(path, "MFT dump");
   ReadMfts(in, path, f, t);
 }
 
@@ -634,8 +633,7 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
 }
 
 void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open SL2VL dump");
+  std::ifstream in = OpenInputFile(path, "SL2VL dump");
   ReadSl2Vl(in, path, f, t);
 }
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +19,7 @@
 
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
+#include "plugin/core/input_files.h"
 #include "plugin/core/int_math.h"
 #include "plugin/core/lid_options.h"
 #include "plugin/core/netfile.h"
@@ -145,11 +147,8 @@ long long ToInt(const Setting& s, const std::string& what, long long min, long l
 }
 
 double ToDouble(const Setting& s, const std::string& value, const std::string& what) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(value.c_str(), &end);
-  if (value.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    throw Error(Named(s) + ": expected " + what);
+  double v = 0;
+  if (!ParseDecimalReal(value, &v)) throw Error(Named(s) + ": expected " + what);
   return v;
 }
 
@@ -177,6 +176,10 @@ uint32_t ToBytes(const Setting& s) {
   if (uint64_t(n) * mult > (uint64_t(1) << 30)) throw Error(Named(s) + ": message larger than 1 GiB");
   return uint32_t(uint64_t(n) * mult);
 }
+
+// Offered load per source, as a fraction of link bandwidth: --load and
+// every --sweep point.
+constexpr double kMaxLoad = 64;
 
 bool FileExists(const std::string& path) {
   std::ifstream in(path);
@@ -358,6 +361,8 @@ int Run(int argc, char** argv) {
       if (i + 1 >= words.size()) throw Error("option --" + name + " needs a value");
       value = words[++i];
     }
+    // `--csv ''` wrote no CSV without a word: no option takes an empty value.
+    if (value.empty()) throw Error("option --" + name + ": expected a value, got an empty one");
     if (name == "param") {
       cli_params.push_back({value, "--param", ""});
     } else {
@@ -372,8 +377,12 @@ int Run(int argc, char** argv) {
   std::vector<std::pair<std::string, Setting>> params;  // key, value@where
   if (cli.count("config")) {
     const std::string path = cli["config"].value;
-    std::ifstream in(path);
-    if (!in) throw Error("--config " + path + ": cannot open (" + std::strerror(errno) + ")");
+    std::ifstream in;
+    try {
+      in = OpenInputFile(path, "");
+    } catch (const Error& e) {
+      throw Error(std::string("--config ") + e.what());
+    }
     std::string line;
     int no = 0;
     std::map<std::string, int> seen;  // key -> line
@@ -389,6 +398,7 @@ int Run(int argc, char** argv) {
         throw Error(where + ": expected 'key = value', got '" + line + "'");
       std::string key = Trim(line.substr(0, eq));
       const std::string value = Trim(line.substr(eq + 1));
+      if (value.empty()) throw Error(where + ": " + key + " = : expected a value after '='");
       if (key == "mcast_mode") key = "mcast-mode";
       if (key == "no_wall") key = "no-wall";
       // A second line for a key would silently replace (or, for engine
@@ -420,11 +430,23 @@ int Run(int argc, char** argv) {
   if (cli.count("load")) opt.erase("sweep");
   if (cli.count("sweep")) opt.erase("load");
   for (auto& [k, v] : cli) opt[k] = v;
+  // Each key once on the command line, as in a config file (the last one
+  // was taken, or both handed to the engine); one from the command line
+  // replaces the config file's (options win).
+  std::map<std::string, std::string> cli_param_seen;  // key -> its --param word
   for (const Setting& s : cli_params) {
     const size_t eq = s.value.find('=');
     if (eq == std::string::npos || eq == 0)
       throw Error("--param " + s.value + ": expected key=value");
-    params.push_back({s.value.substr(0, eq), {s.value.substr(eq + 1), "--param " + s.value, ""}});
+    const std::string key = s.value.substr(0, eq);
+    const auto [first, fresh] = cli_param_seen.emplace(key, s.value);
+    if (!fresh)
+      throw Error("--param " + s.value + ": '" + key + "' again (first --param " + first->second +
+                  "); give each key once");
+    params.erase(
+        std::remove_if(params.begin(), params.end(), [&](const auto& kv) { return kv.first == key; }),
+        params.end());
+    params.push_back({key, {s.value.substr(eq + 1), "--param " + s.value, ""}});
   }
   auto flag = [&](const std::string& name) {
     if (flags.count(name)) return true;
@@ -448,6 +470,10 @@ int Run(int argc, char** argv) {
     if (!params.empty()) throw Error(params[0].second.where + ": not with --merge");
     const std::string dir = opt["merge"].value;
     if (opt.count("plot")) CheckPlotter("--plot " + opt["plot"].value);
+    std::vector<std::string> outputs;
+    for (const char* file : {"csv", "links", "plot"})
+      if (opt.count(file)) outputs.push_back(opt[file].value);
+    CheckOutputsWritable(outputs);
     const JobSet set = ReadJobSet(dir);
     Output out;
     out.json = json;
@@ -483,6 +509,13 @@ int Run(int argc, char** argv) {
     CheckPlotter("--plot " + opt["plot"].value);
   }
 
+  // Output files that could not be written are named now, not after a
+  // sweep that may run for hours (its results were printed, then lost).
+  std::vector<std::string> outputs;
+  for (const char* file : {"csv", "links", "members", "plot", "save"})
+    if (opt.count(file)) outputs.push_back(opt[file].value);
+  CheckOutputsWritable(outputs);
+
   // Parameters.
   Params p;
   for (const auto& [key, s] : params) SetParam(p, key, s.value, s.where);
@@ -508,19 +541,21 @@ int Run(int argc, char** argv) {
     std::stringstream ss(s.value);
     std::string part;
     while (std::getline(ss, part, ':')) parts.push_back(part);
-    if (parts.size() != 3) throw Error(Named(s) + ": expected FROM:TO:STEP");
+    // getline drops an empty last field: "0.1:0.3:0.1:" had three.
+    if (parts.size() != 3 || s.value.back() == ':') throw Error(Named(s) + ": expected FROM:TO:STEP");
     const double from = ToDouble(s, parts[0], "FROM:TO:STEP with numbers");
     const double to = ToDouble(s, parts[1], "FROM:TO:STEP with numbers");
     const double step = ToDouble(s, parts[2], "FROM:TO:STEP with numbers");
-    if (from <= 0 || step <= 0 || to < from)
-      throw Error(Named(s) + ": expected 0 < FROM <= TO and STEP > 0");
+    // Every point a load --load takes.
+    if (from <= 0 || step <= 0 || to < from || to > kMaxLoad)
+      throw Error(Named(s) + ": expected 0 < FROM <= TO <= 64 and STEP > 0");
     loads = SweepLoads(from, to, step);
     if (loads.size() > 10000) throw Error(Named(s) + ": more than 10000 points");
   } else {
     double load = 0.1;
     if (opt.count("load")) {
       load = ToDouble(opt["load"], opt["load"].value, "an offered load > 0 (fraction of link bandwidth)");
-      if (load <= 0 || load > 64)
+      if (load <= 0 || load > kMaxLoad)
         throw Error(Named(opt["load"]) + ": expected an offered load in (0, 64]");
     }
     loads = {load};

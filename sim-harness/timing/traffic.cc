@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/int_math.h"
 
 namespace ibu::sim {
 
@@ -20,11 +21,8 @@ namespace {
 }
 
 double ToDouble(const std::string& named, const std::string& word, const std::string& what) {
-  errno = 0;
-  char* end = nullptr;
-  const double v = std::strtod(word.c_str(), &end);
-  if (word.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
-    Bad(named, "'" + word + "' is not a number (" + what + ")");
+  double v = 0;
+  if (!ParseDecimalReal(word, &v)) Bad(named, "'" + word + "' is not a number (" + what + ")");
   return v;
 }
 
