@@ -94,10 +94,10 @@ expect "fattree: M must be at least 4, got 3" "$IBUNION" topo fattree 3 2
 # 2*(M/2)^N overflowed, and FT(4,64) ate all memory (bounded here, in case;
 # not under ASan, which needs its address space).
 limit="ulimit -v 2000000"; [ -n "${ASAN_OPTIONS:-}" ] && limit=:
-expect "fattree: FT(4,64) has more than 65536 hosts; that exceeds the unicast LID space (0xBFFF)" \
+expect "fattree: FT(4,64) has more than 49151 hosts (2*(m/2)^n), beyond the unicast LID space (0xBFFF)" \
   bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 4 64 -o $tmp/out/big.net" "$IBUNION"
-expect "fattree: FT(4,1000000) has more than 65536 hosts" bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 4 1000000" "$IBUNION"
-expect "fattree: FT(128,20) has more than 524288 hosts" bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 128 20" "$IBUNION"
+expect "fattree: FT(4,1000000) has more than 49151 hosts" bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 4 1000000" "$IBUNION"
+expect "fattree: FT(128,20) has more than 49151 hosts" bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 128 20" "$IBUNION"
 nothing_left "topo fattree beyond the LID space"
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent

@@ -55,6 +55,17 @@ inline bool ParseHexGuid(const std::string& text, unsigned long long* guid, size
   return true;
 }
 
+// base^exp (base >= 0) when it is at most `limit`, else -1: no overflow
+// whatever exponent a fabric or a command line gives.
+inline long IntPowAtMost(long base, int exp, long limit) {
+  long r = 1;
+  for (; exp > 0; --exp) {
+    if (base != 0 && r > limit / base) return -1;
+    r *= base;
+  }
+  return r;
+}
+
 // base^exp for small non-negative exponents (digit weights of labels).
 inline long IntPow(long base, int exp) {
   long r = 1;

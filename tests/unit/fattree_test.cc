@@ -1,4 +1,6 @@
 // FT(m,n) generator and recognition.
+#include <sstream>
+
 #include "plugin/core/error.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/fattree.h"
@@ -101,6 +103,32 @@ void RefusesWhatIsNotAFatTree() {
   CU_ASSERT(Contains(msg, "switch N("));
 }
 
+// A chain of 70 switches with two hosts at one end reads as FT(4,70) by
+// its depth: refused for its size before any k^n is computed (2*2^70
+// overflowed, UBSan's "signed integer overflow", and the degraded
+// labelling said "FT(4,70) has 0" switches on level 0).
+void RefusesADeepChainByItsSize() {
+  std::string net;
+  const int n = 70;
+  for (int i = 0; i < n; ++i) {
+    net += "switchguid=" + std::to_string(0x200000 + i) + "\nSwitch 4 \"S" + std::to_string(i) + "\"\n";
+    if (i > 0) net += "[1] \"S" + std::to_string(i - 1) + "\"[2]\n";
+    if (i < n - 1) net += "[2] \"S" + std::to_string(i + 1) + "\"[1]\n";
+    else net += "[3] \"H0\"[1]\n[4] \"H1\"[1]\n";
+    net += "\n";
+  }
+  net += "caguid=0x100000\nCa 1 \"H0\"\n[1] \"S69\"[3]\n\ncaguid=0x100002\nCa 1 \"H1\"\n[1] \"S69\"[4]\n";
+  std::istringstream in(net);
+  const Fabric f = ParseNetFile(in, "chain.net");
+  const std::string msg = ErrorOf([&] { RecognizeFatTree(f); });
+  CU_ASSERT(Contains(msg, "not an m-port n-tree"));
+  CU_ASSERT(Contains(msg, "FT(4,70) has more than 49151 hosts (2*(m/2)^n), beyond the unicast LID space"));
+  CU_ASSERT(!Contains(msg, "has 0"));
+  CU_ASSERT(Contains(ErrorOf([&] { RecognizeDegradedFatTree(f); }), "FT(4,70) has more than 49151 hosts"));
+  CU_ASSERT_EQUAL(FatTreeBeyondLids(2, 14), "");  // FT(4,14): 32768 hosts
+  CU_ASSERT(Contains(FatTreeBeyondLids(2, 15), "FT(4,15) has more than"));
+}
+
 }  // namespace
 
 void RegisterFatTreeSuite() {
@@ -110,6 +138,7 @@ void RegisterFatTreeSuite() {
   CU_add_test(s, "canonical labels are the paper's", CanonicalLabelsAreThePapers);
   CU_add_test(s, "shuffled labels obey the wiring rule", ShuffledLabelsObeyTheWiringRule);
   CU_add_test(s, "refuses what is not a fat-tree", RefusesWhatIsNotAFatTree);
+  CU_add_test(s, "refuses a deep chain by its size, without overflow", RefusesADeepChainByItsSize);
 }
 
 }  // namespace ibu::test

@@ -80,6 +80,8 @@ class Recognizer {
       Fail(leaf, 0, "a leaf has " + std::to_string(hosts) +
                         " hosts; m/2 must be a power of two >= 2");
     if (t_.m > kMaxSwitchPorts) Fail(leaf, 0, "m exceeds 254 ports");
+    const std::string beyond = FatTreeBeyondLids(t_.k, t_.n);
+    if (!beyond.empty()) Fail(leaf, 0, beyond);
   }
 
   void CheckDegrees() {
@@ -344,6 +346,12 @@ void LabelHostDigits(const Fabric& f, FatTree& t) {
 }
 
 int FatTree::paths() const { return static_cast<int>(IntPow(k, n - 1)); }
+
+std::string FatTreeBeyondLids(int k, int n) {
+  if (IntPowAtMost(k, n, kMaxUnicastLid / 2) >= 0) return "";
+  return "FT(" + std::to_string(2 * k) + "," + std::to_string(n) + ") has more than " +
+         std::to_string(kMaxUnicastLid) + " hosts (2*(m/2)^n), beyond the unicast LID space (0xBFFF)";
+}
 
 std::string DigitString(const std::vector<int>& digits, int radix) {
   std::string out;

@@ -58,6 +58,12 @@ FatTree RecognizeFatTree(const Fabric& f);
 // no "not an m-port n-tree" prefix.
 FatTree RecognizeDegradedFatTree(const Fabric& f);
 
+// Empty when FT(2k,n)'s 2k^n hosts fit the unicast LID space, else why
+// not ("FT(4,64) has more than 49151 hosts ..."). Recognition and the
+// generator ask before any k^n is computed: a deep chain of switches once
+// overflowed it.
+std::string FatTreeBeyondLids(int k, int n);
+
 // Digit string used in labels: "00" for m <= 10, "12.0.3" beyond.
 std::string DigitString(const std::vector<int>& digits, int radix);
 

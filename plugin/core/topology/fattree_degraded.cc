@@ -147,6 +147,8 @@ class DegradedRecognizer {
     t_.k = 1 << CeilLog2(k);
     t_.m = 2 * t_.k;
     if (t_.m > kMaxSwitchPorts) throw Error("m exceeds 254 ports");
+    const std::string beyond = FatTreeBeyondLids(t_.k, t_.n);
+    if (!beyond.empty()) throw Error(beyond);
   }
 
   void CheckLinks() {

@@ -55,19 +55,6 @@ long Index(const std::vector<int>& d, int r0, int k) {
 
 uint64_t Below(std::mt19937_64& rng, uint64_t n) { return rng() % n; }
 
-// FT(m,n)'s 2*(m/2)^n hosts, multiplied out only as far as the unicast LID
-// space: 2*IntPow overflowed for a large N (FT(4,64) came out as 0 hosts
-// and the generator ran out of memory). Throws when they do not fit.
-long FatTreeHostsWithinLids(int m, int n) {
-  long hosts = 2;
-  int level = 0;
-  for (; level < n && hosts <= kMaxUnicastLid; ++level) hosts *= m / 2;
-  if (hosts <= kMaxUnicastLid) return hosts;
-  throw Error("fattree: FT(" + std::to_string(m) + "," + std::to_string(n) + ") has " +
-              (level < n ? "more than " : "") + std::to_string(hosts) +
-              " hosts; that exceeds the unicast LID space (0xBFFF)");
-}
-
 }  // namespace
 
 Fabric MakeFatTree(int m, int n) {
@@ -76,7 +63,9 @@ Fabric MakeFatTree(int m, int n) {
   if (m > kMaxSwitchPorts) throw Error("fattree: M must be at most 254 ports, got " + std::to_string(m));
   if (n < 1) throw Error("fattree: N must be at least 1, got " + std::to_string(n));
   const int k = m / 2;
-  const long hosts = FatTreeHostsWithinLids(m, n);
+  const std::string beyond = FatTreeBeyondLids(k, n);
+  if (!beyond.empty()) throw Error("fattree: " + beyond);
+  const long hosts = 2 * IntPow(k, n);
   const long per_level = n == 1 ? 1 : 2 * IntPow(k, n - 1);
   const long top = n == 1 ? 1 : IntPow(k, n - 1);
   if (hosts + top + per_level * (n - 1) > kMaxUnicastLid)
