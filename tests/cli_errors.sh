@@ -65,6 +65,11 @@ expect "$tmp: cannot open guid2lid file (Is a directory)" "$IBUNION" inspect "$n
 expect "--config $tmp: cannot open (Is a directory)" "$IBUNION" sim "$net" --routing mlid --config "$tmp"
 expect "unknown routing engine 'bogus'" "$IBUNION" route "$net" --engine bogus
 expect "option 'mlid_rotate=maybe': expected on or off" "$IBUNION" route "$net" --engine mlid --options mlid_rotate=maybe
+# A command runs one engine: another engine's key would be ignored unread.
+expect "option 'mlid_rotate=off': unknown key (keys start with slid_)" \
+  "$IBUNION" route "$net" --engine slid --options mlid_rotate=off
+expect "--param engine.xymesh_vls=2: option 'xymesh_vls=2': unknown key (keys start with mlid_)" \
+  "$IBUNION" sim "$net" --routing mlid --param engine.xymesh_vls=2 --load 0.1
 expect "option --lmc: expected 0..7, got 9" "$IBUNION" route "$net" --engine mlid --lmc 9
 expect "unknown option --bogus" "$IBUNION" route "$net" --engine mlid --bogus
 expect "/nonexistent: cannot open LFT dump" "$IBUNION" verify "$net" --lft /nonexistent

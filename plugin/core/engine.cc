@@ -133,9 +133,11 @@ std::vector<std::string> SplitOptions(const std::string& text) {
 
 std::unique_ptr<Engine> MakeEngine(const std::string& name,
                                    const std::vector<std::string>& options, LogSink log,
-                                   const std::vector<std::string>& engines) {
+                                   const std::vector<std::string>& offered) {
   // Every key must belong to an engine this front door offers: a key of
-  // an engine it does not have (slid_ in OpenSM) would never be checked.
+  // an engine it does not have (slid_ in OpenSM, mlid_ in a command that
+  // runs slid) would never be read.
+  const std::vector<std::string> engines = offered.empty() ? std::vector<std::string>{name} : offered;
   auto check_owner = [&](const std::string& word) {
     const std::string key = SplitWord(word).first;
     std::string known;

@@ -116,14 +116,16 @@ std::vector<std::string> EngineNames();
 
 // Builds an engine from its name and "key=value" option words (unknown keys
 // or bad values throw ibu::Error naming the word and what was expected;
-// keys that belong to another engine of `engines` are ignored, keys of no
-// engine in `engines` are unknown). `engines`: the engines the front door
-// offers (the CLI all of EngineNames(), OpenSM only mlid and xymesh).
+// keys that belong to another engine of `offered` are ignored, keys of no
+// engine in `offered` are unknown). `offered`: the engines that share the
+// options (OpenSM's mlid and xymesh, which get one event_plugin_options);
+// empty, as in a CLI command that runs one engine, only `name` itself, so
+// `--engine slid --options mlid_rotate=off` is refused, not ignored.
 // `log` receives notes such as folded path digits.
 std::unique_ptr<Engine> MakeEngine(const std::string& name,
                                    const std::vector<std::string>& options,
                                    LogSink log,
-                                   const std::vector<std::string>& engines = EngineNames());
+                                   const std::vector<std::string>& offered = {});
 
 // The value of an on/off option (also 1/0, true/false, yes/no); throws
 // ibu::Error naming "key=value" otherwise.
