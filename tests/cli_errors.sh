@@ -115,6 +115,16 @@ printf 'load = 0.2\nrouting = foo\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:2: routing = foo: unknown routing engine (known: mlid, slid, xymesh, dump:DIR)" \
   "$IBUNION" sim "$net" --config "$tmp/c.conf"
 expect "--param engine.foo=1: option 'foo=1': unknown key" "$IBUNION" sim "$net" --routing mlid --param engine.foo=1
+# Settings only some runs read are refused elsewhere, not ignored.
+expect "--param hot=3: only with --traffic centric:F" "$IBUNION" sim "$net" --routing mlid --param hot=3
+printf 'shift = 2\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:1: shift = 2: only with --traffic shift" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+expect "--param mlid=49153: only with --routing dump:DIR and hardware multicast" \
+  "$IBUNION" sim "$net" --routing mlid --param mlid=49153
+expect "--param vls=4: not with --vls 2, which sets it too" "$IBUNION" sim "$net" --routing mlid --vls 2 --param vls=4
+printf 'hot = 99\n' >"$tmp/c.conf"
+expect "hot = 99 (--param or config file): expected an end port 0..7, the fabric has 8" \
+  "$IBUNION" sim "$net" --routing mlid --traffic centric:0.5 --config "$tmp/c.conf"
 printf 'engine.mlid_rotate = maybe\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: engine.mlid_rotate = maybe: option 'mlid_rotate=maybe': expected on or off" \
   "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"

@@ -273,6 +273,27 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
   return status;
 }
 
+// A --param or config-file setting as the user wrote it: "--param hot=3"
+// or "run.conf:4: hot = 3".
+std::string NamedParam(const Setting& s) { return s.key.empty() ? s.where : Named(s); }
+
+// Settings that only some runs read: given to another run they were
+// ignored without a word, so they are refused naming the runs that read
+// them.
+void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
+                          const std::vector<std::pair<std::string, Setting>>& params, const TrafficSpec& spec,
+                          const Params& p, bool dump) {
+  for (const auto& [key, s] : params) {
+    std::string only;
+    if (key == "hot" && spec.pattern != Pattern::kCentric) only = "only with --traffic centric:F";
+    if (key == "shift" && spec.pattern != Pattern::kShift) only = "only with --traffic shift";
+    if (key == "mlid" && !(dump && spec.pattern == Pattern::kMcast && p.mcast_mode == McastMode::kHardware))
+      only = "only with --routing dump:DIR and hardware multicast (--traffic mcast:S:G, mcast_mode hw)";
+    if (key == "vls" && opt.count("vls")) only = "not with " + Named(opt.at("vls")) + ", which sets it too";
+    if (!only.empty()) throw Error(NamedParam(s) + ": " + only);
+  }
+}
+
 // What --routing and the LID options ask for fits together, named before
 // anything is read: a known engine, engine options it takes (each named by
 // its --param or config line), LIDs from one source.
@@ -300,7 +321,7 @@ void CheckRouting(std::map<std::string, Setting>& opt,
     try {
       MakeEngine(r.value, {key.substr(7) + "=" + s.value}, nullptr);
     } catch (const Error& e) {  // "--param engine.K=V" or "FILE:LINE: engine.K = V"
-      throw Error((s.key.empty() ? s.where : Named(s)) + ": " + e.what());
+      throw Error(NamedParam(s) + ": " + e.what());
     }
   }
   // xymesh's VL count follows --vls unless engine.xymesh_vls sets it.
@@ -529,6 +550,7 @@ int Run(int argc, char** argv) {
   ValidateParams(p);
   const TrafficSpec spec =
       opt.count("traffic") ? ParseTraffic(opt["traffic"].value, Named(opt["traffic"])) : ParseTraffic("uniform");
+  RefuseUnreadSettings(opt, params, spec, p, opt.count("routing") && opt["routing"].value.rfind("dump:", 0) == 0);
   const uint32_t msg = opt.count("msg") ? ToBytes(opt["msg"]) : 32;
   const uint64_t seed = opt.count("seed")
                             ? uint64_t(ToInt(opt["seed"], "a seed (non-negative integer)", 0, INT64_MAX))

@@ -166,8 +166,8 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       break;
     case Pattern::kCentric:
       if (hot_ >= n)
-        throw Error("--param hot=" + std::to_string(hot_) + ": the fabric has only " +
-                    std::to_string(n) + " end ports");
+        throw Error("hot = " + std::to_string(hot_) + " (--param or config file): expected an end port 0.." +
+                    std::to_string(n - 1) + ", the fabric has " + std::to_string(n));
       for (int h = 0; h < n; ++h) sources_.push_back(h);
       break;
     case Pattern::kShift: {
