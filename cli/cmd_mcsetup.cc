@@ -11,6 +11,8 @@
 
 #include "cli/commands.h"
 #include "plugin/core/error.h"
+#include "plugin/core/input_files.h"
+#include "plugin/core/int_math.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/output_files.h"
 #include "sim-harness/mcast/effective_latency.h"
@@ -122,25 +124,31 @@ int Burst(const Args& args) {
   return 0;
 }
 
+// The comma-separated cells of `line`, an empty last one included
+// (getline on ',' drops it: "a,b," read as two cells).
+std::vector<std::string> CsvCells(const std::string& line) {
+  std::vector<std::string> cells;
+  size_t start = 0;
+  for (size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1)
+    cells.push_back(line.substr(start, comma - start));
+  cells.push_back(line.substr(start));
+  return cells;
+}
+
 // A CSV with a header line, read into rows of named columns.
 std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path,
                                                         const std::vector<std::string>& needed) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open");
+  std::ifstream in = OpenInputFile(path, "CSV file");
   std::string line;
   if (!std::getline(in, line)) throw Error(path + ":1: expected a header line");
-  std::vector<std::string> header;
-  std::stringstream hs(line);
-  for (std::string w; std::getline(hs, w, ',');) header.push_back(w);
+  const std::vector<std::string> header = CsvCells(line);
   for (const std::string& col : needed)
     if (std::find(header.begin(), header.end(), col) == header.end())
       throw Error(path + ":1: header has no column '" + col + "'");
   std::vector<std::map<std::string, std::string>> rows;
   for (int no = 2; std::getline(in, line); ++no) {
     if (line.empty()) continue;
-    std::vector<std::string> cells;
-    std::stringstream ls(line);
-    for (std::string w; std::getline(ls, w, ',');) cells.push_back(w);
+    const std::vector<std::string> cells = CsvCells(line);
     if (cells.size() != header.size())
       throw Error(path + ":" + std::to_string(no) + ": expected " + std::to_string(header.size()) +
                   " fields, found " + std::to_string(cells.size()));
@@ -152,15 +160,24 @@ std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path,
   return rows;
 }
 
-double Number(const std::map<std::string, std::string>& row, const std::string& col,
-              const std::string& path) {
+// Column `col` of `row` as a decimal number in 0..max.
+double Number(const std::map<std::string, std::string>& row, const std::string& col, const std::string& path,
+              double max = 1e300) {
   const std::string& text = row.at(col);
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end || !std::isfinite(v) || v < 0)
-    throw Error(path + ":" + row.at("#line") + ": column " + col + ": expected a number >= 0, got '" +
+  double v = -1;
+  if (!ParseDecimalReal(text, &v) || !std::isfinite(v) || v < 0 || v > max)
+    throw Error(path + ":" + row.at("#line") + ": column " + col + ": expected a number " +
+                (max < 1e300 ? "0.." + std::to_string(static_cast<long>(max)) : std::string(">= 0")) + ", got '" +
                 text + "'");
   return v;
+}
+
+// A group size: a whole number of members, at most a fabric's end ports.
+int GroupSize(const std::map<std::string, std::string>& row, const std::string& path) {
+  const double v = Number(row, "size", path, kMaxUnicastLid);
+  if (v != std::floor(v))
+    throw Error(path + ":" + row.at("#line") + ": column size: expected a whole number, got '" + row.at("size") + "'");
+  return static_cast<int>(v);
 }
 
 int EffectiveMain(const Args& args) {
@@ -177,11 +194,11 @@ int EffectiveMain(const Args& args) {
     s.create_join_ms = Number(row, "joins_wall_ms", setup_path);
     s.ready_ms = Number(row, "ready_ms", setup_path);
     s.pool_leave_ms = Number(row, "pool_leaves_wall_ms", setup_path);
-    setups[{row.at("label"), static_cast<int>(Number(row, "size", setup_path))}].push_back(s);
+    setups[{row.at("label"), GroupSize(row, setup_path)}].push_back(s);
   }
   std::map<Key, mcast::BroadcastCosts> costs;
   for (const auto& row : ReadCsv(costs_path, {"label", "size", "p2p_msg_us", "hw_bcast_us"})) {
-    const int size = static_cast<int>(Number(row, "size", costs_path));
+    const int size = GroupSize(row, costs_path);
     mcast::BroadcastCosts b;
     b.p2p_us = mcast::BinomialBroadcastUs(size, Number(row, "p2p_msg_us", costs_path));
     b.hw_us = Number(row, "hw_bcast_us", costs_path);

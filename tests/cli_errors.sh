@@ -223,6 +223,17 @@ expect "ibunion mcsetup: --lmc 1: a live subnet's LIDs are the SM's (in NET or -
   "$IBUNION" mcsetup measure "$net" --lmc 1
 # mcsetup's verbs share one option list: another verb's option is refused,
 # not accepted and ignored.
+# effective's CSVs: a directory, a trailing empty cell (getline dropped it
+# and miscounted), hex floats and fractional or huge group sizes.
+expect "$tmp: cannot open CSV file (Is a directory)" "$IBUNION" mcsetup effective --setup "$tmp" --costs "$tmp"
+head -2 "$top/docs/mcast-setup/costs.csv" | sed '2s/$/,/' >"$tmp/costs.csv"
+expect "$tmp/costs.csv:2: expected 4 fields, found 5" \
+  "$IBUNION" mcsetup effective --setup "$top/docs/mcast-setup/setup.csv" --costs "$tmp/costs.csv"
+for bad in 0x4 4.5 1e9; do
+  printf 'label,size,p2p_msg_us,hw_bcast_us\nft-4-3/mlid,%s,17.632,9.056\n' "$bad" >"$tmp/costs.csv"
+  expect "$tmp/costs.csv:2: column size: expected" \
+    "$IBUNION" mcsetup effective --setup "$top/docs/mcast-setup/setup.csv" --costs "$tmp/costs.csv"
+done
 expect "ibunion mcsetup: --reps is not an option of mcsetup effective (it is one of measure)" \
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --reps 3
 expect "ibunion mcsetup: --sizes is not an option of mcsetup burst (it is one of measure)" \
