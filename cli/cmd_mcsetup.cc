@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "plugin/core/error.h"
+#include "plugin/core/fields.h"
 #include "plugin/core/input_files.h"
 #include "plugin/core/int_math.h"
 #include "plugin/core/netfile.h"
@@ -47,13 +48,11 @@ constexpr const char* kUsage =
 std::vector<int> ParseIntList(const std::string& text, const std::string& what, long min,
                               long max) {
   std::vector<int> v;
-  std::stringstream ss(text);
-  std::string word;
-  while (std::getline(ss, word, ','))
+  for (const std::string& word : SplitFields(text, ',')) {
+    if (word.empty())
+      throw UsageError{"option " + what + ": expected a comma-separated list of integers, got '" + text + "'"};
     v.push_back(static_cast<int>(ParseInt(word, "option " + what, min, max)));
-  // getline drops an empty last item: "4,16," read as "4,16".
-  if (v.empty() || text.back() == ',')
-    throw UsageError{"option " + what + ": expected a comma-separated list of integers, got '" + text + "'"};
+  }
   return v;
 }
 
@@ -124,31 +123,20 @@ int Burst(const Args& args) {
   return 0;
 }
 
-// The comma-separated cells of `line`, an empty last one included
-// (getline on ',' drops it: "a,b," read as two cells).
-std::vector<std::string> CsvCells(const std::string& line) {
-  std::vector<std::string> cells;
-  size_t start = 0;
-  for (size_t comma; (comma = line.find(',', start)) != std::string::npos; start = comma + 1)
-    cells.push_back(line.substr(start, comma - start));
-  cells.push_back(line.substr(start));
-  return cells;
-}
-
 // A CSV with a header line, read into rows of named columns.
 std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path,
                                                         const std::vector<std::string>& needed) {
   std::ifstream in = OpenInputFile(path, "CSV file");
   std::string line;
   if (!std::getline(in, line)) throw Error(path + ":1: expected a header line");
-  const std::vector<std::string> header = CsvCells(line);
+  const std::vector<std::string> header = SplitFields(line, ',');
   for (const std::string& col : needed)
     if (std::find(header.begin(), header.end(), col) == header.end())
       throw Error(path + ":1: header has no column '" + col + "'");
   std::vector<std::map<std::string, std::string>> rows;
   for (int no = 2; std::getline(in, line); ++no) {
     if (line.empty()) continue;
-    const std::vector<std::string> cells = CsvCells(line);
+    const std::vector<std::string> cells = SplitFields(line, ',');
     if (cells.size() != header.size())
       throw Error(path + ":" + std::to_string(no) + ": expected " + std::to_string(header.size()) +
                   " fields, found " + std::to_string(cells.size()));

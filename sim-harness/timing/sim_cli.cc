@@ -19,6 +19,7 @@
 
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
+#include "plugin/core/fields.h"
 #include "plugin/core/input_files.h"
 #include "plugin/core/int_math.h"
 #include "plugin/core/lid_options.h"
@@ -559,12 +560,8 @@ int Run(int argc, char** argv) {
   std::vector<double> loads;
   if (opt.count("sweep")) {
     const Setting& s = opt["sweep"];
-    std::vector<std::string> parts;
-    std::stringstream ss(s.value);
-    std::string part;
-    while (std::getline(ss, part, ':')) parts.push_back(part);
-    // getline drops an empty last field: "0.1:0.3:0.1:" had three.
-    if (parts.size() != 3 || s.value.back() == ':') throw Error(Named(s) + ": expected FROM:TO:STEP");
+    const std::vector<std::string> parts = SplitFields(s.value, ':');
+    if (parts.size() != 3) throw Error(Named(s) + ": expected FROM:TO:STEP");
     const double from = ToDouble(s, parts[0], "FROM:TO:STEP with numbers");
     const double to = ToDouble(s, parts[1], "FROM:TO:STEP with numbers");
     const double step = ToDouble(s, parts[2], "FROM:TO:STEP with numbers");

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/fields.h"
 #include "plugin/core/int_math.h"
 
 namespace ibu::sim {
@@ -50,21 +51,6 @@ HostCount ParseCount(const std::string& named, std::string word, const std::stri
   return c;
 }
 
-std::vector<std::string> Split(const std::string& s, char sep) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char ch : s) {
-    if (ch == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += ch;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
 // k distinct hosts out of n, sorted.
 std::vector<int> Sample(int n, int k, std::mt19937_64& rng) {
   std::vector<int> all(n);
@@ -93,7 +79,7 @@ TrafficSpec ParseTraffic(const std::string& text, const std::string& named) {
   s.text = text;
   s.named = named.empty() ? "--traffic " + text : named;
   const std::string& where = s.named;
-  const std::vector<std::string> w = Split(text, ':');
+  const std::vector<std::string> w = SplitFields(text, ':');
   const std::string& name = w[0];
   auto want = [&](size_t lo, size_t hi, const std::string& form) {
     if (w.size() < lo || w.size() > hi) Bad(where, "expected " + form);
