@@ -103,6 +103,9 @@ expect "fattree: FT(4,64) has more than 49151 hosts (2*(m/2)^n), beyond the unic
   bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 4 64 -o $tmp/out/big.net" "$IBUNION"
 expect "fattree: FT(4,1000000) has more than 49151 hosts" bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 4 1000000" "$IBUNION"
 expect "fattree: FT(128,20) has more than 49151 hosts" bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 128 20" "$IBUNION"
+# Hosts within the LID space, hosts and switches together beyond it.
+expect "fattree: FT(4,14) has 32768 hosts and 221184 switches, one LID each; together they exceed the unicast LID space (0xBFFF)" \
+  bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 4 14 -o $tmp/out/big.net" "$IBUNION"
 nothing_left "topo fattree beyond the LID space"
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent

@@ -70,7 +70,8 @@ Fabric MakeFatTree(int m, int n) {
   const long top = n == 1 ? 1 : IntPow(k, n - 1);
   if (hosts + top + per_level * (n - 1) > kMaxUnicastLid)
     throw Error("fattree: FT(" + std::to_string(m) + "," + std::to_string(n) + ") has " +
-                std::to_string(hosts) + " hosts; that exceeds the unicast LID space (0xBFFF)");
+                std::to_string(hosts) + " hosts and " + std::to_string(top + per_level * (n - 1)) +
+                " switches, one LID each; together they exceed the unicast LID space (0xBFFF)");
   Fabric f;
   const int wlen = n - 1;
   for (long i = 0; i < hosts; ++i) {
