@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -148,15 +149,14 @@ std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path,
   return rows;
 }
 
-// Column `col` of `row` as a decimal number in 0..max.
+// Column `col` of `row` as a decimal number >= 0, and at most `max` if given.
 double Number(const std::map<std::string, std::string>& row, const std::string& col, const std::string& path,
-              double max = 1e300) {
+              std::optional<long> max = std::nullopt) {
   const std::string& text = row.at(col);
   double v = -1;
-  if (!ParseDecimalReal(text, &v) || !std::isfinite(v) || v < 0 || v > max)
+  if (!ParseDecimalReal(text, &v) || !std::isfinite(v) || v < 0 || (max && v > double(*max)))
     throw Error(path + ":" + row.at("#line") + ": column " + col + ": expected a number " +
-                (max < 1e300 ? "0.." + std::to_string(static_cast<long>(max)) : std::string(">= 0")) + ", got '" +
-                text + "'");
+                (max ? "0.." + std::to_string(*max) : std::string(">= 0")) + ", got '" + text + "'");
   return v;
 }
 

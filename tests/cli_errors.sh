@@ -237,6 +237,12 @@ for bad in 0x4 4.5 1e9; do
   expect "$tmp/costs.csv:2: column size: expected" \
     "$IBUNION" mcsetup effective --setup "$top/docs/mcast-setup/setup.csv" --costs "$tmp/costs.csv"
 done
+printf 'label,size,p2p_msg_us,hw_bcast_us\nft-4-3/mlid,1e9,17.632,9.056\nft-4-3/slid,4,-1,9\n' >"$tmp/costs.csv"
+expect "$tmp/costs.csv:2: column size: expected a number 0..49151, got '1e9'" \
+  "$IBUNION" mcsetup effective --setup "$top/docs/mcast-setup/setup.csv" --costs "$tmp/costs.csv"
+sed -i 2d "$tmp/costs.csv"
+expect "$tmp/costs.csv:2: column p2p_msg_us: expected a number >= 0, got '-1'" \
+  "$IBUNION" mcsetup effective --setup "$top/docs/mcast-setup/setup.csv" --costs "$tmp/costs.csv"
 expect "ibunion mcsetup: --reps is not an option of mcsetup effective (it is one of measure)" \
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --reps 3
 expect "ibunion mcsetup: --sizes is not an option of mcsetup burst (it is one of measure)" \
