@@ -1,7 +1,10 @@
 // Output files written all-or-nothing: every file goes to a temporary name
 // next to its target first, and only when all of them are complete are they
 // renamed into place, so a failing command leaves neither partial files
-// nor a partial set of them behind. A replaced file keeps its permissions;
+// nor a partial set of them behind. (The renames themselves are not one
+// step: should the directory change under us between two of them, the
+// files renamed before stay. Same-directory renames fail no other way.)
+// A replaced file keeps its permissions;
 // one the user may not write is refused. "-" (or "") means standard output,
 // written last, after the files; so is an existing target that is no
 // regular file (/dev/null, /dev/stdout, a FIFO): written in place, since a
