@@ -2,7 +2,8 @@
 # What mlid cannot route it refuses with the reason, and OpenSM carries on
 # with minhop: a mesh, a fat-tree with one extra cable, bad options (an
 # unknown key, a key given twice, a key of an engine the plugin lacks); and
-# beside another event plugin, its keys are left to it.
+# beside another event plugin, its keys are left to it. A leaf whose hosts
+# are all off is routed, not refused.
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 run() {  # NET OUT OPTIONS
@@ -27,6 +28,20 @@ sed -e 's/^Switch\t4 "SW<00,2>"$/Switch\t5 "SW<00,2>"\n[5]\t"SW<11,2>"[5]/' \
 grep -c '\[5\]' "$E2E_TMP/cross.net" | grep -q 2 || fail "could not build the cross-linked fabric"
 check "ft-4-3 with a cross link comes up" run "$E2E_TMP/cross.net" "$E2E_TMP/cross" ""
 expect_fallback "ft-4-3 + cross link" "$E2E_TMP/cross" "port 5: link to a switch of level 2 from level 2; links join adjacent levels only"
+
+# What mlid can route it does not refuse: ft-4-3 with the hosts of leaf
+# SW<11,2> powered off (not in the net file) is a degraded tree, and the
+# hostless leaf was once taken for a top, so OpenSM fell back to minhop.
+awk 'BEGIN { RS = ""; ORS = "\n\n" } !/Hca\t1 "P\(11[01]\)"/' "$TOPO/ft-4-3.net" |
+  grep -v '"P(11[01])"\[1\]' >"$E2E_TMP/hostless.net"
+grep -c Hca "$E2E_TMP/hostless.net" | grep -qx 14 || fail "could not build the fabric with a hostless leaf"
+check "ft-4-3 with a hostless leaf comes up" run "$E2E_TMP/hostless.net" "$E2E_TMP/hostless" ""
+grep -qF "ibunion/mlid: degraded FT(4,3): 0 of 32 switch links, 0 of 20 switches and 2 of 16 hosts missing" \
+  "$E2E_TMP/hostless/opensm.log" && grep -q "mlid tables configured on all switches" "$E2E_TMP/hostless/opensm.log" &&
+  ! grep -q "minhop tables configured" "$E2E_TMP/hostless/opensm.log" &&
+  pass "hostless leaf: mlid routes the degraded tree, no fallback" || fail "hostless leaf: mlid did not route"
+check "hostless leaf: every host reaches every host LID" \
+  "$IBUNION" verify "$E2E_TMP/hostless/fabric.net" --lft "$E2E_TMP/hostless/lfts.dump" --host-lids
 
 check "ft-4-3 with a bad option comes up" run "$TOPO/ft-4-3.net" "$E2E_TMP/badopt" "mlid_bogus=1"
 grep -q "bad event_plugin_options: option 'mlid_bogus=1': unknown key for engine mlid" "$E2E_TMP/badopt/opensm.log" &&

@@ -4,6 +4,7 @@
 // and multicast trees exactly-once; complete trees keep their tables.
 #include <memory>
 #include <random>
+#include <set>
 
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
@@ -53,6 +54,22 @@ Fabric WithoutSwitch(const Fabric& f, int gone) {
       else if (p.is_end_port()) p.index = new_ep[p.index];
     }
   for (EndPort& ep : out.end_ports) ep.switch_index = new_sw[ep.switch_index];
+  out.Finalize();
+  return out;
+}
+
+// A copy of `f` without the hosts cabled to the switches `leaves` (all of
+// them powered off: OpenSM then sees leaves without hosts).
+Fabric WithoutHostsOf(const Fabric& f, const std::set<int>& leaves) {
+  Fabric out = f;
+  out.end_ports.clear();
+  std::vector<int> new_ep(f.end_ports.size(), -1);
+  for (size_t e = 0; e < f.end_ports.size(); ++e)
+    if (!leaves.count(f.end_ports[e].switch_index))
+      new_ep[e] = static_cast<int>(out.end_ports.size()), out.end_ports.push_back(f.end_ports[e]);
+  for (Switch& sw : out.switches)
+    for (Peer& p : sw.ports)
+      if (p.is_end_port()) p = new_ep[p.index] < 0 ? Peer{} : Peer{p.kind, new_ep[p.index], p.port};
   out.Finalize();
   return out;
 }
@@ -195,6 +212,33 @@ void CompleteTreeUnchanged() {
   CU_ASSERT(differ > 0);
 }
 
+// A leaf whose hosts are all down is still a leaf: from the other leaves
+// it looks like a top (FT(m,3)) or is farther than the tops (FT(m,2)), and
+// was refused, so OpenSM fell back to another engine.
+void LeafWithoutHostsIsRouted() {
+  for (auto [m, n, lmc] : {std::tuple{4, 2, 1}, std::tuple{4, 3, 2}, std::tuple{8, 3, 4}, std::tuple{4, 4, 0}}) {
+    const Fabric full = Generated(m, n, lmc);
+    const FatTree tree = RecognizeFatTree(full);
+    const std::string of_all = " of " + std::to_string(full.end_ports.size()) + " hosts missing";
+    std::set<int> every_other;  // each lowest subtree keeps a leaf with hosts
+    for (size_t s = 0; s < full.switches.size(); ++s) {
+      if (tree.level[s] != n - 1 || tree.w[s].back() % 2) continue;
+      every_other.insert(static_cast<int>(s));
+      if (every_other.size() > 1 && m == 8) continue;  // one leaf of the larger tree is enough
+      const Fabric f = WithoutHostsOf(full, {static_cast<int>(s)});
+      Outcome o = RouteAndCheck(f, s);
+      CU_ASSERT(Contains(o.note, std::to_string(m / 2) + of_all));
+      CU_ASSERT_EQUAL(RecognizeFatTree(f).level[s], n - 1);
+    }
+    const Fabric f = WithoutHostsOf(full, every_other);
+    Outcome o = RouteAndCheck(f, n);
+    CU_ASSERT(Contains(o.note, std::to_string(every_other.size() * m / 2) + of_all));
+    const FatTree degraded = RecognizeFatTree(f);
+    for (int s : every_other) CU_ASSERT_EQUAL(degraded.level[s], n - 1);
+  }
+  PrintTotals();
+}
+
 // Cuts every cable of `sw` toward the level `below`.
 void CutLinksTo(Fabric& f, const FatTree& tree, int sw, int below) {
   for (int p = 1; p <= f.switches[sw].num_ports; ++p) {
@@ -249,6 +293,7 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "a whole switch removed, each level, 4 seeds", WholeSwitchRemoved);
   CU_add_test(s, "complete and healed trees keep their tables", CompleteTreeUnchanged);
   CU_add_test(s, "a switch cut off from below is left out", SwitchCutOffBelowIsLeftOut);
+  CU_add_test(s, "a leaf without hosts is still a leaf", LeafWithoutHostsIsRouted);
   CU_add_test(s, "unlabellable trees are refused with the reason", UnlabellableIsRefusedWithReason);
 }
 

@@ -96,20 +96,52 @@ class DegradedRecognizer {
   }
   int Neighbour(int s, int port) const { return f_.switches[s].ports[port].index; }
 
+  // Distances to the nearest leaf: first from the switches with hosts,
+  // then again counting the leaves whose hosts are all down, which only
+  // those distances reveal.
   void Distances() {
+    std::vector<char> leaf(ns_, 0);
+    for (int s = 0; s < ns_; ++s) leaf[s] = HostCount(s) > 0;
+    if (std::find(leaf.begin(), leaf.end(), 1) == leaf.end()) throw Error("no switch has hosts attached");
+    DistancesFrom(leaf);
+    bool hostless = false;
+    for (int s = 0; s < ns_; ++s)
+      if (!leaf[s] && IsHostlessLeaf(s)) leaf[s] = hostless = true;
+    if (hostless) DistancesFrom(leaf);
+    for (int s = 0; s < ns_; ++s)
+      if (dist_[s] < 0) Fail(s, 0, "not connected to any switch with hosts");
+  }
+
+  void DistancesFrom(const std::vector<char>& leaf) {
     dist_.assign(ns_, -1);
     std::queue<int> q;
     for (int s = 0; s < ns_; ++s)
-      if (HostCount(s) > 0) dist_[s] = 0, q.push(s);
-    if (q.empty()) throw Error("no switch has hosts attached");
+      if (leaf[s]) dist_[s] = 0, q.push(s);
     while (!q.empty()) {
       int s = q.front();
       q.pop();
       for (const Peer& p : f_.switches[s].ports)
         if (p.is_switch() && dist_[p.index] < 0) dist_[p.index] = dist_[s] + 1, q.push(p.index);
     }
-    for (int s = 0; s < ns_; ++s)
-      if (dist_[s] < 0) Fail(s, 0, "not connected to any switch with hosts");
+  }
+
+  // A switch whose hosts are all down is two links from the hosts, like
+  // the tops of FT(m,3) and beyond the tops of FT(m,2). It is a leaf when
+  // two of its neighbours share a leaf below them: they are then one
+  // subtree, which no switch above them links into twice.
+  bool IsHostlessLeaf(int s) const {
+    std::set<int> neighbours, leaves_below;
+    for (const Peer& p : f_.switches[s].ports)
+      if (p.is_switch()) neighbours.insert(p.index);
+    for (int a : neighbours) {
+      if (dist_[a] != 1) return false;
+      std::set<int> below;  // a's leaves with hosts
+      for (const Peer& p : f_.switches[a].ports)
+        if (p.is_switch() && dist_[p.index] == 0) below.insert(p.index);
+      for (int h : below)
+        if (!leaves_below.insert(h).second) return true;
+    }
+    return false;
   }
 
   bool IsPeak(int s) const {
