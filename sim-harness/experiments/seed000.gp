@@ -1,6 +1,7 @@
 # seed 000/004 (Figs. 10-27): completion time vs message size on a 16x16
 # mesh for one source/group combination, a panel per VL count; XY
-# multicast and unicast, VLs shared or dedicated per direction.
+# multicast and unicast, VLs shared, dedicated per direction, or the
+# engine's own (a trunk row and an SL per VL).
 # gnuplot -e "csv='...'; png='...'; src='40%'; grp='100%'; vlcfgs='1 2-shared ...'" seed000.gp
 vls = "1"
 if (strstrt(vlcfgs, "2-")) vls = vls . " 2"
@@ -18,18 +19,20 @@ set grid
 set key top left box opaque font "DejaVuSans,8"
 sel(s, v) = sprintf("< awk -F, '$1 == \"%s\" && $2 == \"%s\" && $3 == \"%s\" && $4 == \"%s\" {print $5, $6}' '%s'", s, src, grp, v, csv)
 col(s) = s eq "mcast" ? "#c0392b" : "#1f5fbf"
-dash(m) = m eq "shared" ? 1 : 2
-ptype(m) = m eq "shared" ? 7 : 4
-col2(s, m) = m eq "shared" ? col(s) : (s eq "mcast" ? "#e8a090" : "#8fb5ea")
-name(s, m) = sprintf("%s, %s", s eq "mcast" ? "multicast" : "unicast", m eq "shared" ? "shared VLs" : "VL per direction")
+ptype(m) = m eq "shared" ? 7 : (m eq "engine" ? 5 : 4)
+col2(s, m) = m eq "shared" ? col(s) : (m eq "engine" ? (s eq "mcast" ? "#6e1a10" : "#0b2f6b") : (s eq "mcast" ? "#e8a090" : "#8fb5ea"))
+mname(m) = m eq "shared" ? "shared VLs" : (m eq "engine" ? "engine's VLs (SL per trunk row)" : "VL per direction")
+name(s, m) = sprintf("%s, %s", s eq "mcast" ? "multicast" : "unicast", mname(m))
+modes = "shared dedicated"
+if (strstrt(vlcfgs, "-engine")) modes = modes . " engine"
 name1(s) = s eq "mcast" ? "multicast" : "unicast"
 do for [v in vls] {
   set title sprintf("%s virtual lane%s", v, v eq "1" ? "" : "s")
   if (v eq "1") {
     plot for [s in "unicast mcast"] sel(s, "1") using 1:2 with linespoints lc rgb col(s) pt 7 ps 0.7 lw 1.3 title name1(s)
   } else {
-    plot for [s in "unicast mcast"] for [m in "shared dedicated"] sel(s, v . "-" . m) using 1:2 with linespoints \
-      lc rgb col2(s, m) pt ptype(m) ps 0.8 lw (m eq "shared" ? 2 : 1) title name(s, m)
+    plot for [s in "unicast mcast"] for [m in modes] sel(s, v . "-" . m) using 1:2 with linespoints \
+      lc rgb col2(s, m) pt ptype(m) ps 0.8 lw (m eq "dedicated" ? 1 : 2) title name(s, m)
   }
 }
 unset multiplot
