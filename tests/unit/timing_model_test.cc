@@ -184,6 +184,54 @@ void TestVlsShareTheLink() {
   }
 }
 
+// S0 holds hosts A, B, C on ports 1-3 and port 4 to S1 port 1; S1 holds
+// D, E on ports 2, 3. Unicast up and down.
+Setup TwoSwitches() {
+  Setup st;
+  Fabric& f = st.fabric;
+  AddSwitch(f, 4, "S0");
+  AddSwitch(f, 3, "S1");
+  ConnectSwitches(f, 0, 4, 1, 1);
+  const char* names[] = {"A", "B", "C", "D", "E"};
+  for (int h = 0; h < 5; ++h) {
+    AddHost(f, names[h]);
+    ConnectEndPort(f, h, h < 3 ? 0 : 1, h < 3 ? h + 1 : h - 1);
+  }
+  NumberLids(f);
+  st.tables.Resize(f);
+  for (int h = 0; h < 5; ++h) {
+    const Lid lid = f.end_ports[h].base_lid;
+    st.tables.lft[0].set(lid, uint8_t(h < 3 ? h + 1 : 4));
+    st.tables.lft[1].set(lid, uint8_t(h < 3 ? 1 : h - 1));
+  }
+  for (int s = 0; s < 2; ++s) st.tables.lft[s].set(f.switches[s].lid, 0);
+  return st;
+}
+
+void TestStraightGrantMovesRoundRobin() {
+  // A grant to an idle output is a round-robin grant too. All to D:
+  //   C at 0: S0 sends it up 120..248; at S1 (routed 240) it waits for E's
+  //     packet (E at 100, S1 -> D 220..348), so S0's credit is back at 496.
+  //   A at 130, 2 packets: the first is routed at 250 onto the idle output
+  //     (granted at once, waits there for the credit, goes up 496..624);
+  //     A's slot frees at 378, its second packet is routed at 518.
+  //   B at 200: routed at 320, waits.
+  // At 624 B and A's second packet both wait: round robin after A serves
+  // B. S0's next two sends go up once S1 returns a credit (764, 1032), so
+  // B's packet lands at 1032 and A's second at 1300: latency 1300 - 130.
+  // Serving A again would leave B last (1300 - 200 = 1100).
+  Params p;
+  Rig rig(TwoSwitches(), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 2, 3, 32);
+  sim.AddMessage(100, 4, 3, 32);
+  sim.AddMessage(130, 0, 3, 64);
+  sim.AddMessage(200, 1, 3, 32);
+  const PointResult r = sim.Run();
+  CU_ASSERT_EQUAL(r.completion_ns, 1300);
+  CU_ASSERT_EQUAL(int64_t(r.latency_max_ns), 1300 - 130);
+}
+
 void TestSaturatedLink() {
   // Three hosts send everything to host 0 through one switch: the switch's
   // link to host 0 is busy all the time and carries 1/b = 0.25 bytes/ns.
@@ -417,6 +465,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "two sources, one output: exact times, credit of a waiting packet", TestTwoSourcesOneOutput);
   CU_add_test(s, "hot spot fed by three inputs: 0.25 bytes/ns exactly", TestHotSpotLinkExactly);
   CU_add_test(s, "two and four VLs: SL to VL, the link shared", TestVlsShareTheLink);
+  CU_add_test(s, "a straight grant moves the round-robin pointer", TestStraightGrantMovesRoundRobin);
   CU_add_test(s, "one saturated link delivers 0.25 bytes/ns", TestSaturatedLink);
   CU_add_test(s, "single flow bandwidth, 1 and 3 packet buffers", TestSingleFlowBandwidth);
   CU_add_test(s, "hot spot never exceeds the destination link", TestHotSpotBounded);
