@@ -144,10 +144,13 @@ class Engine final : public Simulator::Impl {
   // Straight through when the output has room and nobody waits for it
   // (arbitration then has nothing to decide), else a request in its queue.
   // `key`: the input's channel numbered by its receiving port, the order
-  // arbitration goes round in.
+  // arbitration goes round in. A straight grant is a grant all the same:
+  // the round-robin pointer moves past it, or the next arbitration would
+  // put this input first again, ahead of one that waited.
   IBU_HOT void GrantOrQueue(int ic, int key, int oc) {
     VlState& o = St(oc);
     if (o.out_count < OutCap() && o.nreq == 0) {
+      o.rr_last = key;
       Grant(ic, oc);
     } else {
       req_[oc].push_back(key);

@@ -1,4 +1,4 @@
-// The packet-level switch and host model (one sweep point). See model.md
+// The packet-level switch and host model (one sweep point). See README.md
 // beside this file for the timing rules; in short, with F = fly_ns,
 // R = route_ns, b = byte_ns and L the packet's bytes:
 //

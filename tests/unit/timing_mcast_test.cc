@@ -4,6 +4,7 @@
 
 #include <set>
 #include <string>
+#include <utility>
 
 #include "tests/unit/timing_rig.h"
 
@@ -39,6 +40,29 @@ void TestOneCopyPerMember() {
   // farthest member is two switches up and down: 3 switches.
   const int64_t first = 4 * 20 + 3 * 100 + 128;
   CU_ASSERT(r.latency_avg_ns >= double(first));
+}
+
+void TestOneToThreeTiming() {
+  // Tree(3,3), group {0, 1, 4, 7}, host 0 sends. Leaf 0 (routed at 120)
+  // copies to host 1 and up, not back to host 0; the root (240) to leaves
+  // 1 and 2, not back to leaf 0; they (360) to hosts 4 and 7. Completion
+  // 4F + 3R + Lb = 508, 7 links. A second packet follows one credit round
+  // trip (268) later at every switch: 776.
+  for (const auto& [bytes, completion] : {std::pair{32u, 508}, std::pair{64u, 776}}) {
+    Params p;
+    Setup st = Tree(3, 3);
+    TreeMulticast(st, 3, 3, kMlid, {0, 1, 4, 7});
+    Rig rig(std::move(st), p, "mcast:all:all", 1, kMlid);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, 0, -1, bytes);
+    const PointResult r = sim.Run();
+    CU_ASSERT(r.error.empty());
+    CU_ASSERT_EQUAL(r.completion_ns, completion);
+    CU_ASSERT_EQUAL(int64_t(r.latency_max_ns), completion);
+    CU_ASSERT_EQUAL(r.packets_delivered, 3u * (bytes / 32));
+    CU_ASSERT_EQUAL(r.packet_hops, 7u * (bytes / 32));
+    CU_ASSERT_EQUAL(sim.DeliveredTo(0), 0u);
+  }
 }
 
 void TestAllMembersSend() {
@@ -145,6 +169,7 @@ void TestMissingMemberIsReported() {
 void RegisterTimingMcastSuite() {
   CU_pSuite s = CU_add_suite("timing_mcast", nullptr, nullptr);
   CU_add_test(s, "multicast delivers one copy per member", TestOneCopyPerMember);
+  CU_add_test(s, "1-to-3 group: exact completion, no copy back", TestOneToThreeTiming);
   CU_add_test(s, "all members send at once", TestAllMembersSend);
   CU_add_test(s, "flooding MFT loop is reported", TestFloodingLoopIsCaught);
   CU_add_test(s, "unicast emulation of multicast", TestUnicastEmulation);

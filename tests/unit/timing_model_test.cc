@@ -6,6 +6,8 @@
 #include <cmath>
 #include <random>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "plugin/core/error.h"
 #include "tests/unit/test_util.h"
@@ -99,6 +101,135 @@ void TestMultiPacketMessage() {
     CU_ASSERT_EQUAL(r.packets_delivered, 4u);
     CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 3 * 128 + 3 * 20 + 2 * 100 + 4 * 4);
   }
+}
+
+void TestShortPacketsOneSlotBuffers() {
+  // Star(2), one-packet buffers. 1 B: 2F + R + 1b = 144 ns. 33 B = 32 + 1:
+  // the first packet's slot frees at 120 + 128, its credit is back at 268,
+  // so the 1-byte packet starts at 268 and lands 20 + 100 + 20 + 4 later.
+  for (const auto& [bytes, latency, packets] : {std::tuple{1u, 144, 1u}, std::tuple{33u, 412, 2u}}) {
+    Params p;
+    Rig rig(Star(2), p);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, 0, 1, bytes);
+    const PointResult r = sim.Run();
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), latency);
+    CU_ASSERT_EQUAL(r.packets_delivered, packets);
+  }
+}
+
+void TestTwoSourcesOneOutput() {
+  // Star(3): hosts 0 and 1 send 2 packets each to host 2 at t=0. Both heads
+  // are routed at 120; host 0 (first in) leaves at once, host 1 waits for
+  // the output: 248. Its slot frees at 248 + 128, so its credit is back at
+  // 396 (not 268: a waiting packet holds its credit), and its second packet
+  // is routed at 516, when the output has just finished host 0's second
+  // (routed 388, sent 388..516). Deliveries 268, 396, 536, 664: messages
+  // done at 536 (host 0) and 664 (host 1).
+  Params p;
+  Rig rig(Star(3), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 0, 2, 64);
+  sim.AddMessage(0, 1, 2, 64);
+  const PointResult r = sim.Run();
+  CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), (536 + 664) / 2);
+  CU_ASSERT_EQUAL(int64_t(r.latency_max_ns), 664);
+  CU_ASSERT_EQUAL(r.completion_ns, 664);
+}
+
+void TestHotSpotLinkExactly() {
+  // Star(4): hosts 0, 1, 2 send 10 packets each to host 3 at t=0. An input
+  // is ready again 268 ns after its grant and its turn comes 384 ns later,
+  // so the link to host 3 never idles: 30 packets of 128 ns from t=120, in
+  // round-robin order 0, 1, 2, ... Last bytes at 120 + 28 * 128 + 148 =
+  // 3724 (host 0), 3852, 3980: exactly 0.25 bytes/ns, no credit gap.
+  Params p;
+  Rig rig(Star(4), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  for (int h = 0; h < 3; ++h) sim.AddMessage(0, h, 3, 320);
+  const PointResult r = sim.Run();
+  CU_ASSERT_EQUAL(r.completion_ns, 120 + 30 * 128 + 20);
+  CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 3852);
+  CU_ASSERT_EQUAL(int64_t(r.latency_max_ns), 3980);
+}
+
+void TestVlsShareTheLink() {
+  // Star(2), 2 VLs: one 2-packet message on SL 0 and one on SL 1 from host
+  // 0. The host alternates VLs packet by packet (VL 0 at 0, VL 1 at 128);
+  // each VL waits for its own credit (268 and 396), so the second packets
+  // go at 268 and 396: deliveries 268, 396, 536, 664.
+  {
+    Params p;
+    p.vls = 2;
+    Rig rig(Star(2), p);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, 0, 1, 64, 0);
+    sim.AddMessage(0, 0, 1, 64, 1);
+    const PointResult r = sim.Run();
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), (536 + 664) / 2);
+    CU_ASSERT_EQUAL(r.completion_ns, 664);
+    CU_ASSERT(r.vl_hops == std::vector<uint64_t>({4, 4}));
+  }
+  // 4 VLs, SL 5 and SL 6: VL = SL mod 4 on every hop, VLs 1 and 2.
+  {
+    Params p;
+    p.vls = 4;
+    Rig rig(Star(2), p);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, 0, 1, 32, 5);
+    sim.AddMessage(0, 0, 1, 32, 6);
+    const PointResult r = sim.Run();
+    CU_ASSERT(r.vl_hops == std::vector<uint64_t>({0, 2, 2, 0}));
+    CU_ASSERT_EQUAL(r.completion_ns, 128 + 268);
+  }
+}
+
+// S0 holds hosts A, B, C on ports 1-3 and port 4 to S1 port 1; S1 holds
+// D, E on ports 2, 3. Unicast up and down.
+Setup TwoSwitches() {
+  Setup st;
+  Fabric& f = st.fabric;
+  AddSwitch(f, 4, "S0");
+  AddSwitch(f, 3, "S1");
+  ConnectSwitches(f, 0, 4, 1, 1);
+  const char* names[] = {"A", "B", "C", "D", "E"};
+  for (int h = 0; h < 5; ++h) {
+    AddHost(f, names[h]);
+    ConnectEndPort(f, h, h < 3 ? 0 : 1, h < 3 ? h + 1 : h - 1);
+  }
+  NumberLids(f);
+  st.tables.Resize(f);
+  for (int h = 0; h < 5; ++h) {
+    const Lid lid = f.end_ports[h].base_lid;
+    st.tables.lft[0].set(lid, uint8_t(h < 3 ? h + 1 : 4));
+    st.tables.lft[1].set(lid, uint8_t(h < 3 ? 1 : h - 1));
+  }
+  for (int s = 0; s < 2; ++s) st.tables.lft[s].set(f.switches[s].lid, 0);
+  return st;
+}
+
+void TestStraightGrantMovesRoundRobin() {
+  // A grant to an idle output is a round-robin grant too. All to D:
+  //   C at 0: S0 sends it up 120..248; at S1 (routed 240) it waits for E's
+  //     packet (E at 100, S1 -> D 220..348), so S0's credit is back at 496.
+  //   A at 130, 2 packets: the first is routed at 250 onto the idle output
+  //     (granted at once, waits there for the credit, goes up 496..624);
+  //     A's slot frees at 378, its second packet is routed at 518.
+  //   B at 200: routed at 320, waits.
+  // At 624 B and A's second packet both wait: round robin after A serves
+  // B. S0's next two sends go up once S1 returns a credit (764, 1032), so
+  // B's packet lands at 1032 and A's second at 1300: latency 1300 - 130.
+  // Serving A again would leave B last (1300 - 200 = 1100).
+  Params p;
+  Rig rig(TwoSwitches(), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 2, 3, 32);
+  sim.AddMessage(100, 4, 3, 32);
+  sim.AddMessage(130, 0, 3, 64);
+  sim.AddMessage(200, 1, 3, 32);
+  const PointResult r = sim.Run();
+  CU_ASSERT_EQUAL(r.completion_ns, 1300);
+  CU_ASSERT_EQUAL(int64_t(r.latency_max_ns), 1300 - 130);
 }
 
 void TestSaturatedLink() {
@@ -330,6 +461,11 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "zero-load latency, one packet, H = 1..5", TestZeroLoadOnePacket);
   CU_add_test(s, "zero-load latency with other parameters", TestZeroLoadOtherParams);
   CU_add_test(s, "multi-packet message: credit round trip vs line rate", TestMultiPacketMessage);
+  CU_add_test(s, "1-byte and 33-byte messages, one-packet buffers", TestShortPacketsOneSlotBuffers);
+  CU_add_test(s, "two sources, one output: exact times, credit of a waiting packet", TestTwoSourcesOneOutput);
+  CU_add_test(s, "hot spot fed by three inputs: 0.25 bytes/ns exactly", TestHotSpotLinkExactly);
+  CU_add_test(s, "two and four VLs: SL to VL, the link shared", TestVlsShareTheLink);
+  CU_add_test(s, "a straight grant moves the round-robin pointer", TestStraightGrantMovesRoundRobin);
   CU_add_test(s, "one saturated link delivers 0.25 bytes/ns", TestSaturatedLink);
   CU_add_test(s, "single flow bandwidth, 1 and 3 packet buffers", TestSingleFlowBandwidth);
   CU_add_test(s, "hot spot never exceeds the destination link", TestHotSpotBounded);
