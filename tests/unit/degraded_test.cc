@@ -12,6 +12,7 @@
 #include "plugin/core/netfile.h"
 #include "plugin/core/routing/mlid.h"
 #include "plugin/core/topology/fattree.h"
+#include "plugin/core/topology/fattree_labels.h"
 #include "plugin/core/topology/generate.h"
 #include "plugin/core/verify/deadlock.h"
 #include "plugin/core/verify/unicast.h"
@@ -311,6 +312,37 @@ void SwitchCutOffBelowIsLeftOut() {
   }
 }
 
+// A leaf without hosts and with one link left is a leaf of the tree it is
+// in, not a top of a larger one: FT(4,2) was read as "FT(8,3): 249 of 256
+// switch links ... missing", FT(4,3) as FT(8,3).
+void LeafWithOneLinkLeft() {
+  for (auto [m, n, lmc] : {std::tuple{4, 2, 1}, std::tuple{8, 2, 2}, std::tuple{4, 3, 1}, std::tuple{8, 3, 2},
+                           std::tuple{4, 4, 0}}) {
+    const Fabric full = Generated(m, n, lmc);
+    const FatTree tree = RecognizeFatTree(full);
+    int leaf = -1;
+    for (size_t s = 0; s < full.switches.size() && leaf < 0; ++s)
+      if (tree.level[s] == n - 1) leaf = static_cast<int>(s);
+    Fabric f = WithoutHostsOf(full, {leaf});
+    for (int p : PortsTowardLevel(f, tree, leaf, -1))
+      if (p != tree.up_port[leaf][0]) CutLink(f, leaf, p);
+    f.Finalize();
+    Outcome o = RouteAndCheck(f, m);
+    const int k = m / 2;
+    long links = 0;
+    for (const Switch& sw : full.switches)
+      for (const Peer& p : sw.ports) links += p.is_switch();
+    const std::string shape = "degraded FT(" + std::to_string(m) + "," + std::to_string(n) + "): ";
+    CU_ASSERT(Contains(
+        o.note, shape + std::to_string(k - 1) + " of " + std::to_string(links / 2) + " switch links, 0 of "));
+    CU_ASSERT(Contains(
+        o.note, std::to_string(k) + " of " + std::to_string(full.end_ports.size()) + " hosts missing"));
+    CU_ASSERT(!Contains(o.note, "left out"));
+    CU_ASSERT_EQUAL(RecognizeFatTree(f).level[leaf], n - 1);
+  }
+  PrintTotals();
+}
+
 // Refusals say why: a leaf that lost every up link splits the fabric.
 void UnlabellableIsRefusedWithReason() {
   Fabric f = Generated(4, 3, 2);
@@ -340,6 +372,7 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "a switch cut off from below is left out", SwitchCutOffBelowIsLeftOut);
   CU_add_test(s, "a leaf without hosts is still a leaf", LeafWithoutHostsIsRouted);
   CU_add_test(s, "a lowest subtree without hosts, hosts on one leaf only", HostlessSubtreeIsRouted);
+  CU_add_test(s, "a leaf without hosts and one link left is a leaf", LeafWithOneLinkLeft);
   CU_add_test(s, "unlabellable trees are refused with the reason", UnlabellableIsRefusedWithReason);
 }
 

@@ -8,12 +8,13 @@
 //
 // Cost: union-find and sorting over switches and links, O(links log links),
 // plus O(links x m log m) for the 4-cycles that place switches without hosts
-// below them; twice per plausible top distance (at most 14 but the
+// below them; three times per plausible top distance (at most 14 but the
 // first: FT(4,15) is beyond the LIDs).
 #include <algorithm>
 #include <climits>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "plugin/core/error.h"
@@ -42,15 +43,18 @@ class UnionFind {
   std::vector<int> parent_;
 };
 
-// Where a switch without hosts goes when no 4-cycle fixes its level and it
-// lies beyond the tops: below them (kPlace), or left out (kLeaveOut).
-enum class Guess { kPlace, kLeaveOut };
+// Where a switch without hosts goes when no 4-cycle fixes its level. One
+// beyond the tops is placed below them, or left out (kLeaveOut). One with a
+// single neighbour nearer the hosts, below the tops, is that neighbour's
+// parent (kAbove), or if nothing farther climbs from it (a leaf on one
+// link) its child (kBelow) or left out (kLeaveOut).
+enum class Guess { kAbove, kBelow, kLeaveOut };
 
 class DegradedRecognizer {
  public:
   // top_distance: the tops' distance from the nearest switch with hosts,
   // n-1 (see FindLevels); guess: see Guess.
-  DegradedRecognizer(const Fabric& f, int top_distance, Guess guess = Guess::kPlace)
+  DegradedRecognizer(const Fabric& f, int top_distance, Guess guess = Guess::kAbove)
       : f_(f), ns_(static_cast<int>(f.switches.size())), top_(top_distance), guess_(guess) {}
 
   // Distances at which peaks (switches whose neighbours are all one step
@@ -190,6 +194,10 @@ class DegradedRecognizer {
         continue;  // only reached through switches left out
       } else if (twin >= 0) {
         t_.level[s] = t_.level[twin], descending[s] = 1;
+      } else if (up != nearer.end() && HostCount(s) == 0 && Nearer(s).size() == 1 && FartherOnesPlaced(s)) {
+        guessed = true;  // its one nearer neighbour's parent, or its child without hosts?
+        descending[s] = guess_ == Guess::kBelow;
+        t_.level[s] = t_.level[*up] + (descending[s] ? 1 : -1);
       } else if (up != nearer.end()) {
         t_.level[s] = t_.level[*up] - 1;
       } else {
@@ -199,6 +207,14 @@ class DegradedRecognizer {
       if (t_.level[s] > n - 1) FailBelowLeaves(s);
     }
     LeaveOutSwitchesWithNothingBelow();
+  }
+
+  // Whether every neighbour of `s` farther from the hosts has its level
+  // from a 4-cycle: then none climbs from `s`.
+  bool FartherOnesPlaced(int s) const {
+    for (const Peer& p : f_.switches[s].ports)
+      if (p.is_switch() && dist_[p.index] > dist_[s] && twin_[p.index] < 0) return false;
+    return true;
   }
 
   [[noreturn]] void FailBelowLeaves(int s) const {
@@ -499,6 +515,13 @@ class DegradedRecognizer {
       }
     for (int s = 0; s < ns_; ++s)
       if (CutOff(s)) ++m.cut_off, t_.level[s] = -1;
+    // Switches left out are still there: a tree too small to hold them all
+    // is not the one they are missing from.
+    if (ns_ > m.total_switches || links > m.total_links)
+      throw Error(std::to_string(ns_) + " switches and " + std::to_string(links) +
+                  " switch links, more than FT(" + std::to_string(t_.m) + "," + std::to_string(n) +
+                  ") has (" + std::to_string(m.total_switches) + " and " + std::to_string(m.total_links) +
+                  ")");
     m.switches = m.total_switches - ns_;
     m.links = m.total_links - links;
     m.hosts = m.total_hosts - hosts;
@@ -508,7 +531,7 @@ class DegradedRecognizer {
   const Fabric& f_;
   const int ns_;
   int top_ = -1;
-  Guess guess_ = Guess::kPlace;
+  Guess guess_ = Guess::kAbove;
   std::vector<int> dist_;  // per switch: links to the nearest switch with hosts
   std::vector<int> order_;  // switches by dist_
   std::vector<int> twin_;   // per switch: SameLevelAs
@@ -524,20 +547,27 @@ class DegradedRecognizer {
 
 }  // namespace
 
-// Tries each plausible top distance, most common peak first, placing the
-// switches beyond the tops, then leaving them out; reports the first
-// candidate's refusal when none labels the fabric.
+// Tries each plausible top distance and each guess, and keeps the smallest
+// FT(m,n) that labels the fabric (the first of equals): the tree that
+// needs the fewest parts missing. A leaf without hosts hanging on one link
+// read as a top made a larger tree of which almost everything was missing
+// (FT(4,2) as FT(8,3)). Reports the first candidate's refusal when none
+// labels the fabric.
 FatTree RecognizeDegradedFatTree(const Fabric& f) {
   std::string first_error;
+  std::optional<FatTree> best;
+  auto size = [](const FatTree& t) { return std::pair{t.missing.total_hosts, t.missing.total_switches}; };
   for (int top : DegradedRecognizer(f, -1).TopCandidates())
-    for (Guess guess : {Guess::kPlace, Guess::kLeaveOut}) {
+    for (Guess guess : {Guess::kAbove, Guess::kBelow, Guess::kLeaveOut}) {
       try {
-        return DegradedRecognizer(f, top, guess).Run();
+        FatTree t = DegradedRecognizer(f, top, guess).Run();
+        if (!best || size(t) < size(*best)) best = std::move(t);
       } catch (const Error& e) {
         if (first_error.empty()) first_error = e.what();
       }
     }
-  throw Error(first_error);
+  if (!best) throw Error(first_error);
+  return std::move(*best);
 }
 
 std::string FatTree::DegradedSummary() const {
