@@ -2,6 +2,7 @@
 // links or a whole switch removed (several seeds). Every pair must still be
 // reached, every route must be up*/down*, the tables free of credit loops
 // and multicast trees exactly-once; complete trees keep their tables.
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <set>
@@ -11,6 +12,7 @@
 #include "plugin/core/netfile.h"
 #include "plugin/core/routing/mlid.h"
 #include "plugin/core/topology/fattree.h"
+#include "plugin/core/topology/fattree_labels.h"
 #include "plugin/core/topology/generate.h"
 #include "plugin/core/verify/deadlock.h"
 #include "plugin/core/verify/unicast.h"
@@ -239,31 +241,106 @@ void LeafWithoutHostsIsRouted() {
   PrintTotals();
 }
 
+// The leaves of one lowest subtree (under the same parents) of `tree`: those
+// whose label differs from `leaf`'s in the last digit only.
+std::set<int> LowestSubtreeOf(const FatTree& tree, int leaf) {
+  std::set<int> out;
+  for (size_t s = 0; s < tree.level.size(); ++s)
+    if (tree.level[s] == tree.n - 1 &&
+        std::equal(tree.w[s].begin(), tree.w[s].end() - 1, tree.w[leaf].begin()))
+      out.insert(static_cast<int>(s));
+  return out;
+}
+
+// A lowest subtree with no host left, or hosts on one leaf only: the
+// hostless switches look farther than the tops, which are then no peaks;
+// such trees were refused ("two down links lead into the same subtree",
+// or on FT(8,3) "FT(16,5) has more than 49151 hosts").
+void HostlessSubtreeIsRouted() {
+  for (auto [m, n, lmc] : {std::tuple{4, 3, 2}, std::tuple{4, 4, 0}, std::tuple{8, 3, 4}}) {
+    const Fabric full = Generated(m, n, lmc);
+    const FatTree tree = RecognizeFatTree(full);
+    const std::string shape = "degraded FT(" + std::to_string(m) + "," + std::to_string(n) + "): ";
+    const std::string of_all = " of " + std::to_string(full.end_ports.size()) + " hosts missing";
+    std::vector<int> leaves;
+    for (size_t s = 0; s < full.switches.size(); ++s)
+      if (tree.level[s] == n - 1) leaves.push_back(static_cast<int>(s));
+    const std::set<int> subtree = LowestSubtreeOf(tree, leaves.back());
+    const std::set<int> all_but_one(leaves.begin() + 1, leaves.end());
+    for (const std::set<int>& hostless : {subtree, all_but_one}) {
+      const Fabric f = WithoutHostsOf(full, hostless);
+      Outcome o = RouteAndCheck(f, hostless.size());
+      CU_ASSERT(Contains(o.note, shape + "0 of "));
+      CU_ASSERT(Contains(o.note, std::to_string(hostless.size() * m / 2) + of_all));
+      const FatTree degraded = RecognizeFatTree(f);
+      for (int s : hostless) CU_ASSERT_EQUAL(degraded.level[s], n - 1);
+    }
+  }
+  PrintTotals();
+}
+
+// Cuts the cable at port `p` of switch `sw` (both ends; no Finalize).
+void CutLink(Fabric& f, int sw, int p) {
+  Peer& peer = f.switches[sw].ports[p];
+  f.switches[peer.index].ports[peer.port] = Peer{};
+  peer = Peer{};
+}
+
 // Cuts every cable of `sw` toward the level `below`.
 void CutLinksTo(Fabric& f, const FatTree& tree, int sw, int below) {
   for (int p = 1; p <= f.switches[sw].num_ports; ++p) {
-    Peer& peer = f.switches[sw].ports[p];
-    if (!peer.is_switch() || tree.level[peer.index] != below) continue;
-    f.switches[peer.index].ports[peer.port] = Peer{};
-    peer = Peer{};
+    const Peer& peer = f.switches[sw].ports[p];
+    if (peer.is_switch() && tree.level[peer.index] == below) CutLink(f, sw, p);
   }
   f.Finalize();
 }
 
 // A switch that lost every down link carries no host traffic: it is left
-// out and everything else is routed.
+// out and everything else is routed. (Below level 1 its distance to the
+// hosts is that of a top: FT(m,4) was refused.)
 void SwitchCutOffBelowIsLeftOut() {
-  for (auto [m, lmc] : {std::pair{4, 2}, std::pair{8, 4}}) {
-    Fabric f = Generated(m, 3, lmc);
+  for (auto [m, n, lmc, level] : {std::tuple{4, 3, 2, 1}, std::tuple{8, 3, 4, 1}, std::tuple{4, 4, 0, 2}}) {
+    Fabric f = Generated(m, n, lmc);
     const FatTree tree = RecognizeFatTree(f);
     int victim = -1;
     for (size_t s = 0; s < f.switches.size() && victim < 0; ++s)
-      if (tree.level[s] == 1) victim = static_cast<int>(s);
-    CutLinksTo(f, tree, victim, 2);
+      if (tree.level[s] == level) victim = static_cast<int>(s);
+    CutLinksTo(f, tree, victim, level + 1);
     Outcome o = RouteAndCheck(f, 5);
     CU_ASSERT(Contains(o.note, "1 switch(es) cut off from below and left out"));
     CU_ASSERT_EQUAL(RecognizeFatTree(f).level[victim], -1);
   }
+}
+
+// A leaf without hosts and with one link left is a leaf of the tree it is
+// in, not a top of a larger one: FT(4,2) was read as "FT(8,3): 249 of 256
+// switch links ... missing", FT(4,3) as FT(8,3).
+void LeafWithOneLinkLeft() {
+  for (auto [m, n, lmc] : {std::tuple{4, 2, 1}, std::tuple{8, 2, 2}, std::tuple{4, 3, 1}, std::tuple{8, 3, 2},
+                           std::tuple{4, 4, 0}}) {
+    const Fabric full = Generated(m, n, lmc);
+    const FatTree tree = RecognizeFatTree(full);
+    int leaf = -1;
+    for (size_t s = 0; s < full.switches.size() && leaf < 0; ++s)
+      if (tree.level[s] == n - 1) leaf = static_cast<int>(s);
+    Fabric f = WithoutHostsOf(full, {leaf});
+    for (int p : PortsTowardLevel(f, tree, leaf, -1))
+      if (p != tree.up_port[leaf][0]) CutLink(f, leaf, p);
+    f.Finalize();
+    Outcome o = RouteAndCheck(f, m);
+    const int k = m / 2;
+    long links = 0;
+    for (const Switch& sw : full.switches)
+      for (const Peer& p : sw.ports) links += p.is_switch();
+    const std::string shape = "degraded FT(" + std::to_string(m) + "," + std::to_string(n) + "): ";
+    CU_ASSERT(Contains(
+        o.note, shape + std::to_string(k - 1) + " of " + std::to_string(links / 2) + " switch links, 0 of "));
+    CU_ASSERT(Contains(
+        o.note, std::to_string(k) + " of " + std::to_string(full.end_ports.size()) + " hosts missing"));
+    CU_ASSERT(!Contains(o.note, "left out"));
+    CU_ASSERT_EQUAL(RecognizeFatTree(f).level[leaf], n - 1);
+  }
+  PrintTotals();
 }
 
 // Refusals say why: a leaf that lost every up link splits the fabric.
@@ -294,6 +371,8 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "complete and healed trees keep their tables", CompleteTreeUnchanged);
   CU_add_test(s, "a switch cut off from below is left out", SwitchCutOffBelowIsLeftOut);
   CU_add_test(s, "a leaf without hosts is still a leaf", LeafWithoutHostsIsRouted);
+  CU_add_test(s, "a lowest subtree without hosts, hosts on one leaf only", HostlessSubtreeIsRouted);
+  CU_add_test(s, "a leaf without hosts and one link left is a leaf", LeafWithOneLinkLeft);
   CU_add_test(s, "unlabellable trees are refused with the reason", UnlabellableIsRefusedWithReason);
 }
 

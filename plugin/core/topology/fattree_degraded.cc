@@ -6,12 +6,15 @@
 // the cabling left is not enough to tell the parts apart it refuses, naming
 // the switch and what it could not tell.
 //
-// Cost: union-find and sorting over switches and links, O(links log links).
+// Cost: union-find and sorting over switches and links, O(links log links),
+// plus O(links x m log m) for the 4-cycles that place switches without hosts
+// below them; three times per plausible top distance (at most 14 but the
+// first: FT(4,15) is beyond the LIDs).
 #include <algorithm>
 #include <climits>
 #include <map>
 #include <numeric>
-#include <queue>
+#include <optional>
 #include <set>
 
 #include "plugin/core/error.h"
@@ -40,17 +43,27 @@ class UnionFind {
   std::vector<int> parent_;
 };
 
+// Where a switch without hosts goes when no 4-cycle fixes its level. One
+// beyond the tops is placed below them, or left out (kLeaveOut). One with a
+// single neighbour nearer the hosts, below the tops, is that neighbour's
+// parent (kAbove), or if nothing farther climbs from it (a leaf on one
+// link) its child (kBelow) or left out (kLeaveOut).
+enum class Guess { kAbove, kBelow, kLeaveOut };
+
 class DegradedRecognizer {
  public:
   // top_distance: the tops' distance from the nearest switch with hosts,
-  // n-1; -1 picks the most common peak distance (see FindLevels).
-  DegradedRecognizer(const Fabric& f, int top_distance)
-      : f_(f), ns_(static_cast<int>(f.switches.size())), top_(top_distance) {}
+  // n-1 (see FindLevels); guess: see Guess.
+  DegradedRecognizer(const Fabric& f, int top_distance, Guess guess = Guess::kAbove)
+      : f_(f), ns_(static_cast<int>(f.switches.size())), top_(top_distance), guess_(guess) {}
 
   // Distances at which peaks (switches whose neighbours are all one step
-  // closer to the hosts) sit, the most common first. Real tops are peaks at
+  // closer to the hosts, but for those without hosts below them, which
+  // SameLevelAs finds) sit, the most common first. Real tops are peaks at
   // n-1; a switch that lost every up link is a peak below them, one that
-  // lost every down link a peak above. Tops are the most numerous.
+  // lost every down link a peak above. Tops are the most numerous. A
+  // distance too deep for the LID space is kept only first, to be refused
+  // with that reason.
   std::vector<int> TopCandidates() {
     Distances();
     std::map<int, int> count;
@@ -60,7 +73,8 @@ class DegradedRecognizer {
     for (auto [d, c] : count) by_count.emplace_back(-c, -d);
     std::sort(by_count.begin(), by_count.end());
     std::vector<int> out;
-    for (auto [c, d] : by_count) out.push_back(-d);
+    for (auto [c, d] : by_count)
+      if (out.empty() || FatTreeBeyondLids(2, 1 - d).empty()) out.push_back(-d);
     if (out.empty()) throw Error("no top switch: no switch has only links toward the hosts");
     return out;
   }
@@ -96,73 +110,124 @@ class DegradedRecognizer {
   }
   int Neighbour(int s, int port) const { return f_.switches[s].ports[port].index; }
 
-  // Distances to the nearest leaf: first from the switches with hosts,
-  // then again counting the leaves whose hosts are all down, which only
-  // those distances reveal.
+  // Distances to the nearest switch with hosts, and the switches nearest
+  // first (breadth-first order).
   void Distances() {
-    std::vector<char> leaf(ns_, 0);
-    for (int s = 0; s < ns_; ++s) leaf[s] = HostCount(s) > 0;
-    if (std::find(leaf.begin(), leaf.end(), 1) == leaf.end()) throw Error("no switch has hosts attached");
-    DistancesFrom(leaf);
-    bool hostless = false;
+    dist_.assign(ns_, -1);
+    order_.clear();
     for (int s = 0; s < ns_; ++s)
-      if (!leaf[s] && IsHostlessLeaf(s)) leaf[s] = hostless = true;
-    if (hostless) DistancesFrom(leaf);
+      if (HostCount(s) > 0) dist_[s] = 0, order_.push_back(s);
+    if (order_.empty()) throw Error("no switch has hosts attached");
+    for (size_t i = 0; i < order_.size(); ++i)
+      for (const Peer& p : f_.switches[order_[i]].ports)
+        if (p.is_switch() && dist_[p.index] < 0)
+          dist_[p.index] = dist_[order_[i]] + 1, order_.push_back(p.index);
     for (int s = 0; s < ns_; ++s)
       if (dist_[s] < 0) Fail(s, 0, "not connected to any switch with hosts");
+    twin_.resize(ns_);
+    for (int s = 0; s < ns_; ++s) twin_[s] = SameLevelAs(s);
   }
 
-  void DistancesFrom(const std::vector<char>& leaf) {
-    dist_.assign(ns_, -1);
-    std::queue<int> q;
-    for (int s = 0; s < ns_; ++s)
-      if (leaf[s]) dist_[s] = 0, q.push(s);
-    while (!q.empty()) {
-      int s = q.front();
-      q.pop();
-      for (const Peer& p : f_.switches[s].ports)
-        if (p.is_switch() && dist_[p.index] < 0) dist_[p.index] = dist_[s] + 1, q.push(p.index);
-    }
-  }
-
-  // A switch whose hosts are all down is two links from the hosts, like
-  // the tops of FT(m,3) and beyond the tops of FT(m,2). It is a leaf when
-  // two of its neighbours share a leaf below them: they are then one
-  // subtree, which no switch above them links into twice.
-  bool IsHostlessLeaf(int s) const {
-    std::set<int> neighbours, leaves_below;
+  // Neighbours of `s` one step nearer the hosts, in port order.
+  std::vector<int> Nearer(int s) const {
+    std::vector<int> out;
     for (const Peer& p : f_.switches[s].ports)
-      if (p.is_switch()) neighbours.insert(p.index);
-    for (int a : neighbours) {
-      if (dist_[a] != 1) return false;
-      std::set<int> below;  // a's leaves with hosts
-      for (const Peer& p : f_.switches[a].ports)
-        if (p.is_switch() && dist_[p.index] == 0) below.insert(p.index);
-      for (int h : below)
-        if (!leaves_below.insert(h).second) return true;
-    }
-    return false;
+      if (p.is_switch() && dist_[p.index] == dist_[s] - 1) out.push_back(p.index);
+    return out;
+  }
+
+  // A switch two of whose nearer neighbours share a nearer neighbour z sits
+  // at z's level: in FT(m,n) a 4-cycle joins two switches of one level to
+  // two of the next (a switch above two siblings would link into their
+  // subtree twice), so opposite corners share a level. A switch with hosts
+  // below it is never such a corner (its nearer neighbours are children in
+  // distinct subtrees): this finds the switches without hosts below them
+  // (a leaf whose hosts are down, a subtree without hosts), which the
+  // distances alone would place above the ones nearer the hosts.
+  // Returns z, or -1.
+  int SameLevelAs(int s) const {
+    std::map<int, int> seen;  // z -> the nearer neighbour it was reached from
+    for (int y : Nearer(s))
+      for (int z : Nearer(y)) {
+        auto [it, fresh] = seen.emplace(z, y);
+        if (!fresh && it->second != y) return z;
+      }
+    return -1;
   }
 
   bool IsPeak(int s) const {
-    bool peak = HostCount(s) == 0, has_switch = false;
+    bool peak = HostCount(s) == 0 && twin_[s] < 0, has_switch = false;
     for (const Peer& p : f_.switches[s].ports)
-      if (p.is_switch()) has_switch = true, peak = peak && dist_[p.index] < dist_[s];
+      if (p.is_switch()) has_switch = true, peak = peak && (dist_[p.index] < dist_[s] || twin_[p.index] >= 0);
     return peak && has_switch;
   }
 
-  // Levels from the distance to the nearest switch with hosts: a switch
-  // that keeps one link down toward the hosts has distance n-1-level. One
-  // that lost them all sits farther away; it can carry no host traffic (a
-  // route may not turn upward again), so it is left out of the tree: level
-  // kCutOff while labelling, -1 in the result, no ports in the maps.
+  // Levels, nearest the hosts first. A switch with hosts is a leaf, level
+  // n-1; a switch that keeps a link down toward the hosts climbs one level
+  // per link (distance n-1-level). A switch without hosts below it is found
+  // by a 4-cycle (SameLevelAs) or lies beyond the tops: from there the
+  // levels descend again, so leaves whose hosts are down are leaves. A
+  // switch with nothing below it (not a leaf, every down link lost, or
+  // only to such switches) carries no host traffic (a route may not turn
+  // upward again), so it is left out of the tree: level kCutOff while
+  // labelling, -1 in the result, no ports in the maps.
+  // The switches without hosts below them whose level no 4-cycle fixes go
+  // where guess_ says.
   static constexpr int kCutOff = -100;
   bool CutOff(int s) const { return t_.level[s] == kCutOff; }
   void FindLevels() {
     Distances();
-    t_.n = top_ + 1;
-    t_.level.assign(ns_, 0);
-    for (int s = 0; s < ns_; ++s) t_.level[s] = dist_[s] > top_ ? kCutOff : top_ - dist_[s];
+    const int n = t_.n = top_ + 1;
+    t_.level.assign(ns_, kCutOff);
+    std::vector<char> descending(ns_, 0);
+    for (int s : order_) {
+      std::vector<int> nearer = Nearer(s);
+      nearer.erase(std::remove_if(nearer.begin(), nearer.end(), [&](int y) { return CutOff(y); }),
+                   nearer.end());
+      const int twin = twin_[s];
+      const auto climbs = [&](int y) { return !descending[y] && t_.level[y] > 0; };
+      const auto up = std::find_if(nearer.begin(), nearer.end(), climbs);
+      bool guessed = false;
+      if (dist_[s] == 0) {
+        t_.level[s] = n - 1;
+      } else if (nearer.empty()) {
+        continue;  // only reached through switches left out
+      } else if (twin >= 0) {
+        t_.level[s] = t_.level[twin], descending[s] = 1;
+      } else if (up != nearer.end() && HostCount(s) == 0 && Nearer(s).size() == 1 && FartherOnesPlaced(s)) {
+        guessed = true;  // its one nearer neighbour's parent, or its child without hosts?
+        descending[s] = guess_ == Guess::kBelow;
+        t_.level[s] = t_.level[*up] + (descending[s] ? 1 : -1);
+      } else if (up != nearer.end()) {
+        t_.level[s] = t_.level[*up] - 1;
+      } else {
+        t_.level[s] = t_.level[nearer[0]] + 1, descending[s] = guessed = true;
+      }
+      if (guessed && guess_ == Guess::kLeaveOut) t_.level[s] = kCutOff;
+      if (t_.level[s] > n - 1) FailBelowLeaves(s);
+    }
+    LeaveOutSwitchesWithNothingBelow();
+  }
+
+  // Whether every neighbour of `s` farther from the hosts has its level
+  // from a 4-cycle: then none climbs from `s`.
+  bool FartherOnesPlaced(int s) const {
+    for (const Peer& p : f_.switches[s].ports)
+      if (p.is_switch() && dist_[p.index] > dist_[s] && twin_[p.index] < 0) return false;
+    return true;
+  }
+
+  [[noreturn]] void FailBelowLeaves(int s) const {
+    Fail(s, 0,
+         "farther below the top switches than the leaves (" + std::to_string(t_.n - 1) +
+             " links): cannot place it in FT(m," + std::to_string(t_.n) + ")");
+  }
+
+  // Bottom-up: a switch above the leaves none of whose children are left.
+  void LeaveOutSwitchesWithNothingBelow() {
+    for (int l = t_.n - 2; l >= 0; --l)
+      for (int s = 0; s < ns_; ++s)
+        if (t_.level[s] == l && PortsToward(s, +1).empty()) t_.level[s] = kCutOff;
   }
 
   // k = m/2 from the largest degree seen per role, rounded up to a power of
@@ -450,6 +515,13 @@ class DegradedRecognizer {
       }
     for (int s = 0; s < ns_; ++s)
       if (CutOff(s)) ++m.cut_off, t_.level[s] = -1;
+    // Switches left out are still there: a tree too small to hold them all
+    // is not the one they are missing from.
+    if (ns_ > m.total_switches || links > m.total_links)
+      throw Error(std::to_string(ns_) + " switches and " + std::to_string(links) +
+                  " switch links, more than FT(" + std::to_string(t_.m) + "," + std::to_string(n) +
+                  ") has (" + std::to_string(m.total_switches) + " and " + std::to_string(m.total_links) +
+                  ")");
     m.switches = m.total_switches - ns_;
     m.links = m.total_links - links;
     m.hosts = m.total_hosts - hosts;
@@ -459,7 +531,10 @@ class DegradedRecognizer {
   const Fabric& f_;
   const int ns_;
   int top_ = -1;
+  Guess guess_ = Guess::kAbove;
   std::vector<int> dist_;  // per switch: links to the nearest switch with hosts
+  std::vector<int> order_;  // switches by dist_
+  std::vector<int> twin_;   // per switch: SameLevelAs
   FatTree t_;
   std::vector<int> block_;  // per switch
   std::vector<std::vector<int>> members_;  // per block
@@ -472,18 +547,27 @@ class DegradedRecognizer {
 
 }  // namespace
 
-// Tries each plausible top distance, most common peak first; reports the
-// first candidate's refusal when none labels the fabric.
+// Tries each plausible top distance and each guess, and keeps the smallest
+// FT(m,n) that labels the fabric (the first of equals): the tree that
+// needs the fewest parts missing. A leaf without hosts hanging on one link
+// read as a top made a larger tree of which almost everything was missing
+// (FT(4,2) as FT(8,3)). Reports the first candidate's refusal when none
+// labels the fabric.
 FatTree RecognizeDegradedFatTree(const Fabric& f) {
   std::string first_error;
-  for (int top : DegradedRecognizer(f, -1).TopCandidates()) {
-    try {
-      return DegradedRecognizer(f, top).Run();
-    } catch (const Error& e) {
-      if (first_error.empty()) first_error = e.what();
+  std::optional<FatTree> best;
+  auto size = [](const FatTree& t) { return std::pair{t.missing.total_hosts, t.missing.total_switches}; };
+  for (int top : DegradedRecognizer(f, -1).TopCandidates())
+    for (Guess guess : {Guess::kAbove, Guess::kBelow, Guess::kLeaveOut}) {
+      try {
+        FatTree t = DegradedRecognizer(f, top, guess).Run();
+        if (!best || size(t) < size(*best)) best = std::move(t);
+      } catch (const Error& e) {
+        if (first_error.empty()) first_error = e.what();
+      }
     }
-  }
-  throw Error(first_error);
+  if (!best) throw Error(first_error);
+  return std::move(*best);
 }
 
 std::string FatTree::DegradedSummary() const {
