@@ -153,35 +153,30 @@ void TestHotSpotLinkExactly() {
   CU_ASSERT_EQUAL(int64_t(r.latency_max_ns), 3980);
 }
 
+// Two messages from host 0 to host 1 of Star(2) on SLs `sl_a` and `sl_b`.
+PointResult TwoMessagesOnSls(int vls, int bytes, int sl_a, int sl_b) {
+  Params p;
+  p.vls = vls;
+  Rig rig(Star(2), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 0, 1, bytes, sl_a);
+  sim.AddMessage(0, 0, 1, bytes, sl_b);
+  return sim.Run();
+}
+
 void TestVlsShareTheLink() {
   // Star(2), 2 VLs: one 2-packet message on SL 0 and one on SL 1 from host
   // 0. The host alternates VLs packet by packet (VL 0 at 0, VL 1 at 128);
   // each VL waits for its own credit (268 and 396), so the second packets
   // go at 268 and 396: deliveries 268, 396, 536, 664.
-  {
-    Params p;
-    p.vls = 2;
-    Rig rig(Star(2), p);
-    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
-    sim.AddMessage(0, 0, 1, 64, 0);
-    sim.AddMessage(0, 0, 1, 64, 1);
-    const PointResult r = sim.Run();
-    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), (536 + 664) / 2);
-    CU_ASSERT_EQUAL(r.completion_ns, 664);
-    CU_ASSERT(r.vl_hops == std::vector<uint64_t>({4, 4}));
-  }
+  const PointResult two = TwoMessagesOnSls(2, 64, 0, 1);
+  CU_ASSERT_EQUAL(int64_t(two.latency_avg_ns), (536 + 664) / 2);
+  CU_ASSERT_EQUAL(two.completion_ns, 664);
+  CU_ASSERT(two.vl_hops == std::vector<uint64_t>({4, 4}));
   // 4 VLs, SL 5 and SL 6: VL = SL mod 4 on every hop, VLs 1 and 2.
-  {
-    Params p;
-    p.vls = 4;
-    Rig rig(Star(2), p);
-    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
-    sim.AddMessage(0, 0, 1, 32, 5);
-    sim.AddMessage(0, 0, 1, 32, 6);
-    const PointResult r = sim.Run();
-    CU_ASSERT(r.vl_hops == std::vector<uint64_t>({0, 2, 2, 0}));
-    CU_ASSERT_EQUAL(r.completion_ns, 128 + 268);
-  }
+  const PointResult four = TwoMessagesOnSls(4, 32, 5, 6);
+  CU_ASSERT(four.vl_hops == std::vector<uint64_t>({0, 2, 2, 0}));
+  CU_ASSERT_EQUAL(four.completion_ns, 128 + 268);
 }
 
 // S0 holds hosts A, B, C on ports 1-3 and port 4 to S1 port 1; S1 holds
