@@ -7,16 +7,16 @@ vls = "1"
 if (strstrt(vlcfgs, "2-")) vls = vls . " 2"
 if (strstrt(vlcfgs, "4-")) vls = vls . " 4"
 n = words(vls)
-set terminal png enhanced size 420 * n + 60,450 font "DejaVuSans,9"
+set terminal png enhanced size 420 * n + 60,560 font "DejaVuSans,9"
 set output png
-set multiplot layout 1,n title sprintf("16x16 mesh: %s-source multicast, destination group %s", src eq "1" ? "one" : (src eq "100%" ? "all" : src), grp) font "DejaVuSans,11"
+set multiplot layout 1,n title sprintf("16x16 mesh: %s-source multicast, destination group %s; completion time vs message size", src eq "1" ? "one" : (src eq "100%" ? "all" : src), grp) font "DejaVuSans,11"
 set logscale xy
 set xtics ("32" 32, "128" 128, "512" 512, "2K" 2048, "8K" 8192, "32K" 32768, "128K" 131072)
 set format y "10^{%L}"
-set xlabel "message size"
+unset xlabel  # in the title: the key below would cover it
 set ylabel "completion time (ns)"
 set grid
-set key top left box opaque font "DejaVuSans,8"
+set key below horizontal box font "DejaVuSans,8" maxrows 3 width -4 spacing 1.1
 sel(s, v) = sprintf("< awk -F, '$1 == \"%s\" && $2 == \"%s\" && $3 == \"%s\" && $4 == \"%s\" {print $5, $6}' '%s'", s, src, grp, v, csv)
 col(s) = s eq "mcast" ? "#c0392b" : "#1f5fbf"
 ptype(m) = m eq "shared" ? 7 : (m eq "engine" ? 5 : 4)
