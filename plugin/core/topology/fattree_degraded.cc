@@ -7,9 +7,9 @@
 // the switch and what it could not tell.
 //
 // Cost: union-find and sorting over switches and links, O(links log links),
-// plus O(links x m log m) for the 4-cycles that place switches without hosts
-// below them; three times per plausible top distance (at most 14 but the
-// first: FT(4,15) is beyond the LIDs).
+// plus O(links x m log m) once for the 4-cycles that place switches without
+// hosts below them; the labelling three times per plausible top distance
+// (at most 14 but the first: FT(4,15) is beyond the LIDs).
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -52,10 +52,17 @@ enum class Guess { kAbove, kBelow, kLeaveOut };
 
 class DegradedRecognizer {
  public:
+  // The distances depend on the fabric only: computed once here and shared
+  // by the copies For() makes for each top distance and guess.
+  explicit DegradedRecognizer(const Fabric& f) : f_(f), ns_(static_cast<int>(f.switches.size())) { Distances(); }
+
   // top_distance: the tops' distance from the nearest switch with hosts,
   // n-1 (see FindLevels); guess: see Guess.
-  DegradedRecognizer(const Fabric& f, int top_distance, Guess guess = Guess::kAbove)
-      : f_(f), ns_(static_cast<int>(f.switches.size())), top_(top_distance), guess_(guess) {}
+  DegradedRecognizer For(int top_distance, Guess guess) const {
+    DegradedRecognizer r(*this);
+    r.top_ = top_distance, r.guess_ = guess;
+    return r;
+  }
 
   // Distances at which peaks (switches whose neighbours are all one step
   // closer to the hosts, but for those without hosts below them, which
@@ -64,8 +71,7 @@ class DegradedRecognizer {
   // lost every down link a peak above. Tops are the most numerous. A
   // distance too deep for the LID space is kept only first, to be refused
   // with that reason.
-  std::vector<int> TopCandidates() {
-    Distances();
+  std::vector<int> TopCandidates() const {
     std::map<int, int> count;
     for (int s = 0; s < ns_; ++s)
       if (IsPeak(s)) ++count[dist_[s]];
@@ -176,12 +182,12 @@ class DegradedRecognizer {
   static constexpr int kCutOff = -100;
   bool CutOff(int s) const { return t_.level[s] == kCutOff; }
   void FindLevels() {
-    Distances();
     const int n = t_.n = top_ + 1;
     t_.level.assign(ns_, kCutOff);
     std::vector<char> descending(ns_, 0);
     for (int s : order_) {
       std::vector<int> nearer = Nearer(s);
+      const size_t nearer_in_fabric = nearer.size();  // left out or not
       nearer.erase(std::remove_if(nearer.begin(), nearer.end(), [&](int y) { return CutOff(y); }),
                    nearer.end());
       const int twin = twin_[s];
@@ -194,7 +200,7 @@ class DegradedRecognizer {
         continue;  // only reached through switches left out
       } else if (twin >= 0) {
         t_.level[s] = t_.level[twin], descending[s] = 1;
-      } else if (up != nearer.end() && HostCount(s) == 0 && Nearer(s).size() == 1 && FartherOnesPlaced(s)) {
+      } else if (up != nearer.end() && HostCount(s) == 0 && nearer_in_fabric == 1 && FartherOnesPlaced(s)) {
         guessed = true;  // its one nearer neighbour's parent, or its child without hosts?
         descending[s] = guess_ == Guess::kBelow;
         t_.level[s] = t_.level[*up] + (descending[s] ? 1 : -1);
@@ -557,10 +563,11 @@ FatTree RecognizeDegradedFatTree(const Fabric& f) {
   std::string first_error;
   std::optional<FatTree> best;
   auto size = [](const FatTree& t) { return std::pair{t.missing.total_hosts, t.missing.total_switches}; };
-  for (int top : DegradedRecognizer(f, -1).TopCandidates())
+  const DegradedRecognizer recognizer(f);
+  for (int top : recognizer.TopCandidates())
     for (Guess guess : {Guess::kAbove, Guess::kBelow, Guess::kLeaveOut}) {
       try {
-        FatTree t = DegradedRecognizer(f, top, guess).Run();
+        FatTree t = recognizer.For(top, guess).Run();
         if (!best || size(t) < size(*best)) best = std::move(t);
       } catch (const Error& e) {
         if (first_error.empty()) first_error = e.what();
