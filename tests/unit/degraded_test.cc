@@ -307,7 +307,7 @@ void SwitchCutOffBelowIsLeftOut() {
       if (tree.level[s] == level) victim = static_cast<int>(s);
     CutLinksTo(f, tree, victim, level + 1);
     Outcome o = RouteAndCheck(f, 5);
-    CU_ASSERT(Contains(o.note, "1 switch(es) cut off from below and left out"));
+    CU_ASSERT(Contains(o.note, "1 switch(es) with no host below them left out"));
     CU_ASSERT_EQUAL(RecognizeFatTree(f).level[victim], -1);
   }
 }

@@ -35,7 +35,9 @@ struct FatTree {
   struct Missing {
     long links = 0, switches = 0, hosts = 0;  // switch-to-switch links
     long total_links = 0, total_switches = 0, total_hosts = 0;
-    long cut_off = 0;  // switches with no link down left: level -1, no ports mapped
+    // Switches left out (level -1, no ports mapped): every down link lost,
+    // or without hosts below and with no place in the tree the cabling fixes.
+    long cut_off = 0;
   } missing;
   // "degraded FT(4,3): 2 of 64 switch links, 0 of 20 switches and 0 of 16 hosts missing"
   std::string DegradedSummary() const;

@@ -586,7 +586,7 @@ std::string FatTree::DegradedSummary() const {
                     " switches and " + std::to_string(missing.hosts) + " of " +
                     std::to_string(missing.total_hosts) + " hosts missing";
   if (missing.cut_off)
-    out += ", " + std::to_string(missing.cut_off) + " switch(es) cut off from below and left out";
+    out += ", " + std::to_string(missing.cut_off) + " switch(es) with no host below them left out";
   return out;
 }
 
