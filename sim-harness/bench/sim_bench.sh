@@ -42,12 +42,10 @@ field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2; }
 point_args() {  # FABRIC [LOAD] (none for a --sweep: sim takes one or the other)
   echo "$top/topologies/$1.net --guid2lid $top/topologies/$1.guid2lid --routing mlid --traffic uniform --vls 4 ${2:+--load $2} ${params[*]}"
 }
-best_rate() {  # BIN ARGS...: best packet_hops_per_s of $reps runs
-  local b=$1 best=0 r
+rate() {  # BIN ARGS...: packet_hops_per_s of one run
+  local b=$1
   shift
-  r=$("$b" sim "$@" --json --quiet | field packet_hops_per_s)
-  best=$(awk -v a="$best" -v b="$r" 'BEGIN {print (b > a) ? b : a}')
-  echo "$best"
+  "$b" sim "$@" --json --quiet | field packet_hops_per_s
 }
 
 printf '%-9s %5s %10s %14s %14s %7s\n' fabric load hops "this M/s" "base M/s" ratio
@@ -59,7 +57,7 @@ for p in "${points[@]}"; do
   for ((i = 0; i < reps; i++)); do
     for b in "${bins[@]}"; do
       # shellcheck disable=SC2046
-      r=$(best_rate "$b" $(point_args "$f" "$load"))
+      r=$(rate "$b" $(point_args "$f" "$load"))
       best[$b]=$(awk -v a="${best[$b]:-0}" -v b="$r" 'BEGIN {print (b > a) ? b : a}')
     done
   done
