@@ -252,6 +252,27 @@ void RefusesMissingLinks() {
                                        h.SwitchLabel(Node(h, 0, 0))));
 }
 
+// A corner that lost a link has one link left, like the end of a line:
+// the missing link is still named by both ends, not a good link as "a
+// second link going straight on".
+void RefusesMissingCornerLinks() {
+  // Corner x, y and the direction (canonical port) of the link it loses.
+  const int kCornerLinks[][3] = {{0, 0, 1}, {0, 0, 2}, {3, 4, 3}, {3, 4, 4}, {3, 0, 2}};
+  for (uint64_t shuffle : {0u, 4u})
+    for (const auto& [x, y, port] : kCornerLinks) {
+      Fabric f = MakeMesh(4, 5);
+      const int a = Node(f, x, y), b = f.switches[a].ports[port].index;
+      Disconnect(f, a, port);
+      if (shuffle) ShufflePorts(f, shuffle);
+      f.Finalize();
+      const std::string e = Recognize(f);
+      CU_ASSERT(Contains(e, f.SwitchLabel(a) + ": no link to its grid neighbour " + f.SwitchLabel(b) +
+                                " (a missing link)") ||
+                Contains(e, f.SwitchLabel(b) + ": no link to its grid neighbour " + f.SwitchLabel(a) +
+                                " (a missing link)"));
+    }
+}
+
 void RefusesOtherShapes() {
   // Parallel link, fifth neighbour, diagonal, a ring: each names its rule.
   Fabric f = MakeMesh(3, 3);
@@ -729,6 +750,7 @@ void RegisterMeshSuite() {
   CU_add_test(s, "refuses a switch with two hosts", RefusesTwoHosts);
   CU_add_test(s, "refuses wrap-around links and tori", RefusesWrapLinks);
   CU_add_test(s, "refuses missing links", RefusesMissingLinks);
+  CU_add_test(s, "refuses missing corner links, naming both ends", RefusesMissingCornerLinks);
   CU_add_test(s, "refuses other shapes", RefusesOtherShapes);
   CU_add_test(s, "XY paths on canonical meshes", XyPathsCanonical);
   CU_add_test(s, "XY paths on shuffled meshes", XyPathsShuffled);

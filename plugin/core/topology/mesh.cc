@@ -83,7 +83,9 @@ void CheckConnected(const Fabric& f, const Links& l) {
 
 // Corners in tie-break order: fewest switch links, then the
 // lexicographically smallest sorted link ports, then the smallest GUID (see
-// mesh.h). The first is the origin.
+// mesh.h). The first is the origin. Switches with 2 links follow those with
+// fewer: when a mesh corner lost a link, its one link made it look like the
+// end of a line, and only a frame from a true corner names the missing link.
 std::vector<int> Corners(const Fabric& f, const Links& l) {
   const int n = static_cast<int>(f.switches.size());
   size_t dmin = 4;
@@ -93,12 +95,13 @@ std::vector<int> Corners(const Fabric& f, const Links& l) {
            "a mesh has corners with 2 switch neighbours (1 for a line); a torus is not a mesh");
   std::vector<std::pair<std::vector<int>, int>> keyed;
   for (int s = 0; s < n; ++s) {
-    if (l.nbr[s].size() != dmin) continue;
+    if (l.nbr[s].size() > std::max<size_t>(dmin, 2)) continue;
     std::vector<int> key = l.port[s];
     std::sort(key.begin(), key.end());
     keyed.push_back({key, s});
   }
   std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    if (a.first.size() != b.first.size()) return a.first.size() < b.first.size();
     if (a.first != b.first) return a.first < b.first;
     return f.switches[a.second].guid < f.switches[b.second].guid;
   });
