@@ -1,6 +1,7 @@
 // 2-D meshes: recognition, XY unicast, union multicast, VL policies.
 #include "plugin/core/topology/mesh.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <random>
@@ -271,6 +272,32 @@ void RefusesMissingCornerLinks() {
                 Contains(e, f.SwitchLabel(b) + ": no link to its grid neighbour " + f.SwitchLabel(a) +
                                 " (a missing link)"));
     }
+}
+
+// A missing switch is named by a grid neighbour (the one whose next row
+// stops at the hole), wherever it was: not "X*Y switches" at a far corner.
+void RefusesMissingSwitches() {
+  for (uint64_t shuffle : {0u, 4u}) {
+    Fabric full = MakeMesh(4, 5);
+    if (shuffle) ShufflePorts(full, shuffle);
+    for (int x = 0; x < 4; ++x)
+      for (int y = 0; y < 5; ++y) {
+        const Fabric f = WithoutSwitch(full, Node(full, x, y));
+        const std::string e = Recognize(f);
+        CU_ASSERT(Contains(e,
+                           "no link to the next row of the grid (a missing link or switch: the "
+                           "sides make a "));
+        CU_ASSERT(Contains(e, " switches, and the fabric has 19)"));
+        bool names_neighbour = false;
+        for (const auto& [dx, dy] : {std::pair{1, 0}, {-1, 0}, {0, 1}, {0, -1}}) {
+          const int n = Node(f, x + dx, y + dy);
+          names_neighbour =
+              names_neighbour || (n >= 0 && Contains(e, "not a 2-D mesh: " + f.SwitchLabel(n) + ":"));
+        }
+        CU_ASSERT(names_neighbour);
+        if (!names_neighbour) std::printf("\nmissing N(%d,%d): %s\n", x, y, e.c_str());
+      }
+  }
 }
 
 void RefusesOtherShapes() {
@@ -751,6 +778,7 @@ void RegisterMeshSuite() {
   CU_add_test(s, "refuses wrap-around links and tori", RefusesWrapLinks);
   CU_add_test(s, "refuses missing links", RefusesMissingLinks);
   CU_add_test(s, "refuses missing corner links, naming both ends", RefusesMissingCornerLinks);
+  CU_add_test(s, "refuses missing switches, naming a neighbour", RefusesMissingSwitches);
   CU_add_test(s, "refuses other shapes", RefusesOtherShapes);
   CU_add_test(s, "XY paths on canonical meshes", XyPathsCanonical);
   CU_add_test(s, "XY paths on shuffled meshes", XyPathsShuffled);

@@ -116,13 +116,15 @@ struct Frame {
   int origin, east, north;
 };
 
-// Lays the grid out in one frame. `placed_count` survives a refusal: the
+// Lays the grid out in one frame. `progress` survives a refusal: the
 // frame that got furthest names the damage best.
 class Layout {
  public:
   Layout(const Fabric& f, const Links& l, Mesh& m) : f_(f), l_(l), m_(m) {}
 
-  int placed_count() const { return count_; }
+  // Switches placed, less the grid places the sides leave without a switch
+  // (a frame whose sides went round a hole places more but fits worse).
+  int progress() const { return count_ - missing_; }
 
   void Run(const Frame& fr) {
     const int n = static_cast<int>(f_.switches.size());
@@ -132,7 +134,12 @@ class Layout {
     const std::vector<int> column = WalkSide(fr.origin, fr.north);
     m_.X = static_cast<int>(row.size());
     m_.Y = static_cast<int>(column.size());
-    if (static_cast<long>(m_.X) * m_.Y != n)
+    // Too few switches for the sides (up to twice as many places, to bound
+    // the work): the rows grow until they meet the hole, which names the
+    // switch next to a missing one.
+    const long places = static_cast<long>(m_.X) * m_.Y;
+    missing_ = static_cast<int>(std::min<long>(std::max<long>(places - n, 0), n));
+    if (places < n || places > 2L * n)
       Refuse(f_.SwitchLabel(fr.origin),
              "the sides from this corner are " + std::to_string(m_.X) + " and " +
                  std::to_string(m_.Y) + " switches long, but the fabric has " + std::to_string(n) +
@@ -140,7 +147,7 @@ class Layout {
              "an X x Y mesh has X*Y switches");
     m_.x.assign(n, 0);
     m_.y.assign(n, 0);
-    m_.at.assign(n, -1);
+    m_.at.assign(places, -1);
     m_.port.assign(n, {0, 0, 0, 0});
     m_.dir.resize(n);
     for (int s = 0; s < n; ++s) m_.dir[s].assign(f_.switches[s].num_ports + 1, kNoDir);
@@ -219,11 +226,18 @@ class Layout {
           found = t;
         }
         if (found < 0)
-          Refuse(f_.SwitchLabel(below), "no link to the next row of the grid (a missing link?)",
+          Refuse(f_.SwitchLabel(below), "no link to the next row of the grid " + MissingWhat(),
                  "every switch links to its grid neighbours");
         Mark(found);
         Place(found, x, y);
       }
+  }
+
+  std::string MissingWhat() const {
+    if (missing_ == 0) return "(a missing link?)";
+    return "(a missing link or switch: the sides make a " + std::to_string(m_.X) + "x" +
+           std::to_string(m_.Y) + " mesh, " + std::to_string(m_.X * m_.Y) + " switches, and the fabric has " +
+           std::to_string(m_.X * m_.Y - missing_) + ")";
   }
 
   // Every link joins grid neighbours and every pair of grid neighbours is
@@ -258,6 +272,7 @@ class Layout {
   Mesh& m_;
   std::vector<char> placed_;
   int count_ = 0;
+  int missing_ = 0;  // grid places the fabric has no switch for
 };
 
 // Frames to try: the tie-break one first (lower port east; a line's odd
@@ -302,18 +317,18 @@ Mesh RecognizeMesh(const Fabric& f) {
   for (int s = 0; s < n; ++s) ScanSwitch(f, s, m, l);
   CheckConnected(f, l);
   // A mesh lays out in every frame, so only the first can succeed; on a
-  // broken fabric the frame that placed the most switches before failing
-  // is nearest the damage, and its refusal is the one reported.
+  // broken fabric the frame that got furthest before failing (Layout::
+  // progress) is nearest the damage, and its refusal is the one reported.
   std::string best_error;
-  int best_placed = -1;
+  int best_progress = -1 - n;
   for (const Frame& fr : Frames(l, Corners(f, l))) {
     Layout layout(f, l, m);
     try {
       layout.Run(fr);
       return m;
     } catch (const Error& e) {
-      if (layout.placed_count() > best_placed) {
-        best_placed = layout.placed_count();
+      if (layout.progress() > best_progress) {
+        best_progress = layout.progress();
         best_error = e.what();
       }
     }

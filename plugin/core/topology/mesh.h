@@ -26,9 +26,10 @@
 // torus), wrap-around, diagonal or skipping links, missing links, sides
 // that do not multiply to the switch count. A mesh lays out from any
 // corner, so on a broken fabric up to 8 corners (switches with 2 links or
-// fewer) x 2 axis choices are tried and the refusal of the one that placed
-// the most switches is reported: it fails nearest the damage (a missing
-// link is then named by both ends).
+// fewer) x 2 axis choices are tried and the refusal of the one that got
+// furthest is reported: it fails nearest the damage (a missing link is
+// then named by both ends; a missing switch, whose sides leave a hole in
+// the grid, by a neighbour).
 #pragma once
 
 #include <array>
