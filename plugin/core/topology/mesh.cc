@@ -93,6 +93,12 @@ std::vector<int> Corners(const Fabric& f, const Links& l) {
   if (dmin >= 3)
     Refuse(f.SwitchLabel(0), "every switch has at least 3 switch links, so there is no corner",
            "a mesh has corners with 2 switch neighbours (1 for a line); a torus is not a mesh");
+  size_t dmax = 0;
+  for (int s = 0; s < n; ++s) dmax = std::max(dmax, l.nbr[s].size());
+  if (dmin == 2 && dmax == 2 && n != 4)  // connected: a ring (of 4, a 2x2 mesh)
+    Refuse(f.SwitchLabel(0),
+           "every switch has 2 switch links: the " + std::to_string(n) + " switches form a ring",
+           "a line of switches has two ends; of the rings only one of 4 switches is a mesh, 2x2");
   std::vector<std::pair<std::vector<int>, int>> keyed;
   for (int s = 0; s < n; ++s) {
     if (l.nbr[s].size() > std::max<size_t>(dmin, 2)) continue;
@@ -114,6 +120,7 @@ std::vector<int> Corners(const Fabric& f, const Links& l) {
 // N(1,0) and the one taken as N(0,1) (-1: none, for lines).
 struct Frame {
   int origin, east, north;
+  bool sides_end_at_corners;  // see WalkSide
 };
 
 // Lays the grid out in one frame. `progress` survives a refusal: the
@@ -130,8 +137,8 @@ class Layout {
     const int n = static_cast<int>(f_.switches.size());
     placed_.assign(n, 0);
     count_ = 0;
-    const std::vector<int> row = WalkSide(fr.origin, fr.east);
-    const std::vector<int> column = WalkSide(fr.origin, fr.north);
+    const std::vector<int> row = WalkSide(fr.origin, fr.east, fr.sides_end_at_corners);
+    const std::vector<int> column = WalkSide(fr.origin, fr.north, fr.sides_end_at_corners);
     m_.X = static_cast<int>(row.size());
     m_.Y = static_cast<int>(column.size());
     // Too few switches for the sides (up to twice as many places, to bound
@@ -170,8 +177,11 @@ class Layout {
   }
 
   // The side from `origin` through `first` (-1: none), straight on to its
-  // end.
-  std::vector<int> WalkSide(int origin, int first) {
+  // end, or (`end_at_corner`, grids only) to the next switch with 2 links
+  // or fewer: past a corner that lost a link no grid square tells a turn
+  // from straight on, and the walk would go round it. A switch next to a
+  // missing one has 2 links too, hence frames of both kinds.
+  std::vector<int> WalkSide(int origin, int first, bool end_at_corner) {
     std::vector<int> side{origin};
     if (!placed_[origin]) Mark(origin);
     for (int prev = origin, cur = first; cur >= 0;) {
@@ -180,6 +190,7 @@ class Layout {
                "the sides of a mesh are straight lines between corners");
       Mark(cur);
       side.push_back(cur);
+      if (end_at_corner && l_.nbr[cur].size() <= 2) break;
       const int next = StraightOn(prev, cur);
       prev = cur;
       cur = next;
@@ -277,7 +288,8 @@ class Layout {
 
 // Frames to try: the tie-break one first (lower port east; a line's odd
 // port east, even north), then, only to name the damage on a broken
-// fabric, other corners and the swapped axes.
+// fabric, other corners and the swapped axes, and the grid frames again
+// with sides that go on past 2-link switches.
 std::vector<Frame> Frames(const Links& l, const std::vector<int>& corners) {
   constexpr size_t kDiagnosisCorners = 8;  // bounds the work on odd fabrics
   std::vector<Frame> frames;
@@ -285,14 +297,18 @@ std::vector<Frame> Frames(const Links& l, const std::vector<int>& corners) {
     const int c = corners[i];
     const std::vector<int>& nb = l.nbr[c];  // in port order
     if (nb.size() == 2) {
-      frames.push_back({c, nb[0], nb[1]});
-      frames.push_back({c, nb[1], nb[0]});
+      frames.push_back({c, nb[0], nb[1], true});
+      frames.push_back({c, nb[1], nb[0], true});
     } else if (nb.size() == 1 && l.port[c][0] % 2 == 0) {
-      frames.push_back({c, -1, nb[0]});
+      frames.push_back({c, -1, nb[0], false});
     } else {
-      frames.push_back({c, nb.empty() ? -1 : nb[0], -1});
+      frames.push_back({c, nb.empty() ? -1 : nb[0], -1, false});
     }
   }
+  // Grid frames again with sides walked straight on past 2-link switches.
+  for (size_t i = 0, grids = frames.size(); i < grids; ++i)
+    if (frames[i].sides_end_at_corners)
+      frames.push_back({frames[i].origin, frames[i].east, frames[i].north, false});
   return frames;
 }
 
