@@ -437,6 +437,17 @@ if "$IBUNION" topo mesh 3 3 --lmc 2 --guid2lid "$tmp/m.guid2lid" -o "$tmp/m.net"
   "$IBUNION" verify "$tmp/m.net" --lmc 2 --lft "$tmp/m.lft" --engine xymesh --deadlock >/dev/null
 then echo "PASS: topo mesh --lmc 2 writes the LMC-2 layout, routed and verified"
 else echo "FAIL: topo mesh --lmc 2: $(head -3 "$tmp/err")"; fails=$((fails + 1)); fi
+# inspect knows meshes too (it refused them as fat-trees, so setup-bench
+# --fabrics mesh-5x5 counted 0 hosts); neither shape: both reasons.
+"$IBUNION" inspect "$top/topologies/mesh-5x5.net" >"$tmp/o" 2>"$tmp/err"
+if [ "$(head -1 "$tmp/o")" = "mesh 5x5 25 switches 25 hosts" ] && [ "$(grep -c '^host .* H([0-4],[0-4])$' "$tmp/o")" -eq 25 ] &&
+  grep -q "^switch 0x0000000000200000 lid [0-9]* N(0,0) E=1 N=2 W=- S=- host=5$" "$tmp/o"
+then echo "PASS: inspect labels a mesh"
+else echo "FAIL: inspect of mesh-5x5: $(head -2 "$tmp/o") $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
+sed -e '/^\[1\]\t"N(1,0)"\[3\]$/d' -e '/^\[3\]\t"N(0,0)"\[1\]$/d' "$top/topologies/mesh-5x5.net" >"$tmp/cut.net"
+expect "not an m-port n-tree: switch N(0,0) (0x0000000000200000, LID 26): a leaf has 1 hosts" "$IBUNION" inspect "$tmp/cut.net"
+expect "; not a 2-D mesh: switch N(0,0) (0x0000000000200000, LID 26): no link to its grid neighbour switch N(1,0)" \
+  "$IBUNION" inspect "$tmp/cut.net"
 # No IB port here (no ibsim, no preload): the hint names the libumad2sim.so
 # configure found, by its full path (a bare name is not found by ld.so).
 if [ -n "${IBUNION_UMAD2SIM:-}" ]; then
