@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "plugin/core/error.h"
 #include "plugin/core/topology/fattree.h"
+#include "plugin/core/topology/mesh.h"
 
 namespace ibu::cli {
 
@@ -13,8 +14,37 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ibunion inspect NETFILE [--guid2lid FILE | --lmc L]\n"
-    "prints the recognised fat-tree: one line per switch and host with\n"
-    "GUID, LID and the paper's label\n";
+    "prints the recognised fat-tree or 2-D mesh: one line per switch and host with\n"
+    "GUID, LID and the paper's label (a mesh switch also with its port toward\n"
+    "E, N, W, S and its host, - where there is none)\n";
+
+void PrintFatTree(const Fabric& f, const FatTree& t) {
+  std::printf("fattree FT(%d,%d) %zu switches %zu hosts\n", t.m, t.n, f.switches.size(), f.end_ports.size());
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    std::printf("switch 0x%016" PRIx64 " lid %u %s\n", f.switches[s].guid, f.switches[s].lid,
+                t.SwitchLabel(static_cast<int>(s)).c_str());
+  for (size_t e = 0; e < f.end_ports.size(); ++e)
+    std::printf("host 0x%016" PRIx64 " lid %u lmc %u %s\n", f.end_ports[e].port_guid, f.end_ports[e].base_lid,
+                f.end_ports[e].lmc, t.HostLabel(static_cast<int>(e)).c_str());
+}
+
+// Hosts are labelled H(x,y) after their switch N(x,y), as `topo mesh` names them.
+void PrintMesh(const Fabric& f, const Mesh& m) {
+  std::printf("mesh %dx%d %zu switches %zu hosts\n", m.X, m.Y, f.switches.size(), f.end_ports.size());
+  auto port = [](int p) { return p ? std::to_string(p) : std::string("-"); };
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    std::printf("switch 0x%016" PRIx64 " lid %u %s E=%s N=%s W=%s S=%s host=%d\n", f.switches[s].guid,
+                f.switches[s].lid, m.Label(static_cast<int>(s)).c_str(), port(m.port[s][kEast]).c_str(),
+                port(m.port[s][kNorth]).c_str(), port(m.port[s][kWest]).c_str(),
+                port(m.port[s][kSouth]).c_str(), m.host_port[s]);
+  for (size_t e = 0; e < f.end_ports.size(); ++e) {
+    const int sw = f.end_ports[e].switch_index;
+    const std::string label =
+        sw < 0 ? "-" : "H(" + std::to_string(m.x[sw]) + "," + std::to_string(m.y[sw]) + ")";
+    std::printf("host 0x%016" PRIx64 " lid %u lmc %u %s\n", f.end_ports[e].port_guid, f.end_ports[e].base_lid,
+                f.end_ports[e].lmc, label.c_str());
+  }
+}
 
 }  // namespace
 
@@ -26,15 +56,19 @@ int InspectMain(int argc, char** argv) {
   }
   if (args.positional().size() != 1) throw UsageError{std::string("expected one NETFILE\n") + kUsage};
   Fabric f = LoadFabric(args, args.positional()[0]);
-  FatTree t = RecognizeFatTree(f);
-  std::printf("fattree FT(%d,%d) %zu switches %zu hosts\n", t.m, t.n, f.switches.size(),
-              f.end_ports.size());
-  for (size_t s = 0; s < f.switches.size(); ++s)
-    std::printf("switch 0x%016" PRIx64 " lid %u %s\n", f.switches[s].guid, f.switches[s].lid,
-                t.SwitchLabel(static_cast<int>(s)).c_str());
-  for (size_t e = 0; e < f.end_ports.size(); ++e)
-    std::printf("host 0x%016" PRIx64 " lid %u lmc %u %s\n", f.end_ports[e].port_guid,
-                f.end_ports[e].base_lid, f.end_ports[e].lmc, t.HostLabel(static_cast<int>(e)).c_str());
+  // A fabric is one or the other, so the second refusal only follows the first.
+  std::string not_fat_tree;
+  try {
+    PrintFatTree(f, RecognizeFatTree(f));
+    return 0;
+  } catch (const Error& e) {
+    not_fat_tree = e.what();
+  }
+  try {
+    PrintMesh(f, RecognizeMesh(f));
+  } catch (const Error& e) {
+    throw Error(not_fat_tree + "; " + e.what());
+  }
   return 0;
 }
 

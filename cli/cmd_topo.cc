@@ -42,7 +42,6 @@ int TopoMain(int argc, char** argv) {
   } else if (pos[0] == "mesh") {
     f = MakeMesh(static_cast<int>(args.positional_int(1, "X", 1, 4096)),
                  static_cast<int>(args.positional_int(2, "Y", 1, 4096)));
-    if (lmc != 0) throw UsageError{"meshes use the papers' layout x*Y+y+1, which needs --lmc 0"};
   } else {
     throw UsageError{"unknown topology kind '" + pos[0] + "' (expected fattree or mesh)"};
   }

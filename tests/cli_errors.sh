@@ -429,6 +429,25 @@ expect "$tmp/lmc0.lft:1: switch SW<00,0> (0x0000000000200000) has LID 68 in the 
   "$IBUNION" trace "$tmp/nolid.net" --lft "$tmp/lmc0.lft" --from 'P(000)' --dlid 8
 "$IBUNION" trace "$tmp/nolid.net" --lmc 0 --lft "$tmp/lmc0.lft" --from 'P(000)' --dlid 8 >/dev/null 2>&1 &&
   echo "PASS: trace at the LMC the tables were made with" || { echo "FAIL: trace --lmc 0 of LMC-0 tables"; fails=$((fails + 1)); }
+# A mesh at LMC 2: topo writes the layout route and verify use at --lmc 2
+# (it refused, claiming meshes need LMC 0), and xymesh routes every LID.
+if "$IBUNION" topo mesh 3 3 --lmc 2 --guid2lid "$tmp/m.guid2lid" -o "$tmp/m.net" 2>"$tmp/err" &&
+  grep -q "^0x0000000000100001 0x0004 0x0007$" "$tmp/m.guid2lid" &&
+  "$IBUNION" route "$tmp/m.net" --guid2lid "$tmp/m.guid2lid" --engine xymesh --lft "$tmp/m.lft" 2>/dev/null &&
+  "$IBUNION" verify "$tmp/m.net" --lmc 2 --lft "$tmp/m.lft" --engine xymesh --deadlock >/dev/null
+then echo "PASS: topo mesh --lmc 2 writes the LMC-2 layout, routed and verified"
+else echo "FAIL: topo mesh --lmc 2: $(head -3 "$tmp/err")"; fails=$((fails + 1)); fi
+# inspect knows meshes too (it refused them as fat-trees, so setup-bench
+# --fabrics mesh-5x5 counted 0 hosts); neither shape: both reasons.
+"$IBUNION" inspect "$top/topologies/mesh-5x5.net" >"$tmp/o" 2>"$tmp/err"
+if [ "$(head -1 "$tmp/o")" = "mesh 5x5 25 switches 25 hosts" ] && [ "$(grep -c '^host .* H([0-4],[0-4])$' "$tmp/o")" -eq 25 ] &&
+  grep -q "^switch 0x0000000000200000 lid [0-9]* N(0,0) E=1 N=2 W=- S=- host=5$" "$tmp/o"
+then echo "PASS: inspect labels a mesh"
+else echo "FAIL: inspect of mesh-5x5: $(head -2 "$tmp/o") $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
+sed -e '/^\[1\]\t"N(1,0)"\[3\]$/d' -e '/^\[3\]\t"N(0,0)"\[1\]$/d' "$top/topologies/mesh-5x5.net" >"$tmp/cut.net"
+expect "not an m-port n-tree: switch N(0,0) (0x0000000000200000, LID 26): a leaf has 1 hosts" "$IBUNION" inspect "$tmp/cut.net"
+expect "; not a 2-D mesh: switch N(0,0) (0x0000000000200000, LID 26): no link to its grid neighbour switch N(1,0)" \
+  "$IBUNION" inspect "$tmp/cut.net"
 # No IB port here (no ibsim, no preload): the hint names the libumad2sim.so
 # configure found, by its full path (a bare name is not found by ld.so).
 if [ -n "${IBUNION_UMAD2SIM:-}" ]; then

@@ -17,6 +17,25 @@ int SwitchNamed(const Fabric& f, const std::string& name) {
   return -1;
 }
 
+Fabric WithoutSwitch(const Fabric& f, int gone) {
+  Fabric out;
+  std::vector<int> new_sw(f.switches.size(), -1), new_ep(f.end_ports.size(), -1);
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    if (static_cast<int>(s) != gone) new_sw[s] = static_cast<int>(out.switches.size()), out.switches.push_back(f.switches[s]);
+  for (size_t e = 0; e < f.end_ports.size(); ++e)
+    if (f.end_ports[e].switch_index != gone)
+      new_ep[e] = static_cast<int>(out.end_ports.size()), out.end_ports.push_back(f.end_ports[e]);
+  for (Switch& sw : out.switches)
+    for (Peer& p : sw.ports) {
+      if (p.is_switch() && new_sw[p.index] < 0) p = Peer{};
+      else if (p.is_switch()) p.index = new_sw[p.index];
+      else if (p.is_end_port()) p.index = new_ep[p.index];
+    }
+  for (EndPort& ep : out.end_ports) ep.switch_index = new_sw[ep.switch_index];
+  out.Finalize();
+  return out;
+}
+
 std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count) {
   std::vector<int> all(hosts);
   for (int i = 0; i < hosts; ++i) all[i] = i;

@@ -1,6 +1,7 @@
 // 2-D meshes: recognition, XY unicast, union multicast, VL policies.
 #include "plugin/core/topology/mesh.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <random>
@@ -252,6 +253,75 @@ void RefusesMissingLinks() {
                                        h.SwitchLabel(Node(h, 0, 0))));
 }
 
+// A corner that lost a link has one link left, like the end of a line:
+// the missing link is still named by both ends, not a good link as "a
+// second link going straight on".
+void RefusesMissingCornerLinks() {
+  // Corner x, y and the direction (canonical port) of the link it loses.
+  const int kCornerLinks[][3] = {{0, 0, 1}, {0, 0, 2}, {3, 4, 3}, {3, 4, 4}, {3, 0, 2}};
+  for (uint64_t shuffle : {0u, 4u})
+    for (const auto& [x, y, port] : kCornerLinks) {
+      Fabric f = MakeMesh(4, 5);
+      const int a = Node(f, x, y), b = f.switches[a].ports[port].index;
+      Disconnect(f, a, port);
+      if (shuffle) ShufflePorts(f, shuffle);
+      f.Finalize();
+      const std::string e = Recognize(f);
+      CU_ASSERT(Contains(e, f.SwitchLabel(a) + ": no link to its grid neighbour " + f.SwitchLabel(b) +
+                                " (a missing link)") ||
+                Contains(e, f.SwitchLabel(b) + ": no link to its grid neighbour " + f.SwitchLabel(a) +
+                                " (a missing link)"));
+    }
+}
+
+// On a mesh 3 switches wide, a link missing from the middle column's
+// border switch breaks both grid squares a side walk past it relies on:
+// the walk went round the corner and blamed a good link. Sides that end at
+// the next switch with 2 links name the missing link by both ends.
+void RefusesMissingLinksBesideTheBorder() {
+  // Switch x, y of a 3x4 or 4x3 mesh and the canonical port of its lost link.
+  const int kLinks[][5] = {{3, 4, 1, 0, 2}, {3, 4, 1, 3, 4}, {4, 3, 0, 1, 1}, {4, 3, 3, 1, 3}};
+  for (uint64_t shuffle : {0u, 5u})
+    for (const auto& [w, h, x, y, port] : kLinks) {
+      Fabric f = MakeMesh(w, h);
+      const int a = Node(f, x, y), b = f.switches[a].ports[port].index;
+      Disconnect(f, a, port);
+      if (shuffle) ShufflePorts(f, shuffle);
+      f.Finalize();
+      const std::string e = Recognize(f);
+      CU_ASSERT(Contains(e, f.SwitchLabel(a) + ": no link to its grid neighbour " + f.SwitchLabel(b) +
+                                " (a missing link)") ||
+                Contains(e, f.SwitchLabel(b) + ": no link to its grid neighbour " + f.SwitchLabel(a) +
+                                " (a missing link)"));
+    }
+}
+
+// A missing switch is named by a grid neighbour (the one whose next row
+// stops at the hole), wherever it was: not "X*Y switches" at a far corner.
+void RefusesMissingSwitches() {
+  for (uint64_t shuffle : {0u, 4u}) {
+    Fabric full = MakeMesh(4, 5);
+    if (shuffle) ShufflePorts(full, shuffle);
+    for (int x = 0; x < 4; ++x)
+      for (int y = 0; y < 5; ++y) {
+        const Fabric f = WithoutSwitch(full, Node(full, x, y));
+        const std::string e = Recognize(f);
+        CU_ASSERT(Contains(e,
+                           "no link to the next row of the grid (a missing link or switch: the "
+                           "sides make a "));
+        CU_ASSERT(Contains(e, " switches, and the fabric has 19)"));
+        bool names_neighbour = false;
+        for (const auto& [dx, dy] : {std::pair{1, 0}, {-1, 0}, {0, 1}, {0, -1}}) {
+          const int n = Node(f, x + dx, y + dy);
+          names_neighbour =
+              names_neighbour || (n >= 0 && Contains(e, "not a 2-D mesh: " + f.SwitchLabel(n) + ":"));
+        }
+        CU_ASSERT(names_neighbour);
+        if (!names_neighbour) std::printf("\nmissing N(%d,%d): %s\n", x, y, e.c_str());
+      }
+  }
+}
+
 void RefusesOtherShapes() {
   // Parallel link, fifth neighbour, diagonal, a ring: each names its rule.
   Fabric f = MakeMesh(3, 3);
@@ -276,7 +346,9 @@ void RefusesOtherShapes() {
   Fabric ring = MakeMesh(2, 3);
   Disconnect(ring, Node(ring, 0, 1), 1);  // 2x3 minus the middle rung
   ring.Finalize();
-  CU_ASSERT(Contains(Recognize(ring), "reached twice walking the side"));
+  CU_ASSERT(Contains(Recognize(ring), "every switch has 2 switch links: the 6 switches form a ring"));
+  Fabric hollow = WithoutSwitch(MakeMesh(3, 3), 4);  // N(1,1): a ring of 8
+  CU_ASSERT(Contains(Recognize(hollow), "the 8 switches form a ring"));
 }
 
 // Hop-by-hop: X moves first, then Y, each one step toward the destination,
@@ -729,6 +801,10 @@ void RegisterMeshSuite() {
   CU_add_test(s, "refuses a switch with two hosts", RefusesTwoHosts);
   CU_add_test(s, "refuses wrap-around links and tori", RefusesWrapLinks);
   CU_add_test(s, "refuses missing links", RefusesMissingLinks);
+  CU_add_test(s, "refuses missing corner links, naming both ends", RefusesMissingCornerLinks);
+  CU_add_test(s, "refuses missing switches, naming a neighbour", RefusesMissingSwitches);
+  CU_add_test(s, "refuses links missing beside the border, naming both ends",
+              RefusesMissingLinksBesideTheBorder);
   CU_add_test(s, "refuses other shapes", RefusesOtherShapes);
   CU_add_test(s, "XY paths on canonical meshes", XyPathsCanonical);
   CU_add_test(s, "XY paths on shuffled meshes", XyPathsShuffled);

@@ -35,6 +35,10 @@ inline bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
+// A copy of `f` without switch `gone` and the hosts cabled to it (as
+// OpenSM sees a fabric after a switch dies).
+Fabric WithoutSwitch(const Fabric& f, int gone);
+
 // `count` distinct end-port indices out of `hosts`, drawn from rng.
 std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count);
 

@@ -83,7 +83,9 @@ void CheckConnected(const Fabric& f, const Links& l) {
 
 // Corners in tie-break order: fewest switch links, then the
 // lexicographically smallest sorted link ports, then the smallest GUID (see
-// mesh.h). The first is the origin.
+// mesh.h). The first is the origin. Switches with 2 links follow those with
+// fewer: when a mesh corner lost a link, its one link made it look like the
+// end of a line, and only a frame from a true corner names the missing link.
 std::vector<int> Corners(const Fabric& f, const Links& l) {
   const int n = static_cast<int>(f.switches.size());
   size_t dmin = 4;
@@ -91,14 +93,21 @@ std::vector<int> Corners(const Fabric& f, const Links& l) {
   if (dmin >= 3)
     Refuse(f.SwitchLabel(0), "every switch has at least 3 switch links, so there is no corner",
            "a mesh has corners with 2 switch neighbours (1 for a line); a torus is not a mesh");
+  size_t dmax = 0;
+  for (int s = 0; s < n; ++s) dmax = std::max(dmax, l.nbr[s].size());
+  if (dmin == 2 && dmax == 2 && n != 4)  // connected: a ring (of 4, a 2x2 mesh)
+    Refuse(f.SwitchLabel(0),
+           "every switch has 2 switch links: the " + std::to_string(n) + " switches form a ring",
+           "a line of switches has two ends; of the rings only one of 4 switches is a mesh, 2x2");
   std::vector<std::pair<std::vector<int>, int>> keyed;
   for (int s = 0; s < n; ++s) {
-    if (l.nbr[s].size() != dmin) continue;
+    if (l.nbr[s].size() > std::max<size_t>(dmin, 2)) continue;
     std::vector<int> key = l.port[s];
     std::sort(key.begin(), key.end());
     keyed.push_back({key, s});
   }
   std::sort(keyed.begin(), keyed.end(), [&](const auto& a, const auto& b) {
+    if (a.first.size() != b.first.size()) return a.first.size() < b.first.size();
     if (a.first != b.first) return a.first < b.first;
     return f.switches[a.second].guid < f.switches[b.second].guid;
   });
@@ -111,25 +120,33 @@ std::vector<int> Corners(const Fabric& f, const Links& l) {
 // N(1,0) and the one taken as N(0,1) (-1: none, for lines).
 struct Frame {
   int origin, east, north;
+  bool sides_end_at_corners;  // see WalkSide
 };
 
-// Lays the grid out in one frame. `placed_count` survives a refusal: the
+// Lays the grid out in one frame. `progress` survives a refusal: the
 // frame that got furthest names the damage best.
 class Layout {
  public:
   Layout(const Fabric& f, const Links& l, Mesh& m) : f_(f), l_(l), m_(m) {}
 
-  int placed_count() const { return count_; }
+  // Switches placed, less the grid places the sides leave without a switch
+  // (a frame whose sides went round a hole places more but fits worse).
+  int progress() const { return count_ - missing_; }
 
   void Run(const Frame& fr) {
     const int n = static_cast<int>(f_.switches.size());
     placed_.assign(n, 0);
     count_ = 0;
-    const std::vector<int> row = WalkSide(fr.origin, fr.east);
-    const std::vector<int> column = WalkSide(fr.origin, fr.north);
+    const std::vector<int> row = WalkSide(fr.origin, fr.east, fr.sides_end_at_corners);
+    const std::vector<int> column = WalkSide(fr.origin, fr.north, fr.sides_end_at_corners);
     m_.X = static_cast<int>(row.size());
     m_.Y = static_cast<int>(column.size());
-    if (static_cast<long>(m_.X) * m_.Y != n)
+    // Too few switches for the sides (up to twice as many places, to bound
+    // the work): the rows grow until they meet the hole, which names the
+    // switch next to a missing one.
+    const long places = static_cast<long>(m_.X) * m_.Y;
+    missing_ = static_cast<int>(std::min<long>(std::max<long>(places - n, 0), n));
+    if (places < n || places > 2L * n)
       Refuse(f_.SwitchLabel(fr.origin),
              "the sides from this corner are " + std::to_string(m_.X) + " and " +
                  std::to_string(m_.Y) + " switches long, but the fabric has " + std::to_string(n) +
@@ -137,7 +154,7 @@ class Layout {
              "an X x Y mesh has X*Y switches");
     m_.x.assign(n, 0);
     m_.y.assign(n, 0);
-    m_.at.assign(n, -1);
+    m_.at.assign(places, -1);
     m_.port.assign(n, {0, 0, 0, 0});
     m_.dir.resize(n);
     for (int s = 0; s < n; ++s) m_.dir[s].assign(f_.switches[s].num_ports + 1, kNoDir);
@@ -160,8 +177,11 @@ class Layout {
   }
 
   // The side from `origin` through `first` (-1: none), straight on to its
-  // end.
-  std::vector<int> WalkSide(int origin, int first) {
+  // end, or (`end_at_corner`, grids only) to the next switch with 2 links
+  // or fewer: past a corner that lost a link no grid square tells a turn
+  // from straight on, and the walk would go round it. A switch next to a
+  // missing one has 2 links too, hence frames of both kinds.
+  std::vector<int> WalkSide(int origin, int first, bool end_at_corner) {
     std::vector<int> side{origin};
     if (!placed_[origin]) Mark(origin);
     for (int prev = origin, cur = first; cur >= 0;) {
@@ -170,6 +190,7 @@ class Layout {
                "the sides of a mesh are straight lines between corners");
       Mark(cur);
       side.push_back(cur);
+      if (end_at_corner && l_.nbr[cur].size() <= 2) break;
       const int next = StraightOn(prev, cur);
       prev = cur;
       cur = next;
@@ -216,11 +237,18 @@ class Layout {
           found = t;
         }
         if (found < 0)
-          Refuse(f_.SwitchLabel(below), "no link to the next row of the grid (a missing link?)",
+          Refuse(f_.SwitchLabel(below), "no link to the next row of the grid " + MissingWhat(),
                  "every switch links to its grid neighbours");
         Mark(found);
         Place(found, x, y);
       }
+  }
+
+  std::string MissingWhat() const {
+    if (missing_ == 0) return "(a missing link?)";
+    return "(a missing link or switch: the sides make a " + std::to_string(m_.X) + "x" +
+           std::to_string(m_.Y) + " mesh, " + std::to_string(m_.X * m_.Y) + " switches, and the fabric has " +
+           std::to_string(m_.X * m_.Y - missing_) + ")";
   }
 
   // Every link joins grid neighbours and every pair of grid neighbours is
@@ -255,11 +283,13 @@ class Layout {
   Mesh& m_;
   std::vector<char> placed_;
   int count_ = 0;
+  int missing_ = 0;  // grid places the fabric has no switch for
 };
 
 // Frames to try: the tie-break one first (lower port east; a line's odd
 // port east, even north), then, only to name the damage on a broken
-// fabric, other corners and the swapped axes.
+// fabric, other corners and the swapped axes, and the grid frames again
+// with sides that go on past 2-link switches.
 std::vector<Frame> Frames(const Links& l, const std::vector<int>& corners) {
   constexpr size_t kDiagnosisCorners = 8;  // bounds the work on odd fabrics
   std::vector<Frame> frames;
@@ -267,14 +297,18 @@ std::vector<Frame> Frames(const Links& l, const std::vector<int>& corners) {
     const int c = corners[i];
     const std::vector<int>& nb = l.nbr[c];  // in port order
     if (nb.size() == 2) {
-      frames.push_back({c, nb[0], nb[1]});
-      frames.push_back({c, nb[1], nb[0]});
+      frames.push_back({c, nb[0], nb[1], true});
+      frames.push_back({c, nb[1], nb[0], true});
     } else if (nb.size() == 1 && l.port[c][0] % 2 == 0) {
-      frames.push_back({c, -1, nb[0]});
+      frames.push_back({c, -1, nb[0], false});
     } else {
-      frames.push_back({c, nb.empty() ? -1 : nb[0], -1});
+      frames.push_back({c, nb.empty() ? -1 : nb[0], -1, false});
     }
   }
+  // Grid frames again with sides walked straight on past 2-link switches.
+  for (size_t i = 0, grids = frames.size(); i < grids; ++i)
+    if (frames[i].sides_end_at_corners)
+      frames.push_back({frames[i].origin, frames[i].east, frames[i].north, false});
   return frames;
 }
 
@@ -299,18 +333,18 @@ Mesh RecognizeMesh(const Fabric& f) {
   for (int s = 0; s < n; ++s) ScanSwitch(f, s, m, l);
   CheckConnected(f, l);
   // A mesh lays out in every frame, so only the first can succeed; on a
-  // broken fabric the frame that placed the most switches before failing
-  // is nearest the damage, and its refusal is the one reported.
+  // broken fabric the frame that got furthest before failing (Layout::
+  // progress) is nearest the damage, and its refusal is the one reported.
   std::string best_error;
-  int best_placed = -1;
+  int best_progress = -1 - n;
   for (const Frame& fr : Frames(l, Corners(f, l))) {
     Layout layout(f, l, m);
     try {
       layout.Run(fr);
       return m;
     } catch (const Error& e) {
-      if (layout.placed_count() > best_placed) {
-        best_placed = layout.placed_count();
+      if (layout.progress() > best_progress) {
+        best_progress = layout.progress();
         best_error = e.what();
       }
     }

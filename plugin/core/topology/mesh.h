@@ -23,11 +23,14 @@
 // port where there is one) and the rule broken: a switch with no host or
 // two (fat-trees fail here; so does a dual-port HCA), more than 4 switch
 // links, parallel or self links, a disconnected fabric, no corner (a
-// torus), wrap-around, diagonal or skipping links, missing links, sides
-// that do not multiply to the switch count. A mesh lays out from any
-// corner, so on a broken fabric up to 8 corners x 2 axis choices are tried
-// and the refusal of the one that placed the most switches is reported:
-// it fails nearest the damage (a missing link is then named by both ends).
+// torus; a ring, unless of 4 switches, 2x2), wrap-around, diagonal or
+// skipping links, missing links, sides that do not multiply to the switch
+// count. A mesh lays out from any corner, so on a broken fabric up to 8
+// corners (switches with 2 links or fewer) x 2 axis choices x 2 ways to
+// end a side are tried and the refusal of the one that got furthest is
+// reported: it fails nearest the damage (a missing link is then named by
+// both ends; a missing switch, whose sides leave a hole in the grid, by a
+// neighbour).
 #pragma once
 
 #include <array>
@@ -64,7 +67,7 @@ struct Mesh {
   std::string Label(int sw) const;  // "N(x,y)"
 };
 
-// Recognises an X x Y mesh. Cost O(switches x ports) (x16 frames when
+// Recognises an X x Y mesh. Cost O(switches x ports) (x32 frames when
 // refusing). Throws ibu::Error
 // "not a 2-D mesh: <switch or port label>: <what> (mesh rule: <rule>)".
 Mesh RecognizeMesh(const Fabric& f);
