@@ -84,6 +84,10 @@ class Engine final : public Simulator::Impl {
 
   // --- state types ---
   struct Packet {
+    // When its tail is all in the input buffer it occupies: a packet
+    // consumed there (a multicast branch with no port left) frees its slot
+    // then, or at its lookup if that is later.
+    int64_t tail_in_ns;
     uint32_t msg;
     // Where it arrived, copied from the sender's header at transmission so
     // that routing it reads no port header.
@@ -158,7 +162,13 @@ class Engine final : public Simulator::Impl {
     }
   }
   void Grant(int ic, int oc);
-  void ReleaseInput(int ic, int bytes);
+  // The head packet of input `ic` leaves its slot at `tail_gone`: the
+  // credit goes back, the next packet may move.
+  void ReleaseInput(int ic, int64_t tail_gone);
+  // ... when a crossbar transfer of `bytes` starts now.
+  IBU_HOT void ReleaseInputAfter(int ic, int bytes) {
+    ReleaseInput(ic, q_.now() + int64_t(bytes) * p_.byte_ns);
+  }
   // A port starts its next packet if it is idle and has one; the check is
   // inline because most calls find the link busy or nothing to send, and
   // the call's register saves cost more than the check.
@@ -898,6 +908,7 @@ IBU_HOT void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   const int ic = (gp << Vsh()) | vl;  // the output channel feeds the peer's input here
   --St(ic).credits;
   InPush(ic, pi);
+  P.tail_in_ns = t + p_.fly_ns + dur;
   P.in_gp = peer;
   P.in_node = Hdr(gp).peer_node;
   P.in_port = Hdr(gp).peer_port;
@@ -1040,11 +1051,12 @@ IBU_HOT void Engine<kV, kOne>::Request(int ic) {
   int pending = 0;
   for (int k = 0; k < n; ++k) pending += ports[k] != in_port;
   if (pending == 0) {  // a branch with nowhere further to go: consumed
-    const int bytes = P.bytes;
+    // Nothing crosses the crossbar: the slot is free once the tail is in.
+    const int64_t tail_gone = std::max(q_.now(), P.tail_in_ns);
     InPop(ic);
     FreePacket(pi);
     ++dropped_;
-    ReleaseInput(ic, bytes);
+    ReleaseInput(ic, tail_gone);
     return;
   }
   P.pending = uint16_t(pending);
@@ -1069,19 +1081,18 @@ IBU_HOT void Engine<kV, kOne>::Grant(int ic, int oc) {
       InPop(ic);
       FreePacket(pi);
       ++consumed_;
-      ReleaseInput(ic, bytes);
+      ReleaseInputAfter(ic, bytes);
     }
   } else {
     InPop(ic);
-    ReleaseInput(ic, pkts_[pi].bytes);
+    ReleaseInputAfter(ic, pkts_[pi].bytes);
   }
   OutPush(oc, qi);
   TryTransmit(oc >> Vsh());
 }
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::ReleaseInput(int ic, int bytes) {
-  const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
+IBU_HOT void Engine<kV, kOne>::ReleaseInput(int ic, int64_t tail_gone) {
   const int sender = ic >> Vsh();
   const size_t oc = size_t(ic);  // the input's credits live in its sender's channel
   int slot = PendHeadOf(St(oc)) + St(oc).pend_count;
