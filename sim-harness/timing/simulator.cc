@@ -47,6 +47,16 @@ constexpr uint16_t kFlagMcast = 2;
 int MaxHops(const Network& net) { return std::max(64, net.num_switches()); }
 constexpr int32_t kNone = -1;
 
+// A time in ns drawn as a real number (message interarrivals, phases):
+// at least 1, and a time past any run (2^62 ns, 146 years) for one beyond
+// int64's range. A tiny load (1e-300) made such draws, and converting them
+// overflowed: messages came every nanosecond, 'offered' 32 bytes/ns.
+int64_t DrawnNs(double ns) {
+  constexpr int64_t kPastAnyRun = int64_t(1) << 62;
+  if (!(ns < double(kPastAnyRun))) return kPastAnyRun;
+  return std::max<int64_t>(1, std::llround(ns));
+}
+
 std::string HexLid(int lid) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%04x", lid);
@@ -630,16 +640,16 @@ int64_t Engine<kV, kOne>::Interarrival() {
   if (log1p_neg_load_ == 0) log1p_neg_load_ = std::log1p(-std::min(1.0, load_));  // once per point
   switch (p_.arrival) {
     case Arrival::kExponential:
-      return std::max<int64_t>(1, std::llround(-mean * std::log(UniformOpen(rng_))));
+      return DrawnNs(-mean * std::log(UniformOpen(rng_)));
     case Arrival::kPeriodic:
-      return std::max<int64_t>(1, std::llround(mean));
+      return DrawnNs(mean);
     case Arrival::kBernoulli:
     default: {
       // One trial per message time; success probability = load.
       const double pr = std::min(1.0, load_);
-      int64_t k = 1;
-      if (pr < 1.0) k += int64_t(std::floor(std::log(UniformOpen(rng_)) / log1p_neg_load_));
-      return std::max<int64_t>(1, int64_t(msg_ns)) * k;
+      double k = 1;
+      if (pr < 1.0) k += std::floor(std::log(UniformOpen(rng_)) / log1p_neg_load_);
+      return DrawnNs(double(std::max<int64_t>(1, int64_t(msg_ns))) * k);
     }
   }
 }
@@ -1401,7 +1411,7 @@ PointResult Engine<kV, kOne>::Run() {
     Push(w1_, kWindowEnd, 0);
     Push(gen_end_, kStop, 0);
     const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
-    const uint64_t phase = std::max<uint64_t>(1, uint64_t(std::ceil(msg_ns / load_)));
+    const uint64_t phase = uint64_t(DrawnNs(std::ceil(msg_ns / load_)));
     for (int h : wl_.sources()) {
       ++gen_pending_;
       Push(int64_t(UniformBelow(rng_, phase)), kGen, uint64_t(h));
