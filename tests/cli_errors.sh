@@ -309,6 +309,13 @@ cp "$net" "$tmp/dump/fabric.net"
   grep -qF "ibunion sim: $tmp/dump/fabric.net: " "$tmp/err" &&
   echo "PASS: sim OTHER.net --routing dump:DIR says DIR/fabric.net is used, and names it in its heading" ||
   { echo "FAIL: sim OTHER.net --routing dump:DIR: no note, or a heading naming another file: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+# The plugin's path-selection map holds every pair: a cut-off one would
+# leave the pairs it lost on base LIDs without a word.
+"$IBUNION" route "$net" --guid2lid "$g2l" --engine mlid --lft /dev/null --paths "$tmp/paths" 2>/dev/null
+head -n 50 "$tmp/paths" >"$tmp/dump/ibunion-mlid-paths.dump"
+expect "$tmp/dump/ibunion-mlid-paths.dump: 50 of the fabric's 56 (source, destination) pairs; the plugin writes every pair: a cut-off dump?" \
+  "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"
+rm "$tmp/dump/ibunion-mlid-paths.dump"
 sed -i '5a\0x0003 1 : damaged' "$tmp/dump/lfts.dump"
 sed -i '6s/^0x/  0x/' "$tmp/dump/lfts.dump"
 expect "$tmp/dump/lfts.dump:6: expected ibroute output" "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"
