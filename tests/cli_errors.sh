@@ -125,6 +125,13 @@ expect "$tmp/c.conf:1: shift = 2: only with --traffic shift" "$IBUNION" sim "$ne
 expect "--param mlid=49153: only with --routing dump:DIR and hardware multicast" \
   "$IBUNION" sim "$net" --routing mlid --param mlid=49153
 expect "--param vls=4: not with --vls 2, which sets it too" "$IBUNION" sim "$net" --routing mlid --vls 2 --param vls=4
+# A batch run has no arrivals: a load, an arrival process or a window was ignored.
+expect "--load 0.5: not with --param batch=2 (a batch run queues its messages at t=0 and runs to completion)" \
+  "$IBUNION" sim "$net" --routing mlid --param batch=2 --load 0.5
+printf 'batch = 1\nmeasure_ns = 5000\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:2: measure_ns = 5000: not with $tmp/c.conf:1: batch = 1" \
+  "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+expect "--param arrival=exp: not with --param batch=1" "$IBUNION" sim "$net" --routing mlid --param batch=1 --param arrival=exp
 printf 'hot = 99\n' >"$tmp/c.conf"
 expect "hot = 99 (--param or config file): expected an end port 0..7, the fabric has 8" \
   "$IBUNION" sim "$net" --routing mlid --traffic centric:0.5 --config "$tmp/c.conf"

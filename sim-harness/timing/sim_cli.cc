@@ -284,8 +284,19 @@ std::string NamedParam(const Setting& s) { return s.key.empty() ? s.where : Name
 void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
                           const std::vector<std::pair<std::string, Setting>>& params, const TrafficSpec& spec,
                           const Params& p, bool dump) {
+  // A batch run queues its messages at t=0 and runs to completion: no
+  // arrivals, hence no load and no measurement window.
+  std::string batch;
+  for (const auto& [key, s] : params)
+    if (key == "batch" && p.batch > 0) batch = NamedParam(s);
+  const std::string not_batch =
+      "not with " + batch + " (a batch run queues its messages at t=0 and runs to completion)";
+  if (!batch.empty() && opt.count("load")) throw Error(Named(opt.at("load")) + ": " + not_batch);
   for (const auto& [key, s] : params) {
     std::string only;
+    if (!batch.empty() &&
+        (key == "arrival" || key == "warmup_ns" || key == "measure_ns" || key == "drain_ns"))
+      only = not_batch;
     if (key == "hot" && spec.pattern != Pattern::kCentric) only = "only with --traffic centric:F";
     if (key == "shift" && spec.pattern != Pattern::kShift) only = "only with --traffic shift";
     if (key == "mlid" && !(dump && spec.pattern == Pattern::kMcast && p.mcast_mode == McastMode::kHardware))
