@@ -125,6 +125,10 @@ expect "$tmp/c.conf:1: shift = 2: only with --traffic shift" "$IBUNION" sim "$ne
 expect "--param mlid=49153: only with --routing dump:DIR and hardware multicast" \
   "$IBUNION" sim "$net" --routing mlid --param mlid=49153
 expect "--param vls=4: not with --vls 2, which sets it too" "$IBUNION" sim "$net" --routing mlid --vls 2 --param vls=4
+# A permutation that moves no host (bitrev on two) sends nothing: refused.
+"$IBUNION" topo mesh 1 2 -o "$tmp/m12.net" --guid2lid "$tmp/m12.g2l" 2>/dev/null
+expect "--traffic bitrev: every one of the fabric's 2 hosts maps to itself, so nothing is sent" \
+  "$IBUNION" sim "$tmp/m12.net" --guid2lid "$tmp/m12.g2l" --routing xymesh --traffic bitrev
 # A batch run has no arrivals: a load, an arrival process or a window was ignored.
 expect "--load 0.5: not with --param batch=2 (a batch run queues its messages at t=0 and runs to completion)" \
   "$IBUNION" sim "$net" --routing mlid --param batch=2 --load 0.5

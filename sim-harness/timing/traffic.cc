@@ -208,9 +208,14 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       break;
     }
   }
-  if (!perm_.empty() && spec_.pattern != Pattern::kMcast && sources_.empty())
+  if (!perm_.empty() && spec_.pattern != Pattern::kMcast && sources_.empty()) {
     for (int h = 0; h < n; ++h)
       if (perm_[h] >= 0 && perm_[h] != h) sources_.push_back(h);
+    // bitrev on two hosts: a run with no traffic at all printed zeros.
+    if (sources_.empty())
+      throw Error(spec_.named + ": every one of the fabric's " + std::to_string(n) +
+                  " hosts maps to itself, so nothing is sent");
+  }
   for (int h : sources_) source_flag_[h] = true;
   BuildTrees();
 }
