@@ -300,6 +300,12 @@ if out=$("$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf" --load 0.2 
   [ ! -s "$tmp/err" ]
 then echo "PASS: --load replaces the config's sweep; no-wall, json, quiet from the config"
 else echo "FAIL: config sweep + --load: $out $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+# A point that measured no message (1 GiB messages at load 0.1: none in a
+# 2 us window) says so; its latency fields, 0, are no result.
+if "$IBUNION" sim "$net" --routing mlid --msg 1024M $short 2>"$tmp/err" >/dev/null &&
+  grep -qF "note: point 0 (load 0.1): no message was measured" "$tmp/err"
+then echo "PASS: a point without a measured message says so"
+else echo "FAIL: a point without a measured message: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # The LFT dump of dump:DIR: only ibroute's lines; a stray one is named, an
 # empty dump is refused (both used to fail later as "no LFT entry").
 mkdir -p "$tmp/dump"
