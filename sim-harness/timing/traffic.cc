@@ -285,6 +285,17 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
   const std::vector<bool>& r = reach[chosen];
   for (int h = 0; h < hosts_; ++h)
     if (r[h]) group_.push_back(h);
+  // Sources are drawn from the members: a count beyond them was taken as all.
+  if (!spec_.sources.fraction && spec_.sources.value > double(group_.size())) {
+    char given[32];
+    std::snprintf(given, sizeof given, "%.0f", spec_.sources.value);
+    char mlid_text[16];
+    std::snprintf(mlid_text, sizeof mlid_text, "0x%04x", chosen);
+    throw Error(spec_.named + ": SOURCES " + given + " is more hosts than the " +
+                std::to_string(group_.size()) + " members of the dumped group (MLID " + mlid_text +
+                ") it draws them from (give a count up to " + std::to_string(group_.size()) +
+                ", a fraction like 0.4 or 40%, or all)");
+  }
   std::mt19937_64 rng(seed_ ^ 0xd0e5u);
   const std::vector<int> pick = Sample(int(group_.size()), spec_.sources.Resolve(int(group_.size())), rng);
   sources_.clear();

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "plugin/core/error.h"
 #include "tests/unit/timing_rig.h"
 
 namespace ibu::simtest {
@@ -102,6 +103,25 @@ void TestDeadEndBranchFreesSlotWhenTailIsIn() {
       CU_ASSERT_EQUAL(sim.DeliveredTo(2), 1u);
       CU_ASSERT_EQUAL(r.packet_hops, 3u + 4u);
     }
+}
+
+void TestDumpedGroupSourceCount() {
+  // Sources come from the dumped group's 5 members: 5 is all of them, 6
+  // is refused (it was taken as all, as a fraction would be).
+  for (const int sources : {5, 6}) {
+    Params p;
+    Setup st = Tree(3, 3);
+    TreeMulticast(st, 3, 3, kMlid, kMembers);
+    std::string err;
+    try {
+      Rig rig(std::move(st), p, "mcast:" + std::to_string(sources) + ":all", 1, kMlid);
+      CU_ASSERT_EQUAL(rig.wl->sources(), kMembers);
+    } catch (const Error& e) {
+      err = e.what();
+    }
+    const std::string want = "SOURCES 6 is more hosts than the 5 members of the dumped group (MLID 0xc001)";
+    CU_ASSERT(sources == 5 ? err.empty() : err.find(want) != std::string::npos);
+  }
 }
 
 void TestAllMembersSend() {
@@ -211,6 +231,7 @@ void RegisterTimingMcastSuite() {
   CU_add_test(s, "1-to-3 group: exact completion, no copy back", TestOneToThreeTiming);
   CU_add_test(s, "a dead-end branch frees its slot when the tail is in",
               TestDeadEndBranchFreesSlotWhenTailIsIn);
+  CU_add_test(s, "dumped group: a source count beyond its members is refused", TestDumpedGroupSourceCount);
   CU_add_test(s, "all members send at once", TestAllMembersSend);
   CU_add_test(s, "flooding MFT loop is reported", TestFloodingLoopIsCaught);
   CU_add_test(s, "unicast emulation of multicast", TestUnicastEmulation);
