@@ -249,8 +249,8 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
     } else if (r.ops_measured == 0 && !o.quiet) {
       // Latency 0 would read as a result: say there was none to measure.
       std::cerr << "ibunion sim: note: point " << r.index << " (load " << r.load
-                << "): no message was measured (none arrived in the measurement window with a receiver); "
-                   "the latency fields are 0 for want of one\n";
+                << "): no message with a receiver was measured (a steady run: none arrived in the "
+                   "measurement window); the latency fields are 0 for want of one\n";
     }
   }
   // JSON keeps one object per point on stdout: the summary goes to stderr.
