@@ -129,6 +129,9 @@ expect "--param vls=4: not with --vls 2, which sets it too" "$IBUNION" sim "$net
 "$IBUNION" topo mesh 1 2 -o "$tmp/m12.net" --guid2lid "$tmp/m12.g2l" 2>/dev/null
 expect "--traffic bitrev: every one of the fabric's 2 hosts maps to itself, so nothing is sent" \
   "$IBUNION" sim "$tmp/m12.net" --guid2lid "$tmp/m12.g2l" --routing xymesh --traffic bitrev
+# mcast:1:1 draws one member and one source; seed 24 draws the same host.
+expect "--traffic mcast:1:1: the group drawn (seed 24) is its one source P(31) alone, so nothing is sent" \
+  "$IBUNION" sim "$net" --routing mlid --traffic mcast:1:1 --seed 24
 # A batch run has no arrivals: a load, an arrival process or a window was ignored.
 expect "--load 0.5: not with --param batch=2 (a batch run queues its messages at t=0 and runs to completion)" \
   "$IBUNION" sim "$net" --routing mlid --param batch=2 --load 0.5

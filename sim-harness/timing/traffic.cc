@@ -205,6 +205,12 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
         }
       group_ = Sample(n, spec_.group.Resolve(n), rng);
       sources_ = Sample(n, spec_.sources.Resolve(n), rng);
+      // A source sends to the group's other members: none when the group
+      // is that source alone, and the run had no traffic at all.
+      if (group_.size() == 1 && sources_ == group_)
+        throw Error(spec_.named + ": the group drawn (seed " + std::to_string(seed) + ") is its one source " +
+                    f.end_ports[size_t(group_[0])].name +
+                    " alone, so nothing is sent (give a larger group, or another seed)");
       break;
     }
   }
