@@ -61,6 +61,18 @@ std::vector<int> Sample(int n, int k, std::mt19937_64& rng) {
   return all;
 }
 
+// A fraction of `of` hosts that rounds to none: Resolve took it as one
+// host, a group or source set the fraction never asked for.
+void RefuseNoHosts(const std::string& named, const HostCount& c, const char* what, int of,
+                   const std::string& of_what) {
+  if (!c.fraction || std::lround(c.value * of) >= 1) return;
+  char given[32], least[32];
+  std::snprintf(given, sizeof given, "%g", c.value);
+  std::snprintf(least, sizeof least, "%g", 0.5 / of);
+  throw Error(named + ": " + what + " " + given + " of " + of_what +
+              " rounds to no host (give a fraction of at least " + least + ", or a host count)");
+}
+
 int Log2Exact(int n) {
   int k = 0;
   while ((1 << k) < n) ++k;
@@ -203,6 +215,9 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
           throw Error(spec_.named + ": " + what + " " + given + " is more hosts than the fabric's " + std::to_string(n) +
                       " (give a count up to " + std::to_string(n) + ", a fraction like 0.4 or 40%, or all)");
         }
+      const std::string hosts_text = "the fabric's " + std::to_string(n) + " hosts";
+      RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", n, hosts_text);
+      RefuseNoHosts(spec_.named, spec_.group, "GROUP", n, hosts_text);
       group_ = Sample(n, spec_.group.Resolve(n), rng);
       sources_ = Sample(n, spec_.sources.Resolve(n), rng);
       // A source sends to the group's other members: none when the group
@@ -302,6 +317,8 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
                 ") it draws them from (give a count up to " + std::to_string(group_.size()) +
                 ", a fraction like 0.4 or 40%, or all)");
   }
+  RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
+                "the dumped group's " + std::to_string(group_.size()) + " members");
   std::mt19937_64 rng(seed_ ^ 0xd0e5u);
   const std::vector<int> pick = Sample(int(group_.size()), spec_.sources.Resolve(int(group_.size())), rng);
   sources_.clear();
