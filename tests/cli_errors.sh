@@ -132,9 +132,11 @@ expect "--traffic bitrev: every one of the fabric's 2 hosts maps to itself, so n
 # mcast:1:1 draws one member and one source; seed 24 draws the same host.
 expect "--traffic mcast:1:1: the group drawn (seed 24) is its one source P(31) alone, so nothing is sent" \
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:1:1 --seed 24
-# A fraction of hosts that rounds to none is refused (it was one host).
+# A fraction of hosts that rounds to none is refused (it was one host), and
+# a shift distance is an integer as integers are read (1e3 was a thousand).
 expect "--traffic mcast:all:0.0001: GROUP 0.0001 of the fabric's 8 hosts rounds to no host (give a fraction of at least 0.0625, or a host count)" \
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:all:0.0001
+expect "--traffic shift:1e3: shift distance must be an integer 1..10000000" "$IBUNION" sim "$net" --routing mlid --traffic shift:1e3
 # A batch run has no arrivals: a load, an arrival process or a window was ignored.
 expect "--load 0.5: not with --param batch=2 (a batch run queues its messages at t=0 and runs to completion)" \
   "$IBUNION" sim "$net" --routing mlid --param batch=2 --load 0.5

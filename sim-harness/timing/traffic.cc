@@ -113,8 +113,9 @@ TrafficSpec ParseTraffic(const std::string& text, const std::string& named) {
     want(1, 2, "shift or shift:K");
     s.pattern = Pattern::kShift;
     if (w.size() == 2) {
-      const double k = ToDouble(where, w[1], "shift distance");
-      if (k < 1 || k != std::floor(k) || k > 1e7) Bad(where, "shift distance must be an integer >= 1");
+      long long k = 0;  // an integer as every integer is read: decimal or 0x hex, not 1e3
+      if (!ParseInteger(w[1], &k) || k < 1 || k > 10000000)
+        Bad(where, "shift distance must be an integer 1..10000000");
       s.shift = int(k);
     }
   } else if (name == "bitrev") {
