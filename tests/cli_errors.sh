@@ -137,6 +137,12 @@ expect "--traffic mcast:1:1: the group drawn (seed 24) is its one source P(31) a
 expect "--traffic mcast:all:0.0001: GROUP 0.0001 of the fabric's 8 hosts rounds to no host (give a fraction of at least 0.0625, or a host count)" \
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:all:0.0001
 expect "--traffic shift:1e3: shift distance must be an integer 1..10000000" "$IBUNION" sim "$net" --routing mlid --traffic shift:1e3
+# The largest message, 1 GiB, can be written as the limit says it: 1G.
+# shellcheck disable=SC2086
+if "$IBUNION" sim "$net" --routing mlid --msg 1G $short 2>"$tmp/err" >/dev/null && grep -qF "msg 1073741824 B" "$tmp/err"
+then echo "PASS: --msg 1G is 1 GiB"
+else echo "FAIL: --msg 1G: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+expect "--msg 2G: message larger than 1 GiB" "$IBUNION" sim "$net" --routing mlid --msg 2G
 # A batch run has no arrivals: a load, an arrival process or a window was ignored.
 expect "--load 0.5: not with --param batch=2 (a batch run queues its messages at t=0 and runs to completion)" \
   "$IBUNION" sim "$net" --routing mlid --param batch=2 --load 0.5

@@ -69,7 +69,7 @@ constexpr const char* kUsage =
     "              (slid routes the same at any LMC); else 0. As ibunion route.\n"
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
-    "  --msg       message size in bytes (suffix K = 1024, M = 1024K) [32]\n"
+    "  --msg       message size in bytes (suffix K = 1024, M = 1024K, G = 1024M) [32]\n"
     "  --load      offered load per source, fraction of link bandwidth [0.1]; not with\n"
     "              --sweep (one from --config is replaced by the other from the command line)\n"
     "  --vls       data VLs: 1, 2, 4 or 8 [1]\n"
@@ -165,14 +165,14 @@ uint32_t ToBytes(const Setting& s) {
     }
     return false;
   };
-  strip("KB", 1024) || strip("kB", 1024) || strip("K", 1024) || strip("k", 1024) ||
-      strip("MB", 1 << 20) || strip("M", 1 << 20) || strip("B", 1);
+  strip("KB", 1024) || strip("kB", 1024) || strip("K", 1024) || strip("k", 1024) || strip("MB", 1 << 20) ||
+      strip("M", 1 << 20) || strip("GB", 1 << 30) || strip("G", 1 << 30) || strip("B", 1);
   // The number without its suffix, named as given ("--msg 1.5K", not "1.5").
   long long n = 0;
   try {
     n = ToInt({v, s.where, ""}, "", 1, 1 << 30);
   } catch (const Error&) {
-    throw Error(Named(s) + ": expected a message size in bytes (1 .. 1G, suffix K or M allowed)");
+    throw Error(Named(s) + ": expected a message size in bytes (1 .. 1G, suffix K, M or G allowed)");
   }
   if (uint64_t(n) * mult > (uint64_t(1) << 30)) throw Error(Named(s) + ": message larger than 1 GiB");
   return uint32_t(uint64_t(n) * mult);
