@@ -51,8 +51,8 @@ constexpr int32_t kNone = -1;
 // at least 1, and a time past any run (2^62 ns, 146 years) for one beyond
 // int64's range. A tiny load (1e-300) made such draws, and converting them
 // overflowed: messages came every nanosecond, 'offered' 32 bytes/ns.
+constexpr int64_t kPastAnyRun = int64_t(1) << 62;
 int64_t DrawnNs(double ns) {
-  constexpr int64_t kPastAnyRun = int64_t(1) << 62;
   if (!(ns < double(kPastAnyRun))) return kPastAnyRun;
   return std::max<int64_t>(1, std::llround(ns));
 }
@@ -94,10 +94,6 @@ class Engine final : public Simulator::Impl {
 
   // --- state types ---
   struct Packet {
-    // When its tail is all in the input buffer it occupies: a packet
-    // consumed there (a multicast branch with no port left) frees its slot
-    // then, or at its lookup if that is later.
-    int64_t tail_in_ns;
     uint32_t msg;
     // Where it arrived, copied from the sender's header at transmission so
     // that routing it reads no port header.
@@ -368,6 +364,12 @@ class Engine final : public Simulator::Impl {
   EventQueue q_;
   std::vector<Packet> pkts_;
   std::vector<uint32_t> free_pkts_;
+  // Per multicast packet in a switch's input buffer: when its tail is all
+  // in. A copy consumed there (a branch with no port left) frees its slot
+  // then, or at its lookup if that is later. Beside the pool rather than in
+  // Packet, which stays 32 bytes (two a cache line) for unicast hops; left
+  // uninitialised, so unicast runs never touch its pages.
+  std::unique_ptr<int64_t[]> mcast_tail_in_;
   std::vector<Message> msgs_;
   std::vector<uint32_t> free_msgs_;
   std::vector<Op> ops_;
@@ -587,6 +589,7 @@ Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p
   // Every live packet sits in one input or output buffer slot, so the pool
   // never grows past the slots: no reallocation, stable references.
   pkts_.reserve(C * (InCap() + OutCap()) + 16);
+  mcast_tail_in_.reset(new int64_t[pkts_.capacity()]);
 }
 
 template <int kV, bool kOne>
@@ -646,10 +649,11 @@ int64_t Engine<kV, kOne>::Interarrival() {
     case Arrival::kBernoulli:
     default: {
       // One trial per message time; success probability = load.
-      const double pr = std::min(1.0, load_);
-      double k = 1;
-      if (pr < 1.0) k += std::floor(std::log(UniformOpen(rng_)) / log1p_neg_load_);
-      return DrawnNs(double(std::max<int64_t>(1, int64_t(msg_ns))) * k);
+      // Integer arithmetic while it fits: no rounding call per message.
+      const int64_t slot_ns = std::max<int64_t>(1, int64_t(msg_ns));
+      if (load_ >= 1.0) return slot_ns;
+      const double k = 1 + std::floor(std::log(UniformOpen(rng_)) / log1p_neg_load_);
+      return k < double(kPastAnyRun / slot_ns) ? slot_ns * int64_t(k) : kPastAnyRun;
     }
   }
 }
@@ -918,13 +922,15 @@ IBU_HOT void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   const int ic = (gp << Vsh()) | vl;  // the output channel feeds the peer's input here
   --St(ic).credits;
   InPush(ic, pi);
-  P.tail_in_ns = t + p_.fly_ns + dur;
   P.in_gp = peer;
   P.in_node = Hdr(gp).peer_node;
   P.in_port = Hdr(gp).peer_port;
   P.up_gp = gp;
-  if (!(P.flags & kFlagMcast))
+  if (!(P.flags & kFlagMcast)) {
     if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
+  } else {
+    mcast_tail_in_[pi] = t + p_.fly_ns + dur;
+  }
   P.in_vl = uint16_t(vl);
   P.flags &= uint16_t(~kFlagRouted);
   if (++P.hops > max_hops_)
@@ -1062,7 +1068,7 @@ IBU_HOT void Engine<kV, kOne>::Request(int ic) {
   for (int k = 0; k < n; ++k) pending += ports[k] != in_port;
   if (pending == 0) {  // a branch with nowhere further to go: consumed
     // Nothing crosses the crossbar: the slot is free once the tail is in.
-    const int64_t tail_gone = std::max(q_.now(), P.tail_in_ns);
+    const int64_t tail_gone = std::max(q_.now(), mcast_tail_in_[pi]);
     InPop(ic);
     FreePacket(pi);
     ++dropped_;
