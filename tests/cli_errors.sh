@@ -125,8 +125,33 @@ expect "$tmp/c.conf:1: shift = 2: only with --traffic shift" "$IBUNION" sim "$ne
 expect "--param mlid=49153: only with --routing dump:DIR and hardware multicast" \
   "$IBUNION" sim "$net" --routing mlid --param mlid=49153
 expect "--param vls=4: not with --vls 2, which sets it too" "$IBUNION" sim "$net" --routing mlid --vls 2 --param vls=4
+# A permutation that moves no host (bitrev on two) sends nothing: refused.
+"$IBUNION" topo mesh 1 2 -o "$tmp/m12.net" --guid2lid "$tmp/m12.g2l" 2>/dev/null
+expect "--traffic bitrev: every one of the fabric's 2 hosts maps to itself, so nothing is sent" \
+  "$IBUNION" sim "$tmp/m12.net" --guid2lid "$tmp/m12.g2l" --routing xymesh --traffic bitrev
+# mcast:1:1 draws one member and one source; seed 24 draws the same host.
+expect "--traffic mcast:1:1: the group drawn (seed 24) is its one source P(31) alone, so nothing is sent" \
+  "$IBUNION" sim "$net" --routing mlid --traffic mcast:1:1 --seed 24
+# A fraction of hosts that rounds to none is refused (it was one host), and
+# a shift distance is an integer as integers are read (1e3 was a thousand).
+expect "--traffic mcast:all:0.0001: GROUP 0.0001 of the fabric's 8 hosts rounds to no host (give a fraction of at least 0.0625, or a host count)" \
+  "$IBUNION" sim "$net" --routing mlid --traffic mcast:all:0.0001
+expect "--traffic shift:1e3: shift distance must be an integer 1..10000000" "$IBUNION" sim "$net" --routing mlid --traffic shift:1e3
+# The largest message, 1 GiB, can be written as the limit says it: 1G.
+# shellcheck disable=SC2086
+if "$IBUNION" sim "$net" --routing mlid --msg 1G $short 2>"$tmp/err" >/dev/null && grep -qF "msg 1073741824 B" "$tmp/err"
+then echo "PASS: --msg 1G is 1 GiB"
+else echo "FAIL: --msg 1G: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+expect "--msg 2G: message larger than 1 GiB" "$IBUNION" sim "$net" --routing mlid --msg 2G
+# A batch run has no arrivals: a load, an arrival process or a window was ignored.
+expect "--load 0.5: not with --param batch=2 (a batch run queues its messages at t=0 and runs to completion)" \
+  "$IBUNION" sim "$net" --routing mlid --param batch=2 --load 0.5
+printf 'batch = 1\nmeasure_ns = 5000\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:2: measure_ns = 5000: not with $tmp/c.conf:1: batch = 1" \
+  "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+expect "--param arrival=exp: not with --param batch=1" "$IBUNION" sim "$net" --routing mlid --param batch=1 --param arrival=exp
 printf 'hot = 99\n' >"$tmp/c.conf"
-expect "hot = 99 (--param or config file): expected an end port 0..7, the fabric has 8" \
+expect "$tmp/c.conf:1: hot = 99: expected an end port 0..7, the fabric has 8" \
   "$IBUNION" sim "$net" --routing mlid --traffic centric:0.5 --config "$tmp/c.conf"
 printf 'engine.mlid_rotate = maybe\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: engine.mlid_rotate = maybe: option 'mlid_rotate=maybe': expected on or off" \
@@ -289,6 +314,12 @@ if out=$("$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf" --load 0.2 
   [ ! -s "$tmp/err" ]
 then echo "PASS: --load replaces the config's sweep; no-wall, json, quiet from the config"
 else echo "FAIL: config sweep + --load: $out $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+# A point that measured no message (1 GiB messages at load 0.1: none in a
+# 2 us window) says so; its latency fields, 0, are no result.
+if "$IBUNION" sim "$net" --routing mlid --msg 1024M $short 2>"$tmp/err" >/dev/null &&
+  grep -qF "note: point 0 (load 0.1): no message with a receiver was measured" "$tmp/err"
+then echo "PASS: a point without a measured message says so"
+else echo "FAIL: a point without a measured message: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # The LFT dump of dump:DIR: only ibroute's lines; a stray one is named, an
 # empty dump is refused (both used to fail later as "no LFT entry").
 mkdir -p "$tmp/dump"
@@ -309,6 +340,13 @@ cp "$net" "$tmp/dump/fabric.net"
   grep -qF "ibunion sim: $tmp/dump/fabric.net: " "$tmp/err" &&
   echo "PASS: sim OTHER.net --routing dump:DIR says DIR/fabric.net is used, and names it in its heading" ||
   { echo "FAIL: sim OTHER.net --routing dump:DIR: no note, or a heading naming another file: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+# The plugin's path-selection map holds every pair: a cut-off one would
+# leave the pairs it lost on base LIDs without a word.
+"$IBUNION" route "$net" --guid2lid "$g2l" --engine mlid --lft /dev/null --paths "$tmp/paths" 2>/dev/null
+head -n 50 "$tmp/paths" >"$tmp/dump/ibunion-mlid-paths.dump"
+expect "$tmp/dump/ibunion-mlid-paths.dump: 50 of the fabric's 56 (source, destination) pairs; the plugin writes every pair: a cut-off dump?" \
+  "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"
+rm "$tmp/dump/ibunion-mlid-paths.dump"
 sed -i '5a\0x0003 1 : damaged' "$tmp/dump/lfts.dump"
 sed -i '6s/^0x/  0x/' "$tmp/dump/lfts.dump"
 expect "$tmp/dump/lfts.dump:6: expected ibroute output" "$IBUNION" sim --routing dump:"$tmp/dump" --guid2lid "$g2l"

@@ -27,7 +27,8 @@ struct DumpedPathMap {
 };
 
 // DIR's ibunion-*-paths.dump, or null when it has none. Two such files
-// (maps of two engines) are refused: which one made the tables is unknown.
+// (maps of two engines) are refused: which one made the tables is unknown;
+// so is a map without every ordered pair of end ports (a cut-off file).
 std::shared_ptr<const DumpedPathMap> ReadDumpedPathMap(const std::string& dir, const Fabric& f);
 
 }  // namespace ibu::sim

@@ -69,7 +69,7 @@ constexpr const char* kUsage =
     "              (slid routes the same at any LMC); else 0. As ibunion route.\n"
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
-    "  --msg       message size in bytes (suffix K = 1024, M = 1024K) [32]\n"
+    "  --msg       message size in bytes (suffix K = 1024, M = 1024K, G = 1024M) [32]\n"
     "  --load      offered load per source, fraction of link bandwidth [0.1]; not with\n"
     "              --sweep (one from --config is replaced by the other from the command line)\n"
     "  --vls       data VLs: 1, 2, 4 or 8 [1]\n"
@@ -165,14 +165,14 @@ uint32_t ToBytes(const Setting& s) {
     }
     return false;
   };
-  strip("KB", 1024) || strip("kB", 1024) || strip("K", 1024) || strip("k", 1024) ||
-      strip("MB", 1 << 20) || strip("M", 1 << 20) || strip("B", 1);
+  strip("KB", 1024) || strip("kB", 1024) || strip("K", 1024) || strip("k", 1024) || strip("MB", 1 << 20) ||
+      strip("M", 1 << 20) || strip("GB", 1 << 30) || strip("G", 1 << 30) || strip("B", 1);
   // The number without its suffix, named as given ("--msg 1.5K", not "1.5").
   long long n = 0;
   try {
     n = ToInt({v, s.where, ""}, "", 1, 1 << 30);
   } catch (const Error&) {
-    throw Error(Named(s) + ": expected a message size in bytes (1 .. 1G, suffix K or M allowed)");
+    throw Error(Named(s) + ": expected a message size in bytes (1 .. 1G, suffix K, M or G allowed)");
   }
   if (uint64_t(n) * mult > (uint64_t(1) << 30)) throw Error(Named(s) + ": message larger than 1 GiB");
   return uint32_t(uint64_t(n) * mult);
@@ -246,6 +246,11 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
     } else if (r.ops_unfinished && !o.quiet) {
       std::cerr << "ibunion sim: note: point " << r.index << " (load " << r.load << "): " << r.ops_unfinished
                 << " measured messages undelivered after drain_ns (saturated); latency is over the delivered ones\n";
+    } else if (r.ops_measured == 0 && !o.quiet) {
+      // Latency 0 would read as a result: say there was none to measure.
+      std::cerr << "ibunion sim: note: point " << r.index << " (load " << r.load
+                << "): no message with a receiver was measured (a steady run: none arrived in the "
+                   "measurement window); the latency fields are 0 for want of one\n";
     }
   }
   // JSON keeps one object per point on stdout: the summary goes to stderr.
@@ -284,8 +289,19 @@ std::string NamedParam(const Setting& s) { return s.key.empty() ? s.where : Name
 void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
                           const std::vector<std::pair<std::string, Setting>>& params, const TrafficSpec& spec,
                           const Params& p, bool dump) {
+  // A batch run queues its messages at t=0 and runs to completion: no
+  // arrivals, hence no load and no measurement window.
+  std::string batch;
+  for (const auto& [key, s] : params)
+    if (key == "batch" && p.batch > 0) batch = NamedParam(s);
+  const std::string not_batch =
+      "not with " + batch + " (a batch run queues its messages at t=0 and runs to completion)";
+  if (!batch.empty() && opt.count("load")) throw Error(Named(opt.at("load")) + ": " + not_batch);
   for (const auto& [key, s] : params) {
     std::string only;
+    if (!batch.empty() &&
+        (key == "arrival" || key == "warmup_ns" || key == "measure_ns" || key == "drain_ns"))
+      only = not_batch;
     if (key == "hot" && spec.pattern != Pattern::kCentric) only = "only with --traffic centric:F";
     if (key == "shift" && spec.pattern != Pattern::kShift) only = "only with --traffic shift";
     if (key == "mlid" && !(dump && spec.pattern == Pattern::kMcast && p.mcast_mode == McastMode::kHardware))
@@ -644,7 +660,13 @@ int Run(int argc, char** argv) {
     engine->RouteSl2Vl(fabric, tables);  // engines with a VL policy (xymesh dedicated)
   }
 
-  // Traffic set-up (shared by every point).
+  // Traffic set-up (shared by every point). The hot host's setting is
+  // named here, where it is known (the Workload can only say its value).
+  const int hosts = int(fabric.end_ports.size());
+  for (const auto& [key, s] : params)
+    if (key == "hot" && p.hot >= hosts)
+      throw Error(NamedParam(s) + ": expected an end port 0.." + std::to_string(hosts - 1) +
+                  ", the fabric has " + std::to_string(hosts));
   Workload wl(spec, p, fabric, seed);
   if (wl.hardware_mcast()) {
     if (dump) {

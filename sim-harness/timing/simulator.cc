@@ -47,6 +47,16 @@ constexpr uint16_t kFlagMcast = 2;
 int MaxHops(const Network& net) { return std::max(64, net.num_switches()); }
 constexpr int32_t kNone = -1;
 
+// A time in ns drawn as a real number (message interarrivals, phases):
+// at least 1, and a time past any run (2^62 ns, 146 years) for one beyond
+// int64's range. A tiny load (1e-300) made such draws, and converting them
+// overflowed: messages came every nanosecond, 'offered' 32 bytes/ns.
+constexpr int64_t kPastAnyRun = int64_t(1) << 62;
+int64_t DrawnNs(double ns) {
+  if (!(ns < double(kPastAnyRun))) return kPastAnyRun;
+  return std::max<int64_t>(1, std::llround(ns));
+}
+
 std::string HexLid(int lid) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%04x", lid);
@@ -158,7 +168,13 @@ class Engine final : public Simulator::Impl {
     }
   }
   void Grant(int ic, int oc);
-  void ReleaseInput(int ic, int bytes);
+  // The head packet of input `ic` leaves its slot at `tail_gone`: the
+  // credit goes back, the next packet may move.
+  void ReleaseInput(int ic, int64_t tail_gone);
+  // ... when a crossbar transfer of `bytes` starts now.
+  IBU_HOT void ReleaseInputAfter(int ic, int bytes) {
+    ReleaseInput(ic, q_.now() + int64_t(bytes) * p_.byte_ns);
+  }
   // A port starts its next packet if it is idle and has one; the check is
   // inline because most calls find the link busy or nothing to send, and
   // the call's register saves cost more than the check.
@@ -348,6 +364,12 @@ class Engine final : public Simulator::Impl {
   EventQueue q_;
   std::vector<Packet> pkts_;
   std::vector<uint32_t> free_pkts_;
+  // Per multicast packet in a switch's input buffer: when its tail is all
+  // in. A copy consumed there (a branch with no port left) frees its slot
+  // then, or at its lookup if that is later. Beside the pool rather than in
+  // Packet, which stays 32 bytes (two a cache line) for unicast hops; left
+  // uninitialised, so unicast runs never touch its pages.
+  std::unique_ptr<int64_t[]> mcast_tail_in_;
   std::vector<Message> msgs_;
   std::vector<uint32_t> free_msgs_;
   std::vector<Op> ops_;
@@ -567,6 +589,7 @@ Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p
   // Every live packet sits in one input or output buffer slot, so the pool
   // never grows past the slots: no reallocation, stable references.
   pkts_.reserve(C * (InCap() + OutCap()) + 16);
+  mcast_tail_in_.reset(new int64_t[pkts_.capacity()]);
 }
 
 template <int kV, bool kOne>
@@ -620,16 +643,17 @@ int64_t Engine<kV, kOne>::Interarrival() {
   if (log1p_neg_load_ == 0) log1p_neg_load_ = std::log1p(-std::min(1.0, load_));  // once per point
   switch (p_.arrival) {
     case Arrival::kExponential:
-      return std::max<int64_t>(1, std::llround(-mean * std::log(UniformOpen(rng_))));
+      return DrawnNs(-mean * std::log(UniformOpen(rng_)));
     case Arrival::kPeriodic:
-      return std::max<int64_t>(1, std::llround(mean));
+      return DrawnNs(mean);
     case Arrival::kBernoulli:
     default: {
       // One trial per message time; success probability = load.
-      const double pr = std::min(1.0, load_);
-      int64_t k = 1;
-      if (pr < 1.0) k += int64_t(std::floor(std::log(UniformOpen(rng_)) / log1p_neg_load_));
-      return std::max<int64_t>(1, int64_t(msg_ns)) * k;
+      // Integer arithmetic while it fits: no rounding call per message.
+      const int64_t slot_ns = std::max<int64_t>(1, int64_t(msg_ns));
+      if (load_ >= 1.0) return slot_ns;
+      const double k = 1 + std::floor(std::log(UniformOpen(rng_)) / log1p_neg_load_);
+      return k < double(kPastAnyRun / slot_ns) ? slot_ns * int64_t(k) : kPastAnyRun;
     }
   }
 }
@@ -902,8 +926,11 @@ IBU_HOT void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   P.in_node = Hdr(gp).peer_node;
   P.in_port = Hdr(gp).peer_port;
   P.up_gp = gp;
-  if (!(P.flags & kFlagMcast))
+  if (!(P.flags & kFlagMcast)) {
     if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
+  } else {
+    mcast_tail_in_[pi] = t + p_.fly_ns + dur;
+  }
   P.in_vl = uint16_t(vl);
   P.flags &= uint16_t(~kFlagRouted);
   if (++P.hops > max_hops_)
@@ -1040,11 +1067,12 @@ IBU_HOT void Engine<kV, kOne>::Request(int ic) {
   int pending = 0;
   for (int k = 0; k < n; ++k) pending += ports[k] != in_port;
   if (pending == 0) {  // a branch with nowhere further to go: consumed
-    const int bytes = P.bytes;
+    // Nothing crosses the crossbar: the slot is free once the tail is in.
+    const int64_t tail_gone = std::max(q_.now(), mcast_tail_in_[pi]);
     InPop(ic);
     FreePacket(pi);
     ++dropped_;
-    ReleaseInput(ic, bytes);
+    ReleaseInput(ic, tail_gone);
     return;
   }
   P.pending = uint16_t(pending);
@@ -1069,19 +1097,18 @@ IBU_HOT void Engine<kV, kOne>::Grant(int ic, int oc) {
       InPop(ic);
       FreePacket(pi);
       ++consumed_;
-      ReleaseInput(ic, bytes);
+      ReleaseInputAfter(ic, bytes);
     }
   } else {
     InPop(ic);
-    ReleaseInput(ic, pkts_[pi].bytes);
+    ReleaseInputAfter(ic, pkts_[pi].bytes);
   }
   OutPush(oc, qi);
   TryTransmit(oc >> Vsh());
 }
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::ReleaseInput(int ic, int bytes) {
-  const int64_t tail_gone = q_.now() + int64_t(bytes) * p_.byte_ns;
+IBU_HOT void Engine<kV, kOne>::ReleaseInput(int ic, int64_t tail_gone) {
   const int sender = ic >> Vsh();
   const size_t oc = size_t(ic);  // the input's credits live in its sender's channel
   int slot = PendHeadOf(St(oc)) + St(oc).pend_count;
@@ -1390,7 +1417,7 @@ PointResult Engine<kV, kOne>::Run() {
     Push(w1_, kWindowEnd, 0);
     Push(gen_end_, kStop, 0);
     const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
-    const uint64_t phase = std::max<uint64_t>(1, uint64_t(std::ceil(msg_ns / load_)));
+    const uint64_t phase = uint64_t(DrawnNs(std::ceil(msg_ns / load_)));
     for (int h : wl_.sources()) {
       ++gen_pending_;
       Push(int64_t(UniformBelow(rng_, phase)), kGen, uint64_t(h));

@@ -15,6 +15,8 @@
 //    sender F ns later; hosts sink at link rate (no credits towards hosts);
 //  * multicast copies leave per output as each output buffer frees (IB
 //    behaviour); the input buffer slot is held until the last copy left.
+//    A branch with no port left consumes the packet at its lookup: the
+//    slot is free when its tail is in, or at the lookup if that is later.
 //
 // Zero-load latency of a one-packet message over H switches:
 //   (H + 1) * F + H * R + L * b.

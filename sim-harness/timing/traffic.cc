@@ -61,6 +61,18 @@ std::vector<int> Sample(int n, int k, std::mt19937_64& rng) {
   return all;
 }
 
+// A fraction of `of` hosts that rounds to none: Resolve took it as one
+// host, a group or source set the fraction never asked for.
+void RefuseNoHosts(const std::string& named, const HostCount& c, const char* what, int of,
+                   const std::string& of_what) {
+  if (!c.fraction || std::lround(c.value * of) >= 1) return;
+  char given[32], least[32];
+  std::snprintf(given, sizeof given, "%g", c.value);
+  std::snprintf(least, sizeof least, "%g", 0.5 / of);
+  throw Error(named + ": " + what + " " + given + " of " + of_what +
+              " rounds to no host (give a fraction of at least " + least + ", or a host count)");
+}
+
 int Log2Exact(int n) {
   int k = 0;
   while ((1 << k) < n) ++k;
@@ -101,8 +113,9 @@ TrafficSpec ParseTraffic(const std::string& text, const std::string& named) {
     want(1, 2, "shift or shift:K");
     s.pattern = Pattern::kShift;
     if (w.size() == 2) {
-      const double k = ToDouble(where, w[1], "shift distance");
-      if (k < 1 || k != std::floor(k) || k > 1e7) Bad(where, "shift distance must be an integer >= 1");
+      long long k = 0;  // an integer as every integer is read: decimal or 0x hex, not 1e3
+      if (!ParseInteger(w[1], &k) || k < 1 || k > 10000000)
+        Bad(where, "shift distance must be an integer 1..10000000");
       s.shift = int(k);
     }
   } else if (name == "bitrev") {
@@ -203,14 +216,28 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
           throw Error(spec_.named + ": " + what + " " + given + " is more hosts than the fabric's " + std::to_string(n) +
                       " (give a count up to " + std::to_string(n) + ", a fraction like 0.4 or 40%, or all)");
         }
+      const std::string hosts_text = "the fabric's " + std::to_string(n) + " hosts";
+      RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", n, hosts_text);
+      RefuseNoHosts(spec_.named, spec_.group, "GROUP", n, hosts_text);
       group_ = Sample(n, spec_.group.Resolve(n), rng);
       sources_ = Sample(n, spec_.sources.Resolve(n), rng);
+      // A source sends to the group's other members: none when the group
+      // is that source alone, and the run had no traffic at all.
+      if (group_.size() == 1 && sources_ == group_)
+        throw Error(spec_.named + ": the group drawn (seed " + std::to_string(seed) + ") is its one source " +
+                    f.end_ports[size_t(group_[0])].name +
+                    " alone, so nothing is sent (give a larger group, or another seed)");
       break;
     }
   }
-  if (!perm_.empty() && spec_.pattern != Pattern::kMcast && sources_.empty())
+  if (!perm_.empty() && spec_.pattern != Pattern::kMcast && sources_.empty()) {
     for (int h = 0; h < n; ++h)
       if (perm_[h] >= 0 && perm_[h] != h) sources_.push_back(h);
+    // bitrev on two hosts: a run with no traffic at all printed zeros.
+    if (sources_.empty())
+      throw Error(spec_.named + ": every one of the fabric's " + std::to_string(n) +
+                  " hosts maps to itself, so nothing is sent");
+  }
   for (int h : sources_) source_flag_[h] = true;
   BuildTrees();
 }
@@ -280,6 +307,19 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
   const std::vector<bool>& r = reach[chosen];
   for (int h = 0; h < hosts_; ++h)
     if (r[h]) group_.push_back(h);
+  // Sources are drawn from the members: a count beyond them was taken as all.
+  if (!spec_.sources.fraction && spec_.sources.value > double(group_.size())) {
+    char given[32];
+    std::snprintf(given, sizeof given, "%.0f", spec_.sources.value);
+    char mlid_text[16];
+    std::snprintf(mlid_text, sizeof mlid_text, "0x%04x", chosen);
+    throw Error(spec_.named + ": SOURCES " + given + " is more hosts than the " +
+                std::to_string(group_.size()) + " members of the dumped group (MLID " + mlid_text +
+                ") it draws them from (give a count up to " + std::to_string(group_.size()) +
+                ", a fraction like 0.4 or 40%, or all)");
+  }
+  RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
+                "the dumped group's " + std::to_string(group_.size()) + " members");
   std::mt19937_64 rng(seed_ ^ 0xd0e5u);
   const std::vector<int> pick = Sample(int(group_.size()), spec_.sources.Resolve(int(group_.size())), rng);
   sources_.clear();

@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "plugin/core/error.h"
 #include "tests/unit/timing_rig.h"
 
 namespace ibu::simtest {
@@ -62,6 +63,64 @@ void TestOneToThreeTiming() {
     CU_ASSERT_EQUAL(r.packets_delivered, 3u * (bytes / 32));
     CU_ASSERT_EQUAL(r.packet_hops, 7u * (bytes / 32));
     CU_ASSERT_EQUAL(sim.DeliveredTo(0), 0u);
+  }
+}
+
+void TestDeadEndBranchFreesSlotWhenTailIsIn() {
+  // Tree(2,2), group {0, 1} on leaf 0, whose MFT also sends up to the root;
+  // the root's mask holds only that link, so the root consumes each copy.
+  // Host 0 multicasts at 0 (B bytes, Lb = 4B), host 1 sends 32 bytes to
+  // host 2 at 1, up the same link. Leaf 0 routes the copy at 120 and sends
+  // it up from 120 to 120 + Lb; the unicast, routed at 121, is granted the
+  // up port then and waits for the root's credit. The root looks the copy
+  // up at 240; its tail is in at 140 + Lb. The slot is free at the later
+  // of the two, the credit back at leaf 0 F = 20 after: the unicast leaves
+  // then and needs F + R to the root, F + R to leaf 1 and F + 128 to host
+  // 2 (2F + 2R + F + 128 = 388 ns).
+  //   B = 32 (Lb 128 > R): free 268, credit 288, delivered 676, latency 675.
+  //   B = 16 (Lb 64 < R):  free 240, credit 260, delivered 648, latency 647.
+  // Both on SL 0, so on VL 0 also with 8 VLs (the general engine).
+  for (const auto& [bytes, delivered] : {std::pair{32u, 676}, std::pair{16u, 648}})
+    for (const int vls : {1, 8}) {
+      Params p;
+      p.vls = vls;
+      Setup st = Tree(2, 2);
+      TreeMulticast(st, 2, 2, kMlid, {0, 1});
+      st.tables.mft[1].groups[kMlid].set(1);  // leaf 0: up too
+      PortMask back;
+      back.set(1);  // the root: only the arrival port
+      st.tables.mft[0].groups[kMlid] = back;
+      Rig rig(std::move(st), p, "mcast:all:all", 1, kMlid);
+      Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+      sim.AddMessage(0, 0, -1, bytes, 0);
+      sim.AddMessage(1, 1, 2, 32, 0);
+      const PointResult r = sim.Run();
+      CU_ASSERT(r.error.empty());
+      CU_ASSERT(r.conservation_ok);
+      CU_ASSERT_EQUAL(r.completion_ns, delivered);
+      CU_ASSERT_EQUAL(int64_t(r.latency_max_ns), delivered - 1);
+      CU_ASSERT_EQUAL(sim.DeliveredTo(1), 1u);
+      CU_ASSERT_EQUAL(sim.DeliveredTo(2), 1u);
+      CU_ASSERT_EQUAL(r.packet_hops, 3u + 4u);
+    }
+}
+
+void TestDumpedGroupSourceCount() {
+  // Sources come from the dumped group's 5 members: 5 is all of them, 6
+  // is refused (it was taken as all, as a fraction would be).
+  for (const int sources : {5, 6}) {
+    Params p;
+    Setup st = Tree(3, 3);
+    TreeMulticast(st, 3, 3, kMlid, kMembers);
+    std::string err;
+    try {
+      Rig rig(std::move(st), p, "mcast:" + std::to_string(sources) + ":all", 1, kMlid);
+      CU_ASSERT_EQUAL(rig.wl->sources(), kMembers);
+    } catch (const Error& e) {
+      err = e.what();
+    }
+    const std::string want = "SOURCES 6 is more hosts than the 5 members of the dumped group (MLID 0xc001)";
+    CU_ASSERT(sources == 5 ? err.empty() : err.find(want) != std::string::npos);
   }
 }
 
@@ -170,6 +229,9 @@ void RegisterTimingMcastSuite() {
   CU_pSuite s = CU_add_suite("timing_mcast", nullptr, nullptr);
   CU_add_test(s, "multicast delivers one copy per member", TestOneCopyPerMember);
   CU_add_test(s, "1-to-3 group: exact completion, no copy back", TestOneToThreeTiming);
+  CU_add_test(s, "a dead-end branch frees its slot when the tail is in",
+              TestDeadEndBranchFreesSlotWhenTailIsIn);
+  CU_add_test(s, "dumped group: a source count beyond its members is refused", TestDumpedGroupSourceCount);
   CU_add_test(s, "all members send at once", TestAllMembersSend);
   CU_add_test(s, "flooding MFT loop is reported", TestFloodingLoopIsCaught);
   CU_add_test(s, "unicast emulation of multicast", TestUnicastEmulation);

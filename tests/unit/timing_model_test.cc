@@ -319,6 +319,26 @@ void TestSteadyStateConservation() {
   CU_ASSERT(std::fabs(r.offered - 0.3 * 0.25) < 0.2 * 0.3 * 0.25);
 }
 
+void TestTinyLoadSendsNothing() {
+  // At load 1e-300 the next message is ~1e302 ns away under every arrival
+  // process: none in a 20 us window. The draw once overflowed int64 and
+  // messages came every nanosecond ('offered' 0.25 to 32 bytes/ns).
+  for (const sim::Arrival a :
+       {sim::Arrival::kBernoulli, sim::Arrival::kExponential, sim::Arrival::kPeriodic}) {
+    Params p;
+    p.arrival = a;
+    p.warmup_ns = 1000;
+    p.measure_ns = 20000;
+    Rig rig(Tree(2, 2), p, "uniform");
+    Simulator sim(*rig.net, *rig.wl, p, 1e-300, 1);
+    const PointResult r = sim.Run();
+    CU_ASSERT(r.error.empty());
+    CU_ASSERT_EQUAL(r.offered, 0.0);
+    CU_ASSERT_EQUAL(r.ops_measured, 0u);
+    CU_ASSERT_EQUAL(r.packets_delivered, 0u);
+  }
+}
+
 void TestNoRouteIsReported() {
   Params p;
   Setup st = Line(3);
@@ -466,6 +486,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "hot spot never exceeds the destination link", TestHotSpotBounded);
   CU_add_test(s, "batch: no packet lost or duplicated, 1/2/4 VLs", TestConservationBatch);
   CU_add_test(s, "steady state: accepted = offered below saturation", TestSteadyStateConservation);
+  CU_add_test(s, "a load of 1e-300 sends nothing, whatever the arrivals", TestTinyLoadSendsNothing);
   CU_add_test(s, "DLID without a route names switch and LID", TestNoRouteIsReported);
   CU_add_test(s, "routing loop is reported", TestRoutingLoopIsReported);
   CU_add_test(s, "a route through 100 switches is no loop", TestLongRouteIsNoLoop);
