@@ -1409,7 +1409,6 @@ PointResult Engine<kV, kOne>::Run() {
   const auto wall0 = std::chrono::steady_clock::now();
   result_ = PointResult{};
   result_.load = load_;
-  const int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
   if (mode_ == Mode::kSteady) {
     w0_ = p_.warmup_ns;
     w1_ = p_.warmup_ns + p_.measure_ns;
@@ -1423,8 +1422,11 @@ PointResult Engine<kV, kOne>::Run() {
       Push(int64_t(UniformBelow(rng_, phase)), kGen, uint64_t(h));
     }
   } else {
+    // The window is the whole run, up to the hard limit: a run cut there
+    // counts no link time or delivery past it (a link counted the rest of
+    // a packet it had started, 128x busy in a 1-ns run).
     w0_ = 0;
-    w1_ = kInf;
+    w1_ = p_.max_ns;
     gen_end_ = 0;
     Push(p_.max_ns, kStop, 0);
     if (mode_ == Mode::kBatch)
@@ -1471,7 +1473,7 @@ PointResult Engine<kV, kOne>::Run() {
   if (mode_ != Mode::kSteady && !r.deadlock && hit_limit_ && live_ops_ > 0)
     r.error = "run did not complete within max_ns=" + std::to_string(p_.max_ns) + " ns (" +
               std::to_string(live_ops_) + " messages undelivered)";
-  const double window = mode_ == Mode::kSteady ? double(w1_ - w0_) : double(std::max<int64_t>(1, end));
+  const double window = mode_ == Mode::kSteady ? double(w1_ - w0_) : double(std::max<int64_t>(1, std::min(end, w1_)));
   r.offered = double(offered_bytes_) / window / H_;
   r.accepted = double(accepted_bytes_) / window / H_;
   if (wl_.spec().pattern == Pattern::kCentric) r.hot_accepted = double(host_rx_[p_.hot]) / window;

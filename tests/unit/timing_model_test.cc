@@ -304,6 +304,22 @@ void TestConservationBatch() {
   }
 }
 
+void TestBatchCutAtMaxNsCountsNoLinkTimePastIt() {
+  // A batch cut at max_ns is an error, and its row counts only what
+  // happened before the cut: a link that started a 128-ns packet in a
+  // 100-ns run was 128% busy, and a delivery due after it counted.
+  Params p;
+  p.batch = 1;
+  p.max_ns = 100;
+  Rig rig(Tree(2, 2), p, "uniform");
+  Simulator sim(*rig.net, *rig.wl, p, 0.5, 1);
+  const PointResult r = sim.Run();
+  CU_ASSERT(!r.error.empty());
+  CU_ASSERT(r.link_util_max > 0);
+  CU_ASSERT(r.link_util_max <= 1.0);
+  CU_ASSERT_EQUAL(r.accepted, 0.0);
+}
+
 void TestSteadyStateConservation() {
   Params p;
   p.vls = 4;
@@ -485,6 +501,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "single flow bandwidth, 1 and 3 packet buffers", TestSingleFlowBandwidth);
   CU_add_test(s, "hot spot never exceeds the destination link", TestHotSpotBounded);
   CU_add_test(s, "batch: no packet lost or duplicated, 1/2/4 VLs", TestConservationBatch);
+  CU_add_test(s, "a batch cut at max_ns counts no link time past it", TestBatchCutAtMaxNsCountsNoLinkTimePastIt);
   CU_add_test(s, "steady state: accepted = offered below saturation", TestSteadyStateConservation);
   CU_add_test(s, "a load of 1e-300 sends nothing, whatever the arrivals", TestTinyLoadSendsNothing);
   CU_add_test(s, "DLID without a route names switch and LID", TestNoRouteIsReported);
