@@ -231,6 +231,20 @@ for g in 123 0123 200001 0x 0x00000000000000001 0x12zz +0x1 0x0; do
   expect "option --port-guid: expected a port GUID, 0x and 1..16 hex digits (not zero) such as 0x0002c90300000001, got '$g'" \
     "$IBUNION" mcjoin join ff12::1 --port-guid "$g"
 done
+# mcjoin's MGID is a multicast GID (ff..), :: only for a join (the SA
+# assigns one); a leave sends no group parameters, so none is taken with
+# it. All refused before any port is opened, not sent for the SA to refuse.
+for m in fe80::1 2001:db8::1 0:ff12::1; do
+  expect "MGID '$m': expected a multicast GID, ff followed by flags and scope such as ff12:401b::1 (or :: to let the SA assign one)" \
+    "$IBUNION" mcjoin join "$m"
+  expect "MGID '$m': expected a multicast GID, ff followed by flags and scope such as ff12:401b::1" "$IBUNION" mcjoin leave "$m"
+done
+expect "MGID 'ff12:401b:0:0:0:0:0:0:1': expected IPv6 notation such as ff12:401b::1" "$IBUNION" mcjoin join ff12:401b:0:0:0:0:0:0:1
+expect "MGID '::': a leave names the group's MGID (:: asks the SA for a new one, join only)" "$IBUNION" mcjoin leave ::
+for o in "--qkey 0x1" "--pkey 0x7fff" "--sl 3" "--mtu 4" "--rate 3"; do
+  # shellcheck disable=SC2086
+  expect "ibunion mcjoin: ${o% *}: only with join (a leave sends MGID, port and --state)" "$IBUNION" mcjoin leave ff12::1 $o
+done
 expect "ibunion mcsetup: --reps given twice ('1', then '2')" "$IBUNION" mcsetup measure "$net" --reps 1 --reps 2
 "$IBUNION" inspect "$net" --guid2lid "$g2l" --help --help >/dev/null 2>&1 &&
   echo "PASS: a flag given twice is taken once" || { echo "FAIL: inspect --help --help"; fails=$((fails + 1)); }
