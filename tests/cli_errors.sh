@@ -282,6 +282,36 @@ expect "$tmp/costs.csv:2: column size: expected a number 0..49151, got '1e9'" \
 sed -i 2d "$tmp/costs.csv"
 expect "$tmp/costs.csv:2: column p2p_msg_us: expected a number >= 0, got '-1'" \
   "$IBUNION" mcsetup effective --setup "$top/docs/mcast-setup/setup.csv" --costs "$tmp/costs.csv"
+# ... a broadcast cost of zero, a group of fewer than 2 (no broadcast), a
+# cost given twice and a measure CSV with no rows are named by file and
+# line, before any table is printed; so is a --csv that cannot be written.
+setup=$top/docs/mcast-setup/setup.csv
+effective_refuses() {  # NEEDLE ARGS...: exit 2, NEEDLE on stderr, nothing on stdout
+  local needle=$1; shift
+  "$IBUNION" mcsetup effective "$@" >"$tmp/o" 2>"$tmp/err"; local rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -qF -- "$needle" "$tmp/err"; then echo "PASS: $(tail -1 "$tmp/err")"
+  else echo "FAIL: effective $*: rc $rc, stdout $(wc -l <"$tmp/o") lines, $(tail -1 "$tmp/err") (wanted: $needle)"; fails=$((fails + 1)); fi
+}
+for cols in "4,0,9.056|p2p_msg_us: expected a time > 0, got '0'" "4,17.632,0|hw_bcast_us: expected a time > 0, got '0'" \
+  "1,17.632,9.056|size: expected a group of 2 or more members, got '1'"; do
+  { head -1 "$top/docs/mcast-setup/costs.csv"; echo "ft-4-3/mlid,${cols%%|*}"; sed 1,2d "$top/docs/mcast-setup/costs.csv"; } >"$tmp/costs.csv"
+  effective_refuses "$tmp/costs.csv:2: column ${cols#*|}" --setup "$setup" --costs "$tmp/costs.csv"
+done
+{ cat "$top/docs/mcast-setup/costs.csv"; echo "ft-4-3/mlid,4,99,9"; } >"$tmp/costs.csv"
+effective_refuses "$tmp/costs.csv:16: label ft-4-3/mlid size 4 again (first at line 2): expected one row per label and size" \
+  --setup "$setup" --costs "$tmp/costs.csv"
+head -1 "$setup" >"$tmp/setup.csv"
+effective_refuses "$tmp/setup.csv: no rows after the header: expected one per group and repetition" \
+  --setup "$tmp/setup.csv" --costs "$top/docs/mcast-setup/costs.csv"
+{ head -1 "$setup"; sed -n 2p "$setup" | sed 's/^\([^,]*\),4,/\1,0,/'; } >"$tmp/setup.csv"
+effective_refuses "$tmp/setup.csv:2: column size: expected a group of 2 or more members, got '0'" \
+  --setup "$tmp/setup.csv" --costs "$top/docs/mcast-setup/costs.csv"
+grep -v '^ft-8-3/mlid,128,' "$top/docs/mcast-setup/costs.csv" >"$tmp/costs.csv"
+effective_refuses "$tmp/costs.csv: no broadcast costs for label ft-8-3/mlid size 128" --setup "$setup" --costs "$tmp/costs.csv"
+effective_refuses "/nonexistent-dir/e.csv: cannot write (No such file or directory)" \
+  --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv" --csv /nonexistent-dir/e.csv
+effective_refuses "ibunion mcsetup: effective takes no NET or other word, got '$net'" \
+  "$net" --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv"
 expect "ibunion mcsetup: --reps is not an option of mcsetup effective (it is one of measure)" \
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --reps 3
 expect "ibunion mcsetup: --sizes is not an option of mcsetup burst (it is one of measure)" \
