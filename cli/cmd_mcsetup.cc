@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -85,6 +86,17 @@ Fabric LoadLiveFabric(const Args& args) {
   return f;
 }
 
+// Runs a check of the harness on an option's value; its complaint names
+// the option. For checks that need the fabric, made before any SA worker
+// starts on the live subnet.
+void AsOption(const std::string& option, const std::function<void()>& check) {
+  try {
+    check();
+  } catch (const Error& e) {
+    throw UsageError{"option " + option + ": " + e.what()};
+  }
+}
+
 int Measure(const Args& args) {
   const Fabric f = LoadLiveFabric(args);
   mcast::SetupConfig cfg;
@@ -97,6 +109,8 @@ int Measure(const Args& args) {
   cfg.ready_timeout_ms = static_cast<double>(args.integer("--timeout-ms", 60000, 1, 3600000));
   const int workers = static_cast<int>(args.integer("--workers", 8, 1, 8));
   const std::string csv = args.get("--csv", "-");
+  AsOption("--sizes", [&] { mcast::CheckGroupSizes(f, cfg.sizes); });
+  AsOption("--label", [&] { mcast::CheckLabel(cfg.label); });
   CheckOutputsWritable({csv});  // now, not after the run on the live subnet
   // Workers first: this process must not hold a umad connection when it forks.
   mcast::SaWorkerPool sa(WorkerHosts(f, workers), 2000);
@@ -111,12 +125,13 @@ int Burst(const Args& args) {
   const int groups = static_cast<int>(args.integer("--groups", 8, 1, 1000));
   const int members = static_cast<int>(args.integer("--members", 125, 1, 100000));
   const int workers = static_cast<int>(args.integer("--workers", 8, 1, 8));
+  const auto seed = static_cast<uint64_t>(args.integer("--seed", 1, 0, 1L << 40));
+  const auto timeout_ms = static_cast<double>(args.integer("--timeout-ms", 120000, 1, 3600000));
+  AsOption("--members", [&] { mcast::CheckBurstMembers(f, members); });
+  // Every option is read: only now do the SA workers start.
   mcast::SaWorkerPool sa(WorkerHosts(f, workers), 2000);
   mcast::MftReader reader("", 0, 2000);
-  const auto r = mcast::RunJoinBurst(f, sa, reader, groups, members,
-                                     static_cast<uint64_t>(args.integer("--seed", 1, 0, 1L << 40)),
-                                     static_cast<double>(args.integer("--timeout-ms", 120000, 1, 3600000)),
-                                     std::cerr);
+  const auto r = mcast::RunJoinBurst(f, sa, reader, groups, members, seed, timeout_ms, std::cerr);
   std::cout << "joins " << r.joins << "\njoins_wall_ms " << r.joins_wall_ms << "\njoins_per_s "
             << r.joins_per_s << "\nall_ready_ms " << r.all_ready.ready_ms() << "\nmlids";
   for (uint16_t m : r.mlids) std::cout << " 0x" << std::hex << m << std::dec;

@@ -572,6 +572,18 @@ expect "option --iterations: expected a comma-separated list of integers, got '1
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --iterations 1,10,
 expect "option --sizes: expected an integer, got 'x'" "$IBUNION" mcsetup measure "$live" --sizes 4,x
 expect "/nonexistent-dir/m.csv: cannot write (No such file or directory)" \
-  env -u LD_PRELOAD "$IBUNION" mcsetup measure "$live" --csv /nonexistent-dir/m.csv
+  env -u LD_PRELOAD "$IBUNION" mcsetup measure "$net" --guid2lid "$g2l" --sizes 4 --csv /nonexistent-dir/m.csv
+# ... and so is every option measure and burst take, before any SA worker
+# starts on the live subnet: a group size past the fabric's end ports (it
+# was found after the sizes before it had run), a label that cannot be a
+# CSV cell, burst's --seed and --timeout-ms (read after the workers).
+for cmd in "measure $net --guid2lid $g2l --sizes 4,9|option --sizes: group size 9: expected 2..8 (the fabric's end ports)" \
+  "measure $net --guid2lid $g2l --sizes 4 --label a,b|option --label: label 'a,b': expected no comma or line break (it is a CSV cell)" \
+  "burst $net --guid2lid $g2l --members 9|option --members: burst: members per group must be 1..8 (the fabric's end ports), got 9" \
+  "burst $net --guid2lid $g2l --members 4 --seed -1|option --seed: expected 0..1099511627776, got -1" \
+  "burst $net --guid2lid $g2l --members 4 --timeout-ms 0|option --timeout-ms: expected 1..3600000, got 0"; do
+  # shellcheck disable=SC2086
+  expect "${cmd#*|}" env -u LD_PRELOAD "$IBUNION" mcsetup ${cmd%%|*}
+done
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))
