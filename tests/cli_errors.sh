@@ -535,6 +535,21 @@ expect "; not a 2-D mesh: switch N(0,0) (0x0000000000200000, LID 26): no link to
 if [ -n "${IBUNION_UMAD2SIM:-}" ]; then
   expect "under ibsim: is LD_PRELOAD=$IBUNION_UMAD2SIM set" env -u LD_PRELOAD "$IBUNION" mcjoin join ff12:e001::1
 fi
+# mcsetup's SA workers die with the harness when it is killed (they were
+# left running, reparented to init, holding ibsim client slots): here they
+# hang connecting to a socket no ibsim serves, the harness gets SIGTERM.
+if [ -n "${IBUNION_UMAD2SIM:-}" ]; then
+  IBSIM_SOCKNAME=ibunion-cli-none-$$ LD_PRELOAD=$IBUNION_UMAD2SIM "$IBUNION" mcsetup measure "$net" --guid2lid "$g2l" \
+    --sizes 4 --workers 2 >/dev/null 2>&1 &
+  harness=$!
+  sleep 1
+  workers=$(pgrep -P $harness | xargs)
+  kill $harness; wait $harness 2>/dev/null
+  sleep 0.5
+  left=$(for w in $workers; do ps -o pid= -o stat= -p "$w" | grep -v ' Z'; done)
+  if [ -n "$workers" ] && [ -z "$left" ]; then echo "PASS: mcsetup's SA workers ($workers) die with the killed harness"
+  else echo "FAIL: mcsetup workers '$workers' after SIGTERM to the harness: left $left"; fails=$((fails + 1)); kill $workers 2>/dev/null; fi
+fi
 # A net file with LIDs on some ports only: refused at the first port without
 # one, not given the generated layout everywhere (its own LIDs dropped).
 sed '3s/$/\t# lid 4 lmc 0/' "$net" >"$tmp/partial.net"
