@@ -550,6 +550,11 @@ if [ -n "${IBUNION_UMAD2SIM:-}" ]; then
   if [ -n "$workers" ] && [ -z "$left" ]; then echo "PASS: mcsetup's SA workers ($workers) die with the killed harness"
   else echo "FAIL: mcsetup workers '$workers' after SIGTERM to the harness: left $left"; fails=$((fails + 1)); kill $workers 2>/dev/null; fi
 fi
+# setup-bench refuses a fabric named twice before it runs anything.
+expect "setup-bench: --fabrics ft-4-3,ft-8-3,ft-4-3: ft-4-3 given twice; name each fabric once" \
+  env TMPDIR="$tmp" "$top/sim-harness/mcast/setup-bench" --fabrics ft-4-3,ft-8-3,ft-4-3 --out "$tmp/sb-out"
+[ ! -e "$tmp/sb-out" ] && echo "PASS: setup-bench with a fabric named twice: no output directory made" ||
+  { echo "FAIL: setup-bench with a fabric named twice made $tmp/sb-out"; fails=$((fails + 1)); }
 # A net file with LIDs on some ports only: refused at the first port without
 # one, not given the generated layout everywhere (its own LIDs dropped).
 sed '3s/$/\t# lid 4 lmc 0/' "$net" >"$tmp/partial.net"
