@@ -14,10 +14,11 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ibunion mcjoin join|leave MGID [options]\n"
-    "  MGID               IPv6 notation, e.g. ff12:401b::1 (join with :: lets the SA pick one)\n"
+    "  MGID               multicast GID (ff..) in IPv6 notation, e.g. ff12:401b::1\n"
+    "                     (join with :: lets the SA pick one)\n"
     "  --state S          full (default), sendonly or nonmember\n"
-    "  --qkey Q --pkey P --sl S   group parameters (defaults 0x80010000, 0xffff, 0)\n"
-    "  --mtu M --rate R   exact MTU / rate (IB encodings); default: the SA chooses\n"
+    "  --qkey Q --pkey P --sl S   group parameters, join only (defaults 0x80010000, 0xffff, 0)\n"
+    "  --mtu M --rate R   exact MTU / rate (IB encodings), join only; default: the SA chooses\n"
     "  --ca NAME --port N local HCA and port (default: the first)\n"
     "  --sim-host NAME    under ibsim: the simulated node to act from (sets SIM_HOST)\n"
     "  --port-guid 0xG    act for another port (proxy join/leave; the SA requires a shared P_Key)\n"
@@ -49,6 +50,29 @@ uint64_t ParsePortGuid(const std::string& text) {
   return v;
 }
 
+// The group's MGID: a multicast GID (first byte 0xff, as the IBA defines
+// one), or for a join :: so that the SA assigns one. Refused here, before
+// any port is opened: the SA would only answer "request invalid".
+mcast::Gid ParseMgid(const std::string& text, bool join) {
+  const mcast::Gid g = mcast::ParseGid(text);
+  if (g == mcast::Gid{} && !join)
+    throw UsageError{"MGID '" + text +
+                     "': a leave names the group's MGID (:: asks the SA for a new one, join only)"};
+  if (g != mcast::Gid{} && g[0] != 0xff)
+    throw UsageError{"MGID '" + text +
+                     "': expected a multicast GID, ff followed by flags and scope such as ff12:401b::1" +
+                     (join ? std::string(" (or :: to let the SA assign one)") : "")};
+  return g;
+}
+
+// A leave sends only MGID, port and join state: group parameters given
+// with it would be ignored, so they are refused by name.
+void RefuseGroupParametersOnLeave(const Args& args) {
+  for (const char* o : {"--qkey", "--pkey", "--sl", "--mtu", "--rate"})
+    if (args.has(o))
+      throw UsageError{std::string(o) + ": only with join (a leave sends MGID, port and --state)"};
+}
+
 }  // namespace
 
 int McJoinMain(int argc, char** argv) {
@@ -63,8 +87,10 @@ int McJoinMain(int argc, char** argv) {
   const auto& pos = args.positional();
   if (pos.size() != 2 || (pos[0] != "join" && pos[0] != "leave"))
     throw UsageError{"expected join|leave and an MGID\n" + Usage()};
+  const bool join = pos[0] == "join";
+  if (!join) RefuseGroupParametersOnLeave(args);
   mcast::MemberRequest req;
-  req.mgid = mcast::ParseGid(pos[1]);
+  req.mgid = ParseMgid(pos[1], join);
   req.state = ParseState(args.get("--state", "full"));
   req.qkey = static_cast<uint32_t>(args.integer("--qkey", req.qkey, 0, 0xffffffffL));
   req.pkey = static_cast<uint16_t>(args.integer("--pkey", req.pkey, 0, 0xffff));
@@ -77,13 +103,13 @@ int McJoinMain(int argc, char** argv) {
   mcast::SaClient sa(args.get("--ca"), static_cast<int>(args.integer("--port", 0, 0, 254)),
                      static_cast<int>(args.integer("--timeout", 1000, 1, 600000)));
   if (proxy != 0) req.port_gid = sa.GidOfPort(proxy);
-  mcast::MemberReply r = pos[0] == "join" ? sa.Join(req) : sa.Leave(req);
+  mcast::MemberReply r = join ? sa.Join(req) : sa.Leave(req);
   if (!r.ok) {
     std::cerr << "ibunion mcjoin " << pos[0] << " " << pos[1] << " from port 0x" << std::hex
               << sa.port_guid() << std::dec << ": " << r.error << "\n";
     return 1;
   }
-  if (pos[0] == "leave") {
+  if (!join) {
     std::printf("left %s\n", pos[1].c_str());
     return 0;
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -85,6 +86,17 @@ Fabric LoadLiveFabric(const Args& args) {
   return f;
 }
 
+// Runs a check of the harness on an option's value; its complaint names
+// the option. For checks that need the fabric, made before any SA worker
+// starts on the live subnet.
+void AsOption(const std::string& option, const std::function<void()>& check) {
+  try {
+    check();
+  } catch (const Error& e) {
+    throw UsageError{"option " + option + ": " + e.what()};
+  }
+}
+
 int Measure(const Args& args) {
   const Fabric f = LoadLiveFabric(args);
   mcast::SetupConfig cfg;
@@ -97,6 +109,8 @@ int Measure(const Args& args) {
   cfg.ready_timeout_ms = static_cast<double>(args.integer("--timeout-ms", 60000, 1, 3600000));
   const int workers = static_cast<int>(args.integer("--workers", 8, 1, 8));
   const std::string csv = args.get("--csv", "-");
+  AsOption("--sizes", [&] { mcast::CheckGroupSizes(f, cfg.sizes); });
+  AsOption("--label", [&] { mcast::CheckLabel(cfg.label); });
   CheckOutputsWritable({csv});  // now, not after the run on the live subnet
   // Workers first: this process must not hold a umad connection when it forks.
   mcast::SaWorkerPool sa(WorkerHosts(f, workers), 2000);
@@ -111,12 +125,13 @@ int Burst(const Args& args) {
   const int groups = static_cast<int>(args.integer("--groups", 8, 1, 1000));
   const int members = static_cast<int>(args.integer("--members", 125, 1, 100000));
   const int workers = static_cast<int>(args.integer("--workers", 8, 1, 8));
+  const auto seed = static_cast<uint64_t>(args.integer("--seed", 1, 0, 1L << 40));
+  const auto timeout_ms = static_cast<double>(args.integer("--timeout-ms", 120000, 1, 3600000));
+  AsOption("--members", [&] { mcast::CheckBurstMembers(f, members); });
+  // Every option is read: only now do the SA workers start.
   mcast::SaWorkerPool sa(WorkerHosts(f, workers), 2000);
   mcast::MftReader reader("", 0, 2000);
-  const auto r = mcast::RunJoinBurst(f, sa, reader, groups, members,
-                                     static_cast<uint64_t>(args.integer("--seed", 1, 0, 1L << 40)),
-                                     static_cast<double>(args.integer("--timeout-ms", 120000, 1, 3600000)),
-                                     std::cerr);
+  const auto r = mcast::RunJoinBurst(f, sa, reader, groups, members, seed, timeout_ms, std::cerr);
   std::cout << "joins " << r.joins << "\njoins_wall_ms " << r.joins_wall_ms << "\njoins_per_s "
             << r.joins_per_s << "\nall_ready_ms " << r.all_ready.ready_ms() << "\nmlids";
   for (uint16_t m : r.mlids) std::cout << " 0x" << std::hex << m << std::dec;
@@ -160,40 +175,84 @@ double Number(const std::map<std::string, std::string>& row, const std::string& 
   return v;
 }
 
-// A group size: a whole number of members, at most a fabric's end ports.
+// A group size: a whole number of members, at least 2 (a group of one has
+// no broadcast), at most a fabric's end ports.
 int GroupSize(const std::map<std::string, std::string>& row, const std::string& path) {
   const double v = Number(row, "size", path, kMaxUnicastLid);
-  if (v != std::floor(v))
-    throw Error(path + ":" + row.at("#line") + ": column size: expected a whole number, got '" + row.at("size") + "'");
+  const std::string where = path + ":" + row.at("#line") + ": column size: ";
+  if (v != std::floor(v)) throw Error(where + "expected a whole number, got '" + row.at("size") + "'");
+  if (v < 2) throw Error(where + "expected a group of 2 or more members, got '" + row.at("size") + "'");
   return static_cast<int>(v);
 }
 
+// A broadcast cost: a time, so more than zero (EffectiveLatency divides by it).
+double Cost(const std::map<std::string, std::string>& row, const std::string& col, const std::string& path) {
+  const double v = Number(row, col, path);
+  if (v <= 0)
+    throw Error(path + ":" + row.at("#line") + ": column " + col + ": expected a time > 0, got '" +
+                row.at(col) + "'");
+  return v;
+}
+
+using GroupKey = std::pair<std::string, int>;  // label, size
+
+// The measure CSV's repetitions, by label and size.
+std::map<GroupKey, std::vector<mcast::SetupCosts>> ReadSetups(const std::string& path) {
+  std::map<GroupKey, std::vector<mcast::SetupCosts>> setups;
+  for (const auto& row :
+       ReadCsv(path, {"label", "size", "joins_wall_ms", "ready_ms", "pool_leaves_wall_ms"})) {
+    mcast::SetupCosts s;
+    s.create_join_ms = Number(row, "joins_wall_ms", path);
+    s.ready_ms = Number(row, "ready_ms", path);
+    s.pool_leave_ms = Number(row, "pool_leaves_wall_ms", path);
+    setups[{row.at("label"), GroupSize(row, path)}].push_back(s);
+  }
+  if (setups.empty())
+    throw Error(path +
+                ": no rows after the header: expected one per group and repetition (mcsetup measure --csv)");
+  return setups;
+}
+
+// The timing model's costs, one row per label and size.
+std::map<GroupKey, mcast::BroadcastCosts> ReadBroadcastCosts(const std::string& path) {
+  std::map<GroupKey, mcast::BroadcastCosts> costs;
+  std::map<GroupKey, std::string> line_of;
+  for (const auto& row : ReadCsv(path, {"label", "size", "p2p_msg_us", "hw_bcast_us"})) {
+    const GroupKey key{row.at("label"), GroupSize(row, path)};
+    const auto [first, fresh] = line_of.emplace(key, row.at("#line"));
+    if (!fresh)
+      throw Error(path + ":" + row.at("#line") + ": label " + key.first + " size " +
+                  std::to_string(key.second) + " again (first at line " + first->second +
+                  "): expected one row per label and size");
+    mcast::BroadcastCosts b;
+    b.p2p_us = mcast::BinomialBroadcastUs(key.second, Cost(row, "p2p_msg_us", path));
+    b.hw_us = Cost(row, "hw_bcast_us", path);
+    costs[key] = b;
+  }
+  return costs;
+}
+
+struct EffectiveRow {
+  GroupKey key;
+  int iterations;
+  mcast::Effective e;
+};
+
 int EffectiveMain(const Args& args) {
+  if (args.positional().size() != 1)
+    throw UsageError{"effective takes no NET or other word, got '" + args.positional()[1] + "'\n" + kUsage};
   const std::string setup_path = args.get("--setup"), costs_path = args.get("--costs");
   if (setup_path.empty() || costs_path.empty())
     throw UsageError{std::string("effective needs --setup CSV and --costs CSV\n") + kUsage};
   const std::vector<int> iterations =
       ParseIntList(args.get("--iterations", "1,10,100,1000"), "--iterations", 1, 100000000);
-  using Key = std::pair<std::string, int>;
-  std::map<Key, std::vector<mcast::SetupCosts>> setups;
-  for (const auto& row : ReadCsv(setup_path, {"label", "size", "joins_wall_ms", "ready_ms",
-                                              "pool_leaves_wall_ms"})) {
-    mcast::SetupCosts s;
-    s.create_join_ms = Number(row, "joins_wall_ms", setup_path);
-    s.ready_ms = Number(row, "ready_ms", setup_path);
-    s.pool_leave_ms = Number(row, "pool_leaves_wall_ms", setup_path);
-    setups[{row.at("label"), GroupSize(row, setup_path)}].push_back(s);
-  }
-  std::map<Key, mcast::BroadcastCosts> costs;
-  for (const auto& row : ReadCsv(costs_path, {"label", "size", "p2p_msg_us", "hw_bcast_us"})) {
-    const int size = GroupSize(row, costs_path);
-    mcast::BroadcastCosts b;
-    b.p2p_us = mcast::BinomialBroadcastUs(size, Number(row, "p2p_msg_us", costs_path));
-    b.hw_us = Number(row, "hw_bcast_us", costs_path);
-    costs[{row.at("label"), size}] = b;
-  }
-  // Medians over the repetitions of each (label, size).
-  std::map<Key, mcast::SetupCosts> medians;
+  if (args.has("--csv")) CheckOutputsWritable({args.get("--csv")});
+  const auto setups = ReadSetups(setup_path);
+  const auto costs = ReadBroadcastCosts(costs_path);
+  // Medians over the repetitions of each (label, size); everything is
+  // computed before anything is printed, so an error leaves no half table.
+  std::map<GroupKey, mcast::SetupCosts> medians;
+  std::vector<EffectiveRow> rows;
   for (const auto& [key, list] : setups) {
     std::vector<double> cj, rd, pl;
     for (const auto& s : list) {
@@ -201,7 +260,13 @@ int EffectiveMain(const Args& args) {
       rd.push_back(s.ready_ms);
       pl.push_back(s.pool_leave_ms);
     }
-    medians[key] = {mcast::Median(cj), mcast::Median(rd), mcast::Median(pl)};
+    const mcast::SetupCosts med{mcast::Median(cj), mcast::Median(rd), mcast::Median(pl)};
+    medians[key] = med;
+    auto c = costs.find(key);
+    if (c == costs.end())
+      throw Error(costs_path + ": no broadcast costs for label " + key.first + " size " +
+                  std::to_string(key.second));
+    for (int n : iterations) rows.push_back({key, n, mcast::EffectiveLatency(med, c->second, n)});
   }
   std::printf("%-16s %5s %14s %12s %14s   (set-up, ms: medians of %s)\n", "label", "size",
               "create+joins", "ready", "pool_leaves", setup_path.c_str());
@@ -213,21 +278,15 @@ int EffectiveMain(const Args& args) {
   csv << "label,size,iterations,original_us,basic_us,lazy_us,pool_us,basic_over_lazy,basic_over_pool\n";
   std::printf("%-16s %5s %10s %12s %12s %12s %12s %8s %8s\n", "label", "size", "iterations",
               "original_us", "basic_us", "lazy_us", "pool_us", "B/Lazy", "B/Pool");
-  for (const auto& [key, med] : medians) {
-    auto c = costs.find(key);
-    if (c == costs.end())
-      throw Error(costs_path + ": no broadcast costs for label " + key.first + " size " +
-                  std::to_string(key.second));
-    for (int n : iterations) {
-      const mcast::Effective e = mcast::EffectiveLatency(med, c->second, n);
-      std::printf("%-16s %5d %10d %12.2f %12.2f %12.2f %12.2f %8.2f %8.2f\n", key.first.c_str(),
-                  key.second, n, e.original_us, e.basic_us, e.lazy_us, e.pool_us,
-                  e.basic_us / e.lazy_us, e.basic_us / e.pool_us);
-      csv << key.first << ',' << key.second << ',' << n << ',' << e.original_us << ',' << e.basic_us
-          << ',' << e.lazy_us << ',' << e.pool_us << ',' << e.basic_us / e.lazy_us << ','
-          << e.basic_us / e.pool_us << '\n';
-    }
+  for (const auto& [key, n, e] : rows) {
+    std::printf("%-16s %5d %10d %12.2f %12.2f %12.2f %12.2f %8.2f %8.2f\n", key.first.c_str(), key.second, n,
+                e.original_us, e.basic_us, e.lazy_us, e.pool_us, e.basic_us / e.lazy_us,
+                e.basic_us / e.pool_us);
+    csv << key.first << ',' << key.second << ',' << n << ',' << e.original_us << ',' << e.basic_us << ','
+        << e.lazy_us << ',' << e.pool_us << ',' << e.basic_us / e.lazy_us << ',' << e.basic_us / e.pool_us
+        << '\n';
   }
+  std::fflush(stdout);
   if (args.has("--csv")) WriteFileAtomically(args.get("--csv"), csv.str());
   return 0;
 }

@@ -231,6 +231,20 @@ for g in 123 0123 200001 0x 0x00000000000000001 0x12zz +0x1 0x0; do
   expect "option --port-guid: expected a port GUID, 0x and 1..16 hex digits (not zero) such as 0x0002c90300000001, got '$g'" \
     "$IBUNION" mcjoin join ff12::1 --port-guid "$g"
 done
+# mcjoin's MGID is a multicast GID (ff..), :: only for a join (the SA
+# assigns one); a leave sends no group parameters, so none is taken with
+# it. All refused before any port is opened, not sent for the SA to refuse.
+for m in fe80::1 2001:db8::1 0:ff12::1; do
+  expect "MGID '$m': expected a multicast GID, ff followed by flags and scope such as ff12:401b::1 (or :: to let the SA assign one)" \
+    "$IBUNION" mcjoin join "$m"
+  expect "MGID '$m': expected a multicast GID, ff followed by flags and scope such as ff12:401b::1" "$IBUNION" mcjoin leave "$m"
+done
+expect "MGID 'ff12:401b:0:0:0:0:0:0:1': expected IPv6 notation such as ff12:401b::1" "$IBUNION" mcjoin join ff12:401b:0:0:0:0:0:0:1
+expect "MGID '::': a leave names the group's MGID (:: asks the SA for a new one, join only)" "$IBUNION" mcjoin leave ::
+for o in "--qkey 0x1" "--pkey 0x7fff" "--sl 3" "--mtu 4" "--rate 3"; do
+  # shellcheck disable=SC2086
+  expect "ibunion mcjoin: ${o% *}: only with join (a leave sends MGID, port and --state)" "$IBUNION" mcjoin leave ff12::1 $o
+done
 expect "ibunion mcsetup: --reps given twice ('1', then '2')" "$IBUNION" mcsetup measure "$net" --reps 1 --reps 2
 "$IBUNION" inspect "$net" --guid2lid "$g2l" --help --help >/dev/null 2>&1 &&
   echo "PASS: a flag given twice is taken once" || { echo "FAIL: inspect --help --help"; fails=$((fails + 1)); }
@@ -268,6 +282,36 @@ expect "$tmp/costs.csv:2: column size: expected a number 0..49151, got '1e9'" \
 sed -i 2d "$tmp/costs.csv"
 expect "$tmp/costs.csv:2: column p2p_msg_us: expected a number >= 0, got '-1'" \
   "$IBUNION" mcsetup effective --setup "$top/docs/mcast-setup/setup.csv" --costs "$tmp/costs.csv"
+# ... a broadcast cost of zero, a group of fewer than 2 (no broadcast), a
+# cost given twice and a measure CSV with no rows are named by file and
+# line, before any table is printed; so is a --csv that cannot be written.
+setup=$top/docs/mcast-setup/setup.csv
+effective_refuses() {  # NEEDLE ARGS...: exit 2, NEEDLE on stderr, nothing on stdout
+  local needle=$1; shift
+  "$IBUNION" mcsetup effective "$@" >"$tmp/o" 2>"$tmp/err"; local rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -qF -- "$needle" "$tmp/err"; then echo "PASS: $(tail -1 "$tmp/err")"
+  else echo "FAIL: effective $*: rc $rc, stdout $(wc -l <"$tmp/o") lines, $(tail -1 "$tmp/err") (wanted: $needle)"; fails=$((fails + 1)); fi
+}
+for cols in "4,0,9.056|p2p_msg_us: expected a time > 0, got '0'" "4,17.632,0|hw_bcast_us: expected a time > 0, got '0'" \
+  "1,17.632,9.056|size: expected a group of 2 or more members, got '1'"; do
+  { head -1 "$top/docs/mcast-setup/costs.csv"; echo "ft-4-3/mlid,${cols%%|*}"; sed 1,2d "$top/docs/mcast-setup/costs.csv"; } >"$tmp/costs.csv"
+  effective_refuses "$tmp/costs.csv:2: column ${cols#*|}" --setup "$setup" --costs "$tmp/costs.csv"
+done
+{ cat "$top/docs/mcast-setup/costs.csv"; echo "ft-4-3/mlid,4,99,9"; } >"$tmp/costs.csv"
+effective_refuses "$tmp/costs.csv:16: label ft-4-3/mlid size 4 again (first at line 2): expected one row per label and size" \
+  --setup "$setup" --costs "$tmp/costs.csv"
+head -1 "$setup" >"$tmp/setup.csv"
+effective_refuses "$tmp/setup.csv: no rows after the header: expected one per group and repetition" \
+  --setup "$tmp/setup.csv" --costs "$top/docs/mcast-setup/costs.csv"
+{ head -1 "$setup"; sed -n 2p "$setup" | sed 's/^\([^,]*\),4,/\1,0,/'; } >"$tmp/setup.csv"
+effective_refuses "$tmp/setup.csv:2: column size: expected a group of 2 or more members, got '0'" \
+  --setup "$tmp/setup.csv" --costs "$top/docs/mcast-setup/costs.csv"
+grep -v '^ft-8-3/mlid,128,' "$top/docs/mcast-setup/costs.csv" >"$tmp/costs.csv"
+effective_refuses "$tmp/costs.csv: no broadcast costs for label ft-8-3/mlid size 128" --setup "$setup" --costs "$tmp/costs.csv"
+effective_refuses "/nonexistent-dir/e.csv: cannot write (No such file or directory)" \
+  --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv" --csv /nonexistent-dir/e.csv
+effective_refuses "ibunion mcsetup: effective takes no NET or other word, got '$net'" \
+  "$net" --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv"
 expect "ibunion mcsetup: --reps is not an option of mcsetup effective (it is one of measure)" \
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --reps 3
 expect "ibunion mcsetup: --sizes is not an option of mcsetup burst (it is one of measure)" \
@@ -491,6 +535,26 @@ expect "; not a 2-D mesh: switch N(0,0) (0x0000000000200000, LID 26): no link to
 if [ -n "${IBUNION_UMAD2SIM:-}" ]; then
   expect "under ibsim: is LD_PRELOAD=$IBUNION_UMAD2SIM set" env -u LD_PRELOAD "$IBUNION" mcjoin join ff12:e001::1
 fi
+# mcsetup's SA workers die with the harness when it is killed (they were
+# left running, reparented to init, holding ibsim client slots): here they
+# hang connecting to a socket no ibsim serves, the harness gets SIGTERM.
+if [ -n "${IBUNION_UMAD2SIM:-}" ]; then
+  IBSIM_SOCKNAME=ibunion-cli-none-$$ LD_PRELOAD=$IBUNION_UMAD2SIM "$IBUNION" mcsetup measure "$net" --guid2lid "$g2l" \
+    --sizes 4 --workers 2 >/dev/null 2>&1 &
+  harness=$!
+  sleep 1
+  workers=$(pgrep -P $harness | xargs)
+  kill $harness; wait $harness 2>/dev/null
+  sleep 0.5
+  left=$(for w in $workers; do ps -o pid= -o stat= -p "$w" | grep -v ' Z'; done)
+  if [ -n "$workers" ] && [ -z "$left" ]; then echo "PASS: mcsetup's SA workers ($workers) die with the killed harness"
+  else echo "FAIL: mcsetup workers '$workers' after SIGTERM to the harness: left $left"; fails=$((fails + 1)); kill $workers 2>/dev/null; fi
+fi
+# setup-bench refuses a fabric named twice before it runs anything.
+expect "setup-bench: --fabrics ft-4-3,ft-8-3,ft-4-3: ft-4-3 given twice; name each fabric once" \
+  env TMPDIR="$tmp" "$top/sim-harness/mcast/setup-bench" --fabrics ft-4-3,ft-8-3,ft-4-3 --out "$tmp/sb-out"
+[ ! -e "$tmp/sb-out" ] && echo "PASS: setup-bench with a fabric named twice: no output directory made" ||
+  { echo "FAIL: setup-bench with a fabric named twice made $tmp/sb-out"; fails=$((fails + 1)); }
 # A net file with LIDs on some ports only: refused at the first port without
 # one, not given the generated layout everywhere (its own LIDs dropped).
 sed '3s/$/\t# lid 4 lmc 0/' "$net" >"$tmp/partial.net"
@@ -528,6 +592,18 @@ expect "option --iterations: expected a comma-separated list of integers, got '1
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --iterations 1,10,
 expect "option --sizes: expected an integer, got 'x'" "$IBUNION" mcsetup measure "$live" --sizes 4,x
 expect "/nonexistent-dir/m.csv: cannot write (No such file or directory)" \
-  env -u LD_PRELOAD "$IBUNION" mcsetup measure "$live" --csv /nonexistent-dir/m.csv
+  env -u LD_PRELOAD "$IBUNION" mcsetup measure "$net" --guid2lid "$g2l" --sizes 4 --csv /nonexistent-dir/m.csv
+# ... and so is every option measure and burst take, before any SA worker
+# starts on the live subnet: a group size past the fabric's end ports (it
+# was found after the sizes before it had run), a label that cannot be a
+# CSV cell, burst's --seed and --timeout-ms (read after the workers).
+for cmd in "measure $net --guid2lid $g2l --sizes 4,9|option --sizes: group size 9: expected 2..8 (the fabric's end ports)" \
+  "measure $net --guid2lid $g2l --sizes 4 --label a,b|option --label: label 'a,b': expected no comma or line break (it is a CSV cell)" \
+  "burst $net --guid2lid $g2l --members 9|option --members: burst: members per group must be 1..8 (the fabric's end ports), got 9" \
+  "burst $net --guid2lid $g2l --members 4 --seed -1|option --seed: expected 0..1099511627776, got -1" \
+  "burst $net --guid2lid $g2l --members 4 --timeout-ms 0|option --timeout-ms: expected 1..3600000, got 0"; do
+  # shellcheck disable=SC2086
+  expect "${cmd#*|}" env -u LD_PRELOAD "$IBUNION" mcsetup ${cmd%%|*}
+done
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -109,12 +110,17 @@ SaWorkerPool::SaWorkerPool(const std::vector<std::string>& hosts, int timeout_ms
       StopAll();
       throw Error(std::string("pipe: ") + std::strerror(errno));
     }
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
       StopAll();
       throw Error(std::string("fork: ") + std::strerror(errno));
     }
     if (pid == 0) {
+      // Killed with the harness (SIGTERM, timeout, Ctrl-C), not left behind
+      // holding an ibsim client slot: StopAll runs only when it unwinds.
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(0);  // it died before the prctl
       for (const Worker& w : workers_) {
         close(w.to);
         close(w.from);

@@ -189,17 +189,28 @@ TreeWait TreeWatcher::WaitFor(Lid mlid, const std::vector<int>& members, Clock::
   return w;
 }
 
+void CheckGroupSizes(const Fabric& f, const std::vector<int>& sizes) {
+  for (int size : sizes)
+    if (size < 2 || size > static_cast<int>(f.end_ports.size()))
+      throw Error("group size " + std::to_string(size) + ": expected 2.." +
+                  std::to_string(f.end_ports.size()) + " (the fabric's end ports)");
+}
+
+void CheckLabel(const std::string& label) {
+  // The first cell of every CSV row (WriteSamplesCsv does not quote).
+  if (label.find_first_of(",\r\n") != std::string::npos)
+    throw Error("label '" + label + "': expected no comma or line break (it is a CSV cell)");
+}
+
 std::vector<SetupSample> RunSetupBench(const Fabric& f, SaWorkerPool& sa, MftReader& reader,
                                        const SetupConfig& cfg, std::ostream& log) {
-  if (f.end_ports.empty()) throw Error("the fabric has no end ports");
+  CheckGroupSizes(f, cfg.sizes);
+  CheckLabel(cfg.label);
   TreeWatcher watch(f, reader);
   GroupLedger ledger(f, sa);
   std::vector<SetupSample> out;
   uint32_t next_mgid = 1;
   for (int size : cfg.sizes) {
-    if (size < 2 || size > static_cast<int>(f.end_ports.size()))
-      throw Error("group size " + std::to_string(size) + ": expected 2.." +
-                  std::to_string(f.end_ports.size()) + " (the fabric's end ports)");
     for (int rep = 0; rep < cfg.reps; ++rep) {
       SetupSample smp;
       smp.size = size;
@@ -267,10 +278,15 @@ std::vector<SetupSample> RunSetupBench(const Fabric& f, SaWorkerPool& sa, MftRea
   return out;
 }
 
+void CheckBurstMembers(const Fabric& f, int members) {
+  if (members < 1 || members > static_cast<int>(f.end_ports.size()))
+    throw Error("burst: members per group must be 1.." + std::to_string(f.end_ports.size()) +
+                " (the fabric's end ports), got " + std::to_string(members));
+}
+
 BurstResult RunJoinBurst(const Fabric& f, SaWorkerPool& sa, MftReader& reader, int groups,
                          int members, uint64_t seed, double timeout_ms, std::ostream& log) {
-  if (members < 1 || members > static_cast<int>(f.end_ports.size()))
-    throw Error("burst: members per group must be 1.." + std::to_string(f.end_ports.size()));
+  CheckBurstMembers(f, members);
   TreeWatcher watch(f, reader);
   GroupLedger ledger(f, sa);
   BurstResult res;

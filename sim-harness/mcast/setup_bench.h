@@ -74,6 +74,13 @@ struct SetupSample {
   TreeWait pool_settled;          // Pool: MFTs exactly the participants' tree again
 };
 
+// Throw ibu::Error unless every size is a group the fabric can hold (2 ..
+// its end ports), and unless the label can be a CSV cell. RunSetupBench
+// checks both first; callers check them before any worker starts too, so a
+// size the fabric cannot hold is not found after the sizes before it ran.
+void CheckGroupSizes(const Fabric& f, const std::vector<int>& sizes);
+void CheckLabel(const std::string& label);
+
 // Runs cfg.sizes x cfg.reps samples; members are drawn at random (seeded)
 // from the fabric's end ports. Requests for end port i go through worker
 // i mod workers (a proxy join's leave must come from the same proxy).
@@ -91,6 +98,8 @@ struct BurstResult {
   TreeWait all_ready;  // the slowest group, from the last join answer
   std::vector<uint16_t> mlids;
 };
+// Throws ibu::Error unless groups of `members` fit the fabric's end ports.
+void CheckBurstMembers(const Fabric& f, int members);
 BurstResult RunJoinBurst(const Fabric& f, SaWorkerPool& sa, MftReader& reader, int groups,
                          int members, uint64_t seed, double timeout_ms, std::ostream& log);
 
