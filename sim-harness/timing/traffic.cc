@@ -61,6 +61,17 @@ std::vector<int> Sample(int n, int k, std::mt19937_64& rng) {
   return all;
 }
 
+// A count of hosts above the `of` it is drawn from ("the fabric's 16"):
+// a mistake, not "all" (fractions always fit).
+void RefuseTooManyHosts(const std::string& named, const HostCount& c, const char* what, int of,
+                        const std::string& of_what) {
+  if (c.fraction || c.value <= of) return;
+  char given[32];
+  std::snprintf(given, sizeof given, "%.0f", c.value);
+  throw Error(named + ": " + what + " " + given + " is more hosts than " + of_what + " (give a count up to " +
+              std::to_string(of) + ", a fraction like 0.4 or 40%, or all)");
+}
+
 // A fraction of `of` hosts that rounds to none: Resolve took it as one
 // host, a group or source set the fraction never asked for.
 void RefuseNoHosts(const std::string& named, const HostCount& c, const char* what, int of,
@@ -206,16 +217,8 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       break;
     }
     case Pattern::kMcast: {
-      // A count is a number of hosts: more than the fabric has is a mistake,
-      // not "all" (fractions are of the fabric's hosts and always fit).
-      for (const auto& [count, what] : {std::pair<const HostCount&, const char*>{spec_.sources, "SOURCES"},
-                                        {spec_.group, "GROUP"}})
-        if (!count.fraction && count.value > n) {
-          char given[32];
-          std::snprintf(given, sizeof given, "%.0f", count.value);
-          throw Error(spec_.named + ": " + what + " " + given + " is more hosts than the fabric's " + std::to_string(n) +
-                      " (give a count up to " + std::to_string(n) + ", a fraction like 0.4 or 40%, or all)");
-        }
+      RefuseTooManyHosts(spec_.named, spec_.sources, "SOURCES", n, "the fabric's " + std::to_string(n));
+      RefuseTooManyHosts(spec_.named, spec_.group, "GROUP", n, "the fabric's " + std::to_string(n));
       const std::string hosts_text = "the fabric's " + std::to_string(n) + " hosts";
       RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", n, hosts_text);
       RefuseNoHosts(spec_.named, spec_.group, "GROUP", n, hosts_text);
@@ -308,16 +311,11 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
   for (int h = 0; h < hosts_; ++h)
     if (r[h]) group_.push_back(h);
   // Sources are drawn from the members: a count beyond them was taken as all.
-  if (!spec_.sources.fraction && spec_.sources.value > double(group_.size())) {
-    char given[32];
-    std::snprintf(given, sizeof given, "%.0f", spec_.sources.value);
-    char mlid_text[16];
-    std::snprintf(mlid_text, sizeof mlid_text, "0x%04x", chosen);
-    throw Error(spec_.named + ": SOURCES " + given + " is more hosts than the " +
-                std::to_string(group_.size()) + " members of the dumped group (MLID " + mlid_text +
-                ") it draws them from (give a count up to " + std::to_string(group_.size()) +
-                ", a fraction like 0.4 or 40%, or all)");
-  }
+  char mlid_text[16];
+  std::snprintf(mlid_text, sizeof mlid_text, "0x%04x", chosen);
+  RefuseTooManyHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
+                     "the " + std::to_string(group_.size()) + " members of the dumped group (MLID " + mlid_text +
+                         ") it draws them from");
   RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
                 "the dumped group's " + std::to_string(group_.size()) + " members");
   std::mt19937_64 rng(seed_ ^ 0xd0e5u);
