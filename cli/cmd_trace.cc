@@ -10,6 +10,7 @@
 #include "plugin/core/error.h"
 #include "plugin/core/tables.h"
 #include "plugin/core/topology/fattree.h"
+#include "plugin/core/topology/mesh.h"
 #include "plugin/core/verify/paths.h"
 
 namespace ibu::cli {
@@ -19,14 +20,16 @@ namespace {
 constexpr const char* kUsage =
     "usage: ibunion trace NETFILE --lft FILE --from HOST --dlid LID\n"
     "       ibunion trace NETFILE --lft FILE --base-lid-load\n"
-    "  --from HOST --dlid LID  print the route as SWITCH:OUTPORT hops (fat-tree labels\n"
-    "                          when the fabric is one, node descriptions otherwise)\n"
+    "  --from HOST --dlid LID  print the route as SWITCH:OUTPORT hops (fat-tree or mesh\n"
+    "                          labels when the fabric is one, node descriptions otherwise)\n"
     "  --base-lid-load         routes from every host to every other host's base LID\n"
     "                          crossing each switch: 'LABEL level L routes N'\n"
     "  --mft FILE --mlid MLID  print the MLID's mask on every switch that has it:\n"
     "                          'LABEL: P P P' (P = ports set, 0 = the switch itself)\n"
     "  --mft FILE --groups-per-switch\n"
     "                          how many MLIDs each switch carries: 'LABEL level L groups N'\n"
+    "                          on a fat-tree, 'LABEL groups N' otherwise (a mesh has no levels;\n"
+    "                          its labels N(x,y) say where each switch is)\n"
     "  --guid2lid FILE | --lmc L  as for verify (one or the other)\n";
 
 // The uses of trace are one at a time: options of another use were
@@ -62,7 +65,21 @@ int TraceMain(int argc, char** argv) {
     tree = std::make_unique<FatTree>(RecognizeFatTree(f));
   } catch (const Error&) {
   }
-  auto label = [&](int sw) { return tree ? tree->SwitchLabel(sw) : f.switches[sw].name; };
+  std::unique_ptr<Mesh> mesh;
+  if (!tree) try {
+      mesh = std::make_unique<Mesh>(RecognizeMesh(f));
+    } catch (const Error&) {
+    }
+  auto label = [&](int sw) {
+    return tree ? tree->SwitchLabel(sw) : mesh ? mesh->Label(sw) : f.switches[sw].name;
+  };
+  // Hosts are H(x,y) after their switch N(x,y), as inspect and `topo mesh` name them.
+  auto host_label = [&](int ep) {
+    if (tree) return tree->HostLabel(ep);
+    const int sw = f.end_ports[ep].switch_index;
+    if (mesh && sw >= 0) return "H" + mesh->Label(sw).substr(1);
+    return f.end_ports[ep].name;
+  };
   if (args.has("--mlid")) {
     if (!args.has("--mft")) throw UsageError{"--mlid needs --mft FILE"};
     const Lid mlid = static_cast<Lid>(ParseInt(args.get("--mlid"), "option --mlid", kMulticastLidBase, 0xFFFE));
@@ -81,8 +98,10 @@ int TraceMain(int argc, char** argv) {
     for (size_t s = 0; s < f.switches.size(); ++s) {
       int groups = 0;
       for (const auto& [mlid, mask] : t.mft[s].groups) groups += mask.any();
-      std::printf("%s level %d groups %d\n", label(static_cast<int>(s)).c_str(),
-                  tree ? tree->level[s] : -1, groups);
+      if (tree)
+        std::printf("%s level %d groups %d\n", label(static_cast<int>(s)).c_str(), tree->level[s], groups);
+      else
+        std::printf("%s groups %d\n", label(static_cast<int>(s)).c_str(), groups);
     }
     return 0;
   }
@@ -99,6 +118,8 @@ int TraceMain(int argc, char** argv) {
     throw UsageError{std::string("expected --from HOST --dlid LID or --base-lid-load\n") + kUsage};
   int src = f.EndPortByName(args.get("--from"));
   if (src < 0 && tree) src = tree->EndPortByLabel(args.get("--from"));
+  for (int e = 0; src < 0 && mesh && e < static_cast<int>(f.end_ports.size()); ++e)
+    if (host_label(e) == args.get("--from")) src = e;
   if (src < 0) throw UsageError{"--from " + args.get("--from") + ": no such host in " + args.positional()[0]};
   const Lid dlid = static_cast<Lid>(ParseInt(args.get("--dlid"), "option --dlid", 1, kMaxUnicastLid));
   // A LID of nothing is the user's mistake, not a broken route of the tables.
@@ -111,7 +132,7 @@ int TraceMain(int argc, char** argv) {
   const Peer& end = last_port > 0 && last_port <= f.switches[last_sw].num_ports
                         ? f.switches[last_sw].ports[last_port] : Peer{};
   if (end.is_end_port())
-    std::printf("-> %s\n", tree ? tree->HostLabel(end.index).c_str() : f.end_ports[end.index].name.c_str());
+    std::printf("-> %s\n", host_label(end.index).c_str());
   else
     std::printf("-> %s\n", last_port == 0 ? "switch itself" : "nowhere (broken route)");
   return end.is_end_port() || last_port == 0 ? 0 : 1;

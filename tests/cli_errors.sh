@@ -579,6 +579,24 @@ expect "ibunion trace: option --dlid: no end port or switch of $net has LID 1000
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 1000
 expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace at a time)" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 4 --base-lid-load
+# trace --groups-per-switch: a mesh has no levels ("level -1" was printed
+# on every line): its switches are labelled N(x,y) as inspect labels them,
+# and the fat-tree's 'LABEL level L groups N' keeps its level.
+"$IBUNION" topo mesh 3 2 --shuffle 3 -o "$tmp/m32.net"
+printf '0xC001 H(0,0) H(2,1)\n' >"$tmp/m32.groups"
+"$IBUNION" route "$tmp/m32.net" --engine xymesh --groups "$tmp/m32.groups" --mft "$tmp/m32.mft" \
+  --lft /dev/null 2>/dev/null
+"$IBUNION" route "$net" --engine mlid --groups "$tmp/one.groups" --mft "$tmp/ft.mft" --lft /dev/null 2>/dev/null
+# Node descriptions other than the labels (as on a real fabric): still N(x,y).
+sed 's/"N(\([0-9]\),\([0-9]\))"/"leaf-\1\2"/g' "$tmp/m32.net" >"$tmp/m32-named.net"
+mesh_groups=$("$IBUNION" trace "$tmp/m32-named.net" --mft "$tmp/m32.mft" --groups-per-switch 2>&1)
+ft_groups=$("$IBUNION" trace "$net" --mft "$tmp/ft.mft" --groups-per-switch 2>/dev/null)
+if [ "$(grep -cE '^N\([0-2],[01]\) groups [01]$' <<<"$mesh_groups")" -eq 6 ] &&
+  [ "$(sort <<<"$mesh_groups" | awk '{print $1}' | xargs)" = "N(0,0) N(0,1) N(1,0) N(1,1) N(2,0) N(2,1)" ] &&
+  [ "$(wc -l <<<"$ft_groups")" -eq 6 ] &&
+  [ "$(grep -cE '^SW<[0-9]+,[0-9]> level [01] groups [01]$' <<<"$ft_groups")" -eq 6 ]
+then echo "PASS: trace --groups-per-switch: 'N(x,y) groups N' on a mesh, 'LABEL level L groups N' on a fat-tree"
+else echo "FAIL: trace --groups-per-switch: mesh: $(xargs <<<"$mesh_groups"); fat-tree: $(xargs <<<"$ft_groups")"; fails=$((fails + 1)); fi
 # verify: options that go together, and the engine's options, are checked
 # before any check prints (stdout had half a report before exit 2), and
 # none is ignored.

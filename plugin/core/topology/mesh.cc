@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <set>
 
 #include "plugin/core/error.h"
 
@@ -157,7 +158,7 @@ class Layout {
     m_.at.assign(places, -1);
     m_.port.assign(n, {0, 0, 0, 0});
     m_.dir.resize(n);
-    for (int s = 0; s < n; ++s) m_.dir[s].assign(f_.switches[s].num_ports + 1, kNoDir);
+    for (int s = 0; s < n; ++s) m_.dir[s].assign(LastPort(s) + 1, kNoDir);
     for (int x = 0; x < m_.X; ++x) Place(row[x], x, 0);
     for (int y = 1; y < m_.Y; ++y) Place(column[y], 0, y);
     GrowRows();
@@ -169,6 +170,14 @@ class Layout {
     m_.x[s] = x;
     m_.y[s] = y;
     m_.at[static_cast<size_t>(x) * m_.Y + y] = s;
+  }
+
+  // A link tried in diagnosis (MissingLinkCandidates) is on a port past the
+  // switch's last.
+  int LastPort(int s) const {
+    int last = f_.switches[s].num_ports;
+    for (int p : l_.port[s]) last = std::max(last, p);
+    return last;
   }
 
   void Mark(int s) {
@@ -312,6 +321,111 @@ std::vector<Frame> Frames(const Links& l, const std::vector<int>& corners) {
   return frames;
 }
 
+// Corners and frames: the mesh, or the refusal of the frame that got
+// furthest. A mesh lays out in every frame, so only the first can succeed;
+// on a broken fabric the frame that got furthest before failing (Layout::
+// progress) is nearest the damage, and its refusal is the one thrown.
+void LayOut(const Fabric& f, const Links& l, Mesh& m) {
+  const int n = static_cast<int>(f.switches.size());
+  std::string best_error;
+  int best_progress = -1 - n;
+  for (const Frame& fr : Frames(l, Corners(f, l))) {
+    Layout layout(f, l, m);
+    try {
+      layout.Run(fr);
+      return;
+    } catch (const Error& e) {
+      if (layout.progress() > best_progress) {
+        best_progress = layout.progress();
+        best_error = e.what();
+      }
+    }
+  }
+  throw Error(best_error);
+}
+
+// Could one more link make the switches an X x Y mesh, X, Y >= 2? That has
+// X*Y switches and 2XY - X - Y links. Spares the search below on fabrics
+// with more damage.
+bool OneLinkShortOfAGrid(const Links& l, int n) {
+  long links = 0;
+  for (const std::vector<int>& nb : l.nbr) links += static_cast<long>(nb.size());
+  links /= 2;
+  for (long x = 2; x * x <= n; ++x)
+    if (n % x == 0 && links + 1 == 2L * n - x - n / x) return true;
+  return false;
+}
+
+// Does the fabric lay out as a mesh with a link s - t added? Returns its
+// sides, smaller first, or {0, 0}. A mesh lays out in the first frame.
+std::pair<int, int> MeshWithLink(const Fabric& f, Links l, int s, int t) {
+  l.nbr[s].push_back(t);
+  l.port[s].push_back(f.switches[s].num_ports + 1);
+  l.nbr[t].push_back(s);
+  l.port[t].push_back(f.switches[t].num_ports + 1);
+  Mesh m;
+  try {
+    Layout(f, l, m).Run(Frames(l, Corners(f, l)).front());
+  } catch (const Error&) {
+    return {0, 0};
+  }
+  return {std::min(m.X, m.Y), std::max(m.X, m.Y)};
+}
+
+// The links whose addition makes the fabric a mesh, and the meshes made.
+// A link of a mesh (2 x 2 or larger) is a side of a grid square, so its
+// ends, with fewer than 4 switch links once it is gone, are 3 links apart
+// round the square. Each candidate costs one layout: refusals only.
+struct MissingLinks {
+  std::vector<std::pair<int, int>> links;
+  std::set<std::pair<int, int>> sides;
+};
+
+MissingLinks MissingLinkCandidates(const Fabric& f, const Links& l) {
+  const int n = static_cast<int>(f.switches.size());
+  MissingLinks found;
+  if (!OneLinkShortOfAGrid(l, n)) return found;
+  for (int s = 0; s < n; ++s) {
+    if (l.nbr[s].size() >= 4) continue;
+    std::set<int> ends;  // 3 links from s, in GUID-independent index order
+    for (int a : l.nbr[s])
+      for (int b : l.nbr[a])
+        for (int t : l.nbr[b])
+          if (t > s && b != s && t != a && l.nbr[t].size() < 4 && !l.Linked(s, t)) ends.insert(t);
+    for (int t : ends) {
+      const std::pair<int, int> sides = MeshWithLink(f, l, s, t);
+      if (sides.first == 0) continue;
+      found.links.push_back({s, t});
+      found.sides.insert(sides);
+    }
+  }
+  return found;
+}
+
+// A fabric that is a mesh but for one link: that link is named by both
+// ends. When several links would each complete a mesh (a 2 x N mesh, whose
+// missing rung leaves a ring), the cabling cannot tell which one is
+// missing, and all are named rather than a guess. Returns if no single link
+// completes a mesh.
+void RefuseIfOneLinkShort(const Fabric& f, const Links& l) {
+  const MissingLinks missing = MissingLinkCandidates(f, l);
+  const char* const rule = "every switch links to its grid neighbours";
+  if (missing.links.size() == 1) {
+    const auto [s, t] = missing.links[0];
+    Refuse(f.SwitchLabel(s), "no link to its grid neighbour " + f.SwitchLabel(t) + " (a missing link)", rule);
+  }
+  if (missing.links.empty()) return;
+  std::string shapes, links;
+  for (const auto& [x, y] : missing.sides)
+    shapes += (shapes.empty() ? "" : " or ") + std::to_string(x) + "x" + std::to_string(y);
+  for (const auto& [s, t] : missing.links)
+    links += (links.empty() ? "" : "; ") + f.SwitchLabel(s) + " to " + f.SwitchLabel(t);
+  Refuse("a missing link",
+         "any one of " + std::to_string(missing.links.size()) + " links would make it a " + shapes +
+             " mesh (" + links + "), and the cabling cannot tell which one is missing",
+         rule);
+}
+
 }  // namespace
 
 const char* MeshDirName(int dir) {
@@ -332,24 +446,13 @@ Mesh RecognizeMesh(const Fabric& f) {
   l.port.resize(n);
   for (int s = 0; s < n; ++s) ScanSwitch(f, s, m, l);
   CheckConnected(f, l);
-  // A mesh lays out in every frame, so only the first can succeed; on a
-  // broken fabric the frame that got furthest before failing (Layout::
-  // progress) is nearest the damage, and its refusal is the one reported.
-  std::string best_error;
-  int best_progress = -1 - n;
-  for (const Frame& fr : Frames(l, Corners(f, l))) {
-    Layout layout(f, l, m);
-    try {
-      layout.Run(fr);
-      return m;
-    } catch (const Error& e) {
-      if (layout.progress() > best_progress) {
-        best_progress = layout.progress();
-        best_error = e.what();
-      }
-    }
+  try {
+    LayOut(f, l, m);
+  } catch (const Error&) {
+    RefuseIfOneLinkShort(f, l);
+    throw;
   }
-  throw Error(best_error);
+  return m;
 }
 
 }  // namespace ibu

@@ -28,9 +28,12 @@
 // count. A mesh lays out from any corner, so on a broken fabric up to 8
 // corners (switches with 2 links or fewer) x 2 axis choices x 2 ways to
 // end a side are tried and the refusal of the one that got furthest is
-// reported: it fails nearest the damage (a missing link is then named by
-// both ends; a missing switch, whose sides leave a hole in the grid, by a
-// neighbour).
+// reported: it fails nearest the damage (a missing switch, whose sides
+// leave a hole in the grid, is named by a neighbour). A fabric that one
+// more link would make a mesh is refused naming that link by both ends; on
+// a 2-wide mesh several links can each do so (2x3 less its middle rung is
+// a ring of 6, which any of 3 rungs completes), and the refusal lists them
+// all and says the cabling cannot tell which one is missing.
 #pragma once
 
 #include <array>
@@ -68,7 +71,7 @@ struct Mesh {
 };
 
 // Recognises an X x Y mesh. Cost O(switches x ports) (x32 frames when
-// refusing). Throws ibu::Error
+// refusing, and one layout per candidate link when one link short). Throws ibu::Error
 // "not a 2-D mesh: <switch or port label>: <what> (mesh rule: <rule>)".
 Mesh RecognizeMesh(const Fabric& f);
 
