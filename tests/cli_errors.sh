@@ -312,6 +312,13 @@ effective_refuses "/nonexistent-dir/e.csv: cannot write (No such file or directo
   --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv" --csv /nonexistent-dir/e.csv
 effective_refuses "ibunion mcsetup: effective takes no NET or other word, got '$net'" \
   "$net" --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv"
+# effective --csv -: the CSV is all of stdout (the tables go to stderr, as
+# measure's report does); it was printed after the tables, one stream.
+"$IBUNION" mcsetup effective --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv" --csv - >"$tmp/o" 2>"$tmp/err"
+if [ $? -eq 0 ] && [ "$(head -1 "$tmp/o")" = "label,size,iterations,original_us,basic_us,lazy_us,pool_us,basic_over_lazy,basic_over_pool" ] &&
+  [ "$(awk -F, 'NF != 9' "$tmp/o" | wc -l)" -eq 0 ] && grep -q "^label .*create+joins" "$tmp/err"
+then echo "PASS: mcsetup effective --csv -: only the CSV on stdout ($(wc -l <"$tmp/o") lines), the tables on stderr"
+else echo "FAIL: mcsetup effective --csv -: stdout starts '$(head -1 "$tmp/o")', $(awk -F, 'NF != 9' "$tmp/o" | wc -l) non-CSV lines"; fails=$((fails + 1)); fi
 expect "ibunion mcsetup: --reps is not an option of mcsetup effective (it is one of measure)" \
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --reps 3
 expect "ibunion mcsetup: --sizes is not an option of mcsetup burst (it is one of measure)" \
