@@ -3,10 +3,20 @@
 #include <arpa/inet.h>
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
+#include <link.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "plugin/core/error.h"
 
@@ -29,7 +39,103 @@ constexpr uint64_t kMgid = 1ULL << 0, kPortGid = 1ULL << 1, kQkey = 1ULL << 2,
                    kPkey = 1ULL << 7, kRateSel = 1ULL << 8, kRate = 1ULL << 9,
                    kSl = 1ULL << 12, kFlow = 1ULL << 13, kJoinState = 1ULL << 16;
 
+// ibsim's defaults (its include/ibsim.h): the base name of its sockets and
+// the UDP port of a remote ibsim.
+constexpr const char* kIbsimDefaultSockname = "sim";
+constexpr int kIbsimDefaultPort = 7070;
+
+bool Umad2SimLoaded() {
+  auto is_umad2sim = [](dl_phdr_info* info, size_t, void*) {
+    return info->dlpi_name && std::strstr(info->dlpi_name, "umad2sim") ? 1 : 0;
+  };
+  return dl_iterate_phdr(is_umad2sim, nullptr) != 0;
+}
+
+// Where libumad2sim looks for ibsim, read from the environment as it reads
+// it: IBSIM_SERVER_NAME (not empty) means UDP to that host and
+// IBSIM_SERVER_PORT, otherwise the abstract Unix socket "IBSIM_SOCKNAME:ctl".
+struct IbsimAddress {
+  bool remote = false;
+  std::string sockname, host;
+  int port = kIbsimDefaultPort;
+
+  std::string Describe() const {
+    if (remote)
+      return "ibsim at " + host + " UDP port " + std::to_string(port) +
+             " (IBSIM_SERVER_NAME, IBSIM_SERVER_PORT)";
+    const char* set = std::getenv("IBSIM_SOCKNAME");
+    return "ibsim's socket '@" + sockname + ":ctl' (abstract Unix socket; " +
+           (set ? "IBSIM_SOCKNAME=" + sockname : std::string("IBSIM_SOCKNAME unset, so 'sim'")) + ")";
+  }
+};
+
+IbsimAddress IbsimFromEnvironment() {
+  IbsimAddress a;
+  const char* sockname = std::getenv("IBSIM_SOCKNAME");
+  const char* host = std::getenv("IBSIM_SERVER_NAME");
+  const char* port = std::getenv("IBSIM_SERVER_PORT");
+  a.sockname = sockname ? sockname : kIbsimDefaultSockname;
+  a.remote = host && *host;
+  if (a.remote) a.host = host;
+  if (port) a.port = std::atoi(port);  // as libumad2sim reads it
+  return a;
+}
+
+// libumad2sim retries a refused connection to ibsim's control socket every
+// 2 s, forever: with no ibsim the command hung inside mad_rpc_open_port. So
+// the socket is tried here first, for up to 2 s (an ibsim still starting),
+// and nothing serving it is an error naming it. Only a refusal is ours to
+// judge; other failures are left to libumad2sim.
+void CheckLocalIbsim(const IbsimAddress& a) {
+  // The address as ibsim binds it: sun_path[0] = 0 (the abstract
+  // namespace), the name, and its terminating 0, which ibsim counts in.
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string name = a.sockname + ":ctl";
+  const size_t n = std::min(name.size(), sizeof addr.sun_path - 2);
+  std::memcpy(addr.sun_path + 1, name.data(), n);
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n + 1);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return;
+    const int r = connect(fd, reinterpret_cast<const sockaddr*>(&addr), len);
+    const int err = errno;
+    close(fd);
+    if (r == 0 || err != ECONNREFUSED) return;
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  throw Error("ibsim is not reachable: nothing serves " + a.Describe() +
+              ". Start ibsim, or run under `fabric-run --exec`, which exports its run's IBSIM_SOCKNAME");
+}
+
+// A remote ibsim is not probed (UDP has no connection to refuse), but a
+// host name that does not resolve made libumad2sim exit with status 255.
+void CheckRemoteIbsim(const IbsimAddress& a) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* res = nullptr;
+  const int r = getaddrinfo(a.host.c_str(), nullptr, &hints, &res);
+  if (res) freeaddrinfo(res);
+  if (r != 0)
+    throw Error("ibsim is not reachable: IBSIM_SERVER_NAME '" + a.host + "' does not resolve (" +
+                gai_strerror(r) + ")");
+}
+
 }  // namespace
+
+::ibmad_port* OpenLocalPort(const std::string& ca, int port, int* classes, int nclasses) {
+  char* name = ca.empty() ? nullptr : const_cast<char*>(ca.c_str());
+  if (!Umad2SimLoaded()) return mad_rpc_open_port(name, port, classes, nclasses);
+  const IbsimAddress a = IbsimFromEnvironment();
+  if (a.remote)
+    CheckRemoteIbsim(a);
+  else
+    CheckLocalIbsim(a);
+  return mad_rpc_open_port(name, port, classes, nclasses);
+}
 
 Gid ParseGid(const std::string& text) {
   Gid g{};
@@ -72,7 +178,7 @@ std::string DecodeMadStatus(uint32_t status) {
 
 SaClient::SaClient(const std::string& ca, int port, int timeout_ms) : timeout_ms_(timeout_ms) {
   int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS};
-  port_ = mad_rpc_open_port(ca.empty() ? nullptr : const_cast<char*>(ca.c_str()), port, classes, 3);
+  port_ = OpenLocalPort(ca, port, classes, 3);
   if (!port_)
     throw Error("cannot open local IB port " + (ca.empty() ? std::string("(first CA)") : ca) +
                 " port " + std::to_string(port) + " (under ibsim: is LD_PRELOAD=" + Umad2SimPath() +
