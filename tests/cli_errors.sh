@@ -564,6 +564,10 @@ if [ -n "${IBUNION_UMAD2SIM:-}" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
       kill -0 $ibsim_pid 2>/dev/null || break
       sleep 0.1
     done
+    # An unknown SIM_HOST: libumad2sim's exit status 255 and "connect
+    # failed"; now named, with ibsim's socket, status 2.
+    expect "ibunion: ibsim's socket '@$sock:ctl' (abstract Unix socket; IBSIM_SOCKNAME=$sock) refused to attach this process at SIM_HOST='P(99)': no node of its fabric has that node name or node description" \
+      umad env IBSIM_SOCKNAME=$sock SIM_HOST='P(99)' "$IBUNION" mcjoin join ff12:e001::1
     # mcsetup's SA workers die with the harness when it is killed (they were
     # left running, reparented to init, holding ibsim client slots): here
     # they hang on an ibsim that is stopped (SIGSTOP: its socket is there,

@@ -39,10 +39,11 @@ constexpr uint64_t kMgid = 1ULL << 0, kPortGid = 1ULL << 1, kQkey = 1ULL << 2,
                    kPkey = 1ULL << 7, kRateSel = 1ULL << 8, kRate = 1ULL << 9,
                    kSl = 1ULL << 12, kFlow = 1ULL << 13, kJoinState = 1ULL << 16;
 
-// ibsim's defaults (its include/ibsim.h): the base name of its sockets and
-// the UDP port of a remote ibsim.
+// ibsim's defaults (its include/ibsim.h): the base name of its sockets, the
+// UDP port of a remote ibsim, and how many client processes it serves.
 constexpr const char* kIbsimDefaultSockname = "sim";
 constexpr int kIbsimDefaultPort = 7070;
+constexpr int kIbsimMaxClients = 10;
 
 bool Umad2SimLoaded() {
   auto is_umad2sim = [](dl_phdr_info* info, size_t, void*) {
@@ -110,8 +111,9 @@ void CheckLocalIbsim(const IbsimAddress& a) {
               ". Start ibsim, or run under `fabric-run --exec`, which exports its run's IBSIM_SOCKNAME");
 }
 
-// A remote ibsim is not probed (UDP has no connection to refuse), but a
-// host name that does not resolve made libumad2sim exit with status 255.
+// A remote ibsim is not probed (UDP has no connection to refuse; one that
+// refuses ends in the attach guard below), but a host name that does not
+// resolve made libumad2sim exit with status 255.
 void CheckRemoteIbsim(const IbsimAddress& a) {
   addrinfo hints{};
   hints.ai_family = AF_INET;
@@ -124,6 +126,33 @@ void CheckRemoteIbsim(const IbsimAddress& a) {
                 gai_strerror(r) + ")");
 }
 
+// libumad2sim ends the process with exit(-1), status 255, when ibsim
+// refuses to attach it (SIM_HOST names no node, every client slot is taken)
+// or a remote ibsim does not answer, saying only "connect failed". While
+// the port opens, an atexit handler turns that exit into an error that
+// names SIM_HOST and ibsim, and the CLI's status for a port that does not
+// open, 2. A fixed buffer: no destructor can run before the handler.
+char g_attach_failure[1024];
+
+void ReportAttachFailure() {
+  if (!g_attach_failure[0]) return;
+  std::fflush(stdout);
+  std::fputs(g_attach_failure, stderr);
+  std::_Exit(2);  // exit() again from an atexit handler is undefined
+}
+
+std::string AttachFailureMessage(const IbsimAddress& a) {
+  const char* host = std::getenv("SIM_HOST");
+  std::string why = host ? "no node of its fabric has that node name or node description, or " : "";
+  why += "all " + std::to_string(kIbsimMaxClients) + " of its client slots are taken";
+  if (a.remote) why += ", or nothing answers there";
+  const std::string who =
+      host ? "at SIM_HOST='" + std::string(host) + "'"
+           : "(SIM_HOST unset: at ibsim's default node; SIM_HOST or --sim-host chooses one)";
+  return "ibunion: " + a.Describe() + " refused to attach this process " + who + ": " + why +
+         " (ibsim's own log says which)\n";
+}
+
 }  // namespace
 
 ::ibmad_port* OpenLocalPort(const std::string& ca, int port, int* classes, int nclasses) {
@@ -134,7 +163,12 @@ void CheckRemoteIbsim(const IbsimAddress& a) {
     CheckRemoteIbsim(a);
   else
     CheckLocalIbsim(a);
-  return mad_rpc_open_port(name, port, classes, nclasses);
+  static const bool registered = std::atexit(ReportAttachFailure) == 0;
+  (void)registered;
+  std::snprintf(g_attach_failure, sizeof g_attach_failure, "%s", AttachFailureMessage(a).c_str());
+  ::ibmad_port* p = mad_rpc_open_port(name, port, classes, nclasses);
+  g_attach_failure[0] = 0;
+  return p;
 }
 
 Gid ParseGid(const std::string& text) {

@@ -15,9 +15,11 @@ namespace ibu::mcast {
 // it: what our "cannot open port" errors tell the user to preload.
 std::string Umad2SimPath();
 
-// mad_rpc_open_port, checked first under libumad2sim.so: throws ibu::Error
+// mad_rpc_open_port, guarded under libumad2sim.so: throws ibu::Error
 // naming ibsim's socket (or host and port) when nothing serves it, where
-// libumad2sim waited forever. Returns nullptr when the port does not open.
+// libumad2sim waited forever, and turns its exit when ibsim refuses to
+// attach (an unknown SIM_HOST) into a message naming SIM_HOST, status 2.
+// Returns nullptr when the port does not open otherwise.
 ::ibmad_port* OpenLocalPort(const std::string& ca, int port, int* classes, int nclasses);
 
 using Gid = std::array<uint8_t, 16>;
