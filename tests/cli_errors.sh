@@ -568,6 +568,12 @@ if [ -n "${IBUNION_UMAD2SIM:-}" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
     # failed"; now named, with ibsim's socket, status 2.
     expect "ibunion: ibsim's socket '@$sock:ctl' (abstract Unix socket; IBSIM_SOCKNAME=$sock) refused to attach this process at SIM_HOST='P(99)': no node of its fabric has that node name or node description" \
       umad env IBSIM_SOCKNAME=$sock SIM_HOST='P(99)' "$IBUNION" mcjoin join ff12:e001::1
+    # SIM_HOST unset: ibsim's default node, which the error names (no SM
+    # runs here, so every join fails), and that SIM_HOST chooses it.
+    expect "no subnet manager known to the local port (SM LID is 0) (under ibsim with SIM_HOST unset, so at ibsim's default node 'P(00)'; SIM_HOST or --sim-host chooses the node)" \
+      umad env -u SIM_HOST IBSIM_SOCKNAME=$sock "$IBUNION" mcjoin join ff12:e001::1
+    expect "no subnet manager known to the local port (SM LID is 0) (under ibsim at SIM_HOST='P(01)')" \
+      umad env IBSIM_SOCKNAME=$sock "$IBUNION" mcjoin join ff12:e001::1 --sim-host 'P(01)'
     # mcsetup's SA workers die with the harness when it is killed (they were
     # left running, reparented to init, holding ibsim client slots): here
     # they hang on an ibsim that is stopped (SIGSTOP: its socket is there,

@@ -153,6 +153,26 @@ std::string AttachFailureMessage(const IbsimAddress& a) {
          " (ibsim's own log says which)\n";
 }
 
+// The NodeDescription of the local port's node (directed route, empty
+// path: works before any SM has assigned LIDs), quoted; or "(unknown)".
+std::string LocalNodeDescription(::ibmad_port* port, int timeout_ms) {
+  ib_portid_t self{};
+  uint8_t data[IB_SMP_DATA_SIZE] = {};
+  if (!smp_query_via(data, &self, IB_ATTR_NODE_DESC, 0, timeout_ms, port)) return "(unknown)";
+  const char* text = reinterpret_cast<const char*>(data);
+  return "'" + std::string(text, strnlen(text, sizeof data)) + "'";
+}
+
+// Under ibsim, which node the client acts from, for errors: SIM_HOST's, or
+// with SIM_HOST unset ibsim's default node, which the user never chose.
+std::string SimNodeNote(::ibmad_port* port, int timeout_ms) {
+  if (!Umad2SimLoaded()) return "";
+  if (const char* host = std::getenv("SIM_HOST"))
+    return " (under ibsim at SIM_HOST='" + std::string(host) + "')";
+  return " (under ibsim with SIM_HOST unset, so at ibsim's default node " +
+         LocalNodeDescription(port, timeout_ms) + "; SIM_HOST or --sim-host chooses the node)";
+}
+
 }  // namespace
 
 ::ibmad_port* OpenLocalPort(const std::string& ca, int port, int* classes, int nclasses) {
@@ -221,14 +241,16 @@ SaClient::SaClient(const std::string& ca, int port, int timeout_ms) : timeout_ms
   ibmad_gid_t gid;
   int portnum = 0;
   if (ib_resolve_self_via(&self, &portnum, &gid, port_) < 0) {
+    const std::string note = SimNodeNote(port_, timeout_ms_);
     mad_rpc_close_port(port_);
-    throw Error("cannot query the local port's GID (is the port active?)");
+    throw Error("cannot query the local port's GID (is the port active?)" + note);
   }
   std::memcpy(port_gid_.data(), gid, 16);
   ib_portid_t sm{};
   if (ib_resolve_smlid_via(&sm, timeout_ms_, port_) < 0 || !sm.lid) {
+    const std::string note = SimNodeNote(port_, timeout_ms_);
     mad_rpc_close_port(port_);
-    throw Error("no subnet manager known to the local port (SM LID is 0)");
+    throw Error("no subnet manager known to the local port (SM LID is 0)" + note);
   }
   sm_lid_ = static_cast<uint16_t>(sm.lid);
 }
