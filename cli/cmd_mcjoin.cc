@@ -20,11 +20,13 @@ constexpr const char* kUsage =
     "  --qkey Q --pkey P --sl S   group parameters, join only (defaults 0x80010000, 0xffff, 0)\n"
     "  --mtu M --rate R   exact MTU / rate (IB encodings), join only; default: the SA chooses\n"
     "  --ca NAME --port N local HCA and port (default: the first)\n"
-    "  --sim-host NAME    under ibsim: the simulated node to act from (sets SIM_HOST)\n"
+    "  --sim-host NAME    under ibsim: the simulated node to act from (sets SIM_HOST;\n"
+    "                     with neither, ibsim picks its default node)\n"
     "  --port-guid 0xG    act for another port (proxy join/leave; the SA requires a shared P_Key)\n"
     "  --timeout MS       SA answer timeout (default 1000)\n"
     "prints 'mlid 0xC0NN' (and 'mgid ...' when the SA assigned it); exit 0 on success,\n"
-    "1 when the SA refused (its status decoded), 2 on bad usage or no port.\n"
+    "1 when the SA refused (its status decoded), 2 on bad usage or no port (under ibsim:\n"
+    "ibsim not serving its socket, or refusing SIM_HOST).\n"
     "Under ibsim run it with IBSIM_SOCKNAME of the run and the full path of libumad2sim.so\n"
     "($IBUNION_UMAD2SIM inside fabric-run --exec): LD_PRELOAD=";
 

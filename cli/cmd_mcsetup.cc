@@ -45,7 +45,8 @@ constexpr const char* kUsage =
     "the non-members of the communicator leave. Every group is left again.\n"
     "effective: Basic / Lazy / Pool / point-to-point effective latency per broadcast\n"
     "from a measure CSV and broadcast costs (CSV label,size,p2p_msg_us,hw_bcast_us\n"
-    "from the timing model).\n";
+    "from the timing model); tables on stdout, or on stderr with --csv - (the CSV\n"
+    "is then all of stdout).\n";
 
 std::vector<int> ParseIntList(const std::string& text, const std::string& what, long min,
                               long max) {
@@ -268,25 +269,28 @@ int EffectiveMain(const Args& args) {
                   std::to_string(key.second));
     for (int n : iterations) rows.push_back({key, n, mcast::EffectiveLatency(med, c->second, n)});
   }
-  std::printf("%-16s %5s %14s %12s %14s   (set-up, ms: medians of %s)\n", "label", "size",
-              "create+joins", "ready", "pool_leaves", setup_path.c_str());
+  // With --csv - the CSV is all of stdout: the tables go to stderr then,
+  // as measure's report does beside its CSV.
+  std::FILE* report = args.has("--csv") && IsStdout(args.get("--csv")) ? stderr : stdout;
+  std::fprintf(report, "%-16s %5s %14s %12s %14s   (set-up, ms: medians of %s)\n", "label", "size",
+               "create+joins", "ready", "pool_leaves", setup_path.c_str());
   for (const auto& [key, m] : medians)
-    std::printf("%-16s %5d %14.3f %12.3f %14.3f\n", key.first.c_str(), key.second,
-                m.create_join_ms, m.ready_ms, m.pool_leave_ms);
-  std::printf("\n");
+    std::fprintf(report, "%-16s %5d %14.3f %12.3f %14.3f\n", key.first.c_str(), key.second, m.create_join_ms,
+                 m.ready_ms, m.pool_leave_ms);
+  std::fprintf(report, "\n");
   std::ostringstream csv;
   csv << "label,size,iterations,original_us,basic_us,lazy_us,pool_us,basic_over_lazy,basic_over_pool\n";
-  std::printf("%-16s %5s %10s %12s %12s %12s %12s %8s %8s\n", "label", "size", "iterations",
-              "original_us", "basic_us", "lazy_us", "pool_us", "B/Lazy", "B/Pool");
+  std::fprintf(report, "%-16s %5s %10s %12s %12s %12s %12s %8s %8s\n", "label", "size", "iterations",
+               "original_us", "basic_us", "lazy_us", "pool_us", "B/Lazy", "B/Pool");
   for (const auto& [key, n, e] : rows) {
-    std::printf("%-16s %5d %10d %12.2f %12.2f %12.2f %12.2f %8.2f %8.2f\n", key.first.c_str(), key.second, n,
-                e.original_us, e.basic_us, e.lazy_us, e.pool_us, e.basic_us / e.lazy_us,
-                e.basic_us / e.pool_us);
+    std::fprintf(report, "%-16s %5d %10d %12.2f %12.2f %12.2f %12.2f %8.2f %8.2f\n", key.first.c_str(),
+                 key.second, n, e.original_us, e.basic_us, e.lazy_us, e.pool_us, e.basic_us / e.lazy_us,
+                 e.basic_us / e.pool_us);
     csv << key.first << ',' << key.second << ',' << n << ',' << e.original_us << ',' << e.basic_us << ','
         << e.lazy_us << ',' << e.pool_us << ',' << e.basic_us / e.lazy_us << ',' << e.basic_us / e.pool_us
         << '\n';
   }
-  std::fflush(stdout);
+  std::fflush(report);
   if (args.has("--csv")) WriteFileAtomically(args.get("--csv"), csv.str());
   return 0;
 }

@@ -6,7 +6,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 IBUNION=${IBUNION_BUILD:-$top}/ibunion
 net=$top/topologies/ft-4-2.net
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-cli.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+ibsim_pid=""  # an ibsim the libumad2sim cases start, stopped by PID
+trap '[ -z "$ibsim_pid" ] || { kill "$ibsim_pid"; kill -CONT "$ibsim_pid"; } 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0
 expect() {  # NEEDLE CMD...: exit status 2 and NEEDLE on stderr
   local needle=$1; shift
@@ -312,6 +313,13 @@ effective_refuses "/nonexistent-dir/e.csv: cannot write (No such file or directo
   --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv" --csv /nonexistent-dir/e.csv
 effective_refuses "ibunion mcsetup: effective takes no NET or other word, got '$net'" \
   "$net" --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv"
+# effective --csv -: the CSV is all of stdout (the tables go to stderr, as
+# measure's report does); it was printed after the tables, one stream.
+"$IBUNION" mcsetup effective --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv" --csv - >"$tmp/o" 2>"$tmp/err"
+if [ $? -eq 0 ] && [ "$(head -1 "$tmp/o")" = "label,size,iterations,original_us,basic_us,lazy_us,pool_us,basic_over_lazy,basic_over_pool" ] &&
+  [ "$(awk -F, 'NF != 9' "$tmp/o" | wc -l)" -eq 0 ] && grep -q "^label .*create+joins" "$tmp/err"
+then echo "PASS: mcsetup effective --csv -: only the CSV on stdout ($(wc -l <"$tmp/o") lines), the tables on stderr"
+else echo "FAIL: mcsetup effective --csv -: stdout starts '$(head -1 "$tmp/o")', $(awk -F, 'NF != 9' "$tmp/o" | wc -l) non-CSV lines"; fails=$((fails + 1)); fi
 expect "ibunion mcsetup: --reps is not an option of mcsetup effective (it is one of measure)" \
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --reps 3
 expect "ibunion mcsetup: --sizes is not an option of mcsetup burst (it is one of measure)" \
@@ -535,26 +543,59 @@ expect "; not a 2-D mesh: switch N(0,0) (0x0000000000200000, LID 26): no link to
 if [ -n "${IBUNION_UMAD2SIM:-}" ]; then
   expect "under ibsim: is LD_PRELOAD=$IBUNION_UMAD2SIM set" env -u LD_PRELOAD "$IBUNION" mcjoin join ff12:e001::1
 fi
-# mcsetup's SA workers die with the harness when it is killed (they were
-# left running, reparented to init, holding ibsim client slots): here they
-# hang connecting to a socket no ibsim serves, the harness gets SIGTERM.
-# Not under the sanitizers: ASan aborts a program with a library preloaded
-# ahead of it, and this is about process lifetime, which the plain run checks.
+# Under libumad2sim. Not under the sanitizers: ASan aborts a program with a
+# library preloaded ahead of it. libumad2sim writes ./sys-PID: run in $tmp.
 if [ -n "${IBUNION_UMAD2SIM:-}" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
-  IBSIM_SOCKNAME=ibunion-cli-none-$$ LD_PRELOAD=$IBUNION_UMAD2SIM "$IBUNION" mcsetup measure "$net" --guid2lid "$g2l" \
-    --sizes 4 --workers 2 >/dev/null 2>&1 &
-  harness=$!
-  workers=""
-  for _ in $(seq 100); do  # both workers forked: up to 20 s on a loaded machine
-    workers=$(pgrep -P $harness | xargs)
-    [ "$(wc -w <<<"$workers")" -ge 2 ] && break
-    sleep 0.2
-  done
-  kill $harness; wait $harness 2>/dev/null
-  sleep 0.5
-  left=$(for w in $workers; do ps -o pid= -o stat= -p "$w" | grep -v ' Z'; done)
-  if [ -n "$workers" ] && [ -z "$left" ]; then echo "PASS: mcsetup's SA workers ($workers) die with the killed harness"
-  else echo "FAIL: mcsetup workers '$workers' after SIGTERM to the harness: left $left"; fails=$((fails + 1)); kill $workers 2>/dev/null; fi
+  umad() { env -C "$tmp" LD_PRELOAD="$IBUNION_UMAD2SIM" timeout 60 "$@"; }
+  # No ibsim: libumad2sim retries the refused socket every 2 s, forever, so
+  # mcjoin hung; now an error naming the socket within seconds.
+  start=$SECONDS
+  expect "ibunion mcjoin: ibsim is not reachable: nothing serves ibsim's socket '@ibunion-cli-none-$$:ctl' (abstract Unix socket; IBSIM_SOCKNAME=ibunion-cli-none-$$)" \
+    umad env IBSIM_SOCKNAME=ibunion-cli-none-$$ "$IBUNION" mcjoin join ff12:e001::1
+  if [ $((SECONDS - start)) -le 15 ]; then echo "PASS: mcjoin with no ibsim gave up in $((SECONDS - start)) s"
+  else echo "FAIL: mcjoin with no ibsim took $((SECONDS - start)) s"; fails=$((fails + 1)); fi
+  if command -v ibsim >/dev/null; then
+    # An ibsim of our own, stopped by PID (the EXIT trap too, on failure).
+    sock=ibunion-cli-$$
+    IBSIM_SOCKNAME=$sock ibsim -s "$net" </dev/null >"$tmp/ibsim.log" 2>&1 &
+    ibsim_pid=$!
+    for _ in $(seq 300); do
+      grep -q "Network simulator ready" "$tmp/ibsim.log" && break
+      kill -0 $ibsim_pid 2>/dev/null || break
+      sleep 0.1
+    done
+    # An unknown SIM_HOST: libumad2sim's exit status 255 and "connect
+    # failed"; now named, with ibsim's socket, status 2.
+    expect "ibunion: ibsim's socket '@$sock:ctl' (abstract Unix socket; IBSIM_SOCKNAME=$sock) refused to attach this process at SIM_HOST='P(99)': no node of its fabric has that node name or node description" \
+      umad env IBSIM_SOCKNAME=$sock SIM_HOST='P(99)' "$IBUNION" mcjoin join ff12:e001::1
+    # SIM_HOST unset: ibsim's default node, which the error names (no SM
+    # runs here, so every join fails), and that SIM_HOST chooses it.
+    expect "no subnet manager known to the local port (SM LID is 0) (under ibsim with SIM_HOST unset, so at ibsim's default node 'P(00)'; SIM_HOST or --sim-host chooses the node)" \
+      umad env -u SIM_HOST IBSIM_SOCKNAME=$sock "$IBUNION" mcjoin join ff12:e001::1
+    expect "no subnet manager known to the local port (SM LID is 0) (under ibsim at SIM_HOST='P(01)')" \
+      umad env IBSIM_SOCKNAME=$sock "$IBUNION" mcjoin join ff12:e001::1 --sim-host 'P(01)'
+    # mcsetup's SA workers die with the harness when it is killed (they were
+    # left running, reparented to init, holding ibsim client slots): here
+    # they hang on an ibsim that is stopped (SIGSTOP: its socket is there,
+    # nothing answers), the harness gets SIGTERM.
+    kill -STOP $ibsim_pid
+    IBSIM_SOCKNAME=$sock LD_PRELOAD=$IBUNION_UMAD2SIM "$IBUNION" mcsetup measure "$net" --guid2lid "$g2l" \
+      --sizes 4 --workers 2 >/dev/null 2>&1 &
+    harness=$!
+    workers=""
+    for _ in $(seq 100); do  # both workers forked: up to 20 s on a loaded machine
+      workers=$(pgrep -P $harness | xargs)
+      [ "$(wc -w <<<"$workers")" -ge 2 ] && break
+      sleep 0.2
+    done
+    kill $harness; wait $harness 2>/dev/null
+    sleep 0.5
+    left=$(for w in $workers; do ps -o pid= -o stat= -p "$w" | grep -v ' Z'; done)
+    if [ -n "$workers" ] && [ -z "$left" ]; then echo "PASS: mcsetup's SA workers ($workers) die with the killed harness"
+    else echo "FAIL: mcsetup workers '$workers' after SIGTERM to the harness: left $left"; fails=$((fails + 1)); kill $workers 2>/dev/null; fi
+    kill $ibsim_pid; kill -CONT $ibsim_pid; wait $ibsim_pid 2>/dev/null
+    ibsim_pid=""
+  fi
 fi
 # setup-bench refuses a fabric named twice before it runs anything.
 expect "setup-bench: --fabrics ft-4-3,ft-8-3,ft-4-3: ft-4-3 given twice; name each fabric once" \

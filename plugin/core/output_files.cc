@@ -15,9 +15,9 @@
 
 namespace ibu {
 
-namespace {
-
 bool IsStdout(const std::string& path) { return path.empty() || path == "-"; }
+
+namespace {
 
 // An existing target that is not a regular file (after symlinks): a device
 // or a pipe, written in place.

@@ -34,4 +34,8 @@ void WriteFilesAtomically(const std::vector<OutputFile>& files);
 // temporary. Targets stay untouched.
 void CheckOutputsWritable(const std::vector<std::string>& paths);
 
+// "-" or "": the output goes to standard output (a command then sends its
+// human report to stderr, so stdout holds that output alone).
+bool IsStdout(const std::string& path);
+
 }  // namespace ibu

@@ -17,7 +17,7 @@ constexpr int kPortsPerPosition = 16;
 
 MftReader::MftReader(const std::string& ca, int port, int timeout_ms) : timeout_ms_(timeout_ms) {
   int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS};
-  port_ = mad_rpc_open_port(ca.empty() ? nullptr : const_cast<char*>(ca.c_str()), port, classes, 2);
+  port_ = OpenLocalPort(ca, port, classes, 2);
   if (!port_)
     throw Error("cannot open local IB port " + (ca.empty() ? std::string("(first CA)") : ca) +
                 " for SMPs (under ibsim: LD_PRELOAD=" + Umad2SimPath() + " and ibsim running?)");

@@ -3,10 +3,20 @@
 #include <arpa/inet.h>
 #include <infiniband/mad.h>
 #include <infiniband/umad.h>
+#include <link.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "plugin/core/error.h"
 
@@ -29,7 +39,157 @@ constexpr uint64_t kMgid = 1ULL << 0, kPortGid = 1ULL << 1, kQkey = 1ULL << 2,
                    kPkey = 1ULL << 7, kRateSel = 1ULL << 8, kRate = 1ULL << 9,
                    kSl = 1ULL << 12, kFlow = 1ULL << 13, kJoinState = 1ULL << 16;
 
+// ibsim's defaults (its include/ibsim.h): the base name of its sockets, the
+// UDP port of a remote ibsim, and how many client processes it serves.
+constexpr const char* kIbsimDefaultSockname = "sim";
+constexpr int kIbsimDefaultPort = 7070;
+constexpr int kIbsimMaxClients = 10;
+
+bool Umad2SimLoaded() {
+  auto is_umad2sim = [](dl_phdr_info* info, size_t, void*) {
+    return info->dlpi_name && std::strstr(info->dlpi_name, "umad2sim") ? 1 : 0;
+  };
+  return dl_iterate_phdr(is_umad2sim, nullptr) != 0;
+}
+
+// Where libumad2sim looks for ibsim, read from the environment as it reads
+// it: IBSIM_SERVER_NAME (not empty) means UDP to that host and
+// IBSIM_SERVER_PORT, otherwise the abstract Unix socket "IBSIM_SOCKNAME:ctl".
+struct IbsimAddress {
+  bool remote = false;
+  std::string sockname, host;
+  int port = kIbsimDefaultPort;
+
+  std::string Describe() const {
+    if (remote)
+      return "ibsim at " + host + " UDP port " + std::to_string(port) +
+             " (IBSIM_SERVER_NAME, IBSIM_SERVER_PORT)";
+    const char* set = std::getenv("IBSIM_SOCKNAME");
+    return "ibsim's socket '@" + sockname + ":ctl' (abstract Unix socket; " +
+           (set ? "IBSIM_SOCKNAME=" + sockname : std::string("IBSIM_SOCKNAME unset, so 'sim'")) + ")";
+  }
+};
+
+IbsimAddress IbsimFromEnvironment() {
+  IbsimAddress a;
+  const char* sockname = std::getenv("IBSIM_SOCKNAME");
+  const char* host = std::getenv("IBSIM_SERVER_NAME");
+  const char* port = std::getenv("IBSIM_SERVER_PORT");
+  a.sockname = sockname ? sockname : kIbsimDefaultSockname;
+  a.remote = host && *host;
+  if (a.remote) a.host = host;
+  if (port) a.port = std::atoi(port);  // as libumad2sim reads it
+  return a;
+}
+
+// libumad2sim retries a refused connection to ibsim's control socket every
+// 2 s, forever: with no ibsim the command hung inside mad_rpc_open_port. So
+// the socket is tried here first, for up to 2 s (an ibsim still starting),
+// and nothing serving it is an error naming it. Only a refusal is ours to
+// judge; other failures are left to libumad2sim.
+void CheckLocalIbsim(const IbsimAddress& a) {
+  // The address as ibsim binds it: sun_path[0] = 0 (the abstract
+  // namespace), the name, and its terminating 0, which ibsim counts in.
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::string name = a.sockname + ":ctl";
+  const size_t n = std::min(name.size(), sizeof addr.sun_path - 2);
+  std::memcpy(addr.sun_path + 1, name.data(), n);
+  const auto len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n + 1);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    const int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return;
+    const int r = connect(fd, reinterpret_cast<const sockaddr*>(&addr), len);
+    const int err = errno;
+    close(fd);
+    if (r == 0 || err != ECONNREFUSED) return;
+    if (std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  throw Error("ibsim is not reachable: nothing serves " + a.Describe() +
+              ". Start ibsim, or run under `fabric-run --exec`, which exports its run's IBSIM_SOCKNAME");
+}
+
+// A remote ibsim is not probed (UDP has no connection to refuse; one that
+// refuses ends in the attach guard below), but a host name that does not
+// resolve made libumad2sim exit with status 255.
+void CheckRemoteIbsim(const IbsimAddress& a) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* res = nullptr;
+  const int r = getaddrinfo(a.host.c_str(), nullptr, &hints, &res);
+  if (res) freeaddrinfo(res);
+  if (r != 0)
+    throw Error("ibsim is not reachable: IBSIM_SERVER_NAME '" + a.host + "' does not resolve (" +
+                gai_strerror(r) + ")");
+}
+
+// libumad2sim ends the process with exit(-1), status 255, when ibsim
+// refuses to attach it (SIM_HOST names no node, every client slot is taken)
+// or a remote ibsim does not answer, saying only "connect failed". While
+// the port opens, an atexit handler turns that exit into an error that
+// names SIM_HOST and ibsim, and the CLI's status for a port that does not
+// open, 2. A fixed buffer: no destructor can run before the handler.
+char g_attach_failure[1024];
+
+void ReportAttachFailure() {
+  if (!g_attach_failure[0]) return;
+  std::fflush(stdout);
+  std::fputs(g_attach_failure, stderr);
+  std::_Exit(2);  // exit() again from an atexit handler is undefined
+}
+
+std::string AttachFailureMessage(const IbsimAddress& a) {
+  const char* host = std::getenv("SIM_HOST");
+  std::string why = host ? "no node of its fabric has that node name or node description, or " : "";
+  why += "all " + std::to_string(kIbsimMaxClients) + " of its client slots are taken";
+  if (a.remote) why += ", or nothing answers there";
+  const std::string who =
+      host ? "at SIM_HOST='" + std::string(host) + "'"
+           : "(SIM_HOST unset: at ibsim's default node; SIM_HOST or --sim-host chooses one)";
+  return "ibunion: " + a.Describe() + " refused to attach this process " + who + ": " + why +
+         " (ibsim's own log says which)\n";
+}
+
+// The NodeDescription of the local port's node (directed route, empty
+// path: works before any SM has assigned LIDs), quoted; or "(unknown)".
+std::string LocalNodeDescription(::ibmad_port* port, int timeout_ms) {
+  ib_portid_t self{};
+  uint8_t data[IB_SMP_DATA_SIZE] = {};
+  if (!smp_query_via(data, &self, IB_ATTR_NODE_DESC, 0, timeout_ms, port)) return "(unknown)";
+  const char* text = reinterpret_cast<const char*>(data);
+  return "'" + std::string(text, strnlen(text, sizeof data)) + "'";
+}
+
+// Under ibsim, which node the client acts from, for errors: SIM_HOST's, or
+// with SIM_HOST unset ibsim's default node, which the user never chose.
+std::string SimNodeNote(::ibmad_port* port, int timeout_ms) {
+  if (!Umad2SimLoaded()) return "";
+  if (const char* host = std::getenv("SIM_HOST"))
+    return " (under ibsim at SIM_HOST='" + std::string(host) + "')";
+  return " (under ibsim with SIM_HOST unset, so at ibsim's default node " +
+         LocalNodeDescription(port, timeout_ms) + "; SIM_HOST or --sim-host chooses the node)";
+}
+
 }  // namespace
+
+::ibmad_port* OpenLocalPort(const std::string& ca, int port, int* classes, int nclasses) {
+  char* name = ca.empty() ? nullptr : const_cast<char*>(ca.c_str());
+  if (!Umad2SimLoaded()) return mad_rpc_open_port(name, port, classes, nclasses);
+  const IbsimAddress a = IbsimFromEnvironment();
+  if (a.remote)
+    CheckRemoteIbsim(a);
+  else
+    CheckLocalIbsim(a);
+  static const bool registered = std::atexit(ReportAttachFailure) == 0;
+  (void)registered;
+  std::snprintf(g_attach_failure, sizeof g_attach_failure, "%s", AttachFailureMessage(a).c_str());
+  ::ibmad_port* p = mad_rpc_open_port(name, port, classes, nclasses);
+  g_attach_failure[0] = 0;
+  return p;
+}
 
 Gid ParseGid(const std::string& text) {
   Gid g{};
@@ -72,7 +232,7 @@ std::string DecodeMadStatus(uint32_t status) {
 
 SaClient::SaClient(const std::string& ca, int port, int timeout_ms) : timeout_ms_(timeout_ms) {
   int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS};
-  port_ = mad_rpc_open_port(ca.empty() ? nullptr : const_cast<char*>(ca.c_str()), port, classes, 3);
+  port_ = OpenLocalPort(ca, port, classes, 3);
   if (!port_)
     throw Error("cannot open local IB port " + (ca.empty() ? std::string("(first CA)") : ca) +
                 " port " + std::to_string(port) + " (under ibsim: is LD_PRELOAD=" + Umad2SimPath() +
@@ -81,14 +241,16 @@ SaClient::SaClient(const std::string& ca, int port, int timeout_ms) : timeout_ms
   ibmad_gid_t gid;
   int portnum = 0;
   if (ib_resolve_self_via(&self, &portnum, &gid, port_) < 0) {
+    const std::string note = SimNodeNote(port_, timeout_ms_);
     mad_rpc_close_port(port_);
-    throw Error("cannot query the local port's GID (is the port active?)");
+    throw Error("cannot query the local port's GID (is the port active?)" + note);
   }
   std::memcpy(port_gid_.data(), gid, 16);
   ib_portid_t sm{};
   if (ib_resolve_smlid_via(&sm, timeout_ms_, port_) < 0 || !sm.lid) {
+    const std::string note = SimNodeNote(port_, timeout_ms_);
     mad_rpc_close_port(port_);
-    throw Error("no subnet manager known to the local port (SM LID is 0)");
+    throw Error("no subnet manager known to the local port (SM LID is 0)" + note);
   }
   sm_lid_ = static_cast<uint16_t>(sm.lid);
 }

@@ -15,6 +15,13 @@ namespace ibu::mcast {
 // it: what our "cannot open port" errors tell the user to preload.
 std::string Umad2SimPath();
 
+// mad_rpc_open_port, guarded under libumad2sim.so: throws ibu::Error
+// naming ibsim's socket (or host and port) when nothing serves it, where
+// libumad2sim waited forever, and turns its exit when ibsim refuses to
+// attach (an unknown SIM_HOST) into a message naming SIM_HOST, status 2.
+// Returns nullptr when the port does not open otherwise.
+::ibmad_port* OpenLocalPort(const std::string& ca, int port, int* classes, int nclasses);
+
 using Gid = std::array<uint8_t, 16>;
 
 enum class JoinState : uint8_t { kFull = 1, kNonMember = 2, kSendOnly = 4 };
