@@ -153,6 +153,8 @@ expect "--param arrival=exp: not with --param batch=1" "$IBUNION" sim "$net" --r
 printf 'hot = 99\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: hot = 99: expected an end port 0..7, the fabric has 8" \
   "$IBUNION" sim "$net" --routing mlid --traffic centric:0.5 --config "$tmp/c.conf"
+expect "--param hot=8: expected an end port 0..7, the fabric has 8" \
+  "$IBUNION" sim "$net" --routing mlid --traffic centric:0.5 --param hot=8
 printf 'engine.mlid_rotate = maybe\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: engine.mlid_rotate = maybe: option 'mlid_rotate=maybe': expected on or off" \
   "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"

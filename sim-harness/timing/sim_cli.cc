@@ -660,14 +660,11 @@ int Run(int argc, char** argv) {
     engine->RouteSl2Vl(fabric, tables);  // engines with a VL policy (xymesh dedicated)
   }
 
-  // Traffic set-up (shared by every point). The hot host's setting is
-  // named here, where it is known (the Workload can only say its value).
-  const int hosts = int(fabric.end_ports.size());
-  for (const auto& [key, s] : params)
-    if (key == "hot" && p.hot >= hosts)
-      throw Error(NamedParam(s) + ": expected an end port 0.." + std::to_string(hosts - 1) +
-                  ", the fabric has " + std::to_string(hosts));
-  Workload wl(spec, p, fabric, seed);
+  // Traffic set-up (shared by every point). The Workload checks the params
+  // that must fit the fabric, named as they were given.
+  ParamNames param_names;
+  for (const auto& [key, s] : params) param_names[key] = NamedParam(s);
+  Workload wl(spec, p, fabric, seed, param_names);
   if (wl.hardware_mcast()) {
     if (dump) {
       wl.UseDumpedTree(fabric, tables, p.mlid);

@@ -151,8 +151,10 @@ TrafficSpec ParseTraffic(const std::string& text, const std::string& named) {
   return s;
 }
 
-Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, uint64_t seed)
+Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, uint64_t seed,
+                   const ParamNames& names)
     : spec_(spec),
+      names_(names),
       mode_(p.mcast_mode),
       trees_wanted_(p.mcast_trees),
       hosts_(int(f.end_ports.size())),
@@ -176,8 +178,8 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       break;
     case Pattern::kCentric:
       if (hot_ >= n)
-        throw Error("hot = " + std::to_string(hot_) + " (--param or config file): expected an end port 0.." +
-                    std::to_string(n - 1) + ", the fabric has " + std::to_string(n));
+        throw Error(NamedParam("hot", hot_) + ": expected an end port 0.." + std::to_string(n - 1) +
+                    ", the fabric has " + std::to_string(n));
       for (int h = 0; h < n; ++h) sources_.push_back(h);
       break;
     case Pattern::kShift: {
@@ -271,6 +273,12 @@ void Workload::BuildTrees() {
     auto it = std::lower_bound(m.begin(), m.end(), s);
     if (it == m.end() || *it != s) m.insert(it, s);
   }
+}
+
+std::string Workload::NamedParam(const std::string& key, long long value) const {
+  const auto it = names_.find(key);
+  if (it != names_.end()) return it->second;
+  return key + " = " + std::to_string(value) + " (--param or config file)";
 }
 
 int Workload::Rank(int t, int h) const {
