@@ -137,6 +137,17 @@ expect "--traffic mcast:1:1: the group drawn (seed 24) is its one source P(31) a
 expect "--traffic mcast:all:0.0001: GROUP 0.0001 of the fabric's 8 hosts rounds to no host (give a fraction of at least 0.0625, or a host count)" \
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:all:0.0001
 expect "--traffic shift:1e3: shift distance must be an integer 1..10000000" "$IBUNION" sim "$net" --routing mlid --traffic shift:1e3
+# A shift distance is below the host count: 9 on 8 hosts wrapped to 1, and
+# a multiple of 8 moved no host, like the permutation above.
+expect "--traffic shift:8: every one of the fabric's 8 hosts maps to itself (8 is a multiple of 8), so nothing is sent (expected a shift distance 1..7)" \
+  "$IBUNION" sim "$net" --routing mlid --traffic shift:8
+expect "--traffic shift:9: shift 9 is not below the fabric's 8 hosts (expected a shift distance 1..7; it is not taken mod 8)" \
+  "$IBUNION" sim "$net" --routing mlid --traffic shift:9
+printf 'traffic = shift\nshift = 16\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:2: shift = 16: every one of the fabric's 8 hosts maps to itself (16 is a multiple of 8)" \
+  "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+expect "--param shift=5: not with --traffic shift:3, which sets it too" \
+  "$IBUNION" sim "$net" --routing mlid --traffic shift:3 --param shift=5
 # The largest message, 1 GiB, can be written as the limit says it: 1G.
 # shellcheck disable=SC2086
 if "$IBUNION" sim "$net" --routing mlid --msg 1G $short 2>"$tmp/err" >/dev/null && grep -qF "msg 1073741824 B" "$tmp/err"

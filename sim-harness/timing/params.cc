@@ -56,7 +56,7 @@ constexpr Key kKeys[] = {
     {"hot", "centric: end-port index of the hot host [0]"},
     {"mcast_trees", "hardware multicast: MLIDs per group, sources spread over them; 0 = one per source [0]"},
     {"mlid", "dump: routing: MLID to use (0 = the one reaching most hosts) [0]"},
-    {"shift", "shift pattern distance (0 = hosts/2) [0]"},
+    {"shift", "shift pattern distance, below the host count (0 = hosts/2) [0]"},
     {"engine.KEY", "option KEY=VALUE passed to the routing engine"},
 };
 

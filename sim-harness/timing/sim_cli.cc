@@ -304,6 +304,7 @@ void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
       only = not_batch;
     if (key == "hot" && spec.pattern != Pattern::kCentric) only = "only with --traffic centric:F";
     if (key == "shift" && spec.pattern != Pattern::kShift) only = "only with --traffic shift";
+    if (key == "shift" && spec.shift) only = "not with " + spec.named + ", which sets it too";
     if (key == "mlid" && !(dump && spec.pattern == Pattern::kMcast && p.mcast_mode == McastMode::kHardware))
       only = "only with --routing dump:DIR and hardware multicast (--traffic mcast:S:G, mcast_mode hw)";
     if (key == "vls" && opt.count("vls")) only = "not with " + Named(opt.at("vls")) + ", which sets it too";

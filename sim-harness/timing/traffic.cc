@@ -84,6 +84,19 @@ void RefuseNoHosts(const std::string& named, const HostCount& c, const char* wha
               " rounds to no host (give a fraction of at least " + least + ", or a host count)");
 }
 
+// A shift distance `k` of `n` hosts outside 1..n-1 wrapped to k mod n
+// without a word; a multiple of n moved no host and sent nothing.
+void RefuseShiftBeyondHosts(const std::string& named, int k, int n) {
+  if (k < n) return;
+  const std::string range = "expected a shift distance 1.." + std::to_string(n - 1);
+  if (k % n == 0)
+    throw Error(named + ": every one of the fabric's " + std::to_string(n) + " hosts maps to itself (" +
+                std::to_string(k) + " is a multiple of " + std::to_string(n) + "), so nothing is sent (" +
+                range + ")");
+  throw Error(named + ": shift " + std::to_string(k) + " is not below the fabric's " + std::to_string(n) +
+              " hosts (" + range + "; it is not taken mod " + std::to_string(n) + ")");
+}
+
 int Log2Exact(int n) {
   int k = 0;
   while ((1 << k) < n) ++k;
@@ -183,9 +196,8 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       for (int h = 0; h < n; ++h) sources_.push_back(h);
       break;
     case Pattern::kShift: {
-      int k = spec_.shift ? spec_.shift : (p.shift ? p.shift : n / 2);
-      k %= n;
-      if (k == 0) throw Error(spec_.named + ": shift by a multiple of the host count sends nothing");
+      const int k = spec_.shift ? spec_.shift : (p.shift ? p.shift : n / 2);
+      RefuseShiftBeyondHosts(spec_.shift ? spec_.named : NamedParam("shift", k), k, n);
       for (int h = 0; h < n; ++h) perm_[h] = (h + k) % n;
       break;
     }
