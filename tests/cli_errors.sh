@@ -148,6 +148,11 @@ expect "$tmp/c.conf:2: shift = 16: every one of the fabric's 8 hosts maps to its
   "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 expect "--param shift=5: not with --traffic shift:3, which sets it too" \
   "$IBUNION" sim "$net" --routing mlid --traffic shift:3 --param shift=5
+# More MLIDs than sources: the extra ones were dropped without a word.
+expect "--param mcast_trees=3: more MLIDs than the 2 source(s) spread over them (give 1..2, or 0 for one per source)" \
+  "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:all --param mcast_trees=3
+expect "--param mcast_trees=2: only with --traffic mcast:S:G, hardware multicast (mcast_mode hw) and an engine's --routing" \
+  "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:all --mcast-mode unicast --param mcast_trees=2
 # The largest message, 1 GiB, can be written as the limit says it: 1G.
 # shellcheck disable=SC2086
 if "$IBUNION" sim "$net" --routing mlid --msg 1G $short 2>"$tmp/err" >/dev/null && grep -qF "msg 1073741824 B" "$tmp/err"

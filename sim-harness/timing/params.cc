@@ -54,7 +54,7 @@ constexpr Key kKeys[] = {
            "                          auto: engine when it has a VL policy, e.g. xymesh, else hash) [auto]"},
     {"dlid", "engine|base|random|hash: DLID a source uses [engine; for dump: the plugin's paths.dump, else base]"},
     {"hot", "centric: end-port index of the hot host [0]"},
-    {"mcast_trees", "hardware multicast: MLIDs per group, sources spread over them; 0 = one per source [0]"},
+    {"mcast_trees", "hardware multicast: MLIDs per group, 1..sources; 0 = one per source [0]"},
     {"mlid", "dump: routing: MLID to use (0 = the one reaching most hosts) [0]"},
     {"shift", "shift pattern distance, below the host count (0 = hosts/2) [0]"},
     {"engine.KEY", "option KEY=VALUE passed to the routing engine"},

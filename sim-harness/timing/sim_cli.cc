@@ -307,6 +307,11 @@ void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
     if (key == "shift" && spec.shift) only = "not with " + spec.named + ", which sets it too";
     if (key == "mlid" && !(dump && spec.pattern == Pattern::kMcast && p.mcast_mode == McastMode::kHardware))
       only = "only with --routing dump:DIR and hardware multicast (--traffic mcast:S:G, mcast_mode hw)";
+    if (key == "mcast_trees" &&
+        (dump || spec.pattern != Pattern::kMcast || p.mcast_mode != McastMode::kHardware))
+      only =
+          "only with --traffic mcast:S:G, hardware multicast (mcast_mode hw) and an engine's --routing "
+          "(a dump's group is its one MLID)";
     if (key == "vls" && opt.count("vls")) only = "not with " + Named(opt.at("vls")) + ", which sets it too";
     if (!only.empty()) throw Error(NamedParam(s) + ": " + only);
   }

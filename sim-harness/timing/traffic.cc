@@ -269,8 +269,14 @@ void Workload::BuildTrees() {
   trees_.clear();
   tree_of_.assign(hosts_, -1);
   if (!hardware_mcast()) return;
-  int k = trees_wanted_ ? trees_wanted_ : int(sources_.size());
-  k = std::max(1, std::min(k, int(sources_.size())));
+  const int sources = int(sources_.size());
+  // A tree beyond the sources would have none to send on it: it was
+  // dropped without a word.
+  if (trees_wanted_ > sources)
+    throw Error(NamedParam("mcast_trees", trees_wanted_) + ": more MLIDs than the " +
+                std::to_string(sources) + " source(s) spread over them (give 1.." + std::to_string(sources) +
+                ", or 0 for one per source)");
+  const int k = trees_wanted_ ? trees_wanted_ : sources;
   trees_.resize(k);
   for (int t = 0; t < k; ++t) {
     trees_[t].mlid = Lid(kMulticastLidBase + 1 + t);
