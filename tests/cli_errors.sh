@@ -153,6 +153,17 @@ expect "--param mcast_trees=3: more MLIDs than the 2 source(s) spread over them 
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:all --param mcast_trees=3
 expect "--param mcast_trees=2: only with --traffic mcast:S:G, hardware multicast (mcast_mode hw) and an engine's --routing" \
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:all --mcast-mode unicast --param mcast_trees=2
+# Bernoulli arrivals are one trial per message time: a load above 1 ran as
+# 1 under its own label. Exponential arrivals take it.
+expect "--load 1.5: expected an offered load in (0, 1] with Bernoulli arrivals (arrival=bernoulli, the default: at most one message per message time); arrival=exp or periodic offer up to 64" \
+  "$IBUNION" sim "$net" --routing mlid --load 1.5
+expect "--sweep 0.5:2:0.5: expected 0 < FROM <= TO <= 1 and STEP > 0 with Bernoulli arrivals (--param arrival=bernoulli: at most" \
+  "$IBUNION" sim "$net" --routing mlid --sweep 0.5:2:0.5 --param arrival=bernoulli
+# shellcheck disable=SC2086
+if "$IBUNION" sim "$net" --routing mlid --load 1.5 --param arrival=exp $short --json --quiet 2>"$tmp/err" >"$tmp/exp.json" &&
+  grep -qF '"load":1.5,' "$tmp/exp.json"
+then echo "PASS: --load 1.5 with arrival=exp runs"
+else echo "FAIL: --load 1.5 --param arrival=exp: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # The largest message, 1 GiB, can be written as the limit says it: 1G.
 # shellcheck disable=SC2086
 if "$IBUNION" sim "$net" --routing mlid --msg 1G $short 2>"$tmp/err" >/dev/null && grep -qF "msg 1073741824 B" "$tmp/err"

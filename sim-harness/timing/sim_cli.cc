@@ -70,8 +70,10 @@ constexpr const char* kUsage =
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
     "  --msg       message size in bytes (suffix K = 1024, M = 1024K, G = 1024M) [32]\n"
-    "  --load      offered load per source, fraction of link bandwidth [0.1]; not with\n"
-    "              --sweep (one from --config is replaced by the other from the command line)\n"
+    "  --load      offered load per source, fraction of link bandwidth [0.1]: up to 1\n"
+    "              with Bernoulli arrivals (the default), up to 64 with arrival=exp or\n"
+    "              periodic (--sweep alike); not with --sweep (one from --config is\n"
+    "              replaced by the other from the command line)\n"
     "  --vls       data VLs: 1, 2, 4 or 8 [1]\n"
     "  --seed      seed of every random choice [1]\n"
     "  --mcast-mode  multicast traffic as hardware multicast (hw: MFTs) or one unicast\n"
@@ -315,6 +317,23 @@ void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
     if (key == "vls" && opt.count("vls")) only = "not with " + Named(opt.at("vls")) + ", which sets it too";
     if (!only.empty()) throw Error(NamedParam(s) + ": " + only);
   }
+}
+
+// Bernoulli arrivals are one trial per message time, with the load as its
+// probability: a load above 1 ran as 1 while its rows said the load asked
+// for. Exponential and periodic gaps shrink below a message time (up to 64).
+void RefuseBernoulliOverload(const std::map<std::string, Setting>& opt,
+                             const std::vector<std::pair<std::string, Setting>>& params, const Params& p,
+                             double top_load) {
+  if (p.arrival != Arrival::kBernoulli || p.batch > 0 || top_load <= 1.0) return;
+  std::string arrival = "arrival=bernoulli, the default";
+  for (const auto& [key, s] : params)
+    if (key == "arrival") arrival = NamedParam(s);
+  const std::string why = " with Bernoulli arrivals (" + arrival +
+                          ": at most one message per message time); arrival=exp or periodic offer up to 64";
+  if (opt.count("sweep"))
+    throw Error(Named(opt.at("sweep")) + ": expected 0 < FROM <= TO <= 1 and STEP > 0" + why);
+  throw Error(Named(opt.at("load")) + ": expected an offered load in (0, 1]" + why);
 }
 
 // What --routing and the LID options ask for fits together, named before
@@ -580,6 +599,7 @@ int Run(int argc, char** argv) {
                             : 1;
   const int jobs = opt.count("jobs") ? int(ToInt(opt["jobs"], "a thread count 1..256", 1, 256)) : 1;
   std::vector<double> loads;
+  double top_load = 0;  // the highest load asked for (a sweep's TO)
   if (opt.count("sweep")) {
     const Setting& s = opt["sweep"];
     const std::vector<std::string> parts = SplitFields(s.value, ':');
@@ -591,6 +611,7 @@ int Run(int argc, char** argv) {
     if (from <= 0 || step <= 0 || to < from || to > kMaxLoad)
       throw Error(Named(s) + ": expected 0 < FROM <= TO <= 64 and STEP > 0");
     loads = SweepLoads(from, to, step);
+    top_load = to;
     if (loads.size() > 10000) throw Error(Named(s) + ": more than 10000 points");
   } else {
     double load = 0.1;
@@ -600,8 +621,10 @@ int Run(int argc, char** argv) {
         throw Error(Named(opt["load"]) + ": expected an offered load in (0, 64]");
     }
     loads = {load};
+    top_load = load;
   }
   if (p.batch > 0 && loads.size() > 1) throw Error("--sweep makes no sense with --param batch (one run)");
+  RefuseBernoulliOverload(opt, params, p, top_load);
 
   // Fabric and tables.
   if (!opt.count("routing")) throw Error("--routing is required (mlid, slid, xymesh or dump:DIR)");
