@@ -122,7 +122,7 @@ expect "--param engine.foo=1: option 'foo=1': unknown key" "$IBUNION" sim "$net"
 expect "--param hot=3: only with --traffic centric:F" "$IBUNION" sim "$net" --routing mlid --param hot=3
 printf 'shift = 2\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: shift = 2: only with --traffic shift" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
-expect "--param mlid=49153: only with --routing dump:DIR and hardware multicast" \
+expect "--param mlid=49153: only with --routing dump:DIR and multicast traffic" \
   "$IBUNION" sim "$net" --routing mlid --param mlid=49153
 expect "--param vls=4: not with --vls 2, which sets it too" "$IBUNION" sim "$net" --routing mlid --vls 2 --param vls=4
 # A permutation that moves no host (bitrev on two) sends nothing: refused.

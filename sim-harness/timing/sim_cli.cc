@@ -307,8 +307,8 @@ void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
     if (key == "hot" && spec.pattern != Pattern::kCentric) only = "only with --traffic centric:F";
     if (key == "shift" && spec.pattern != Pattern::kShift) only = "only with --traffic shift";
     if (key == "shift" && spec.shift) only = "not with " + spec.named + ", which sets it too";
-    if (key == "mlid" && !(dump && spec.pattern == Pattern::kMcast && p.mcast_mode == McastMode::kHardware))
-      only = "only with --routing dump:DIR and hardware multicast (--traffic mcast:S:G, mcast_mode hw)";
+    if (key == "mlid" && !(dump && spec.pattern == Pattern::kMcast))
+      only = "only with --routing dump:DIR and multicast traffic (--traffic mcast:S:G)";
     if (key == "mcast_trees" &&
         (dump || spec.pattern != Pattern::kMcast || p.mcast_mode != McastMode::kHardware))
       only =
@@ -694,17 +694,16 @@ int Run(int argc, char** argv) {
   ParamNames param_names;
   for (const auto& [key, s] : params) param_names[key] = NamedParam(s);
   Workload wl(spec, p, fabric, seed, param_names);
-  if (wl.hardware_mcast()) {
-    if (dump) {
-      wl.UseDumpedTree(fabric, tables, p.mlid);
-    } else {
-      for (const McastTree& t : wl.trees()) {
-        McastGroup g;
-        g.mlid = t.mlid;
-        g.members = t.members;
-        g.anchor = t.anchor;
-        engine->RouteMulticast(fabric, g, tables);
-      }
+  if (wl.is_mcast() && dump) {
+    // The dumped group, in either mode: unicast copies go to its members.
+    wl.UseDumpedTree(fabric, tables, p.mlid);
+  } else if (wl.hardware_mcast()) {
+    for (const McastTree& t : wl.trees()) {
+      McastGroup g;
+      g.mlid = t.mlid;
+      g.members = t.members;
+      g.anchor = t.anchor;
+      engine->RouteMulticast(fabric, g, tables);
     }
   }
   if (engine) {

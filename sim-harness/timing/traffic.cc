@@ -316,7 +316,8 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
       for (int p = 1; p <= sw.num_ports && p < 256; ++p)
         if (mask.test(p) && sw.ports[p].is_end_port()) r[sw.ports[p].index] = true;
     }
-  if (reach.empty()) throw Error("the dumped MFTs hold no multicast group");
+  if (reach.empty())
+    throw Error(spec_.named + ": the dumped MFTs hold no multicast group to take the members from");
   Lid chosen = 0;
   size_t best = 0;
   for (const auto& [m, r] : reach) {
@@ -352,8 +353,10 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
     sources_.push_back(group_[i]);
     source_flag_[group_[i]] = true;
   }
-  trees_.assign(1, McastTree{chosen, group_, -1});
+  trees_.clear();
   tree_of_.assign(hosts_, -1);
+  if (!hardware_mcast()) return;  // unicast copies to the members: no tree
+  trees_.assign(1, McastTree{chosen, group_, -1});
   for (int s : sources_) tree_of_[s] = 0;
 }
 

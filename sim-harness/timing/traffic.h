@@ -110,7 +110,8 @@ class Workload {
   // Rank of host `h` in tree `t`'s member list, or -1.
   int Rank(int t, int h) const;
   // Dump mode: replaces the group and trees by the one the dumped MFTs
-  // deliver `mlid` to (members found from the masks), sources drawn from it.
+  // deliver `mlid` to (members found from the masks), sources drawn from it;
+  // in unicast mode the group alone (copies go to its members, no tree).
   void UseDumpedTree(const Fabric& f, const Tables& t, int mlid);
 
   // Human note for stderr ("group of 12 hosts, 5 sources, 5 trees").

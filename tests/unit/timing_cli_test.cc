@@ -143,6 +143,35 @@ void TestCliDumpRun() {
   CU_ASSERT(Contains(out, "\"ops_measured\":15"));
 }
 
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// --mcast-mode unicast on a dump sends to the dumped group's members (the
+// MFTs' five, or the one --param mlid names), as hardware mode does; it drew
+// a group from the whole fabric.
+void TestCliDumpUnicastUsesDumpedGroup() {
+  DumpDir d;
+  std::string err;
+  auto members = [&](const std::string& mode, const std::string& mlid) {
+    const std::string file = d.dir + "/members." + mode;
+    CU_ASSERT_EQUAL(Sim({"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid", "--traffic",
+                         "mcast:all:all", "--mcast-mode", mode, "--param", "batch=1", "--param",
+                         "mlid=" + mlid, "--quiet", "--members", file},
+                        nullptr, &err),
+                    0);
+    const std::string text = Slurp(file);
+    std::remove(file.c_str());
+    return text;
+  };
+  const std::string hw = members("hw", "0"), unicast = members("unicast", "0xc001");
+  CU_ASSERT_EQUAL(std::count(hw.begin(), hw.end(), '\n'), 10);  // 5 members, each a source
+  CU_ASSERT_EQUAL(unicast, hw);
+}
+
 // A sweep written as jobs (--emit-jobs), the jobs run by a plain shell loop
 // (as GNU parallel or a Slurm array would), then --merge: the same JSON,
 // CSV and per-link CSV (--links) as the direct sweep, byte for byte
@@ -218,28 +247,22 @@ void TestCliEmitJobsAndMerge() {
                   0);
   CU_ASSERT(!merged.empty());
   CU_ASSERT(merged == direct);
-  auto slurp = [](const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  CU_ASSERT(slurp(work + "/merged.csv") == slurp(work + "/direct.csv"));
-  CU_ASSERT(!slurp(work + "/merged.csv").empty());
-  const std::string links = slurp(work + "/merged-links.csv");
-  CU_ASSERT(links == slurp(work + "/direct-links.csv"));
+  CU_ASSERT(Slurp(work + "/merged.csv") == Slurp(work + "/direct.csv"));
+  CU_ASSERT(!Slurp(work + "/merged.csv").empty());
+  const std::string links = Slurp(work + "/merged-links.csv");
+  CU_ASSERT(links == Slurp(work + "/direct-links.csv"));
   CU_ASSERT(links.rfind("point,link,util\n0,\"", 0) == 0 && Contains(links, "\n4,\"") && Contains(links, " -> "));
   {
-    std::istringstream all(slurp(work + "/direct.csv")), linked(links);
+    std::istringstream all(Slurp(work + "/direct.csv")), linked(links);
     std::string want, line;
     for (int no = 0; std::getline(all, line); ++no)
       if (no == 0 || line.rfind("2,", 0) == 0) want += line + "\n";
-    CU_ASSERT(slurp(work + "/p2.csv") == want);
+    CU_ASSERT(Slurp(work + "/p2.csv") == want);
     want.clear();
     for (int no = 0; std::getline(linked, line); ++no)
       if (no == 0 || line.rfind("2,", 0) == 0) want += line + "\n";
-    CU_ASSERT(slurp(work + "/p2-links.csv") == want);
-    CU_ASSERT(!slurp(work + "/p2-links.csv").empty() && !slurp(work + "/p2.json").size());
+    CU_ASSERT(Slurp(work + "/p2-links.csv") == want);
+    CU_ASSERT(!Slurp(work + "/p2-links.csv").empty() && !Slurp(work + "/p2.json").size());
   }
 
   // A job set whose link names are not the records' fabric: the merge
@@ -249,7 +272,7 @@ void TestCliEmitJobsAndMerge() {
                       nullptr, &err),
                   2);
   CU_ASSERT(Contains(err, "points/0.json") && Contains(err, "another fabric"));
-  CU_ASSERT(slurp(work + "/m2.csv").empty() && slurp(work + "/m2-links.csv").empty());
+  CU_ASSERT(Slurp(work + "/m2.csv").empty() && Slurp(work + "/m2-links.csv").empty());
   std::ofstream(work + "/set/links.txt") << "ibunion-sim-links 1\nports 3\n7 a -> b\n";
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--links", work + "/m2-links.csv"}, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "links.txt:3"));
@@ -385,13 +408,6 @@ void TestCliDeadlockExitCode() {
   CU_ASSERT(Contains(out, "\"deadlock\":true"));
 }
 
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // --plot FILE.png: a PNG drawn by the real gnuplot, with the other output
 // files (all or none); refused without a sweep; no gnuplot on PATH: exit 2
 // before the fabric is even read.
@@ -470,12 +486,6 @@ void TestCliSlurmChunks() {
   char self[4096];
   CU_ASSERT_FATAL(realpath("ibunion", self) != nullptr);
   setenv("IBUNION_PROGRAM", self, 1);
-  auto slurp = [](const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
   const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
                                          "--quiet", "--param", "warmup_ns=200", "--param", "measure_ns=1000"};
   std::string err;
@@ -487,7 +497,7 @@ void TestCliSlurmChunks() {
     const std::string dir = work + "/set-" + array;
     args.insert(args.end(), {"--sweep", sweep, "--emit-jobs", dir});
     CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 0);
-    const std::string script = slurp(dir + "/slurm.sh");
+    const std::string script = Slurp(dir + "/slurm.sh");
     CU_ASSERT(Contains(script, "#SBATCH --array=" + array + "\n"));
     CU_ASSERT(Contains(script, "\n" + per));
   }
@@ -495,9 +505,9 @@ void TestCliSlurmChunks() {
   const std::string task = "SLURM_ARRAY_TASK_ID=599 bash " + dir + "/slurm.sh";
   CU_ASSERT_EQUAL(std::system(task.c_str()), 0);
   int done = 0;
-  for (int i = 0; i < 1200; ++i) done += !slurp(dir + "/points/" + std::to_string(i) + ".json").empty();
+  for (int i = 0; i < 1200; ++i) done += !Slurp(dir + "/points/" + std::to_string(i) + ".json").empty();
   CU_ASSERT_EQUAL(done, 2);
-  CU_ASSERT(!slurp(dir + "/points/1198.json").empty() && !slurp(dir + "/points/1199.json").empty());
+  CU_ASSERT(!Slurp(dir + "/points/1198.json").empty() && !Slurp(dir + "/points/1199.json").empty());
 
   CU_ASSERT_EQUAL(Sim({"--merge", dir}, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "1198 of 1200 points not done (0 1 2 "));
@@ -651,6 +661,7 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "same seed, same output with 1, 2 and 3 jobs", TestSameSeedSameOutputAnyJobs);
   CU_add_test(s, "ibunion sim on a dump directory, JSON and CSV", TestCliDumpRun);
   CU_add_test(s, "bad input: exit 2 naming the option, file or line", TestCliBadInput);
+  CU_add_test(s, "dump: --mcast-mode unicast sends to the dumped group", TestCliDumpUnicastUsesDumpedGroup);
   CU_add_test(s, "deadlock: exit 1 with the credit loop", TestCliDeadlockExitCode);
   CU_add_test(s, "tables made for other LIDs: exit 2 naming dump, switch, LID", TestCliTablesForOtherLids);
   CU_add_test(s, "progress bar text", TestProgressBarText);
