@@ -102,7 +102,8 @@ constexpr const char* kUsage =
     "              DIR/points/N.json\n"
     "  --point     run only point N (0-based) of the sweep, seeded as in the sweep\n"
     "  --save      write the point(s) as full-precision records to FILE (for --merge;\n"
-    "              --csv, --links, --members then belong to the merge, not here)\n"
+    "              --csv, --links, --members then belong to the merge, not here);\n"
+    "              nothing on stdout, or with --json the point's JSON object as well\n"
     "  --merge     print (and --csv, --links) the sweep from DIR/points/*.json, exactly\n"
     "              as the direct sweep prints (and writes) it, saturation line included\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
@@ -817,7 +818,8 @@ int Run(int argc, char** argv) {
     WriteFilesAtomically({{opt["save"].value, [&](std::ostream& os) { os << record; }}});
   }
   Output out;
-  out.print = !opt.count("save");  // a job's point goes to its file only
+  // A job's point goes to its file only; --json asks for it on stdout too.
+  out.print = !opt.count("save") || json;
   out.json = json;
   out.quiet = quiet;
   out.with_wall = with_wall;

@@ -172,6 +172,33 @@ void TestCliDumpUnicastUsesDumpedGroup() {
   CU_ASSERT_EQUAL(unicast, hw);
 }
 
+// --save with --json: the record goes to the file, the point's JSON object
+// (and nothing else) to stdout, as without --save; --json was ignored.
+void TestCliSaveWithJson() {
+  DumpDir d;
+  const std::string save = d.dir + "/point.rec";
+  const std::vector<std::string> base = {"--routing", "dump:" + d.dir,  "--guid2lid", d.dir + "/guid2lid",
+                                         "--param",   "warmup_ns=2000", "--param",    "measure_ns=20000",
+                                         "--sweep",   "0.1:0.2:0.1",    "--point",    "1",
+                                         "--json",    "--no-wall"};
+  std::string plain, saved, err;
+  CU_ASSERT_EQUAL(Sim(base, &plain, &err), 0);
+  auto args = base;
+  args.insert(args.end(), {"--save", save});
+  CU_ASSERT_EQUAL(Sim(args, &saved, &err), 0);
+  CU_ASSERT(plain.rfind("{\"point\":1,\"load\":0.2,", 0) == 0);
+  CU_ASSERT_EQUAL(saved, plain);
+  const std::string record = Slurp(save);
+  std::remove(save.c_str());
+  CU_ASSERT(record.rfind("{\"point\":1,", 0) == 0 && record != plain);
+  // Without --json a job's point goes to its file only.
+  args.erase(std::find(args.begin(), args.end(), "--json"));
+  CU_ASSERT_EQUAL(Sim(args, &saved, &err), 0);
+  CU_ASSERT(saved.empty());
+  CU_ASSERT(Slurp(save).rfind("{\"point\":1,", 0) == 0);
+  std::remove(save.c_str());
+}
+
 // A sweep written as jobs (--emit-jobs), the jobs run by a plain shell loop
 // (as GNU parallel or a Slurm array would), then --merge: the same JSON,
 // CSV and per-link CSV (--links) as the direct sweep, byte for byte
@@ -662,6 +689,7 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "ibunion sim on a dump directory, JSON and CSV", TestCliDumpRun);
   CU_add_test(s, "bad input: exit 2 naming the option, file or line", TestCliBadInput);
   CU_add_test(s, "dump: --mcast-mode unicast sends to the dumped group", TestCliDumpUnicastUsesDumpedGroup);
+  CU_add_test(s, "--save with --json: the record to the file, the JSON on stdout", TestCliSaveWithJson);
   CU_add_test(s, "deadlock: exit 1 with the credit loop", TestCliDeadlockExitCode);
   CU_add_test(s, "tables made for other LIDs: exit 2 naming dump, switch, LID", TestCliTablesForOtherLids);
   CU_add_test(s, "progress bar text", TestProgressBarText);
