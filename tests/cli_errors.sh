@@ -123,7 +123,7 @@ expect "--param engine.foo=1: option 'foo=1': unknown key" "$IBUNION" sim "$net"
 expect "--param hot=3: only with --traffic centric:F" "$IBUNION" sim "$net" --routing mlid --param hot=3
 printf 'shift = 2\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: shift = 2: only with --traffic shift" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
-expect "--param mlid=49153: only with --routing dump:DIR and hardware multicast" \
+expect "--param mlid=49153: only with --routing dump:DIR and multicast traffic" \
   "$IBUNION" sim "$net" --routing mlid --param mlid=49153
 expect "--param vls=4: not with --vls 2, which sets it too" "$IBUNION" sim "$net" --routing mlid --vls 2 --param vls=4
 # A permutation that moves no host (bitrev on two) sends nothing: refused.
@@ -138,6 +138,33 @@ expect "--traffic mcast:1:1: the group drawn (seed 24) is its one source P(31) a
 expect "--traffic mcast:all:0.0001: GROUP 0.0001 of the fabric's 8 hosts rounds to no host (give a fraction of at least 0.0625, or a host count)" \
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:all:0.0001
 expect "--traffic shift:1e3: shift distance must be an integer 1..10000000" "$IBUNION" sim "$net" --routing mlid --traffic shift:1e3
+# A shift distance is below the host count: 9 on 8 hosts wrapped to 1, and
+# a multiple of 8 moved no host, like the permutation above.
+expect "--traffic shift:8: every one of the fabric's 8 hosts maps to itself (8 is a multiple of 8), so nothing is sent (expected a shift distance 1..7)" \
+  "$IBUNION" sim "$net" --routing mlid --traffic shift:8
+expect "--traffic shift:9: shift 9 is not below the fabric's 8 hosts (expected a shift distance 1..7; it is not taken mod 8)" \
+  "$IBUNION" sim "$net" --routing mlid --traffic shift:9
+printf 'traffic = shift\nshift = 16\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:2: shift = 16: every one of the fabric's 8 hosts maps to itself (16 is a multiple of 8)" \
+  "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+expect "--param shift=5: not with --traffic shift:3, which sets it too" \
+  "$IBUNION" sim "$net" --routing mlid --traffic shift:3 --param shift=5
+# More MLIDs than sources: the extra ones were dropped without a word.
+expect "--param mcast_trees=3: more MLIDs than the 2 source(s) spread over them (give 1..2, or 0 for one per source)" \
+  "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:all --param mcast_trees=3
+expect "--param mcast_trees=2: only with --traffic mcast:S:G, hardware multicast (mcast_mode hw) and an engine's --routing" \
+  "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:all --mcast-mode unicast --param mcast_trees=2
+# Bernoulli arrivals are one trial per message time: a load above 1 ran as
+# 1 under its own label. Exponential arrivals take it.
+expect "--load 1.5: expected an offered load in (0, 1] with Bernoulli arrivals (arrival=bernoulli, the default: at most one message per message time); arrival=exp or periodic offer up to 64" \
+  "$IBUNION" sim "$net" --routing mlid --load 1.5
+expect "--sweep 0.5:2:0.5: expected 0 < FROM <= TO <= 1 and STEP > 0 with Bernoulli arrivals (--param arrival=bernoulli: at most" \
+  "$IBUNION" sim "$net" --routing mlid --sweep 0.5:2:0.5 --param arrival=bernoulli
+# shellcheck disable=SC2086
+if "$IBUNION" sim "$net" --routing mlid --load 1.5 --param arrival=exp $short --json --quiet 2>"$tmp/err" >"$tmp/exp.json" &&
+  grep -qF '"load":1.5,' "$tmp/exp.json"
+then echo "PASS: --load 1.5 with arrival=exp runs"
+else echo "FAIL: --load 1.5 --param arrival=exp: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # The largest message, 1 GiB, can be written as the limit says it: 1G.
 # shellcheck disable=SC2086
 if "$IBUNION" sim "$net" --routing mlid --msg 1G $short 2>"$tmp/err" >/dev/null && grep -qF "msg 1073741824 B" "$tmp/err"
@@ -154,6 +181,8 @@ expect "--param arrival=exp: not with --param batch=1" "$IBUNION" sim "$net" --r
 printf 'hot = 99\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: hot = 99: expected an end port 0..7, the fabric has 8" \
   "$IBUNION" sim "$net" --routing mlid --traffic centric:0.5 --config "$tmp/c.conf"
+expect "--param hot=8: expected an end port 0..7, the fabric has 8" \
+  "$IBUNION" sim "$net" --routing mlid --traffic centric:0.5 --param hot=8
 printf 'engine.mlid_rotate = maybe\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: engine.mlid_rotate = maybe: option 'mlid_rotate=maybe': expected on or off" \
   "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"

@@ -49,14 +49,14 @@ constexpr Key kKeys[] = {
     {"batch", "N>0: each source queues N messages at t=0, run to completion [0]"},
     {"deadlock_check_ns", "period of the credit-loop search [100000]"},
     {"nic_msgs", "messages a host adapter holds ready (over its VLs); later arrivals wait [8]"},
-    {"arrival", "bernoulli|exp|periodic message arrivals [bernoulli]"},
+    {"arrival", "bernoulli|exp|periodic message arrivals; bernoulli offers loads up to 1 [bernoulli]"},
     {"sl", "auto|engine|hash|random|N: SL per message (engine: the engine's PathSl, as the SA hands out;\n"
            "                          auto: engine when it has a VL policy, e.g. xymesh, else hash) [auto]"},
     {"dlid", "engine|base|random|hash: DLID a source uses [engine; for dump: the plugin's paths.dump, else base]"},
     {"hot", "centric: end-port index of the hot host [0]"},
-    {"mcast_trees", "hardware multicast: MLIDs per group, sources spread over them; 0 = one per source [0]"},
+    {"mcast_trees", "hardware multicast: MLIDs per group, 1..sources; 0 = one per source [0]"},
     {"mlid", "dump: routing: MLID to use (0 = the one reaching most hosts) [0]"},
-    {"shift", "shift pattern distance (0 = hosts/2) [0]"},
+    {"shift", "shift pattern distance, below the host count (0 = hosts/2) [0]"},
     {"engine.KEY", "option KEY=VALUE passed to the routing engine"},
 };
 

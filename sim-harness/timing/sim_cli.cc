@@ -70,8 +70,10 @@ constexpr const char* kUsage =
     "  --traffic   uniform | centric:F | shift[:K] | bitrev | transpose | randperm |\n"
     "              mcast:SOURCES:GROUP (fractions 0.4 / 40% / all, or host counts) [uniform]\n"
     "  --msg       message size in bytes (suffix K = 1024, M = 1024K, G = 1024M) [32]\n"
-    "  --load      offered load per source, fraction of link bandwidth [0.1]; not with\n"
-    "              --sweep (one from --config is replaced by the other from the command line)\n"
+    "  --load      offered load per source, fraction of link bandwidth [0.1]: up to 1\n"
+    "              with Bernoulli arrivals (the default), up to 64 with arrival=exp or\n"
+    "              periodic (--sweep alike); not with --sweep (one from --config is\n"
+    "              replaced by the other from the command line)\n"
     "  --vls       data VLs: 1, 2, 4 or 8 [1]\n"
     "  --seed      seed of every random choice [1]\n"
     "  --mcast-mode  multicast traffic as hardware multicast (hw: MFTs) or one unicast\n"
@@ -100,7 +102,8 @@ constexpr const char* kUsage =
     "              DIR/points/N.json\n"
     "  --point     run only point N (0-based) of the sweep, seeded as in the sweep\n"
     "  --save      write the point(s) as full-precision records to FILE (for --merge;\n"
-    "              --csv, --links, --members then belong to the merge, not here)\n"
+    "              --csv, --links, --members then belong to the merge, not here);\n"
+    "              nothing on stdout, or with --json the point's JSON object as well\n"
     "  --merge     print (and --csv, --links) the sweep from DIR/points/*.json, exactly\n"
     "              as the direct sweep prints (and writes) it, saturation line included\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
@@ -304,11 +307,34 @@ void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
       only = not_batch;
     if (key == "hot" && spec.pattern != Pattern::kCentric) only = "only with --traffic centric:F";
     if (key == "shift" && spec.pattern != Pattern::kShift) only = "only with --traffic shift";
-    if (key == "mlid" && !(dump && spec.pattern == Pattern::kMcast && p.mcast_mode == McastMode::kHardware))
-      only = "only with --routing dump:DIR and hardware multicast (--traffic mcast:S:G, mcast_mode hw)";
+    if (key == "shift" && spec.shift) only = "not with " + spec.named + ", which sets it too";
+    if (key == "mlid" && !(dump && spec.pattern == Pattern::kMcast))
+      only = "only with --routing dump:DIR and multicast traffic (--traffic mcast:S:G)";
+    if (key == "mcast_trees" &&
+        (dump || spec.pattern != Pattern::kMcast || p.mcast_mode != McastMode::kHardware))
+      only =
+          "only with --traffic mcast:S:G, hardware multicast (mcast_mode hw) and an engine's --routing "
+          "(a dump's group is its one MLID)";
     if (key == "vls" && opt.count("vls")) only = "not with " + Named(opt.at("vls")) + ", which sets it too";
     if (!only.empty()) throw Error(NamedParam(s) + ": " + only);
   }
+}
+
+// Bernoulli arrivals are one trial per message time, with the load as its
+// probability: a load above 1 ran as 1 while its rows said the load asked
+// for. Exponential and periodic gaps shrink below a message time (up to 64).
+void RefuseBernoulliOverload(const std::map<std::string, Setting>& opt,
+                             const std::vector<std::pair<std::string, Setting>>& params, const Params& p,
+                             double top_load) {
+  if (p.arrival != Arrival::kBernoulli || p.batch > 0 || top_load <= 1.0) return;
+  std::string arrival = "arrival=bernoulli, the default";
+  for (const auto& [key, s] : params)
+    if (key == "arrival") arrival = NamedParam(s);
+  const std::string why = " with Bernoulli arrivals (" + arrival +
+                          ": at most one message per message time); arrival=exp or periodic offer up to 64";
+  if (opt.count("sweep"))
+    throw Error(Named(opt.at("sweep")) + ": expected 0 < FROM <= TO <= 1 and STEP > 0" + why);
+  throw Error(Named(opt.at("load")) + ": expected an offered load in (0, 1]" + why);
 }
 
 // What --routing and the LID options ask for fits together, named before
@@ -574,6 +600,7 @@ int Run(int argc, char** argv) {
                             : 1;
   const int jobs = opt.count("jobs") ? int(ToInt(opt["jobs"], "a thread count 1..256", 1, 256)) : 1;
   std::vector<double> loads;
+  double top_load = 0;  // the highest load asked for (a sweep's TO)
   if (opt.count("sweep")) {
     const Setting& s = opt["sweep"];
     const std::vector<std::string> parts = SplitFields(s.value, ':');
@@ -585,6 +612,7 @@ int Run(int argc, char** argv) {
     if (from <= 0 || step <= 0 || to < from || to > kMaxLoad)
       throw Error(Named(s) + ": expected 0 < FROM <= TO <= 64 and STEP > 0");
     loads = SweepLoads(from, to, step);
+    top_load = to;
     if (loads.size() > 10000) throw Error(Named(s) + ": more than 10000 points");
   } else {
     double load = 0.1;
@@ -594,8 +622,10 @@ int Run(int argc, char** argv) {
         throw Error(Named(opt["load"]) + ": expected an offered load in (0, 64]");
     }
     loads = {load};
+    top_load = load;
   }
   if (p.batch > 0 && loads.size() > 1) throw Error("--sweep makes no sense with --param batch (one run)");
+  RefuseBernoulliOverload(opt, params, p, top_load);
 
   // Fabric and tables.
   if (!opt.count("routing")) throw Error("--routing is required (mlid, slid, xymesh or dump:DIR)");
@@ -660,25 +690,21 @@ int Run(int argc, char** argv) {
     engine->RouteSl2Vl(fabric, tables);  // engines with a VL policy (xymesh dedicated)
   }
 
-  // Traffic set-up (shared by every point). The hot host's setting is
-  // named here, where it is known (the Workload can only say its value).
-  const int hosts = int(fabric.end_ports.size());
-  for (const auto& [key, s] : params)
-    if (key == "hot" && p.hot >= hosts)
-      throw Error(NamedParam(s) + ": expected an end port 0.." + std::to_string(hosts - 1) +
-                  ", the fabric has " + std::to_string(hosts));
-  Workload wl(spec, p, fabric, seed);
-  if (wl.hardware_mcast()) {
-    if (dump) {
-      wl.UseDumpedTree(fabric, tables, p.mlid);
-    } else {
-      for (const McastTree& t : wl.trees()) {
-        McastGroup g;
-        g.mlid = t.mlid;
-        g.members = t.members;
-        g.anchor = t.anchor;
-        engine->RouteMulticast(fabric, g, tables);
-      }
+  // Traffic set-up (shared by every point). The Workload checks the params
+  // that must fit the fabric, named as they were given.
+  ParamNames param_names;
+  for (const auto& [key, s] : params) param_names[key] = NamedParam(s);
+  Workload wl(spec, p, fabric, seed, param_names);
+  if (wl.is_mcast() && dump) {
+    // The dumped group, in either mode: unicast copies go to its members.
+    wl.UseDumpedTree(fabric, tables, p.mlid);
+  } else if (wl.hardware_mcast()) {
+    for (const McastTree& t : wl.trees()) {
+      McastGroup g;
+      g.mlid = t.mlid;
+      g.members = t.members;
+      g.anchor = t.anchor;
+      engine->RouteMulticast(fabric, g, tables);
     }
   }
   if (engine) {
@@ -792,7 +818,8 @@ int Run(int argc, char** argv) {
     WriteFilesAtomically({{opt["save"].value, [&](std::ostream& os) { os << record; }}});
   }
   Output out;
-  out.print = !opt.count("save");  // a job's point goes to its file only
+  // A job's point goes to its file only; --json asks for it on stdout too.
+  out.print = !opt.count("save") || json;
   out.json = json;
   out.quiet = quiet;
   out.with_wall = with_wall;

@@ -84,6 +84,19 @@ void RefuseNoHosts(const std::string& named, const HostCount& c, const char* wha
               " rounds to no host (give a fraction of at least " + least + ", or a host count)");
 }
 
+// A shift distance `k` of `n` hosts outside 1..n-1 wrapped to k mod n
+// without a word; a multiple of n moved no host and sent nothing.
+void RefuseShiftBeyondHosts(const std::string& named, int k, int n) {
+  if (k < n) return;
+  const std::string range = "expected a shift distance 1.." + std::to_string(n - 1);
+  if (k % n == 0)
+    throw Error(named + ": every one of the fabric's " + std::to_string(n) + " hosts maps to itself (" +
+                std::to_string(k) + " is a multiple of " + std::to_string(n) + "), so nothing is sent (" +
+                range + ")");
+  throw Error(named + ": shift " + std::to_string(k) + " is not below the fabric's " + std::to_string(n) +
+              " hosts (" + range + "; it is not taken mod " + std::to_string(n) + ")");
+}
+
 int Log2Exact(int n) {
   int k = 0;
   while ((1 << k) < n) ++k;
@@ -151,8 +164,10 @@ TrafficSpec ParseTraffic(const std::string& text, const std::string& named) {
   return s;
 }
 
-Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, uint64_t seed)
+Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, uint64_t seed,
+                   const ParamNames& names)
     : spec_(spec),
+      names_(names),
       mode_(p.mcast_mode),
       trees_wanted_(p.mcast_trees),
       hosts_(int(f.end_ports.size())),
@@ -176,14 +191,13 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       break;
     case Pattern::kCentric:
       if (hot_ >= n)
-        throw Error("hot = " + std::to_string(hot_) + " (--param or config file): expected an end port 0.." +
-                    std::to_string(n - 1) + ", the fabric has " + std::to_string(n));
+        throw Error(NamedParam("hot", hot_) + ": expected an end port 0.." + std::to_string(n - 1) +
+                    ", the fabric has " + std::to_string(n));
       for (int h = 0; h < n; ++h) sources_.push_back(h);
       break;
     case Pattern::kShift: {
-      int k = spec_.shift ? spec_.shift : (p.shift ? p.shift : n / 2);
-      k %= n;
-      if (k == 0) throw Error(spec_.named + ": shift by a multiple of the host count sends nothing");
+      const int k = spec_.shift ? spec_.shift : (p.shift ? p.shift : n / 2);
+      RefuseShiftBeyondHosts(spec_.shift ? spec_.named : NamedParam("shift", k), k, n);
       for (int h = 0; h < n; ++h) perm_[h] = (h + k) % n;
       break;
     }
@@ -255,8 +269,14 @@ void Workload::BuildTrees() {
   trees_.clear();
   tree_of_.assign(hosts_, -1);
   if (!hardware_mcast()) return;
-  int k = trees_wanted_ ? trees_wanted_ : int(sources_.size());
-  k = std::max(1, std::min(k, int(sources_.size())));
+  const int sources = int(sources_.size());
+  // A tree beyond the sources would have none to send on it: it was
+  // dropped without a word.
+  if (trees_wanted_ > sources)
+    throw Error(NamedParam("mcast_trees", trees_wanted_) + ": more MLIDs than the " +
+                std::to_string(sources) + " source(s) spread over them (give 1.." + std::to_string(sources) +
+                ", or 0 for one per source)");
+  const int k = trees_wanted_ ? trees_wanted_ : sources;
   trees_.resize(k);
   for (int t = 0; t < k; ++t) {
     trees_[t].mlid = Lid(kMulticastLidBase + 1 + t);
@@ -271,6 +291,12 @@ void Workload::BuildTrees() {
     auto it = std::lower_bound(m.begin(), m.end(), s);
     if (it == m.end() || *it != s) m.insert(it, s);
   }
+}
+
+std::string Workload::NamedParam(const std::string& key, long long value) const {
+  const auto it = names_.find(key);
+  if (it != names_.end()) return it->second;
+  return key + " = " + std::to_string(value) + " (--param or config file)";
 }
 
 int Workload::Rank(int t, int h) const {
@@ -290,7 +316,8 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
       for (int p = 1; p <= sw.num_ports && p < 256; ++p)
         if (mask.test(p) && sw.ports[p].is_end_port()) r[sw.ports[p].index] = true;
     }
-  if (reach.empty()) throw Error("the dumped MFTs hold no multicast group");
+  if (reach.empty())
+    throw Error(spec_.named + ": the dumped MFTs hold no multicast group to take the members from");
   Lid chosen = 0;
   size_t best = 0;
   for (const auto& [m, r] : reach) {
@@ -326,8 +353,10 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
     sources_.push_back(group_[i]);
     source_flag_[group_[i]] = true;
   }
-  trees_.assign(1, McastTree{chosen, group_, -1});
+  trees_.clear();
   tree_of_.assign(hosts_, -1);
+  if (!hardware_mcast()) return;  // unicast copies to the members: no tree
+  trees_.assign(1, McastTree{chosen, group_, -1});
   for (int s : sources_) tree_of_[s] = 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -50,6 +51,11 @@ using DlidFn = std::function<Lid(int src, int dst)>;
 // engine's PathSl for (src's base LID, dlid).
 using PathSlFn = std::function<int(int src, Lid dlid)>;
 
+// How the user gave the params a Workload checks against the fabric, for
+// its messages: key -> "--param hot=3" or "run.conf:4: hot = 3". A key
+// without an entry is named by its key and value.
+using ParamNames = std::map<std::string, std::string>;
+
 // One multicast tree: an MLID and the end ports the switches deliver it to.
 struct McastTree {
   Lid mlid = 0;
@@ -60,9 +66,11 @@ struct McastTree {
 class Workload {
  public:
   // Decides sources, permutation and group from `seed`. Throws ibu::Error
-  // when the pattern does not fit the host count (bitrev and transpose need
-  // a power of two / of four; mcast needs two hosts).
-  Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, uint64_t seed);
+  // when the pattern or a param does not fit the host count (bitrev and
+  // transpose need a power of two / of four; mcast needs two hosts; hot
+  // must be one of them), naming params as `names` has them.
+  Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, uint64_t seed,
+           const ParamNames& names = {});
 
   const TrafficSpec& spec() const { return spec_; }
   int hosts() const { return hosts_; }
@@ -102,7 +110,8 @@ class Workload {
   // Rank of host `h` in tree `t`'s member list, or -1.
   int Rank(int t, int h) const;
   // Dump mode: replaces the group and trees by the one the dumped MFTs
-  // deliver `mlid` to (members found from the masks), sources drawn from it.
+  // deliver `mlid` to (members found from the masks), sources drawn from it;
+  // in unicast mode the group alone (copies go to its members, no tree).
   void UseDumpedTree(const Fabric& f, const Tables& t, int mlid);
 
   // Human note for stderr ("group of 12 hosts, 5 sources, 5 trees").
@@ -110,8 +119,11 @@ class Workload {
 
  private:
   void BuildTrees();
+  // The param `key` (now `value`) as the user gave it, for messages.
+  std::string NamedParam(const std::string& key, long long value) const;
 
   TrafficSpec spec_;
+  ParamNames names_;
   McastMode mode_;
   int trees_wanted_;
   int hosts_;

@@ -153,7 +153,7 @@ merge_matches slurm "$tmp/slurm-jobs"
 # A sweep of more than 1000 points: sbatch refuses array indices of
 # MaxArraySize (default 1001) and above, so slurm.sh runs consecutive
 # points per task. --test-only: submitted and checked, not run.
-"$IBUNION" sim "${sweep[@]:0:5}" --sweep 0.001:1.2:0.001 --emit-jobs "$tmp/big" 2>"$tmp/big.emit"
+"$IBUNION" sim "${sweep[@]:0:5}" --sweep 0.0005:0.6:0.0005 --emit-jobs "$tmp/big" 2>"$tmp/big.emit"
 if sbatch --test-only "$tmp/big/slurm.sh" >"$tmp/big.log" 2>&1; then
   pass "sbatch accepts the 1200-point job set ($(grep -o 'array=[0-9-]*' "$tmp/big/slurm.sh"), $(grep -o '^per=[0-9]*' "$tmp/big/slurm.sh"))"
 else

@@ -281,6 +281,24 @@ void TestHotSpotBounded() {
   }
 }
 
+// The params a Workload checks against the fabric are named as given (the
+// CLI passes "FILE:LINE: key = value" or "--param key=value"), or by key
+// and value when no name is passed.
+void TestWorkloadNamesParamsAsGiven() {
+  Params p;
+  p.hot = 4;
+  const Setup st = Star(4);
+  auto hot_error = [&](const sim::ParamNames& names) {
+    return test::ErrorOf([&] { sim::Workload wl(sim::ParseTraffic("centric:0.5"), p, st.fabric, 1, names); });
+  };
+  CU_ASSERT_EQUAL(hot_error({{"hot", "run.conf:4: hot = 4"}}),
+                  "run.conf:4: hot = 4: expected an end port 0..3, the fabric has 4");
+  CU_ASSERT_EQUAL(hot_error({}),
+                  "hot = 4 (--param or config file): expected an end port 0..3, the fabric has 4");
+  p.hot = 3;
+  CU_ASSERT_EQUAL(hot_error({{"hot", "--param hot=3"}}), "");
+}
+
 void TestConservationBatch() {
   // Every source queues 20 messages of 100 B (4 packets) at t=0 on a tree
   // with 2 VLs; all of them arrive, each packet once.
@@ -500,6 +518,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "one saturated link delivers 0.25 bytes/ns", TestSaturatedLink);
   CU_add_test(s, "single flow bandwidth, 1 and 3 packet buffers", TestSingleFlowBandwidth);
   CU_add_test(s, "hot spot never exceeds the destination link", TestHotSpotBounded);
+  CU_add_test(s, "Workload names hot as given", TestWorkloadNamesParamsAsGiven);
   CU_add_test(s, "batch: no packet lost or duplicated, 1/2/4 VLs", TestConservationBatch);
   CU_add_test(s, "a batch cut at max_ns counts no link time past it", TestBatchCutAtMaxNsCountsNoLinkTimePastIt);
   CU_add_test(s, "steady state: accepted = offered below saturation", TestSteadyStateConservation);
