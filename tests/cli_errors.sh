@@ -496,6 +496,18 @@ if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -qF "/nonexistent-dir/c.csv: canno
 then echo "PASS: sim --csv into a missing directory refused before the run"
 else echo "FAIL: sim --csv into a missing directory: rc $rc, stdout $(wc -c <"$tmp/o") bytes, $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 expect "$tmp: cannot write (Is a directory)" "$IBUNION" sim "$net" --routing mlid --sweep 0.1:0.2:0.1 --save "$tmp" --point 0
+# A file written to stdout ('-') is all of stdout: the table went there
+# too, and the CSV could not be piped. Two such outputs are refused.
+expect "ibunion sim: --csv - and --links -: both would go to standard output" \
+  "$IBUNION" sim "$net" --routing mlid --load 0.1 --csv - --links -
+expect "ibunion sim: --json and --csv -: both would go to standard output" \
+  "$IBUNION" sim "$net" --routing mlid --load 0.1 --json --csv -
+"$IBUNION" sim "$net" --routing mlid --load 0.1 --param measure_ns=2000 --param warmup_ns=100 --quiet \
+  --csv - >"$tmp/o" 2>"$tmp/err"; rc=$?
+if [ $rc -eq 0 ] && [ "$(head -c 10 "$tmp/o")" = "point,load" ] && [ "$(wc -l <"$tmp/o")" -eq 2 ] &&
+  grep -q "lat_avg_ns" "$tmp/err"
+then echo "PASS: sim --csv - writes the CSV alone on stdout, the table on stderr"
+else echo "FAIL: sim --csv -: rc $rc, stdout $(head -c 60 "$tmp/o" | tr '\n' '|')"; fails=$((fails + 1)); fi
 # And the good case writes every file.
 "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths "$tmp/out/p" 2>/dev/null &&
   [ -s "$tmp/out/lft" ] && [ -s "$tmp/out/p" ] && [ "$(ls -A "$tmp/out" | wc -l)" -eq 2 ] &&

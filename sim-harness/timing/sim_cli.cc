@@ -87,6 +87,8 @@ constexpr const char* kUsage =
     "  --jobs      sweep points run in parallel (output does not depend on it) [1]\n"
     "  --json      one JSON object per point on stdout instead of a table\n"
     "  --csv       also write all points as CSV to FILE\n"
+    "              (any output FILE may be '-', standard output: it is then all of\n"
+    "              stdout and the table goes to stderr; one such FILE, not with --json)\n"
     "  --links     write per-link utilisation (point,link,util) as CSV to FILE\n"
     "  --plot      with --sweep or --merge: draw the sweep into FILE.png with gnuplot\n"
     "              (latency vs accepted, accepted vs offered with the saturation point);\n"
@@ -224,18 +226,37 @@ LinkNames NamesOf(const Network& network) {
   return names;
 }
 
+// The files that may be "-", standard output.
+constexpr const char* kFileOptions[] = {"csv", "links", "members", "plot", "save"};
+
+// Standard output holds one thing: two files given as "-" (or one and
+// --json's lines) came out interleaved there, and neither could be read.
+void RefuseTwoOnStdout(const std::map<std::string, Setting>& opt, bool json) {
+  std::vector<std::string> on_stdout;
+  if (json) on_stdout.push_back("--json");
+  for (const char* file : kFileOptions)
+    if (opt.count(file) && IsStdout(opt.at(file).value)) on_stdout.push_back(opt.at(file).where + " -");
+  if (on_stdout.size() < 2) return;
+  throw Error(on_stdout[0] + " and " + on_stdout[1] +
+              ": both would go to standard output (give one of them a file)");
+}
+
 int Report(const std::vector<PointResult>& results, const Output& o) {
   int status = 0;
   // Drawn first: a failing gnuplot leaves nothing printed or written.
   const std::string png = o.plot.empty() ? "" : PlotPng(results, o.head.substr(2), "--plot " + o.plot);
+  // A file written to stdout ("-") is all of it: the table goes to stderr,
+  // as mcsetup's reports do beside their CSV.
+  const bool file_on_stdout = o.csv == "-" || o.links == "-" || o.members_path == "-" || o.plot == "-";
+  std::ostream& table = file_on_stdout ? std::cerr : std::cout;
   if (o.print && o.json) {
     for (const PointResult& r : results) std::cout << ToJson(r, o.with_wall) << "\n";
   } else if (o.print) {
-    std::cout << o.head << "\n" << TableHeader(o.with_wall) << "\n";
-    for (const PointResult& r : results) std::cout << ToTableRow(r, o.with_wall) << "\n";
-    if (o.saturation) std::cout << "# " << SaturationText(FindSaturation(results), results) << "\n";
+    table << o.head << "\n" << TableHeader(o.with_wall) << "\n";
+    for (const PointResult& r : results) table << ToTableRow(r, o.with_wall) << "\n";
+    if (o.saturation) table << "# " << SaturationText(FindSaturation(results), results) << "\n";
   }
-  std::cout.flush();
+  table.flush();
   for (const PointResult& r : results) {
     if (r.deadlock) {
       std::cerr << "ibunion sim: point " << r.index << " (load " << r.load << "): " << r.deadlock_report << "\n";
@@ -524,6 +545,7 @@ int Run(int argc, char** argv) {
   const bool json = flag("json");
   const bool quiet = flag("quiet");
   const bool with_wall = !flag("no-wall");
+  RefuseTwoOnStdout(opt, json);
 
   // --merge DIR: the sweep a job set computed, printed as the sweep would.
   if (opt.count("merge")) {
