@@ -485,6 +485,10 @@ nothing_left "topo with -o and --guid2lid the same file"
 expect "$tmp/out/./same: named for two outputs" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/same" --paths "$tmp/out/./same"
 nothing_left "route with --lft and --paths the same file"
+# ... and two into standard output came out one after the other.
+expect "ibunion topo: '-' (standard output) named for two outputs" "$IBUNION" topo fattree 4 2 -o - --guid2lid -
+expect "ibunion route: '-' (standard output) named for two outputs" \
+  "$IBUNION" route "$net" --engine mlid --lft - --paths -
 expect "/nonexistent-dir/l: cannot write" "$IBUNION" sim "$net" --routing mlid --load 0.1 \
   --param measure_ns=2000 --param warmup_ns=100 --csv "$tmp/out/c.csv" --links /nonexistent-dir/l --quiet
 nothing_left "sim --csv with a bad --links"

@@ -82,9 +82,17 @@ std::string WriteTemporary(const OutputFile& file) {
 // Two outputs into one regular file (`-o x --guid2lid x`, or `x` and
 // `./x`) shared a temporary: one was lost and the other renamed into place
 // before the error. Refused before anything is written.
+// Two outputs on standard output came out one after the other, a stream
+// no reader of either takes.
 void RefuseSharedTarget(const std::vector<OutputFile>& files, const std::vector<bool>& special) {
   std::vector<std::filesystem::path> seen;
+  bool on_stdout = false;
   for (size_t i = 0; i < files.size(); ++i) {
+    if (IsStdout(files[i].path)) {
+      if (on_stdout)
+        throw Error("'-' (standard output) named for two outputs; give all but one of them a file");
+      on_stdout = true;
+    }
     if (IsStdout(files[i].path) || special[i]) continue;
     std::error_code ec;
     std::filesystem::path target = std::filesystem::weakly_canonical(files[i].path, ec);

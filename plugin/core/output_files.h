@@ -24,8 +24,8 @@ struct OutputFile {
 };
 
 // Throws ibu::Error naming the path and the system's reason when a file
-// cannot be written, or when two outputs name one file (devices and
-// stdout aside); nothing has been replaced then.
+// cannot be written, or when two outputs name one file (devices aside;
+// standard output too); nothing has been replaced then.
 void WriteFilesAtomically(const std::vector<OutputFile>& files);
 
 // Throws as WriteFilesAtomically would for targets it could not write (a
