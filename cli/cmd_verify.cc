@@ -45,6 +45,7 @@ constexpr const char* kUsage =
     "  --deadlock         channel-dependency (credit-loop) check over (link, VL) for the\n"
     "                     LFTs and, with --mft/--groups, the MFTs; SL2VL tables and SLs\n"
     "                     from --engine's VL policy (--options), else every SL on VL 0;\n"
+    "                     a group's sl= in --groups is the SL its packets use;\n"
     "                     prints one cycle with its switches, ports and VLs\n"
     "  --sl2vl FILE       SL2VL tables read back (`smpquery sl2vl` format, read-sl2vl):\n"
     "                     --deadlock uses them instead of the engine's, and with --engine\n"
