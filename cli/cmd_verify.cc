@@ -26,8 +26,10 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ibunion verify NETFILE --lft FILE [options]\n"
-    "  --host-lids        reachability of end-port LIDs only (degraded fat-trees leave\n"
-    "                     switch LIDs unrouted where only a valley would reach them)\n"
+    "  --host-lids        reachability of end-port LIDs from end ports only (degraded\n"
+    "                     fat-trees leave switch LIDs, and end ports from some switches,\n"
+    "                     unrouted where only a valley would reach them); without it,\n"
+    "                     every switch must reach every end-port LID too\n"
     "  --guid2lid FILE    LIDs from an OpenSM guid2lid file (default: the net file's own,\n"
     "                     as ibnetdiscover writes them, else the generator's layout);\n"
     "                     GUIDs not in the fabric as for route\n"
