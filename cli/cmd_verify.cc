@@ -26,8 +26,10 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: ibunion verify NETFILE --lft FILE [options]\n"
-    "  --host-lids        reachability of end-port LIDs only (degraded fat-trees leave\n"
-    "                     switch LIDs unrouted where only a valley would reach them)\n"
+    "  --host-lids        reachability of end-port LIDs from end ports only (degraded\n"
+    "                     fat-trees leave switch LIDs, and end ports from some switches,\n"
+    "                     unrouted where only a valley would reach them); without it,\n"
+    "                     every switch must reach every end-port LID too\n"
     "  --guid2lid FILE    LIDs from an OpenSM guid2lid file (default: the net file's own,\n"
     "                     as ibnetdiscover writes them, else the generator's layout);\n"
     "                     GUIDs not in the fabric as for route\n"
@@ -45,6 +47,7 @@ constexpr const char* kUsage =
     "  --deadlock         channel-dependency (credit-loop) check over (link, VL) for the\n"
     "                     LFTs and, with --mft/--groups, the MFTs; SL2VL tables and SLs\n"
     "                     from --engine's VL policy (--options), else every SL on VL 0;\n"
+    "                     a group's sl= in --groups is the SL its packets use;\n"
     "                     prints one cycle with its switches, ports and VLs\n"
     "  --sl2vl FILE       SL2VL tables read back (`smpquery sl2vl` format, read-sl2vl):\n"
     "                     --deadlock uses them instead of the engine's, and with --engine\n"

@@ -340,6 +340,41 @@ void GroupSlFromTheSa() {
       }
 }
 
+// Tables read back from switches, checked without --engine: a group's own
+// SL (the groups file's sl=, the SA's) picks the VL its packets take.
+// Taking SL 0 put the anchor trees on the data VLs, a credit loop with XY
+// unicast that the switches never see.
+void GroupSlWithoutEngine() {
+  Fabric f = MakeMesh(4, 4);
+  AssignDefaultLids(f, 0);
+  auto e = MakeXyMeshEngine({"xymesh_vls=2", "xymesh_vl_mode=dedicated", "xymesh_mcast=paper"}, nullptr);
+  Tables routed;
+  e->RouteUnicast(f, routed);
+  e->RouteSl2Vl(f, routed);
+  auto group = [&](Lid mlid, std::vector<const char*> names) {
+    McastGroup g;
+    g.mlid = mlid;
+    for (const char* n : names) g.members.push_back(f.EndPortByName(n));
+    g.sl = kPaperMcastSl;
+    return g;
+  };
+  const std::vector<McastGroup> groups = {group(0xC001, {"H(0,0)", "H(3,3)", "H(1,2)", "H(3,0)"}),
+                                          group(0xC002, {"H(2,0)", "H(2,1)", "H(0,3)", "H(3,1)"}),
+                                          group(0xC003, {"H(0,1)", "H(3,2)", "H(1,3)"})};
+  for (const McastGroup& g : groups) e->RouteMulticast(f, g, routed);
+  Tables read_back;  // what verify reads: LFTs, MFTs, SL2VL; no engine SLs
+  read_back.lft = routed.lft;
+  read_back.mft = routed.mft;
+  read_back.sl2vl = routed.sl2vl;
+  DeadlockReport r = CheckDeadlock(f, read_back, groups);
+  if (!r.acyclic()) fprintf(stderr, "\n  %s", r.Summary(f).c_str());
+  CU_ASSERT(r.acyclic());
+  // SL 15 mapped to a data VL on every switch: the trees loop with unicast.
+  for (Sl2Vl& m : read_back.sl2vl)
+    for (auto& vls : m.vl) vls[kPaperMcastSl] = 0;
+  CU_ASSERT(!CheckDeadlock(f, read_back, groups).acyclic());
+}
+
 // The fat-tree engines' up*/down* tables with cyclic multicast trees.
 void FatTreeIsAcyclic() {
   std::mt19937_64 rng(23);
@@ -372,6 +407,7 @@ void RegisterDeadlockSuite() {
   CU_add_test(s, "xymesh: every VL mode acyclic", EveryVlModeIsAcyclic);
   CU_add_test(s, "xymesh paper trees: own VL, admission, acyclic", PaperTreesAreAcyclic);
   CU_add_test(s, "xymesh groups with the SA's SL: acyclic", GroupSlFromTheSa);
+  CU_add_test(s, "xymesh groups with the SA's SL, no engine: acyclic", GroupSlWithoutEngine);
   CU_add_test(s, "fat-tree mlid/slid with multicast acyclic", FatTreeIsAcyclic);
 }
 

@@ -1,4 +1,6 @@
 // The unicast verifier must catch what breaks a route, and say where.
+#include <algorithm>
+
 #include "plugin/core/engine.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/generate.h"
@@ -64,6 +66,24 @@ void WrongHostIsNamed() {
   CU_ASSERT(Contains(AllErrors(r), "leads to end port P(201), which does not own the LID"));
 }
 
+// A switch answers LID-routed GMPs (perfquery) and sends traps with its own
+// LFT: its entry for an end port's LID must deliver even where no host's
+// route passes it. --host-lids (degraded trees) checks hosts' routes only.
+void SwitchWithoutHostRoutesIsChecked() {
+  Fixture x;
+  const Lid lid = x.f.end_ports[x.f.EndPortByName("P(000)")].base_lid;
+  std::vector<char> on_route(x.f.switches.size(), 0);
+  for (size_t s = 0; s < x.f.end_ports.size(); ++s)
+    if (x.f.end_ports[s].base_lid != lid)
+      for (auto [sw, port] : Trace(x.f, x.t, static_cast<int>(s), lid)) on_route[sw] = 1;
+  const int idle = static_cast<int>(std::find(on_route.begin(), on_route.end(), 0) - on_route.begin());
+  CU_ASSERT_FATAL(idle < static_cast<int>(x.f.switches.size()));
+  x.t.lft[idle].set(lid, kNoPort);
+  UnicastReport r = VerifyUnicast(x.f, x.t);
+  CU_ASSERT(Contains(AllErrors(r), "black hole: " + x.f.SwitchLabel(idle) + ", LID " + std::to_string(lid)));
+  CU_ASSERT(VerifyUnicast(x.f, x.t, 20, /*switch_lids=*/false).ok());
+}
+
 void UncabledPortIsNamed() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
@@ -117,6 +137,7 @@ void RegisterVerifySuite() {
   CU_add_test(s, "loop is named", LoopIsNamed);
   CU_add_test(s, "wrong host is named", WrongHostIsNamed);
   CU_add_test(s, "uncabled port is named", UncabledPortIsNamed);
+  CU_add_test(s, "a switch on no host's route is checked", SwitchWithoutHostRoutesIsChecked);
   CU_add_test(s, "base-LID load equals tracing every pair", BaseLidLoadEqualsTracingEveryPair);
 }
 

@@ -72,8 +72,12 @@ class Builder {
     return src < static_cast<int>(t_.end_port_sl.size()) ? t_.end_port_sl[src] & 15 : 0;
   }
 
-  uint8_t McastSl(int src, Lid mlid) const {
-    return opt_.path_sl ? opt_.path_sl(src, mlid) & 15 : 0;
+  // The SL the group's senders use: the SA's (the groups file's sl=) when
+  // known, so SL2VL tables read back are checked for the VL the packets
+  // really take; else the engine's, else SL 0.
+  uint8_t McastSl(int src, const McastGroup& grp) const {
+    if (grp.sl >= 0) return static_cast<uint8_t>(grp.sl & 15);
+    return opt_.path_sl ? opt_.path_sl(src, grp.mlid) & 15 : 0;
   }
 
   // VL of the hop; tables that do not cover the ports (or none) mean VL 0.
@@ -110,7 +114,7 @@ class Builder {
       const EndPort& ep = f_.end_ports[m];
       if (ep.switch_index < 0) continue;
       ++senders;
-      Flood(grp.mlid, ep.switch_index, ep.switch_port, McastSl(m, grp.mlid));
+      Flood(grp.mlid, ep.switch_index, ep.switch_port, McastSl(m, grp));
     }
     return senders;
   }

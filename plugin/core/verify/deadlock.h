@@ -26,7 +26,8 @@ namespace ibu {
 struct DeadlockOptions {
   // SL of the packets end port `src` sends to `dlid` (a unicast LID or an
   // MLID). Unset: Tables::end_port_sl[src] (0 when empty) for unicast and
-  // SL 0 for multicast.
+  // SL 0 for multicast. A group's own SL (McastGroup::sl, the SA's) takes
+  // precedence over both for its packets.
   std::function<uint8_t(int src, Lid dlid)> path_sl;
 };
 

@@ -40,13 +40,16 @@ class LidWalker {
       : f_(f), t_(t), r_(r), max_errors_(max_errors), hops_(f.switches.size()) {}
 
   // Links to the owner of `lid` from every switch an end port's route
-  // passes, or kBroken. Entries no end port's route uses are not checked:
-  // engines may leave them empty (OpenSM's ftree does for switch LIDs).
-  void Walk(Lid lid, const std::vector<long>& sources) {
+  // passes, or kBroken; with `every_switch`, from every switch. Switches
+  // send to end ports too (responses to LID-routed GMPs such as perfquery's,
+  // traps to the SM), so their entries for end-port LIDs must deliver even
+  // where no host's route passes. Other entries are not checked: engines
+  // may leave them empty (OpenSM's ftree does for switch LIDs).
+  void Walk(Lid lid, const std::vector<long>& sources, bool every_switch) {
     lid_ = lid;
     std::fill(hops_.begin(), hops_.end(), kUnknown);
     for (size_t s = 0; s < f_.switches.size(); ++s)
-      if (sources[s] > 0) Resolve(static_cast<int>(s));
+      if (every_switch || sources[s] > 0) Resolve(static_cast<int>(s));
   }
   int hops(int sw) const { return hops_[sw]; }
   int next(int sw) const { return t_.lft[sw].port(lid_); }
@@ -149,8 +152,8 @@ UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors,
     LidOwner owner = f.owner(lid);
     if (!owner.valid()) continue;
     if (!switch_lids && owner.kind == Peer::Kind::kSwitch) continue;
-    walker.Walk(lid, sources);
     const bool to_end_port = owner.kind == Peer::Kind::kEndPort;
+    walker.Walk(lid, sources, /*every_switch=*/to_end_port && switch_lids);
     by_hops.assign(1, {});
     for (size_t s = 0; s < f.switches.size(); ++s) {
       const int h = walker.hops(static_cast<int>(s));

@@ -1,7 +1,8 @@
 // Unicast verifier: from a fabric and its LFTs (computed offline or read
 // back from switches), every LID of every end port and switch must be
-// reached from every end port, with no loop, no black hole and no path
-// longer than the switch graph's diameter.
+// reached from every end port, and every end port's LIDs from every switch
+// (switches answer LID-routed GMPs and send traps), with no loop, no black
+// hole and no path from an end port longer than the switch graph's diameter.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,9 @@ struct UnicastReport {
 // Walks every route. Cost O(switches x LIDs) using per-LID memoisation
 // (a route's tail does not depend on its source), plus one BFS per switch
 // for the diameter: O(switches x links), the dominant term on large fabrics.
-// switch_lids = false checks the LIDs of end ports only: degraded fat-trees
-// leave switch LIDs without a route where only a valley would reach them
+// switch_lids = false checks the LIDs of end ports from end ports only:
+// degraded fat-trees leave switch LIDs, and end-port LIDs from a switch,
+// without a route where only a valley would reach them
 // (routing/mlid_degraded.cc).
 UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors = 20,
                             bool switch_lids = true);
