@@ -23,23 +23,6 @@ std::pair<std::string, std::string> SplitWord(const std::string& word) {
 
 bool PrintableAscii(unsigned char c) { return c > ' ' && c < 0x7f; }
 
-// The word as the parser saw it: bytes that are not printable ASCII (a
-// control character, a no-break space pasted from a web page) as \xNN;
-// printed raw they are invisible or look like the blank they are not.
-std::string Visible(const std::string& word) {
-  std::string out;
-  for (unsigned char c : word) {
-    if (PrintableAscii(c)) {
-      out += static_cast<char>(c);
-      continue;
-    }
-    char hex[5];
-    std::snprintf(hex, sizeof hex, "\\x%02x", c);
-    out += hex;
-  }
-  return out;
-}
-
 // Keys are prefixed by the engine they configure ("mlid_rotate"); keys of
 // other engines are left to them, unknown keys of ours are errors.
 bool Owns(const std::string& key, const std::string& engine) {
@@ -92,6 +75,20 @@ class MlidEngine : public Engine {
 
 }  // namespace
 
+std::string VisibleWord(const std::string& word) {
+  std::string out;
+  for (unsigned char c : word) {
+    if (PrintableAscii(c)) {
+      out += static_cast<char>(c);
+      continue;
+    }
+    char hex[5];
+    std::snprintf(hex, sizeof hex, "\\x%02x", c);
+    out += hex;
+  }
+  return out;
+}
+
 bool ParseOnOff(const std::string& key, const std::string& value) {
   if (value == "on" || value == "1" || value == "true" || value == "yes") return true;
   if (value == "off" || value == "0" || value == "false" || value == "no") return false;
@@ -142,7 +139,7 @@ std::vector<std::string> SplitOptions(const std::string& text) {
   while (in >> w) {
     const auto odd = std::find_if_not(w.begin(), w.end(), [](char c) { return PrintableAscii(c); });
     if (odd != w.end())
-      throw Error("option '" + Visible(w) + "': byte " + Visible(std::string(1, *odd)) +
+      throw Error("option '" + VisibleWord(w) + "': byte " + VisibleWord(std::string(1, *odd)) +
                   " is not printable ASCII; expected key=value words separated by spaces or tabs");
     const size_t eq = w.find('=');
     if (eq != std::string::npos && eq > 0) {
