@@ -1,5 +1,7 @@
 #include "plugin/core/engine.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <unordered_map>
 
@@ -18,6 +20,8 @@ std::pair<std::string, std::string> SplitWord(const std::string& word) {
     throw Error("option '" + word + "': expected key=value");
   return {word.substr(0, eq), word.substr(eq + 1)};
 }
+
+bool PrintableAscii(unsigned char c) { return c > ' ' && c < 0x7f; }
 
 // Keys are prefixed by the engine they configure ("mlid_rotate"); keys of
 // other engines are left to them, unknown keys of ours are errors.
@@ -71,6 +75,20 @@ class MlidEngine : public Engine {
 
 }  // namespace
 
+std::string VisibleWord(const std::string& word) {
+  std::string out;
+  for (unsigned char c : word) {
+    if (PrintableAscii(c)) {
+      out += static_cast<char>(c);
+      continue;
+    }
+    char hex[5];
+    std::snprintf(hex, sizeof hex, "\\x%02x", c);
+    out += hex;
+  }
+  return out;
+}
+
 bool ParseOnOff(const std::string& key, const std::string& value) {
   if (value == "on" || value == "1" || value == "true" || value == "yes") return true;
   if (value == "off" || value == "0" || value == "false" || value == "no") return false;
@@ -119,6 +137,10 @@ std::vector<std::string> SplitOptions(const std::string& text) {
   std::unordered_map<std::string, std::string> seen;  // key -> first word with it
   std::string w;
   while (in >> w) {
+    const auto odd = std::find_if_not(w.begin(), w.end(), [](char c) { return PrintableAscii(c); });
+    if (odd != w.end())
+      throw Error("option '" + VisibleWord(w) + "': byte " + VisibleWord(std::string(1, *odd)) +
+                  " is not printable ASCII; expected key=value words separated by spaces or tabs");
     const size_t eq = w.find('=');
     if (eq != std::string::npos && eq > 0) {
       const auto [it, fresh] = seen.emplace(w.substr(0, eq), w);

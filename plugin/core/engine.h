@@ -131,8 +131,14 @@ std::unique_ptr<Engine> MakeEngine(const std::string& name,
 // ibu::Error naming "key=value" otherwise.
 bool ParseOnOff(const std::string& key, const std::string& value);
 
+// `word` with every byte that is not printable ASCII (a control character,
+// a no-break space pasted from a web page) as \xNN: printed raw they are
+// invisible or look like the blank they are not.
+std::string VisibleWord(const std::string& word);
+
 // Splits "a=1 b=2" into words; throws ibu::Error naming a key given twice
-// ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess).
+// ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess) and
+// a word with a byte that is not printable ASCII (shown by VisibleWord).
 std::vector<std::string> SplitOptions(const std::string& text);
 
 // The words of `text` whose key starts "<engine>_" for an engine of

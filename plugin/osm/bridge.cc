@@ -171,7 +171,7 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
         text = ibu::OwnOptionWords(text, &others);
         if (!others.empty() && e->name == ibu_osm_engine_names[0]) {
           std::string list;
-          for (const std::string& w : others) list += " " + w;
+          for (const std::string& w : others) list += " " + ibu::VisibleWord(w);
           e->Log(IBU_LOG_INFO, "event_plugin_options: left to the other event plugins:" + list);
         }
       }

@@ -137,6 +137,14 @@ void OptionsSharedWithOtherPlugins() {
   CU_ASSERT_EQUAL(ibu_route_unicast(e), 0);
   ibu_engine_free(e);
 
+  // A no-break space before our prefix makes the word another plugin's:
+  // the list shows it, not a blank and a word that looks like ours.
+  Log pasted;
+  e = ibu_engine_new("mlid", "\xc2\xa0mlid_rotate=off", 1, Record, &pasted);
+  CU_ASSERT_EQUAL(Count(pasted, IBU_LOG_INFO, "left to the other event plugins: \\xc2\\xa0mlid_rotate=off"),
+                  1);
+  ibu_engine_free(e);
+
   Log quiet;  // only the first engine names them
   e = ibu_engine_new("xymesh", options, 1, Record, &quiet);
   CU_ASSERT_EQUAL(Count(quiet, IBU_LOG_INFO, "left to the other event plugins"), 0);

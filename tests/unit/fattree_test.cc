@@ -103,6 +103,29 @@ void RefusesWhatIsNotAFatTree() {
   CU_ASSERT(Contains(msg, "switch N("));
 }
 
+// A cable from a switch back to itself (a loopback plug, or two of its
+// ports joined) is named as such by both recognisers; it was "link to a
+// switch of level 0 from level 0", as if another top switch were cabled.
+void NamesACableBackToItsOwnSwitch() {
+  for (const auto& [port, peer_port] : {std::pair{1, 1}, {1, 2}}) {
+    Fabric f = MakeFatTree(4, 2);
+    const int top = SwitchNamed(f, "SW<0,0>");
+    for (int p : {port, peer_port}) {
+      const Peer leaf = f.switches[top].ports[p];
+      f.switches[leaf.index].ports[leaf.port] = Peer{};
+    }
+    ConnectSwitches(f, top, port, top, peer_port);
+    f.Finalize();
+    const std::string want = "port " + std::to_string(port) + ": cabled back to its own switch (port " +
+                             std::to_string(peer_port) + ")";
+    const std::string msg = ErrorOf([&] { RecognizeFatTree(f); });
+    CU_ASSERT(Contains(msg, "not an m-port n-tree: switch SW<0,0>"));
+    CU_ASSERT(Contains(msg, want));
+    CU_ASSERT(!Contains(msg, "link to a switch of level"));
+    CU_ASSERT(Contains(ErrorOf([&] { RecognizeDegradedFatTree(f); }), want));
+  }
+}
+
 // A chain of 70 switches with two hosts at one end reads as FT(4,70) by
 // its depth: refused for its size before any k^n is computed (2*2^70
 // overflowed, UBSan's "signed integer overflow", and the degraded
@@ -138,6 +161,7 @@ void RegisterFatTreeSuite() {
   CU_add_test(s, "canonical labels are the paper's", CanonicalLabelsAreThePapers);
   CU_add_test(s, "shuffled labels obey the wiring rule", ShuffledLabelsObeyTheWiringRule);
   CU_add_test(s, "refuses what is not a fat-tree", RefusesWhatIsNotAFatTree);
+  CU_add_test(s, "names a cable back to its own switch", NamesACableBackToItsOwnSwitch);
   CU_add_test(s, "refuses a deep chain by its size, without overflow", RefusesADeepChainByItsSize);
 }
 

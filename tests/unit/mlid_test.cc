@@ -217,6 +217,13 @@ void BadOptionsAreRefused() {
   CU_ASSERT(Contains(ErrorOf([] { SplitOptions("mlid_rotate=on xymesh_vls=2 mlid_rotate=off"); }),
                      "option 'mlid_rotate=off': key mlid_rotate given twice (first as 'mlid_rotate=on')"));
   CU_ASSERT_EQUAL(SplitOptions(" mlid_rotate=on  xymesh_vls=2 ").size(), 2u);
+  // A byte that is no printable ASCII is shown as \xNN: a no-break space
+  // read as a blank, a control character as nothing ("option
+  // 'mlid_rotate=off': expected on or off").
+  CU_ASSERT(Contains(ErrorOf([] { SplitOptions("mlid_rotate=off\xc2\xa0mlid_dump=off"); }),
+                     "option 'mlid_rotate=off\\xc2\\xa0mlid_dump=off': byte \\xc2 is not printable ASCII"));
+  CU_ASSERT(Contains(ErrorOf([] { SplitOptions("mlid_dump=on mlid_rotate=off\x01"); }),
+                     "option 'mlid_rotate=off\\x01': byte \\x01 is not printable ASCII"));
   // Keys of an engine the front door does not offer are unknown.
   CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", {"slid_rotate=off"}, nullptr, {"mlid", "xymesh"}); }),
                      "option 'slid_rotate=off': unknown key (keys start with mlid_ or xymesh_)"));

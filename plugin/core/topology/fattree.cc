@@ -94,9 +94,8 @@ class Recognizer {
         const Peer& peer = sw.ports[p];
         if (peer.is_end_port() && l != n - 1)
           Fail(s, p, "a host is cabled to a level-" + std::to_string(l) + " switch; hosts belong on leaves");
-        if (peer.is_switch() && std::abs(t_.level[peer.index] - l) != 1)
-          Fail(s, p, "link to a switch of level " + std::to_string(t_.level[peer.index]) +
-                         " from level " + std::to_string(l) + "; links join adjacent levels only");
+        if (peer.is_switch())
+          if (const std::string fault = LevelLinkFault(f_, t_.level, s, p); !fault.empty()) Fail(s, p, fault);
       }
     }
     std::vector<long> per_level(n, 0);
@@ -318,6 +317,17 @@ std::vector<int> PortsTowardLevel(const Fabric& f, const FatTree& t, int s, int 
     if (peer.is_switch() && t.level[peer.index] == t.level[s] + delta) out.push_back(p);
   }
   return out;
+}
+
+std::string LevelLinkFault(const Fabric& f, const std::vector<int>& level, int s, int p) {
+  const Peer& peer = f.switches[s].ports[p];
+  if (peer.index == s)
+    return "cabled back to its own switch (port " + std::to_string(peer.port) +
+           "); links join switches of adjacent levels";
+  const int l = level[s], lp = level[peer.index];
+  if (std::abs(lp - l) == 1) return "";
+  return "link to a switch of level " + std::to_string(lp) + " from level " + std::to_string(l) +
+         "; links join adjacent levels only";
 }
 
 void LabelHostDigits(const Fabric& f, FatTree& t) {

@@ -272,11 +272,8 @@ class DegradedRecognizer {
           continue;
         }
         if (CutOff(peer.index)) continue;
-        const int lp = t_.level[peer.index];
-        if (std::abs(lp - l) != 1)
-          Fail(s, p, "link to a switch of level " + std::to_string(lp) + " from level " +
-                         std::to_string(l) + "; links join adjacent levels only");
-        (lp < l ? up : down)++;
+        if (const std::string fault = LevelLinkFault(f_, t_.level, s, p); !fault.empty()) Fail(s, p, fault);
+        (t_.level[peer.index] < l ? up : down)++;
       }
       if (up > k || down > (l == 0 ? 2 * k : k) || hosts > k)
         Fail(s, 0, "too many links for a level-" + std::to_string(l) + " switch of FT(" +

@@ -1,6 +1,7 @@
 // Shared by the complete and the degraded fat-tree recognisers (not public).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "plugin/core/fabric.h"
@@ -16,5 +17,11 @@ void LabelHostDigits(const Fabric& f, FatTree& t);
 // Ports of switch `s` toward switches of level level(s) + delta (+1 the
 // children, -1 the parents), in port order.
 std::vector<int> PortsTowardLevel(const Fabric& f, const FatTree& t, int s, int delta);
+
+// Why the switch cable on port `p` of switch `s` breaks the rule that links
+// join adjacent levels (`level`: the levels so far), or "" when it keeps it.
+// A cable back to the same switch (a loopback plug, two of its ports
+// joined) is named as such: its "other" switch is the switch itself.
+std::string LevelLinkFault(const Fabric& f, const std::vector<int>& level, int s, int p);
 
 }  // namespace ibu
