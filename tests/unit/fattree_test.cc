@@ -122,6 +122,7 @@ void NamesACableBackToItsOwnSwitch() {
     CU_ASSERT(Contains(msg, "not an m-port n-tree: switch SW<0,0>"));
     CU_ASSERT(Contains(msg, want));
     CU_ASSERT(!Contains(msg, "link to a switch of level"));
+    CU_ASSERT(msg.find(want) == msg.rfind(want));  // said once, not by both labellings
     CU_ASSERT(Contains(ErrorOf([&] { RecognizeDegradedFatTree(f); }), want));
   }
 }

@@ -399,7 +399,12 @@ FatTree RecognizeFatTree(const Fabric& f) {
     try {
       return RecognizeDegradedFatTree(f);
     } catch (const Error& degraded) {
-      throw Error(std::string(complete.what()) + "; nor is it one with parts missing: " + degraded.what());
+      // Both labellings can stop at the same fault (a cable back to its own
+      // switch): said twice, it read as two faults.
+      const std::string first = complete.what(), second = degraded.what();
+      if (first.size() >= second.size() && first.compare(first.size() - second.size(), second.size(), second) == 0)
+        throw Error(first);
+      throw Error(first + "; nor is it one with parts missing: " + second);
     }
   }
 }
