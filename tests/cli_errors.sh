@@ -583,6 +583,16 @@ sed -e '/^\[1\]\t"N(1,0)"\[3\]$/d' -e '/^\[3\]\t"N(0,0)"\[1\]$/d' "$top/topologi
 expect "not an m-port n-tree: switch N(0,0) (0x0000000000200000, LID 26): a leaf has 1 hosts" "$IBUNION" inspect "$tmp/cut.net"
 expect "; not a 2-D mesh: switch N(0,0) (0x0000000000200000, LID 26): no link to its grid neighbour switch N(1,0)" \
   "$IBUNION" inspect "$tmp/cut.net"
+# A host on a top or middle switch (a management node on a spine): both
+# labellings took that switch for a leaf and blamed its host count or a
+# link; the refusal names the host's cable instead.
+sed -e 's/^Switch\t4 "SW<00,0>"$/Switch\t5 "SW<00,0>"\n[5]\t"MGMT"[1]/' "$top/topologies/ft-4-3.net" >"$tmp/top-host.net"
+printf '\ncaguid=0x0000000000900000\nHca\t1 "MGMT"\n[1]\t"SW<00,0>"[5]\n' >>"$tmp/top-host.net"
+expect "not an m-port n-tree: switch SW<00,0> (0x0000000000200000, LID 18) port 5: host MGMT is cabled to a switch with 4 links to other switches, as a top or middle switch has (4 on the switches without hosts); hosts belong on leaves" \
+  "$IBUNION" route "$tmp/top-host.net" --engine mlid --lft "$tmp/out/lft"
+sed -e 's/^Switch\t4 "SW<01,1>"$/Switch\t5 "SW<01,1>"\n[5]\t"MGMT"[1]/' "$top/topologies/ft-4-3.net" >"$tmp/mid-host.net"
+printf '\ncaguid=0x0000000000900000\nHca\t1 "MGMT"\n[1]\t"SW<01,1>"[5]\n' >>"$tmp/mid-host.net"
+expect "SW<01,1> (0x0000000000200005, LID 23) port 5: host MGMT is cabled to a switch with 4 links" "$IBUNION" inspect "$tmp/mid-host.net"
 # No IB port here (no ibsim, no preload): the hint names the libumad2sim.so
 # configure found, by its full path (a bare name is not found by ld.so).
 if [ -n "${IBUNION_UMAD2SIM:-}" ]; then

@@ -1,9 +1,9 @@
 #!/bin/bash
 # What mlid cannot route it refuses with the reason, and OpenSM carries on
-# with minhop: a mesh, a fat-tree with one extra cable, bad options (an
-# unknown key, a key given twice, a key of an engine the plugin lacks); and
-# beside another event plugin, its keys are left to it. A leaf whose hosts
-# are all off is routed, not refused.
+# with minhop: a mesh, a fat-tree with one extra cable, a host on a top
+# switch, bad options (an unknown key, a key given twice, a key of an engine
+# the plugin lacks); and beside another event plugin, its keys are left to
+# it. A leaf whose hosts are all off is routed, not refused.
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 run() {  # NET OUT OPTIONS
@@ -28,6 +28,14 @@ sed -e 's/^Switch\t4 "SW<00,2>"$/Switch\t5 "SW<00,2>"\n[5]\t"SW<11,2>"[5]/' \
 grep -c '\[5\]' "$E2E_TMP/cross.net" | grep -q 2 || fail "could not build the cross-linked fabric"
 check "ft-4-3 with a cross link comes up" run "$E2E_TMP/cross.net" "$E2E_TMP/cross" ""
 expect_fallback "ft-4-3 + cross link" "$E2E_TMP/cross" "port 5: link to a switch of level 2 from level 2; links join adjacent levels only"
+
+# A management node cabled to a top switch (a fifth port): mlid names that
+# cable rather than a leaf's host count, and OpenSM routes it with minhop.
+sed -e 's/^Switch\t4 "SW<00,0>"$/Switch\t5 "SW<00,0>"\n[5]\t"MGMT"[1]/' "$TOPO/ft-4-3.net" >"$E2E_TMP/tophost.net"
+printf '\ncaguid=0x0000000000900000\nHca\t1 "MGMT"\n[1]\t"SW<00,0>"[5]\n' >>"$E2E_TMP/tophost.net"
+check "ft-4-3 with a host on a top switch comes up" run "$E2E_TMP/tophost.net" "$E2E_TMP/tophost" ""
+expect_fallback "ft-4-3 + host on a top switch" "$E2E_TMP/tophost" \
+  "port 5: host MGMT is cabled to a switch with 4 links to other switches, as a top or middle switch has"
 
 # What mlid can route it does not refuse: ft-4-3 with the hosts of leaf
 # SW<11,2> powered off (not in the net file) is a degraded tree, and the

@@ -330,6 +330,53 @@ std::string LevelLinkFault(const Fabric& f, const std::vector<int>& level, int s
          "; links join adjacent levels only";
 }
 
+namespace {
+
+int SwitchLinks(const Switch& sw) {
+  int c = 0;
+  for (const Peer& p : sw.ports) c += p.is_switch();
+  return c;
+}
+
+// The most common number of switch links among switches without hosts
+// (the tops and middles, 2k each when intact); 0 when every switch has hosts.
+int UsualInnerLinks(const Fabric& f) {
+  std::map<int, int> count;
+  for (const Switch& sw : f.switches) {
+    bool hosts = false;
+    for (const Peer& p : sw.ports) hosts |= p.is_end_port();
+    if (!hosts) ++count[SwitchLinks(sw)];
+  }
+  int best = 0, seen = 0;
+  for (auto [links, c] : count)
+    if (c > seen) best = links, seen = c;
+  return best;
+}
+
+}  // namespace
+
+std::string HostOnInnerSwitchFault(const Fabric& f) {
+  const int inner = UsualInnerLinks(f);
+  if (inner == 0) return "";
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    const Switch& sw = f.switches[s];
+    const int links = SwitchLinks(sw);
+    // A leaf has at most m/2 switch links (k + a doubled cable or two); a
+    // top or middle switch about m (2k). Three quarters of the usual inner
+    // count lies between them even when a few links are missing.
+    if (4 * links <= 3 * inner) continue;
+    for (int p = 1; p <= sw.num_ports; ++p) {
+      const Peer& peer = sw.ports[p];
+      if (!peer.is_end_port()) continue;
+      return f.PortLabel(static_cast<int>(s), p) + ": host " + f.end_ports[peer.index].name +
+             " is cabled to a switch with " + std::to_string(links) +
+             " links to other switches, as a top or middle switch has (" + std::to_string(inner) +
+             " on the switches without hosts); hosts belong on leaves";
+    }
+  }
+  return "";
+}
+
 void LabelHostDigits(const Fabric& f, FatTree& t) {
   const int ne = static_cast<int>(f.end_ports.size());
   t.p.assign(ne, {});
@@ -399,6 +446,10 @@ FatTree RecognizeFatTree(const Fabric& f) {
     try {
       return RecognizeDegradedFatTree(f);
     } catch (const Error& degraded) {
+      // Both labellings misread a host on a top or middle switch as a leaf,
+      // and their reasons describe what follows from that, not the cable.
+      if (const std::string fault = HostOnInnerSwitchFault(f); !fault.empty())
+        throw Error("not an m-port n-tree: " + fault);
       // Both labellings can stop at the same fault (a cable back to its own
       // switch): said twice, it read as two faults.
       const std::string first = complete.what(), second = degraded.what();

@@ -24,4 +24,9 @@ std::vector<int> PortsTowardLevel(const Fabric& f, const FatTree& t, int s, int 
 // joined) is named as such: its "other" switch is the switch itself.
 std::string LevelLinkFault(const Fabric& f, const std::vector<int>& level, int s, int p);
 
+// Names the first host cabled to a switch that has as many switch links as
+// a top or middle switch, or "" when there is none. Only for refusals: both
+// labellings take any switch with hosts for a leaf.
+std::string HostOnInnerSwitchFault(const Fabric& f);
+
 }  // namespace ibu
