@@ -29,7 +29,8 @@ constexpr const char* kUsage =
     "  --host-lids        reachability of end-port LIDs from end ports only (degraded\n"
     "                     fat-trees leave switch LIDs, and end ports from some switches,\n"
     "                     unrouted where only a valley would reach them); without it,\n"
-    "                     every switch must reach every end-port LID too\n"
+    "                     every switch must reach every end-port LID too; likewise\n"
+    "                     --deadlock walks routes from end ports only\n"
     "  --guid2lid FILE    LIDs from an OpenSM guid2lid file (default: the net file's own,\n"
     "                     as ibnetdiscover writes them, else the generator's layout);\n"
     "                     GUIDs not in the fabric as for route\n"
@@ -53,7 +54,12 @@ constexpr const char* kUsage =
     "  --deadlock         channel-dependency (credit-loop) check over (link, VL) for the\n"
     "                     LFTs and, with --mft/--groups, the MFTs; SL2VL tables and SLs\n"
     "                     from --engine's VL policy (--options), else every SL on VL 0;\n"
-    "                     a group's sl= in --groups is the SL its packets use;\n"
+    "                     a group's sl= in --groups is the SL its packets use; the\n"
+    "                     routes are every end port's to every LID and, unless\n"
+    "                     --host-lids, every switch's to every end-port LID (responses\n"
+    "                     to LID-routed GMPs such as perfquery's: from port 0, on the\n"
+    "                     SL the end port uses toward the switch; SMPs ride VL15,\n"
+    "                     which has no credits);\n"
     "                     prints one cycle with its switches, ports and VLs\n"
     "  --sl2vl FILE       SL2VL tables read back (`smpquery sl2vl` format, read-sl2vl):\n"
     "                     --deadlock uses them instead of the engine's, and with --engine\n"
@@ -193,6 +199,7 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const Args& args) {
     t.end_port_sl = policy.end_port_sl;
     opt = EngineSls(f, *engine);
   }
+  opt.switch_sources = !args.has("--host-lids");
   DeadlockReport r = CheckDeadlock(f, t, groups, opt);
   std::cout << "deadlock: " << r.Summary(f) << "\n";
   return r.acyclic();
