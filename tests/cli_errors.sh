@@ -716,6 +716,15 @@ if mft_verify "$tmp/own.mft" --engine mlid >"$tmp/v" 2>&1 && grep -q "scheme mli
   grep -qE "^scheme mlid: [1-9][0-9]* MFT entries differ" "$tmp/v" && tail -1 "$tmp/v" | grep -q FAIL
 then echo "PASS: verify --engine: an exactly-once MFT rooted at another top switch is named, switch by switch"
 else echo "FAIL: verify --engine with another rule's MFT: $(xargs <"$tmp/v")"; fails=$((fails + 1)); fi
+# verify --deadlock walks the switches' routes to end-port LIDs too (64
+# end-port LIDs, 16 hosts at LMC 2, x 20 switches on FT(4,3)), and --host-lids keeps the
+# routes from end ports only.
+if mft_verify "$tmp/own.mft" --deadlock >"$tmp/v" 2>&1 &&
+  grep -q "deadlock: channel dependencies: acyclic (.* 1280 unicast routes and 5 multicast senders, and 1280 routes from switches to end ports)" "$tmp/v" &&
+  mft_verify "$tmp/own.mft" --deadlock --host-lids >"$tmp/v2" 2>&1 &&
+  grep -q "deadlock: channel dependencies: acyclic (.* 1280 unicast routes and 5 multicast senders)$" "$tmp/v2"
+then echo "PASS: verify --deadlock: routes from switches to end-port LIDs walked, not with --host-lids"
+else echo "FAIL: verify --deadlock switch routes: $(grep deadlock "$tmp/v" "$tmp/v2" | xargs)"; fails=$((fails + 1)); fi
 # mcsetup: a list ending in ',' is no list (its last item was dropped);
 # measure's --csv is checked before the run on the live subnet.
 expect "option --iterations: expected a comma-separated list of integers, got '1,10,'" \
