@@ -29,12 +29,19 @@ constexpr const char* kUsage =
     "  --host-lids        reachability of end-port LIDs from end ports only (degraded\n"
     "                     fat-trees leave switch LIDs, and end ports from some switches,\n"
     "                     unrouted where only a valley would reach them); without it,\n"
-    "                     every switch must reach every end-port LID too\n"
+    "                     every switch must reach every end-port LID too; likewise\n"
+    "                     --deadlock walks routes from end ports only\n"
     "  --guid2lid FILE    LIDs from an OpenSM guid2lid file (default: the net file's own,\n"
     "                     as ibnetdiscover writes them, else the generator's layout);\n"
     "                     GUIDs not in the fabric as for route\n"
     "  --lmc L            LMC of the generator's layout (default and --guid2lid as for route)\n"
-    "  --engine E         also check every entry equals what engine E computes\n"
+    "  --engine E         also check every LFT entry equals what engine E computes, and\n"
+    "                     with --mft, every MFT entry of the --groups MLIDs equals the\n"
+    "                     tree E builds for the group (its members, anchor= and sl=:\n"
+    "                     give the SA's sl= where E's tree depends on it, xymesh with\n"
+    "                     shared VLs or xymesh_mcast=paper); groups are routed in the\n"
+    "                     file's order, which xymesh_mcast=paper's admission onto the\n"
+    "                     multicast VL depends on (first come, first served)\n"
     "  --options \"k=v\"    options of that engine\n"
     "  --mft FILE         MFTs (ibroute -M format) to check against --groups FILE:\n"
     "                     every member gets exactly one copy from every member\n"
@@ -47,7 +54,12 @@ constexpr const char* kUsage =
     "  --deadlock         channel-dependency (credit-loop) check over (link, VL) for the\n"
     "                     LFTs and, with --mft/--groups, the MFTs; SL2VL tables and SLs\n"
     "                     from --engine's VL policy (--options), else every SL on VL 0;\n"
-    "                     a group's sl= in --groups is the SL its packets use;\n"
+    "                     a group's sl= in --groups is the SL its packets use; the\n"
+    "                     routes are every end port's to every LID and, unless\n"
+    "                     --host-lids, every switch's to every end-port LID (responses\n"
+    "                     to LID-routed GMPs such as perfquery's: from port 0, on the\n"
+    "                     SL the end port uses toward the switch; SMPs ride VL15,\n"
+    "                     which has no credits);\n"
     "                     prints one cycle with its switches, ports and VLs\n"
     "  --sl2vl FILE       SL2VL tables read back (`smpquery sl2vl` format, read-sl2vl):\n"
     "                     --deadlock uses them instead of the engine's, and with --engine\n"
@@ -72,6 +84,57 @@ long CompareWithEngine(const Fabric& f, const Tables& t, const Args& args) {
                   << " says port " << expect << "\n";
     }
   std::cout << "scheme " << engine->name() << ": " << mismatches << " entries differ\n";
+  return mismatches;
+}
+
+// "1 3 7", or "none": the ports of a mask.
+std::string MaskPorts(const PortMask& mask) {
+  std::string out;
+  for (size_t p = 0; p < mask.size(); ++p)
+    if (mask.test(p)) out += (out.empty() ? "" : " ") + std::to_string(p);
+  return out.empty() ? "none" : out;
+}
+
+PortMask GroupMask(const Tables& t, size_t sw, Lid mlid) {
+  if (sw >= t.mft.size()) return {};
+  const auto it = t.mft[sw].groups.find(mlid);
+  return it == t.mft[sw].groups.end() ? PortMask{} : it->second;
+}
+
+// MFT entries (switch, MLID of --groups) where `t` differs from the trees
+// the engine builds on the same fabric. The groups are routed in the file's
+// order: xymesh_mcast=paper admits anchor trees onto its multicast VL first
+// come, first served, so there a group's tree depends on the groups routed
+// before it; the other trees depend only on the group (MLID, members,
+// anchor=, sl=), the fabric and the options, not on the order or the LMC.
+long CompareMftsWithEngine(const Fabric& f, const Tables& t, const std::vector<McastGroup>& groups,
+                           const Args& args) {
+  auto engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
+  Tables want;
+  engine->RouteUnicast(f, want);
+  want.Resize(f);
+  long mismatches = 0;
+  for (const McastGroup& g : groups) {
+    char mlid[16];
+    std::snprintf(mlid, sizeof mlid, "0x%04x", g.mlid);
+    try {
+      engine->RouteMulticast(f, g, want);
+    } catch (const Error& e) {  // no tree: every entry the tables hold differs
+      std::cout << "error: scheme mismatch: MLID " << mlid << ": " << engine->name() << " builds no tree ("
+                << e.what() << ")\n";
+    }
+    for (size_t s = 0; s < f.switches.size(); ++s) {
+      const PortMask have = GroupMask(t, s, g.mlid), expect = GroupMask(want, s, g.mlid);
+      if (have == expect) continue;
+      if (++mismatches > 20) continue;
+      std::cout << "error: scheme mismatch: " << f.SwitchLabel(static_cast<int>(s)) << ", MLID " << mlid
+                << ": table says ports " << MaskPorts(have) << ", " << engine->name() << " says ports "
+                << MaskPorts(expect) << " (only in the table: " << MaskPorts(have & ~expect) << "; only in "
+                << engine->name() << "'s: " << MaskPorts(expect & ~have) << ")\n";
+    }
+  }
+  std::cout << "scheme " << engine->name() << ": " << mismatches << " MFT entries differ (" << groups.size()
+            << (groups.size() == 1 ? " group" : " groups") << ", routed in the groups file's order)\n";
   return mismatches;
 }
 
@@ -136,6 +199,7 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const Args& args) {
     t.end_port_sl = policy.end_port_sl;
     opt = EngineSls(f, *engine);
   }
+  opt.switch_sources = !args.has("--host-lids");
   DeadlockReport r = CheckDeadlock(f, t, groups, opt);
   std::cout << "deadlock: " << r.Summary(f) << "\n";
   return r.acyclic();
@@ -231,7 +295,11 @@ int VerifyMain(int argc, char** argv) {
     ReadSl2VlFile(args.get("--sl2vl"), f, t);
     if (args.has("--engine")) ok = CompareSl2Vl(f, t, args) == 0 && ok;
   }
-  if (args.has("--mft")) ok = VerifyGroups(f, t, args) && ok;
+  if (args.has("--mft")) {
+    ok = VerifyGroups(f, t, args) && ok;
+    if (args.has("--engine"))
+      ok = CompareMftsWithEngine(f, t, ReadGroupsFile(args.get("--groups"), f), args) == 0 && ok;
+  }
   if (args.has("--disjoint")) ok = VerifyDisjoint(f, t, args) && ok;
   if (args.has("--deadlock")) ok = VerifyDeadlock(f, t, args) && ok;
   std::cout << (ok ? "PASS" : "FAIL") << "\n";

@@ -706,6 +706,35 @@ for args in "--groups $tmp/one.groups|--mft FILE and --groups FILE go together" 
   if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -qF -- "${args#*|}" "$tmp/err"; then echo "PASS: verify ${args%%|*}: $(tail -1 "$tmp/err")"
   else echo "FAIL: verify ${args%%|*}: rc $rc, stdout $(wc -c <"$tmp/o") bytes, $(tail -1 "$tmp/err")"; fails=$((fails + 1)); fi
 done
+# verify --engine compares MFTs too: a tree rooted at another top switch
+# (routed with mlid_rotate=off: the anchor's own up digits, not the MLID's)
+# is exactly-once and loop-free, yet not what mlid builds; the switches and
+# ports that differ are named, on a line of its own after the LFTs'.
+ft43=$top/topologies/ft-4-3.net
+printf '0xC003 P(000) P(011) P(101) P(110) P(201)\n' >"$tmp/five.groups"
+"$IBUNION" route "$ft43" --engine mlid --lft "$tmp/ft43.lft" --groups "$tmp/five.groups" \
+  --mft "$tmp/own.mft" 2>/dev/null
+"$IBUNION" route "$ft43" --engine mlid --options mlid_rotate=off --lft /dev/null \
+  --groups "$tmp/five.groups" --mft "$tmp/other.mft" 2>/dev/null
+mft_verify() { "$IBUNION" verify "$ft43" --lft "$tmp/ft43.lft" --groups "$tmp/five.groups" --mft "$@"; }
+if mft_verify "$tmp/own.mft" --engine mlid >"$tmp/v" 2>&1 && grep -q "scheme mlid: 0 entries differ" "$tmp/v" &&
+  grep -q "scheme mlid: 0 MFT entries differ (1 group," "$tmp/v" &&
+  ! cmp -s "$tmp/own.mft" "$tmp/other.mft" && mft_verify "$tmp/other.mft" >"$tmp/v2" 2>&1 &&
+  grep -q "multicast 0xc003: .*exactly once" "$tmp/v2" && ! mft_verify "$tmp/other.mft" --engine mlid >"$tmp/v" 2>&1 &&
+  grep -q "scheme mlid: 0 entries differ" "$tmp/v" && grep -q "exactly once" "$tmp/v" &&
+  grep -qE "^error: scheme mismatch: switch SW<[0-9]+,[0-9]> \(0x[0-9a-f]+, LID [0-9]+\), MLID 0xc003: table says ports [0-9 ]+, mlid says ports [0-9 none]+ \(only in the table: [0-9 none]+; only in mlid's: " "$tmp/v" &&
+  grep -qE "^scheme mlid: [1-9][0-9]* MFT entries differ" "$tmp/v" && tail -1 "$tmp/v" | grep -q FAIL
+then echo "PASS: verify --engine: an exactly-once MFT rooted at another top switch is named, switch by switch"
+else echo "FAIL: verify --engine with another rule's MFT: $(xargs <"$tmp/v")"; fails=$((fails + 1)); fi
+# verify --deadlock walks the switches' routes to end-port LIDs too (64
+# end-port LIDs, 16 hosts at LMC 2, x 20 switches on FT(4,3)), and --host-lids keeps the
+# routes from end ports only.
+if mft_verify "$tmp/own.mft" --deadlock >"$tmp/v" 2>&1 &&
+  grep -q "deadlock: channel dependencies: acyclic (.* 1280 unicast routes and 5 multicast senders, and 1280 routes from switches to end ports)" "$tmp/v" &&
+  mft_verify "$tmp/own.mft" --deadlock --host-lids >"$tmp/v2" 2>&1 &&
+  grep -q "deadlock: channel dependencies: acyclic (.* 1280 unicast routes and 5 multicast senders)$" "$tmp/v2"
+then echo "PASS: verify --deadlock: routes from switches to end-port LIDs walked, not with --host-lids"
+else echo "FAIL: verify --deadlock switch routes: $(grep deadlock "$tmp/v" "$tmp/v2" | xargs)"; fails=$((fails + 1)); fi
 # mcsetup: a list ending in ',' is no list (its last item was dropped);
 # measure's --csv is checked before the run on the live subnet.
 expect "option --iterations: expected a comma-separated list of integers, got '1,10,'" \

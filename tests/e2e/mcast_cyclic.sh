@@ -52,6 +52,9 @@ else fail "masks differ from seed 002's example"; diff "$E2E_TMP/want" "$E2E_TMP
 echo "$mlid P(000) P(200) P(201) P(210) P(211)" >"$E2E_TMP/paper.groups"
 check "exactly once from every member (read-back MFTs)" "$IBUNION" verify "$E2E_TMP/paper-live/fabric.net" \
   --lft "$E2E_TMP/paper-live/lfts.dump" --mft "$E2E_TMP/paper-live/mfts.dump" --groups "$E2E_TMP/paper.groups"
+check "read-back MFTs are mlid's tree (mlid_rotate=off), entry for entry" "$IBUNION" verify \
+  "$E2E_TMP/paper-live/fabric.net" --lft "$E2E_TMP/paper-live/lfts.dump" --mft "$E2E_TMP/paper-live/mfts.dump" \
+  --groups "$E2E_TMP/paper.groups" --engine mlid --options mlid_rotate=off
 
 # --- FT(8,3): groups of 2, 10%, 40%, 100% of the hosts, then leaves -------
 host_list "$TOPO/ft-8-3.net" >"$E2E_TMP/hosts83"
@@ -82,10 +85,16 @@ for size in 2 13 51 128; do
 done
 check "all four groups: exactly once from every member, nothing to non-members" "$IBUNION" verify \
   "$E2E_TMP/joined/fabric.net" --lft "$E2E_TMP/joined/lfts.dump" --mft "$E2E_TMP/joined/mfts.dump" --groups "$E2E_TMP/sizes.groups"
+check "all four groups: read-back MFTs are mlid's trees, entry for entry" "$IBUNION" verify \
+  "$E2E_TMP/joined/fabric.net" --lft "$E2E_TMP/joined/lfts.dump" --mft "$E2E_TMP/joined/mfts.dump" \
+  --groups "$E2E_TMP/sizes.groups" --engine mlid
 mlid3=$(sed -n 3p "$E2E_TMP/sizes.groups" | awk '{print $1}')
 echo "$mlid3 $(tr '\n' ' ' <"$E2E_TMP/stayers")" >"$E2E_TMP/after.groups"
 check "after 25 leaves: the 26 remaining members still get exactly one copy, the leavers none" "$IBUNION" verify \
   "$E2E_TMP/left/fabric.net" --lft "$E2E_TMP/left/lfts.dump" --mft "$E2E_TMP/left/mfts.dump" --groups "$E2E_TMP/after.groups"
+check "after 25 leaves: the group's read-back MFTs are mlid's tree for the 26 left" "$IBUNION" verify \
+  "$E2E_TMP/left/fabric.net" --lft "$E2E_TMP/left/lfts.dump" --mft "$E2E_TMP/left/mfts.dump" \
+  --groups "$E2E_TMP/after.groups" --engine mlid
 before=$("$IBUNION" trace "$E2E_TMP/joined/fabric.net" --mft "$E2E_TMP/joined/mfts.dump" --mlid "$mlid3" | awk '{n += NF - 1} END {print n}')
 after=$("$IBUNION" trace "$E2E_TMP/left/fabric.net" --mft "$E2E_TMP/left/mfts.dump" --mlid "$mlid3" | awk '{n += NF - 1} END {print n}')
 [ "$after" -lt "$before" ] && pass "the group's MFT ports shrank with the leaves ($before -> $after)" || fail "MFT ports $before -> $after"

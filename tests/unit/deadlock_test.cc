@@ -395,6 +395,87 @@ void FatTreeIsAcyclic() {
     }
 }
 
+// A ring of 4 switches (port 1 to the next, 2 to the previous) with hosts
+// on R0 and R2 only (port 3): R1 and R3 send to hosts but no host's route
+// starts there.
+Fabric RingWithTwoHosts() {
+  Fabric f;
+  for (int i = 0; i < 4; ++i) {
+    Switch sw;
+    sw.guid = 0x200000 + i;
+    sw.name = "R" + std::to_string(i);
+    sw.num_ports = 3;
+    sw.ports.resize(4);
+    f.switches.push_back(sw);
+  }
+  for (int i = 0; i < 2; ++i) {
+    EndPort ep;
+    ep.node_guid = 0x100000 + 2 * i;
+    ep.port_guid = ep.node_guid + 1;
+    ep.name = "h" + std::to_string(2 * i);
+    f.end_ports.push_back(ep);
+  }
+  for (int i = 0; i < 4; ++i) ConnectSwitches(f, i, 1, (i + 1) % 4, 2);
+  ConnectEndPort(f, 0, 0, 3);
+  ConnectEndPort(f, 1, 2, 3);
+  AssignDefaultLids(f, 0);
+  return f;
+}
+
+// Hosts' routes: h0 -> h2 over R1, h2 -> h0 over R3 (both clockwise), and
+// switch LIDs one hop either way (the opposite switch clockwise); every
+// switch sends to a host clockwise, R1 and R3 the long way round.
+Tables LongWayRound(const Fabric& f) {
+  Tables t;
+  t.Resize(f);
+  for (int s = 0; s < 4; ++s) {
+    t.lft[s].out.assign(f.max_lid() + 1, kNoPort);
+    for (int x = 0; x < 4; ++x) t.lft[s].set(f.switches[x].lid, x == s ? 0 : x == (s + 3) % 4 ? 2 : 1);
+    for (int h = 0; h < 2; ++h) t.lft[s].set(f.end_ports[h].base_lid, s == 2 * h ? 3 : 1);
+  }
+  return t;
+}
+
+// LongWayRound's host-sent routes close no loop; R1's route to h0 and R3's to h2 go clockwise the long way,
+// closing R0->R1->R2->R3->R0: a loop only switch-sent packets (perfquery's responses) close.
+void SwitchSentRoutesCloseALoop() {
+  Fabric f = RingWithTwoHosts();
+  Tables t = LongWayRound(f);
+  DeadlockOptions host_lids;
+  host_lids.switch_sources = false;
+  const DeadlockReport old_rule = CheckDeadlock(f, t, {}, host_lids);
+  CU_ASSERT(old_rule.acyclic());
+  CU_ASSERT_EQUAL(old_rule.switch_routes, 0);
+  const DeadlockReport r = CheckDeadlock(f, t, {});
+  CU_ASSERT_EQUAL(r.switch_routes, 4 * 2);
+  CU_ASSERT_EQUAL_FATAL(r.cycle.size(), 4u);
+  for (const DeadlockChannel& c : r.cycle) CU_ASSERT_EQUAL(c.port, 1);
+  CU_ASSERT(Contains(r.Summary(f), "credit loop of 4 channels"));
+  // R1 and R3 sending counter-clockwise (one hop to the host's switch)
+  // open it again.
+  t.lft[1].set(f.end_ports[0].base_lid, 2);
+  t.lft[3].set(f.end_ports[1].base_lid, 2);
+  CU_ASSERT(CheckDeadlock(f, t, {}).acyclic());
+}
+
+// A switch-sent packet leaves on the VL its port 0's SL2VL entry gives:
+// with in-port 0 on VL 1 and every other in-port on VL 0, the loop of
+// SwitchSentRoutesCloseALoop has a VL change in each switch-sent route and
+// is open (walked from a host port's VL, it would be closed).
+void SwitchSentRoutesUseInPortZeroVl() {
+  Fabric f = RingWithTwoHosts();
+  Tables t = LongWayRound(f);
+  // Switch-sent packets on VL 1, host-sent on VL 0: the two halves of the
+  // loop never share a VL, so it is open; SL 0 throughout.
+  t.sl2vl.resize(4);
+  for (int s = 0; s < 4; ++s) {
+    t.sl2vl[s].Init(3);
+    for (int out = 0; out <= 3; ++out) t.sl2vl[s].set(0, out, 0, 1);
+  }
+  const DeadlockReport split = CheckDeadlock(f, t, {});
+  CU_ASSERT(split.acyclic());
+  CU_ASSERT_EQUAL(split.switch_routes, 8);
+}
 }  // namespace
 
 void RegisterDeadlockSuite() {
@@ -409,6 +490,8 @@ void RegisterDeadlockSuite() {
   CU_add_test(s, "xymesh groups with the SA's SL: acyclic", GroupSlFromTheSa);
   CU_add_test(s, "xymesh groups with the SA's SL, no engine: acyclic", GroupSlWithoutEngine);
   CU_add_test(s, "fat-tree mlid/slid with multicast acyclic", FatTreeIsAcyclic);
+  CU_add_test(s, "switch-sent routes close a loop (--host-lids: not walked)", SwitchSentRoutesCloseALoop);
+  CU_add_test(s, "switch-sent routes leave on in-port 0's VL", SwitchSentRoutesUseInPortZeroVl);
 }
 
 }  // namespace ibu::test

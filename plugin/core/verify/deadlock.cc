@@ -88,6 +88,23 @@ class Builder {
     return m.get(in, out, sl);
   }
 
+  // The SL of a switch's response to end port `dst`: its request's, which
+  // `dst` sent toward the switch's LID on its own path SL (the SA's, the
+  // SL its requests are walked on here too). A tool that skips the SA
+  // (perfquery sends on SL 0) is outside this rule both ways.
+  uint8_t SwitchSl(int sw, int dst) const { return UnicastSl(dst, f_.switches[sw].lid); }
+
+  // Every switch to end-port `lid`, starting from its port 0 (the SL2VL
+  // tables' in-port 0), in the same epoch (memo) as the end ports' routes
+  // to `lid`: the switch-sent routes add O(switches) first hops per LID.
+  long FromSwitches(Lid lid) {
+    const LidOwner owner = f_.owner(lid);
+    if (owner.kind != Peer::Kind::kEndPort) return 0;
+    for (size_t s = 0; s < f_.switches.size(); ++s)
+      Walk(lid, static_cast<int>(s), 0, SwitchSl(static_cast<int>(s), owner.index));
+    return static_cast<long>(f_.switches.size());
+  }
+
   // Every end port to `lid`. The first hop starts at the source's switch
   // with the host port as arrival port; the walk stops at a delivery, a
   // black hole, or a state already walked for this LID.
@@ -218,8 +235,11 @@ DeadlockReport CheckDeadlock(const Fabric& f, const Tables& t,
   DeadlockReport r;
   Graph g(f);
   Builder b(f, t, opt, g);
-  for (Lid lid = 1; lid <= f.max_lid() && lid != 0; ++lid)
-    if (f.owner(lid).valid()) r.unicast_routes += b.Unicast(lid);
+  for (Lid lid = 1; lid <= f.max_lid() && lid != 0; ++lid) {
+    if (!f.owner(lid).valid()) continue;
+    r.unicast_routes += b.Unicast(lid);  // starts the LID's epoch
+    if (opt.switch_sources) r.switch_routes += b.FromSwitches(lid);
+  }
   for (const McastGroup& grp : groups) r.mcast_senders += b.Multicast(grp);
   r.channels = static_cast<long>(g.size());
   for (int c = 0; c < static_cast<int>(g.size()); ++c) r.dependencies += g.succ(c).size();
@@ -232,7 +252,9 @@ std::string DeadlockReport::Summary(const Fabric& f) const {
   if (acyclic()) {
     os << "channel dependencies: acyclic (" << channels << " channels, " << dependencies
        << " dependencies from " << unicast_routes << " unicast routes and " << mcast_senders
-       << " multicast senders)\n";
+       << " multicast senders";
+    if (switch_routes > 0) os << ", and " << switch_routes << " routes from switches to end ports";
+    os << ")\n";
     return os.str();
   }
   os << "credit loop of " << cycle.size() << " channels:";

@@ -29,6 +29,10 @@ struct DeadlockOptions {
   // SL 0 for multicast. A group's own SL (McastGroup::sl, the SA's) takes
   // precedence over both for its packets.
   std::function<uint8_t(int src, Lid dlid)> path_sl;
+  // Also walk every switch's route to every end-port LID (the packets
+  // switches send on LIDs, see CheckDeadlock); false keeps the routes from
+  // end ports only (verify --host-lids, for degraded trees).
+  bool switch_sources = true;
 };
 
 // Path SLs as an engine hands them out (Engine::PathSl from the source's
@@ -46,6 +50,7 @@ struct DeadlockReport {
   long channels = 0;        // channels used by some route
   long dependencies = 0;    // distinct edges of the graph
   long unicast_routes = 0;  // (source end port, destination LID) pairs walked
+  long switch_routes = 0;   // (source switch, end-port LID) pairs walked
   long mcast_senders = 0;   // (group, member) pairs flooded
   // One cycle, in dependency order (each channel waits for the next, the
   // last for the first); empty when the graph is acyclic.
@@ -57,12 +62,21 @@ struct DeadlockReport {
 };
 
 // Builds the graph and looks for a cycle by iterative DFS (no recursion,
-// so thousands of switches are fine). Cost: unicast O(end ports x LIDs) for
-// first hops plus O(switches x LIDs x degree) for the rest, memoised per LID
-// over (arrival channel, SL) states the way verify/unicast.cc memoises per
-// LID; multicast O(tree channels) per group, memoised per group; the DFS is
-// linear in the graph. Routing loops show up as cycles; black holes end a
-// route.
+// so thousands of switches are fine). Switches send on LIDs too: GMP
+// responses (PerfMgt and other LID-routed queries) go back to the
+// requester's LID through the same LFTs, leaving the switch from its port 0
+// (SL2VL in-port 0), on the SL of the request, taken to be the SL the
+// requester uses toward the switch's LID (what its end-port routes use).
+// SMPs, SMA responses and traps included, ride VL15, which has no credit
+// flow control and cannot close a credit loop, so they are not walked.
+// With opt.switch_sources, every switch's route to every end-port LID is
+// walked as well as every end port's.
+// Cost: unicast O((end ports + switches) x LIDs) for first hops plus
+// O(switches x LIDs x degree) for the rest, memoised per LID over (arrival
+// channel, SL) states the way verify/unicast.cc memoises per LID, so the
+// switch-sent routes keep it linear in switches x LIDs x hops; multicast
+// O(tree channels) per group, memoised per group; the DFS is linear in the
+// graph. Routing loops show up as cycles; black holes end a route.
 DeadlockReport CheckDeadlock(const Fabric& f, const Tables& t,
                              const std::vector<McastGroup>& groups,
                              const DeadlockOptions& opt = {});
