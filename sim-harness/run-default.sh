@@ -54,9 +54,9 @@ run_check "every LID reachable from every host, no loop, no black hole; equal to
 run_check "sources of one subtree leave it on different up links (plugin's path selection)" \
   ./ibunion verify "$work/mlid/fabric.net" --lft "$work/mlid/lfts.dump" --disjoint \
   --paths "$work/mlid/ibunion-mlid-paths.dump"
-run_check "multicast: each member gets exactly one copy from every member, nothing else" \
+run_check "multicast: each member gets exactly one copy from every member, nothing else; the cyclic tree" \
   ./ibunion verify "$work/mlid/fabric.net" --lft "$work/mlid/lfts.dump" --mft "$work/mlid/mfts.dump" \
-  --groups "$work/groups.txt"
+  --groups "$work/groups.txt" --engine mlid
 
 step "OpenSM's own engines on the same fabric (ftree needs LMC 0)"
 for engine in ftree minhop; do
