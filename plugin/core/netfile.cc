@@ -761,140 +761,180 @@ Fabric ReadNetFile(const std::string& path) {
   return ParseNetFile(in, path);
 }
 
-std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) {
+namespace {
+
+// One guid2lid file applied to a fabric: its lines read and cross-checked,
+// then the fabric's switches and end ports given their LIDs.
+class Guid2LidReader {
+ public:
+  Guid2LidReader(const std::string& file, Fabric& f) : file_(file), f_(f) {}
+
+  std::string Apply(std::istream& is) {
+    std::string line;
+    int no = 0;
+    while (std::getline(is, line)) ReadLine(line, ++no);
+    RefuseAnotherFabricsFile();
+    AssignLids();
+    RefusePortsWithoutLid();
+    try {
+      f_.Finalize();
+    } catch (const Error& e) {
+      throw Error(file_ + ": " + e.what());
+    }
+    return UnknownGuidNote();
+  }
+
+ private:
   struct Entry {
     Lid lo = 0, hi = 0;
     int line = 0;
   };
-  std::unordered_map<Guid, Entry> lids;
-  // Every line's GUID and range, this fabric's or not: OpenSM's cache holds
-  // each GUID once and each LID at most once (it drops an entry whose LIDs
-  // another entry holds), so a repeat or an overlap is a corrupt or
-  // concatenated file, not something to resolve by taking the last line.
   struct Seen {
     Guid guid = 0;
     Lid lo = 0, hi = 0;
     int line = 0;
   };
-  std::vector<Seen> seen;
-  std::unordered_map<Guid, size_t> seen_by_guid;
-  std::vector<int> lid_claim;  // LID -> index into seen, -1 free (sized on first use)
-  int entries = 0, unknown = 0, first_unknown_line = 0;
-  Guid first_unknown = 0;
-  std::string line;
-  int no = 0;
-  while (std::getline(is, line)) {
-    ++no;
+
+  void ReadLine(const std::string& line, int no) {
     std::istringstream ls(line);
     std::string g, lo, hi;
-    if (!(ls >> g)) continue;
-    if (g[0] == '#') continue;
+    if (!(ls >> g)) return;
+    if (g[0] == '#') return;
     std::string extra;
     if (!(ls >> lo >> hi) || (ls >> extra && extra[0] != '#'))
-      throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID'");
+      throw InputError(file_, no, "expected '0xGUID 0xMINLID 0xMAXLID'");
     // OpenSM writes 0x hex throughout; LIDs by the core's integer rule (never
     // octal), the GUID in hex only (not "100001" as decimal).
     unsigned long long guid = 0;
     long long a = 0, b = 0;
     if (!ParseHexGuid(g, &guid) || !ParseInteger(lo, &a) || !ParseInteger(hi, &b) || a <= 0 || b < a ||
         b > kMaxUnicastLid)
-      throw InputError(file, no, "expected '0xGUID 0xMINLID 0xMAXLID' with 0 < MIN <= MAX <= 0xBFFF");
-    ++entries;
-    const auto [dup, fresh] = seen_by_guid.emplace(guid, seen.size());
-    if (!fresh)
-      throw InputError(file, no,
-                       "GUID " + Hex16(guid) + " appears again (first at line " +
-                           std::to_string(seen[dup->second].line) +
-                           "): OpenSM's guid2lid holds each port GUID once, so the file is corrupt or "
-                           "two files were concatenated");
-    if (lid_claim.empty()) lid_claim.assign(kMaxUnicastLid + 1, -1);
-    for (long long lid = a; lid <= b; ++lid) {
-      const int other = lid_claim[lid];
-      if (other < 0) {
-        lid_claim[lid] = static_cast<int>(seen.size());
-        continue;
-      }
-      const Seen& o = seen[other];
-      throw InputError(file, no,
-                       "GUID " + Hex16(guid) + " (" + LidRange(static_cast<long>(a), static_cast<long>(b)) +
-                           ") overlaps GUID " + Hex16(o.guid) + " (" + LidRange(o.lo, o.hi) + ", line " +
-                           std::to_string(o.line) + "): expected every LID to belong to one port GUID");
-    }
-    seen.push_back({guid, static_cast<Lid>(a), static_cast<Lid>(b), no});
+      throw InputError(file_, no, "expected '0xGUID 0xMINLID 0xMAXLID' with 0 < MIN <= MAX <= 0xBFFF");
+    ++entries_;
+    Claim(guid, static_cast<Lid>(a), static_cast<Lid>(b), no);
     // OpenSM keeps the LIDs of ports it saw before (a node since removed),
     // so a GUID the fabric lacks is not in itself an error.
-    if (f.SwitchByGuid(guid) < 0 && f.EndPortByGuid(guid) < 0) {
-      if (unknown++ == 0) first_unknown = guid, first_unknown_line = no;
-      continue;
+    if (f_.SwitchByGuid(guid) < 0 && f_.EndPortByGuid(guid) < 0) {
+      if (unknown_++ == 0) first_unknown_ = guid, first_unknown_line_ = no;
+      return;
     }
-    lids[guid] = {static_cast<Lid>(a), static_cast<Lid>(b), no};
+    lids_[guid] = {static_cast<Lid>(a), static_cast<Lid>(b), no};
   }
-  if (unknown > 0 && lids.empty()) {
+
+  // Every line's GUID and range, this fabric's or not: OpenSM's cache holds
+  // each GUID once and each LID at most once (it drops an entry whose LIDs
+  // another entry holds), so a repeat or an overlap is a corrupt or
+  // concatenated file, not something to resolve by taking the last line.
+  void Claim(Guid guid, Lid a, Lid b, int no) {
+    const auto [dup, fresh] = seen_by_guid_.emplace(guid, seen_.size());
+    if (!fresh)
+      throw InputError(file_, no,
+                       "GUID " + Hex16(guid) + " appears again (first at line " +
+                           std::to_string(seen_[dup->second].line) +
+                           "): OpenSM's guid2lid holds each port GUID once, so the file is corrupt or "
+                           "two files were concatenated");
+    if (lid_claim_.empty()) lid_claim_.assign(kMaxUnicastLid + 1, -1);
+    for (long lid = a; lid <= b; ++lid) {
+      const int other = lid_claim_[lid];
+      if (other < 0) {
+        lid_claim_[lid] = static_cast<int>(seen_.size());
+        continue;
+      }
+      const Seen& o = seen_[other];
+      throw InputError(file_, no,
+                       "GUID " + Hex16(guid) + " (" + LidRange(a, b) + ") overlaps GUID " + Hex16(o.guid) +
+                           " (" + LidRange(o.lo, o.hi) + ", line " + std::to_string(o.line) +
+                           "): expected every LID to belong to one port GUID");
+    }
+    seen_.push_back({guid, a, b, no});
+  }
+
+  void RefuseAnotherFabricsFile() const {
+    if (unknown_ == 0 || !lids_.empty()) return;
     std::string hint;
-    for (const EndPort& ep : f.end_ports)
-      if (ep.node_guid == first_unknown && hint.empty())
+    for (const EndPort& ep : f_.end_ports)
+      if (ep.node_guid == first_unknown_ && hint.empty())
         hint = " (it is the node GUID of end port " + ep.name + "; the file wants port GUIDs)";
-    throw InputError(file, first_unknown_line,
-                     "GUID " + Hex16(first_unknown) + " is not an end port or switch of this fabric" + hint +
-                         ", and neither is any of the file's other " + std::to_string(entries - 1) +
+    throw InputError(file_, first_unknown_line_,
+                     "GUID " + Hex16(first_unknown_) + " is not an end port or switch of this fabric" + hint +
+                         ", and neither is any of the file's other " + std::to_string(entries_ - 1) +
                          " GUIDs: expected the port GUIDs of this fabric's end ports and switches "
                          "(a guid2lid file of another fabric?)");
   }
-  auto lmc_of = [&](const Entry& e) {
+
+  uint8_t LmcOf(const Entry& e) const {
     int count = e.hi - e.lo + 1, lmc = 0;
     while ((1 << lmc) < count) ++lmc;
     if ((1 << lmc) != count || lmc > 7)
-      throw InputError(file, e.line,
+      throw InputError(file_, e.line,
                        "LID range " + std::to_string(e.lo) + "-" + std::to_string(e.hi) +
                            " is not a power-of-two block of at most 128");
     return static_cast<uint8_t>(lmc);
-  };
-  for (Switch& sw : f.switches) {
-    // The SM lists a switch by its port 0 GUID, the node GUID under ibsim.
-    auto it = lids.find(PortZeroGuid(sw));
-    if (it == lids.end()) it = lids.find(sw.guid);
-    if (it == lids.end()) continue;
-    sw.lid = it->second.lo;
-    sw.lmc = lmc_of(it->second);
   }
-  for (EndPort& ep : f.end_ports) {
-    auto it = lids.find(ep.port_guid);
-    if (it == lids.end()) continue;
-    ep.base_lid = it->second.lo;
-    ep.lmc = lmc_of(it->second);
+
+  void AssignLids() {
+    for (Switch& sw : f_.switches) {
+      // The SM lists a switch by its port 0 GUID, the node GUID under ibsim.
+      auto it = lids_.find(PortZeroGuid(sw));
+      if (it == lids_.end()) it = lids_.find(sw.guid);
+      if (it == lids_.end()) continue;
+      sw.lid = it->second.lo;
+      sw.lmc = LmcOf(it->second);
+    }
+    for (EndPort& ep : f_.end_ports) {
+      auto it = lids_.find(ep.port_guid);
+      if (it == lids_.end()) continue;
+      ep.base_lid = it->second.lo;
+      ep.lmc = LmcOf(it->second);
+    }
   }
+
   // A port of the fabric with no line (and no LID from the net file) would
   // be routed as LID 0; OpenSM's cache lists every port it gave a LID.
-  std::string missing;
-  int missing_count = 0;
-  auto note_missing = [&](const std::string& what, Guid guid) {
-    if (missing_count++ > 0) return;
-    missing = what + " has no line, so no LID: expected a line '" + Hex16(guid) +
-              " 0xMINLID 0xMAXLID' for it, as for every end port and switch of the fabric";
-  };
-  for (const EndPort& ep : f.end_ports)
-    if (ep.base_lid == 0)
-      note_missing("end port " + ep.name + " (port GUID " + Hex16(ep.port_guid) + ")", ep.port_guid);
-  for (const Switch& sw : f.switches)
-    if (sw.lid == 0)
-      note_missing("switch " + sw.name + " (port 0 GUID " + Hex16(PortZeroGuid(sw)) + ")", PortZeroGuid(sw));
-  if (missing_count > 0) {
+  void RefusePortsWithoutLid() const {
+    std::string missing;
+    int missing_count = 0;
+    auto note_missing = [&](const std::string& what, Guid guid) {
+      if (missing_count++ > 0) return;
+      missing = what + " has no line, so no LID: expected a line '" + Hex16(guid) +
+                " 0xMINLID 0xMAXLID' for it, as for every end port and switch of the fabric";
+    };
+    for (const EndPort& ep : f_.end_ports)
+      if (ep.base_lid == 0)
+        note_missing("end port " + ep.name + " (port GUID " + Hex16(ep.port_guid) + ")", ep.port_guid);
+    for (const Switch& sw : f_.switches)
+      if (sw.lid == 0)
+        note_missing("switch " + sw.name + " (port 0 GUID " + Hex16(PortZeroGuid(sw)) + ")", PortZeroGuid(sw));
+    if (missing_count == 0) return;
     const std::string more =
         missing_count > 1 ? std::to_string(missing_count - 1) + " more ports have none either; " : "";
-    throw Error(file + ": " + missing + " (" + more + "a guid2lid file of another or older fabric?)");
+    throw Error(file_ + ": " + missing + " (" + more + "a guid2lid file of another or older fabric?)");
   }
-  try {
-    f.Finalize();
-  } catch (const Error& e) {
-    throw Error(file + ": " + e.what());
+
+  std::string UnknownGuidNote() const {
+    if (unknown_ == 0) return "";
+    return file_ + ":" + std::to_string(first_unknown_line_) + ": GUID " + Hex16(first_unknown_) +
+           " is not an end port or switch of this fabric" +
+           (unknown_ > 1 ? " (nor are " + std::to_string(unknown_ - 1) + " more of the file's " +
+                               std::to_string(entries_) + " GUIDs)"
+                         : "") +
+           "; ignored, as OpenSM keeps the LIDs of ports it no longer sees";
   }
-  if (unknown == 0) return "";
-  return file + ":" + std::to_string(first_unknown_line) + ": GUID " + Hex16(first_unknown) +
-         " is not an end port or switch of this fabric" +
-         (unknown > 1 ? " (nor are " + std::to_string(unknown - 1) + " more of the file's " +
-                            std::to_string(entries) + " GUIDs)"
-                      : "") +
-         "; ignored, as OpenSM keeps the LIDs of ports it no longer sees";
+
+  const std::string& file_;
+  Fabric& f_;
+  std::unordered_map<Guid, Entry> lids_;  // the fabric's ports only
+  std::vector<Seen> seen_;                // every line's
+  std::unordered_map<Guid, size_t> seen_by_guid_;
+  std::vector<int> lid_claim_;  // LID -> index into seen_, -1 free (sized on first use)
+  int entries_ = 0, unknown_ = 0, first_unknown_line_ = 0;
+  Guid first_unknown_ = 0;
+};
+
+}  // namespace
+
+std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) {
+  return Guid2LidReader(file, f).Apply(is);
 }
 
 std::string ApplyGuid2LidFile(const std::string& path, Fabric& f) {
