@@ -43,6 +43,107 @@ void RefuseMixedUses(const Args& args) {
     throw UsageError{given[1] + ": not with " + given[0] + " (one use of trace at a time)"};
 }
 
+// Switch and host names as the user knows them: fat-tree or mesh labels
+// when the fabric is one, node descriptions otherwise.
+class Labels {
+ public:
+  explicit Labels(const Fabric& f) : f_(f) {
+    try {
+      tree_ = std::make_unique<FatTree>(RecognizeFatTree(f));
+    } catch (const Error&) {
+    }
+    if (!tree_) try {
+        mesh_ = std::make_unique<Mesh>(RecognizeMesh(f));
+      } catch (const Error&) {
+      }
+  }
+  const FatTree* tree() const { return tree_.get(); }
+
+  std::string Switch(int sw) const {
+    return tree_ ? tree_->SwitchLabel(sw) : mesh_ ? mesh_->Label(sw) : f_.switches[sw].name;
+  }
+  // Hosts are H(x,y) after their switch N(x,y), as inspect and `topo mesh` name them.
+  std::string Host(int ep) const {
+    if (tree_) return tree_->HostLabel(ep);
+    const int sw = f_.end_ports[ep].switch_index;
+    if (mesh_ && sw >= 0) return "H" + mesh_->Label(sw).substr(1);
+    return f_.end_ports[ep].name;
+  }
+  // An end port by node description, else by its label; -1 if none.
+  int FindHost(const std::string& name) const {
+    int ep = f_.EndPortByName(name);
+    if (ep < 0 && tree_) ep = tree_->EndPortByLabel(name);
+    for (int e = 0; ep < 0 && mesh_ && e < static_cast<int>(f_.end_ports.size()); ++e)
+      if (Host(e) == name) ep = e;
+    return ep;
+  }
+
+ private:
+  const Fabric& f_;
+  std::unique_ptr<FatTree> tree_;
+  std::unique_ptr<Mesh> mesh_;
+};
+
+int PrintMlidMasks(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {
+  if (!args.has("--mft")) throw UsageError{"--mlid needs --mft FILE"};
+  const Lid mlid = static_cast<Lid>(ParseInt(args.get("--mlid"), "option --mlid", kMulticastLidBase, 0xFFFE));
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    auto it = t.mft[s].groups.find(mlid);
+    if (it == t.mft[s].groups.end() || it->second.none()) continue;
+    std::printf("%s:", labels.Switch(static_cast<int>(s)).c_str());
+    for (int p = 0; p <= f.switches[s].num_ports; ++p)
+      if (it->second.test(p)) std::printf(" %d", p);
+    std::printf("\n");
+  }
+  return 0;
+}
+
+int PrintGroupsPerSwitch(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {
+  if (!args.has("--mft")) throw UsageError{"--groups-per-switch needs --mft FILE"};
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    int groups = 0;
+    for (const auto& [mlid, mask] : t.mft[s].groups) groups += mask.any();
+    const std::string label = labels.Switch(static_cast<int>(s));
+    if (labels.tree())
+      std::printf("%s level %d groups %d\n", label.c_str(), labels.tree()->level[s], groups);
+    else
+      std::printf("%s groups %d\n", label.c_str(), groups);
+  }
+  return 0;
+}
+
+int PrintBaseLidLoad(const Fabric& f, const Tables& t, const Labels& labels) {
+  if (!labels.tree()) throw Error("--base-lid-load needs a fat-tree");
+  const std::vector<long> load = BaseLidLoad(f, t);
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    std::printf("%s level %d routes %ld\n", labels.Switch(static_cast<int>(s)).c_str(),
+                labels.tree()->level[s], load[s]);
+  return 0;
+}
+
+// One route, --from HOST to --dlid LID; status 1 when it ends nowhere.
+int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {
+  if (!args.has("--from") || !args.has("--dlid"))
+    throw UsageError{std::string("expected --from HOST --dlid LID or --base-lid-load\n") + kUsage};
+  const int src = labels.FindHost(args.get("--from"));
+  if (src < 0) throw UsageError{"--from " + args.get("--from") + ": no such host in " + args.positional()[0]};
+  const Lid dlid = static_cast<Lid>(ParseInt(args.get("--dlid"), "option --dlid", 1, kMaxUnicastLid));
+  // A LID of nothing is the user's mistake, not a broken route of the tables.
+  if (!f.owner(dlid).valid())
+    throw UsageError{"option --dlid: no end port or switch of " + args.positional()[0] + " has LID " +
+                     args.get("--dlid") + " (its LIDs end at " + std::to_string(f.max_lid()) + ")"};
+  const auto hops = TraceRoute(f, t, src, dlid);
+  for (auto [sw, port] : hops) std::printf("%s:%d ", labels.Switch(sw).c_str(), port);
+  const auto [last_sw, last_port] = hops.back();
+  const Peer& end = last_port > 0 && last_port <= f.switches[last_sw].num_ports
+                        ? f.switches[last_sw].ports[last_port] : Peer{};
+  if (end.is_end_port())
+    std::printf("-> %s\n", labels.Host(end.index).c_str());
+  else
+    std::printf("-> %s\n", last_port == 0 ? "switch itself" : "nowhere (broken route)");
+  return end.is_end_port() || last_port == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int TraceMain(int argc, char** argv) {
@@ -60,82 +161,12 @@ int TraceMain(int argc, char** argv) {
   t.Resize(f);
   if (args.has("--lft")) ReadLftsFile(args.get("--lft"), f, t);
   if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);
-  std::unique_ptr<FatTree> tree;
-  try {
-    tree = std::make_unique<FatTree>(RecognizeFatTree(f));
-  } catch (const Error&) {
-  }
-  std::unique_ptr<Mesh> mesh;
-  if (!tree) try {
-      mesh = std::make_unique<Mesh>(RecognizeMesh(f));
-    } catch (const Error&) {
-    }
-  auto label = [&](int sw) {
-    return tree ? tree->SwitchLabel(sw) : mesh ? mesh->Label(sw) : f.switches[sw].name;
-  };
-  // Hosts are H(x,y) after their switch N(x,y), as inspect and `topo mesh` name them.
-  auto host_label = [&](int ep) {
-    if (tree) return tree->HostLabel(ep);
-    const int sw = f.end_ports[ep].switch_index;
-    if (mesh && sw >= 0) return "H" + mesh->Label(sw).substr(1);
-    return f.end_ports[ep].name;
-  };
-  if (args.has("--mlid")) {
-    if (!args.has("--mft")) throw UsageError{"--mlid needs --mft FILE"};
-    const Lid mlid = static_cast<Lid>(ParseInt(args.get("--mlid"), "option --mlid", kMulticastLidBase, 0xFFFE));
-    for (size_t s = 0; s < f.switches.size(); ++s) {
-      auto it = t.mft[s].groups.find(mlid);
-      if (it == t.mft[s].groups.end() || it->second.none()) continue;
-      std::printf("%s:", label(static_cast<int>(s)).c_str());
-      for (int p = 0; p <= f.switches[s].num_ports; ++p)
-        if (it->second.test(p)) std::printf(" %d", p);
-      std::printf("\n");
-    }
-    return 0;
-  }
-  if (args.has("--groups-per-switch")) {
-    if (!args.has("--mft")) throw UsageError{"--groups-per-switch needs --mft FILE"};
-    for (size_t s = 0; s < f.switches.size(); ++s) {
-      int groups = 0;
-      for (const auto& [mlid, mask] : t.mft[s].groups) groups += mask.any();
-      if (tree)
-        std::printf("%s level %d groups %d\n", label(static_cast<int>(s)).c_str(), tree->level[s], groups);
-      else
-        std::printf("%s groups %d\n", label(static_cast<int>(s)).c_str(), groups);
-    }
-    return 0;
-  }
+  const Labels labels(f);
+  if (args.has("--mlid")) return PrintMlidMasks(f, t, labels, args);
+  if (args.has("--groups-per-switch")) return PrintGroupsPerSwitch(f, t, labels, args);
   if (!args.has("--lft")) throw UsageError{std::string("this use needs --lft FILE\n") + kUsage};
-  if (args.has("--base-lid-load")) {
-    if (!tree) throw Error("--base-lid-load needs a fat-tree");
-    const std::vector<long> load = BaseLidLoad(f, t);
-    for (size_t s = 0; s < f.switches.size(); ++s)
-      std::printf("%s level %d routes %ld\n", label(static_cast<int>(s)).c_str(), tree->level[s],
-                  load[s]);
-    return 0;
-  }
-  if (!args.has("--from") || !args.has("--dlid"))
-    throw UsageError{std::string("expected --from HOST --dlid LID or --base-lid-load\n") + kUsage};
-  int src = f.EndPortByName(args.get("--from"));
-  if (src < 0 && tree) src = tree->EndPortByLabel(args.get("--from"));
-  for (int e = 0; src < 0 && mesh && e < static_cast<int>(f.end_ports.size()); ++e)
-    if (host_label(e) == args.get("--from")) src = e;
-  if (src < 0) throw UsageError{"--from " + args.get("--from") + ": no such host in " + args.positional()[0]};
-  const Lid dlid = static_cast<Lid>(ParseInt(args.get("--dlid"), "option --dlid", 1, kMaxUnicastLid));
-  // A LID of nothing is the user's mistake, not a broken route of the tables.
-  if (!f.owner(dlid).valid())
-    throw UsageError{"option --dlid: no end port or switch of " + args.positional()[0] + " has LID " +
-                     args.get("--dlid") + " (its LIDs end at " + std::to_string(f.max_lid()) + ")"};
-  const auto hops = TraceRoute(f, t, src, dlid);
-  for (auto [sw, port] : hops) std::printf("%s:%d ", label(sw).c_str(), port);
-  const auto [last_sw, last_port] = hops.back();
-  const Peer& end = last_port > 0 && last_port <= f.switches[last_sw].num_ports
-                        ? f.switches[last_sw].ports[last_port] : Peer{};
-  if (end.is_end_port())
-    std::printf("-> %s\n", host_label(end.index).c_str());
-  else
-    std::printf("-> %s\n", last_port == 0 ? "switch itself" : "nowhere (broken route)");
-  return end.is_end_port() || last_port == 0 ? 0 : 1;
+  if (args.has("--base-lid-load")) return PrintBaseLidLoad(f, t, labels);
+  return PrintRoute(f, t, labels, args);
 }
 
 }  // namespace ibu::cli
