@@ -160,97 +160,96 @@ int MlidRouter::SwitchLidPort(int x, int target) const {
   return tree_.down_port[x][0];
 }
 
-std::vector<std::pair<int, PortMask>> MlidRouter::McastTree(const McastGroup& g) const {
+namespace {
+
+// Switch masks of a multicast tree: an edge sets the port at both ends.
+class TreeMasks {
+ public:
+  explicit TreeMasks(const Fabric& f) : f_(f) {}
+  void AddEdge(int sw, int port) {
+    masks_[sw].set(port);
+    const Peer& peer = f_.switches[sw].ports[port];
+    if (peer.is_switch()) masks_[peer.index].set(peer.port);
+  }
+  void AddSwitch(int sw) { masks_[sw]; }
+  std::vector<std::pair<int, PortMask>> BySwitch() const {
+    std::vector<std::pair<int, PortMask>> out(masks_.begin(), masks_.end());
+    std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    return out;
+  }
+
+ private:
+  const Fabric& f_;
+  std::unordered_map<int, PortMask> masks_;
+};
+
+}  // namespace
+
+void MlidRouter::CheckMembers(const McastGroup& g) const {
   if (g.members.empty()) throw Error("multicast group " + std::to_string(g.mlid) + " has no members");
   for (int m : g.members)
     if (m < 0 || m >= static_cast<int>(f_.end_ports.size()))
       throw Error("multicast group " + std::to_string(g.mlid) + ": member index " +
                   std::to_string(m) + " is not an end port of the fabric");
-  int anchor = g.anchor;
-  if (anchor < 0)
-    for (int m : g.members)
-      if (anchor < 0 || tree_.pid[m] < tree_.pid[anchor]) anchor = m;
+}
+
+int MlidRouter::BranchLevel(int member, int anchor) const {
+  const std::vector<int>& p = tree_.p[member];
   const std::vector<int>& a = tree_.p[anchor];
+  int l = 0;
+  while (l < tree_.n - 1 && p[l] == a[l]) ++l;
+  return l;
+}
+
+// Up digit per level: the anchor's own digits (paper) or the MLID's index.
+std::vector<int> MlidRouter::McastUpDigits(const McastGroup& g, int anchor) const {
   const int n = tree_.n;
-  // Up digit per level: the anchor's own digits (paper) or the MLID's index.
-  std::vector<int> up_digit(a);
+  std::vector<int> up_digit(tree_.p[anchor]);
   if (g.anchor < 0 && opt_.rotate) {
     const long index = (static_cast<long>(g.mlid) - kMulticastLidBase) % tree_.paths();
     for (int l = 1; l < n; ++l) up_digit[l] = static_cast<int>((index >> (log2k_ * (n - 1 - l))) % tree_.k);
   }
-  std::unordered_map<int, PortMask> masks;
-  auto edge = [&](int sw, int port) {
-    masks[sw].set(port);
-    const Peer& peer = f_.switches[sw].ports[port];
-    if (peer.is_switch()) masks[peer.index].set(peer.port);
-  };
+  return up_digit;
+}
+
+std::vector<std::pair<int, PortMask>> MlidRouter::McastTree(const McastGroup& g) const {
+  CheckMembers(g);
+  int anchor = g.anchor;
+  if (anchor < 0)
+    for (int m : g.members)
+      if (anchor < 0 || tree_.pid[m] < tree_.pid[anchor]) anchor = m;
+  const int n = tree_.n;
+  const std::vector<int> up_digit = McastUpDigits(g, anchor);
   // The anchor's chain: chain[l] is the level-l switch on its way up.
   std::vector<int> chain(n, -1);
   chain[n - 1] = f_.end_ports[anchor].switch_index;
   int root_level = n - 1;
-  for (int d : g.members) {
-    int lca = 0;
-    while (lca < n - 1 && tree_.p[d][lca] == a[lca]) ++lca;
-    root_level = std::min(root_level, lca);
-  }
-  if (tree_.degraded) {
-    // Try the default anchor's chain first, then other members' (by PID).
-    std::vector<int> candidates(g.members);
-    std::sort(candidates.begin(), candidates.end(),
-              [&](int x, int y) { return tree_.pid[x] < tree_.pid[y]; });
-    candidates.insert(candidates.begin(), anchor);
-    bool found = false;
-    for (int c : candidates) {
-      if (g.anchor >= 0 && c != g.anchor) break;  // an explicit anchor is kept
-      std::vector<std::vector<int>> leaves_by_lca(n);
-      int root = n - 1;
-      for (int d : g.members) {
-        int lca = 0;
-        while (lca < n - 1 && tree_.p[d][lca] == tree_.p[c][lca]) ++lca;
-        root = std::min(root, lca);
-        leaves_by_lca[lca].push_back(f_.end_ports[d].switch_index);
-      }
-      std::fill(chain.begin(), chain.end(), -1);
-      chain[n - 1] = f_.end_ports[c].switch_index;
-      std::vector<char> dead(f_.switches.size(), 0);
-      if (FindChain(chain[n - 1], n - 1, root, up_digit, leaves_by_lca, chain, dead)) {
-        found = true;
-        anchor = c;
-        root_level = root;
-        break;
-      }
-    }
-    if (!found)
-      throw Error("multicast group " + std::to_string(g.mlid) +
-                  ": in the degraded tree no member reaches all others over up*/down* links");
-  }
-  const std::vector<int>& ap = tree_.p[anchor];
+  for (int d : g.members) root_level = std::min(root_level, BranchLevel(d, anchor));
+  if (tree_.degraded) anchor = DegradedAnchorChain(g, anchor, up_digit, chain, root_level);
+  TreeMasks masks(f_);
   for (int l = n - 1; l > root_level; --l) {
-    if (tree_.degraded) {  // FindChain picked the switches; find the link
+    if (tree_.degraded) {  // DegradedAnchorChain picked the switches; find the link
       for (int port : tree_.up_port[chain[l]])
-        if (port && f_.switches[chain[l]].ports[port].index == chain[l - 1]) edge(chain[l], port);
+        if (port && f_.switches[chain[l]].ports[port].index == chain[l - 1]) masks.AddEdge(chain[l], port);
       continue;
     }
     const int port = tree_.up_port[chain[l]][up_digit[l]];
-    edge(chain[l], port);
+    masks.AddEdge(chain[l], port);
     chain[l - 1] = f_.switches[chain[l]].ports[port].index;
   }
-  masks[chain[n - 1]];  // the anchor's leaf is on the tree even when alone
+  masks.AddSwitch(chain[n - 1]);  // the anchor's leaf is on the tree even when alone
   for (int d : g.members) {
     const std::vector<int>& p = tree_.p[d];
-    int l = 0;
-    while (l < n - 1 && p[l] == ap[l]) ++l;
+    int l = BranchLevel(d, anchor);
     for (int sw = chain[l];; ++l) {
       const int port = tree_.down_port[sw][p[l]];
-      edge(sw, port);
+      masks.AddEdge(sw, port);
       const Peer& next = f_.switches[sw].ports[port];
       if (!next.is_switch()) break;
       sw = next.index;
     }
   }
-  std::vector<std::pair<int, PortMask>> out(masks.begin(), masks.end());
-  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-  return out;
+  return masks.BySwitch();
 }
 
 }  // namespace ibu

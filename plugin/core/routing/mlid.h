@@ -104,6 +104,14 @@ class MlidRouter {
   int UpPortReaching(int s, int preferred_digit, const Reach& r) const;
   int DownPortToward(int s, int target, const Reach& r) const;
   bool DownReaches(int s, int leaf) const;
+  // Multicast trees (McastTree's steps).
+  void CheckMembers(const McastGroup& g) const;
+  // The level at which `member`'s labels leave the anchor's: where its
+  // branch leaves the anchor's chain.
+  int BranchLevel(int member, int anchor) const;
+  std::vector<int> McastUpDigits(const McastGroup& g, int anchor) const;
+  int DegradedAnchorChain(const McastGroup& g, int anchor, const std::vector<int>& up_digit,
+                          std::vector<int>& chain, int& root_level) const;
   // The anchor's chain of switches up to the group's root level (chain[l]
   // at level l) such that each member branches off it over links that
   // exist; preferred up digits first. False if no such chain.

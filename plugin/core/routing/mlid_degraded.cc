@@ -193,6 +193,36 @@ bool MlidRouter::DownReaches(int s, int leaf) const {
 // Depth-first over the anchor's ancestors, each tried once (`dead` marks
 // those that failed): O(ancestors x members) at worst, (m/2)^(n-1) x
 // members, not linear; in practice the preferred chain succeeds at once.
+// Tries the default anchor's chain first, then other members' (by PID); an
+// explicit anchor is kept. Fills `chain` and `root_level` for the anchor it
+// returns.
+int MlidRouter::DegradedAnchorChain(const McastGroup& g, int anchor, const std::vector<int>& up_digit,
+                                    std::vector<int>& chain, int& root_level) const {
+  const int n = tree_.n;
+  std::vector<int> candidates(g.members);
+  std::sort(candidates.begin(), candidates.end(), [&](int x, int y) { return tree_.pid[x] < tree_.pid[y]; });
+  candidates.insert(candidates.begin(), anchor);
+  for (int c : candidates) {
+    if (g.anchor >= 0 && c != g.anchor) break;
+    std::vector<std::vector<int>> leaves_by_lca(n);
+    int root = n - 1;
+    for (int d : g.members) {
+      const int lca = BranchLevel(d, c);
+      root = std::min(root, lca);
+      leaves_by_lca[lca].push_back(f_.end_ports[d].switch_index);
+    }
+    std::fill(chain.begin(), chain.end(), -1);
+    chain[n - 1] = f_.end_ports[c].switch_index;
+    std::vector<char> dead(f_.switches.size(), 0);
+    if (FindChain(chain[n - 1], n - 1, root, up_digit, leaves_by_lca, chain, dead)) {
+      root_level = root;
+      return c;
+    }
+  }
+  throw Error("multicast group " + std::to_string(g.mlid) +
+              ": in the degraded tree no member reaches all others over up*/down* links");
+}
+
 bool MlidRouter::FindChain(int sw, int level, int root_level, const std::vector<int>& up_digit,
                            const std::vector<std::vector<int>>& leaves_by_lca,
                            std::vector<int>& chain, std::vector<char>& dead) const {
