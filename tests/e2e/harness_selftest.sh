@@ -31,6 +31,38 @@ out=$E2E_TMP/badexec
 st=0; "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec 'exit 3' --out "$out" >/dev/null 2>&1 || st=$?
 [ $st -eq 1 ] && [ -z "$(survivors "$out")" ] && pass "a failing --exec stops everything, exit 1" || fail "failing exec gave $st"
 
+# A run is stopped mid---exec: by TERM (it was held off until the command
+# ended), by ibsim dying (the run hung until --timeout), by its parent dying
+# (a killed test does not signal fabric-run). Each must end within seconds,
+# nothing left; the --exec would hold on for 40 s.
+in_exec() {  # OUT: wait (up to 60 s) until the run's --exec has started
+  for _ in $(seq 600); do [ -e "$1/in-exec" ] && return 0; sleep 0.1; done; return 1
+}
+gone_within() {  # SECONDS PID...: every PID exits within SECONDS
+  local i p
+  for i in $(seq $(($1 * 10))); do
+    for p in "${@:2}"; do kill -0 "$p" 2>/dev/null && continue 2; done; return 0
+  done; return 1
+}
+hold='touch $IBUNION_OUT/in-exec; sleep 40'
+out=$E2E_TMP/term
+"$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec "$hold" --out "$out" >"$E2E_TMP/term.log" 2>&1 & fr=$!
+in_exec "$out" && kill -TERM $fr
+gone_within 10 $fr && [ -z "$(survivors "$out")" ] && pass "TERM during --exec: stopped at once, nothing survives" ||
+  fail "TERM during --exec: fabric-run or $(survivors "$out" | xargs) still alive 10 s later"
+st=0; wait $fr || st=$?; [ $st -eq 1 ] || fail "TERM during --exec gave $st"
+out=$E2E_TMP/ibsimdies
+st=0; timeout 30 "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 100 --out "$out" \
+  --exec 'kill -9 $(awk "/^ibsim/ {print \$2}" $IBUNION_OUT/pids); sleep 40' >"$E2E_TMP/ibsimdies.log" 2>&1 || st=$?
+[ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during --exec" "$E2E_TMP/ibsimdies.log" && [ -z "$(survivors "$out")" ] &&
+  pass "ibsim killed mid-run: the run fails at once, naming it" || fail "ibsim killed mid-run gave $st: $(tail -n 1 "$E2E_TMP/ibsimdies.log")"
+out=$E2E_TMP/orphan
+bash -c '"$@"; true' parent "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec "$hold" --out "$out" >/dev/null 2>&1 & parent=$!
+in_exec "$out" && kill -KILL $parent
+gone_within 10 $(awk '{print $2}' "$out/pids") && pass "parent killed: fabric-run stops ibsim and OpenSM" ||
+  fail "parent killed: $(survivors "$out" | xargs) still alive 10 s later"
+wait $parent 2>/dev/null || true
+
 "$FABRIC_RUN" --net "$net" --engine minhop --out "$E2E_TMP/p1" >"$E2E_TMP/p1.log" 2>&1 & a=$!
 "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine updn --out "$E2E_TMP/p2" >"$E2E_TMP/p2.log" 2>&1 & b=$!
 sa=0; wait $a || sa=$?; sb=0; wait $b || sb=$?
