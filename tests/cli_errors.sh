@@ -652,6 +652,19 @@ if [ -n "${IBUNION_UMAD2SIM:-}" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
     ibsim_pid=""
   fi
 fi
+# fabric-run checks its options before it starts anything: '08' was taken
+# for octal (the deadline failed to compute and the run went on without
+# one), a directory for --net reached awk, and a --plugin-dir without the
+# plugin gave a "successful" run on the fallback engine.
+fr=$top/sim-harness/ibsim/fabric-run
+mkdir -p "$tmp/noplugin"
+expect "option --timeout: expected seconds 1..999999, got '08'" "$fr" --net "$net" --timeout 08 --out "$tmp/fr-out"
+expect "option --net $tmp/noplugin: not a readable file" "$fr" --net "$tmp/noplugin" --out "$tmp/fr-out"
+expect "option --guid2lid $tmp/noplugin: not a readable file" "$fr" --net "$net" --guid2lid "$tmp/noplugin" --out "$tmp/fr-out"
+expect "option --plugin-dir $tmp/noplugin: no libibunion.so there (--plugin-name ibunion): build the plugin or fix the path" \
+  "$fr" --net "$net" --plugin-dir "$tmp/noplugin" --plugin-name ibunion --out "$tmp/fr-out"
+[ ! -e "$tmp/fr-out" ] && echo "PASS: fabric-run with bad options: no output directory made" ||
+  { echo "FAIL: fabric-run with bad options made $tmp/fr-out"; fails=$((fails + 1)); }
 # setup-bench refuses a fabric named twice before it runs anything.
 expect "setup-bench: --fabrics ft-4-3,ft-8-3,ft-4-3: ft-4-3 given twice; name each fabric once" \
   env TMPDIR="$tmp" "$top/sim-harness/mcast/setup-bench" --fabrics ft-4-3,ft-8-3,ft-4-3 --out "$tmp/sb-out"
