@@ -9,6 +9,8 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 sweeps=${1:-1000}
 net=${2:-topologies/ft-4-3.net}
+[[ $sweeps =~ ^[1-9][0-9]{0,6}$ ]] || { echo "sweep_soak: SWEEPS: expected 1..9999999, got '$sweeps'" >&2; exit 2; }
+[ -f "$net" ] && [ -r "$net" ] || { echo "sweep_soak: NETFILE $net: not a readable file" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/sweep-soak.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cat >"$work/soak.sh" <<EOS
