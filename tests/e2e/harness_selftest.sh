@@ -28,8 +28,14 @@ st=0; "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 8 --exec 'sl
 [ -s "$out/pids" ] && [ -z "$(survivors "$out")" ] && pass "nothing survives a timed-out run" || fail "processes survive a timeout"
 
 out=$E2E_TMP/badexec
-st=0; "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec 'exit 3' --out "$out" >/dev/null 2>&1 || st=$?
+# The first --exec leaves a helper running in the background (it outlived
+# the run); the second fails.
+st=0; "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec 'sleep 300 & echo $! >$IBUNION_OUT/helper.pid' \
+  --exec 'exit 3' --out "$out" >/dev/null 2>&1 || st=$?
 [ $st -eq 1 ] && [ -z "$(survivors "$out")" ] && pass "a failing --exec stops everything, exit 1" || fail "failing exec gave $st"
+helper=$(cat "$out/helper.pid")
+kill -0 "$helper" 2>/dev/null && { fail "a helper an --exec left in the background survives the run"; kill "$helper"; } ||
+  pass "a helper an --exec left in the background is stopped with the run"
 
 # A run is stopped mid---exec: by TERM (it was held off until the command
 # ended), by ibsim dying (the run hung until --timeout), by its parent dying
@@ -69,9 +75,11 @@ st=0; timeout 30 "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 1
 [ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during --exec" "$E2E_TMP/ibsimdies.log" && [ -z "$(survivors "$out")" ] &&
   pass "ibsim killed mid-run: the run fails at once, naming it" || fail "ibsim killed mid-run gave $st: $(tail -n 1 "$E2E_TMP/ibsimdies.log")"
 out=$E2E_TMP/orphan
-bash -c '"$@"; true' parent "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec "$hold" --out "$out" >/dev/null 2>&1 & parent=$!
+# The parent is started from a subshell, not as a job of this one: no
+# "Killed" notice.
+parent=$( (bash -c '"$@"; true' parent "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec "$hold" \
+  --out "$out" >/dev/null 2>&1 & echo $!))
 in_exec "$out" && kill -KILL $parent
-{ wait $parent; } 2>/dev/null || true  # no "Killed" notice
 gone_within 10 $(awk '{print $2}' "$out/pids") && pass "parent killed: fabric-run stops ibsim and OpenSM" ||
   fail "parent killed: $(survivors "$out" | xargs) still alive 10 s later"
 
