@@ -74,6 +74,17 @@ st=0; timeout 30 "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 1
   --exec 'kill -9 $(awk "/^ibsim/ {print \$2}" $IBUNION_OUT/pids); sleep 40' >"$E2E_TMP/ibsimdies.log" 2>&1 || st=$?
 [ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during --exec" "$E2E_TMP/ibsimdies.log" && [ -z "$(survivors "$out")" ] &&
   pass "ibsim killed mid-run: the run fails at once, naming it" || fail "ibsim killed mid-run gave $st: $(tail -n 1 "$E2E_TMP/ibsimdies.log")"
+# ... and during the read-back (once mode): read-tables' temp dir in DIR
+# went too (a second TERM from timeout(1) cut its EXIT trap short).
+out=$E2E_TMP/readback
+"$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine minhop --out "$out" >"$E2E_TMP/readback.log" 2>&1 & fr=$!
+for _ in $(seq 600); do ls -d "$out"/.read-tables.* >/dev/null 2>&1 && break; sleep 0.1; done
+kill -9 "$(awk '/^ibsim/ {print $2}' "$out/pids")"
+st=0; wait $fr || st=$?
+[ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during the read-back" "$E2E_TMP/readback.log" &&
+  [ -z "$(survivors "$out")" ] && [ -z "$(ls -d "$out"/.read-tables.* 2>/dev/null)" ] &&
+  pass "ibsim killed during the read-back: the run fails at once, no temp dir left" ||
+  fail "ibsim killed during the read-back gave $st: $(tail -n 1 "$E2E_TMP/readback.log"); left: $(ls -A "$out" | xargs)"
 out=$E2E_TMP/orphan
 # The parent is started from a subshell, not as a job of this one: no
 # "Killed" notice.
