@@ -28,6 +28,7 @@ done
 [ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/routing-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 
 source "$top/sim-harness/bench/bench_lib.sh"  # phases, median, resweep_run
 max_lmc() {  # HOSTS SWITCHES

@@ -96,6 +96,7 @@ if [ $sweep -eq 1 ]; then
   echo "seed-001 $f mlid uniform 4 VLs, --sweep 0.025:0.7:0.025 (28 points, one job):"
   tmp=$(mktemp)
   trap 'rm -f "$tmp"' EXIT
+  trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
   csv=$top/docs/figures/seed001-$f.csv
   full=$(awk -F, 'NR > 1 {s += $12} END {print s}' "$csv")
   for b in "${bins[@]}"; do

@@ -13,6 +13,7 @@ net=${2:-topologies/ft-4-3.net}
 [ -f "$net" ] && [ -r "$net" ] || { echo "sweep_soak: NETFILE $net: not a readable file" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/sweep-soak.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 cat >"$work/soak.sh" <<EOS
 set -euo pipefail
 SIM_HOST='P(000)' LD_PRELOAD=\$IBUNION_UMAD2SIM "$top/ibunion" mcjoin join ff12:e001::7 >/dev/null

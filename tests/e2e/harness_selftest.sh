@@ -94,6 +94,15 @@ in_exec "$out" && kill -KILL $parent
 gone_within 10 $(awk '{print $2}' "$out/pids") && pass "parent killed: fabric-run stops ibsim and OpenSM" ||
   fail "parent killed: $(survivors "$out" | xargs) still alive 10 s later"
 
+# A script's temp dir goes when timeout(1) stops it: TERM to it, then to its
+# process group (the second TERM cut an EXIT-only trap short): here an e2e
+# test (this lib.sh); run-default.sh and the benchmarks have the same trap.
+printf 'source "%s"\necho "$E2E_TMP" >"%s"\nsleep 30\n' "$E2E_SRC/tests/e2e/lib.sh" "$E2E_TMP/mini.tmp" >"$E2E_TMP/mini.sh"
+timeout -s TERM 3 bash "$E2E_TMP/mini.sh" >/dev/null 2>&1 || true
+mini=$(cat "$E2E_TMP/mini.tmp")
+[ -n "$mini" ] && [ ! -e "$mini" ] && pass "an e2e test stopped by timeout(1) removes its temp dir" ||
+  { fail "an e2e test stopped by timeout(1) left $mini"; rm -rf "$mini"; }
+
 "$FABRIC_RUN" --net "$net" --engine minhop --out "$E2E_TMP/p1" >"$E2E_TMP/p1.log" 2>&1 & a=$!
 "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine updn --out "$E2E_TMP/p2" >"$E2E_TMP/p2.log" 2>&1 & b=$!
 sa=0; wait $a || sa=$?; sb=0; wait $b || sb=$?
