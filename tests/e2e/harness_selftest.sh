@@ -103,6 +103,15 @@ mini=$(cat "$E2E_TMP/mini.tmp")
 [ -n "$mini" ] && [ ! -e "$mini" ] && pass "an e2e test stopped by timeout(1) removes its temp dir" ||
   { fail "an e2e test stopped by timeout(1) left $mini"; rm -rf "$mini"; }
 
+# The soak benchmark on a fabric other than its default: its members were
+# FT(4,3)'s hosts, and a failing soak passed for one (its --exec piped into
+# tee). One sweep; the bench runs from the source tree's build.
+if [ "$E2E_SRC" = "$E2E_BUILD" ]; then
+  st=0; bash "$E2E_SRC/sim-harness/bench/sweep_soak.sh" 1 "$net" >"$E2E_TMP/soak.log" 2>&1 || st=$?
+  [ $st -eq 0 ] && grep -q "^sweep 0 rss_kb [0-9]" "$E2E_TMP/soak.log" && grep -q "^routings by mlid: 2;" "$E2E_TMP/soak.log" &&
+    pass "sweep_soak.sh 1 on FT(4,2): joins, one sweep, numbers" || fail "sweep_soak.sh on FT(4,2) gave $st: $(tail -n 2 "$E2E_TMP/soak.log" | xargs)"
+fi
+
 "$FABRIC_RUN" --net "$net" --engine minhop --out "$E2E_TMP/p1" >"$E2E_TMP/p1.log" 2>&1 & a=$!
 "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine updn --out "$E2E_TMP/p2" >"$E2E_TMP/p2.log" 2>&1 & b=$!
 sa=0; wait $a || sa=$?; sb=0; wait $b || sb=$?
