@@ -663,6 +663,9 @@ expect "option --net $tmp/noplugin: not a readable file" "$fr" --net "$tmp/noplu
 expect "option --guid2lid $tmp/noplugin: not a readable file" "$fr" --net "$net" --guid2lid "$tmp/noplugin" --out "$tmp/fr-out"
 expect "option --plugin-dir $tmp/noplugin: no libibunion.so there (--plugin-name ibunion): build the plugin or fix the path" \
   "$fr" --net "$net" --plugin-dir "$tmp/noplugin" --plugin-name ibunion --out "$tmp/fr-out"
+expect "option --sm-host P(99): no node of $net has that name or description" "$fr" --net "$net" --sm-host 'P(99)' --out "$tmp/fr-out"
+touch "$tmp/fr-file"
+expect "option --out $tmp/fr-file: exists and is not a directory" "$fr" --net "$net" --out "$tmp/fr-file"
 [ ! -e "$tmp/fr-out" ] && echo "PASS: fabric-run with bad options: no output directory made" ||
   { echo "FAIL: fabric-run with bad options made $tmp/fr-out"; fails=$((fails + 1)); }
 # sim_bench checks its options and points before it runs anything (they
