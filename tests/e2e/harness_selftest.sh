@@ -23,8 +23,13 @@ st=0; "$FABRIC_RUN" --net "$E2E_TMP/none.net" --out "$E2E_TMP/x" >"$E2E_TMP/usag
 [ $st -eq 2 ] && grep -q "none.net: cannot read" "$E2E_TMP/usage.log" && pass "missing net file: exit 2, file named" || fail "missing file gave $st"
 
 out=$E2E_TMP/timeout
-st=0; "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 8 --exec 'sleep 60' --out "$out" >"$E2E_TMP/t.log" 2>&1 || st=$?
-[ $st -eq 1 ] && pass "a run that times out exits 1" || fail "timeout run gave $st"
+st=0; TMPDIR=$E2E_TMP "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 8 --exec 'sleep 60' --keep \
+  --out "$out" >"$E2E_TMP/t.log" 2>&1 || st=$?
+[ $st -eq 1 ] && grep -q "did not finish within --timeout 8s" "$E2E_TMP/t.log" && pass "a run that times out exits 1, --timeout named" ||
+  fail "timeout run gave $st: $(tail -n 1 "$E2E_TMP/t.log")"
+# --keep names the temp dir it keeps (cleanup had sent stderr to /dev/null).
+kept=$(sed -n 's/^fabric-run: kept //p' "$E2E_TMP/t.log")
+[ -n "$kept" ] && [ -d "$kept" ] && pass "--keep prints the temp dir it kept" || fail "--keep: no 'kept DIR' line"
 [ -s "$out/pids" ] && [ -z "$(survivors "$out")" ] && pass "nothing survives a timed-out run" || fail "processes survive a timeout"
 
 out=$E2E_TMP/badexec
