@@ -652,6 +652,36 @@ if [ -n "${IBUNION_UMAD2SIM:-}" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
     ibsim_pid=""
   fi
 fi
+# fabric-run checks its options before it starts anything: '08' was taken
+# for octal (the deadline failed to compute and the run went on without
+# one), a directory for --net reached awk, and a --plugin-dir without the
+# plugin gave a "successful" run on the fallback engine.
+fr=$top/sim-harness/ibsim/fabric-run
+mkdir -p "$tmp/noplugin"
+expect "option --timeout: expected seconds 1..999999, got '08'" "$fr" --net "$net" --timeout 08 --out "$tmp/fr-out"
+expect "option --net $tmp/noplugin: not a readable file" "$fr" --net "$tmp/noplugin" --out "$tmp/fr-out"
+expect "option --guid2lid $tmp/noplugin: not a readable file" "$fr" --net "$net" --guid2lid "$tmp/noplugin" --out "$tmp/fr-out"
+expect "option --plugin-dir $tmp/noplugin: no libibunion.so there (--plugin-name ibunion): build the plugin or fix the path" \
+  "$fr" --net "$net" --plugin-dir "$tmp/noplugin" --plugin-name ibunion --out "$tmp/fr-out"
+expect "option --sm-host P(99): no node of $net has that name or description" "$fr" --net "$net" --sm-host 'P(99)' --out "$tmp/fr-out"
+touch "$tmp/fr-file"
+expect "option --out $tmp/fr-file: exists and is not a directory" "$fr" --net "$net" --out "$tmp/fr-file"
+[ ! -e "$tmp/fr-out" ] && echo "PASS: fabric-run with bad options: no output directory made" ||
+  { echo "FAIL: fabric-run with bad options made $tmp/fr-out"; fails=$((fails + 1)); }
+# sim_bench checks its options and points before it runs anything (they
+# surfaced mid-run as "unbound variable" or as sim refusing "--load ft-4-3").
+sb=$top/sim-harness/bench/sim_bench.sh
+expect "sim_bench: option --reps: expected 1..9999, got '0'" bash "$sb" --reps 0 ft-4-2:0.5
+expect "sim_bench: option --reps needs a value (see --help)" bash "$sb" ft-4-2:0.5 --reps
+expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate
+expect "sim_bench: option --base $tmp/none: not an executable file" bash "$sb" --base "$tmp/none" ft-4-2:0.5
+expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)" bash "$sb" ft-4-2
+# The routing benchmarks check every fabric before the first (long) run
+# (TMPDIR unusable: the old order failed at mktemp, before any run).
+expect "routing_bench: fabric 'ft-8-x': expected ft-M-N (e.g. ft-8-3)" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-8-x
+expect "mesh_routing_bench: expected XxY, got '5by5'" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/mesh_routing_bench.sh" 4x4 5by5
+expect "sweep_soak: SWEEPS: expected 1..9999999, got 'ten'" bash "$top/sim-harness/bench/sweep_soak.sh" ten
+expect "sweep_soak: NETFILE $tmp/none.net: not a readable file" bash "$top/sim-harness/bench/sweep_soak.sh" 10 "$tmp/none.net"
 # setup-bench refuses a fabric named twice before it runs anything.
 expect "setup-bench: --fabrics ft-4-3,ft-8-3,ft-4-3: ft-4-3 given twice; name each fabric once" \
   env TMPDIR="$tmp" "$top/sim-harness/mcast/setup-bench" --fabrics ft-4-3,ft-8-3,ft-4-3 --out "$tmp/sb-out"

@@ -18,18 +18,23 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-[ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
 meshes=("$@")
 [ ${#meshes[@]} -gt 0 ] || meshes=(16x16 32x32)
+# All checked before the first (long) run, not when the loop reaches them.
+for mesh in "${meshes[@]}"; do
+  [[ $mesh =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || { echo "mesh_routing_bench: expected XxY, got '$mesh'" >&2; exit 2; }
+done
+[ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/mesh-routing-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 
 source "$top/sim-harness/bench/bench_lib.sh"  # phases, median, resweep_run
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (a > 0 && b > 0) ? "%.1fx" : "-", a / b}'; }
 
 printf '%-7s %-8s %10s %12s\n' mesh engine "route s" "vs xymesh"
 for mesh in "${meshes[@]}"; do
-  [[ $mesh =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "mesh_routing_bench: expected XxY, got '$mesh'" >&2; exit 2; }
+  [[ $mesh =~ ^([0-9]+)x([0-9]+)$ ]]
   net=$work/mesh-$mesh.net
   ./ibunion topo mesh "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" -o "$net"
   centre="H($((BASH_REMATCH[1] / 2)),$((BASH_REMATCH[2] / 2)))"

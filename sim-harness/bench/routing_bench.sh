@@ -17,11 +17,18 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
-[ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
 fabrics=("$@")
 [ ${#fabrics[@]} -gt 0 ] || fabrics=(ft-8-3 ft-16-3)
+# All checked before the first (long) run: a typo in the last one was found
+# hours later, by `ibunion topo` refusing empty arguments.
+for fabric in "${fabrics[@]}"; do
+  [[ $fabric =~ ^ft-[1-9][0-9]*-[1-9][0-9]*$ ]] ||
+    { echo "routing_bench: fabric '$fabric': expected ft-M-N (e.g. ft-8-3)" >&2; exit 2; }
+done
+[ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/routing-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 
 source "$top/sim-harness/bench/bench_lib.sh"  # phases, median, resweep_run
 max_lmc() {  # HOSTS SWITCHES

@@ -22,16 +22,27 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cur=$top/ibunion
 base="" reps=3 instr=0 sweep=0 points=() params=()
+usage_error() { echo "sim_bench: $*" >&2; exit 2; }
+needs_value() { [ $# -ge 2 ] || usage_error "option $1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
   case $1 in
-    --base) base=$2; shift 2 ;;
-    --reps) reps=$2; shift 2 ;;
+    --base) needs_value "$@"; base=$2; shift 2 ;;
+    --reps) needs_value "$@"; reps=$2; shift 2 ;;
     --instr) instr=1; shift ;;
     --sweep) sweep=1; shift ;;
-    --param) params+=(--param "$2"); shift 2 ;;
+    --param) needs_value "$@"; params+=(--param "$2"); shift 2 ;;
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) usage_error "unknown option $1 (see --help)" ;;
     *) points+=("$1"); shift ;;
   esac
+done
+# Checked before anything runs: a bad value used to surface mid-run as an
+# unbound variable, or as `ibunion sim` refusing "--load ft-4-3".
+[[ $reps =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "option --reps: expected 1..9999, got '$reps'"
+[ -z "$base" ] || [ -x "$base" ] && [ ! -d "$base" ] || usage_error "option --base $base: not an executable file"
+for p in "${points[@]+"${points[@]}"}"; do
+  [[ $p =~ ^([^:]+):([0-9]*\.?[0-9]+)$ ]] && [ -f "$top/topologies/${BASH_REMATCH[1]}.net" ] ||
+    usage_error "point '$p': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)"
 done
 [ ${#points[@]} -gt 0 ] || points=(ft-8-3:0.6 ft-16-3:0.6)
 [ -x "$cur" ] || { echo "sim_bench: $cur not built" >&2; exit 2; }
@@ -85,6 +96,7 @@ if [ $sweep -eq 1 ]; then
   echo "seed-001 $f mlid uniform 4 VLs, --sweep 0.025:0.7:0.025 (28 points, one job):"
   tmp=$(mktemp)
   trap 'rm -f "$tmp"' EXIT
+  trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
   csv=$top/docs/figures/seed001-$f.csv
   full=$(awk -F, 'NR > 1 {s += $12} END {print s}' "$csv")
   for b in "${bins[@]}"; do

@@ -9,12 +9,19 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 sweeps=${1:-1000}
 net=${2:-topologies/ft-4-3.net}
+[[ $sweeps =~ ^[1-9][0-9]{0,6}$ ]] || { echo "sweep_soak: SWEEPS: expected 1..9999999, got '$sweeps'" >&2; exit 2; }
+[ -f "$net" ] && [ -r "$net" ] || { echo "sweep_soak: NETFILE $net: not a readable file" >&2; exit 2; }
+# The group's two members: the fabric's first and last host (the names were
+# FT(4,3)'s, so with any other NETFILE every join failed).
+read -r first_host last_host < <(awk -F'"' '/^[ \t]*(Hca|Ca)[ \t]/ { if (f == "") f = $2; l = $2 } END { print f, l }' "$net")
+[ -n "$last_host" ] || { echo "sweep_soak: NETFILE $net: no Hca records" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/sweep-soak.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 cat >"$work/soak.sh" <<EOS
 set -euo pipefail
-SIM_HOST='P(000)' LD_PRELOAD=\$IBUNION_UMAD2SIM "$top/ibunion" mcjoin join ff12:e001::7 >/dev/null
-SIM_HOST='P(311)' LD_PRELOAD=\$IBUNION_UMAD2SIM "$top/ibunion" mcjoin join ff12:e001::7 >/dev/null
+SIM_HOST='$first_host' LD_PRELOAD=\$IBUNION_UMAD2SIM "$top/ibunion" mcjoin join ff12:e001::7 >/dev/null
+SIM_HOST='$last_host' LD_PRELOAD=\$IBUNION_UMAD2SIM "$top/ibunion" mcjoin join ff12:e001::7 >/dev/null
 rss() { ps -o rss= -p "\$IBUNION_OSM_PID" | tr -d ' '; }
 echo "sweep 0 rss_kb \$(rss)"
 for i in \$(seq $sweeps); do
@@ -25,7 +32,7 @@ for i in \$(seq $sweeps); do
 done
 EOS
 sim-harness/ibsim/fabric-run --net "$net" --engine mlid,minhop --plugin-dir plugin/osm/.libs --plugin-name ibunion \
-  --plugin-options mlid_dump=off --daemon --no-readback --timeout 7200 --exec "bash $work/soak.sh | tee $work/rss" \
+  --plugin-options mlid_dump=off --daemon --no-readback --timeout 7200 --exec "bash $work/soak.sh >$work/rss" \
   --out "$work/out" >/dev/null
 cat "$work/rss"
 routed=$(grep -c "mlid tables configured on all switches" "$work/out/opensm.log")

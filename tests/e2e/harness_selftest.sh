@@ -23,13 +23,99 @@ st=0; "$FABRIC_RUN" --net "$E2E_TMP/none.net" --out "$E2E_TMP/x" >"$E2E_TMP/usag
 [ $st -eq 2 ] && grep -q "none.net: cannot read" "$E2E_TMP/usage.log" && pass "missing net file: exit 2, file named" || fail "missing file gave $st"
 
 out=$E2E_TMP/timeout
-st=0; "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 8 --exec 'sleep 60' --out "$out" >"$E2E_TMP/t.log" 2>&1 || st=$?
-[ $st -eq 1 ] && pass "a run that times out exits 1" || fail "timeout run gave $st"
+st=0; TMPDIR=$E2E_TMP "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 8 --exec 'sleep 60' --keep \
+  --out "$out" >"$E2E_TMP/t.log" 2>&1 || st=$?
+[ $st -eq 1 ] && grep -q "did not finish within --timeout 8s" "$E2E_TMP/t.log" && pass "a run that times out exits 1, --timeout named" ||
+  fail "timeout run gave $st: $(tail -n 1 "$E2E_TMP/t.log")"
+# --keep names the temp dir it keeps (cleanup had sent stderr to /dev/null).
+kept=$(sed -n 's/^fabric-run: kept //p' "$E2E_TMP/t.log")
+[ -n "$kept" ] && [ -d "$kept" ] && pass "--keep prints the temp dir it kept" || fail "--keep: no 'kept DIR' line"
 [ -s "$out/pids" ] && [ -z "$(survivors "$out")" ] && pass "nothing survives a timed-out run" || fail "processes survive a timeout"
 
 out=$E2E_TMP/badexec
-st=0; "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec 'exit 3' --out "$out" >/dev/null 2>&1 || st=$?
+# The first --exec leaves a helper running in the background (it outlived
+# the run); the second fails.
+st=0; "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec 'sleep 300 & echo $! >$IBUNION_OUT/helper.pid' \
+  --exec 'exit 3' --out "$out" >/dev/null 2>&1 || st=$?
 [ $st -eq 1 ] && [ -z "$(survivors "$out")" ] && pass "a failing --exec stops everything, exit 1" || fail "failing exec gave $st"
+helper=$(cat "$out/helper.pid")
+kill -0 "$helper" 2>/dev/null && { fail "a helper an --exec left in the background survives the run"; kill "$helper"; } ||
+  pass "a helper an --exec left in the background is stopped with the run"
+
+# A run is stopped mid---exec: by TERM (it was held off until the command
+# ended), by ibsim dying (the run hung until --timeout), by its parent dying
+# (a killed test does not signal fabric-run). Each must end within seconds,
+# nothing left; the --exec would hold on for 40 s.
+in_exec() {  # OUT: wait (up to 60 s) until the run's --exec has started
+  for _ in $(seq 600); do [ -e "$1/in-exec" ] && return 0; sleep 0.1; done; return 1
+}
+gone_within() {  # SECONDS PID...: every PID exits within SECONDS
+  local i p alive
+  for i in $(seq $(($1 * 10))); do
+    alive=0
+    for p in "${@:2}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive -eq 1 ] || return 0
+    sleep 0.1
+  done; return 1
+}
+hold='touch $IBUNION_OUT/in-exec; sleep 40'
+out=$E2E_TMP/term
+"$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec "$hold" --out "$out" >"$E2E_TMP/term.log" 2>&1 & fr=$!
+in_exec "$out" && kill -TERM $fr
+gone_within 10 $fr && [ -z "$(survivors "$out")" ] && pass "TERM during --exec: stopped at once, nothing survives" ||
+  fail "TERM during --exec: fabric-run or $(survivors "$out" | xargs) still alive 10 s later"
+st=0; wait $fr || st=$?; [ $st -eq 143 ] || fail "TERM during --exec gave $st, not 143 (died of TERM)"
+# INT to the whole process group (Ctrl-C): fabric-run died of SIGINT, not
+# exit 1, or its caller took it for a failed run and went on (a benchmark
+# to its next engine).
+out=$E2E_TMP/int
+timeout -s INT 8 bash -c '"$@"; echo "the caller went on"' caller "$FABRIC_RUN" --net "$net" --engine minhop \
+  --daemon --exec "$hold" --out "$out" >"$E2E_TMP/int.log" 2>&1 || true
+! grep -q "the caller went on" "$E2E_TMP/int.log" && gone_within 10 $(awk '{print $2}' "$out/pids") &&
+  pass "INT to the process group: fabric-run and its caller stop, nothing survives" ||
+  fail "INT to the process group: $(tail -n 1 "$E2E_TMP/int.log"); alive: $(survivors "$out" | xargs)"
+out=$E2E_TMP/ibsimdies
+st=0; timeout 30 "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 100 --out "$out" \
+  --exec 'kill -9 $(awk "/^ibsim/ {print \$2}" $IBUNION_OUT/pids); sleep 40' >"$E2E_TMP/ibsimdies.log" 2>&1 || st=$?
+[ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during --exec" "$E2E_TMP/ibsimdies.log" && [ -z "$(survivors "$out")" ] &&
+  pass "ibsim killed mid-run: the run fails at once, naming it" || fail "ibsim killed mid-run gave $st: $(tail -n 1 "$E2E_TMP/ibsimdies.log")"
+# ... and during the read-back (once mode): read-tables' temp dir in DIR
+# went too (a second TERM from timeout(1) cut its EXIT trap short).
+out=$E2E_TMP/readback
+"$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine minhop --out "$out" >"$E2E_TMP/readback.log" 2>&1 & fr=$!
+for _ in $(seq 600); do ls -d "$out"/.read-tables.* >/dev/null 2>&1 && break; sleep 0.1; done
+kill -9 "$(awk '/^ibsim/ {print $2}' "$out/pids")"
+st=0; wait $fr || st=$?
+[ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during the read-back" "$E2E_TMP/readback.log" &&
+  [ -z "$(survivors "$out")" ] && [ -z "$(ls -d "$out"/.read-tables.* 2>/dev/null)" ] &&
+  pass "ibsim killed during the read-back: the run fails at once, no temp dir left" ||
+  fail "ibsim killed during the read-back gave $st: $(tail -n 1 "$E2E_TMP/readback.log"); left: $(ls -A "$out" | xargs)"
+out=$E2E_TMP/orphan
+# The parent is started from a subshell, not as a job of this one: no
+# "Killed" notice.
+parent=$( (bash -c '"$@"; true' parent "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec "$hold" \
+  --out "$out" >/dev/null 2>&1 & echo $!))
+in_exec "$out" && kill -KILL $parent
+gone_within 10 $(awk '{print $2}' "$out/pids") && pass "parent killed: fabric-run stops ibsim and OpenSM" ||
+  fail "parent killed: $(survivors "$out" | xargs) still alive 10 s later"
+
+# A script's temp dir goes when timeout(1) stops it: TERM to it, then to its
+# process group (the second TERM cut an EXIT-only trap short): here an e2e
+# test (this lib.sh); run-default.sh and the benchmarks have the same trap.
+printf 'source "%s"\necho "$E2E_TMP" >"%s"\nsleep 30\n' "$E2E_SRC/tests/e2e/lib.sh" "$E2E_TMP/mini.tmp" >"$E2E_TMP/mini.sh"
+timeout -s TERM 3 bash "$E2E_TMP/mini.sh" >/dev/null 2>&1 || true
+mini=$(cat "$E2E_TMP/mini.tmp")
+[ -n "$mini" ] && [ ! -e "$mini" ] && pass "an e2e test stopped by timeout(1) removes its temp dir" ||
+  { fail "an e2e test stopped by timeout(1) left $mini"; rm -rf "$mini"; }
+
+# The soak benchmark on a fabric other than its default: its members were
+# FT(4,3)'s hosts, and a failing soak passed for one (its --exec piped into
+# tee). One sweep; the bench runs from the source tree's build.
+if [ "$E2E_SRC" = "$E2E_BUILD" ]; then
+  st=0; bash "$E2E_SRC/sim-harness/bench/sweep_soak.sh" 1 "$net" >"$E2E_TMP/soak.log" 2>&1 || st=$?
+  [ $st -eq 0 ] && grep -q "^sweep 0 rss_kb [0-9]" "$E2E_TMP/soak.log" && grep -q "^routings by mlid: 2;" "$E2E_TMP/soak.log" &&
+    pass "sweep_soak.sh 1 on FT(4,2): joins, one sweep, numbers" || fail "sweep_soak.sh on FT(4,2) gave $st: $(tail -n 2 "$E2E_TMP/soak.log" | xargs)"
+fi
 
 "$FABRIC_RUN" --net "$net" --engine minhop --out "$E2E_TMP/p1" >"$E2E_TMP/p1.log" 2>&1 & a=$!
 "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine updn --out "$E2E_TMP/p2" >"$E2E_TMP/p2.log" 2>&1 & b=$!

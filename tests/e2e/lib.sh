@@ -14,6 +14,9 @@ done
 E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-e2e.XXXXXX")
 e2e_cleanup() { rm -rf "$E2E_TMP"; }
 trap e2e_cleanup EXIT
+# Without it a TERM sent twice (timeout(1) does, to the test and its
+# process group) cut the EXIT trap short: the temp dir stayed.
+trap 'exit 1' INT TERM HUP
 E2E_FAILS=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; E2E_FAILS=$((E2E_FAILS + 1)); }
