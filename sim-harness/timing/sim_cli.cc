@@ -403,28 +403,29 @@ void CheckRouting(std::map<std::string, Setting>& opt,
   }
 }
 
-int Run(int argc, char** argv) {
-  std::vector<std::string> words(argv, argv + argc);
-  if (!words.empty() && words[0] == "sim") words.erase(words.begin());
-  if (words.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
-
-  // Pass 1: the command line into options, flags and positional words.
-  std::map<std::string, Setting> cli;
-  std::vector<Setting> cli_params;
+// The command line as given: options by name, --param words in order,
+// flags and positional words. `help` stops the pass where it stands, so
+// only the words before it were checked.
+struct CommandLine {
+  std::map<std::string, Setting> options;
+  std::vector<Setting> params;
   std::vector<std::string> positional;
   std::map<std::string, bool> flags;
+  bool help = false;
+};
+
+CommandLine ParseCommandLine(const std::vector<std::string>& words) {
+  CommandLine cl;
+  std::map<std::string, Setting>& cli = cl.options;
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
     if (w == "-h" || w == "--help") {
-      std::cout << kUsage << ParamHelp();
-      return 0;
+      cl.help = true;
+      return cl;
     }
     if (w.rfind("--", 0) != 0 || w.size() == 2) {
       if (w.rfind("-", 0) == 0 && w.size() > 1) throw Error("unknown option '" + w + "' (see --help)");
-      positional.push_back(w);
+      cl.positional.push_back(w);
       continue;
     }
     std::string name = w.substr(2), value;
@@ -437,7 +438,7 @@ int Run(int argc, char** argv) {
     }
     if (IsIn(kFlags, name)) {
       if (has_value) throw Error("option --" + name + " takes no value");
-      flags[name] = true;
+      cl.flags[name] = true;
       continue;
     }
     if (!IsIn(kValueOptions, name) && !IsIn(kCliOnlyOptions, name))
@@ -449,13 +450,33 @@ int Run(int argc, char** argv) {
     // `--csv ''` wrote no CSV without a word: no option takes an empty value.
     if (value.empty()) throw Error("option --" + name + ": expected a value, got an empty one");
     if (name == "param") {
-      cli_params.push_back({value, "--param", ""});
+      cl.params.push_back({value, "--param", ""});
     } else {
       if (cli.count(name))
         throw Error("--" + name + " given twice ('" + cli[name].value + "', then '" + value + "'): give it once");
       cli[name] = {value, "--" + name, ""};
     }
   }
+  return cl;
+}
+
+int Run(int argc, char** argv) {
+  std::vector<std::string> words(argv, argv + argc);
+  if (!words.empty() && words[0] == "sim") words.erase(words.begin());
+  if (words.empty()) {
+    std::cerr << kUsage;
+    return 2;
+  }
+
+  CommandLine parsed = ParseCommandLine(words);
+  if (parsed.help) {
+    std::cout << kUsage << ParamHelp();
+    return 0;
+  }
+  std::map<std::string, Setting>& cli = parsed.options;
+  const std::vector<Setting>& cli_params = parsed.params;
+  const std::vector<std::string>& positional = parsed.positional;
+  const std::map<std::string, bool>& flags = parsed.flags;
 
   // Config file first, the command line overrides it.
   std::map<std::string, Setting> opt;
