@@ -460,6 +460,119 @@ CommandLine ParseCommandLine(const std::vector<std::string>& words) {
   return cl;
 }
 
+// Every setting of a run, wherever it was given.
+struct Settings {
+  std::map<std::string, Setting> opt;
+  std::vector<std::pair<std::string, Setting>> params;  // key, value@where
+  std::vector<std::string> positional;
+  bool json = false;
+  bool quiet = false;
+  bool with_wall = true;
+};
+
+// The settings of a --config file: options by key, --param keys in order.
+void ReadConfigFile(const std::string& path, Settings* s) {
+  std::ifstream in;
+  try {
+    in = OpenInputFile(path, "");
+  } catch (const Error& e) {
+    throw Error(std::string("--config ") + e.what());
+  }
+  std::string line;
+  int no = 0;
+  std::map<std::string, int> seen;  // key -> line
+  while (std::getline(in, line)) {
+    ++no;
+    const std::string where = path + ":" + std::to_string(no);
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(where + ": expected 'key = value', got '" + line + "'");
+    std::string key = Trim(line.substr(0, eq));
+    const std::string value = Trim(line.substr(eq + 1));
+    if (value.empty()) throw Error(where + ": " + key + " = : expected a value after '='");
+    if (key == "mcast_mode") key = "mcast-mode";
+    if (key == "no_wall") key = "no-wall";
+    // A second line for a key would silently replace (or, for engine
+    // options, add to) the first: name both.
+    if (seen.count(key))
+      throw Error(where + ": '" + key + "' again (first at line " + std::to_string(seen[key]) +
+                  "); give each key once");
+    seen[key] = no;
+    if (key == "net" || (IsIn(kFlags, key) && key != "help") ||
+        (IsIn(kValueOptions, key) && key != "config" && key != "param")) {
+      s->opt[key] = {value, where, key};
+    } else if (IsParamKey(key)) {
+      s->params.push_back({key, {value, where, key}});
+    } else {
+      throw Error(where + ": unknown key '" + key + "' (options without dashes, net, or a --param key)");
+    }
+  }
+}
+
+// The command line over the config file's settings (options win).
+void MergeCommandLine(const CommandLine& cl, Settings* s) {
+  const std::map<std::string, Setting>& cli = cl.options;
+  std::map<std::string, Setting>& opt = s->opt;
+  std::vector<std::pair<std::string, Setting>>& params = s->params;
+  // --load and --sweep pick the loads: one or the other. From the same
+  // place that is an error; a command-line one replaces the config file's
+  // (options win).
+  if (cli.count("load") && cli.count("sweep"))
+    throw Error(Named(cli.at("load")) + ": not with " + Named(cli.at("sweep")) +
+                " (one load or a sweep of loads, not both)");
+  if (opt.count("load") && opt.count("sweep"))
+    throw Error(Named(opt.at("sweep")) + ": not with " + Named(opt.at("load")) +
+                " (one load or a sweep of loads, not both)");
+  if (cli.count("load")) opt.erase("sweep");
+  if (cli.count("sweep")) opt.erase("load");
+  for (const auto& [k, v] : cli) opt[k] = v;
+  // Each key once on the command line, as in a config file (the last one
+  // was taken, or both handed to the engine); one from the command line
+  // replaces the config file's (options win).
+  std::map<std::string, std::string> cli_param_seen;  // key -> its --param word
+  for (const Setting& p : cl.params) {
+    const size_t eq = p.value.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error("--param " + p.value + ": expected key=value");
+    const std::string key = p.value.substr(0, eq);
+    const auto [first, fresh] = cli_param_seen.emplace(key, p.value);
+    if (!fresh)
+      throw Error("--param " + p.value + ": '" + key + "' again (first --param " + first->second +
+                  "); give each key once");
+    params.erase(
+        std::remove_if(params.begin(), params.end(), [&](const auto& kv) { return kv.first == key; }),
+        params.end());
+    params.push_back({key, {p.value.substr(eq + 1), "--param " + p.value, ""}});
+  }
+}
+
+// A flag: on the command line, or "yes"/"no" (and alike) in the config file.
+bool FlagValue(const CommandLine& cl, const std::map<std::string, Setting>& opt, const std::string& name) {
+  if (cl.flags.count(name)) return true;
+  auto it = opt.find(name);
+  if (it == opt.end()) return false;
+  const std::string& v = it->second.value;
+  if (v == "1" || v == "yes" || v == "true" || v == "on") return true;
+  if (v == "0" || v == "no" || v == "false" || v == "off") return false;
+  throw Error(it->second.where + ": " + name + " = " + v + ": expected yes or no");
+}
+
+// Every setting of the run: the config file's, the command line's over
+// them, the flags resolved.
+Settings ReadSettings(const CommandLine& cl) {
+  Settings s;
+  if (cl.options.count("config")) ReadConfigFile(cl.options.at("config").value, &s);
+  MergeCommandLine(cl, &s);
+  s.positional = cl.positional;
+  s.json = FlagValue(cl, s.opt, "json");
+  s.quiet = FlagValue(cl, s.opt, "quiet");
+  s.with_wall = !FlagValue(cl, s.opt, "no-wall");
+  return s;
+}
+
 int Run(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   if (!words.empty() && words[0] == "sim") words.erase(words.begin());
@@ -473,99 +586,14 @@ int Run(int argc, char** argv) {
     std::cout << kUsage << ParamHelp();
     return 0;
   }
-  std::map<std::string, Setting>& cli = parsed.options;
-  const std::vector<Setting>& cli_params = parsed.params;
-  const std::vector<std::string>& positional = parsed.positional;
-  const std::map<std::string, bool>& flags = parsed.flags;
 
-  // Config file first, the command line overrides it.
-  std::map<std::string, Setting> opt;
-  std::vector<std::pair<std::string, Setting>> params;  // key, value@where
-  if (cli.count("config")) {
-    const std::string path = cli["config"].value;
-    std::ifstream in;
-    try {
-      in = OpenInputFile(path, "");
-    } catch (const Error& e) {
-      throw Error(std::string("--config ") + e.what());
-    }
-    std::string line;
-    int no = 0;
-    std::map<std::string, int> seen;  // key -> line
-    while (std::getline(in, line)) {
-      ++no;
-      const std::string where = path + ":" + std::to_string(no);
-      const size_t hash = line.find('#');
-      if (hash != std::string::npos) line.resize(hash);
-      line = Trim(line);
-      if (line.empty()) continue;
-      const size_t eq = line.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw Error(where + ": expected 'key = value', got '" + line + "'");
-      std::string key = Trim(line.substr(0, eq));
-      const std::string value = Trim(line.substr(eq + 1));
-      if (value.empty()) throw Error(where + ": " + key + " = : expected a value after '='");
-      if (key == "mcast_mode") key = "mcast-mode";
-      if (key == "no_wall") key = "no-wall";
-      // A second line for a key would silently replace (or, for engine
-      // options, add to) the first: name both.
-      if (seen.count(key))
-        throw Error(where + ": '" + key + "' again (first at line " + std::to_string(seen[key]) +
-                    "); give each key once");
-      seen[key] = no;
-      if (key == "net" || (IsIn(kFlags, key) && key != "help") ||
-          (IsIn(kValueOptions, key) && key != "config" && key != "param")) {
-        opt[key] = {value, where, key};
-      } else if (IsParamKey(key)) {
-        params.push_back({key, {value, where, key}});
-      } else {
-        throw Error(where + ": unknown key '" + key +
-                    "' (options without dashes, net, or a --param key)");
-      }
-    }
-  }
-  // --load and --sweep pick the loads: one or the other. From the same
-  // place that is an error; a command-line one replaces the config file's
-  // (options win).
-  if (cli.count("load") && cli.count("sweep"))
-    throw Error(Named(cli["load"]) + ": not with " + Named(cli["sweep"]) +
-                " (one load or a sweep of loads, not both)");
-  if (opt.count("load") && opt.count("sweep"))
-    throw Error(Named(opt["sweep"]) + ": not with " + Named(opt["load"]) +
-                " (one load or a sweep of loads, not both)");
-  if (cli.count("load")) opt.erase("sweep");
-  if (cli.count("sweep")) opt.erase("load");
-  for (auto& [k, v] : cli) opt[k] = v;
-  // Each key once on the command line, as in a config file (the last one
-  // was taken, or both handed to the engine); one from the command line
-  // replaces the config file's (options win).
-  std::map<std::string, std::string> cli_param_seen;  // key -> its --param word
-  for (const Setting& s : cli_params) {
-    const size_t eq = s.value.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error("--param " + s.value + ": expected key=value");
-    const std::string key = s.value.substr(0, eq);
-    const auto [first, fresh] = cli_param_seen.emplace(key, s.value);
-    if (!fresh)
-      throw Error("--param " + s.value + ": '" + key + "' again (first --param " + first->second +
-                  "); give each key once");
-    params.erase(
-        std::remove_if(params.begin(), params.end(), [&](const auto& kv) { return kv.first == key; }),
-        params.end());
-    params.push_back({key, {s.value.substr(eq + 1), "--param " + s.value, ""}});
-  }
-  auto flag = [&](const std::string& name) {
-    if (flags.count(name)) return true;
-    auto it = opt.find(name);
-    if (it == opt.end()) return false;
-    const std::string& v = it->second.value;
-    if (v == "1" || v == "yes" || v == "true" || v == "on") return true;
-    if (v == "0" || v == "no" || v == "false" || v == "off") return false;
-    throw Error(it->second.where + ": " + name + " = " + v + ": expected yes or no");
-  };
-  const bool json = flag("json");
-  const bool quiet = flag("quiet");
-  const bool with_wall = !flag("no-wall");
+  Settings settings = ReadSettings(parsed);
+  std::map<std::string, Setting>& opt = settings.opt;
+  const std::vector<std::pair<std::string, Setting>>& params = settings.params;
+  const std::vector<std::string>& positional = settings.positional;
+  const bool json = settings.json;
+  const bool quiet = settings.quiet;
+  const bool with_wall = settings.with_wall;
   RefuseTwoOnStdout(opt, json);
 
   // --merge DIR: the sweep a job set computed, printed as the sweep would.
