@@ -573,6 +573,69 @@ Settings ReadSettings(const CommandLine& cl) {
   return s;
 }
 
+// --merge DIR: the sweep a job set computed, printed as the sweep would.
+int RunMerge(const Settings& s) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  for (const auto& [k, v] : opt)
+    if (k != "merge" && k != "csv" && k != "links" && k != "plot")
+      throw Error(v.where +
+                  ": not with --merge (it takes --json, --csv, --links, --plot, --no-wall, --quiet)");
+  if (!s.positional.empty()) throw Error("unexpected argument '" + s.positional[0] + "' with --merge");
+  if (!s.params.empty()) throw Error(s.params[0].second.where + ": not with --merge");
+  const std::string dir = opt.at("merge").value;
+  if (opt.count("plot")) CheckPlotter("--plot " + opt.at("plot").value);
+  std::vector<std::string> outputs;
+  for (const char* file : {"csv", "links", "plot"})
+    if (opt.count(file)) outputs.push_back(opt.at(file).value);
+  CheckOutputsWritable(outputs);
+  const JobSet set = ReadJobSet(dir);
+  Output out;
+  out.json = s.json;
+  out.quiet = s.quiet;
+  out.with_wall = s.with_wall;
+  out.head = set.head;
+  out.saturation = true;
+  if (opt.count("csv")) out.csv = opt.at("csv").value;
+  if (opt.count("plot")) out.plot = opt.at("plot").value;
+  const std::vector<PointResult> results = ReadPoints(dir, set);
+  LinkNames names;
+  if (opt.count("links")) {
+    names = ReadLinkNames(dir, results);
+    out.links = opt.at("links").value;
+    out.link_names = &names;
+  }
+  return Report(results, out);
+}
+
+// What the run writes fits what it does (a job writes its record only),
+// and every output file can be written: checked before anything runs.
+void CheckOutputs(const std::map<std::string, Setting>& opt) {
+  if (opt.count("emit-jobs") && (opt.count("point") || opt.count("save")))
+    throw Error("--emit-jobs: not with --point or --save (the jobs it writes use those)");
+  // A job writes its record only; the merge writes the sweep's files.
+  for (const char* file : {"csv", "links", "members", "plot"})
+    if (opt.count(file) && (opt.count("emit-jobs") || opt.count("save")))
+      throw Error(opt.at(file).where + ": not with " + (opt.count("emit-jobs") ? "--emit-jobs" : "--save") +
+                  (std::string(file) == "members"
+                       ? " (run the point directly to get the members)"
+                       : std::string("; give it to the merge (ibunion sim --merge DIR --") + file +
+                             " FILE), which writes it from the jobs' records"));
+  // --plot: a sweep's; gnuplot checked before anything runs.
+  if (opt.count("plot")) {
+    if (!opt.count("sweep") || opt.count("point"))
+      throw Error(opt.at("plot").where + " " + opt.at("plot").value +
+                  ": only with --sweep (not --point) or --merge");
+    CheckPlotter("--plot " + opt.at("plot").value);
+  }
+
+  // Output files that could not be written are named now, not after a
+  // sweep that may run for hours (its results were printed, then lost).
+  std::vector<std::string> outputs;
+  for (const char* file : {"csv", "links", "members", "plot", "save"})
+    if (opt.count(file)) outputs.push_back(opt.at(file).value);
+  CheckOutputsWritable(outputs);
+}
+
 int Run(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   if (!words.empty() && words[0] == "sim") words.erase(words.begin());
@@ -596,60 +659,8 @@ int Run(int argc, char** argv) {
   const bool with_wall = settings.with_wall;
   RefuseTwoOnStdout(opt, json);
 
-  // --merge DIR: the sweep a job set computed, printed as the sweep would.
-  if (opt.count("merge")) {
-    for (const auto& [k, v] : opt)
-      if (k != "merge" && k != "csv" && k != "links" && k != "plot")
-        throw Error(v.where + ": not with --merge (it takes --json, --csv, --links, --plot, --no-wall, --quiet)");
-    if (!positional.empty()) throw Error("unexpected argument '" + positional[0] + "' with --merge");
-    if (!params.empty()) throw Error(params[0].second.where + ": not with --merge");
-    const std::string dir = opt["merge"].value;
-    if (opt.count("plot")) CheckPlotter("--plot " + opt["plot"].value);
-    std::vector<std::string> outputs;
-    for (const char* file : {"csv", "links", "plot"})
-      if (opt.count(file)) outputs.push_back(opt[file].value);
-    CheckOutputsWritable(outputs);
-    const JobSet set = ReadJobSet(dir);
-    Output out;
-    out.json = json;
-    out.quiet = quiet;
-    out.with_wall = with_wall;
-    out.head = set.head;
-    out.saturation = true;
-    if (opt.count("csv")) out.csv = opt["csv"].value;
-    if (opt.count("plot")) out.plot = opt["plot"].value;
-    const std::vector<PointResult> results = ReadPoints(dir, set);
-    LinkNames names;
-    if (opt.count("links")) {
-      names = ReadLinkNames(dir, results);
-      out.links = opt["links"].value;
-      out.link_names = &names;
-    }
-    return Report(results, out);
-  }
-  if (opt.count("emit-jobs") && (opt.count("point") || opt.count("save")))
-    throw Error("--emit-jobs: not with --point or --save (the jobs it writes use those)");
-  // A job writes its record only; the merge writes the sweep's files.
-  for (const char* file : {"csv", "links", "members", "plot"})
-    if (opt.count(file) && (opt.count("emit-jobs") || opt.count("save")))
-      throw Error(opt[file].where + ": not with " + (opt.count("emit-jobs") ? "--emit-jobs" : "--save") +
-                  (std::string(file) == "members"
-                       ? " (run the point directly to get the members)"
-                       : std::string("; give it to the merge (ibunion sim --merge DIR --") + file +
-                             " FILE), which writes it from the jobs' records"));
-  // --plot: a sweep's; gnuplot checked before anything runs.
-  if (opt.count("plot")) {
-    if (!opt.count("sweep") || opt.count("point"))
-      throw Error(opt["plot"].where + " " + opt["plot"].value + ": only with --sweep (not --point) or --merge");
-    CheckPlotter("--plot " + opt["plot"].value);
-  }
-
-  // Output files that could not be written are named now, not after a
-  // sweep that may run for hours (its results were printed, then lost).
-  std::vector<std::string> outputs;
-  for (const char* file : {"csv", "links", "members", "plot", "save"})
-    if (opt.count(file)) outputs.push_back(opt[file].value);
-  CheckOutputsWritable(outputs);
+  if (opt.count("merge")) return RunMerge(settings);
+  CheckOutputs(opt);
 
   // Parameters.
   Params p;
