@@ -636,6 +636,84 @@ void CheckOutputs(const std::map<std::string, Setting>& opt) {
   CheckOutputsWritable(outputs);
 }
 
+// The model's parameters: the --param settings, then --vls and --mcast-mode.
+Params BuildParams(const Settings& settings) {
+  const std::map<std::string, Setting>& opt = settings.opt;
+  Params p;
+  for (const auto& [key, s] : settings.params) SetParam(p, key, s.value, s.where);
+  if (opt.count("vls")) {
+    // The model runs any count, but only 1, 2, 4 and 8 are VL counts a port
+    // can have (VLCap) and are what the model is tested with.
+    p.vls = int(ToInt(opt.at("vls"), "a VL count 1, 2, 4 or 8", 1, 8));
+    if (!IsValidVlCount(p.vls)) throw Error(Named(opt.at("vls")) + ": expected a VL count 1, 2, 4 or 8");
+  }
+  if (opt.count("mcast-mode"))
+    SetParam(p, "mcast_mode", opt.at("mcast-mode").value, opt.at("mcast-mode").where);
+  ValidateParams(p);
+  return p;
+}
+
+// The offered loads of the points: one --load, or every point of --sweep.
+// `top_load`: the highest asked for (a sweep's TO).
+std::vector<double> ReadLoads(const std::map<std::string, Setting>& opt, double* top_load) {
+  std::vector<double> loads;
+  if (opt.count("sweep")) {
+    const Setting& s = opt.at("sweep");
+    const std::vector<std::string> parts = SplitFields(s.value, ':');
+    if (parts.size() != 3) throw Error(Named(s) + ": expected FROM:TO:STEP");
+    const double from = ToDouble(s, parts[0], "FROM:TO:STEP with numbers");
+    const double to = ToDouble(s, parts[1], "FROM:TO:STEP with numbers");
+    const double step = ToDouble(s, parts[2], "FROM:TO:STEP with numbers");
+    // Every point a load --load takes.
+    if (from <= 0 || step <= 0 || to < from || to > kMaxLoad)
+      throw Error(Named(s) + ": expected 0 < FROM <= TO <= 64 and STEP > 0");
+    loads = SweepLoads(from, to, step);
+    *top_load = to;
+    if (loads.size() > 10000) throw Error(Named(s) + ": more than 10000 points");
+  } else {
+    double load = 0.1;
+    if (opt.count("load")) {
+      load =
+          ToDouble(opt.at("load"), opt.at("load").value, "an offered load > 0 (fraction of link bandwidth)");
+      if (load <= 0 || load > kMaxLoad)
+        throw Error(Named(opt.at("load")) + ": expected an offered load in (0, 64]");
+    }
+    loads = {load};
+    *top_load = load;
+  }
+  return loads;
+}
+
+// What every point runs: the traffic, message size, seed, threads, loads.
+struct RunPlan {
+  TrafficSpec spec;
+  uint32_t msg = 32;
+  uint64_t seed = 1;
+  int jobs = 1;
+  std::vector<double> loads;
+};
+
+// The plan of the run, each setting checked against the parameters.
+RunPlan PlanRun(const Settings& settings, const Params& p) {
+  const std::map<std::string, Setting>& opt = settings.opt;
+  const std::vector<std::pair<std::string, Setting>>& params = settings.params;
+  RunPlan plan;
+  plan.spec = opt.count("traffic") ? ParseTraffic(opt.at("traffic").value, Named(opt.at("traffic")))
+                                   : ParseTraffic("uniform");
+  RefuseUnreadSettings(opt, params, plan.spec, p,
+                       opt.count("routing") && opt.at("routing").value.rfind("dump:", 0) == 0);
+  plan.msg = opt.count("msg") ? ToBytes(opt.at("msg")) : 32;
+  plan.seed =
+      opt.count("seed") ? uint64_t(ToInt(opt.at("seed"), "a seed (non-negative integer)", 0, INT64_MAX)) : 1;
+  plan.jobs = opt.count("jobs") ? int(ToInt(opt.at("jobs"), "a thread count 1..256", 1, 256)) : 1;
+  double top_load = 0;
+  plan.loads = ReadLoads(opt, &top_load);
+  if (p.batch > 0 && plan.loads.size() > 1)
+    throw Error("--sweep makes no sense with --param batch (one run)");
+  RefuseBernoulliOverload(opt, params, p, top_load);
+  return plan;
+}
+
 int Run(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   if (!words.empty() && words[0] == "sim") words.erase(words.begin());
@@ -662,52 +740,13 @@ int Run(int argc, char** argv) {
   if (opt.count("merge")) return RunMerge(settings);
   CheckOutputs(opt);
 
-  // Parameters.
-  Params p;
-  for (const auto& [key, s] : params) SetParam(p, key, s.value, s.where);
-  if (opt.count("vls")) {
-    // The model runs any count, but only 1, 2, 4 and 8 are VL counts a port
-    // can have (VLCap) and are what the model is tested with.
-    p.vls = int(ToInt(opt["vls"], "a VL count 1, 2, 4 or 8", 1, 8));
-    if (!IsValidVlCount(p.vls)) throw Error(Named(opt["vls"]) + ": expected a VL count 1, 2, 4 or 8");
-  }
-  if (opt.count("mcast-mode")) SetParam(p, "mcast_mode", opt["mcast-mode"].value, opt["mcast-mode"].where);
-  ValidateParams(p);
-  const TrafficSpec spec =
-      opt.count("traffic") ? ParseTraffic(opt["traffic"].value, Named(opt["traffic"])) : ParseTraffic("uniform");
-  RefuseUnreadSettings(opt, params, spec, p, opt.count("routing") && opt["routing"].value.rfind("dump:", 0) == 0);
-  const uint32_t msg = opt.count("msg") ? ToBytes(opt["msg"]) : 32;
-  const uint64_t seed = opt.count("seed")
-                            ? uint64_t(ToInt(opt["seed"], "a seed (non-negative integer)", 0, INT64_MAX))
-                            : 1;
-  const int jobs = opt.count("jobs") ? int(ToInt(opt["jobs"], "a thread count 1..256", 1, 256)) : 1;
-  std::vector<double> loads;
-  double top_load = 0;  // the highest load asked for (a sweep's TO)
-  if (opt.count("sweep")) {
-    const Setting& s = opt["sweep"];
-    const std::vector<std::string> parts = SplitFields(s.value, ':');
-    if (parts.size() != 3) throw Error(Named(s) + ": expected FROM:TO:STEP");
-    const double from = ToDouble(s, parts[0], "FROM:TO:STEP with numbers");
-    const double to = ToDouble(s, parts[1], "FROM:TO:STEP with numbers");
-    const double step = ToDouble(s, parts[2], "FROM:TO:STEP with numbers");
-    // Every point a load --load takes.
-    if (from <= 0 || step <= 0 || to < from || to > kMaxLoad)
-      throw Error(Named(s) + ": expected 0 < FROM <= TO <= 64 and STEP > 0");
-    loads = SweepLoads(from, to, step);
-    top_load = to;
-    if (loads.size() > 10000) throw Error(Named(s) + ": more than 10000 points");
-  } else {
-    double load = 0.1;
-    if (opt.count("load")) {
-      load = ToDouble(opt["load"], opt["load"].value, "an offered load > 0 (fraction of link bandwidth)");
-      if (load <= 0 || load > kMaxLoad)
-        throw Error(Named(opt["load"]) + ": expected an offered load in (0, 64]");
-    }
-    loads = {load};
-    top_load = load;
-  }
-  if (p.batch > 0 && loads.size() > 1) throw Error("--sweep makes no sense with --param batch (one run)");
-  RefuseBernoulliOverload(opt, params, p, top_load);
+  const Params p = BuildParams(settings);
+  const RunPlan plan = PlanRun(settings, p);
+  const TrafficSpec& spec = plan.spec;
+  const uint32_t msg = plan.msg;
+  const uint64_t seed = plan.seed;
+  const int jobs = plan.jobs;
+  const std::vector<double>& loads = plan.loads;
 
   // Fabric and tables.
   if (!opt.count("routing")) throw Error("--routing is required (mlid, slid, xymesh or dump:DIR)");
