@@ -361,16 +361,16 @@ void RefuseBernoulliOverload(const std::map<std::string, Setting>& opt,
 // What --routing and the LID options ask for fits together, named before
 // anything is read: a known engine, engine options it takes (each named by
 // its --param or config line), LIDs from one source.
-void CheckRouting(std::map<std::string, Setting>& opt,
+void CheckRouting(const std::map<std::string, Setting>& opt,
                   const std::vector<std::pair<std::string, Setting>>& params, const Params& p) {
-  const Setting& r = opt["routing"];
+  const Setting& r = opt.at("routing");
   const bool dump = r.value.rfind("dump:", 0) == 0;
   if (dump && r.value.size() == 5) throw Error(Named(r) + ": expected dump:DIR");
   if (opt.count("lmc")) {
     if (dump)
-      throw Error(Named(opt["lmc"]) + ": not with --routing dump:DIR (DIR/fabric.net holds the LIDs the SM "
-                                     "assigned)");
-    ToInt(opt["lmc"], "an LMC 0..7", 0, 7);
+      throw Error(Named(opt.at("lmc")) +
+                  ": not with --routing dump:DIR (DIR/fabric.net holds the LIDs the SM assigned)");
+    ToInt(opt.at("lmc"), "an LMC 0..7", 0, 7);
   }
   if (dump) {
     for (const auto& [key, s] : params)
@@ -395,7 +395,7 @@ void CheckRouting(std::map<std::string, Setting>& opt,
     try {
       MakeEngine(r.value, {"xymesh_vls=" + std::to_string(p.vls)}, nullptr);
     } catch (const Error& e) {
-      std::string where = opt.count("vls") ? Named(opt["vls"]) : "";
+      std::string where = opt.count("vls") ? Named(opt.at("vls")) : "";
       for (const auto& [key, s] : params)
         if (where.empty() && key == "vls") where = s.where;
       throw Error(where + ": xymesh takes 1, 2 or 4 data VLs (or set engine.xymesh_vls)");
@@ -714,108 +714,122 @@ RunPlan PlanRun(const Settings& settings, const Params& p) {
   return plan;
 }
 
-int Run(int argc, char** argv) {
-  std::vector<std::string> words(argv, argv + argc);
-  if (!words.empty() && words[0] == "sim") words.erase(words.begin());
-  if (words.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
-
-  CommandLine parsed = ParseCommandLine(words);
-  if (parsed.help) {
-    std::cout << kUsage << ParamHelp();
-    return 0;
-  }
-
-  Settings settings = ReadSettings(parsed);
-  std::map<std::string, Setting>& opt = settings.opt;
-  const std::vector<std::pair<std::string, Setting>>& params = settings.params;
-  const std::vector<std::string>& positional = settings.positional;
-  const bool json = settings.json;
-  const bool quiet = settings.quiet;
-  const bool with_wall = settings.with_wall;
-  RefuseTwoOnStdout(opt, json);
-
-  if (opt.count("merge")) return RunMerge(settings);
-  CheckOutputs(opt);
-
-  const Params p = BuildParams(settings);
-  const RunPlan plan = PlanRun(settings, p);
-  const TrafficSpec& spec = plan.spec;
-  const uint32_t msg = plan.msg;
-  const uint64_t seed = plan.seed;
-  const int jobs = plan.jobs;
-  const std::vector<double>& loads = plan.loads;
-
-  // Fabric and tables.
-  if (!opt.count("routing")) throw Error("--routing is required (mlid, slid, xymesh or dump:DIR)");
-  const std::string routing = opt["routing"].value;
-  CheckRouting(opt, params, p);
-  std::string net = positional.empty() ? (opt.count("net") ? opt["net"].value : "") : positional[0];
-  if (positional.size() > 1) throw Error("unexpected argument '" + positional[1] + "'");
-  LogSink log = [quiet](LogLevel level, const std::string& text) {
-    if (!quiet && level != LogLevel::kVerbose) std::cerr << "ibunion sim: engine: " << text << "\n";
-  };
+// The fabric and the tables that forward on it: dumped (dump:DIR) or
+// computed by an engine, which then also picks the DLIDs and SLs.
+struct Routing {
+  std::string name;  // --routing's value
+  std::string net;   // NETFILE as given; empty if none
+  bool dump = false;
   Fabric fabric;
   Tables tables;
   std::unique_ptr<Engine> engine;
   std::shared_ptr<const DumpedPathMap> path_map;  // dump: the plugin's path selection, if it wrote one
-  const bool dump = routing.rfind("dump:", 0) == 0;
-  if (dump) {
-    const std::string dir = routing.substr(5);
-    if (dir.empty()) throw Error(opt["routing"].where + " " + routing + ": expected dump:DIR");
-    if (!net.empty() && !quiet && !SameFile(net, dir + "/fabric.net"))
-      std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
-                << net << "\n";
-    fabric = ReadNetFile(dir + "/fabric.net");
-    if (opt.count("guid2lid")) {  // a warning is printed even with --quiet
-      const std::string warning = ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
-      if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
-    }
-    ReadLftsFile(dir + "/lfts.dump", fabric, tables);
-    if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
-    tables.Resize(fabric);
-    if (FileExists(dir + "/sl2vl.dump")) ReadDumpedSl2Vl(dir + "/sl2vl.dump", fabric, p, tables);
-    path_map = ReadDumpedPathMap(dir, fabric);
-    if (!quiet)
-      std::cerr << "ibunion sim: note: VLs "
-                << (tables.sl2vl.empty() ? "SL mod " + std::to_string(p.vls) + " (no sl2vl.dump)"
-                                         : "by the ports' SL-to-VL tables (sl2vl.dump)")
-                << "; DLIDs " << (path_map ? "by " + path_map->file + " (the plugin's path selection)"
-                                           : std::string("base LIDs (no ibunion-*-paths.dump)"))
-                << "\n";
-  } else {
-    if (net.empty()) throw Error("missing NETFILE (see --help)");
-    LidOptions lid_options;
-    if (opt.count("guid2lid")) {
-      lid_options.guid2lid = opt["guid2lid"].value;
-      lid_options.guid2lid_named = Named(opt["guid2lid"]);
-    }
-    if (opt.count("lmc")) {
-      lid_options.lmc = int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7));
-      lid_options.lmc_named = Named(opt["lmc"]);
-    }
-    LidsGiven given;
-    fabric = ReadNetFileWithLids(net, lid_options, &given);
-    if (!given.warning.empty()) std::cerr << "ibunion sim: warning: " << given.warning << "\n";  // even --quiet
-    if (!given.note.empty() && !quiet) std::cerr << "ibunion sim: note: " << given.note << "\n";
-    // xymesh's VL policy follows --vls unless engine.xymesh_vls says otherwise.
-    std::vector<std::string> engine_options = p.engine_options;
-    bool has_vls = false;
-    for (const std::string& o : engine_options) has_vls = has_vls || o.rfind("xymesh_vls=", 0) == 0;
-    if (routing == "xymesh" && !has_vls) engine_options.push_back("xymesh_vls=" + std::to_string(p.vls));
-    engine = MakeEngine(routing, engine_options, log);
-    tables.Resize(fabric);
-    engine->RouteUnicast(fabric, tables);
-    engine->RouteSl2Vl(fabric, tables);  // engines with a VL policy (xymesh dedicated)
-  }
+};
 
-  // Traffic set-up (shared by every point). The Workload checks the params
-  // that must fit the fabric, named as they were given.
-  ParamNames param_names;
-  for (const auto& [key, s] : params) param_names[key] = NamedParam(s);
-  Workload wl(spec, p, fabric, seed, param_names);
+// dump:DIR: the fabric and tables as the ibsim harness dumped them.
+void ReadDump(const Settings& s, const Params& p, Routing* r) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  const std::string& routing = r->name;
+  const std::string& net = r->net;
+  const bool quiet = s.quiet;
+  Fabric& fabric = r->fabric;
+  Tables& tables = r->tables;
+  std::shared_ptr<const DumpedPathMap>& path_map = r->path_map;
+  const std::string dir = routing.substr(5);
+  if (dir.empty()) throw Error(opt.at("routing").where + " " + routing + ": expected dump:DIR");
+  if (!net.empty() && !quiet && !SameFile(net, dir + "/fabric.net"))
+    std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
+              << net << "\n";
+  fabric = ReadNetFile(dir + "/fabric.net");
+  if (opt.count("guid2lid")) {  // a warning is printed even with --quiet
+    const std::string warning = ApplyGuid2LidFile(opt.at("guid2lid").value, fabric);
+    if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
+  }
+  ReadLftsFile(dir + "/lfts.dump", fabric, tables);
+  if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
+  tables.Resize(fabric);
+  if (FileExists(dir + "/sl2vl.dump")) ReadDumpedSl2Vl(dir + "/sl2vl.dump", fabric, p, tables);
+  path_map = ReadDumpedPathMap(dir, fabric);
+  if (!quiet)
+    std::cerr << "ibunion sim: note: VLs "
+              << (tables.sl2vl.empty() ? "SL mod " + std::to_string(p.vls) + " (no sl2vl.dump)"
+                                       : "by the ports' SL-to-VL tables (sl2vl.dump)")
+              << "; DLIDs "
+              << (path_map ? "by " + path_map->file + " (the plugin's path selection)"
+                           : std::string("base LIDs (no ibunion-*-paths.dump)"))
+              << "\n";
+}
+
+// An engine's tables for the fabric in NETFILE.
+void RouteWithEngine(const Settings& s, const Params& p, Routing* r) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  const std::string& routing = r->name;
+  const std::string& net = r->net;
+  const bool quiet = s.quiet;
+  Fabric& fabric = r->fabric;
+  Tables& tables = r->tables;
+  std::unique_ptr<Engine>& engine = r->engine;
+  LogSink log = [quiet](LogLevel level, const std::string& text) {
+    if (!quiet && level != LogLevel::kVerbose) std::cerr << "ibunion sim: engine: " << text << "\n";
+  };
+  if (net.empty()) throw Error("missing NETFILE (see --help)");
+  LidOptions lid_options;
+  if (opt.count("guid2lid")) {
+    lid_options.guid2lid = opt.at("guid2lid").value;
+    lid_options.guid2lid_named = Named(opt.at("guid2lid"));
+  }
+  if (opt.count("lmc")) {
+    lid_options.lmc = int(ToInt(opt.at("lmc"), "an LMC 0..7", 0, 7));
+    lid_options.lmc_named = Named(opt.at("lmc"));
+  }
+  LidsGiven given;
+  fabric = ReadNetFileWithLids(net, lid_options, &given);
+  if (!given.warning.empty()) std::cerr << "ibunion sim: warning: " << given.warning << "\n";  // even --quiet
+  if (!given.note.empty() && !quiet) std::cerr << "ibunion sim: note: " << given.note << "\n";
+  // xymesh's VL policy follows --vls unless engine.xymesh_vls says otherwise.
+  std::vector<std::string> engine_options = p.engine_options;
+  bool has_vls = false;
+  for (const std::string& o : engine_options) has_vls = has_vls || o.rfind("xymesh_vls=", 0) == 0;
+  if (routing == "xymesh" && !has_vls) engine_options.push_back("xymesh_vls=" + std::to_string(p.vls));
+  engine = MakeEngine(routing, engine_options, log);
+  tables.Resize(fabric);
+  engine->RouteUnicast(fabric, tables);
+  engine->RouteSl2Vl(fabric, tables);  // engines with a VL policy (xymesh dedicated)
+}
+
+// Filled in place: the workload and the network keep pointers into it.
+void BuildRouting(const Settings& s, const Params& p, Routing* r) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  const std::vector<std::string>& positional = s.positional;
+  if (!opt.count("routing")) throw Error("--routing is required (mlid, slid, xymesh or dump:DIR)");
+  r->name = opt.at("routing").value;
+  CheckRouting(opt, s.params, p);
+  r->net = positional.empty() ? (opt.count("net") ? opt.at("net").value : "") : positional[0];
+  if (positional.size() > 1) throw Error("unexpected argument '" + positional[1] + "'");
+  r->dump = r->name.rfind("dump:", 0) == 0;
+  if (r->dump) {
+    ReadDump(s, p, r);
+  } else {
+    RouteWithEngine(s, p, r);
+  }
+}
+
+// The params by key as the user gave them, for the Workload's messages.
+ParamNames ParamNamesOf(const Settings& s) {
+  ParamNames names;
+  for (const auto& [key, setting] : s.params) names[key] = NamedParam(setting);
+  return names;
+}
+
+// The workload's multicast groups routed, and its DLIDs and SLs chosen,
+// as the routing does.
+void RouteTraffic(const Params& p, Routing* r, Workload* wl_out) {
+  Workload& wl = *wl_out;
+  Fabric& fabric = r->fabric;
+  Tables& tables = r->tables;
+  const bool dump = r->dump;
+  const std::unique_ptr<Engine>& engine = r->engine;
+  const std::shared_ptr<const DumpedPathMap>& path_map = r->path_map;
   if (wl.is_mcast() && dump) {
     // The dumped group, in either mode: unicast copies go to its members.
     wl.UseDumpedTree(fabric, tables, p.mlid);
@@ -841,12 +855,18 @@ int Run(int argc, char** argv) {
     wl.SetDlidFn(nullptr, false);
     wl.SetPathSlFn(nullptr, false, p.sl);
   }
-  // The engine's SL-to-VL tables, when it sets any for the simulated VL
-  // count, decide the VL of every switch hop (e.g. xymesh's dedicated VL per
-  // direction). Tables made for another VL count (an explicit
-  // engine.xymesh_vls) are not used: VL = SL mod VLs, as for engines
-  // without tables. End ports inject on SL mod VLs, or by their own table
-  // when a dump has one (sl2vl.dump).
+}
+
+// The engine's SL-to-VL tables, when it sets any for the simulated VL
+// count, decide the VL of every switch hop (e.g. xymesh's dedicated VL per
+// direction). Tables made for another VL count (an explicit
+// engine.xymesh_vls) are not used: VL = SL mod VLs, as for engines
+// without tables. End ports inject on SL mod VLs, or by their own table
+// when a dump has one (sl2vl.dump).
+Sl2VlFn Sl2VlOf(const Routing& r, const Params& p, bool quiet) {
+  const Tables& tables = r.tables;
+  const std::unique_ptr<Engine>& engine = r.engine;
+  const std::string& routing = r.name;
   Sl2VlFn sl2vl;
   if (!tables.sl2vl.empty() && engine && engine->DataVls() != p.vls) {
     if (!quiet)
@@ -864,60 +884,84 @@ int Run(int argc, char** argv) {
       return t->sl2vl[sw].get(in_port, out_port, sl);
     };
   }
-  // Tables that do not fit the fabric: name the dump they came from.
-  auto make_network = [&]() {
-    try {
-      return std::make_unique<Network>(fabric, tables, p.vls, sl2vl);
-    } catch (const Error& e) {
-      if (!dump) throw;
-      throw Error(routing.substr(5) + "/lfts.dump: " + e.what());
-    }
-  };
-  const std::unique_ptr<Network> network_owner = make_network();
-  const Network& network = *network_owner;
-  // Not read again: on large fabrics the LFTs are tens of MB (switches x LIDs).
-  if (network.OwnsTables()) tables = Tables();
+  return sl2vl;
+}
 
-  std::string members_text;  // written with the results, all files or none
+// Tables that do not fit the fabric: name the dump they came from.
+std::unique_ptr<Network> MakeNetwork(const Routing& r, const Params& p, const Sl2VlFn& sl2vl) {
+  try {
+    return std::make_unique<Network>(r.fabric, r.tables, p.vls, sl2vl);
+  } catch (const Error& e) {
+    if (!r.dump) throw;
+    throw Error(r.name.substr(5) + "/lfts.dump: " + e.what());
+  }
+}
+
+// --members: the group and the sources, written with the results (all
+// files or none).
+std::string MembersText(const std::map<std::string, Setting>& opt, const Workload& wl, const Fabric& fabric) {
+  std::string members_text;
   if (opt.count("members")) {
     if (!wl.is_mcast()) throw Error("--members: only for --traffic mcast:SOURCES:GROUP");
     for (int h : wl.group()) members_text += "group " + fabric.end_ports[h].name + "\n";
     for (int h : wl.sources()) members_text += "source " + fabric.end_ports[h].name + "\n";
   }
+  return members_text;
+}
 
+// The line that heads the results: the fabric, routing, traffic and run.
+std::string HeadLine(const Routing& r, const Workload& wl, const RunPlan& plan, const Params& p) {
+  const bool dump = r.dump;
+  const std::string& routing = r.name;
+  const std::string& net = r.net;
+  const Fabric& fabric = r.fabric;
+  const uint32_t msg = plan.msg;
+  const uint64_t seed = plan.seed;
   std::ostringstream head;
   // Named after the file the fabric came from: with dump:DIR that is
   // DIR/fabric.net, whatever NETFILE said.
   head << "# " << (dump ? routing.substr(5) + "/fabric.net" : net) << ": " << fabric.end_ports.size() << " end ports, "
        << fabric.switches.size() << " switches; routing " << routing << "; " << wl.Describe()
        << "; msg " << msg << " B; " << p.vls << " VL(s); seed " << seed;
-  if (!quiet) std::cerr << "ibunion sim: " << head.str().substr(2) << "\n";
+  return head.str();
+}
 
-  if (opt.count("emit-jobs")) {
-    // The jobs repeat this command line without --emit-jobs.
-    std::vector<std::string> job_words;
-    for (size_t i = 0; i < words.size(); ++i) {
-      if (words[i] == "--emit-jobs") {
-        ++i;
-        continue;
-      }
-      if (words[i].rfind("--emit-jobs=", 0) == 0) continue;
-      job_words.push_back(words[i]);
+// --emit-jobs DIR: the sweep written as independent jobs, not run.
+void EmitJobs(const std::vector<std::string>& words, const std::string& dir, size_t points,
+              const std::string& head, const Network& network, bool quiet) {
+  // The jobs repeat this command line without --emit-jobs.
+  std::vector<std::string> job_words;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "--emit-jobs") {
+      ++i;
+      continue;
     }
-    const std::string dir = opt["emit-jobs"].value;
-    WriteJobSet(dir, job_words, int(loads.size()), head.str(), NamesOf(network));
-    if (!quiet)
-      std::cerr << "ibunion sim: " << loads.size() << " job(s) in " << dir << "/jobs.txt; run them with\n"
-                << "  parallel < " << dir << "/jobs.txt      (GNU parallel; or: bash " << dir << "/jobs.txt)\n"
-                << "  sbatch " << dir << "/slurm.sh           (Slurm job array)\n"
-                << "then: ibunion sim --merge " << dir << " [--json] [--csv FILE] [--links FILE] [--plot FILE.png]\n";
-    return 0;
+    if (words[i].rfind("--emit-jobs=", 0) == 0) continue;
+    job_words.push_back(words[i]);
   }
+  WriteJobSet(dir, job_words, int(points), head, NamesOf(network));
+  if (!quiet)
+    std::cerr << "ibunion sim: " << points << " job(s) in " << dir << "/jobs.txt; run them with\n"
+              << "  parallel < " << dir << "/jobs.txt      (GNU parallel; or: bash " << dir << "/jobs.txt)\n"
+              << "  sbatch " << dir << "/slurm.sh           (Slurm job array)\n"
+              << "then: ibunion sim --merge " << dir
+              << " [--json] [--csv FILE] [--links FILE] [--plot FILE.png]\n";
+}
+
+// The points asked for: one (--point N) or all of them, in parallel.
+std::vector<PointResult> RunAskedPoints(const Settings& s, const Network& network, const Workload& wl,
+                                        const Params& p, const RunPlan& plan) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  const std::vector<double>& loads = plan.loads;
+  const uint32_t msg = plan.msg;
+  const uint64_t seed = plan.seed;
+  const int jobs = plan.jobs;
+  const bool quiet = s.quiet;
   if (opt.count("save") && !opt.count("point") && loads.size() > 1)
     throw Error("--save: one point per file; add --point N (0.." + std::to_string(loads.size() - 1) + ")");
   std::vector<PointResult> results;
   if (opt.count("point")) {
-    const int n = int(ToInt(opt["point"], "a point index 0.." + std::to_string(loads.size() - 1), 0,
+    const int n = int(ToInt(opt.at("point"), "a point index 0.." + std::to_string(loads.size() - 1), 0,
                             (long long)loads.size() - 1));
     results = {RunPoint(network, wl, p, msg, loads[n], seed, n)};
   } else {
@@ -933,24 +977,30 @@ int Run(int argc, char** argv) {
     results = RunPoints(network, wl, p, msg, loads, seed, jobs, progress, tick);
     bar.reset();  // clears the bar before the results
   }
+  return results;
+}
 
+// The results saved (--save), printed and written as asked.
+int SaveAndReport(const Settings& s, const std::vector<PointResult>& results, const std::string& head,
+                  const std::string& members_text, const Network& network) {
+  const std::map<std::string, Setting>& opt = s.opt;
   if (opt.count("save")) {
     const std::string record = ToRecord(results[0]) + "\n";
-    WriteFilesAtomically({{opt["save"].value, [&](std::ostream& os) { os << record; }}});
+    WriteFilesAtomically({{opt.at("save").value, [&](std::ostream& os) { os << record; }}});
   }
   Output out;
   // A job's point goes to its file only; --json asks for it on stdout too.
-  out.print = !opt.count("save") || json;
-  out.json = json;
-  out.quiet = quiet;
-  out.with_wall = with_wall;
-  out.head = head.str();
+  out.print = !opt.count("save") || s.json;
+  out.json = s.json;
+  out.quiet = s.quiet;
+  out.with_wall = s.with_wall;
+  out.head = head;
   out.saturation = opt.count("sweep") && !opt.count("point");
-  if (opt.count("csv")) out.csv = opt["csv"].value;
-  if (opt.count("links")) out.links = opt["links"].value;
-  if (opt.count("plot")) out.plot = opt["plot"].value;
+  if (opt.count("csv")) out.csv = opt.at("csv").value;
+  if (opt.count("links")) out.links = opt.at("links").value;
+  if (opt.count("plot")) out.plot = opt.at("plot").value;
   if (opt.count("members")) {
-    out.members_path = opt["members"].value;
+    out.members_path = opt.at("members").value;
     out.members_text = members_text;
   }
   LinkNames names;  // named only when asked for: one string per port
@@ -959,6 +1009,50 @@ int Run(int argc, char** argv) {
     out.link_names = &names;
   }
   return Report(results, out);
+}
+
+int Run(int argc, char** argv) {
+  std::vector<std::string> words(argv, argv + argc);
+  if (!words.empty() && words[0] == "sim") words.erase(words.begin());
+  if (words.empty()) {
+    std::cerr << kUsage;
+    return 2;
+  }
+
+  CommandLine parsed = ParseCommandLine(words);
+  if (parsed.help) {
+    std::cout << kUsage << ParamHelp();
+    return 0;
+  }
+
+  const Settings settings = ReadSettings(parsed);
+  const std::map<std::string, Setting>& opt = settings.opt;
+  RefuseTwoOnStdout(opt, settings.json);
+  if (opt.count("merge")) return RunMerge(settings);
+  CheckOutputs(opt);
+
+  const Params p = BuildParams(settings);
+  const RunPlan plan = PlanRun(settings, p);
+  Routing routing;
+  BuildRouting(settings, p, &routing);
+  // Traffic set-up (shared by every point). The Workload checks the params
+  // that must fit the fabric, named as they were given.
+  Workload wl(plan.spec, p, routing.fabric, plan.seed, ParamNamesOf(settings));
+  RouteTraffic(p, &routing, &wl);
+  const std::unique_ptr<Network> network_owner = MakeNetwork(routing, p, Sl2VlOf(routing, p, settings.quiet));
+  const Network& network = *network_owner;
+  // Not read again: on large fabrics the LFTs are tens of MB (switches x LIDs).
+  if (network.OwnsTables()) routing.tables = Tables();
+  const std::string members_text = MembersText(opt, wl, routing.fabric);
+
+  const std::string head = HeadLine(routing, wl, plan, p);
+  if (!settings.quiet) std::cerr << "ibunion sim: " << head.substr(2) << "\n";
+  if (opt.count("emit-jobs")) {
+    EmitJobs(words, opt.at("emit-jobs").value, plan.loads.size(), head, network, settings.quiet);
+    return 0;
+  }
+  const std::vector<PointResult> results = RunAskedPoints(settings, network, wl, p, plan);
+  return SaveAndReport(settings, results, head, members_text, network);
 }
 
 }  // namespace
