@@ -729,17 +729,13 @@ struct Routing {
 // dump:DIR: the fabric and tables as the ibsim harness dumped them.
 void ReadDump(const Settings& s, const Params& p, Routing* r) {
   const std::map<std::string, Setting>& opt = s.opt;
-  const std::string& routing = r->name;
-  const std::string& net = r->net;
-  const bool quiet = s.quiet;
   Fabric& fabric = r->fabric;
   Tables& tables = r->tables;
-  std::shared_ptr<const DumpedPathMap>& path_map = r->path_map;
-  const std::string dir = routing.substr(5);
-  if (dir.empty()) throw Error(opt.at("routing").where + " " + routing + ": expected dump:DIR");
-  if (!net.empty() && !quiet && !SameFile(net, dir + "/fabric.net"))
+  const std::string dir = r->name.substr(5);
+  if (dir.empty()) throw Error(opt.at("routing").where + " " + r->name + ": expected dump:DIR");
+  if (!r->net.empty() && !s.quiet && !SameFile(r->net, dir + "/fabric.net"))
     std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
-              << net << "\n";
+              << r->net << "\n";
   fabric = ReadNetFile(dir + "/fabric.net");
   if (opt.count("guid2lid")) {  // a warning is printed even with --quiet
     const std::string warning = ApplyGuid2LidFile(opt.at("guid2lid").value, fabric);
@@ -749,30 +745,25 @@ void ReadDump(const Settings& s, const Params& p, Routing* r) {
   if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
   tables.Resize(fabric);
   if (FileExists(dir + "/sl2vl.dump")) ReadDumpedSl2Vl(dir + "/sl2vl.dump", fabric, p, tables);
-  path_map = ReadDumpedPathMap(dir, fabric);
-  if (!quiet)
+  r->path_map = ReadDumpedPathMap(dir, fabric);
+  if (!s.quiet)
     std::cerr << "ibunion sim: note: VLs "
               << (tables.sl2vl.empty() ? "SL mod " + std::to_string(p.vls) + " (no sl2vl.dump)"
                                        : "by the ports' SL-to-VL tables (sl2vl.dump)")
               << "; DLIDs "
-              << (path_map ? "by " + path_map->file + " (the plugin's path selection)"
-                           : std::string("base LIDs (no ibunion-*-paths.dump)"))
+              << (r->path_map ? "by " + r->path_map->file + " (the plugin's path selection)"
+                              : std::string("base LIDs (no ibunion-*-paths.dump)"))
               << "\n";
 }
 
 // An engine's tables for the fabric in NETFILE.
 void RouteWithEngine(const Settings& s, const Params& p, Routing* r) {
   const std::map<std::string, Setting>& opt = s.opt;
-  const std::string& routing = r->name;
-  const std::string& net = r->net;
   const bool quiet = s.quiet;
-  Fabric& fabric = r->fabric;
-  Tables& tables = r->tables;
-  std::unique_ptr<Engine>& engine = r->engine;
   LogSink log = [quiet](LogLevel level, const std::string& text) {
     if (!quiet && level != LogLevel::kVerbose) std::cerr << "ibunion sim: engine: " << text << "\n";
   };
-  if (net.empty()) throw Error("missing NETFILE (see --help)");
+  if (r->net.empty()) throw Error("missing NETFILE (see --help)");
   LidOptions lid_options;
   if (opt.count("guid2lid")) {
     lid_options.guid2lid = opt.at("guid2lid").value;
@@ -783,18 +774,18 @@ void RouteWithEngine(const Settings& s, const Params& p, Routing* r) {
     lid_options.lmc_named = Named(opt.at("lmc"));
   }
   LidsGiven given;
-  fabric = ReadNetFileWithLids(net, lid_options, &given);
+  r->fabric = ReadNetFileWithLids(r->net, lid_options, &given);
   if (!given.warning.empty()) std::cerr << "ibunion sim: warning: " << given.warning << "\n";  // even --quiet
   if (!given.note.empty() && !quiet) std::cerr << "ibunion sim: note: " << given.note << "\n";
   // xymesh's VL policy follows --vls unless engine.xymesh_vls says otherwise.
   std::vector<std::string> engine_options = p.engine_options;
   bool has_vls = false;
   for (const std::string& o : engine_options) has_vls = has_vls || o.rfind("xymesh_vls=", 0) == 0;
-  if (routing == "xymesh" && !has_vls) engine_options.push_back("xymesh_vls=" + std::to_string(p.vls));
-  engine = MakeEngine(routing, engine_options, log);
-  tables.Resize(fabric);
-  engine->RouteUnicast(fabric, tables);
-  engine->RouteSl2Vl(fabric, tables);  // engines with a VL policy (xymesh dedicated)
+  if (r->name == "xymesh" && !has_vls) engine_options.push_back("xymesh_vls=" + std::to_string(p.vls));
+  r->engine = MakeEngine(r->name, engine_options, log);
+  r->tables.Resize(r->fabric);
+  r->engine->RouteUnicast(r->fabric, r->tables);
+  r->engine->RouteSl2Vl(r->fabric, r->tables);  // engines with a VL policy (xymesh dedicated)
 }
 
 // Filled in place: the workload and the network keep pointers into it.
@@ -823,8 +814,8 @@ ParamNames ParamNamesOf(const Settings& s) {
 
 // The workload's multicast groups routed, and its DLIDs and SLs chosen,
 // as the routing does.
-void RouteTraffic(const Params& p, Routing* r, Workload* wl_out) {
-  Workload& wl = *wl_out;
+void RouteTraffic(const Params& p, Routing* r, Workload* workload) {
+  Workload& wl = *workload;
   Fabric& fabric = r->fabric;
   Tables& tables = r->tables;
   const bool dump = r->dump;
