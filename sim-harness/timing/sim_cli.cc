@@ -361,16 +361,16 @@ void RefuseBernoulliOverload(const std::map<std::string, Setting>& opt,
 // What --routing and the LID options ask for fits together, named before
 // anything is read: a known engine, engine options it takes (each named by
 // its --param or config line), LIDs from one source.
-void CheckRouting(std::map<std::string, Setting>& opt,
+void CheckRouting(const std::map<std::string, Setting>& opt,
                   const std::vector<std::pair<std::string, Setting>>& params, const Params& p) {
-  const Setting& r = opt["routing"];
+  const Setting& r = opt.at("routing");
   const bool dump = r.value.rfind("dump:", 0) == 0;
   if (dump && r.value.size() == 5) throw Error(Named(r) + ": expected dump:DIR");
   if (opt.count("lmc")) {
     if (dump)
-      throw Error(Named(opt["lmc"]) + ": not with --routing dump:DIR (DIR/fabric.net holds the LIDs the SM "
-                                     "assigned)");
-    ToInt(opt["lmc"], "an LMC 0..7", 0, 7);
+      throw Error(Named(opt.at("lmc")) +
+                  ": not with --routing dump:DIR (DIR/fabric.net holds the LIDs the SM assigned)");
+    ToInt(opt.at("lmc"), "an LMC 0..7", 0, 7);
   }
   if (dump) {
     for (const auto& [key, s] : params)
@@ -395,7 +395,7 @@ void CheckRouting(std::map<std::string, Setting>& opt,
     try {
       MakeEngine(r.value, {"xymesh_vls=" + std::to_string(p.vls)}, nullptr);
     } catch (const Error& e) {
-      std::string where = opt.count("vls") ? Named(opt["vls"]) : "";
+      std::string where = opt.count("vls") ? Named(opt.at("vls")) : "";
       for (const auto& [key, s] : params)
         if (where.empty() && key == "vls") where = s.where;
       throw Error(where + ": xymesh takes 1, 2 or 4 data VLs (or set engine.xymesh_vls)");
@@ -403,28 +403,29 @@ void CheckRouting(std::map<std::string, Setting>& opt,
   }
 }
 
-int Run(int argc, char** argv) {
-  std::vector<std::string> words(argv, argv + argc);
-  if (!words.empty() && words[0] == "sim") words.erase(words.begin());
-  if (words.empty()) {
-    std::cerr << kUsage;
-    return 2;
-  }
-
-  // Pass 1: the command line into options, flags and positional words.
-  std::map<std::string, Setting> cli;
-  std::vector<Setting> cli_params;
+// The command line as given: options by name, --param words in order,
+// flags and positional words. `help` stops the pass where it stands, so
+// only the words before it were checked.
+struct CommandLine {
+  std::map<std::string, Setting> options;
+  std::vector<Setting> params;
   std::vector<std::string> positional;
   std::map<std::string, bool> flags;
+  bool help = false;
+};
+
+CommandLine ParseCommandLine(const std::vector<std::string>& words) {
+  CommandLine cl;
+  std::map<std::string, Setting>& cli = cl.options;
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
     if (w == "-h" || w == "--help") {
-      std::cout << kUsage << ParamHelp();
-      return 0;
+      cl.help = true;
+      return cl;
     }
     if (w.rfind("--", 0) != 0 || w.size() == 2) {
       if (w.rfind("-", 0) == 0 && w.size() > 1) throw Error("unknown option '" + w + "' (see --help)");
-      positional.push_back(w);
+      cl.positional.push_back(w);
       continue;
     }
     std::string name = w.substr(2), value;
@@ -437,7 +438,7 @@ int Run(int argc, char** argv) {
     }
     if (IsIn(kFlags, name)) {
       if (has_value) throw Error("option --" + name + " takes no value");
-      flags[name] = true;
+      cl.flags[name] = true;
       continue;
     }
     if (!IsIn(kValueOptions, name) && !IsIn(kCliOnlyOptions, name))
@@ -449,141 +450,172 @@ int Run(int argc, char** argv) {
     // `--csv ''` wrote no CSV without a word: no option takes an empty value.
     if (value.empty()) throw Error("option --" + name + ": expected a value, got an empty one");
     if (name == "param") {
-      cli_params.push_back({value, "--param", ""});
+      cl.params.push_back({value, "--param", ""});
     } else {
       if (cli.count(name))
         throw Error("--" + name + " given twice ('" + cli[name].value + "', then '" + value + "'): give it once");
       cli[name] = {value, "--" + name, ""};
     }
   }
+  return cl;
+}
 
-  // Config file first, the command line overrides it.
+// Every setting of a run, wherever it was given.
+struct Settings {
   std::map<std::string, Setting> opt;
   std::vector<std::pair<std::string, Setting>> params;  // key, value@where
-  if (cli.count("config")) {
-    const std::string path = cli["config"].value;
-    std::ifstream in;
-    try {
-      in = OpenInputFile(path, "");
-    } catch (const Error& e) {
-      throw Error(std::string("--config ") + e.what());
-    }
-    std::string line;
-    int no = 0;
-    std::map<std::string, int> seen;  // key -> line
-    while (std::getline(in, line)) {
-      ++no;
-      const std::string where = path + ":" + std::to_string(no);
-      const size_t hash = line.find('#');
-      if (hash != std::string::npos) line.resize(hash);
-      line = Trim(line);
-      if (line.empty()) continue;
-      const size_t eq = line.find('=');
-      if (eq == std::string::npos || eq == 0)
-        throw Error(where + ": expected 'key = value', got '" + line + "'");
-      std::string key = Trim(line.substr(0, eq));
-      const std::string value = Trim(line.substr(eq + 1));
-      if (value.empty()) throw Error(where + ": " + key + " = : expected a value after '='");
-      if (key == "mcast_mode") key = "mcast-mode";
-      if (key == "no_wall") key = "no-wall";
-      // A second line for a key would silently replace (or, for engine
-      // options, add to) the first: name both.
-      if (seen.count(key))
-        throw Error(where + ": '" + key + "' again (first at line " + std::to_string(seen[key]) +
-                    "); give each key once");
-      seen[key] = no;
-      if (key == "net" || (IsIn(kFlags, key) && key != "help") ||
-          (IsIn(kValueOptions, key) && key != "config" && key != "param")) {
-        opt[key] = {value, where, key};
-      } else if (IsParamKey(key)) {
-        params.push_back({key, {value, where, key}});
-      } else {
-        throw Error(where + ": unknown key '" + key +
-                    "' (options without dashes, net, or a --param key)");
-      }
+  std::vector<std::string> positional;
+  bool json = false;
+  bool quiet = false;
+  bool with_wall = true;
+};
+
+// The settings of a --config file: options by key, --param keys in order.
+void ReadConfigFile(const std::string& path, Settings* s) {
+  std::ifstream in;
+  try {
+    in = OpenInputFile(path, "");
+  } catch (const Error& e) {
+    throw Error(std::string("--config ") + e.what());
+  }
+  std::string line;
+  int no = 0;
+  std::map<std::string, int> seen;  // key -> line
+  while (std::getline(in, line)) {
+    ++no;
+    const std::string where = path + ":" + std::to_string(no);
+    const size_t hash = line.find('#');
+    if (hash != std::string::npos) line.resize(hash);
+    line = Trim(line);
+    if (line.empty()) continue;
+    const size_t eq = line.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw Error(where + ": expected 'key = value', got '" + line + "'");
+    std::string key = Trim(line.substr(0, eq));
+    const std::string value = Trim(line.substr(eq + 1));
+    if (value.empty()) throw Error(where + ": " + key + " = : expected a value after '='");
+    if (key == "mcast_mode") key = "mcast-mode";
+    if (key == "no_wall") key = "no-wall";
+    // A second line for a key would silently replace (or, for engine
+    // options, add to) the first: name both.
+    if (seen.count(key))
+      throw Error(where + ": '" + key + "' again (first at line " + std::to_string(seen[key]) +
+                  "); give each key once");
+    seen[key] = no;
+    if (key == "net" || (IsIn(kFlags, key) && key != "help") ||
+        (IsIn(kValueOptions, key) && key != "config" && key != "param")) {
+      s->opt[key] = {value, where, key};
+    } else if (IsParamKey(key)) {
+      s->params.push_back({key, {value, where, key}});
+    } else {
+      throw Error(where + ": unknown key '" + key + "' (options without dashes, net, or a --param key)");
     }
   }
+}
+
+// The command line over the config file's settings (options win).
+void MergeCommandLine(const CommandLine& cl, Settings* s) {
+  const std::map<std::string, Setting>& cli = cl.options;
+  std::map<std::string, Setting>& opt = s->opt;
+  std::vector<std::pair<std::string, Setting>>& params = s->params;
   // --load and --sweep pick the loads: one or the other. From the same
   // place that is an error; a command-line one replaces the config file's
   // (options win).
   if (cli.count("load") && cli.count("sweep"))
-    throw Error(Named(cli["load"]) + ": not with " + Named(cli["sweep"]) +
+    throw Error(Named(cli.at("load")) + ": not with " + Named(cli.at("sweep")) +
                 " (one load or a sweep of loads, not both)");
   if (opt.count("load") && opt.count("sweep"))
-    throw Error(Named(opt["sweep"]) + ": not with " + Named(opt["load"]) +
+    throw Error(Named(opt.at("sweep")) + ": not with " + Named(opt.at("load")) +
                 " (one load or a sweep of loads, not both)");
   if (cli.count("load")) opt.erase("sweep");
   if (cli.count("sweep")) opt.erase("load");
-  for (auto& [k, v] : cli) opt[k] = v;
+  for (const auto& [k, v] : cli) opt[k] = v;
   // Each key once on the command line, as in a config file (the last one
   // was taken, or both handed to the engine); one from the command line
   // replaces the config file's (options win).
   std::map<std::string, std::string> cli_param_seen;  // key -> its --param word
-  for (const Setting& s : cli_params) {
-    const size_t eq = s.value.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error("--param " + s.value + ": expected key=value");
-    const std::string key = s.value.substr(0, eq);
-    const auto [first, fresh] = cli_param_seen.emplace(key, s.value);
+  for (const Setting& p : cl.params) {
+    const size_t eq = p.value.find('=');
+    if (eq == std::string::npos || eq == 0) throw Error("--param " + p.value + ": expected key=value");
+    const std::string key = p.value.substr(0, eq);
+    const auto [first, fresh] = cli_param_seen.emplace(key, p.value);
     if (!fresh)
-      throw Error("--param " + s.value + ": '" + key + "' again (first --param " + first->second +
+      throw Error("--param " + p.value + ": '" + key + "' again (first --param " + first->second +
                   "); give each key once");
     params.erase(
         std::remove_if(params.begin(), params.end(), [&](const auto& kv) { return kv.first == key; }),
         params.end());
-    params.push_back({key, {s.value.substr(eq + 1), "--param " + s.value, ""}});
+    params.push_back({key, {p.value.substr(eq + 1), "--param " + p.value, ""}});
   }
-  auto flag = [&](const std::string& name) {
-    if (flags.count(name)) return true;
-    auto it = opt.find(name);
-    if (it == opt.end()) return false;
-    const std::string& v = it->second.value;
-    if (v == "1" || v == "yes" || v == "true" || v == "on") return true;
-    if (v == "0" || v == "no" || v == "false" || v == "off") return false;
-    throw Error(it->second.where + ": " + name + " = " + v + ": expected yes or no");
-  };
-  const bool json = flag("json");
-  const bool quiet = flag("quiet");
-  const bool with_wall = !flag("no-wall");
-  RefuseTwoOnStdout(opt, json);
+}
 
-  // --merge DIR: the sweep a job set computed, printed as the sweep would.
-  if (opt.count("merge")) {
-    for (const auto& [k, v] : opt)
-      if (k != "merge" && k != "csv" && k != "links" && k != "plot")
-        throw Error(v.where + ": not with --merge (it takes --json, --csv, --links, --plot, --no-wall, --quiet)");
-    if (!positional.empty()) throw Error("unexpected argument '" + positional[0] + "' with --merge");
-    if (!params.empty()) throw Error(params[0].second.where + ": not with --merge");
-    const std::string dir = opt["merge"].value;
-    if (opt.count("plot")) CheckPlotter("--plot " + opt["plot"].value);
-    std::vector<std::string> outputs;
-    for (const char* file : {"csv", "links", "plot"})
-      if (opt.count(file)) outputs.push_back(opt[file].value);
-    CheckOutputsWritable(outputs);
-    const JobSet set = ReadJobSet(dir);
-    Output out;
-    out.json = json;
-    out.quiet = quiet;
-    out.with_wall = with_wall;
-    out.head = set.head;
-    out.saturation = true;
-    if (opt.count("csv")) out.csv = opt["csv"].value;
-    if (opt.count("plot")) out.plot = opt["plot"].value;
-    const std::vector<PointResult> results = ReadPoints(dir, set);
-    LinkNames names;
-    if (opt.count("links")) {
-      names = ReadLinkNames(dir, results);
-      out.links = opt["links"].value;
-      out.link_names = &names;
-    }
-    return Report(results, out);
+// A flag: on the command line, or "yes"/"no" (and alike) in the config file.
+bool FlagValue(const CommandLine& cl, const std::map<std::string, Setting>& opt, const std::string& name) {
+  if (cl.flags.count(name)) return true;
+  auto it = opt.find(name);
+  if (it == opt.end()) return false;
+  const std::string& v = it->second.value;
+  if (v == "1" || v == "yes" || v == "true" || v == "on") return true;
+  if (v == "0" || v == "no" || v == "false" || v == "off") return false;
+  throw Error(it->second.where + ": " + name + " = " + v + ": expected yes or no");
+}
+
+// Every setting of the run: the config file's, the command line's over
+// them, the flags resolved.
+Settings ReadSettings(const CommandLine& cl) {
+  Settings s;
+  if (cl.options.count("config")) ReadConfigFile(cl.options.at("config").value, &s);
+  MergeCommandLine(cl, &s);
+  s.positional = cl.positional;
+  s.json = FlagValue(cl, s.opt, "json");
+  s.quiet = FlagValue(cl, s.opt, "quiet");
+  s.with_wall = !FlagValue(cl, s.opt, "no-wall");
+  return s;
+}
+
+// --merge DIR: the sweep a job set computed, printed as the sweep would.
+int RunMerge(const Settings& s) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  for (const auto& [k, v] : opt)
+    if (k != "merge" && k != "csv" && k != "links" && k != "plot")
+      throw Error(v.where +
+                  ": not with --merge (it takes --json, --csv, --links, --plot, --no-wall, --quiet)");
+  if (!s.positional.empty()) throw Error("unexpected argument '" + s.positional[0] + "' with --merge");
+  if (!s.params.empty()) throw Error(s.params[0].second.where + ": not with --merge");
+  const std::string dir = opt.at("merge").value;
+  if (opt.count("plot")) CheckPlotter("--plot " + opt.at("plot").value);
+  std::vector<std::string> outputs;
+  for (const char* file : {"csv", "links", "plot"})
+    if (opt.count(file)) outputs.push_back(opt.at(file).value);
+  CheckOutputsWritable(outputs);
+  const JobSet set = ReadJobSet(dir);
+  Output out;
+  out.json = s.json;
+  out.quiet = s.quiet;
+  out.with_wall = s.with_wall;
+  out.head = set.head;
+  out.saturation = true;
+  if (opt.count("csv")) out.csv = opt.at("csv").value;
+  if (opt.count("plot")) out.plot = opt.at("plot").value;
+  const std::vector<PointResult> results = ReadPoints(dir, set);
+  LinkNames names;
+  if (opt.count("links")) {
+    names = ReadLinkNames(dir, results);
+    out.links = opt.at("links").value;
+    out.link_names = &names;
   }
+  return Report(results, out);
+}
+
+// What the run writes fits what it does (a job writes its record only),
+// and every output file can be written: checked before anything runs.
+void CheckOutputs(const std::map<std::string, Setting>& opt) {
   if (opt.count("emit-jobs") && (opt.count("point") || opt.count("save")))
     throw Error("--emit-jobs: not with --point or --save (the jobs it writes use those)");
   // A job writes its record only; the merge writes the sweep's files.
   for (const char* file : {"csv", "links", "members", "plot"})
     if (opt.count(file) && (opt.count("emit-jobs") || opt.count("save")))
-      throw Error(opt[file].where + ": not with " + (opt.count("emit-jobs") ? "--emit-jobs" : "--save") +
+      throw Error(opt.at(file).where + ": not with " + (opt.count("emit-jobs") ? "--emit-jobs" : "--save") +
                   (std::string(file) == "members"
                        ? " (run the point directly to get the members)"
                        : std::string("; give it to the merge (ibunion sim --merge DIR --") + file +
@@ -591,40 +623,42 @@ int Run(int argc, char** argv) {
   // --plot: a sweep's; gnuplot checked before anything runs.
   if (opt.count("plot")) {
     if (!opt.count("sweep") || opt.count("point"))
-      throw Error(opt["plot"].where + " " + opt["plot"].value + ": only with --sweep (not --point) or --merge");
-    CheckPlotter("--plot " + opt["plot"].value);
+      throw Error(opt.at("plot").where + " " + opt.at("plot").value +
+                  ": only with --sweep (not --point) or --merge");
+    CheckPlotter("--plot " + opt.at("plot").value);
   }
 
   // Output files that could not be written are named now, not after a
   // sweep that may run for hours (its results were printed, then lost).
   std::vector<std::string> outputs;
   for (const char* file : {"csv", "links", "members", "plot", "save"})
-    if (opt.count(file)) outputs.push_back(opt[file].value);
+    if (opt.count(file)) outputs.push_back(opt.at(file).value);
   CheckOutputsWritable(outputs);
+}
 
-  // Parameters.
+// The model's parameters: the --param settings, then --vls and --mcast-mode.
+Params BuildParams(const Settings& settings) {
+  const std::map<std::string, Setting>& opt = settings.opt;
   Params p;
-  for (const auto& [key, s] : params) SetParam(p, key, s.value, s.where);
+  for (const auto& [key, s] : settings.params) SetParam(p, key, s.value, s.where);
   if (opt.count("vls")) {
     // The model runs any count, but only 1, 2, 4 and 8 are VL counts a port
     // can have (VLCap) and are what the model is tested with.
-    p.vls = int(ToInt(opt["vls"], "a VL count 1, 2, 4 or 8", 1, 8));
-    if (!IsValidVlCount(p.vls)) throw Error(Named(opt["vls"]) + ": expected a VL count 1, 2, 4 or 8");
+    p.vls = int(ToInt(opt.at("vls"), "a VL count 1, 2, 4 or 8", 1, 8));
+    if (!IsValidVlCount(p.vls)) throw Error(Named(opt.at("vls")) + ": expected a VL count 1, 2, 4 or 8");
   }
-  if (opt.count("mcast-mode")) SetParam(p, "mcast_mode", opt["mcast-mode"].value, opt["mcast-mode"].where);
+  if (opt.count("mcast-mode"))
+    SetParam(p, "mcast_mode", opt.at("mcast-mode").value, opt.at("mcast-mode").where);
   ValidateParams(p);
-  const TrafficSpec spec =
-      opt.count("traffic") ? ParseTraffic(opt["traffic"].value, Named(opt["traffic"])) : ParseTraffic("uniform");
-  RefuseUnreadSettings(opt, params, spec, p, opt.count("routing") && opt["routing"].value.rfind("dump:", 0) == 0);
-  const uint32_t msg = opt.count("msg") ? ToBytes(opt["msg"]) : 32;
-  const uint64_t seed = opt.count("seed")
-                            ? uint64_t(ToInt(opt["seed"], "a seed (non-negative integer)", 0, INT64_MAX))
-                            : 1;
-  const int jobs = opt.count("jobs") ? int(ToInt(opt["jobs"], "a thread count 1..256", 1, 256)) : 1;
+  return p;
+}
+
+// The offered loads of the points: one --load, or every point of --sweep.
+// `top_load`: the highest asked for (a sweep's TO).
+std::vector<double> ReadLoads(const std::map<std::string, Setting>& opt, double* top_load) {
   std::vector<double> loads;
-  double top_load = 0;  // the highest load asked for (a sweep's TO)
   if (opt.count("sweep")) {
-    const Setting& s = opt["sweep"];
+    const Setting& s = opt.at("sweep");
     const std::vector<std::string> parts = SplitFields(s.value, ':');
     if (parts.size() != 3) throw Error(Named(s) + ": expected FROM:TO:STEP");
     const double from = ToDouble(s, parts[0], "FROM:TO:STEP with numbers");
@@ -634,89 +668,159 @@ int Run(int argc, char** argv) {
     if (from <= 0 || step <= 0 || to < from || to > kMaxLoad)
       throw Error(Named(s) + ": expected 0 < FROM <= TO <= 64 and STEP > 0");
     loads = SweepLoads(from, to, step);
-    top_load = to;
+    *top_load = to;
     if (loads.size() > 10000) throw Error(Named(s) + ": more than 10000 points");
   } else {
     double load = 0.1;
     if (opt.count("load")) {
-      load = ToDouble(opt["load"], opt["load"].value, "an offered load > 0 (fraction of link bandwidth)");
+      load =
+          ToDouble(opt.at("load"), opt.at("load").value, "an offered load > 0 (fraction of link bandwidth)");
       if (load <= 0 || load > kMaxLoad)
-        throw Error(Named(opt["load"]) + ": expected an offered load in (0, 64]");
+        throw Error(Named(opt.at("load")) + ": expected an offered load in (0, 64]");
     }
     loads = {load};
-    top_load = load;
+    *top_load = load;
   }
-  if (p.batch > 0 && loads.size() > 1) throw Error("--sweep makes no sense with --param batch (one run)");
-  RefuseBernoulliOverload(opt, params, p, top_load);
+  return loads;
+}
 
-  // Fabric and tables.
-  if (!opt.count("routing")) throw Error("--routing is required (mlid, slid, xymesh or dump:DIR)");
-  const std::string routing = opt["routing"].value;
-  CheckRouting(opt, params, p);
-  std::string net = positional.empty() ? (opt.count("net") ? opt["net"].value : "") : positional[0];
-  if (positional.size() > 1) throw Error("unexpected argument '" + positional[1] + "'");
-  LogSink log = [quiet](LogLevel level, const std::string& text) {
-    if (!quiet && level != LogLevel::kVerbose) std::cerr << "ibunion sim: engine: " << text << "\n";
-  };
+// What every point runs: the traffic, message size, seed, threads, loads.
+struct RunPlan {
+  TrafficSpec spec;
+  uint32_t msg = 32;
+  uint64_t seed = 1;
+  int jobs = 1;
+  std::vector<double> loads;
+};
+
+// The plan of the run, each setting checked against the parameters.
+RunPlan PlanRun(const Settings& settings, const Params& p) {
+  const std::map<std::string, Setting>& opt = settings.opt;
+  const std::vector<std::pair<std::string, Setting>>& params = settings.params;
+  RunPlan plan;
+  plan.spec = opt.count("traffic") ? ParseTraffic(opt.at("traffic").value, Named(opt.at("traffic")))
+                                   : ParseTraffic("uniform");
+  RefuseUnreadSettings(opt, params, plan.spec, p,
+                       opt.count("routing") && opt.at("routing").value.rfind("dump:", 0) == 0);
+  plan.msg = opt.count("msg") ? ToBytes(opt.at("msg")) : 32;
+  plan.seed =
+      opt.count("seed") ? uint64_t(ToInt(opt.at("seed"), "a seed (non-negative integer)", 0, INT64_MAX)) : 1;
+  plan.jobs = opt.count("jobs") ? int(ToInt(opt.at("jobs"), "a thread count 1..256", 1, 256)) : 1;
+  double top_load = 0;
+  plan.loads = ReadLoads(opt, &top_load);
+  if (p.batch > 0 && plan.loads.size() > 1)
+    throw Error("--sweep makes no sense with --param batch (one run)");
+  RefuseBernoulliOverload(opt, params, p, top_load);
+  return plan;
+}
+
+// The fabric and the tables that forward on it: dumped (dump:DIR) or
+// computed by an engine, which then also picks the DLIDs and SLs.
+struct Routing {
+  std::string name;  // --routing's value
+  std::string net;   // NETFILE as given; empty if none
+  bool dump = false;
   Fabric fabric;
   Tables tables;
   std::unique_ptr<Engine> engine;
   std::shared_ptr<const DumpedPathMap> path_map;  // dump: the plugin's path selection, if it wrote one
-  const bool dump = routing.rfind("dump:", 0) == 0;
-  if (dump) {
-    const std::string dir = routing.substr(5);
-    if (dir.empty()) throw Error(opt["routing"].where + " " + routing + ": expected dump:DIR");
-    if (!net.empty() && !quiet && !SameFile(net, dir + "/fabric.net"))
-      std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
-                << net << "\n";
-    fabric = ReadNetFile(dir + "/fabric.net");
-    if (opt.count("guid2lid")) {  // a warning is printed even with --quiet
-      const std::string warning = ApplyGuid2LidFile(opt["guid2lid"].value, fabric);
-      if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
-    }
-    ReadLftsFile(dir + "/lfts.dump", fabric, tables);
-    if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
-    tables.Resize(fabric);
-    if (FileExists(dir + "/sl2vl.dump")) ReadDumpedSl2Vl(dir + "/sl2vl.dump", fabric, p, tables);
-    path_map = ReadDumpedPathMap(dir, fabric);
-    if (!quiet)
-      std::cerr << "ibunion sim: note: VLs "
-                << (tables.sl2vl.empty() ? "SL mod " + std::to_string(p.vls) + " (no sl2vl.dump)"
-                                         : "by the ports' SL-to-VL tables (sl2vl.dump)")
-                << "; DLIDs " << (path_map ? "by " + path_map->file + " (the plugin's path selection)"
-                                           : std::string("base LIDs (no ibunion-*-paths.dump)"))
-                << "\n";
-  } else {
-    if (net.empty()) throw Error("missing NETFILE (see --help)");
-    LidOptions lid_options;
-    if (opt.count("guid2lid")) {
-      lid_options.guid2lid = opt["guid2lid"].value;
-      lid_options.guid2lid_named = Named(opt["guid2lid"]);
-    }
-    if (opt.count("lmc")) {
-      lid_options.lmc = int(ToInt(opt["lmc"], "an LMC 0..7", 0, 7));
-      lid_options.lmc_named = Named(opt["lmc"]);
-    }
-    LidsGiven given;
-    fabric = ReadNetFileWithLids(net, lid_options, &given);
-    if (!given.warning.empty()) std::cerr << "ibunion sim: warning: " << given.warning << "\n";  // even --quiet
-    if (!given.note.empty() && !quiet) std::cerr << "ibunion sim: note: " << given.note << "\n";
-    // xymesh's VL policy follows --vls unless engine.xymesh_vls says otherwise.
-    std::vector<std::string> engine_options = p.engine_options;
-    bool has_vls = false;
-    for (const std::string& o : engine_options) has_vls = has_vls || o.rfind("xymesh_vls=", 0) == 0;
-    if (routing == "xymesh" && !has_vls) engine_options.push_back("xymesh_vls=" + std::to_string(p.vls));
-    engine = MakeEngine(routing, engine_options, log);
-    tables.Resize(fabric);
-    engine->RouteUnicast(fabric, tables);
-    engine->RouteSl2Vl(fabric, tables);  // engines with a VL policy (xymesh dedicated)
-  }
+};
 
-  // Traffic set-up (shared by every point). The Workload checks the params
-  // that must fit the fabric, named as they were given.
-  ParamNames param_names;
-  for (const auto& [key, s] : params) param_names[key] = NamedParam(s);
-  Workload wl(spec, p, fabric, seed, param_names);
+// dump:DIR: the fabric and tables as the ibsim harness dumped them.
+void ReadDump(const Settings& s, const Params& p, Routing* r) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  Fabric& fabric = r->fabric;
+  Tables& tables = r->tables;
+  const std::string dir = r->name.substr(5);
+  if (dir.empty()) throw Error(opt.at("routing").where + " " + r->name + ": expected dump:DIR");
+  if (!r->net.empty() && !s.quiet && !SameFile(r->net, dir + "/fabric.net"))
+    std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
+              << r->net << "\n";
+  fabric = ReadNetFile(dir + "/fabric.net");
+  if (opt.count("guid2lid")) {  // a warning is printed even with --quiet
+    const std::string warning = ApplyGuid2LidFile(opt.at("guid2lid").value, fabric);
+    if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
+  }
+  ReadLftsFile(dir + "/lfts.dump", fabric, tables);
+  if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
+  tables.Resize(fabric);
+  if (FileExists(dir + "/sl2vl.dump")) ReadDumpedSl2Vl(dir + "/sl2vl.dump", fabric, p, tables);
+  r->path_map = ReadDumpedPathMap(dir, fabric);
+  if (!s.quiet)
+    std::cerr << "ibunion sim: note: VLs "
+              << (tables.sl2vl.empty() ? "SL mod " + std::to_string(p.vls) + " (no sl2vl.dump)"
+                                       : "by the ports' SL-to-VL tables (sl2vl.dump)")
+              << "; DLIDs "
+              << (r->path_map ? "by " + r->path_map->file + " (the plugin's path selection)"
+                              : std::string("base LIDs (no ibunion-*-paths.dump)"))
+              << "\n";
+}
+
+// An engine's tables for the fabric in NETFILE.
+void RouteWithEngine(const Settings& s, const Params& p, Routing* r) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  const bool quiet = s.quiet;
+  LogSink log = [quiet](LogLevel level, const std::string& text) {
+    if (!quiet && level != LogLevel::kVerbose) std::cerr << "ibunion sim: engine: " << text << "\n";
+  };
+  if (r->net.empty()) throw Error("missing NETFILE (see --help)");
+  LidOptions lid_options;
+  if (opt.count("guid2lid")) {
+    lid_options.guid2lid = opt.at("guid2lid").value;
+    lid_options.guid2lid_named = Named(opt.at("guid2lid"));
+  }
+  if (opt.count("lmc")) {
+    lid_options.lmc = int(ToInt(opt.at("lmc"), "an LMC 0..7", 0, 7));
+    lid_options.lmc_named = Named(opt.at("lmc"));
+  }
+  LidsGiven given;
+  r->fabric = ReadNetFileWithLids(r->net, lid_options, &given);
+  if (!given.warning.empty()) std::cerr << "ibunion sim: warning: " << given.warning << "\n";  // even --quiet
+  if (!given.note.empty() && !quiet) std::cerr << "ibunion sim: note: " << given.note << "\n";
+  // xymesh's VL policy follows --vls unless engine.xymesh_vls says otherwise.
+  std::vector<std::string> engine_options = p.engine_options;
+  bool has_vls = false;
+  for (const std::string& o : engine_options) has_vls = has_vls || o.rfind("xymesh_vls=", 0) == 0;
+  if (r->name == "xymesh" && !has_vls) engine_options.push_back("xymesh_vls=" + std::to_string(p.vls));
+  r->engine = MakeEngine(r->name, engine_options, log);
+  r->tables.Resize(r->fabric);
+  r->engine->RouteUnicast(r->fabric, r->tables);
+  r->engine->RouteSl2Vl(r->fabric, r->tables);  // engines with a VL policy (xymesh dedicated)
+}
+
+// Filled in place: the workload and the network keep pointers into it.
+void BuildRouting(const Settings& s, const Params& p, Routing* r) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  const std::vector<std::string>& positional = s.positional;
+  if (!opt.count("routing")) throw Error("--routing is required (mlid, slid, xymesh or dump:DIR)");
+  r->name = opt.at("routing").value;
+  CheckRouting(opt, s.params, p);
+  r->net = positional.empty() ? (opt.count("net") ? opt.at("net").value : "") : positional[0];
+  if (positional.size() > 1) throw Error("unexpected argument '" + positional[1] + "'");
+  r->dump = r->name.rfind("dump:", 0) == 0;
+  if (r->dump) {
+    ReadDump(s, p, r);
+  } else {
+    RouteWithEngine(s, p, r);
+  }
+}
+
+// The params by key as the user gave them, for the Workload's messages.
+ParamNames ParamNamesOf(const Settings& s) {
+  ParamNames names;
+  for (const auto& [key, setting] : s.params) names[key] = NamedParam(setting);
+  return names;
+}
+
+// The workload's multicast groups routed, and its DLIDs and SLs chosen,
+// as the routing does.
+void RouteTraffic(const Params& p, Routing* r, Workload* workload) {
+  Workload& wl = *workload;
+  Fabric& fabric = r->fabric;
+  Tables& tables = r->tables;
+  const bool dump = r->dump;
+  const std::unique_ptr<Engine>& engine = r->engine;
+  const std::shared_ptr<const DumpedPathMap>& path_map = r->path_map;
   if (wl.is_mcast() && dump) {
     // The dumped group, in either mode: unicast copies go to its members.
     wl.UseDumpedTree(fabric, tables, p.mlid);
@@ -742,12 +846,18 @@ int Run(int argc, char** argv) {
     wl.SetDlidFn(nullptr, false);
     wl.SetPathSlFn(nullptr, false, p.sl);
   }
-  // The engine's SL-to-VL tables, when it sets any for the simulated VL
-  // count, decide the VL of every switch hop (e.g. xymesh's dedicated VL per
-  // direction). Tables made for another VL count (an explicit
-  // engine.xymesh_vls) are not used: VL = SL mod VLs, as for engines
-  // without tables. End ports inject on SL mod VLs, or by their own table
-  // when a dump has one (sl2vl.dump).
+}
+
+// The engine's SL-to-VL tables, when it sets any for the simulated VL
+// count, decide the VL of every switch hop (e.g. xymesh's dedicated VL per
+// direction). Tables made for another VL count (an explicit
+// engine.xymesh_vls) are not used: VL = SL mod VLs, as for engines
+// without tables. End ports inject on SL mod VLs, or by their own table
+// when a dump has one (sl2vl.dump).
+Sl2VlFn Sl2VlOf(const Routing& r, const Params& p, bool quiet) {
+  const Tables& tables = r.tables;
+  const std::unique_ptr<Engine>& engine = r.engine;
+  const std::string& routing = r.name;
   Sl2VlFn sl2vl;
   if (!tables.sl2vl.empty() && engine && engine->DataVls() != p.vls) {
     if (!quiet)
@@ -765,60 +875,84 @@ int Run(int argc, char** argv) {
       return t->sl2vl[sw].get(in_port, out_port, sl);
     };
   }
-  // Tables that do not fit the fabric: name the dump they came from.
-  auto make_network = [&]() {
-    try {
-      return std::make_unique<Network>(fabric, tables, p.vls, sl2vl);
-    } catch (const Error& e) {
-      if (!dump) throw;
-      throw Error(routing.substr(5) + "/lfts.dump: " + e.what());
-    }
-  };
-  const std::unique_ptr<Network> network_owner = make_network();
-  const Network& network = *network_owner;
-  // Not read again: on large fabrics the LFTs are tens of MB (switches x LIDs).
-  if (network.OwnsTables()) tables = Tables();
+  return sl2vl;
+}
 
-  std::string members_text;  // written with the results, all files or none
+// Tables that do not fit the fabric: name the dump they came from.
+std::unique_ptr<Network> MakeNetwork(const Routing& r, const Params& p, const Sl2VlFn& sl2vl) {
+  try {
+    return std::make_unique<Network>(r.fabric, r.tables, p.vls, sl2vl);
+  } catch (const Error& e) {
+    if (!r.dump) throw;
+    throw Error(r.name.substr(5) + "/lfts.dump: " + e.what());
+  }
+}
+
+// --members: the group and the sources, written with the results (all
+// files or none).
+std::string MembersText(const std::map<std::string, Setting>& opt, const Workload& wl, const Fabric& fabric) {
+  std::string members_text;
   if (opt.count("members")) {
     if (!wl.is_mcast()) throw Error("--members: only for --traffic mcast:SOURCES:GROUP");
     for (int h : wl.group()) members_text += "group " + fabric.end_ports[h].name + "\n";
     for (int h : wl.sources()) members_text += "source " + fabric.end_ports[h].name + "\n";
   }
+  return members_text;
+}
 
+// The line that heads the results: the fabric, routing, traffic and run.
+std::string HeadLine(const Routing& r, const Workload& wl, const RunPlan& plan, const Params& p) {
+  const bool dump = r.dump;
+  const std::string& routing = r.name;
+  const std::string& net = r.net;
+  const Fabric& fabric = r.fabric;
+  const uint32_t msg = plan.msg;
+  const uint64_t seed = plan.seed;
   std::ostringstream head;
   // Named after the file the fabric came from: with dump:DIR that is
   // DIR/fabric.net, whatever NETFILE said.
   head << "# " << (dump ? routing.substr(5) + "/fabric.net" : net) << ": " << fabric.end_ports.size() << " end ports, "
        << fabric.switches.size() << " switches; routing " << routing << "; " << wl.Describe()
        << "; msg " << msg << " B; " << p.vls << " VL(s); seed " << seed;
-  if (!quiet) std::cerr << "ibunion sim: " << head.str().substr(2) << "\n";
+  return head.str();
+}
 
-  if (opt.count("emit-jobs")) {
-    // The jobs repeat this command line without --emit-jobs.
-    std::vector<std::string> job_words;
-    for (size_t i = 0; i < words.size(); ++i) {
-      if (words[i] == "--emit-jobs") {
-        ++i;
-        continue;
-      }
-      if (words[i].rfind("--emit-jobs=", 0) == 0) continue;
-      job_words.push_back(words[i]);
+// --emit-jobs DIR: the sweep written as independent jobs, not run.
+void EmitJobs(const std::vector<std::string>& words, const std::string& dir, size_t points,
+              const std::string& head, const Network& network, bool quiet) {
+  // The jobs repeat this command line without --emit-jobs.
+  std::vector<std::string> job_words;
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "--emit-jobs") {
+      ++i;
+      continue;
     }
-    const std::string dir = opt["emit-jobs"].value;
-    WriteJobSet(dir, job_words, int(loads.size()), head.str(), NamesOf(network));
-    if (!quiet)
-      std::cerr << "ibunion sim: " << loads.size() << " job(s) in " << dir << "/jobs.txt; run them with\n"
-                << "  parallel < " << dir << "/jobs.txt      (GNU parallel; or: bash " << dir << "/jobs.txt)\n"
-                << "  sbatch " << dir << "/slurm.sh           (Slurm job array)\n"
-                << "then: ibunion sim --merge " << dir << " [--json] [--csv FILE] [--links FILE] [--plot FILE.png]\n";
-    return 0;
+    if (words[i].rfind("--emit-jobs=", 0) == 0) continue;
+    job_words.push_back(words[i]);
   }
+  WriteJobSet(dir, job_words, int(points), head, NamesOf(network));
+  if (!quiet)
+    std::cerr << "ibunion sim: " << points << " job(s) in " << dir << "/jobs.txt; run them with\n"
+              << "  parallel < " << dir << "/jobs.txt      (GNU parallel; or: bash " << dir << "/jobs.txt)\n"
+              << "  sbatch " << dir << "/slurm.sh           (Slurm job array)\n"
+              << "then: ibunion sim --merge " << dir
+              << " [--json] [--csv FILE] [--links FILE] [--plot FILE.png]\n";
+}
+
+// The points asked for: one (--point N) or all of them, in parallel.
+std::vector<PointResult> RunAskedPoints(const Settings& s, const Network& network, const Workload& wl,
+                                        const Params& p, const RunPlan& plan) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  const std::vector<double>& loads = plan.loads;
+  const uint32_t msg = plan.msg;
+  const uint64_t seed = plan.seed;
+  const int jobs = plan.jobs;
+  const bool quiet = s.quiet;
   if (opt.count("save") && !opt.count("point") && loads.size() > 1)
     throw Error("--save: one point per file; add --point N (0.." + std::to_string(loads.size() - 1) + ")");
   std::vector<PointResult> results;
   if (opt.count("point")) {
-    const int n = int(ToInt(opt["point"], "a point index 0.." + std::to_string(loads.size() - 1), 0,
+    const int n = int(ToInt(opt.at("point"), "a point index 0.." + std::to_string(loads.size() - 1), 0,
                             (long long)loads.size() - 1));
     results = {RunPoint(network, wl, p, msg, loads[n], seed, n)};
   } else {
@@ -834,24 +968,30 @@ int Run(int argc, char** argv) {
     results = RunPoints(network, wl, p, msg, loads, seed, jobs, progress, tick);
     bar.reset();  // clears the bar before the results
   }
+  return results;
+}
 
+// The results saved (--save), printed and written as asked.
+int SaveAndReport(const Settings& s, const std::vector<PointResult>& results, const std::string& head,
+                  const std::string& members_text, const Network& network) {
+  const std::map<std::string, Setting>& opt = s.opt;
   if (opt.count("save")) {
     const std::string record = ToRecord(results[0]) + "\n";
-    WriteFilesAtomically({{opt["save"].value, [&](std::ostream& os) { os << record; }}});
+    WriteFilesAtomically({{opt.at("save").value, [&](std::ostream& os) { os << record; }}});
   }
   Output out;
   // A job's point goes to its file only; --json asks for it on stdout too.
-  out.print = !opt.count("save") || json;
-  out.json = json;
-  out.quiet = quiet;
-  out.with_wall = with_wall;
-  out.head = head.str();
+  out.print = !opt.count("save") || s.json;
+  out.json = s.json;
+  out.quiet = s.quiet;
+  out.with_wall = s.with_wall;
+  out.head = head;
   out.saturation = opt.count("sweep") && !opt.count("point");
-  if (opt.count("csv")) out.csv = opt["csv"].value;
-  if (opt.count("links")) out.links = opt["links"].value;
-  if (opt.count("plot")) out.plot = opt["plot"].value;
+  if (opt.count("csv")) out.csv = opt.at("csv").value;
+  if (opt.count("links")) out.links = opt.at("links").value;
+  if (opt.count("plot")) out.plot = opt.at("plot").value;
   if (opt.count("members")) {
-    out.members_path = opt["members"].value;
+    out.members_path = opt.at("members").value;
     out.members_text = members_text;
   }
   LinkNames names;  // named only when asked for: one string per port
@@ -860,6 +1000,50 @@ int Run(int argc, char** argv) {
     out.link_names = &names;
   }
   return Report(results, out);
+}
+
+int Run(int argc, char** argv) {
+  std::vector<std::string> words(argv, argv + argc);
+  if (!words.empty() && words[0] == "sim") words.erase(words.begin());
+  if (words.empty()) {
+    std::cerr << kUsage;
+    return 2;
+  }
+
+  CommandLine parsed = ParseCommandLine(words);
+  if (parsed.help) {
+    std::cout << kUsage << ParamHelp();
+    return 0;
+  }
+
+  const Settings settings = ReadSettings(parsed);
+  const std::map<std::string, Setting>& opt = settings.opt;
+  RefuseTwoOnStdout(opt, settings.json);
+  if (opt.count("merge")) return RunMerge(settings);
+  CheckOutputs(opt);
+
+  const Params p = BuildParams(settings);
+  const RunPlan plan = PlanRun(settings, p);
+  Routing routing;
+  BuildRouting(settings, p, &routing);
+  // Traffic set-up (shared by every point). The Workload checks the params
+  // that must fit the fabric, named as they were given.
+  Workload wl(plan.spec, p, routing.fabric, plan.seed, ParamNamesOf(settings));
+  RouteTraffic(p, &routing, &wl);
+  const std::unique_ptr<Network> network_owner = MakeNetwork(routing, p, Sl2VlOf(routing, p, settings.quiet));
+  const Network& network = *network_owner;
+  // Not read again: on large fabrics the LFTs are tens of MB (switches x LIDs).
+  if (network.OwnsTables()) routing.tables = Tables();
+  const std::string members_text = MembersText(opt, wl, routing.fabric);
+
+  const std::string head = HeadLine(routing, wl, plan, p);
+  if (!settings.quiet) std::cerr << "ibunion sim: " << head.substr(2) << "\n";
+  if (opt.count("emit-jobs")) {
+    EmitJobs(words, opt.at("emit-jobs").value, plan.loads.size(), head, network, settings.quiet);
+    return 0;
+  }
+  const std::vector<PointResult> results = RunAskedPoints(settings, network, wl, p, plan);
+  return SaveAndReport(settings, results, head, members_text, network);
 }
 
 }  // namespace
