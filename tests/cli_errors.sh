@@ -583,6 +583,20 @@ sed -e '/^\[1\]\t"N(1,0)"\[3\]$/d' -e '/^\[3\]\t"N(0,0)"\[1\]$/d' "$top/topologi
 expect "not an m-port n-tree: switch N(0,0) (0x0000000000200000, LID 26): a leaf has 1 hosts" "$IBUNION" inspect "$tmp/cut.net"
 expect "; not a 2-D mesh: switch N(0,0) (0x0000000000200000, LID 26): no link to its grid neighbour switch N(1,0)" \
   "$IBUNION" inspect "$tmp/cut.net"
+# --save on a sweep without --point, and --point out of range, are refused
+# before the fabric is read and routed (the engine's notes came first, and
+# a large fabric was routed only to be refused): the error is all of stderr.
+mkdir -p "$tmp/save" && rm -f "$tmp/save/"*
+for bad in "--save $tmp/save/p.rec" "--point 9"; do
+  # shellcheck disable=SC2086
+  "$IBUNION" sim "$top/topologies/ft-4-3.net" --routing mlid --sweep 0.1:0.5:0.1 $bad >/dev/null 2>"$tmp/err"
+  rc=$?
+  if [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qE "one point per file|expected a point index 0..4" "$tmp/err"
+  then echo "PASS: sim $bad on a 5-point sweep refused before routing: $(cat "$tmp/err")"
+  else echo "FAIL: sim $bad: rc $rc, stderr: $(head -3 "$tmp/err" | tr '\n' '|')"; fails=$((fails + 1)); fi
+done
+[ -z "$(ls -A "$tmp/save")" ] && echo "PASS: sim --save refused: no file written" ||
+  { echo "FAIL: sim --save refused, yet left $(ls -A "$tmp/save")"; fails=$((fails + 1)); }
 # A host on a top or middle switch (a management node on a spine): both
 # labellings took that switch for a leaf and blamed its host count or a
 # link; the refusal names the host's cable instead.

@@ -691,6 +691,7 @@ struct RunPlan {
   uint64_t seed = 1;
   int jobs = 1;
   std::vector<double> loads;
+  int point = -1;  // --point N, -1 all of them
 };
 
 // The plan of the run, each setting checked against the parameters.
@@ -711,6 +712,13 @@ RunPlan PlanRun(const Settings& settings, const Params& p) {
   if (p.batch > 0 && plan.loads.size() > 1)
     throw Error("--sweep makes no sense with --param batch (one run)");
   RefuseBernoulliOverload(opt, params, p, top_load);
+  // Checked before the fabric is read and routed, which takes a while on a
+  // large one, only to be refused.
+  if (opt.count("save") && !opt.count("point") && plan.loads.size() > 1)
+    throw Error("--save: one point per file; add --point N (0.." + std::to_string(plan.loads.size() - 1) + ")");
+  if (opt.count("point"))
+    plan.point = int(ToInt(opt.at("point"), "a point index 0.." + std::to_string(plan.loads.size() - 1), 0,
+                           (long long)plan.loads.size() - 1));
   return plan;
 }
 
@@ -942,19 +950,14 @@ void EmitJobs(const std::vector<std::string>& words, const std::string& dir, siz
 // The points asked for: one (--point N) or all of them, in parallel.
 std::vector<PointResult> RunAskedPoints(const Settings& s, const Network& network, const Workload& wl,
                                         const Params& p, const RunPlan& plan) {
-  const std::map<std::string, Setting>& opt = s.opt;
   const std::vector<double>& loads = plan.loads;
   const uint32_t msg = plan.msg;
   const uint64_t seed = plan.seed;
   const int jobs = plan.jobs;
   const bool quiet = s.quiet;
-  if (opt.count("save") && !opt.count("point") && loads.size() > 1)
-    throw Error("--save: one point per file; add --point N (0.." + std::to_string(loads.size() - 1) + ")");
   std::vector<PointResult> results;
-  if (opt.count("point")) {
-    const int n = int(ToInt(opt.at("point"), "a point index 0.." + std::to_string(loads.size() - 1), 0,
-                            (long long)loads.size() - 1));
-    results = {RunPoint(network, wl, p, msg, loads[n], seed, n)};
+  if (plan.point >= 0) {
+    results = {RunPoint(network, wl, p, msg, loads[plan.point], seed, plan.point)};
   } else {
     // Progress on stderr: a bar on a terminal, a line per point elsewhere.
     std::unique_ptr<ProgressBar> bar;
