@@ -32,16 +32,21 @@ std::vector<McastGroup> RandomGroups(std::mt19937_64& rng, int hosts, int count)
   return groups;
 }
 
+// Switch i of a ring: port 1 to the next, 2 to the previous, 3 a host.
+Switch RingSwitch(int i) {
+  Switch sw;
+  sw.guid = 0x200000 + i;
+  sw.name = "R" + std::to_string(i);
+  sw.num_ports = 3;
+  sw.ports.resize(4);
+  return sw;
+}
+
 // A ring of n switches (port 1 to the next, 2 to the previous, 3 a host).
 Fabric Ring(int n) {
   Fabric f;
   for (int i = 0; i < n; ++i) {
-    Switch sw;
-    sw.guid = 0x200000 + i;
-    sw.name = "R" + std::to_string(i);
-    sw.num_ports = 3;
-    sw.ports.resize(4);
-    f.switches.push_back(sw);
+    f.switches.push_back(RingSwitch(i));
     EndPort ep;
     ep.node_guid = 0x100000 + 2 * i;
     ep.port_guid = ep.node_guid + 1;
@@ -401,12 +406,7 @@ void FatTreeIsAcyclic() {
 Fabric RingWithTwoHosts() {
   Fabric f;
   for (int i = 0; i < 4; ++i) {
-    Switch sw;
-    sw.guid = 0x200000 + i;
-    sw.name = "R" + std::to_string(i);
-    sw.num_ports = 3;
-    sw.ports.resize(4);
-    f.switches.push_back(sw);
+    f.switches.push_back(RingSwitch(i));
   }
   for (int i = 0; i < 2; ++i) {
     EndPort ep;
