@@ -719,6 +719,9 @@ RunPlan PlanRun(const Settings& settings, const Params& p) {
   if (opt.count("point"))
     plan.point = int(ToInt(opt.at("point"), "a point index 0.." + std::to_string(plan.loads.size() - 1), 0,
                            (long long)plan.loads.size() - 1));
+  if (plan.point >= 0 && plan.jobs > 1 && !settings.quiet)
+    std::cerr << "ibunion sim: note: " << Named(opt.at("jobs"))
+              << " unused: --point runs one point, on one thread\n";
   return plan;
 }
 
@@ -739,8 +742,7 @@ void ReadDump(const Settings& s, const Params& p, Routing* r) {
   const std::map<std::string, Setting>& opt = s.opt;
   Fabric& fabric = r->fabric;
   Tables& tables = r->tables;
-  const std::string dir = r->name.substr(5);
-  if (dir.empty()) throw Error(opt.at("routing").where + " " + r->name + ": expected dump:DIR");
+  const std::string dir = r->name.substr(5);  // not empty: refused in CheckRouting
   if (!r->net.empty() && !s.quiet && !SameFile(r->net, dir + "/fabric.net"))
     std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
               << r->net << "\n";
@@ -936,6 +938,12 @@ void EmitJobs(const std::vector<std::string>& words, const std::string& dir, siz
       continue;
     }
     if (words[i].rfind("--emit-jobs=", 0) == 0) continue;
+    // A job runs one point, on one thread: --jobs would only be noted.
+    if (words[i] == "--jobs") {
+      ++i;
+      continue;
+    }
+    if (words[i].rfind("--jobs=", 0) == 0) continue;
     job_words.push_back(words[i]);
   }
   WriteJobSet(dir, job_words, int(points), head, NamesOf(network));
