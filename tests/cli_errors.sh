@@ -770,6 +770,20 @@ if mft_verify "$tmp/own.mft" --engine mlid >"$tmp/v" 2>&1 && grep -q "scheme mli
   grep -qE "^scheme mlid: [1-9][0-9]* MFT entries differ" "$tmp/v" && tail -1 "$tmp/v" | grep -q FAIL
 then echo "PASS: verify --engine: an exactly-once MFT rooted at another top switch is named, switch by switch"
 else echo "FAIL: verify --engine with another rule's MFT: $(xargs <"$tmp/v")"; fails=$((fails + 1)); fi
+# A group mlid refuses (on FT(4,3) with 6 switch links cut no member
+# reaches all others over up*/down* links) fails the MFT comparison and is
+# counted, also where the tables hold no entry for it either ("0 MFT
+# entries differ" was printed under the refusal).
+sed '74,75d;81d;88d;90d;98d;104,105d;109d;112d;133d;167d' "$ft43" >"$tmp/cut.net"
+printf '0xC001 P(000) P(011) P(101) P(110) P(111) P(001)\n' >"$tmp/refused.groups"
+printf '0xC002 P(000) P(001)\n' >"$tmp/leaf.groups"
+"$IBUNION" route "$tmp/cut.net" --engine mlid --lft "$tmp/cut.lft" --groups "$tmp/leaf.groups" \
+  --mft "$tmp/leaf.mft" 2>/dev/null
+if ! "$IBUNION" verify "$tmp/cut.net" --lft "$tmp/cut.lft" --mft "$tmp/leaf.mft" --groups "$tmp/refused.groups" \
+  --engine mlid >"$tmp/v" 2>&1 && grep -q "^error: scheme mismatch: MLID 0xc001: mlid builds no tree (.*no member reaches all others" "$tmp/v" &&
+  grep -q "^scheme mlid: 0 MFT entries differ (1 group, routed in the groups file's order); mlid builds no tree for 1 of them$" "$tmp/v"
+then echo "PASS: verify --engine: a group the engine refuses is counted ($(grep 'MFT entries differ' "$tmp/v"))"
+else echo "FAIL: verify --engine, refused group: $(grep -i "scheme\|no tree" "$tmp/v" | xargs)"; fails=$((fails + 1)); fi
 # verify --deadlock walks the switches' routes to end-port LIDs too (64
 # end-port LIDs, 16 hosts at LMC 2, x 20 switches on FT(4,3)), and --host-lids keeps the
 # routes from end ports only.
