@@ -115,8 +115,7 @@ long CompareMftsWithEngine(const Fabric& f, const Tables& t, const std::vector<M
   want.Resize(f);
   long mismatches = 0, refused = 0;
   for (const McastGroup& g : groups) {
-    char mlid[16];
-    std::snprintf(mlid, sizeof mlid, "0x%04x", g.mlid);
+    const std::string mlid = HexLid(g.mlid);
     try {
       engine->RouteMulticast(f, g, want);
     } catch (const Error& e) {  // no tree: every entry the tables hold differs

@@ -6,6 +6,12 @@
 
 namespace ibu {
 
+std::string HexLid(Lid lid) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%04x", static_cast<unsigned>(lid));
+  return text;
+}
+
 std::string Hex16(Guid g) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(g));

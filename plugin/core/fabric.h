@@ -19,6 +19,9 @@ constexpr int kMaxSwitchPorts = 254;
 // Out-port value meaning "no route" in an LFT (OpenSM's OSM_NO_PATH).
 constexpr uint8_t kNoPort = 255;
 
+// "0xc001": a LID as ibroute and OpenSM's log print it, for messages.
+std::string HexLid(Lid lid);
+
 // What sits at the far end of a switch port.
 struct Peer {
   enum class Kind : uint8_t { kNone, kSwitch, kEndPort };

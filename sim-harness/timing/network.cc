@@ -10,16 +10,6 @@
 
 namespace ibu::sim {
 
-namespace {
-
-std::string Hex(int v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%04x", v);
-  return buf;
-}
-
-}  // namespace
-
 Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl)
     : fabric_(&f), vls_(vls) {
   for (int sl = 0; sl < 16; ++sl) sl_mod_vls_[sl] = uint8_t(sl % std::max(1, vls));
@@ -159,7 +149,7 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
         if (!mask.test(p)) continue;
         if (p > sw.num_ports || !sw.ports[p].connected())
           throw Error("tables do not match the fabric: " + f.SwitchLabel(s) + " MFT of MLID " +
-                      Hex(mlid) + " names port " + std::to_string(p) +
+                      HexLid(mlid) + " names port " + std::to_string(p) +
                       (p > sw.num_ports ? " beyond the switch's ports" : ", which is not cabled"));
         mft_ports_.push_back(uint8_t(p));
         ++mft_ports_[count_at];

@@ -57,12 +57,6 @@ int64_t DrawnNs(double ns) {
   return std::max<int64_t>(1, std::llround(ns));
 }
 
-std::string HexLid(int lid) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%04x", lid);
-  return buf;
-}
-
 }  // namespace
 
 // The engine behind Simulator, specialised at compile time for the common

@@ -328,9 +328,7 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
     }
   }
   if (mlid && chosen == 0) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "0x%04x", mlid);
-    throw Error(std::string("--param mlid=") + buf + ": the dumped MFTs have no such MLID");
+    throw Error("--param mlid=" + HexLid(Lid(mlid)) + ": the dumped MFTs have no such MLID");
   }
   if (best < 2) throw Error("the dumped multicast group reaches fewer than two end ports");
   group_.clear();
@@ -338,10 +336,8 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
   for (int h = 0; h < hosts_; ++h)
     if (r[h]) group_.push_back(h);
   // Sources are drawn from the members: a count beyond them was taken as all.
-  char mlid_text[16];
-  std::snprintf(mlid_text, sizeof mlid_text, "0x%04x", chosen);
   RefuseTooManyHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
-                     "the " + std::to_string(group_.size()) + " members of the dumped group (MLID " + mlid_text +
+                     "the " + std::to_string(group_.size()) + " members of the dumped group (MLID " + HexLid(chosen) +
                          ") it draws them from");
   RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
                 "the dumped group's " + std::to_string(group_.size()) + " members");

@@ -186,10 +186,10 @@ class TreeMasks {
 }  // namespace
 
 void MlidRouter::CheckMembers(const McastGroup& g) const {
-  if (g.members.empty()) throw Error("multicast group " + std::to_string(g.mlid) + " has no members");
+  if (g.members.empty()) throw Error("multicast group " + HexLid(g.mlid) + " has no members");
   for (int m : g.members)
     if (m < 0 || m >= static_cast<int>(f_.end_ports.size()))
-      throw Error("multicast group " + std::to_string(g.mlid) + ": member index " +
+      throw Error("multicast group " + HexLid(g.mlid) + ": member index " +
                   std::to_string(m) + " is not an end port of the fabric");
 }
 

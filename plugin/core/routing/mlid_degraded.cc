@@ -219,7 +219,7 @@ int MlidRouter::DegradedAnchorChain(const McastGroup& g, int anchor, const std::
       return c;
     }
   }
-  throw Error("multicast group " + std::to_string(g.mlid) +
+  throw Error("multicast group " + HexLid(g.mlid) +
               ": in the degraded tree no member reaches all others over up*/down* links");
 }
 

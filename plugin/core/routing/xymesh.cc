@@ -14,14 +14,8 @@ namespace {
 
 constexpr int kSls = 16;
 
-std::string HexLid(Lid lid) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%04X", static_cast<unsigned>(lid));
-  return text;
-}
-
 void CheckMembers(const Fabric& f, const McastGroup& g) {
-  const std::string group = "multicast group " + std::to_string(g.mlid);
+  const std::string group = "multicast group " + HexLid(g.mlid);
   if (g.members.empty()) throw Error(group + " has no members");
   auto check = [&](int ep, const char* what) {
     if (ep < 0 || ep >= static_cast<int>(f.end_ports.size()) || f.end_ports[ep].switch_index < 0)
