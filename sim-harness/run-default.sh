@@ -22,14 +22,32 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-default.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 failures=0
+exec 3>&1  # the job's own report, also from inside a redirected call
 step() { printf '\n== %s\n' "$*"; }
 ok() { printf '  ok    %s\n' "$*"; }
-bad() { printf '  FAIL  %s\n' "$*"; failures=$((failures + 1)); }
+bad() { printf '  FAIL  %s\n' "$*" >&3; failures=$((failures + 1)); }
 run_check() {  # WHAT COMMAND...: ok/bad by exit status; the command's summary lines are shown
   local what=$1 log=$work/check.$RANDOM
   shift
   if "$@" >"$log" 2>&1; then ok "$what"; else bad "$what"; fi
-  grep -E '^(unicast|path length|scheme|disjoint|multicast|groups per|error)' "$log" | sed 's/^/        /' | head -12
+  grep -E '^(unicast|path length|scheme|disjoint|multicast|groups per|error)' "$log" | sed 's/^/        /' | head -12 || true
+}
+finish() {
+  {
+    echo
+    if [ $failures -eq 0 ]; then echo "default job: all checks passed"; else echo "default job: $failures checks FAILED"; fi
+  } >&3
+  exit $(( failures > 0 ))
+}
+# WHAT FABRIC-RUN-ARGS...: a run that did not complete (its own message
+# above says why) is a failed check, and what needs its tables is skipped.
+fabric_run() {
+  local what=$1
+  shift
+  if ! sim-harness/ibsim/fabric-run "$@" | sed 's/^/  /'; then
+    bad "$what: fabric-run failed; the checks that need its tables are skipped"
+    finish
+  fi
 }
 
 step "OpenSM + ibunion (mlid) on FT(4,3) under ibsim; group ff12:e001::1 joined by 6 hosts"
@@ -39,12 +57,11 @@ for h in $members; do
   joins="$joins SIM_HOST='$h' LD_PRELOAD=\$IBUNION_UMAD2SIM '$top/ibunion' mcjoin join ff12:e001::1 >>\$IBUNION_OUT/joins.txt &&"
 done
 joins="$joins sleep 2"  # OpenSM programs the MFTs after the joins
-sim-harness/ibsim/fabric-run --net "$net" --guid2lid "$g2l" --lmc 2 --engine mlid,minhop \
-  --plugin-dir plugin/osm/.libs --plugin-name ibunion --daemon --exec "$joins" --out "$work/mlid" |
-  sed 's/^/  /'
+fabric_run "OpenSM + ibunion (mlid)" --net "$net" --guid2lid "$g2l" --lmc 2 --engine mlid,minhop \
+  --plugin-dir plugin/osm/.libs --plugin-name ibunion --daemon --exec "$joins" --out "$work/mlid"
 grep -q "mlid tables configured on all switches" "$work/mlid/opensm.log" && ok "OpenSM routed with mlid" ||
   bad "OpenSM did not use mlid"
-grep "ibunion/mlid: routed" "$work/mlid/opensm.log" | sed 's/.*-> log_to_osm: /        /'
+grep "ibunion/mlid: routed" "$work/mlid/opensm.log" | sed 's/.*-> log_to_osm: /        /' || true
 mlid_hex=$(sort -u "$work/mlid/joins.txt" | awk '{print $2}')
 [ "$(sort -u "$work/mlid/joins.txt" | wc -l)" -eq 1 ] && ok "the SA gave every member MLID $mlid_hex" || bad "joins: $(cat "$work/mlid/joins.txt")"
 echo "$mlid_hex $members" >"$work/groups.txt"
@@ -61,7 +78,7 @@ run_check "multicast: each member gets exactly one copy from every member, nothi
 
 step "OpenSM's own engines on the same fabric (ftree needs LMC 0)"
 for engine in ftree minhop; do
-  sim-harness/ibsim/fabric-run --net "$net" --guid2lid "$g2l" --engine "$engine" --no-mft \
+  fabric_run "OpenSM ($engine)" --net "$net" --guid2lid "$g2l" --engine "$engine" --no-mft \
     --out "$work/$engine" >/dev/null
   grep -q "$engine tables configured" "$work/$engine/opensm.log" && ok "OpenSM routed with $engine" ||
     bad "OpenSM did not use $engine"
@@ -73,11 +90,16 @@ printf '  %-34s %8s %12s %14s %12s\n' tables load "offered" "accepted" "latency 
 sim_row() {  # LABEL ARGS...
   local label=$1
   shift
-  ./ibunion sim "$@" --traffic uniform --msg 32 --vls 1 --seed 1 --sweep 0.1:0.7:0.3 --json --quiet 2>/dev/null |
-    awk -v l="$label" -F'[,:]' '{
+  local rows
+  if ! rows=$(./ibunion sim "$@" --traffic uniform --msg 32 --vls 1 --seed 1 --sweep 0.1:0.7:0.3 --json --quiet \
+    2>"$work/sim.err"); then
+    bad "timing model on $label: $(tail -n 1 "$work/sim.err")"
+    return
+  fi
+  awk -v l="$label" -F'[,:]' '{
       for (i = 1; i < NF; i++) v[$i] = $(i + 1)
       printf "  %-34s %8.2f %12.4f %14.4f %12.0f\n", l, v["\"load\""], v["\"offered\""], v["\"accepted\""], v["\"latency_avg_ns\""]
-    }'
+    }' <<<"$rows"
 }
 sim_row "mlid, MLID path selection (core)" "$net" --guid2lid "$g2l" --routing mlid
 sim_row "mlid read back + plugin's paths" "$work/mlid/fabric.net" --routing "dump:$work/mlid"
@@ -97,6 +119,4 @@ else
   bad "replay of the read-back tables + plugin's path selection differs from core mlid"
 fi
 
-echo
-if [ $failures -eq 0 ]; then echo "default job: all checks passed"; else echo "default job: $failures checks FAILED"; fi
-exit $(( failures > 0 ))
+finish
