@@ -2,6 +2,7 @@
 // point catches everything: the plugin must never take OpenSM down.
 #include "plugin/osm/bridge.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -135,6 +136,20 @@ std::vector<ibu::OutputFile> DumpFiles(const ibu_engine& e, const std::string& d
   return files;
 }
 
+// OpenSM leaves end ports without a LID when the unicast LIDs run out (its
+// 'OPENSM RAN OUT OF LIDS' errors): they are routed as absent, which must
+// not pass silently, so one line per routing counts them and names the first.
+void NoteEndPortsWithoutLid(const ibu_engine& e) {
+  const std::vector<ibu::EndPort>& eps = e.fabric.end_ports;
+  const auto first = std::find_if(eps.begin(), eps.end(), [](const ibu::EndPort& ep) { return ep.base_lid == 0; });
+  if (first == eps.end()) return;
+  const long missing = std::count_if(first, eps.end(), [](const ibu::EndPort& ep) { return ep.base_lid == 0; });
+  e.Log(IBU_LOG_ERROR, std::to_string(missing) + " of " + std::to_string(eps.size()) +
+                           " end ports have no LID (first: " + first->name + ", port GUID " + Hex(first->port_guid) +
+                           "): nothing can reach them and they are left out of the path map; OpenSM assigns no "
+                           "LID when the unicast LIDs (up to 0xBFFF) run out, each port taking 2^lmc: lower lmc");
+}
+
 // Hands the group's masks to OpenSM: the switches of its tree when the
 // engine keeps them (O(tree) per join or leave), else every switch.
 void ReportMcastMasks(const ibu_engine& e, uint16_t mlid, ibu_mask_fn set, void* ctx) {
@@ -261,6 +276,7 @@ int ibu_route_unicast(ibu_engine* e) {
   try {
     const auto start = std::chrono::steady_clock::now();
     BuildFabric(e);
+    NoteEndPortsWithoutLid(*e);
     e->tables = ibu::Tables{};
     e->engine->RouteUnicast(e->fabric, e->tables);
     e->engine->RouteSl2Vl(e->fabric, e->tables);

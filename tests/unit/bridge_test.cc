@@ -1,5 +1,12 @@
 // The C bridge the OpenSM adapter calls (plugin/osm/bridge.h), driven the
 // way plugin.c and subnet.c drive it, without OpenSM.
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -163,6 +170,51 @@ void OptionsSharedWithOtherPlugins() {
   ibu_engine_free(e);
 }
 
+// OpenSM leaves end ports without a LID when it runs out of LIDs (FT(32,2)
+// at lmc 7): they are routed as absent and said so in one error line, and
+// the path map gives no DLID to or from them (it gave base LID 0 + offset:
+// LID 0 and LIDs no port owns).
+void EndPortsWithoutLid() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 1);
+  f.end_ports[2].base_lid = 0;
+  f.end_ports[5].base_lid = 0;
+  char tmpl[] = "/tmp/ibu-bridge-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  Log log;
+  ibu_engine* e = ibu_engine_new("mlid", "", 0, Record, &log);
+  CU_ASSERT_FATAL(e != nullptr);
+  Describe(e, f);
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, "ibunion/mlid: 2 of 8 end ports have no LID (first: " +
+                                                f.end_ports[2].name + ", port GUID 0x"),
+                  1);
+  ibu_dump(e, dir.c_str());
+  ibu_engine_free(e);
+
+  std::ifstream in(dir + "/ibunion-mlid-paths.dump");
+  std::string line;
+  int pairs = 0;
+  while (std::getline(in, line)) {
+    if (line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string src, dst;
+    unsigned dlid = 0;
+    ls >> src >> dst >> dlid;
+    ++pairs;
+    CU_ASSERT(dlid > 0);
+    for (int gone : {2, 5}) {
+      char guid[24];
+      std::snprintf(guid, sizeof guid, "0x%016" PRIx64, f.end_ports[gone].port_guid);
+      CU_ASSERT(src != guid && dst != guid);
+    }
+  }
+  CU_ASSERT_EQUAL(pairs, 6 * 5);
+  std::remove((dir + "/ibunion-mlid-paths.dump").c_str());
+  std::remove((dir + "/ibunion-mlid-lfts.dump").c_str());
+  rmdir(dir.c_str());
+}
+
 }  // namespace
 
 void RegisterBridgeSuite() {
@@ -170,6 +222,7 @@ void RegisterBridgeSuite() {
   CU_add_test(s, "multicast rebuild line only when verbose is on", McastRebuildLineOnlyWhenVerbose);
   CU_add_test(s, "<engine>_dump read like the engines' on/off options", DumpOptionReadLikeEngineOptions);
   CU_add_test(s, "options shared with other event plugins", OptionsSharedWithOtherPlugins);
+  CU_add_test(s, "end ports without a LID: logged, no path-map line", EndPortsWithoutLid);
 }
 
 }  // namespace ibu::test
