@@ -89,4 +89,11 @@ check "mesh-4x4 with xymesh_vls=2 and QoS off comes up" run "$TOPO/mesh-4x4.net"
   --plugin-options "xymesh_vls=2 xymesh_vl_mode=dedicated"
 grep -q "data VLs were requested but QoS is off" "$out/opensm.log" && pass "the log says VL modes need qos TRUE" ||
   fail "no QoS warning"
+# On a fabric xymesh refuses, its VLs are never used: no QoS error beside
+# the refusal (it was logged before the refusal, as if xymesh routed).
+out=$E2E_TMP/noqos-ft
+check "ft-4-3 with xymesh_vls=2 and QoS off under xymesh,minhop comes up" run "$TOPO/ft-4-3.net" "$out" --no-mft \
+  --plugin-options "xymesh_vls=2"
+grep -q "ibunion/xymesh: refusing:" "$out/opensm.log" && ! grep -q "QoS is off" "$out/opensm.log" &&
+  pass "xymesh refuses the fat-tree without a QoS error" || fail "QoS error logged for a fabric xymesh refused"
 finish
