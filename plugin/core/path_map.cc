@@ -21,7 +21,9 @@ void WritePathMap(std::ostream& os, const Fabric& f, const DlidSelector& select)
   char line[64];
   for (size_t s = 0; s < n; ++s)
     for (size_t d = 0; d < n; ++d) {
-      if (s == d) continue;
+      // Without a LID a port can neither be addressed nor send: the
+      // selector's "base LID + offset" would name LIDs it does not own.
+      if (s == d || f.end_ports[s].base_lid == 0 || f.end_ports[d].base_lid == 0) continue;
       std::snprintf(line, sizeof line, "0x%016" PRIx64 " 0x%016" PRIx64 " %u\n", f.end_ports[s].port_guid,
                     f.end_ports[d].port_guid, unsigned(select(static_cast<int>(s), static_cast<int>(d))));
       os << line;

@@ -19,7 +19,8 @@ namespace ibu {
 using DlidSelector = std::function<Lid(int src, int dst)>;
 
 // Writes n * (n - 1) lines: n^2 text, for fabrics up to a few thousand end
-// ports (the plugin stops at 4,096).
+// ports (the plugin stops at 4,096). A pair with an end port that has no
+// LID (base LID 0: OpenSM ran out of LIDs) has no DLID and no line.
 void WritePathMap(std::ostream& os, const Fabric& f, const DlidSelector& select);
 
 class PathMap {

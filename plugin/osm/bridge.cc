@@ -2,6 +2,7 @@
 // point catches everything: the plugin must never take OpenSM down.
 #include "plugin/osm/bridge.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -135,6 +136,32 @@ std::vector<ibu::OutputFile> DumpFiles(const ibu_engine& e, const std::string& d
   return files;
 }
 
+// OpenSM leaves end ports without a LID when the unicast LIDs run out (its
+// 'OPENSM RAN OUT OF LIDS' errors): they are routed as absent, which must
+// not pass silently, so one line per routing counts them and names the first.
+void NoteEndPortsWithoutLid(const ibu_engine& e) {
+  const std::vector<ibu::EndPort>& eps = e.fabric.end_ports;
+  const auto first =
+      std::find_if(eps.begin(), eps.end(), [](const ibu::EndPort& ep) { return ep.base_lid == 0; });
+  if (first == eps.end()) return;
+  const long missing =
+      std::count_if(first, eps.end(), [](const ibu::EndPort& ep) { return ep.base_lid == 0; });
+  e.Log(IBU_LOG_ERROR,
+        std::to_string(missing) + " of " + std::to_string(eps.size()) +
+            " end ports have no LID (first: " + first->name + ", port GUID " + Hex(first->port_guid) +
+            "): nothing can reach them and they are left out of the path map; OpenSM assigns no "
+            "LID when the unicast LIDs (up to 0xBFFF) run out, each port taking 2^lmc: lower lmc");
+}
+
+// "multicast group 0xc002 refused: REASON", the MLID as the rest of the log
+// writes it; the core's reasons may name the group already ("multicast
+// group 0xc002: ..."), which is said once.
+std::string McastRefusal(uint16_t mlid, const std::string& reason) {
+  const std::string group = "multicast group " + ibu::HexLid(mlid);
+  const bool named = reason.rfind(group + ": ", 0) == 0;
+  return group + " refused: " + (named ? reason.substr(group.size() + 2) : reason);
+}
+
 // Hands the group's masks to OpenSM: the switches of its tree when the
 // engine keeps them (O(tree) per join or leave), else every switch.
 void ReportMcastMasks(const ibu_engine& e, uint16_t mlid, ibu_mask_fn set, void* ctx) {
@@ -261,6 +288,7 @@ int ibu_route_unicast(ibu_engine* e) {
   try {
     const auto start = std::chrono::steady_clock::now();
     BuildFabric(e);
+    NoteEndPortsWithoutLid(*e);
     e->tables = ibu::Tables{};
     e->engine->RouteUnicast(e->fabric, e->tables);
     e->engine->RouteSl2Vl(e->fabric, e->tables);
@@ -292,7 +320,7 @@ const uint8_t* ibu_lft(const ibu_engine* e, uint64_t switch_guid, size_t* len) {
 int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member_guids, int n,
                     ibu_mask_fn set, void* ctx) {
   if (!e->routed) {
-    e->Log(IBU_LOG_ERROR, "multicast group " + Hex(mlid) + " refused: no unicast routing yet");
+    e->Log(IBU_LOG_ERROR, McastRefusal(mlid, "no unicast routing yet"));
     return -1;
   }
   try {
@@ -302,7 +330,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
     for (int i = 0; i < n; ++i) {
       const int ep = e->fabric.EndPortByGuid(member_guids[i]);
       if (ep < 0) {
-        e->Log(IBU_LOG_INFO, "multicast group " + Hex(mlid) + ": member " + Hex(member_guids[i]) +
+        e->Log(IBU_LOG_INFO, "multicast group " + ibu::HexLid(mlid) + ": member " + Hex(member_guids[i]) +
                                  " is not an end port of the routed fabric; skipped");
         continue;
       }
@@ -331,9 +359,9 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
     ReportMcastMasks(*e, mlid, set, ctx);
     return 0;
   } catch (const std::exception& err) {
-    e->Log(IBU_LOG_ERROR, "multicast group " + Hex(mlid) + " refused: " + err.what());
+    e->Log(IBU_LOG_ERROR, McastRefusal(mlid, err.what()));
   } catch (...) {
-    e->Log(IBU_LOG_ERROR, "multicast group " + Hex(mlid) + " refused: unexpected internal error");
+    e->Log(IBU_LOG_ERROR, McastRefusal(mlid, "unexpected internal error"));
   }
   return -1;
 }

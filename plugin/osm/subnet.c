@@ -86,12 +86,15 @@ static int cb_build_lid_matrices(void *context)
 
 	import_subnet(e);
 	e->vl_short_logged = 0;
+	if (ibu_route_unicast(e->core))
+		return -1;
+	/* Only once the engine routes: beside a refusal its VLs never matter. */
 	if (ibu_data_vls(e->core) > 1 && !e->osm->subn.opt.qos)
 		OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
 			"ibunion/%s: %d data VLs were requested but QoS is off, so OpenSM never "
 			"calls update_sl2vl and every SL stays on VL 0; set 'qos TRUE' (or -Q)\n",
 			ibu_engine_name(e->core), ibu_data_vls(e->core));
-	return ibu_route_unicast(e->core) ? -1 : 0;
+	return 0;
 }
 
 /* ucast_build_fwd_tables: copy the computed LFTs into new_lft, which

@@ -84,9 +84,31 @@ grep -q "minhop tables configured on all switches" "$out/opensm.log" && pass "cu
   fail "cut mesh: no fallback to minhop"
 check "cut mesh: the fallback tables reach every LID" "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump"
 
+# A host powered off (H(2,2) and its cable not in the file): the switches
+# still form the grid, so xymesh routes it (it refused, 'no host', and
+# OpenSM fell back to minhop, whose mesh tables have credit loops).
+awk 'BEGIN { RS = ""; ORS = "\n\n" } !/Hca\t1 "H\(2,2\)"/' "$TOPO/mesh-4x4.net" | grep -v '"H(2,2)"\[' \
+  >"$E2E_TMP/mesh-nohost.net"
+grep -c Hca "$E2E_TMP/mesh-nohost.net" | grep -qx 15 || fail "could not take H(2,2) out"
+out=$E2E_TMP/nohost
+check "mesh-4x4 without host H(2,2) under xymesh,minhop comes up" run "$E2E_TMP/mesh-nohost.net" "$out" --no-mft
+grep -q "xymesh tables configured on all switches" "$out/opensm.log" &&
+  grep -q "ibunion/xymesh: 1 switch(es) without a host (first switch N(2,2) " "$out/opensm.log" &&
+  pass "xymesh routes the mesh with a host down, and says so" ||
+  fail "xymesh did not route the mesh with a host down: $(grep -o "ibunion/xymesh: refusing.*" "$out/opensm.log" | head -1)"
+check "mesh with a host down: every XY path port for port, all LIDs reachable" \
+  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --engine xymesh
+
 out=$E2E_TMP/noqos
 check "mesh-4x4 with xymesh_vls=2 and QoS off comes up" run "$TOPO/mesh-4x4.net" "$out" --no-mft \
   --plugin-options "xymesh_vls=2 xymesh_vl_mode=dedicated"
 grep -q "data VLs were requested but QoS is off" "$out/opensm.log" && pass "the log says VL modes need qos TRUE" ||
   fail "no QoS warning"
+# On a fabric xymesh refuses, its VLs are never used: no QoS error beside
+# the refusal (it was logged before the refusal, as if xymesh routed).
+out=$E2E_TMP/noqos-ft
+check "ft-4-3 with xymesh_vls=2 and QoS off under xymesh,minhop comes up" run "$TOPO/ft-4-3.net" "$out" --no-mft \
+  --plugin-options "xymesh_vls=2"
+grep -q "ibunion/xymesh: refusing:" "$out/opensm.log" && ! grep -q "QoS is off" "$out/opensm.log" &&
+  pass "xymesh refuses the fat-tree without a QoS error" || fail "QoS error logged for a fabric xymesh refused"
 finish

@@ -1,5 +1,12 @@
 // The C bridge the OpenSM adapter calls (plugin/osm/bridge.h), driven the
 // way plugin.c and subnet.c drive it, without OpenSM.
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -163,6 +170,92 @@ void OptionsSharedWithOtherPlugins() {
   ibu_engine_free(e);
 }
 
+// OpenSM leaves end ports without a LID when it runs out of LIDs (FT(32,2)
+// at lmc 7): they are routed as absent and said so in one error line, and
+// the path map gives no DLID to or from them (it gave base LID 0 + offset:
+// LID 0 and LIDs no port owns).
+void EndPortsWithoutLid() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 1);
+  f.end_ports[2].base_lid = 0;
+  f.end_ports[5].base_lid = 0;
+  char tmpl[] = "/tmp/ibu-bridge-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  Log log;
+  ibu_engine* e = ibu_engine_new("mlid", "", 0, Record, &log);
+  CU_ASSERT_FATAL(e != nullptr);
+  Describe(e, f);
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(
+      Count(log, IBU_LOG_ERROR,
+            "ibunion/mlid: 2 of 8 end ports have no LID (first: " + f.end_ports[2].name + ", port GUID 0x"),
+      1);
+  ibu_dump(e, dir.c_str());
+  ibu_engine_free(e);
+
+  std::ifstream in(dir + "/ibunion-mlid-paths.dump");
+  std::string line;
+  int pairs = 0;
+  while (std::getline(in, line)) {
+    if (line[0] == '#') continue;
+    std::istringstream ls(line);
+    std::string src, dst;
+    unsigned dlid = 0;
+    ls >> src >> dst >> dlid;
+    ++pairs;
+    CU_ASSERT(dlid > 0);
+    for (int gone : {2, 5}) {
+      char guid[24];
+      std::snprintf(guid, sizeof guid, "0x%016" PRIx64, f.end_ports[gone].port_guid);
+      CU_ASSERT(src != guid && dst != guid);
+    }
+  }
+  CU_ASSERT_EQUAL(pairs, 6 * 5);
+  std::remove((dir + "/ibunion-mlid-paths.dump").c_str());
+  std::remove((dir + "/ibunion-mlid-lfts.dump").c_str());
+  rmdir(dir.c_str());
+}
+
+// The bridge's multicast lines name the MLID as the rest of the log does
+// (0xc002, not the GUID-wide 0x000000000000c002) and say the group once
+// (it was 'multicast group 0x000000000000c002 refused: multicast group
+// 0xc002: SL 15 ...'). Two SL-15 groups over the corners of a 5x5 mesh,
+// anchored on rows 0 and 4, would close a credit loop on paper mode's VL.
+void McastLinesNameTheMlidOnce() {
+  Fabric f = MakeMesh(5, 5);
+  AssignDefaultLids(f, 0);
+  Log log;
+  ibu_engine* e = ibu_engine_new("xymesh", "xymesh_mcast=paper xymesh_dump=off", 0, Record, &log);
+  CU_ASSERT_FATAL(e != nullptr);
+  Describe(e, f);
+  auto guids = [&f](std::vector<std::string> names) {
+    std::vector<uint64_t> out;
+    for (const std::string& n : names) out.push_back(f.end_ports[f.EndPortByName(n)].port_guid);
+    return out;
+  };
+  const std::vector<uint64_t> a = guids({"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
+  const std::vector<uint64_t> b = guids({"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
+  CU_ASSERT_NOT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(
+      Count(log, IBU_LOG_ERROR, "ibunion/xymesh: multicast group 0xc001 refused: no unicast routing yet"), 1);
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
+  CU_ASSERT_NOT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(
+      Count(log, IBU_LOG_ERROR,
+            "ibunion/xymesh: multicast group 0xc002 refused: SL 15 (the multicast VL) and no tree"),
+      1);
+  const uint64_t stranger[] = {a[0], 0x1234};
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC003, -1, stranger, 2, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(
+      Count(log, IBU_LOG_INFO,
+            "ibunion/xymesh: multicast group 0xc003: member 0x0000000000001234 is not an end port"),
+      1);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, "0x000000000000c0"), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "0x000000000000c0"), 0);
+  ibu_engine_free(e);
+}
+
 }  // namespace
 
 void RegisterBridgeSuite() {
@@ -170,6 +263,8 @@ void RegisterBridgeSuite() {
   CU_add_test(s, "multicast rebuild line only when verbose is on", McastRebuildLineOnlyWhenVerbose);
   CU_add_test(s, "<engine>_dump read like the engines' on/off options", DumpOptionReadLikeEngineOptions);
   CU_add_test(s, "options shared with other event plugins", OptionsSharedWithOtherPlugins);
+  CU_add_test(s, "end ports without a LID: logged, no path-map line", EndPortsWithoutLid);
+  CU_add_test(s, "multicast lines name the MLID once, as 0xc0nn", McastLinesNameTheMlidOnce);
 }
 
 }  // namespace ibu::test

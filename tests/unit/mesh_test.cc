@@ -175,12 +175,39 @@ void RecordOrderKeepsCanonicalLabels() {
 }
 
 void RefusesFatTree() {
-  Fabric f = MakeFatTree(4, 2);
-  const std::string e = Recognize(f);
-  CU_ASSERT(Contains(e, "not a 2-D mesh: " + f.SwitchLabel(0) + ": no host"));
-  CU_ASSERT(Contains(e, "(mesh rule: every switch has exactly one host)"));
+  Fabric f = MakeFatTree(4, 2);  // a leaf with two hosts
+  CU_ASSERT(Contains(Recognize(f), ": second host "));
   Fabric g = MakeFatTree(4, 1);  // one switch, four hosts
   CU_ASSERT(Contains(Recognize(g), g.PortLabel(0, 2) + ": second host "));
+}
+
+// A switch whose host is down still is a grid point: the mesh is recognised
+// (it was refused, 'no host', and OpenSM fell back to minhop), and XY
+// routes every other host as before. Without the grid it is named.
+void HostDownInAGrid() {
+  Fabric f = MakeMesh(4, 4);
+  AssignDefaultLids(f, 0);
+  const int s = Node(f, 2, 2);
+  CU_ASSERT_EQUAL(Recognize(f), "");
+  Fabric g = f;
+  Disconnect(g, s, 5);
+  g.Finalize();
+  CU_ASSERT_EQUAL_FATAL(Recognize(g), "");
+  const Mesh m = RecognizeMesh(g);
+  CU_ASSERT(m.X == 4 && m.Y == 4 && m.host[s] == -1);
+  Tables t;
+  auto e = MakeXyMeshEngine({}, nullptr);
+  e->RouteUnicast(g, t);
+  Tables full;
+  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, full);
+  for (size_t sw = 0; sw < f.switches.size(); ++sw)
+    for (const EndPort& ep : f.end_ports)
+      if (ep.switch_index != s) CU_ASSERT_EQUAL(t.lft[sw].out[ep.base_lid], full.lft[sw].out[ep.base_lid]);
+  Disconnect(g, Node(g, 1, 1), 1);  // and a cable: no grid left
+  g.Finalize();
+  CU_ASSERT(Contains(Recognize(g), "not a 2-D mesh: " + g.SwitchLabel(s) +
+                                       ": no host (mesh rule: every switch has one host; one without is "
+                                       "taken only in a complete grid, as a host down)"));
 }
 
 void RefusesTwoHosts() {
@@ -849,6 +876,7 @@ void RegisterMeshSuite() {
   CU_add_test(s, "record order keeps canonical labels", RecordOrderKeepsCanonicalLabels);
   CU_add_test(s, "refuses a fat-tree", RefusesFatTree);
   CU_add_test(s, "refuses a switch with two hosts", RefusesTwoHosts);
+  CU_add_test(s, "a host down in a grid is routed, refused without the grid", HostDownInAGrid);
   CU_add_test(s, "refuses wrap-around links and tori", RefusesWrapLinks);
   CU_add_test(s, "refuses missing links", RefusesMissingLinks);
   CU_add_test(s, "refuses missing corner links, naming both ends", RefusesMissingCornerLinks);

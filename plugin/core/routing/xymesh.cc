@@ -240,6 +240,12 @@ std::vector<std::string> XyRouter::Notes() const {
   const int origin = mesh_.SwitchAt(0, 0);
   notes.push_back(std::to_string(mesh_.X) + "x" + std::to_string(mesh_.Y) +
                   " mesh, N(0,0) is " + f_.SwitchLabel(origin) + "; XY unicast");
+  const auto hostless = std::find(mesh_.host.begin(), mesh_.host.end(), -1);
+  if (hostless != mesh_.host.end())
+    notes.push_back(std::to_string(std::count(hostless, mesh_.host.end(), -1)) +
+                    " switch(es) without a host (first " +
+                    f_.SwitchLabel(static_cast<int>(hostless - mesh_.host.begin())) +
+                    "), routed as grid points: a host down or unplugged");
   std::string rows;
   for (int c = 0; c < McastClasses(); ++c)
     rows += (c ? "," : "") + std::to_string((2 * c + 1) * mesh_.Y / (2 * McastClasses()));

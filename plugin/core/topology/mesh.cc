@@ -61,7 +61,17 @@ void ScanSwitch(const Fabric& f, int s, Mesh& m, Links& l) {
     l.nbr[s].push_back(peer.index);
     l.port[s].push_back(p);
   }
-  if (m.host[s] < 0) Refuse(f.SwitchLabel(s), "no host", "every switch has exactly one host");
+}
+
+// A switch without a host is refused only when the switches do not form a
+// grid (a fat-tree's upper levels): in a grid it is a host powered off or
+// unplugged, and XY routes stay as they are (refusing made OpenSM fall
+// back to minhop, whose mesh tables have credit loops).
+void RefuseIfHostless(const Fabric& f, const Mesh& m) {
+  for (size_t s = 0; s < m.host.size(); ++s)
+    if (m.host[s] < 0)
+      Refuse(f.SwitchLabel(s), "no host",
+             "every switch has one host; one without is taken only in a complete grid, as a host down");
 }
 
 void CheckConnected(const Fabric& f, const Links& l) {
@@ -445,10 +455,16 @@ Mesh RecognizeMesh(const Fabric& f) {
   l.nbr.resize(n);
   l.port.resize(n);
   for (int s = 0; s < n; ++s) ScanSwitch(f, s, m, l);
-  CheckConnected(f, l);
+  try {
+    CheckConnected(f, l);
+  } catch (const Error&) {
+    RefuseIfHostless(f, m);
+    throw;
+  }
   try {
     LayOut(f, l, m);
   } catch (const Error&) {
+    RefuseIfHostless(f, m);
     RefuseIfOneLinkShort(f, l);
     throw;
   }

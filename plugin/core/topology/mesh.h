@@ -59,7 +59,7 @@ struct Mesh {
   // Per switch (Fabric order).
   std::vector<int> x, y;
   std::vector<std::array<int, 4>> port;  // port toward E,N,W,S; 0 = border
-  std::vector<int> host;                 // the one end port on the switch
+  std::vector<int> host;                 // the one end port on the switch, -1: none (host down)
   std::vector<int> host_port;            // switch port of that end port
   std::vector<std::vector<int8_t>> dir;  // [switch][port]: MeshDir or kNoDir
 
