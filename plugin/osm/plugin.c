@@ -82,6 +82,22 @@ static int plugins_share_options(const char *names)
 	return count > 1;
 }
 
+/* A name already taken is most often ibunion listed twice in
+ * event_plugin_name: OpenSM loads it twice and the second copy finds its
+ * engines' names registered by the first. */
+static void log_registration(osm_opensm_t *osm, const char *name, cl_status_t status)
+{
+	if (status == CL_SUCCESS)
+		OSM_LOG(&osm->log, OSM_LOG_INFO, "ibunion: routing engine '%s' registered\n", name);
+	else if (status == CL_DUPLICATE)
+		OSM_LOG(&osm->log, OSM_LOG_ERROR,
+			"ibunion: cannot register routing engine '%s': an engine of that name is "
+			"registered already (is ibunion listed twice in event_plugin_name?)\n", name);
+	else
+		OSM_LOG(&osm->log, OSM_LOG_ERROR, "ibunion: cannot register routing engine '%s': %s\n",
+			name, CL_STATUS_MSG(status));
+}
+
 static void *plugin_create(osm_opensm_t *osm)
 {
 	struct ibu_plugin *p = calloc(1, sizeof(*p));
@@ -103,12 +119,8 @@ static void *plugin_create(osm_opensm_t *osm)
 		module.name = ibu_osm_engine_names[i];
 		module.setup = engine_setup;
 		module.context = &p->engines[i];
-		if (osm_register_external_routing_engine(osm, &module, &p->engines[i]) != CL_SUCCESS)
-			OSM_LOG(&osm->log, OSM_LOG_ERROR,
-				"ibunion: cannot register routing engine '%s'\n", ibu_osm_engine_names[i]);
-		else
-			OSM_LOG(&osm->log, OSM_LOG_INFO,
-				"ibunion: routing engine '%s' registered\n", ibu_osm_engine_names[i]);
+		log_registration(osm, ibu_osm_engine_names[i],
+				 osm_register_external_routing_engine(osm, &module, &p->engines[i]));
 	}
 	return p;
 }

@@ -80,4 +80,14 @@ grep -q "mlid tables configured" "$E2E_TMP/shared/opensm.log" && ! grep -q "bad 
   pass "mlid routes beside another plugin's options" || fail "mlid did not route beside another plugin's options"
 "$IBUNION" verify "$E2E_TMP/shared/fabric.net" --lft "$E2E_TMP/shared/lfts.dump" --engine mlid --options mlid_rotate=off \
   >/dev/null && pass "the tables are mlid's with mlid_rotate=off" || fail "tables are not mlid_rotate=off's"
+
+# ibunion listed twice: OpenSM loads it twice; the first copy's engines
+# route, the second's cannot register the same names and say why.
+check "ft-4-3 with ibunion listed twice comes up" \
+  "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine mlid,minhop --plugin-dir "$PLUGIN_DIR" \
+  --plugin-name "ibunion ibunion" --no-mft --out "$E2E_TMP/twice-listed"
+grep -q "ibunion: cannot register routing engine 'mlid': an engine of that name is registered already (is ibunion listed twice in event_plugin_name?)" \
+  "$E2E_TMP/twice-listed/opensm.log" && grep -q "mlid tables configured" "$E2E_TMP/twice-listed/opensm.log" &&
+  pass "listed twice: mlid routes, the second copy says why it registers nothing" ||
+  fail "listed twice: $(grep -m1 'cannot register' "$E2E_TMP/twice-listed/opensm.log")"
 finish
