@@ -288,9 +288,7 @@ int VerifyMain(int argc, char** argv) {
   Fabric f = LoadFabric(args, args.positional()[0]);
   Tables t;
   ReadLftsFile(args.get("--lft"), f, t);  // a file without any LFT is an error there
-  for (size_t s = 0; s < f.switches.size(); ++s)
-    if (t.lft[s].out.empty())
-      throw Error(args.get("--lft") + ": no LFT for " + f.SwitchLabel(static_cast<int>(s)));
+  RefuseMissingLfts(args.get("--lft"), f, t);
   UnicastReport report = VerifyUnicast(f, t, 20, /*switch_lids=*/!args.has("--host-lids"));
   std::cout << report.Summary(f);
   bool ok = report.ok();

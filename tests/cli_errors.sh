@@ -719,6 +719,17 @@ expect "ibunion trace: option --dlid: no end port or switch of $net has LID 1000
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 1000
 expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace at a time)" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 4 --base-lid-load
+# An LFT dump that lost a switch's table (a switch ibroute could not reach):
+# verify refused it, trace read the missing table as routes broken there
+# (exit 1) and --base-lid-load as loads ending there (exit 0).
+awk '/^Unicast lids/ {n++} n != 2' "$tmp/good.lft" >"$tmp/lost.lft"
+for use in "--from P(00) --dlid 16" --base-lid-load; do
+  # shellcheck disable=SC2086
+  expect "ibunion trace: $tmp/lost.lft: no LFT for switch SW<1,0> (0x0000000000200001, LID 19)" \
+    "$IBUNION" trace "$net" --lft "$tmp/lost.lft" $use
+done
+expect "ibunion verify: $tmp/lost.lft: no LFT for switch SW<1,0> (0x0000000000200001, LID 19)" \
+  "$IBUNION" verify "$net" --lft "$tmp/lost.lft"
 # trace --groups-per-switch: a mesh has no levels ("level -1" was printed
 # on every line): its switches are labelled N(x,y) as inspect labels them,
 # and the fat-tree's 'LABEL level L groups N' keeps its level.

@@ -448,6 +448,12 @@ void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {
   ReadLfts(in, path, f, t);
 }
 
+void RefuseMissingLfts(const std::string& file, const Fabric& f, const Tables& t) {
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    if (s >= t.lft.size() || t.lft[s].out.empty())
+      throw Error(file + ": no LFT for " + f.SwitchLabel(static_cast<int>(s)));
+}
+
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t) {
   std::ifstream in = OpenInputFile(path, "MFT dump");
   ReadMfts(in, path, f, t);
