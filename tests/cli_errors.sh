@@ -730,6 +730,17 @@ for use in "--from P(00) --dlid 16" --base-lid-load; do
 done
 expect "ibunion verify: $tmp/lost.lft: no LFT for switch SW<1,0> (0x0000000000200001, LID 19)" \
   "$IBUNION" verify "$net" --lft "$tmp/lost.lft"
+# A node description two end ports share (both ports of a dual-port HCA;
+# hosts left at the vendor's default) named the first of them, silently:
+# trace --from and group members refuse it, naming the port GUIDs, and
+# take a port GUID instead.
+sed 's/^Hca\t1 "P(0[01])"$/&\t# "node01 HCA-1"/' "$net" >"$tmp/shared.net"
+shared="'node01 HCA-1' is the node description of 2 end ports (port GUIDs 0x0000000000100001, 0x0000000000100003): expected one of them by its port GUID or LID"
+expect "ibunion trace: --from node01 HCA-1: $shared" \
+  "$IBUNION" trace "$tmp/shared.net" --lft "$tmp/good.lft" --from 'node01 HCA-1' --dlid 16
+"$IBUNION" trace "$tmp/shared.net" --lft "$tmp/good.lft" --from 0x0000000000100003 --dlid 16 >"$tmp/out.txt" 2>/dev/null &&
+  [ "$(cat "$tmp/out.txt")" = "$("$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(01)' --dlid 16 2>/dev/null)" ] &&
+  echo "PASS: trace --from a port GUID" || { echo "FAIL: trace --from 0x0000000000100003: $(cat "$tmp/out.txt")"; fails=$((fails + 1)); }
 # trace --groups-per-switch: a mesh has no levels ("level -1" was printed
 # on every line): its switches are labelled N(x,y) as inspect labels them,
 # and the fat-tree's 'LABEL level L groups N' keeps its level.
