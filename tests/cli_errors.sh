@@ -741,6 +741,16 @@ expect "ibunion trace: --from node01 HCA-1: $shared" \
 "$IBUNION" trace "$tmp/shared.net" --lft "$tmp/good.lft" --from 0x0000000000100003 --dlid 16 >"$tmp/out.txt" 2>/dev/null &&
   [ "$(cat "$tmp/out.txt")" = "$("$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(01)' --dlid 16 2>/dev/null)" ] &&
   echo "PASS: trace --from a port GUID" || { echo "FAIL: trace --from 0x0000000000100003: $(cat "$tmp/out.txt")"; fails=$((fails + 1)); }
+# A group file without any group (empty, comments only: a generating step
+# that matched nothing) built MFTs without groups, and verify checked no
+# multicast and said PASS.
+printf '# no group yet\n\n' >"$tmp/nogroup.groups"
+expect "ibunion route: $tmp/nogroup.groups: no group in it (expected lines 'MLID MEMBER MEMBER ...'" \
+  "$IBUNION" route "$net" --engine mlid --groups "$tmp/nogroup.groups" --mft "$tmp/out/mft" --lft "$tmp/out/lft"
+nothing_left "route --groups of a file without groups"
+"$IBUNION" route "$net" --engine mlid --groups "$tmp/one.groups" --mft "$tmp/one.mft" --lft /dev/null 2>/dev/null
+expect "ibunion verify: $tmp/nogroup.groups: no group in it" \
+  "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft "$tmp/one.mft" --groups "$tmp/nogroup.groups"
 # trace --groups-per-switch: a mesh has no levels ("level -1" was printed
 # on every line): its switches are labelled N(x,y) as inspect labels them,
 # and the fat-tree's 'LABEL level L groups N' keeps its level.

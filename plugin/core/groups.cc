@@ -135,6 +135,11 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
     if (g.members.empty()) throw InputError(file, no, "group " + mlid_word + " has no members");
     groups.push_back(std::move(g));
   }
+  // Given a group file, the user asked for groups: one without any (empty,
+  // comments only: a generating step that matched nothing) built MFTs with
+  // no group and verified a multicast that checked nothing, as a PASS.
+  if (groups.empty())
+    throw Error(file + ": no group in it (expected lines 'MLID MEMBER MEMBER ...', e.g. '0xC001 P(000) P(001)')");
   return groups;
 }
 

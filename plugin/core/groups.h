@@ -33,7 +33,8 @@ EndPortNames IndexEndPortNames(const Fabric& f);
 // naming their port GUIDs, rather than taking the first.
 int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string& word);
 
-// Throws ibu::Error "FILE:LINE: ..." naming the word and what was expected.
+// Throws ibu::Error "FILE:LINE: ..." naming the word and what was expected,
+// and "FILE: ..." on a file without any group.
 std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f);
 std::vector<McastGroup> ReadGroupsFile(const std::string& path, const Fabric& f);
 
