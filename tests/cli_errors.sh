@@ -751,6 +751,9 @@ nothing_left "route --groups of a file without groups"
 "$IBUNION" route "$net" --engine mlid --groups "$tmp/one.groups" --mft "$tmp/one.mft" --lft /dev/null 2>/dev/null
 expect "ibunion verify: $tmp/nogroup.groups: no group in it" \
   "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft "$tmp/one.mft" --groups "$tmp/nogroup.groups"
+: >"$tmp/empty.net"
+expect "ibunion inspect: $tmp/empty.net: no node records in it (expected ibnetdiscover output" \
+  "$IBUNION" inspect "$tmp/empty.net"
 # trace --groups-per-switch: a mesh has no levels ("level -1" was printed
 # on every line): its switches are labelled N(x,y) as inspect labels them,
 # and the fat-tree's 'LABEL level L groups N' keeps its level.

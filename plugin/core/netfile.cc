@@ -737,10 +737,13 @@ void CheckLidClashes(const std::vector<Claim>& claims, const std::string& file) 
 Fabric ParseNetFile(std::istream& is, const std::string& file) {
   Parser parser(is, file);
   std::vector<RawNode> nodes = parser.Run();
-  if (nodes.empty()) throw InputError(file, 0, "no node records found");
+  // Said of the whole file: "FILE:0:" read as a line number.
+  if (nodes.empty())
+    throw Error(file + ": no node records in it (expected ibnetdiscover output or an ibsim net file: "
+                       "'Switch N \"name\"', 'Ca N \"name\"' headers and their '[PORT] \"peer\"[PORT]' lines)");
   Origins where;
   Fabric f = BuildFabric(nodes, parser.names(), file, &where);
-  if (f.switches.empty()) throw InputError(file, 0, "the fabric has no switch");
+  if (f.switches.empty()) throw Error(file + ": the fabric has no switch (expected a switched fabric)");
   CheckPeerGuids(nodes, parser.names(), file);
   // With lines, what Fabric::Finalize would refuse without them.
   CheckNodeGuids(nodes, file);

@@ -253,7 +253,9 @@ void BadNetFilesNameLineAndWhat() {
       {"Switch 0 \"S1\"\n", "t.net:1: expected a port count"},
       {"Switch 8 \"S1\"\n\nSwitch 8 \"S1\"\n", "t.net:3: node name \"S1\" appears twice"},
       {"Switch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n[1] \"S1\"[2]\n", "disagrees"},
-      {"", "no node records"},
+      {"", "t.net: no node records in it (expected ibnetdiscover output"},
+      {"# only a comment\r\n\r\n", "t.net: no node records in it"},
+      {"Ca 1 \"H1\"\n", "t.net: the fabric has no switch"},
       // Trailing text after a port reference, a node name or a GUID, in
       // files that are whole otherwise.
       {Cabled("\"S-0000000000200000\"[3]junk"),
