@@ -754,6 +754,25 @@ expect "ibunion verify: $tmp/nogroup.groups: no group in it" \
 : >"$tmp/empty.net"
 expect "ibunion inspect: $tmp/empty.net: no node records in it (expected ibnetdiscover output" \
   "$IBUNION" inspect "$tmp/empty.net"
+# verify reads every input, and learns the fabric's shape for --disjoint,
+# before its report: a bad MFT, group or path-map file, or --disjoint on a
+# mesh, printed the unicast part of the report and then failed (exit 2).
+head -n 6 "$tmp/one.mft" >"$tmp/cut.mft"
+"$IBUNION" topo mesh 3 2 -o "$tmp/m32d.net"
+"$IBUNION" route "$tmp/m32d.net" --engine xymesh --lft "$tmp/m32d.lft" 2>/dev/null
+for cmd in "$net --lft $tmp/good.lft --mft $tmp/cut.mft --groups $tmp/one.groups|$tmp/cut.mft:" \
+  "$net --lft $tmp/good.lft --mft $tmp/one.mft --groups $tmp/nogroup.groups|$tmp/nogroup.groups: no group" \
+  "$net --lft $tmp/good.lft --disjoint --paths /dev/null|/dev/null" \
+  "$tmp/m32d.net --lft $tmp/m32d.lft --disjoint --engine xymesh|not an m-port n-tree"; do
+  # shellcheck disable=SC2086
+  "$IBUNION" verify ${cmd%%|*} >"$tmp/report" 2>"$tmp/err"; rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/report" ] && grep -qF -- "${cmd#*|}" "$tmp/err"; then
+    echo "PASS: verify ${cmd%%|*}: no report, $(tail -1 "$tmp/err")"
+  else
+    echo "FAIL: verify ${cmd%%|*}: rc $rc, report '$(head -1 "$tmp/report")', stderr $(tail -1 "$tmp/err")"
+    fails=$((fails + 1))
+  fi
+done
 # trace --groups-per-switch: a mesh has no levels ("level -1" was printed
 # on every line): its switches are labelled N(x,y) as inspect labels them,
 # and the fat-tree's 'LABEL level L groups N' keeps its level.
