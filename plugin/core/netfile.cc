@@ -288,7 +288,11 @@ class Parser {
 
   // Reads a quoted string starting at s[pos] == '"'; returns it and moves pos.
   std::string Quoted(const std::string& s, size_t& pos) const {
-    if (pos >= s.size() || s[pos] != '"') Fail("expected a quoted node name");
+    if (pos >= s.size() || s[pos] != '"') {
+      // What stands there instead, e.g. ibnetdiscover -g's "[ext 3]".
+      const std::string got = pos >= s.size() ? "the end of the line" : "'" + s.substr(pos, 40) + "'";
+      Fail("expected a quoted node name, got " + got);
+    }
     size_t end = s.find('"', pos + 1);
     if (end == std::string::npos) Fail("unterminated quoted name");
     std::string out = s.substr(pos + 1, end - pos - 1);

@@ -254,6 +254,10 @@ void BadNetFilesNameLineAndWhat() {
       {"Switch 8 \"S1\"\n\nSwitch 8 \"S1\"\n", "t.net:3: node name \"S1\" appears twice"},
       {"Switch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n[1] \"S1\"[2]\n", "disagrees"},
       {"", "t.net: no node records in it (expected ibnetdiscover output"},
+      // ibnetdiscover -g's external port numbers; a header cut short.
+      {Cabled("[ext 3]\t\"S-0000000000200000\"[3]"),
+       "t.net:2: expected a quoted node name, got '[ext 3]\t\"S-0000000000200000\"[3]'"},
+      {"Switch 8\n", "t.net:1: expected a quoted node name, got the end of the line"},
       {"# only a comment\r\n\r\n", "t.net: no node records in it"},
       {"Ca 1 \"H1\"\n", "t.net: the fabric has no switch"},
       // Trailing text after a port reference, a node name or a GUID, in
