@@ -40,8 +40,10 @@ std::string DestinationInfo(const Fabric& f, Lid lid) {
   LidOwner o = f.owner(lid);
   if (!o.valid()) return "";
   if (o.kind == Peer::Kind::kSwitch) {
+    // ibroute names the port GUID, by which the SM lists the switch: port
+    // 0's own where the hardware gives it one (switchguid=0xNODE(PORT)).
     const Switch& s = f.switches[o.index];
-    return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(f, o), s.guid,
+    return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(f, o), PortZeroGuid(s),
                   s.name.c_str());
   }
   const EndPort& e = f.end_ports[o.index];

@@ -742,6 +742,14 @@ void TablesRoundTrip() {
     for (Lid lid = 1; lid <= f.max_lid(); ++lid) CU_ASSERT_EQUAL(back.lft[s].port(lid), t.lft[s].port(lid));
     CU_ASSERT(back.mft[s].groups == t.mft[s].groups);
   }
+  // A switch whose port 0 has a GUID of its own is listed by it, as ibroute
+  // lists it (the node GUID was printed as its 'portguid').
+  f.switches[1].port_guid = 0x2c90300abcdef;
+  f.Finalize();
+  std::ostringstream own;
+  WriteLfts(own, f, t);
+  CU_ASSERT(Contains(own.str(), "(Switch portguid 0x0002c90300abcdef: '" + f.switches[1].name + "')"));
+  CU_ASSERT(!Contains(own.str(), "(Switch portguid " + Hex16(f.switches[1].guid) + ":"));
 }
 
 void ReadsRealIbrouteMftRows() {
