@@ -376,7 +376,11 @@ class Parser {
       std::string comment = line.substr(hash + 1);
       size_t q = comment.find('"');
       if (q != std::string::npos) {
-        size_t qe = comment.find('"', q + 1);
+        // ibnetdiscover quotes the description as it is, quotes inside it
+        // too ("node \"x\" HCA-1"): it ends at the last quote, after which
+        // only "base port 0 lid N lmc M" follows.
+        size_t qe = comment.rfind('"');
+        if (qe == q) qe = std::string::npos;
         if (qe != std::string::npos) n.desc = comment.substr(q + 1, qe - q - 1);
         comment = comment.substr(qe == std::string::npos ? q : qe + 1);
       }

@@ -1,4 +1,5 @@
 // Net files, guid2lid files and ibroute dumps: round trips and bad input.
+#include <regex>
 #include <sstream>
 
 #include "plugin/core/error.h"
@@ -114,6 +115,19 @@ std::string Discovered(const std::string& switch_lid, const std::string& host_li
          "Ca\t2 \"H-0000000000100003\"\t\t# \"Hca2\"\n"
          "[1](100004) \t\"S-0000000000200001\"[1]\t\t# " +
          host_lid + " \"Switch2\" lid 3 4xSDR\n";
+}
+
+// A description with quotes of its own, which ibnetdiscover writes as they
+// are: whole, not cut at the second quote, and the LIDs after it read.
+void DescriptionsWithQuotes() {
+  Fabric q = Parse(Discovered("lid 3 lmc 0", "lid 4 lmc 0"));
+  CU_ASSERT_EQUAL(q.end_ports[0].name, "Hca2");
+  q = Parse(std::regex_replace(Discovered("lid 3 lmc 0", "lid 4 lmc 0"), std::regex("\"(Switch2|Hca2)\""),
+                               "\"$1 \"a\" b\""));
+  CU_ASSERT_EQUAL(q.switches[0].name, "Switch2 \"a\" b");
+  CU_ASSERT_EQUAL(q.switches[0].lid, 3);
+  CU_ASSERT_EQUAL(q.end_ports[0].name, "Hca2 \"a\" b");
+  CU_ASSERT_EQUAL(q.end_ports[0].base_lid, 4);
 }
 
 // A net file text and what its refusal must say.
@@ -1073,6 +1087,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file: routers counted apart, as ibsim does", RoutersCountedApartAsIbsimDoes);
   CU_add_test(s, "ibnetdiscover LIDs and descriptions", IbnetdiscoverLids);
   CU_add_test(s, "net file: what ibnetdiscover writes", AcceptsWhatIbnetdiscoverWrites);
+  CU_add_test(s, "net file: node descriptions with quotes", DescriptionsWithQuotes);
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "net file: a port count is plain decimal", PortCountIsPlainDecimal);
