@@ -362,6 +362,15 @@ for cmd in "route $live --engine slid" "verify $live --lft $tmp/none" "inspect $
     "$IBUNION" $cmd --lmc 1
 done
 expect "--lmc 1: not with $live, which carries LIDs" "$IBUNION" sim "$live" --routing slid --lmc 1
+# ... and a guid2lid file giving its ports other LIDs is another SM run's:
+# it was taken for the ports it lists and the net file for the rest.
+printf '0x0000000000200001 0x0003 0x0003\n0x0000000000100004 0x0004 0x0004\n' >"$tmp/live.g2l"
+"$IBUNION" inspect "$live" --guid2lid "$tmp/live.g2l" >/dev/null 2>&1 &&
+  echo "PASS: inspect: a guid2lid file agreeing with the net file's LIDs" ||
+  { echo "FAIL: inspect $live --guid2lid $tmp/live.g2l"; fails=$((fails + 1)); }
+printf '0x0000000000100004 0x0008 0x0009\n' >"$tmp/other.g2l"
+expect "ibunion inspect: $tmp/other.g2l:1: end port Hca2 (0x0000000000100004) has LIDs 8-9 here, but LID 4 in the net file: expected the guid2lid file of the SM the net file was discovered under, or only one of the two" \
+  "$IBUNION" inspect "$live" --guid2lid "$tmp/other.g2l"
 # Usage shown for an error goes to stderr with exit 2, stdout stays empty;
 # --help prints it on stdout with exit 0.
 for cmd in "" topo route verify inspect trace mcjoin mcsetup sim bogus; do

@@ -889,15 +889,31 @@ class Guid2LidReader {
       auto it = lids_.find(PortZeroGuid(sw));
       if (it == lids_.end()) it = lids_.find(sw.guid);
       if (it == lids_.end()) continue;
+      RefuseOtherLids("switch " + sw.name + " (" + Hex16(PortZeroGuid(sw)) + ")", sw.lid, 1L << sw.lmc,
+                      it->second);
       sw.lid = it->second.lo;
       sw.lmc = LmcOf(it->second);
     }
     for (EndPort& ep : f_.end_ports) {
       auto it = lids_.find(ep.port_guid);
       if (it == lids_.end()) continue;
+      RefuseOtherLids("end port " + ep.name + " (" + Hex16(ep.port_guid) + ")", ep.base_lid, ep.lid_count(),
+                      it->second);
       ep.base_lid = it->second.lo;
       ep.lmc = LmcOf(it->second);
     }
+  }
+
+  // A net file with LIDs (ibnetdiscover's) and a line giving a port other
+  // ones: the guid2lid file of another SM run. Taken for its ports and the
+  // net file's for the rest, two layouts were silently mixed.
+  void RefuseOtherLids(const std::string& what, Lid net_lid, long net_count, const Entry& e) const {
+    if (net_lid == 0 || (net_lid == e.lo && net_lid + net_count - 1 == e.hi)) return;
+    throw InputError(file_, e.line,
+                     what + " has " + LidRange(e.lo, e.hi) + " here, but " +
+                         LidRange(net_lid, net_lid + net_count - 1) +
+                         " in the net file: expected the guid2lid file of the SM the net file was discovered "
+                         "under, or only one of the two");
   }
 
   // A port of the fabric with no line (and no LID from the net file) would
