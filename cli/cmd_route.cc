@@ -66,7 +66,10 @@ int RouteMain(int argc, char** argv) {
   if (args.has("--mft")) out.push_back({args.get("--mft"), [&](std::ostream& os) { WriteMfts(os, f, t); }});
   if (args.has("--sl2vl"))
     out.push_back({args.get("--sl2vl"), [&](std::ostream& os) { WriteSl2Vl(os, f, t); }});
-  WriteFilesAtomically(out);
+  std::vector<std::string> inputs = {args.positional()[0]};
+  for (const char* option : {"--guid2lid", "--groups"})
+    if (args.has(option)) inputs.push_back(args.get(option));
+  WriteFilesAtomically(out, inputs);
   return 0;
 }
 

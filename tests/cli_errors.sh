@@ -782,6 +782,21 @@ for cmd in "$net --lft $tmp/good.lft --mft $tmp/cut.mft --groups $tmp/one.groups
     fails=$((fails + 1))
   fi
 done
+# An output on one of route's inputs replaced it: 'route x.net --lft x.net'
+# left the LFTs where the net file was. Refused, by any name of the file,
+# and the input kept.
+cp "$net" "$tmp/keep.net"
+cp "$tmp/one.groups" "$tmp/keep.groups"
+ln -f "$tmp/keep.net" "$tmp/keep-link.net"
+for out in "--lft $tmp/keep.net|$tmp/keep.net" "--lft $tmp/keep-link.net|$tmp/keep-link.net" \
+  "--lft /dev/null --paths $tmp/../${tmp##*/}/keep.net|$tmp/../${tmp##*/}/keep.net" \
+  "--lft /dev/null --groups $tmp/keep.groups --mft $tmp/keep.groups|$tmp/keep.groups"; do
+  # shellcheck disable=SC2086
+  expect "ibunion route: ${out#*|}: named for an output, but it is an input of this command" \
+    "$IBUNION" route "$tmp/keep.net" --engine mlid ${out%%|*}
+done
+cmp -s "$net" "$tmp/keep.net" && cmp -s "$tmp/one.groups" "$tmp/keep.groups" &&
+  echo "PASS: route's inputs kept" || { echo "FAIL: route replaced an input"; fails=$((fails + 1)); }
 # trace --groups-per-switch: a mesh has no levels ("level -1" was printed
 # on every line): its switches are labelled N(x,y) as inspect labels them,
 # and the fat-tree's 'LABEL level L groups N' keeps its level.
