@@ -778,7 +778,7 @@ namespace {
 // then the fabric's switches and end ports given their LIDs.
 class Guid2LidReader {
  public:
-  Guid2LidReader(const std::string& file, Fabric& f) : file_(file), f_(f) {}
+  Guid2LidReader(const std::string& file, Fabric& f, bool net_lids) : file_(file), f_(f), net_lids_(net_lids) {}
 
   std::string Apply(std::istream& is) {
     std::string line;
@@ -908,7 +908,7 @@ class Guid2LidReader {
   // ones: the guid2lid file of another SM run. Taken for its ports and the
   // net file's for the rest, two layouts were silently mixed.
   void RefuseOtherLids(const std::string& what, Lid net_lid, long net_count, const Entry& e) const {
-    if (net_lid == 0 || (net_lid == e.lo && net_lid + net_count - 1 == e.hi)) return;
+    if (!net_lids_ || net_lid == 0 || (net_lid == e.lo && net_lid + net_count - 1 == e.hi)) return;
     throw InputError(file_, e.line,
                      what + " has " + LidRange(e.lo, e.hi) + " here, but " +
                          LidRange(net_lid, net_lid + net_count - 1) +
@@ -950,6 +950,7 @@ class Guid2LidReader {
 
   const std::string& file_;
   Fabric& f_;
+  const bool net_lids_;  // f_'s LIDs are its net file's: a line must agree
   std::unordered_map<Guid, Entry> lids_;  // the fabric's ports only
   std::vector<Seen> seen_;                // every line's
   std::unordered_map<Guid, size_t> seen_by_guid_;
@@ -960,13 +961,13 @@ class Guid2LidReader {
 
 }  // namespace
 
-std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) {
-  return Guid2LidReader(file, f).Apply(is);
+std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f, bool net_lids) {
+  return Guid2LidReader(file, f, net_lids).Apply(is);
 }
 
-std::string ApplyGuid2LidFile(const std::string& path, Fabric& f) {
+std::string ApplyGuid2LidFile(const std::string& path, Fabric& f, bool net_lids) {
   std::ifstream in = OpenInputFile(path, "guid2lid file");
-  return ApplyGuid2Lid(in, path, f);
+  return ApplyGuid2Lid(in, path, f, net_lids);
 }
 
 bool DefaultLidsFit(const Fabric& f, int lmc) {

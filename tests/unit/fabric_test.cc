@@ -616,6 +616,14 @@ void Guid2LidRoundTripAndErrors() {
       fprintf(stderr, "\n  '%s': got '%s'\n", line.c_str(), msg.c_str());
     CU_ASSERT(Contains(msg, "g2l:1: expected '0xGUID 0xMINLID 0xMAXLID'"));
   }
+  // LIDs the net file carries (ibnetdiscover's): a line agreeing with them
+  // is taken, one moving its port is another SM run's and refused.
+  std::istringstream same(p0 + " 0x0064 0x0064\n");
+  CU_ASSERT_EQUAL(ApplyGuid2Lid(same, "g2l", h, /*net_lids=*/true), "");
+  std::istringstream moved("\n" + p0 + " 0x0070 0x0071\n");
+  CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(moved, "g2l", h, /*net_lids=*/true); }),
+                     "g2l:2: end port " + h.end_ports[0].name + " (" + p0 +
+                         ") has LIDs 112-113 here, but LID 100 in the net file"));
 }
 
 // GUIDs the fabric lacks: OpenSM's guid2lid keeps ports it saw before, so
