@@ -23,7 +23,8 @@ constexpr const char* kUsage =
     "  --guid2lid FILE    LIDs from an OpenSM guid2lid file (by port GUID); GUIDs the fabric\n"
     "                     lacks (ports OpenSM saw before) are skipped with one warning;\n"
     "                     a file with none of the fabric's GUIDs, a GUID on two lines,\n"
-    "                     overlapping LID ranges or a port of the fabric missing are errors\n"
+    "                     overlapping LID ranges, a port of the fabric missing or LIDs\n"
+    "                     other than the net file's own (ibnetdiscover's) are errors\n"
     "  --options \"k=v\"    engine options, as in event_plugin_options (e.g. mlid_rotate=off)\n"
     "  --lft FILE         write LFTs here, in ibroute format (default: stdout)\n"
     "  --paths FILE       write the path-selection map: src_guid dst_guid dlid\n"
@@ -65,7 +66,10 @@ int RouteMain(int argc, char** argv) {
   if (args.has("--mft")) out.push_back({args.get("--mft"), [&](std::ostream& os) { WriteMfts(os, f, t); }});
   if (args.has("--sl2vl"))
     out.push_back({args.get("--sl2vl"), [&](std::ostream& os) { WriteSl2Vl(os, f, t); }});
-  WriteFilesAtomically(out);
+  std::vector<std::string> inputs = {args.positional()[0]};
+  for (const char* option : {"--guid2lid", "--groups"})
+    if (args.has(option)) inputs.push_back(args.get(option));
+  WriteFilesAtomically(out, inputs);
   return 0;
 }
 

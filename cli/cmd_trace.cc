@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "plugin/core/error.h"
+#include "plugin/core/groups.h"
 #include "plugin/core/tables.h"
 #include "plugin/core/topology/fattree.h"
 #include "plugin/core/topology/mesh.h"
@@ -21,7 +22,8 @@ constexpr const char* kUsage =
     "usage: ibunion trace NETFILE --lft FILE --from HOST --dlid LID\n"
     "       ibunion trace NETFILE --lft FILE --base-lid-load\n"
     "  --from HOST --dlid LID  print the route as SWITCH:OUTPORT hops (fat-tree or mesh\n"
-    "                          labels when the fabric is one, node descriptions otherwise)\n"
+    "                          labels when the fabric is one, node descriptions otherwise);\n"
+    "                          HOST: a node description, port GUID, LID or label\n"
     "  --base-lid-load         routes from every host to every other host's base LID\n"
     "                          crossing each switch: 'LABEL level L routes N'\n"
     "  --mft FILE --mlid MLID  print the MLID's mask on every switch that has it:\n"
@@ -69,9 +71,11 @@ class Labels {
     if (mesh_ && sw >= 0) return "H" + mesh_->Label(sw).substr(1);
     return f_.end_ports[ep].name;
   }
-  // An end port by node description, else by its label; -1 if none.
+  // An end port by node description, port GUID or LID (as group files name
+  // members), else by its label; -1 if none. A node description several end
+  // ports share is refused, not read as the first of them.
   int FindHost(const std::string& name) const {
-    int ep = f_.EndPortByName(name);
+    int ep = EndPortOfWord(f_, IndexEndPortNames(f_), name);
     if (ep < 0 && tree_) ep = tree_->EndPortByLabel(name);
     for (int e = 0; ep < 0 && mesh_ && e < static_cast<int>(f_.end_ports.size()); ++e)
       if (Host(e) == name) ep = e;
@@ -125,7 +129,12 @@ int PrintBaseLidLoad(const Fabric& f, const Tables& t, const Labels& labels) {
 int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {
   if (!args.has("--from") || !args.has("--dlid"))
     throw UsageError{std::string("expected --from HOST --dlid LID or --base-lid-load\n") + kUsage};
-  const int src = labels.FindHost(args.get("--from"));
+  int src = -1;
+  try {
+    src = labels.FindHost(args.get("--from"));
+  } catch (const Error& e) {
+    throw UsageError{"--from " + args.get("--from") + ": " + e.what()};
+  }
   if (src < 0) throw UsageError{"--from " + args.get("--from") + ": no such host in " + args.positional()[0]};
   const Lid dlid = static_cast<Lid>(ParseInt(args.get("--dlid"), "option --dlid", 1, kMaxUnicastLid));
   // A LID of nothing is the user's mistake, not a broken route of the tables.
@@ -159,7 +168,10 @@ int TraceMain(int argc, char** argv) {
   Fabric f = LoadFabric(args, args.positional()[0]);
   Tables t;
   t.Resize(f);
-  if (args.has("--lft")) ReadLftsFile(args.get("--lft"), f, t);
+  if (args.has("--lft")) {
+    ReadLftsFile(args.get("--lft"), f, t);
+    RefuseMissingLfts(args.get("--lft"), f, t);
+  }
   if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);
   const Labels labels(f);
   if (args.has("--mlid")) return PrintMlidMasks(f, t, labels, args);

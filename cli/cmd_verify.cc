@@ -142,11 +142,10 @@ long CompareMftsWithEngine(const Fabric& f, const Tables& t, const std::vector<M
   return mismatches + refused;
 }
 
-bool VerifyGroups(const Fabric& f, Tables& t, const Args& args) {
-  ReadMftsFile(args.get("--mft"), f, t);
+bool VerifyGroups(const Fabric& f, const Tables& t, const std::vector<McastGroup>& groups) {
   bool ok = true;
   std::map<int, int> groups_per_switch;
-  for (const McastGroup& g : ReadGroupsFile(args.get("--groups"), f)) {
+  for (const McastGroup& g : groups) {
     McastReport r = VerifyMulticast(f, t, g);
     for (int sw : TreeSwitches(t, g.mlid)) ++groups_per_switch[sw];
     std::printf("multicast 0x%04x: %zu members, %ld senders checked, tree of %d switches, depth %d: %s\n",
@@ -165,13 +164,12 @@ bool VerifyGroups(const Fabric& f, Tables& t, const Args& args) {
   return ok;
 }
 
-bool VerifyDisjoint(const Fabric& f, const Tables& t, const Args& args) {
-  const FatTree tree = RecognizeFatTree(f);
+bool VerifyDisjoint(const Fabric& f, const Tables& t, const FatTree& tree, const PathMap* paths,
+                    const Args& args) {
   std::function<Lid(int, int)> select;
   std::unique_ptr<Engine> engine;
-  if (args.has("--paths")) {
-    auto map = std::make_shared<PathMap>(ReadPathMapFile(args.get("--paths"), f));
-    select = [map](int s, int d) { return map->Select(s, d); };
+  if (paths) {
+    select = [paths](int s, int d) { return paths->Select(s, d); };
   } else if (args.has("--engine")) {
     engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
     Tables scratch;
@@ -185,9 +183,7 @@ bool VerifyDisjoint(const Fabric& f, const Tables& t, const Args& args) {
   return r.ok();
 }
 
-bool VerifyDeadlock(const Fabric& f, Tables& t, const Args& args) {
-  std::vector<McastGroup> groups;
-  if (args.has("--groups")) groups = ReadGroupsFile(args.get("--groups"), f);
+bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& groups, const Args& args) {
   DeadlockOptions opt;
   std::unique_ptr<Engine> engine;
   if (args.has("--engine")) {
@@ -288,24 +284,31 @@ int VerifyMain(int argc, char** argv) {
   Fabric f = LoadFabric(args, args.positional()[0]);
   Tables t;
   ReadLftsFile(args.get("--lft"), f, t);  // a file without any LFT is an error there
-  for (size_t s = 0; s < f.switches.size(); ++s)
-    if (t.lft[s].out.empty())
-      throw Error(args.get("--lft") + ": no LFT for " + f.SwitchLabel(static_cast<int>(s)));
+  RefuseMissingLfts(args.get("--lft"), f, t);
+  // Every input read, and the fabric's shape for --disjoint known, before
+  // the first line of the report: a bad one is refused (exit 2) without a
+  // report cut short after its unicast part.
+  if (args.has("--sl2vl")) ReadSl2VlFile(args.get("--sl2vl"), f, t);
+  if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);
+  std::vector<McastGroup> groups;
+  if (args.has("--groups")) groups = ReadGroupsFile(args.get("--groups"), f);
+  std::unique_ptr<FatTree> tree;
+  std::unique_ptr<PathMap> paths;
+  if (args.has("--disjoint")) {
+    tree = std::make_unique<FatTree>(RecognizeFatTree(f));
+    if (args.has("--paths")) paths = std::make_unique<PathMap>(ReadPathMapFile(args.get("--paths"), f));
+  }
   UnicastReport report = VerifyUnicast(f, t, 20, /*switch_lids=*/!args.has("--host-lids"));
   std::cout << report.Summary(f);
   bool ok = report.ok();
   if (args.has("--engine")) ok = CompareWithEngine(f, t, args) == 0 && ok;
-  if (args.has("--sl2vl")) {
-    ReadSl2VlFile(args.get("--sl2vl"), f, t);
-    if (args.has("--engine")) ok = CompareSl2Vl(f, t, args) == 0 && ok;
-  }
+  if (args.has("--sl2vl") && args.has("--engine")) ok = CompareSl2Vl(f, t, args) == 0 && ok;
   if (args.has("--mft")) {
-    ok = VerifyGroups(f, t, args) && ok;
-    if (args.has("--engine"))
-      ok = CompareMftsWithEngine(f, t, ReadGroupsFile(args.get("--groups"), f), args) == 0 && ok;
+    ok = VerifyGroups(f, t, groups) && ok;
+    if (args.has("--engine")) ok = CompareMftsWithEngine(f, t, groups, args) == 0 && ok;
   }
-  if (args.has("--disjoint")) ok = VerifyDisjoint(f, t, args) && ok;
-  if (args.has("--deadlock")) ok = VerifyDeadlock(f, t, args) && ok;
+  if (args.has("--disjoint")) ok = VerifyDisjoint(f, t, *tree, paths.get(), args) && ok;
+  if (args.has("--deadlock")) ok = VerifyDeadlock(f, t, groups, args) && ok;
   std::cout << (ok ? "PASS" : "FAIL") << "\n";
   return ok ? 0 : 1;
 }

@@ -362,6 +362,15 @@ for cmd in "route $live --engine slid" "verify $live --lft $tmp/none" "inspect $
     "$IBUNION" $cmd --lmc 1
 done
 expect "--lmc 1: not with $live, which carries LIDs" "$IBUNION" sim "$live" --routing slid --lmc 1
+# ... and a guid2lid file giving its ports other LIDs is another SM run's:
+# it was taken for the ports it lists and the net file for the rest.
+printf '0x0000000000200001 0x0003 0x0003\n0x0000000000100004 0x0004 0x0004\n' >"$tmp/live.g2l"
+"$IBUNION" inspect "$live" --guid2lid "$tmp/live.g2l" >/dev/null 2>&1 &&
+  echo "PASS: inspect: a guid2lid file agreeing with the net file's LIDs" ||
+  { echo "FAIL: inspect $live --guid2lid $tmp/live.g2l"; fails=$((fails + 1)); }
+printf '0x0000000000100004 0x0008 0x0009\n' >"$tmp/other.g2l"
+expect "ibunion inspect: $tmp/other.g2l:1: end port Hca2 (0x0000000000100004) has LIDs 8-9 here, but LID 4 in the net file: expected the guid2lid file of the SM the net file was discovered under, or only one of the two" \
+  "$IBUNION" inspect "$live" --guid2lid "$tmp/other.g2l"
 # Usage shown for an error goes to stderr with exit 2, stdout stays empty;
 # --help prints it on stdout with exit 0.
 for cmd in "" topo route verify inspect trace mcjoin mcsetup sim bogus; do
@@ -719,6 +728,75 @@ expect "ibunion trace: option --dlid: no end port or switch of $net has LID 1000
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 1000
 expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace at a time)" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 4 --base-lid-load
+# An LFT dump that lost a switch's table (a switch ibroute could not reach):
+# verify refused it, trace read the missing table as routes broken there
+# (exit 1) and --base-lid-load as loads ending there (exit 0).
+awk '/^Unicast lids/ {n++} n != 2' "$tmp/good.lft" >"$tmp/lost.lft"
+for use in "--from P(00) --dlid 16" --base-lid-load; do
+  # shellcheck disable=SC2086
+  expect "ibunion trace: $tmp/lost.lft: no LFT for switch SW<1,0> (0x0000000000200001, LID 19)" \
+    "$IBUNION" trace "$net" --lft "$tmp/lost.lft" $use
+done
+expect "ibunion verify: $tmp/lost.lft: no LFT for switch SW<1,0> (0x0000000000200001, LID 19)" \
+  "$IBUNION" verify "$net" --lft "$tmp/lost.lft"
+# A node description two end ports share (both ports of a dual-port HCA;
+# hosts left at the vendor's default) named the first of them, silently:
+# trace --from and group members refuse it, naming the port GUIDs, and
+# take a port GUID instead.
+sed 's/^Hca\t1 "P(0[01])"$/&\t# "node01 HCA-1"/' "$net" >"$tmp/shared.net"
+shared="'node01 HCA-1' is the node description of 2 end ports (port GUIDs 0x0000000000100001, 0x0000000000100003): expected one of them by its port GUID or LID"
+expect "ibunion trace: --from node01 HCA-1: $shared" \
+  "$IBUNION" trace "$tmp/shared.net" --lft "$tmp/good.lft" --from 'node01 HCA-1' --dlid 16
+"$IBUNION" trace "$tmp/shared.net" --lft "$tmp/good.lft" --from 0x0000000000100003 --dlid 16 >"$tmp/out.txt" 2>/dev/null &&
+  [ "$(cat "$tmp/out.txt")" = "$("$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(01)' --dlid 16 2>/dev/null)" ] &&
+  echo "PASS: trace --from a port GUID" || { echo "FAIL: trace --from 0x0000000000100003: $(cat "$tmp/out.txt")"; fails=$((fails + 1)); }
+# A group file without any group (empty, comments only: a generating step
+# that matched nothing) built MFTs without groups, and verify checked no
+# multicast and said PASS.
+printf '# no group yet\n\n' >"$tmp/nogroup.groups"
+expect "ibunion route: $tmp/nogroup.groups: no group in it (expected lines 'MLID MEMBER MEMBER ...'" \
+  "$IBUNION" route "$net" --engine mlid --groups "$tmp/nogroup.groups" --mft "$tmp/out/mft" --lft "$tmp/out/lft"
+nothing_left "route --groups of a file without groups"
+"$IBUNION" route "$net" --engine mlid --groups "$tmp/one.groups" --mft "$tmp/one.mft" --lft /dev/null 2>/dev/null
+expect "ibunion verify: $tmp/nogroup.groups: no group in it" \
+  "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft "$tmp/one.mft" --groups "$tmp/nogroup.groups"
+: >"$tmp/empty.net"
+expect "ibunion inspect: $tmp/empty.net: no node records in it (expected ibnetdiscover output" \
+  "$IBUNION" inspect "$tmp/empty.net"
+# verify reads every input, and learns the fabric's shape for --disjoint,
+# before its report: a bad MFT, group or path-map file, or --disjoint on a
+# mesh, printed the unicast part of the report and then failed (exit 2).
+head -n 6 "$tmp/one.mft" >"$tmp/cut.mft"
+"$IBUNION" topo mesh 3 2 -o "$tmp/m32d.net"
+"$IBUNION" route "$tmp/m32d.net" --engine xymesh --lft "$tmp/m32d.lft" 2>/dev/null
+for cmd in "$net --lft $tmp/good.lft --mft $tmp/cut.mft --groups $tmp/one.groups|$tmp/cut.mft:" \
+  "$net --lft $tmp/good.lft --mft $tmp/one.mft --groups $tmp/nogroup.groups|$tmp/nogroup.groups: no group" \
+  "$net --lft $tmp/good.lft --disjoint --paths /dev/null|/dev/null" \
+  "$tmp/m32d.net --lft $tmp/m32d.lft --disjoint --engine xymesh|not an m-port n-tree"; do
+  # shellcheck disable=SC2086
+  "$IBUNION" verify ${cmd%%|*} >"$tmp/report" 2>"$tmp/err"; rc=$?
+  if [ $rc -eq 2 ] && [ ! -s "$tmp/report" ] && grep -qF -- "${cmd#*|}" "$tmp/err"; then
+    echo "PASS: verify ${cmd%%|*}: no report, $(tail -1 "$tmp/err")"
+  else
+    echo "FAIL: verify ${cmd%%|*}: rc $rc, report '$(head -1 "$tmp/report")', stderr $(tail -1 "$tmp/err")"
+    fails=$((fails + 1))
+  fi
+done
+# An output on one of route's inputs replaced it: 'route x.net --lft x.net'
+# left the LFTs where the net file was. Refused, by any name of the file,
+# and the input kept.
+cp "$net" "$tmp/keep.net"
+cp "$tmp/one.groups" "$tmp/keep.groups"
+ln -f "$tmp/keep.net" "$tmp/keep-link.net"
+for out in "--lft $tmp/keep.net|$tmp/keep.net" "--lft $tmp/keep-link.net|$tmp/keep-link.net" \
+  "--lft /dev/null --paths $tmp/../${tmp##*/}/keep.net|$tmp/../${tmp##*/}/keep.net" \
+  "--lft /dev/null --groups $tmp/keep.groups --mft $tmp/keep.groups|$tmp/keep.groups"; do
+  # shellcheck disable=SC2086
+  expect "ibunion route: ${out#*|}: named for an output, but it is an input of this command" \
+    "$IBUNION" route "$tmp/keep.net" --engine mlid ${out%%|*}
+done
+cmp -s "$net" "$tmp/keep.net" && cmp -s "$tmp/one.groups" "$tmp/keep.groups" &&
+  echo "PASS: route's inputs kept" || { echo "FAIL: route replaced an input"; fails=$((fails + 1)); }
 # trace --groups-per-switch: a mesh has no levels ("level -1" was printed
 # on every line): its switches are labelled N(x,y) as inspect labels them,
 # and the fat-tree's 'LABEL level L groups N' keeps its level.

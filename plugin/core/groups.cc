@@ -15,24 +15,40 @@
 
 namespace ibu {
 
-namespace {
-
-// End ports by node description, the first of equal names (as
-// Fabric::EndPortByName finds it), built once a file: a linear search per
-// member cost members x end ports (8 groups of 8192 on FT(32,3)).
-std::unordered_map<std::string, int> EndPortsByName(const Fabric& f) {
-  std::unordered_map<std::string, int> index;
+// A linear search per member cost members x end ports (8 groups of 8192 on
+// FT(32,3)): one index a file.
+EndPortNames IndexEndPortNames(const Fabric& f) {
+  EndPortNames index;
   index.reserve(f.end_ports.size());
-  for (size_t i = 0; i < f.end_ports.size(); ++i) index.emplace(f.end_ports[i].name, static_cast<int>(i));
+  for (size_t i = 0; i < f.end_ports.size(); ++i) {
+    const auto [it, fresh] = index.emplace(f.end_ports[i].name, static_cast<int>(i));
+    if (!fresh) it->second = kSharedName;
+  }
   return index;
 }
 
-// A member word: node description, port GUID or LID (decimal or 0x hex,
-// never octal: "010" is LID 10). -1 when it names no end port.
-int ResolveMember(const Fabric& f, const std::unordered_map<std::string, int>& by_names,
-                  const std::string& word) {
-  const auto it = by_names.find(word);
-  if (it != by_names.end()) return it->second;
+namespace {
+
+[[noreturn]] void RefuseSharedName(const Fabric& f, const std::string& name) {
+  std::string guids;
+  int count = 0;
+  for (const EndPort& ep : f.end_ports) {
+    if (ep.name != name) continue;
+    if (++count <= 4) guids += (count > 1 ? ", " : "") + Hex16(ep.port_guid);
+  }
+  if (count > 4) guids += ", ...";
+  throw Error("'" + name + "' is the node description of " + std::to_string(count) + " end ports (port GUIDs " +
+              guids + "): expected one of them by its port GUID or LID");
+}
+
+}  // namespace
+
+int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string& word) {
+  const auto it = names.find(word);
+  if (it != names.end()) {
+    if (it->second == kSharedName) RefuseSharedName(f, word);
+    return it->second;
+  }
   // A GUID in full, 0x and 16 digits: a LID written in hex has fewer, so the
   // digit count, not the 0x, tells them apart.
   unsigned long long guid = 0;
@@ -42,6 +58,18 @@ int ResolveMember(const Fabric& f, const std::unordered_map<std::string, int>& b
   if (!ParseInteger(word, &lid) || lid <= 0 || lid > kMaxUnicastLid) return -1;
   LidOwner o = f.owner(static_cast<Lid>(lid));
   return o.kind == Peer::Kind::kEndPort ? o.index : -1;
+}
+
+namespace {
+
+// EndPortOfWord with this line of the file named when it refuses the word.
+int ResolveMember(const Fabric& f, const EndPortNames& names, const std::string& word, const std::string& file,
+                  int no) {
+  try {
+    return EndPortOfWord(f, names, word);
+  } catch (const Error& e) {
+    throw InputError(file, no, e.what());
+  }
 }
 
 // Sets *slot from an option word's value; an option given twice is refused
@@ -59,7 +87,7 @@ void TakeOnce(const std::string& file, int no, const std::string& word, std::str
 std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f) {
   std::vector<McastGroup> groups;
   std::set<Lid> seen;
-  const std::unordered_map<std::string, int> by_names = EndPortsByName(f);
+  const EndPortNames by_names = IndexEndPortNames(f);
   // in_group[m] == the line of the group m was last listed in: duplicates
   // found in O(1), not by a search of the members so far.
   std::vector<int> in_group(f.end_ports.size(), 0);
@@ -83,7 +111,7 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
     while (words >> word) {
       if (word.rfind("anchor=", 0) == 0) {
         TakeOnce(file, no, word, &anchor);
-        g.anchor = ResolveMember(f, by_names, anchor);
+        g.anchor = ResolveMember(f, by_names, anchor, file, no);
         if (g.anchor < 0)
           throw InputError(file, no, "anchor '" + anchor + "' is not an end port of the fabric");
         continue;
@@ -96,7 +124,7 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
         g.sl = static_cast<int>(value);
         continue;
       }
-      int m = ResolveMember(f, by_names, word);
+      int m = ResolveMember(f, by_names, word, file, no);
       if (m < 0)
         throw InputError(file, no, "member '" + word +
                                        "' is not an end port of the fabric (name, port GUID or LID)");
@@ -107,6 +135,11 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
     if (g.members.empty()) throw InputError(file, no, "group " + mlid_word + " has no members");
     groups.push_back(std::move(g));
   }
+  // Given a group file, the user asked for groups: one without any (empty,
+  // comments only: a generating step that matched nothing) built MFTs with
+  // no group and verified a multicast that checked nothing, as a PASS.
+  if (groups.empty())
+    throw Error(file + ": no group in it (expected lines 'MLID MEMBER MEMBER ...', e.g. '0xC001 P(000) P(001)')");
   return groups;
 }
 

@@ -12,6 +12,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "plugin/core/engine.h"
@@ -19,7 +20,21 @@
 
 namespace ibu {
 
-// Throws ibu::Error "FILE:LINE: ..." naming the word and what was expected.
+// End ports by node description, built once for EndPortOfWord: the port's
+// index, or kSharedName when several ports have the description (both ports
+// of a dual-port HCA, hosts left at the vendor's default description).
+constexpr int kSharedName = -2;
+using EndPortNames = std::unordered_map<std::string, int>;
+EndPortNames IndexEndPortNames(const Fabric& f);
+
+// The end port `word` names: its node description, port GUID (0x + 16 hex
+// digits) or LID (decimal or 0x hex, never octal); -1 when none. A
+// description several end ports share names none of them: throws ibu::Error
+// naming their port GUIDs, rather than taking the first.
+int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string& word);
+
+// Throws ibu::Error "FILE:LINE: ..." naming the word and what was expected,
+// and "FILE: ..." on a file without any group.
 std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f);
 std::vector<McastGroup> ReadGroupsFile(const std::string& path, const Fabric& f);
 

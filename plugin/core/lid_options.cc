@@ -13,7 +13,7 @@ Fabric ReadNetFileWithLids(const std::string& net, const LidOptions& o, LidsGive
                 " (the guid2lid file fixes the LIDs; give one or the other)");
   Fabric f = ReadNetFile(net);
   if (!o.guid2lid.empty()) {
-    given->warning = ApplyGuid2LidFile(o.guid2lid, f);
+    given->warning = ApplyGuid2LidFile(o.guid2lid, f, CarriesLids(f));
     return f;
   }
   if (CarriesLids(f)) {

@@ -288,7 +288,11 @@ class Parser {
 
   // Reads a quoted string starting at s[pos] == '"'; returns it and moves pos.
   std::string Quoted(const std::string& s, size_t& pos) const {
-    if (pos >= s.size() || s[pos] != '"') Fail("expected a quoted node name");
+    if (pos >= s.size() || s[pos] != '"') {
+      // What stands there instead, e.g. ibnetdiscover -g's "[ext 3]".
+      const std::string got = pos >= s.size() ? "the end of the line" : "'" + s.substr(pos, 40) + "'";
+      Fail("expected a quoted node name, got " + got);
+    }
     size_t end = s.find('"', pos + 1);
     if (end == std::string::npos) Fail("unterminated quoted name");
     std::string out = s.substr(pos + 1, end - pos - 1);
@@ -372,7 +376,11 @@ class Parser {
       std::string comment = line.substr(hash + 1);
       size_t q = comment.find('"');
       if (q != std::string::npos) {
-        size_t qe = comment.find('"', q + 1);
+        // ibnetdiscover quotes the description as it is, quotes inside it
+        // too ("node \"x\" HCA-1"): it ends at the last quote, after which
+        // only "base port 0 lid N lmc M" follows.
+        size_t qe = comment.rfind('"');
+        if (qe == q) qe = std::string::npos;
         if (qe != std::string::npos) n.desc = comment.substr(q + 1, qe - q - 1);
         comment = comment.substr(qe == std::string::npos ? q : qe + 1);
       }
@@ -737,10 +745,13 @@ void CheckLidClashes(const std::vector<Claim>& claims, const std::string& file) 
 Fabric ParseNetFile(std::istream& is, const std::string& file) {
   Parser parser(is, file);
   std::vector<RawNode> nodes = parser.Run();
-  if (nodes.empty()) throw InputError(file, 0, "no node records found");
+  // Said of the whole file: "FILE:0:" read as a line number.
+  if (nodes.empty())
+    throw Error(file + ": no node records in it (expected ibnetdiscover output or an ibsim net file: "
+                       "'Switch N \"name\"', 'Ca N \"name\"' headers and their '[PORT] \"peer\"[PORT]' lines)");
   Origins where;
   Fabric f = BuildFabric(nodes, parser.names(), file, &where);
-  if (f.switches.empty()) throw InputError(file, 0, "the fabric has no switch");
+  if (f.switches.empty()) throw Error(file + ": the fabric has no switch (expected a switched fabric)");
   CheckPeerGuids(nodes, parser.names(), file);
   // With lines, what Fabric::Finalize would refuse without them.
   CheckNodeGuids(nodes, file);
@@ -767,7 +778,7 @@ namespace {
 // then the fabric's switches and end ports given their LIDs.
 class Guid2LidReader {
  public:
-  Guid2LidReader(const std::string& file, Fabric& f) : file_(file), f_(f) {}
+  Guid2LidReader(const std::string& file, Fabric& f, bool net_lids) : file_(file), f_(f), net_lids_(net_lids) {}
 
   std::string Apply(std::istream& is) {
     std::string line;
@@ -878,15 +889,31 @@ class Guid2LidReader {
       auto it = lids_.find(PortZeroGuid(sw));
       if (it == lids_.end()) it = lids_.find(sw.guid);
       if (it == lids_.end()) continue;
+      RefuseOtherLids("switch " + sw.name + " (" + Hex16(PortZeroGuid(sw)) + ")", sw.lid, 1L << sw.lmc,
+                      it->second);
       sw.lid = it->second.lo;
       sw.lmc = LmcOf(it->second);
     }
     for (EndPort& ep : f_.end_ports) {
       auto it = lids_.find(ep.port_guid);
       if (it == lids_.end()) continue;
+      RefuseOtherLids("end port " + ep.name + " (" + Hex16(ep.port_guid) + ")", ep.base_lid, ep.lid_count(),
+                      it->second);
       ep.base_lid = it->second.lo;
       ep.lmc = LmcOf(it->second);
     }
+  }
+
+  // A net file with LIDs (ibnetdiscover's) and a line giving a port other
+  // ones: the guid2lid file of another SM run. Taken for its ports and the
+  // net file's for the rest, two layouts were silently mixed.
+  void RefuseOtherLids(const std::string& what, Lid net_lid, long net_count, const Entry& e) const {
+    if (!net_lids_ || net_lid == 0 || (net_lid == e.lo && net_lid + net_count - 1 == e.hi)) return;
+    throw InputError(file_, e.line,
+                     what + " has " + LidRange(e.lo, e.hi) + " here, but " +
+                         LidRange(net_lid, net_lid + net_count - 1) +
+                         " in the net file: expected the guid2lid file of the SM the net file was discovered "
+                         "under, or only one of the two");
   }
 
   // A port of the fabric with no line (and no LID from the net file) would
@@ -923,6 +950,7 @@ class Guid2LidReader {
 
   const std::string& file_;
   Fabric& f_;
+  const bool net_lids_;  // f_'s LIDs are its net file's: a line must agree
   std::unordered_map<Guid, Entry> lids_;  // the fabric's ports only
   std::vector<Seen> seen_;                // every line's
   std::unordered_map<Guid, size_t> seen_by_guid_;
@@ -933,13 +961,13 @@ class Guid2LidReader {
 
 }  // namespace
 
-std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f) {
-  return Guid2LidReader(file, f).Apply(is);
+std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f, bool net_lids) {
+  return Guid2LidReader(file, f, net_lids).Apply(is);
 }
 
-std::string ApplyGuid2LidFile(const std::string& path, Fabric& f) {
+std::string ApplyGuid2LidFile(const std::string& path, Fabric& f, bool net_lids) {
   std::ifstream in = OpenInputFile(path, "guid2lid file");
-  return ApplyGuid2Lid(in, path, f);
+  return ApplyGuid2Lid(in, path, f, net_lids);
 }
 
 bool DefaultLidsFit(const Fabric& f, int lmc) {

@@ -42,8 +42,12 @@ Fabric ReadNetFile(const std::string& path);
 // a GUID on two lines and two lines whose LID ranges overlap (naming both
 // lines: OpenSM's own cache has neither), and an end port or switch left
 // without a LID (not in the file, none from the net file), naming the port.
-[[nodiscard]] std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f);
-[[nodiscard]] std::string ApplyGuid2LidFile(const std::string& path, Fabric& f);
+// `net_lids`: the fabric's LIDs are its net file's own (ibnetdiscover's): a
+// line giving a port other ones is another SM run's file and throws too,
+// rather than mixing two layouts (its ports moved, the rest kept).
+[[nodiscard]] std::string ApplyGuid2Lid(std::istream& is, const std::string& file, Fabric& f,
+                                        bool net_lids = false);
+[[nodiscard]] std::string ApplyGuid2LidFile(const std::string& path, Fabric& f, bool net_lids = false);
 
 // Gives every switch and end port a LID, replacing any it had: end ports
 // first in fabric order at

@@ -103,6 +103,21 @@ void RefuseSharedTarget(const std::vector<OutputFile>& files, const std::vector<
   }
 }
 
+// An output on an input file (the same file by any name or link) would
+// replace what the command read, the user's only copy perhaps.
+void RefuseInputAsOutput(const std::vector<OutputFile>& files, const std::vector<bool>& special,
+                         const std::vector<std::string>& inputs) {
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (IsStdout(files[i].path) || special[i]) continue;
+    for (const std::string& input : inputs) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(input, files[i].path, ec) && !ec)
+        throw Error(files[i].path + ": named for an output, but it is an input of this command (" + input +
+                    "); give the output a file of its own");
+    }
+  }
+}
+
 }  // namespace
 
 void CheckOutputsWritable(const std::vector<std::string>& paths) {
@@ -120,11 +135,12 @@ void CheckOutputsWritable(const std::vector<std::string>& paths) {
     if (!IsStdout(files[i].path) && !special[i]) std::remove(WriteTemporary(files[i]).c_str());
 }
 
-void WriteFilesAtomically(const std::vector<OutputFile>& files) {
+void WriteFilesAtomically(const std::vector<OutputFile>& files, const std::vector<std::string>& inputs) {
   Staged staged;
   std::vector<bool> special;
   for (const OutputFile& f : files) special.push_back(IsSpecial(f.path));
   RefuseSharedTarget(files, special);
+  RefuseInputAsOutput(files, special, inputs);
   for (size_t i = 0; i < files.size(); ++i)
     staged.tmp.push_back(IsStdout(files[i].path) || special[i] ? "" : WriteTemporary(files[i]));
   for (size_t i = 0; i < files.size(); ++i) {

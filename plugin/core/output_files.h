@@ -24,9 +24,11 @@ struct OutputFile {
 };
 
 // Throws ibu::Error naming the path and the system's reason when a file
-// cannot be written, or when two outputs name one file (devices aside;
-// standard output too); nothing has been replaced then.
-void WriteFilesAtomically(const std::vector<OutputFile>& files);
+// cannot be written, when two outputs name one file (devices aside;
+// standard output too), or when an output is one of `inputs`, the files
+// the command read (`route x.net --lft x.net` replaced the net file);
+// nothing has been replaced then.
+void WriteFilesAtomically(const std::vector<OutputFile>& files, const std::vector<std::string>& inputs = {});
 
 // Throws as WriteFilesAtomically would for targets it could not write (a
 // missing directory, no permission, a directory, two outputs in one file),

@@ -40,8 +40,10 @@ std::string DestinationInfo(const Fabric& f, Lid lid) {
   LidOwner o = f.owner(lid);
   if (!o.valid()) return "";
   if (o.kind == Peer::Kind::kSwitch) {
+    // ibroute names the port GUID, by which the SM lists the switch: port
+    // 0's own where the hardware gives it one (switchguid=0xNODE(PORT)).
     const Switch& s = f.switches[o.index];
-    return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(f, o), s.guid,
+    return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(f, o), PortZeroGuid(s),
                   s.name.c_str());
   }
   const EndPort& e = f.end_ports[o.index];
@@ -446,6 +448,12 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {
   std::ifstream in = OpenInputFile(path, "LFT dump");
   ReadLfts(in, path, f, t);
+}
+
+void RefuseMissingLfts(const std::string& file, const Fabric& f, const Tables& t) {
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    if (s >= t.lft.size() || t.lft[s].out.empty())
+      throw Error(file + ": no LFT for " + f.SwitchLabel(static_cast<int>(s)));
 }
 
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t) {

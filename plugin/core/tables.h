@@ -114,6 +114,10 @@ void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t);
 void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Tables& t);
 void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t);
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t);
+// Throws ibu::Error naming `file` and the first switch of `f` without an LFT
+// in `t`: a dump that lost a switch's table would read as routes broken
+// there and as loads that end there, not as the damaged input it is.
+void RefuseMissingLfts(const std::string& file, const Fabric& f, const Tables& t);
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t);
 
 }  // namespace ibu

@@ -748,7 +748,7 @@ void ReadDump(const Settings& s, const Params& p, Routing* r) {
               << r->net << "\n";
   fabric = ReadNetFile(dir + "/fabric.net");
   if (opt.count("guid2lid")) {  // a warning is printed even with --quiet
-    const std::string warning = ApplyGuid2LidFile(opt.at("guid2lid").value, fabric);
+    const std::string warning = ApplyGuid2LidFile(opt.at("guid2lid").value, fabric, CarriesLids(fabric));
     if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
   }
   ReadLftsFile(dir + "/lfts.dump", fabric, tables);

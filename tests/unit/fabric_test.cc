@@ -1,4 +1,5 @@
 // Net files, guid2lid files and ibroute dumps: round trips and bad input.
+#include <regex>
 #include <sstream>
 
 #include "plugin/core/error.h"
@@ -114,6 +115,19 @@ std::string Discovered(const std::string& switch_lid, const std::string& host_li
          "Ca\t2 \"H-0000000000100003\"\t\t# \"Hca2\"\n"
          "[1](100004) \t\"S-0000000000200001\"[1]\t\t# " +
          host_lid + " \"Switch2\" lid 3 4xSDR\n";
+}
+
+// A description with quotes of its own, which ibnetdiscover writes as they
+// are: whole, not cut at the second quote, and the LIDs after it read.
+void DescriptionsWithQuotes() {
+  Fabric q = Parse(Discovered("lid 3 lmc 0", "lid 4 lmc 0"));
+  CU_ASSERT_EQUAL(q.end_ports[0].name, "Hca2");
+  q = Parse(std::regex_replace(Discovered("lid 3 lmc 0", "lid 4 lmc 0"), std::regex("\"(Switch2|Hca2)\""),
+                               "\"$1 \"a\" b\""));
+  CU_ASSERT_EQUAL(q.switches[0].name, "Switch2 \"a\" b");
+  CU_ASSERT_EQUAL(q.switches[0].lid, 3);
+  CU_ASSERT_EQUAL(q.end_ports[0].name, "Hca2 \"a\" b");
+  CU_ASSERT_EQUAL(q.end_ports[0].base_lid, 4);
 }
 
 // A net file text and what its refusal must say.
@@ -253,7 +267,13 @@ void BadNetFilesNameLineAndWhat() {
       {"Switch 0 \"S1\"\n", "t.net:1: expected a port count"},
       {"Switch 8 \"S1\"\n\nSwitch 8 \"S1\"\n", "t.net:3: node name \"S1\" appears twice"},
       {"Switch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n[1] \"S1\"[2]\n", "disagrees"},
-      {"", "no node records"},
+      {"", "t.net: no node records in it (expected ibnetdiscover output"},
+      // ibnetdiscover -g's external port numbers; a header cut short.
+      {Cabled("[ext 3]\t\"S-0000000000200000\"[3]"),
+       "t.net:2: expected a quoted node name, got '[ext 3]\t\"S-0000000000200000\"[3]'"},
+      {"Switch 8\n", "t.net:1: expected a quoted node name, got the end of the line"},
+      {"# only a comment\r\n\r\n", "t.net: no node records in it"},
+      {"Ca 1 \"H1\"\n", "t.net: the fabric has no switch"},
       // Trailing text after a port reference, a node name or a GUID, in
       // files that are whole otherwise.
       {Cabled("\"S-0000000000200000\"[3]junk"),
@@ -596,6 +616,14 @@ void Guid2LidRoundTripAndErrors() {
       fprintf(stderr, "\n  '%s': got '%s'\n", line.c_str(), msg.c_str());
     CU_ASSERT(Contains(msg, "g2l:1: expected '0xGUID 0xMINLID 0xMAXLID'"));
   }
+  // LIDs the net file carries (ibnetdiscover's): a line agreeing with them
+  // is taken, one moving its port is another SM run's and refused.
+  std::istringstream same(p0 + " 0x0064 0x0064\n");
+  CU_ASSERT_EQUAL(ApplyGuid2Lid(same, "g2l", h, /*net_lids=*/true), "");
+  std::istringstream moved("\n" + p0 + " 0x0070 0x0071\n");
+  CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(moved, "g2l", h, /*net_lids=*/true); }),
+                     "g2l:2: end port " + h.end_ports[0].name + " (" + p0 +
+                         ") has LIDs 112-113 here, but LID 100 in the net file"));
 }
 
 // GUIDs the fabric lacks: OpenSM's guid2lid keeps ports it saw before, so
@@ -736,6 +764,14 @@ void TablesRoundTrip() {
     for (Lid lid = 1; lid <= f.max_lid(); ++lid) CU_ASSERT_EQUAL(back.lft[s].port(lid), t.lft[s].port(lid));
     CU_ASSERT(back.mft[s].groups == t.mft[s].groups);
   }
+  // A switch whose port 0 has a GUID of its own is listed by it, as ibroute
+  // lists it (the node GUID was printed as its 'portguid').
+  f.switches[1].port_guid = 0x2c90300abcdef;
+  f.Finalize();
+  std::ostringstream own;
+  WriteLfts(own, f, t);
+  CU_ASSERT(Contains(own.str(), "(Switch portguid 0x0002c90300abcdef: '" + f.switches[1].name + "')"));
+  CU_ASSERT(!Contains(own.str(), "(Switch portguid " + Hex16(f.switches[1].guid) + ":"));
 }
 
 void ReadsRealIbrouteMftRows() {
@@ -1059,6 +1095,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "net file: routers counted apart, as ibsim does", RoutersCountedApartAsIbsimDoes);
   CU_add_test(s, "ibnetdiscover LIDs and descriptions", IbnetdiscoverLids);
   CU_add_test(s, "net file: what ibnetdiscover writes", AcceptsWhatIbnetdiscoverWrites);
+  CU_add_test(s, "net file: node descriptions with quotes", DescriptionsWithQuotes);
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
   CU_add_test(s, "bad net files name line and what", BadNetFilesNameLineAndWhat);
   CU_add_test(s, "net file: a port count is plain decimal", PortCountIsPlainDecimal);

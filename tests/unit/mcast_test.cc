@@ -266,14 +266,28 @@ void GroupFilesParseAndNameErrors() {
     if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s'", msg.c_str());
     CU_ASSERT(Contains(msg, c.expect));
   }
-  // One member in several groups; a name two end ports share is the first.
+  // One member in several groups.
+  std::istringstream twice("0xC001 P(000) P(001)\n0xC002 P(001) P(000)\n");
+  groups = ParseGroups(twice, "g.txt", f);
+  CU_ASSERT(groups[0].members == (std::vector<int>{0, 1}));
+  CU_ASSERT(groups[1].members == (std::vector<int>{1, 0}));
+  // A node description two end ports share (both ports of a dual-port HCA,
+  // hosts at the vendor's default description) names neither: it was read
+  // as the first, silently. Their port GUIDs are named; a GUID picks one.
   f.end_ports[5].name = "twin";
   f.end_ports[3].name = "twin";
-  std::istringstream shared("0xC001 P(000) twin\n0xC002 twin P(000)\n");
-  groups = ParseGroups(shared, "g.txt", f);
-  CU_ASSERT(groups[0].members == (std::vector<int>{0, 3}));
-  CU_ASSERT(groups[1].members == (std::vector<int>{3, 0}));
-  CU_ASSERT_EQUAL(f.EndPortByName("twin"), 3);
+  for (const char* text : {"0xC001 P(000) twin\n", "0xC001 P(000) anchor=twin\n"}) {
+    std::istringstream shared(text);
+    const std::string msg = ErrorOf([&] { ParseGroups(shared, "g.txt", f); });
+    const std::string want = "g.txt:1: 'twin' is the node description of 2 end ports (port GUIDs " +
+                             Hex16(f.end_ports[3].port_guid) + ", " + Hex16(f.end_ports[5].port_guid) +
+                             "): expected one of them by its port GUID or LID";
+    if (!Contains(msg, want)) fprintf(stderr, "\n  got '%s'", msg.c_str());
+    CU_ASSERT(Contains(msg, want));
+  }
+  std::istringstream by_guid("0xC001 P(000) " + Hex16(f.end_ports[5].port_guid) + "\n");
+  groups = ParseGroups(by_guid, "g.txt", f);
+  CU_ASSERT(groups[0].members == (std::vector<int>{0, 5}));
 }
 
 }  // namespace

@@ -322,11 +322,53 @@ void PathMapRoundTripAndErrors() {
                      "p:4: pair " + a + " " + b + " appears again (first at line 1)"));
 }
 
+
+// Hosts with dual-port HCAs, each port on another leaf (multi-rail):
+// every cabled port is an end port of its own, routed as any host; the
+// fabric is still FT(4,2) (8 end ports on 4 leaves), and every port reaches
+// every other, the other port of its own HCA too.
+void DualPortHcasOnTwoLeaves() {
+  std::string net;
+  const char* leaf_of[4][2] = {{"SW<0,1>", "SW<1,1>"}, {"SW<0,1>", "SW<1,1>"}, {"SW<2,1>", "SW<3,1>"},
+                               {"SW<2,1>", "SW<3,1>"}};
+  for (int h = 0; h < 4; ++h)
+    net += "caguid=" + std::to_string(0x100000 + 4 * h) + "\nHca\t2 \"H" + std::to_string(h) +
+           "\"\n[1]\t\"" + leaf_of[h][0] + "\"[" + std::to_string(h % 2 + 1) + "]\n[2]\t\"" + leaf_of[h][1] +
+           "\"[" + std::to_string(h % 2 + 1) + "]\n\n";
+  for (int top = 0; top < 2; ++top) {
+    net += "switchguid=" + std::to_string(0x200000 + top) + "\nSwitch\t4 \"SW<" + std::to_string(top) + ",0>\"\n";
+    for (int leaf = 0; leaf < 4; ++leaf)
+      net += "[" + std::to_string(leaf + 1) + "]\t\"SW<" + std::to_string(leaf) + ",1>\"[" + std::to_string(top + 3) +
+             "]\n";
+    net += "\n";
+  }
+  for (int leaf = 0; leaf < 4; ++leaf) {
+    const int h = leaf / 2 * 2;  // H0,H1 on leaves 0 and 1; H2,H3 on 2 and 3
+    const int port = leaf % 2 + 1;
+    net += "switchguid=" + std::to_string(0x200002 + leaf) + "\nSwitch\t4 \"SW<" + std::to_string(leaf) +
+           ",1>\"\n[1]\t\"H" + std::to_string(h) + "\"[" + std::to_string(port) + "]\n[2]\t\"H" +
+           std::to_string(h + 1) + "\"[" + std::to_string(port) + "]\n[3]\t\"SW<0,0>\"[" + std::to_string(leaf + 1) +
+           "]\n[4]\t\"SW<1,0>\"[" + std::to_string(leaf + 1) + "]\n\n";
+  }
+  std::istringstream in(net);
+  Fabric f = ParseNetFile(in, "dual.net");
+  CU_ASSERT_EQUAL(f.end_ports.size(), 8u);
+  AssignDefaultLids(f, DefaultLmc(f));
+  auto engine = MakeEngine("mlid", {}, nullptr);
+  Tables t;
+  engine->RouteUnicast(f, t);
+  const UnicastReport u = VerifyUnicast(f, t);
+  for (const std::string& e : u.errors) fprintf(stderr, "\n  %s", e.c_str());
+  CU_ASSERT(u.ok());
+  CU_ASSERT(u.routes_checked >= 8L * 7);  // every port to every other port's LIDs, at least
+}
+
 }  // namespace
 
 void RegisterMlidSuite() {
   CU_pSuite s = CU_add_suite("MLID unicast", nullptr, nullptr);
   CU_add_test(s, "LIDset(P(300)) = {52..55}", PaperLidSet);
+  CU_add_test(s, "dual-port HCAs on two leaves each", DualPortHcasOnTwoLeaves);
   CU_add_test(s, "P(000..011) -> P(300): DLIDs 52..55, four tops", PaperPathSelectionToP300);
   CU_add_test(s, "DLID 36 and path Q port for port", PaperPathOfDlid36);
   CU_add_test(s, "different offsets leave a subtree on different links", MlidPathsAreDisjoint);
