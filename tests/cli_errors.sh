@@ -589,9 +589,16 @@ if [ "$(head -1 "$tmp/o")" = "mesh 5x5 25 switches 25 hosts" ] && [ "$(grep -c '
 then echo "PASS: inspect labels a mesh"
 else echo "FAIL: inspect of mesh-5x5: $(head -2 "$tmp/o") $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
 sed -e '/^\[1\]\t"N(1,0)"\[3\]$/d' -e '/^\[3\]\t"N(0,0)"\[1\]$/d' "$top/topologies/mesh-5x5.net" >"$tmp/cut.net"
-expect "not an m-port n-tree: switch N(0,0) (0x0000000000200000, LID 26): a leaf has 1 hosts" "$IBUNION" inspect "$tmp/cut.net"
+expect "not an m-port n-tree: switch N(0,0) (0x0000000000200000, LID 26): every one of the 25 switches has hosts; an m-port n-tree with more than one switch has switches without hosts above its leaves" "$IBUNION" inspect "$tmp/cut.net"
 expect "; not a 2-D mesh: switch N(0,0) (0x0000000000200000, LID 26): no link to its grid neighbour switch N(1,0)" \
   "$IBUNION" inspect "$tmp/cut.net"
+# A single switch is FT(m,1), m hosts on it ("a leaf has 3 hosts; m/2
+# must be a power of two" was said of it, and 3/2 is no m/2); a mesh is no
+# fat-tree because no switch lies above its leaves ("a leaf has 1 hosts").
+"$IBUNION" topo fattree 4 1 -o "$tmp/ft41.net"
+sed '13,16d;/"P(3)"/d' "$tmp/ft41.net" >"$tmp/ft41-3.net"
+expect "not an m-port n-tree: switch SW<,0> (0x0000000000200000, LID 4): a single switch with 3 hosts; FT(m,1) has m hosts, m a power of two >= 4" \
+  "$IBUNION" inspect "$tmp/ft41-3.net"
 # --save on a sweep without --point, and --point out of range, are refused
 # before the fabric is read and routed (the engine's notes came first, and
 # a large fabric was routed only to be refused): the error is all of stderr.

@@ -76,9 +76,15 @@ class Recognizer {
     int hosts = HostCount(leaf);
     t_.k = t_.n == 1 ? hosts / 2 : hosts;
     t_.m = 2 * t_.k;
+    if (t_.n == 1 && ns > 1)  // a mesh, say: no switch lies above the leaves
+      Fail(leaf, 0, "every one of the " + std::to_string(ns) +
+                        " switches has hosts; an m-port n-tree with more than one switch has switches "
+                        "without hosts above its leaves");
     if (t_.k < 2 || (t_.k & (t_.k - 1)))
-      Fail(leaf, 0, "a leaf has " + std::to_string(hosts) +
-                        " hosts; m/2 must be a power of two >= 2");
+      Fail(leaf, 0,
+           t_.n == 1 ? "a single switch with " + std::to_string(hosts) +
+                           " hosts; FT(m,1) has m hosts, m a power of two >= 4"
+                     : "a leaf has " + std::to_string(hosts) + " hosts; m/2 must be a power of two >= 2");
     if (t_.m > kMaxSwitchPorts) Fail(leaf, 0, "m exceeds 254 ports");
     const std::string beyond = FatTreeBeyondLids(t_.k, t_.n);
     if (!beyond.empty()) Fail(leaf, 0, beyond);
