@@ -140,18 +140,27 @@ int Burst(const Args& args) {
   return 0;
 }
 
+// One CSV line without its CRLF's CR (a file saved by a spreadsheet on
+// Windows): the last column's name and cells kept it, so its header "had
+// no column" hw_bcast_us.
+bool GetCsvLine(std::istream& in, std::string& line) {
+  if (!std::getline(in, line)) return false;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
+}
+
 // A CSV with a header line, read into rows of named columns.
 std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path,
                                                         const std::vector<std::string>& needed) {
   std::ifstream in = OpenInputFile(path, "CSV file");
   std::string line;
-  if (!std::getline(in, line)) throw Error(path + ":1: expected a header line");
+  if (!GetCsvLine(in, line)) throw Error(path + ":1: expected a header line");
   const std::vector<std::string> header = SplitFields(line, ',');
   for (const std::string& col : needed)
     if (std::find(header.begin(), header.end(), col) == header.end())
       throw Error(path + ":1: header has no column '" + col + "'");
   std::vector<std::map<std::string, std::string>> rows;
-  for (int no = 2; std::getline(in, line); ++no) {
+  for (int no = 2; GetCsvLine(in, line); ++no) {
     if (line.empty()) continue;
     const std::vector<std::string> cells = SplitFields(line, ',');
     if (cells.size() != header.size())

@@ -349,6 +349,14 @@ if [ $? -eq 0 ] && [ "$(head -1 "$tmp/o")" = "label,size,iterations,original_us,
   [ "$(awk -F, 'NF != 9' "$tmp/o" | wc -l)" -eq 0 ] && grep -q "^label .*create+joins" "$tmp/err"
 then echo "PASS: mcsetup effective --csv -: only the CSV on stdout ($(wc -l <"$tmp/o") lines), the tables on stderr"
 else echo "FAIL: mcsetup effective --csv -: stdout starts '$(head -1 "$tmp/o")', $(awk -F, 'NF != 9' "$tmp/o" | wc -l) non-CSV lines"; fails=$((fails + 1)); fi
+# CSVs saved with CRLF line ends (a spreadsheet on Windows) read as with
+# LF: the CR stuck to the last column ("header has no column 'hw_bcast_us'").
+sed 's/$/\r/' "$setup" >"$tmp/setup-crlf.csv"
+sed 's/$/\r/' "$top/docs/mcast-setup/costs.csv" >"$tmp/costs-crlf.csv"
+if "$IBUNION" mcsetup effective --setup "$tmp/setup-crlf.csv" --costs "$tmp/costs-crlf.csv" --csv - >"$tmp/o-crlf" 2>"$tmp/err" &&
+  cmp -s "$tmp/o" "$tmp/o-crlf"
+then echo "PASS: mcsetup effective: CRLF CSVs give the same effective.csv as LF ones"
+else echo "FAIL: mcsetup effective with CRLF CSVs: $(tail -1 "$tmp/err")"; fails=$((fails + 1)); fi
 expect "ibunion mcsetup: --reps is not an option of mcsetup effective (it is one of measure)" \
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --reps 3
 expect "ibunion mcsetup: --sizes is not an option of mcsetup burst (it is one of measure)" \
