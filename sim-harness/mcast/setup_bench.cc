@@ -8,6 +8,7 @@
 
 #include "plugin/core/error.h"
 #include "plugin/core/verify/multicast.h"
+#include "sim-harness/mcast/interrupt.h"
 
 namespace ibu::mcast {
 
@@ -71,6 +72,7 @@ class GroupLedger {
       }
     }
     if (!first_error.empty()) throw Error(first_error);
+    ThrowIfInterrupted();  // after the booking: what was joined is left
     return r;
   }
 
@@ -134,6 +136,7 @@ TreeWait TreeWatcher::WaitFor(Lid mlid, const std::vector<int>& members, Clock::
   TreeWait w;
   const auto start = Clock::now();
   while (true) {
+    ThrowIfInterrupted();
     masks.emplace_back(n);
     read_at.emplace_back(n);
     Tables t;
