@@ -19,6 +19,7 @@
 #include "plugin/core/netfile.h"
 #include "plugin/core/output_files.h"
 #include "sim-harness/mcast/effective_latency.h"
+#include "sim-harness/mcast/interrupt.h"
 #include "sim-harness/mcast/setup_bench.h"
 
 namespace ibu::cli {
@@ -42,7 +43,8 @@ constexpr const char* kUsage =
     "measure: per group size and repetition, create / join / leave latency through\n"
     "the SA and the time from the last join until the MFTs read back from every\n"
     "switch deliver exactly once (multicast testing); Pool: a group of every host,\n"
-    "the non-members of the communicator leave. Every group is left again.\n"
+    "the non-members of the communicator leave. Every group is left again, also\n"
+    "on Ctrl-C, SIGTERM or SIGHUP (exit status 128 + the signal).\n"
     "effective: Basic / Lazy / Pool / point-to-point effective latency per broadcast\n"
     "from a measure CSV and broadcast costs (CSV label,size,p2p_msg_us,hw_bcast_us\n"
     "from the timing model); tables on stdout, or on stderr with --csv - (the CSV\n"
@@ -140,18 +142,27 @@ int Burst(const Args& args) {
   return 0;
 }
 
+// One CSV line without its CRLF's CR (a file saved by a spreadsheet on
+// Windows): the last column's name and cells kept it, so its header "had
+// no column" hw_bcast_us.
+bool GetCsvLine(std::istream& in, std::string& line) {
+  if (!std::getline(in, line)) return false;
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  return true;
+}
+
 // A CSV with a header line, read into rows of named columns.
 std::vector<std::map<std::string, std::string>> ReadCsv(const std::string& path,
                                                         const std::vector<std::string>& needed) {
   std::ifstream in = OpenInputFile(path, "CSV file");
   std::string line;
-  if (!std::getline(in, line)) throw Error(path + ":1: expected a header line");
+  if (!GetCsvLine(in, line)) throw Error(path + ":1: expected a header line");
   const std::vector<std::string> header = SplitFields(line, ',');
   for (const std::string& col : needed)
     if (std::find(header.begin(), header.end(), col) == header.end())
       throw Error(path + ":1: header has no column '" + col + "'");
   std::vector<std::map<std::string, std::string>> rows;
-  for (int no = 2; std::getline(in, line); ++no) {
+  for (int no = 2; GetCsvLine(in, line); ++no) {
     if (line.empty()) continue;
     const std::vector<std::string> cells = SplitFields(line, ',');
     if (cells.size() != header.size())
@@ -334,6 +345,23 @@ void RefuseOptionsOfOtherVerbs(const Args& args, const std::string& verb) {
           throw UsageError{o + " is not an option of mcsetup " + verb + " (it is one of " + other + ")\n" + kUsage};
 }
 
+// Runs measure or burst on the live subnet under an InterruptGuard: Ctrl-C
+// (or SIGTERM, SIGHUP) stops the run at its next step; by the time the
+// error reaches here every group it joined has been left and every SA
+// worker stopped, and the process exits with 128 + the signal's number.
+int OnLiveSubnet(int (*run)(const Args&), const Args& args) {
+  mcast::InterruptGuard guard;
+  try {
+    return run(args);
+  } catch (const Error& e) {
+    const int sig = mcast::PendingInterrupt();
+    if (!sig) throw;
+    std::cerr << "ibunion mcsetup: " << mcast::Interrupted(sig).what()
+              << ": stopped; every group this run joined was left again\n";
+    mcast::ExitForSignal(sig);
+  }
+}
+
 }  // namespace
 
 int McSetupMain(int argc, char** argv) {
@@ -345,8 +373,8 @@ int McSetupMain(int argc, char** argv) {
   const auto& pos = args.positional();
   const std::string verb = pos.empty() ? "" : pos[0];
   RefuseOptionsOfOtherVerbs(args, verb);
-  if (verb == "measure") return Measure(args);
-  if (verb == "burst") return Burst(args);
+  if (verb == "measure") return OnLiveSubnet(Measure, args);
+  if (verb == "burst") return OnLiveSubnet(Burst, args);
   if (verb == "effective") return EffectiveMain(args);
   throw UsageError{std::string("expected measure, burst or effective\n") + kUsage};
 }

@@ -349,6 +349,14 @@ if [ $? -eq 0 ] && [ "$(head -1 "$tmp/o")" = "label,size,iterations,original_us,
   [ "$(awk -F, 'NF != 9' "$tmp/o" | wc -l)" -eq 0 ] && grep -q "^label .*create+joins" "$tmp/err"
 then echo "PASS: mcsetup effective --csv -: only the CSV on stdout ($(wc -l <"$tmp/o") lines), the tables on stderr"
 else echo "FAIL: mcsetup effective --csv -: stdout starts '$(head -1 "$tmp/o")', $(awk -F, 'NF != 9' "$tmp/o" | wc -l) non-CSV lines"; fails=$((fails + 1)); fi
+# CSVs saved with CRLF line ends (a spreadsheet on Windows) read as with
+# LF: the CR stuck to the last column ("header has no column 'hw_bcast_us'").
+sed 's/$/\r/' "$setup" >"$tmp/setup-crlf.csv"
+sed 's/$/\r/' "$top/docs/mcast-setup/costs.csv" >"$tmp/costs-crlf.csv"
+if "$IBUNION" mcsetup effective --setup "$tmp/setup-crlf.csv" --costs "$tmp/costs-crlf.csv" --csv - >"$tmp/o-crlf" 2>"$tmp/err" &&
+  cmp -s "$tmp/o" "$tmp/o-crlf"
+then echo "PASS: mcsetup effective: CRLF CSVs give the same effective.csv as LF ones"
+else echo "FAIL: mcsetup effective with CRLF CSVs: $(tail -1 "$tmp/err")"; fails=$((fails + 1)); fi
 expect "ibunion mcsetup: --reps is not an option of mcsetup effective (it is one of measure)" \
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --reps 3
 expect "ibunion mcsetup: --sizes is not an option of mcsetup burst (it is one of measure)" \
@@ -717,6 +725,21 @@ expect "setup-bench: --fabrics ft-4-3,ft-8-3,ft-4-3: ft-4-3 given twice; name ea
   env TMPDIR="$tmp" "$top/sim-harness/mcast/setup-bench" --fabrics ft-4-3,ft-8-3,ft-4-3 --out "$tmp/sb-out"
 [ ! -e "$tmp/sb-out" ] && echo "PASS: setup-bench with a fabric named twice: no output directory made" ||
   { echo "FAIL: setup-bench with a fabric named twice made $tmp/sb-out"; fails=$((fails + 1)); }
+# ... and every other fabric, --quick next to --fabrics and an output
+# directory it cannot write, all at once (timeout: a run started is a
+# failure): an unknown fabric was found after the ones before it had run,
+# a mesh after both of its OpenSM runs (the timing model's mlid refuses
+# it), --fabrics with --quick was replaced by ft-4-3 without a word, and
+# the output directory was written only after every run.
+sb() { expect "$1" env TMPDIR="$tmp" timeout 30 "$top/sim-harness/mcast/setup-bench" "${@:2}"; }
+sb "setup-bench: --fabrics ft-4-2,ft-9-9: no topology ft-9-9 ($top/topologies/ft-9-9.net and .guid2lid)" \
+  --fabrics ft-4-2,ft-9-9 --out "$tmp/sb-out"
+sb "setup-bench: --fabrics mesh-4x4: mesh-4x4 is not a fat-tree (ft-M-N): the mlid engine measured here routes m-port n-trees only" \
+  --fabrics mesh-4x4 --out "$tmp/sb-out"
+sb "setup-bench: --quick measures ft-4-3 only, not with --fabrics ft-8-3" --quick --fabrics ft-8-3 --out "$tmp/sb-out"
+sb "setup-bench: output directory /sys/kernel/ibunion-sb: cannot create it or write there" --out /sys/kernel/ibunion-sb
+[ ! -e "$tmp/sb-out" ] && echo "PASS: setup-bench refusals: no output directory made" ||
+  { echo "FAIL: setup-bench refusals made $tmp/sb-out"; fails=$((fails + 1)); }
 # A net file with LIDs on some ports only: refused at the first port without
 # one, not given the generated layout everywhere (its own LIDs dropped).
 sed '3s/$/\t# lid 4 lmc 0/' "$net" >"$tmp/partial.net"

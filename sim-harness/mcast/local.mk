@@ -6,7 +6,8 @@ sim_harness_mcast_libibumcast_la_SOURCES = \
 	sim-harness/mcast/mft_reader.h sim-harness/mcast/mft_reader.cc \
 	sim-harness/mcast/sa_workers.h sim-harness/mcast/sa_workers.cc \
 	sim-harness/mcast/setup_bench.h sim-harness/mcast/setup_bench.cc \
-	sim-harness/mcast/effective_latency.h sim-harness/mcast/effective_latency.cc
+	sim-harness/mcast/effective_latency.h sim-harness/mcast/effective_latency.cc \
+	sim-harness/mcast/interrupt.h sim-harness/mcast/interrupt.cc
 sim_harness_mcast_libibumcast_la_LIBADD = -libmad -libumad
 # Where configure found libumad2sim.so: the hint when no port opens.
 sim_harness_mcast_libibumcast_la_CPPFLAGS = $(AM_CPPFLAGS) -DIBUNION_UMAD2SIM='"$(UMAD2SIM)"'

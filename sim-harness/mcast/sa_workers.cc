@@ -15,6 +15,7 @@
 #include <deque>
 
 #include "plugin/core/error.h"
+#include "sim-harness/mcast/interrupt.h"
 
 namespace ibu::mcast {
 
@@ -107,13 +108,13 @@ SaWorkerPool::SaWorkerPool(const std::vector<std::string>& hosts, int timeout_ms
   for (const std::string& host : hosts) {
     int down[2], up[2];
     if (pipe(down) < 0 || pipe(up) < 0) {
-      StopAll();
+      StopAll(/*wait_for_exit=*/false);
       throw Error(std::string("pipe: ") + std::strerror(errno));
     }
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) {
-      StopAll();
+      StopAll(/*wait_for_exit=*/false);
       throw Error(std::string("fork: ") + std::strerror(errno));
     }
     if (pid == 0) {
@@ -121,6 +122,7 @@ SaWorkerPool::SaWorkerPool(const std::vector<std::string>& hosts, int timeout_ms
       // holding an ibsim client slot: StopAll runs only when it unwinds.
       prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (getppid() != parent) _exit(0);  // it died before the prctl
+      IgnoreInterruptsInWorker();
       for (const Worker& w : workers_) {
         close(w.to);
         close(w.from);
@@ -142,20 +144,24 @@ SaWorkerPool::SaWorkerPool(const std::vector<std::string>& hosts, int timeout_ms
   for (Worker& w : workers_) {
     std::vector<std::string> lines;
     bool eof = false;
-    while (lines.empty() && !eof) lines = ReadLines(w.from, w.pending, &eof);
+    while (lines.empty() && !eof && !PendingInterrupt()) lines = ReadLines(w.from, w.pending, &eof);
+    if (const int sig = PendingInterrupt()) {  // no group joined yet: nothing to leave
+      StopAll(/*wait_for_exit=*/false);
+      throw Interrupted(sig);
+    }
     unsigned long long guid = 0;
     if (lines.empty() || std::sscanf(lines[0].c_str(), "ready %llx", &guid) != 1) {
       const std::string why = lines.empty() ? "exited" : lines[0];
-      StopAll();
+      StopAll(/*wait_for_exit=*/false);
       throw Error("SA worker on host '" + w.host + "': " + why);
     }
     w.port_guid = guid;
   }
 }
 
-SaWorkerPool::~SaWorkerPool() { StopAll(); }
+SaWorkerPool::~SaWorkerPool() { StopAll(/*wait_for_exit=*/true); }
 
-void SaWorkerPool::StopAll() {
+void SaWorkerPool::StopAll(bool wait_for_exit) {
   for (Worker& w : workers_) {
     if (w.to >= 0) close(w.to);  // EOF on stdin: the worker exits
     w.to = -1;
@@ -165,7 +171,8 @@ void SaWorkerPool::StopAll() {
       int status;
       // A worker stuck in an SA call gives up after its MAD timeout; a
       // second, final wait kills it.
-      for (int i = 0; i < 50 && waitpid(w.pid, &status, WNOHANG) == 0; ++i) usleep(100000);
+      for (int i = 0; wait_for_exit && i < 50 && waitpid(w.pid, &status, WNOHANG) == 0; ++i)
+        usleep(100000);
       if (waitpid(w.pid, &status, WNOHANG) == 0) {
         kill(w.pid, SIGKILL);
         waitpid(w.pid, &status, 0);

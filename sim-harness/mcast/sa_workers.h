@@ -60,7 +60,10 @@ class SaWorkerPool {
     std::string host;
     std::string pending;     // partial answer line
   };
-  void StopAll();
+  // Closes every worker's pipe and reaps it; with wait_for_exit, lets a
+  // worker finish its SA call first (up to 5 s), otherwise kills it at once
+  // (a worker that never came up has joined nothing).
+  void StopAll(bool wait_for_exit);
 
   std::vector<Worker> workers_;
 };

@@ -8,6 +8,7 @@
 
 #include "plugin/core/error.h"
 #include "plugin/core/verify/multicast.h"
+#include "sim-harness/mcast/interrupt.h"
 
 namespace ibu::mcast {
 
@@ -71,6 +72,7 @@ class GroupLedger {
       }
     }
     if (!first_error.empty()) throw Error(first_error);
+    ThrowIfInterrupted();  // after the booking: what was joined is left
     return r;
   }
 
@@ -134,6 +136,7 @@ TreeWait TreeWatcher::WaitFor(Lid mlid, const std::vector<int>& members, Clock::
   TreeWait w;
   const auto start = Clock::now();
   while (true) {
+    ThrowIfInterrupted();
     masks.emplace_back(n);
     read_at.emplace_back(n);
     Tables t;
@@ -284,6 +287,23 @@ void CheckBurstMembers(const Fabric& f, int members) {
                 " (the fabric's end ports), got " + std::to_string(members));
 }
 
+TreeWait AllReady(const std::vector<TreeWait>& waits) {
+  TreeWait all;
+  all.ok = !waits.empty();
+  double polling_ms = 0;
+  for (const TreeWait& w : waits) {
+    all.ok = all.ok && w.ok;
+    all.lo_ms = std::max(all.lo_ms, w.lo_ms);
+    all.hi_ms = std::max(all.hi_ms, w.hi_ms);
+    all.rounds += w.rounds;
+    polling_ms += w.round_ms * w.rounds;
+    all.tree_switches = std::max(all.tree_switches, w.tree_switches);
+    if (all.why.empty()) all.why = w.why;
+  }
+  all.round_ms = all.rounds ? polling_ms / all.rounds : 0;
+  return all;
+}
+
 BurstResult RunJoinBurst(const Fabric& f, SaWorkerPool& sa, MftReader& reader, int groups,
                          int members, uint64_t seed, double timeout_ms, std::ostream& log) {
   CheckBurstMembers(f, members);
@@ -309,12 +329,13 @@ BurstResult RunJoinBurst(const Fabric& f, SaWorkerPool& sa, MftReader& reader, i
   res.joins = static_cast<int>(creates.size() + joins.size());
   res.joins_wall_ms = MsBetween(t0, t_last);
   res.joins_per_s = res.joins / (res.joins_wall_ms / 1000.0);
+  std::vector<TreeWait> waits;
   for (int g = 0; g < groups; ++g) {
     res.mlids.push_back(created[g].mlid);
-    TreeWait w = watch.WaitFor(created[g].mlid, sets[g], t_last, timeout_ms);
-    Require(w, "burst group " + std::to_string(g));
-    if (w.hi_ms >= res.all_ready.hi_ms) res.all_ready = w;
+    waits.push_back(watch.WaitFor(created[g].mlid, sets[g], t_last, timeout_ms));
+    Require(waits.back(), "burst group " + std::to_string(g));
   }
+  res.all_ready = AllReady(waits);
   log << "burst: " << res.joins << " joins in " << res.joins_wall_ms << " ms ("
       << res.joins_per_s << "/s); all " << groups << " trees usable +" << res.all_ready.ready_ms()
       << " ms after the last join\n";

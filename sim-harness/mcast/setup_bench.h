@@ -98,6 +98,11 @@ struct BurstResult {
   TreeWait all_ready;  // the slowest group, from the last join answer
   std::vector<uint16_t> mlids;
 };
+// When all of several trees were usable: each tree's time lies in its own
+// bracket (lo, hi], so the last of them lies in (max lo, max hi]. The
+// groups are polled one after the other, so a later group's bracket can be
+// (0, time it was first read]: the slowest bracket end is not the slowest tree.
+TreeWait AllReady(const std::vector<TreeWait>& waits);
 // Throws ibu::Error unless groups of `members` fit the fabric's end ports.
 void CheckBurstMembers(const Fabric& f, int members);
 BurstResult RunJoinBurst(const Fabric& f, SaWorkerPool& sa, MftReader& reader, int groups,

@@ -3,7 +3,8 @@
 # harness run on FT(4,3) (groups of 4, 8 and 16, ibunion and OpenSM's
 # default multicast) gives consistent numbers; a leave really removes the
 # host from the MFTs read back from the switches; SA errors are decoded;
-# a harness run that fails half-way leaves no group and no process behind.
+# a harness run that fails half-way, or gets SIGTERM, leaves no group and
+# no process behind.
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 READ_TABLES=$E2E_SRC/sim-harness/ibsim/read-tables
@@ -58,6 +59,15 @@ LD_PRELOAD=\$IBUNION_UMAD2SIM "$IBUNION" mcsetup measure live.net --sizes 8 --re
   --fail-after-joins >/dev/null 2>"$E2E_TMP/err.harness"; echo \$? >>"$E2E_TMP/err.harness"
 pgrep -f "mcsetup measure" >"$E2E_TMP/survivors" || true
 sleep 1; "$READ_TABLES" "$E2E_TMP/cleaned" >/dev/null || exit 1
+# SIGTERM in the middle of a run (Ctrl-C likewise): it was killed with its
+# groups still joined at the SM; now it leaves them, then exits 128 + 15.
+LD_PRELOAD=\$IBUNION_UMAD2SIM "$IBUNION" mcsetup measure live.net --sizes 16 --reps 100 --workers 4 \
+  >/dev/null 2>"$E2E_TMP/err.sigterm" &
+harness=\$!
+for _ in \$(seq 600); do grep -q " rep 1:" "$E2E_TMP/err.sigterm" && break; sleep 0.05; done
+kill -TERM \$harness; wait \$harness; echo \$? >>"$E2E_TMP/err.sigterm"
+pgrep -f "mcsetup measure" >"$E2E_TMP/survivors.sigterm" || true
+sleep 1; "$READ_TABLES" "$E2E_TMP/interrupted" >/dev/null || exit 1
 EOS
 check "FT(4,3): joins, a leave, SA errors and a failing harness run under OpenSM + mlid" \
   "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --engine mlid,minhop \
@@ -87,5 +97,14 @@ expect_output "failing harness run says where it stopped" "--fail-after-joins" c
 left=$(grep -c '^0xc' "$E2E_TMP/cleaned/mfts.dump" || true)
 [ "$left" -eq 0 ] && pass "after the failed run no switch holds any MLID (the harness left its group again)" \
   || { fail "$left MFT entries remain"; grep '^0xc' "$E2E_TMP/cleaned/mfts.dump" | head; }
+expect_output "SIGTERM mid-run: the harness says it stopped and left its groups" \
+  "interrupted by SIGTERM: stopped; every group this run joined was left again" cat "$E2E_TMP/err.sigterm"
+[ "$(tail -n 1 "$E2E_TMP/err.sigterm")" = 143 ] && pass "... and exits 143 (128 + SIGTERM)" ||
+  fail "SIGTERM mid-run: exit $(tail -n 1 "$E2E_TMP/err.sigterm")"
+[ ! -s "$E2E_TMP/survivors.sigterm" ] && pass "no harness or SA worker process left after SIGTERM" ||
+  fail "survivors after SIGTERM: $(cat "$E2E_TMP/survivors.sigterm")"
+left=$(grep -c '^0xc' "$E2E_TMP/interrupted/mfts.dump" || true)
+[ "$left" -eq 0 ] && pass "after SIGTERM mid-run no switch holds any MLID (the harness left its groups)" \
+  || { fail "after SIGTERM mid-run $left MFT entries remain"; grep '^0xc' "$E2E_TMP/interrupted/mfts.dump" | head -3; }
 [ -z "$(survivors "$E2E_TMP/run")" ] && pass "nothing left running" || fail "processes left: $(survivors "$E2E_TMP/run")"
 finish

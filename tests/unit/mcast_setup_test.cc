@@ -3,6 +3,7 @@
 
 #include "plugin/core/error.h"
 #include "sim-harness/mcast/effective_latency.h"
+#include "sim-harness/mcast/setup_bench.h"
 #include "tests/unit/test_util.h"
 
 namespace ibu::test {
@@ -62,6 +63,29 @@ void BadCostsAreRefused() {
   CU_ASSERT(!ErrorOf([] { EffectiveLatency({1, 1, 1}, {10, 10}, 0); }).empty());
 }
 
+mcast::TreeWait Bracket(double lo, double hi) {
+  mcast::TreeWait w;
+  w.ok = true;
+  w.lo_ms = lo;
+  w.hi_ms = hi;
+  w.rounds = 1;
+  w.round_ms = hi - lo;
+  return w;
+}
+
+// A burst's groups are polled one after the other: the first became usable
+// in (20, 22] ms; the second, first read at 24 ms, was final already:
+// (0, 24]. All were usable in (20, 24], midpoint 22; taking the bracket
+// with the latest end gave 12 ms, earlier than the first group alone.
+void AllReadyIsTheLastTree() {
+  const mcast::TreeWait all = mcast::AllReady({Bracket(20, 22), Bracket(0, 24)});
+  CU_ASSERT(all.ok);
+  CU_ASSERT_DOUBLE_EQUAL(all.lo_ms, 20, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(all.hi_ms, 24, 1e-9);
+  CU_ASSERT_DOUBLE_EQUAL(all.ready_ms(), 22, 1e-9);
+  CU_ASSERT_EQUAL(all.rounds, 2);
+}
+
 }  // namespace
 
 void RegisterMcastSetupSuite() {
@@ -70,6 +94,7 @@ void RegisterMcastSetupSuite() {
   CU_add_test(s, "Basic pays create, join and the wait", BasicPaysSetupAndWait);
   CU_add_test(s, "Lazy goes point-to-point until ready", LazyGoesPointToPointUntilReady);
   CU_add_test(s, "bad costs are refused", BadCostsAreRefused);
+  CU_add_test(s, "all trees ready: the last tree's bracket", AllReadyIsTheLastTree);
 }
 
 }  // namespace ibu::test
