@@ -737,6 +737,8 @@ sb "setup-bench: --fabrics ft-4-2,ft-9-9: no topology ft-9-9 ($top/topologies/ft
 sb "setup-bench: --fabrics mesh-4x4: mesh-4x4 is not a fat-tree (ft-M-N): the mlid engine measured here routes m-port n-trees only" \
   --fabrics mesh-4x4 --out "$tmp/sb-out"
 sb "setup-bench: --quick measures ft-4-3 only, not with --fabrics ft-8-3" --quick --fabrics ft-8-3 --out "$tmp/sb-out"
+sb "setup-bench: --fabrics ft-4-3,ft-16-3: ft-16-3 has 16-port switches; ibsim's multicast tables are unusable past 15 ports" \
+  --fabrics ft-4-3,ft-16-3 --out "$tmp/sb-out"
 sb "setup-bench: output directory /sys/kernel/ibunion-sb: cannot create it or write there" --out /sys/kernel/ibunion-sb
 [ ! -e "$tmp/sb-out" ] && echo "PASS: setup-bench refusals: no output directory made" ||
   { echo "FAIL: setup-bench refusals made $tmp/sb-out"; fails=$((fails + 1)); }
