@@ -49,6 +49,14 @@ void Describe(ibu_engine* e, const Fabric& f) {
                             f.switches[ep.switch_index].guid, ep.switch_port);
 }
 
+// An engine of `name` logging into `log`, handed `f` as OpenSM would.
+ibu_engine* EngineOn(const Fabric& f, const char* name, const char* options, Log* log) {
+  ibu_engine* e = ibu_engine_new(name, options, 0, Record, log);
+  CU_ASSERT_FATAL(e != nullptr);
+  Describe(e, f);
+  return e;
+}
+
 void NoMask(void*, uint64_t, int) {}
 
 int Count(const Log& log, int level, const std::string& needle) {
@@ -93,9 +101,7 @@ void McastRebuildLineOnlyWhenVerbose() {
 
   // Without a log_active callback every level is handed over, as before.
   Log all;
-  e = ibu_engine_new("mlid", "mlid_dump=off", 0, Record, &all);
-  CU_ASSERT_FATAL(e != nullptr);
-  Describe(e, f);
+  e = EngineOn(f, "mlid", "mlid_dump=off", &all);
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, members, 4, NoMask, nullptr), 0);
   CU_ASSERT_EQUAL(Count(all, IBU_LOG_VERBOSE, "(rebuild 1)"), 1);
@@ -110,9 +116,7 @@ void DumpOptionReadLikeEngineOptions() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 1);
   Log log;
-  ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=no mlid_rotate=no", 0, Record, &log);
-  CU_ASSERT_FATAL(e != nullptr);
-  Describe(e, f);
+  ibu_engine* e = EngineOn(f, "mlid", "mlid_dump=no mlid_rotate=no", &log);
   CU_ASSERT_EQUAL(ibu_route_unicast(e), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, ""), 0);
   ibu_engine_free(e);
@@ -182,9 +186,7 @@ void EndPortsWithoutLid() {
   char tmpl[] = "/tmp/ibu-bridge-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
   Log log;
-  ibu_engine* e = ibu_engine_new("mlid", "", 0, Record, &log);
-  CU_ASSERT_FATAL(e != nullptr);
-  Describe(e, f);
+  ibu_engine* e = EngineOn(f, "mlid", "", &log);
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   CU_ASSERT_EQUAL(
       Count(log, IBU_LOG_ERROR,
@@ -225,9 +227,7 @@ void McastLinesNameTheMlidOnce() {
   Fabric f = MakeMesh(5, 5);
   AssignDefaultLids(f, 0);
   Log log;
-  ibu_engine* e = ibu_engine_new("xymesh", "xymesh_mcast=paper xymesh_dump=off", 0, Record, &log);
-  CU_ASSERT_FATAL(e != nullptr);
-  Describe(e, f);
+  ibu_engine* e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
   auto guids = [&f](std::vector<std::string> names) {
     std::vector<uint64_t> out;
     for (const std::string& n : names) out.push_back(f.end_ports[f.EndPortByName(n)].port_guid);
