@@ -67,11 +67,36 @@ constexpr const char* kUsage =
     "                     the engine's VL policy\n"
     "exit status: 0 all checks pass, 1 a check failed, 2 bad input\n";
 
-// Entries where `t` differs from the engine's own tables.
-long CompareWithEngine(const Fabric& f, const Tables& t, const Args& args) {
-  auto engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
+// The --engine's own tables on this fabric, routed once for every
+// comparison (each made the engine and routed the whole fabric again, up to
+// five times): unicast, VLs, then the groups in the file's order, as OpenSM
+// calls them. A group the engine refuses is kept with its reason.
+struct Reference {
+  std::unique_ptr<Engine> engine;
   Tables want;
-  engine->RouteUnicast(f, want);
+  std::map<Lid, std::string> refused;  // MLID -> why the engine built no tree
+};
+
+Reference RouteReference(const Fabric& f, const std::vector<McastGroup>& groups, const Args& args) {
+  Reference r;
+  r.engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
+  r.engine->RouteUnicast(f, r.want);
+  r.engine->RouteSl2Vl(f, r.want);
+  r.want.Resize(f);
+  for (const McastGroup& g : groups) {
+    try {
+      r.engine->RouteMulticast(f, g, r.want);
+    } catch (const Error& e) {
+      r.refused.emplace(g.mlid, e.what());
+    }
+  }
+  return r;
+}
+
+// Entries where `t` differs from the engine's own tables.
+long CompareWithEngine(const Fabric& f, const Tables& t, const Reference& ref) {
+  const Engine* engine = ref.engine.get();
+  const Tables& want = ref.want;
   long mismatches = 0;
   for (size_t s = 0; s < f.switches.size(); ++s)
     for (Lid lid = 1; lid <= f.max_lid(); ++lid) {
@@ -108,20 +133,17 @@ PortMask GroupMask(const Tables& t, size_t sw, Lid mlid) {
 // before it; the other trees depend only on the group (MLID, members,
 // anchor=, sl=), the fabric and the options, not on the order or the LMC.
 long CompareMftsWithEngine(const Fabric& f, const Tables& t, const std::vector<McastGroup>& groups,
-                           const Args& args) {
-  auto engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
-  Tables want;
-  engine->RouteUnicast(f, want);
-  want.Resize(f);
+                           const Reference& ref) {
+  const Engine* engine = ref.engine.get();
+  const Tables& want = ref.want;
   long mismatches = 0, refused = 0;
   for (const McastGroup& g : groups) {
     const std::string mlid = HexLid(g.mlid);
-    try {
-      engine->RouteMulticast(f, g, want);
-    } catch (const Error& e) {  // no tree: every entry the tables hold differs
+    if (const auto no_tree = ref.refused.find(g.mlid); no_tree != ref.refused.end()) {
+      // No tree: every entry the tables hold differs.
       ++refused;
       std::cout << "error: scheme mismatch: MLID " << mlid << ": " << engine->name() << " builds no tree ("
-                << e.what() << ")\n";
+                << no_tree->second << ")\n";
     }
     for (size_t s = 0; s < f.switches.size(); ++s) {
       const PortMask have = GroupMask(t, s, g.mlid), expect = GroupMask(want, s, g.mlid);
@@ -165,16 +187,12 @@ bool VerifyGroups(const Fabric& f, const Tables& t, const std::vector<McastGroup
 }
 
 bool VerifyDisjoint(const Fabric& f, const Tables& t, const FatTree& tree, const PathMap* paths,
-                    const Args& args) {
+                    const Reference* ref) {
   std::function<Lid(int, int)> select;
-  std::unique_ptr<Engine> engine;
   if (paths) {
     select = [paths](int s, int d) { return paths->Select(s, d); };
-  } else if (args.has("--engine")) {
-    engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
-    Tables scratch;
-    engine->RouteUnicast(f, scratch);
-    select = [&](int s, int d) { return engine->SelectDlid(f, s, d); };
+  } else if (ref) {
+    select = [&](int s, int d) { return ref->engine->SelectDlid(f, s, d); };
   }
   DisjointReport r = CheckDisjointUpLinks(f, t, tree, select);
   std::printf("disjoint up links: %ld source subtrees checked, %ld violations\n", r.subtrees_checked,
@@ -183,21 +201,20 @@ bool VerifyDisjoint(const Fabric& f, const Tables& t, const FatTree& tree, const
   return r.ok();
 }
 
-bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& groups, const Args& args) {
+bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& groups, const Reference* ref,
+                    const Args& args) {
   DeadlockOptions opt;
-  std::unique_ptr<Engine> engine;
-  if (args.has("--engine")) {
+  if (ref) {
     // The engine's VL policy on this fabric: its SL2VL tables and SLs.
-    engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
-    Tables policy;
-    engine->RouteUnicast(f, policy);
-    engine->RouteSl2Vl(f, policy);
     // Engines whose group SL depends on the tree they chose (xymesh paper
-    // mode's fallback) learn the groups the way OpenSM told them.
-    for (const McastGroup& g : groups) engine->RouteMulticast(f, g, policy);
-    if (!args.has("--sl2vl")) t.sl2vl = policy.sl2vl;  // else: what the switches hold
-    t.end_port_sl = policy.end_port_sl;
-    opt = EngineSls(f, *engine);
+    // mode's fallback) learned the groups as OpenSM told them; without a
+    // tree for one of them its SL is unknown.
+    for (const McastGroup& g : groups)
+      if (const auto no_tree = ref->refused.find(g.mlid); no_tree != ref->refused.end())
+        throw Error(no_tree->second);
+    if (!args.has("--sl2vl")) t.sl2vl = ref->want.sl2vl;  // else: what the switches hold
+    t.end_port_sl = ref->want.end_port_sl;
+    opt = EngineSls(f, *ref->engine);
   }
   opt.switch_sources = !args.has("--host-lids");
   DeadlockReport r = CheckDeadlock(f, t, groups, opt);
@@ -208,11 +225,9 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& g
 // Entries of the read-back SL2VL tables that differ from the engine's VL
 // policy: every (in, out, SL) of each switch out port that is cabled (port
 // 0 and dark ports keep whatever the switch had) and each host's table.
-long CompareSl2Vl(const Fabric& f, const Tables& t, const Args& args) {
-  auto engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
-  Tables want;
-  engine->RouteUnicast(f, want);
-  engine->RouteSl2Vl(f, want);
+long CompareSl2Vl(const Fabric& f, const Tables& t, const Reference& ref) {
+  const Engine* engine = ref.engine.get();
+  const Tables& want = ref.want;
   long mismatches = 0, compared = 0;
   auto report = [&](const std::string& where, int sl, int have, int expect) {
     if (++mismatches <= 20)
@@ -301,14 +316,18 @@ int VerifyMain(int argc, char** argv) {
   UnicastReport report = VerifyUnicast(f, t, 20, /*switch_lids=*/!args.has("--host-lids"));
   std::cout << report.Summary(f);
   bool ok = report.ok();
-  if (args.has("--engine")) ok = CompareWithEngine(f, t, args) == 0 && ok;
-  if (args.has("--sl2vl") && args.has("--engine")) ok = CompareSl2Vl(f, t, args) == 0 && ok;
+  std::unique_ptr<Reference> ref;
+  if (args.has("--engine")) {
+    ref = std::make_unique<Reference>(RouteReference(f, groups, args));
+    ok = CompareWithEngine(f, t, *ref) == 0 && ok;
+  }
+  if (args.has("--sl2vl") && ref) ok = CompareSl2Vl(f, t, *ref) == 0 && ok;
   if (args.has("--mft")) {
     ok = VerifyGroups(f, t, groups) && ok;
-    if (args.has("--engine")) ok = CompareMftsWithEngine(f, t, groups, args) == 0 && ok;
+    if (ref) ok = CompareMftsWithEngine(f, t, groups, *ref) == 0 && ok;
   }
-  if (args.has("--disjoint")) ok = VerifyDisjoint(f, t, *tree, paths.get(), args) && ok;
-  if (args.has("--deadlock")) ok = VerifyDeadlock(f, t, groups, args) && ok;
+  if (args.has("--disjoint")) ok = VerifyDisjoint(f, t, *tree, paths.get(), ref.get()) && ok;
+  if (args.has("--deadlock")) ok = VerifyDeadlock(f, t, groups, ref.get(), args) && ok;
   std::cout << (ok ? "PASS" : "FAIL") << "\n";
   return ok ? 0 : 1;
 }
