@@ -114,7 +114,9 @@ int Measure(const Args& args) {
   const std::string csv = args.get("--csv", "-");
   AsOption("--sizes", [&] { mcast::CheckGroupSizes(f, cfg.sizes); });
   AsOption("--label", [&] { mcast::CheckLabel(cfg.label); });
-  CheckOutputsWritable({csv});  // now, not after the run on the live subnet
+  std::vector<std::string> inputs = {args.positional()[1]};
+  if (args.has("--guid2lid")) inputs.push_back(args.get("--guid2lid"));
+  CheckOutputsWritable({csv}, inputs);  // now, not after the run on the live subnet
   // Workers first: this process must not hold a umad connection when it forks.
   mcast::SaWorkerPool sa(WorkerHosts(f, workers), 2000);
   mcast::MftReader reader("", 0, 2000);
@@ -258,7 +260,7 @@ int EffectiveMain(const Args& args) {
     throw UsageError{std::string("effective needs --setup CSV and --costs CSV\n") + kUsage};
   const std::vector<int> iterations =
       ParseIntList(args.get("--iterations", "1,10,100,1000"), "--iterations", 1, 100000000);
-  if (args.has("--csv")) CheckOutputsWritable({args.get("--csv")});
+  if (args.has("--csv")) CheckOutputsWritable({args.get("--csv")}, {setup_path, costs_path});
   const auto setups = ReadSetups(setup_path);
   const auto costs = ReadBroadcastCosts(costs_path);
   // Medians over the repetitions of each (label, size); everything is

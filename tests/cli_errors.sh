@@ -298,6 +298,12 @@ expect "ibunion mcsetup: --lmc 1: a live subnet's LIDs are the SM's (in NET or -
 # effective's CSVs: a directory, a trailing empty cell (getline dropped it
 # and miscounted), hex floats and fractional or huge group sizes.
 expect "$tmp: cannot open CSV file (Is a directory)" "$IBUNION" mcsetup effective --setup "$tmp" --costs "$tmp"
+# effective's --csv onto its --costs replaced the costs it had read.
+cp "$top/docs/mcast-setup/costs.csv" "$tmp/costs.csv"
+expect "ibunion mcsetup: $tmp/costs.csv: named for an output, but it is an input of this command" \
+  "$IBUNION" mcsetup effective --setup "$top/docs/mcast-setup/setup.csv" --costs "$tmp/costs.csv" --csv "$tmp/costs.csv"
+cmp -s "$top/docs/mcast-setup/costs.csv" "$tmp/costs.csv" && echo "PASS: effective's --costs kept" ||
+  { echo "FAIL: effective replaced its --costs"; fails=$((fails + 1)); }
 head -2 "$top/docs/mcast-setup/costs.csv" | sed '2s/$/,/' >"$tmp/costs.csv"
 expect "$tmp/costs.csv:2: expected 4 fields, found 5" \
   "$IBUNION" mcsetup effective --setup "$top/docs/mcast-setup/setup.csv" --costs "$tmp/costs.csv"
@@ -438,6 +444,25 @@ cp "$net" "$tmp/dump/fabric.net"
   grep -qF "ibunion sim: $tmp/dump/fabric.net: " "$tmp/err" &&
   echo "PASS: sim OTHER.net --routing dump:DIR says DIR/fabric.net is used, and names it in its heading" ||
   { echo "FAIL: sim OTHER.net --routing dump:DIR: no note, or a heading naming another file: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+# An output of sim on one of its inputs replaced it (`--csv x.net` left
+# the CSV where the net file was; so did one onto the dump's tables or the
+# --config file). Refused before the run, by any name of the file, and the
+# inputs kept.
+cp "$tmp/dump/fabric.net" "$tmp/keep.net"; cp "$tmp/dump/lfts.dump" "$tmp/keep.lfts"
+cp "$g2l" "$tmp/keep.g2l"; printf 'routing = mlid\n' >"$tmp/keep.conf"
+for out in "--routing mlid --csv $tmp/keep.net|$tmp/keep.net" \
+  "--routing mlid --links $tmp/../${tmp##*/}/keep.net|$tmp/../${tmp##*/}/keep.net" \
+  "--config $tmp/keep.conf --csv $tmp/keep.conf|$tmp/keep.conf" \
+  "--routing dump:$tmp/dump --guid2lid $tmp/keep.g2l --csv $tmp/dump/lfts.dump|$tmp/dump/lfts.dump" \
+  "--routing dump:$tmp/dump --guid2lid $tmp/keep.g2l --plot $tmp/keep.g2l --sweep 0.1:0.2:0.1|$tmp/keep.g2l"; do
+  # shellcheck disable=SC2086
+  expect "ibunion sim: ${out#*|}: named for an output, but it is an input of this command" \
+    "$IBUNION" sim "$tmp/keep.net" ${out%%|*} $short
+done
+cmp -s "$tmp/dump/fabric.net" "$tmp/keep.net" && cmp -s "$tmp/dump/lfts.dump" "$tmp/keep.lfts" &&
+  cmp -s "$g2l" "$tmp/keep.g2l" &&
+  [ "$(cat "$tmp/keep.conf")" = "routing = mlid" ] && echo "PASS: sim's inputs kept" ||
+  { echo "FAIL: sim replaced an input"; fails=$((fails + 1)); }
 # The plugin's path-selection map holds every pair: a cut-off one would
 # leave the pairs it lost on base LIDs without a word.
 "$IBUNION" route "$net" --guid2lid "$g2l" --engine mlid --lft /dev/null --paths "$tmp/paths" 2>/dev/null

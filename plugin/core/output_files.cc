@@ -120,7 +120,7 @@ void RefuseInputAsOutput(const std::vector<OutputFile>& files, const std::vector
 
 }  // namespace
 
-void CheckOutputsWritable(const std::vector<std::string>& paths) {
+void CheckOutputsWritable(const std::vector<std::string>& paths, const std::vector<std::string>& inputs) {
   std::vector<OutputFile> files;
   std::vector<bool> special;
   for (const std::string& path : paths) {
@@ -131,6 +131,7 @@ void CheckOutputsWritable(const std::vector<std::string>& paths) {
       throw Error(path + ": cannot write (" + std::strerror(EISDIR) + ")");
   }
   RefuseSharedTarget(files, special);
+  RefuseInputAsOutput(files, special, inputs);
   for (size_t i = 0; i < files.size(); ++i)
     if (!IsStdout(files[i].path) && !special[i]) std::remove(WriteTemporary(files[i]).c_str());
 }

@@ -31,10 +31,10 @@ struct OutputFile {
 void WriteFilesAtomically(const std::vector<OutputFile>& files, const std::vector<std::string>& inputs = {});
 
 // Throws as WriteFilesAtomically would for targets it could not write (a
-// missing directory, no permission, a directory, two outputs in one file),
-// before a long run computes their content: creates and removes each
-// temporary. Targets stay untouched.
-void CheckOutputsWritable(const std::vector<std::string>& paths);
+// missing directory, no permission, a directory, two outputs in one file,
+// an output that is one of `inputs`), before a long run computes their
+// content: creates and removes each temporary. Targets stay untouched.
+void CheckOutputsWritable(const std::vector<std::string>& paths, const std::vector<std::string>& inputs = {});
 
 // "-" or "": the output goes to standard output (a command then sends its
 // human report to stderr, so stdout holds that output alone).

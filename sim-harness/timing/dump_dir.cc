@@ -77,7 +77,10 @@ void ReadDumpedSl2Vl(const std::string& path, const Fabric& f, const Params& p, 
                                       ", the model has at most 8)"));
 }
 
-std::shared_ptr<const DumpedPathMap> ReadDumpedPathMap(const std::string& dir, const Fabric& f) {
+namespace {
+
+// DIR's ibunion-<engine>-paths.dump files, sorted.
+std::vector<std::string> PathMapFilesIn(const std::string& dir) {
   namespace fs = std::filesystem;
   std::vector<std::string> found;
   std::error_code ec;
@@ -89,8 +92,25 @@ std::shared_ptr<const DumpedPathMap> ReadDumpedPathMap(const std::string& dir, c
       found.push_back(e.path().string());
   }
   if (ec) throw Error(dir + ": cannot list (" + ec.message() + ")");
-  if (found.empty()) return nullptr;
   std::sort(found.begin(), found.end());
+  return found;
+}
+
+}  // namespace
+
+std::vector<std::string> DumpInputFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const char* name : {"fabric.net", "lfts.dump", "mfts.dump", "sl2vl.dump"}) {
+    std::error_code ec;
+    if (std::filesystem::exists(dir + "/" + name, ec)) files.push_back(dir + "/" + name);
+  }
+  for (std::string& map : PathMapFilesIn(dir)) files.push_back(std::move(map));
+  return files;
+}
+
+std::shared_ptr<const DumpedPathMap> ReadDumpedPathMap(const std::string& dir, const Fabric& f) {
+  const std::vector<std::string> found = PathMapFilesIn(dir);
+  if (found.empty()) return nullptr;
   if (found.size() > 1)
     throw Error(dir + ": path-selection maps of several engines (" + found[0] + ", " + found[1] +
                 "): keep the one of the engine that made lfts.dump");

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "plugin/core/fabric.h"
 #include "plugin/core/path_map.h"
@@ -30,5 +31,9 @@ struct DumpedPathMap {
 // (maps of two engines) are refused: which one made the tables is unknown;
 // so is a map without every ordered pair of end ports (a cut-off file).
 std::shared_ptr<const DumpedPathMap> ReadDumpedPathMap(const std::string& dir, const Fabric& f);
+
+// The files of DIR a dump:DIR replay reads (those that exist), so that no
+// output of the run is written over one of them.
+std::vector<std::string> DumpInputFiles(const std::string& dir);
 
 }  // namespace ibu::sim

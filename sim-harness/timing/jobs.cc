@@ -64,6 +64,12 @@ std::string PointFile(const std::string& dir, int i) { return dir + "/points/" +
 
 }  // namespace
 
+std::vector<std::string> JobSetFiles(const std::string& dir, const JobSet& set) {
+  std::vector<std::string> files = {dir + "/sweep.txt", dir + "/jobs.txt", dir + "/links.txt"};
+  for (int i = 0; i < set.points; ++i) files.push_back(PointFile(dir, i));
+  return files;
+}
+
 std::string ShellQuote(const std::string& word) {
   bool plain = !word.empty();
   for (char c : word)

@@ -51,6 +51,10 @@ struct JobSet {
 // Reads DIR/sweep.txt; throws ibu::Error naming the file and line.
 JobSet ReadJobSet(const std::string& dir);
 
+// The files of the set a merge reads (sweep.txt, jobs.txt, links.txt and
+// the points' records), so that no output of the merge replaces one.
+std::vector<std::string> JobSetFiles(const std::string& dir, const JobSet& set);
+
 // Every point of the set, in order; throws ibu::Error listing the points
 // whose file is missing, with the jobs.txt commands to rerun (the first
 // 10), or naming the malformed file.

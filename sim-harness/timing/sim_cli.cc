@@ -584,11 +584,11 @@ int RunMerge(const Settings& s) {
   if (!s.params.empty()) throw Error(s.params[0].second.where + ": not with --merge");
   const std::string dir = opt.at("merge").value;
   if (opt.count("plot")) CheckPlotter("--plot " + opt.at("plot").value);
+  const JobSet set = ReadJobSet(dir);
   std::vector<std::string> outputs;
   for (const char* file : {"csv", "links", "plot"})
     if (opt.count(file)) outputs.push_back(opt.at(file).value);
-  CheckOutputsWritable(outputs);
-  const JobSet set = ReadJobSet(dir);
+  CheckOutputsWritable(outputs, JobSetFiles(dir, set));
   Output out;
   out.json = s.json;
   out.quiet = s.quiet;
@@ -607,9 +607,24 @@ int RunMerge(const Settings& s) {
   return Report(results, out);
 }
 
+// The files the run reads: NETFILE, --guid2lid, --config and, with
+// dump:DIR, the dumped tables.
+std::vector<std::string> InputFiles(const Settings& s) {
+  const std::map<std::string, Setting>& opt = s.opt;
+  std::vector<std::string> inputs;
+  if (!s.positional.empty()) inputs.push_back(s.positional[0]);
+  for (const char* file : {"net", "guid2lid", "config"})
+    if (opt.count(file)) inputs.push_back(opt.at(file).value);
+  if (opt.count("routing") && opt.at("routing").value.rfind("dump:", 0) == 0)
+    for (std::string& f : DumpInputFiles(opt.at("routing").value.substr(5))) inputs.push_back(std::move(f));
+  return inputs;
+}
+
 // What the run writes fits what it does (a job writes its record only),
-// and every output file can be written: checked before anything runs.
-void CheckOutputs(const std::map<std::string, Setting>& opt) {
+// and every output file can be written and is none of the inputs: checked
+// before anything runs.
+void CheckOutputs(const Settings& settings) {
+  const std::map<std::string, Setting>& opt = settings.opt;
   if (opt.count("emit-jobs") && (opt.count("point") || opt.count("save")))
     throw Error("--emit-jobs: not with --point or --save (the jobs it writes use those)");
   // A job writes its record only; the merge writes the sweep's files.
@@ -633,7 +648,7 @@ void CheckOutputs(const std::map<std::string, Setting>& opt) {
   std::vector<std::string> outputs;
   for (const char* file : {"csv", "links", "members", "plot", "save"})
     if (opt.count(file)) outputs.push_back(opt.at(file).value);
-  CheckOutputsWritable(outputs);
+  CheckOutputsWritable(outputs, InputFiles(settings));
 }
 
 // The model's parameters: the --param settings, then --vls and --mcast-mode.
@@ -1031,7 +1046,7 @@ int Run(int argc, char** argv) {
   const std::map<std::string, Setting>& opt = settings.opt;
   RefuseTwoOnStdout(opt, settings.json);
   if (opt.count("merge")) return RunMerge(settings);
-  CheckOutputs(opt);
+  CheckOutputs(settings);
 
   const Params p = BuildParams(settings);
   const RunPlan plan = PlanRun(settings, p);
