@@ -10,8 +10,8 @@ tests_unit_unit_tests_SOURCES = \
 	tests/unit/degraded_test.cc tests/unit/bridge_test.cc plugin/osm/bridge.cc
 tests_unit_unit_tests_LDADD = plugin/core/libibucore.la sim-harness/mcast/libibumcast.la -lcunit
 
-TESTS += tests/unit/unit_tests tests/cli_errors.sh tests/sim_golden.sh
-dist_noinst_SCRIPTS += tests/cli_errors.sh tests/sim_golden.sh
+TESTS += tests/unit/unit_tests tests/cli_errors.sh tests/sim_golden.sh tests/experiments_errors.sh
+dist_noinst_SCRIPTS += tests/cli_errors.sh tests/sim_golden.sh tests/experiments_errors.sh
 EXTRA_DIST += tests/golden/sim-points.jsonl
 E2E_TESTS = tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
 	tests/e2e/opensm_builtin.sh tests/e2e/mlid_paper.sh tests/e2e/mlid_reachability.sh \
