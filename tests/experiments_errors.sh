@@ -54,6 +54,19 @@ else
   fail "all --summary with beyond.csv only: rc, stdout $(head -c 300 "$tmp/stdout"), stderr $(cat "$tmp/err")"
 fi
 
+# --- --summary reproduces docs/results.md's numbers ----------------------------
+"$RUN" seed001 --summary --out "$FIG" >"$tmp/s1" 2>"$tmp/err" || fail "seed001 --summary: $(cat "$tmp/err")"
+# FT(16,3), 10% centric, 1 VL (docs: SLID 0.00145, MLID 0.00269, paper
+# tables 0.00267): each the most its curve in the CSV accepted, to 4
+# significant digits (not 4 decimals: 0.0014, 0.0027, 0.0027).
+most() { awk -F, -v s="$1" '$2 == s && $3 == "centric:0.1" && $4 == 1 && $7 > m {m = $7} END {printf "%.4g", m}' "$FIG/seed001-ft-16-3.csv"; }
+want="| ft-16-3 | centric:0.1 | 1 | $(most slid) (738) | $(most mlid) (735) | $(most mlid-paper) (735) |"
+if grep -qxF "$want" "$tmp/s1" && [[ $want == *"| 0.00144"[0-9]" (738) | 0.00269"[0-9]" (735) | 0.00266"[0-9]" (735) |" ]]; then
+  pass "seed001 --summary keeps the small centric throughputs' digits: $want"
+else
+  fail "seed001 --summary, FT(16,3) centric 1 VL: $(grep 'ft-16-3 | centric:0.1 | 1 ' "$tmp/s1"); want $want"
+fi
+
 # --- nothing left behind ------------------------------------------------------
 left=$(ls -A "$tmp" | grep '^ibunion-run\.' || true)
 [ -z "$left" ] && pass "no ibunion-run.* temp dir left" || fail "left behind: $left"
