@@ -1,5 +1,5 @@
 #!/bin/bash
-# sim-harness/experiments/run on bad options and files:
+# sim-harness/experiments/run and link-sharing on bad options and files:
 # each error names the option or file and what was expected (exit 2), and
 # --summary / --replot neither create --out nor print empty tables.
 # Runs no simulation. Exit 0 pass, 1 fail.
@@ -66,6 +66,14 @@ if grep -qxF "$want" "$tmp/s1" && [[ $want == *"| 0.00144"[0-9]" (738) | 0.00269
 else
   fail "seed001 --summary, FT(16,3) centric 1 VL: $(grep 'ft-16-3 | centric:0.1 | 1 ' "$tmp/s1"); want $want"
 fi
+
+# --- link-sharing: files that do not belong together ---------------------------
+"$IBUNION_BUILD/ibunion" route "$SRC/topologies/ft-4-2.net" --engine slid --lft "$tmp/ft42.lft" 2>/dev/null ||
+  fail "ibunion route ft-4-2"
+expect "$SRC/topologies/ft-4-4.net: no node named 'P(00)', which $tmp/ft42.lft routes to" \
+  "$SHARING" "$SRC/topologies/ft-4-4.net" "$tmp/ft42.lft" /dev/null
+expect "$SRC/topologies/ft-4-2.net: no switch LFTs" "$SHARING" "$SRC/topologies/ft-4-2.net" "$SRC/topologies/ft-4-2.net" /dev/null
+expect "$tmp/missing: No such file" "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/missing" /dev/null
 
 # --- nothing left behind ------------------------------------------------------
 left=$(ls -A "$tmp" | grep '^ibunion-run\.' || true)
