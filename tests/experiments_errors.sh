@@ -87,6 +87,16 @@ if command -v gnuplot >/dev/null; then
   else
     fail "seed002 --replot without OpenSM rows: $(grep -c warning "$tmp/err") gnuplot warnings: $(grep -m2 warning "$tmp/err")"
   fi
+
+  # An --out with a ' and a space in its path (gnuplot quotes names in '...').
+  mkdir -p "$tmp/it's here"
+  cp "$FIG/beyond.csv" "$FIG/seed002.csv" "$FIG/seed002-buf4.csv" "$tmp/it's here/"
+  if "$RUN" all --replot --out "$tmp/it's here" 2>"$tmp/err" && [ -s "$tmp/it's here/beyond.png" ] &&
+     [ -s "$tmp/it's here/seed002-speedup.png" ] && cmp -s "$tmp/it's here/beyond.png" "$tmp/plots/beyond.png"; then
+    pass "--replot into a dir named \"it's here\""
+  else
+    fail "--replot into a dir named \"it's here\": $(grep -m3 . "$tmp/err")"
+  fi
 fi
 
 # --- link-sharing: files that do not belong together ---------------------------
