@@ -2,7 +2,8 @@
 # sim-harness/experiments/run stopped by TERM midway (a batch system's
 # timeout, `kill`): it exits at once, stops what it started (the `ibunion
 # sim` of a running point; fabric-run with its OpenSM and ibsim) and leaves
-# neither a CSV nor its temp dir. Exit 0 pass, 1 fail, 77 skip (no ibsim/
+# neither a CSV nor its temp dir. And a second run on the same --work
+# while the first runs OpenSM is refused. Exit 0 pass, 1 fail, 77 skip (no ibsim/
 # OpenSM for the second half).
 set -uo pipefail
 SRC=${IBUNION_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -65,6 +66,15 @@ run_pid=$!
 if wait_for 120 grep -q '^opensm ' "$pids" 2>/dev/null; then
   read -r _ ibsim_pid < <(grep '^ibsim ' "$pids")
   read -r _ osm_pid < <(grep '^opensm ' "$pids")
+  # A second run on the same --work would remove and redo these tables
+  # (and their MLIDs) under the first: refused, naming --work.
+  timeout 60 "$RUN" seed002 --quick --out "$tmp/out3" --work "$tmp/work2" >/dev/null 2>"$tmp/log3"
+  rc=$?
+  if [ $rc -eq 2 ] && grep -qF "run: --work $tmp/work2: seed002-opensm is in use by another run" "$tmp/log3"; then
+    pass "seed002: a second run on the same --work: $(cat "$tmp/log3")"
+  else
+    fail "seed002: a second run on the same --work: exit $rc, $(tail -n 3 "$tmp/log3")"
+  fi
   stop_run "seed002, OpenSM joining"
   # fabric-run's own cleanup: TERM, KILL after 5 s.
   [ "$took_ms" -lt 8000 ] && pass "seed002: run stopped within 8 s (${took_ms} ms)" ||
