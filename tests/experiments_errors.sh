@@ -2,7 +2,7 @@
 # sim-harness/experiments/run and link-sharing on bad options and files:
 # each error names the option or file and what was expected (exit 2), and
 # --summary / --replot neither create --out nor print empty tables.
-# Runs no simulation. Exit 0 pass, 1 fail.
+# Runs no simulation beyond one point. Exit 0 pass, 1 fail.
 set -uo pipefail
 SRC=${IBUNION_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 export IBUNION_SRC=$SRC IBUNION_BUILD=${IBUNION_BUILD:-$SRC}
@@ -52,6 +52,25 @@ if "$RUN" all --summary --out "$tmp/some" >"$tmp/stdout" 2>"$tmp/err" && grep -q
   pass "all --summary with beyond.csv only: its table, the missing ones named"
 else
   fail "all --summary with beyond.csv only: rc, stdout $(head -c 300 "$tmp/stdout"), stderr $(cat "$tmp/err")"
+fi
+
+# --- an ibunion whose `sim --csv` has other columns ---------------------------
+# (as a later version might): the real binary, one column added after load.
+mkdir -p "$tmp/newer"
+cat >"$tmp/newer/ibunion" <<EOF
+#!/bin/bash
+"$IBUNION_BUILD/ibunion" "\$@"; rc=\$?
+while [ \$# -gt 0 ]; do [ "\$1" = --csv ] && sed -i '1s/^point,load,/point,load,load_bytes,/; 2,\$s/^\([^,]*,[^,]*,\)/\1-1,/' "\$2"; shift; done
+exit \$rc
+EOF
+chmod +x "$tmp/newer/ibunion"
+IBUNION_BUILD=$tmp/newer timeout 300 "$RUN" seed001 --quick --out "$tmp/newer-out" --work "$tmp/work" >/dev/null 2>"$tmp/err"
+rc=$?
+if [ $rc -ne 0 ] && grep -qF "sim --csv wrote the header 'point,load,load_bytes,offered," "$tmp/err" &&
+   grep -qF "expected 'point,load,offered," "$tmp/err" && [ -z "$(ls -A "$tmp/newer-out" 2>/dev/null)" ]; then
+  pass "an ibunion sim with other CSV columns: refused, no CSV"
+else
+  fail "an ibunion sim with other CSV columns: exit $rc, $(ls "$tmp/newer-out" 2>/dev/null | xargs), $(grep -m2 . "$tmp/err")"
 fi
 
 # --- --summary reproduces docs/results.md's numbers ----------------------------
