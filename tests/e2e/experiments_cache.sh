@@ -22,8 +22,7 @@ mkdir -p "$tmp/src/topologies" "$tmp/src/sim-harness"
 cp "$SRC/topologies/ft-8-3.net" "$SRC/topologies/ft-8-3.guid2lid" "$tmp/src/topologies/"
 ln -s "$SRC/sim-harness/ibsim" "$tmp/src/sim-harness/ibsim"
 wait_for() {  # SECONDS CMD...
-  local i
-  for i in $(seq $(($1 * 10))); do "${@:2}" && return 0; sleep 0.1; done
+  for _ in $(seq $(($1 * 10))); do "${@:2}" && return 0; sleep 0.1; done
   return 1
 }
 beyond() {  # LOG UNTIL-CMD...: run beyond --quick until UNTIL-CMD holds, then TERM it

@@ -21,8 +21,7 @@ fails=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 wait_for() {  # SECONDS CMD...: poll CMD every 0.1 s
-  local i
-  for i in $(seq $(($1 * 10))); do "${@:2}" && return 0; sleep 0.1; done
+  for _ in $(seq $(($1 * 10))); do "${@:2}" && return 0; sleep 0.1; done
   return 1
 }
 stop_run() {  # WHAT: TERM run, wait for it; sets took_ms
