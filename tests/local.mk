@@ -10,14 +10,14 @@ tests_unit_unit_tests_SOURCES = \
 	tests/unit/degraded_test.cc tests/unit/bridge_test.cc plugin/osm/bridge.cc
 tests_unit_unit_tests_LDADD = plugin/core/libibucore.la sim-harness/mcast/libibumcast.la -lcunit
 
-TESTS += tests/unit/unit_tests tests/cli_errors.sh tests/sim_golden.sh
-dist_noinst_SCRIPTS += tests/cli_errors.sh tests/sim_golden.sh
+TESTS += tests/unit/unit_tests tests/cli_errors.sh tests/sim_golden.sh tests/experiments_errors.sh
+dist_noinst_SCRIPTS += tests/cli_errors.sh tests/sim_golden.sh tests/experiments_errors.sh
 EXTRA_DIST += tests/golden/sim-points.jsonl
 E2E_TESTS = tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
 	tests/e2e/opensm_builtin.sh tests/e2e/mlid_paper.sh tests/e2e/mlid_reachability.sh \
 	tests/e2e/mlid_fallback.sh tests/e2e/mcast_cyclic.sh tests/e2e/mesh_opensm.sh tests/e2e/mesh_paper.sh \
 	tests/e2e/mesh_vls.sh tests/e2e/mlid_linkflap.sh tests/e2e/experiments_quick.sh tests/e2e/mcast_setup.sh \
-	tests/e2e/mcast_fdbcap.sh \
+	tests/e2e/mcast_fdbcap.sh tests/e2e/experiments_interrupt.sh tests/e2e/experiments_cache.sh \
 	tests/e2e/sim_jobs.sh tests/e2e/sim_dump_replay.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += tests/e2e/lib.sh

@@ -2,8 +2,11 @@
 # (and over unicast) vs group size, a curve per source count, at one size.
 # gnuplot -e "csv='...'; png='...'; sources='1 40% 70% 100%'; groups='...'; msg='131072'; buf4=''; msg4=''" seed002-speedup.gp
 # buf4: the same cells with 4-packet buffers (panel c), msg4 its size.
+# schemes: those in the CSV; without opensm (no ibsim/OpenSM) only (b).
 if (!exists("buf4")) buf4 = ""
-np = strlen(buf4) ? 3 : 2
+if (!exists("schemes")) schemes = "cyclic opensm unicast"
+osm = strstrt(schemes, "opensm") > 0
+np = osm ? (strlen(buf4) ? 3 : 2) : 1
 set terminal png enhanced size 550 * np,450 font "DejaVuSans,9"
 set output png
 set multiplot layout 1,np title sprintf("FT(8,3): speedup of cyclic multicast, %d-byte messages", msg + 0) font "DejaVuSans,11"
@@ -16,15 +19,17 @@ set key top right box opaque font "DejaVuSans,9"
 spf(other, s, m, f) = sprintf("< awk -F, -v o=%s -v s='%s' -v m=%s 'NR > 1 && $2 == s && $4 == m { g = $3; sub(/%%/, \"\", g); t[$1, g] = $5; gs[g] = 1 } END { for (g in gs) if (t[\"cyclic\", g] > 0 && t[o, g] > 0) print g, t[o, g] / t[\"cyclic\", g] }' '%s' | sort -n", other, s, m, f)
 sp(other, s) = spf(other, s, msg, csv)
 col(i) = word("#1f5fbf #c0392b #1e8449 #7d3c98", i)
+if (osm) {
 set ylabel "completion time OpenSM / cyclic"
 set yrange [0:*]
 set title "(a) over OpenSM's default tree"
 plot for [i = 1:words(sources)] sp("opensm", word(sources, i)) using 1:2 with linespoints lc rgb col(i) pt 7 lw 1.3 \
   title sprintf("%s source%s", word(sources, i), word(sources, i) eq "1" ? "" : "s"), 1 with lines lc rgb "#999999" dt 2 notitle
+}
 set ylabel "completion time unicast / cyclic"
 set logscale y
 set yrange [*:*]
-set title "(b) over unicast"
+set title (osm ? "(b) over unicast" : "over unicast (no OpenSM rows: run without ibsim/OpenSM)")
 plot for [i = 1:words(sources)] sp("unicast", word(sources, i)) using 1:2 with linespoints lc rgb col(i) pt 7 lw 1.3 \
   title sprintf("%s source%s", word(sources, i), word(sources, i) eq "1" ? "" : "s"), 1 with lines lc rgb "#999999" dt 2 notitle
 if (np == 3) {

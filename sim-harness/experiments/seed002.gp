@@ -1,7 +1,9 @@
 # seed 002 (Figs. 8-16): multicast completion time vs message size on
 # FT(8,3) for one source count, a panel per group size; cyclic multicast,
 # OpenSM's default tree (minhop's MFTs read back) and unicast.
-# gnuplot -e "csv='...'; png='...'; src='40%'; groups='10% 40% 70% 100%'" seed002.gp
+# gnuplot -e "csv='...'; png='...'; src='40%'; groups='10% 40% 70% 100%'; schemes='cyclic opensm unicast'" seed002.gp
+# schemes: those in the CSV (a run without ibsim/OpenSM has no opensm rows).
+if (!exists("schemes")) schemes = "cyclic opensm unicast"
 n = words(groups)
 set terminal png enhanced size (n > 2 ? 1300 : 900),(n > 2 ? 900 : 450) font "DejaVuSans,9"
 set output png
@@ -19,6 +21,6 @@ col(s) = s eq "cyclic" ? "#c0392b" : (s eq "opensm" ? "#1f5fbf" : "#555555")
 pt(s) = s eq "cyclic" ? 7 : (s eq "opensm" ? 5 : 4)
 do for [g in groups] {
   set title sprintf("%s-to-%s multicast", src eq "100%" ? "all" : src, g eq "100%" ? "all" : g)
-  plot for [s in "cyclic opensm unicast"] sel(s, g) using 1:2 with linespoints lc rgb col(s) pt pt(s) ps 0.7 lw 1.3 title label(s)
+  plot for [s in schemes] sel(s, g) using 1:2 with linespoints lc rgb col(s) pt pt(s) ps 0.7 lw 1.3 title label(s)
 }
 unset multiplot
