@@ -714,6 +714,20 @@ expect "sim_bench: option --reps needs a value (see --help)" bash "$sb" ft-4-2:0
 expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate
 expect "sim_bench: option --base $tmp/none: not an executable file" bash "$sb" --base "$tmp/none" ft-4-2:0.5
 expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)" bash "$sb" ft-4-2
+# The core benchmarks check their words: atoi took "x" for LMC 0, --repeat 0
+# indexed an empty vector (segfault), a misspelt option was dropped.
+crb=${IBUNION_BUILD:-$top}/sim-harness/bench/core_route_bench
+cmb=${IBUNION_BUILD:-$top}/sim-harness/bench/core_mcast_bench
+expect "core_route_bench: option --repeat: expected 1..1000000, got '0'" "$crb" 4 2 0 --repeat 0
+expect "core_route_bench: LMC: expected 0..7, got 'x'" "$crb" 4 2 x
+expect "core_route_bench: option --repeat needs a value" "$crb" 4 2 0 mlid --repeat
+expect "core_route_bench: unexpected argument '--repaet'" "$crb" 4 2 0 --repaet 3
+expect "core_mcast_bench: option --repeat: expected 1..1000000, got '-3'" "$cmb" 4 2 3 --repeat -3
+expect "core_mcast_bench: unexpected argument '--rep'" "$cmb" 4 2 3 --rep 5
+expect "core_mcast_bench: option --repeat needs a value" "$cmb" 4 2 3 --repeat
+# A tiny fabric's route time is not printed as 0 (its ratio was "-").
+"$crb" 4 2 0 | grep -q "median 0\.0000[0-9]*[1-9]" && echo "PASS: core_route_bench FT(4,2): a non-zero time" ||
+  { echo "FAIL: core_route_bench FT(4,2) printed $("$crb" 4 2 0)"; fails=$((fails + 1)); }
 # The routing benchmarks check every fabric before the first (long) run
 # (TMPDIR unusable: the old order failed at mktemp, before any run).
 expect "routing_bench: fabric 'ft-8-x': expected ft-M-N (e.g. ft-8-3)" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-8-x
