@@ -734,6 +734,10 @@ expect "routing_bench: fabric 'ft-8-x': expected ft-M-N (e.g. ft-8-3)" env TMPDI
 expect "mesh_routing_bench: expected XxY, got '5by5'" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/mesh_routing_bench.sh" 4x4 5by5
 expect "sweep_soak: SWEEPS: expected 1..9999999, got 'ten'" bash "$top/sim-harness/bench/sweep_soak.sh" ten
 expect "sweep_soak: NETFILE $tmp/none.net: not a readable file" bash "$top/sim-harness/bench/sweep_soak.sh" 10 "$tmp/none.net"
+# A NETFILE relative to the caller's directory, not to the source tree.
+printf 'Switch 4 "S1"\n' >"$tmp/nohca.net"
+expect "sweep_soak: NETFILE $tmp/nohca.net: no Hca records" \
+  bash -c 'cd "$1" && bash "$2" 1 nohca.net' - "$tmp" "$top/sim-harness/bench/sweep_soak.sh"
 # setup-bench refuses a fabric named twice before it runs anything.
 expect "setup-bench: --fabrics ft-4-3,ft-8-3,ft-4-3: ft-4-3 given twice; name each fabric once" \
   env TMPDIR="$tmp" "$top/sim-harness/mcast/setup-bench" --fabrics ft-4-3,ft-8-3,ft-4-3 --out "$tmp/sb-out"

@@ -6,9 +6,12 @@
 #   sim-harness/bench/sweep_soak.sh [SWEEPS] [NETFILE]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
 sweeps=${1:-1000}
-net=${2:-topologies/ft-4-3.net}
+# NETFILE is the caller's path: read before the cd (it was looked up in the
+# source tree, so ./my.net in the caller's directory was "not readable").
+net=${2:-$top/topologies/ft-4-3.net}
+[[ $net == /* ]] || net=$PWD/$net
+cd "$top"
 [[ $sweeps =~ ^[1-9][0-9]{0,6}$ ]] || { echo "sweep_soak: SWEEPS: expected 1..9999999, got '$sweeps'" >&2; exit 2; }
 [ -f "$net" ] && [ -r "$net" ] || { echo "sweep_soak: NETFILE $net: not a readable file" >&2; exit 2; }
 # The group's two members: the fabric's first and last host (the names were
