@@ -732,6 +732,18 @@ expect "core_mcast_bench: option --repeat needs a value" "$cmb" 4 2 3 --repeat
 # (TMPDIR unusable: the old order failed at mktemp, before any run).
 expect "routing_bench: fabric 'ft-8-x': expected ft-M-N (e.g. ft-8-3)" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-8-x
 expect "mesh_routing_bench: expected XxY, got '5by5'" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/mesh_routing_bench.sh" 4x4 5by5
+# ... and every fabric `ibunion topo` refuses (odd M, a 1x1 mesh) before
+# the first fabric's OpenSM runs, its temp dir removed. They run from the
+# source tree's build (they would build it first).
+if [ -x "$top/ibunion" ] && [ -f "$top/plugin/osm/.libs/libibunion.so" ]; then
+  mkdir -p "$tmp/rb"
+  expect "routing_bench: fabric 'ft-6-3': fattree: M must be a power of two, got 6" \
+    env TMPDIR="$tmp/rb" timeout 60 bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-6-3
+  expect "mesh_routing_bench: fabric '1x1': mesh: X and Y must be at least 1 and X*Y at least 2, got 1x1" \
+    env TMPDIR="$tmp/rb" timeout 60 bash "$top/sim-harness/bench/mesh_routing_bench.sh" 2x2 1x1
+  [ -z "$(ls -A "$tmp/rb")" ] && echo "PASS: routing benchmarks refusing a fabric: no temp dir left" ||
+    { echo "FAIL: routing benchmarks refusing a fabric left $(ls -A "$tmp/rb" | xargs)"; fails=$((fails + 1)); }
+fi
 expect "sweep_soak: SWEEPS: expected 1..9999999, got 'ten'" bash "$top/sim-harness/bench/sweep_soak.sh" ten
 expect "sweep_soak: NETFILE $tmp/none.net: not a readable file" bash "$top/sim-harness/bench/sweep_soak.sh" 10 "$tmp/none.net"
 # A NETFILE relative to the caller's directory, not to the source tree.

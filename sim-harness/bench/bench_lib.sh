@@ -9,6 +9,13 @@ phases() {  # LOG ENGINE
     index($0, "building routing with \047" e "\047") { start = t($0) }
     index($0, e " tables configured on all switches") && start { printf "%.6f\n", t($0) - start; start = 0 }' "$1"
 }
+# `ibunion topo TOPO-ARGS` written to OUT, or exit 2 naming the fabric and
+# why `topo` refused it (run from the source tree, like the benchmarks).
+generate_net() {  # PROG NAME OUT TOPO-ARGS...
+  local prog=$1 name=$2 out=$3 err
+  shift 3
+  err=$(./ibunion topo "$@" -o "$out" 2>&1) || { echo "$prog: fabric '$name': ${err#ibunion topo: }" >&2; exit 2; }
+}
 # Median of numbers on stdin ("nan" when none).
 median() { sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}'; }
 # OpenSM under fabric-run (daemon mode, no read-back) made to route three
