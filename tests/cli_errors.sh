@@ -714,6 +714,8 @@ expect "sim_bench: option --reps needs a value (see --help)" bash "$sb" ft-4-2:0
 expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate
 expect "sim_bench: option --base $tmp/none: not an executable file" bash "$sb" --base "$tmp/none" ft-4-2:0.5
 expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)" bash "$sb" ft-4-2
+# A load sim refuses is found before the first point's timed runs.
+expect "sim_bench: point 'ft-4-2:0': --load 0: expected an offered load in (0, 64]" timeout 60 bash "$sb" --reps 1 ft-4-2:0.5 ft-4-2:0
 # The core benchmarks check their words: atoi took "x" for LMC 0, --repeat 0
 # indexed an empty vector (segfault), a misspelt option was dropped.
 crb=${IBUNION_BUILD:-$top}/sim-harness/bench/core_route_bench
