@@ -1,7 +1,8 @@
 #!/bin/bash
 # Soak: N forced heavy sweeps in a row (default 1000) of OpenSM with the
 # ibunion plugin routing (mlid, and a multicast group to rebuild each time),
-# reporting OpenSM's resident memory every 100 sweeps and any error line
+# reporting OpenSM's resident memory every 100 sweeps and after the last
+# one (a run of 150 ended on sweep 100's figure), and any error line
 # from the plugin. Not a test: a long run with numbers to read.
 #   sim-harness/bench/sweep_soak.sh [SWEEPS] [NETFILE]
 set -euo pipefail
@@ -31,7 +32,7 @@ for i in \$(seq $sweeps); do
   before=\$(grep -c "tables configured on all switches" "\$IBUNION_OUT/opensm.log")
   kill -HUP "\$IBUNION_OSM_PID"
   until [ "\$(grep -c "tables configured on all switches" "\$IBUNION_OUT/opensm.log")" -gt "\$before" ]; do sleep 0.05; done
-  [ \$((i % 100)) -ne 0 ] || echo "sweep \$i rss_kb \$(rss)"
+  [ \$((i % 100)) -ne 0 ] && [ \$i -ne $sweeps ] || echo "sweep \$i rss_kb \$(rss)"
 done
 EOS
 sim-harness/ibsim/fabric-run --net "$net" --engine mlid,minhop --plugin-dir plugin/osm/.libs --plugin-name ibunion \
