@@ -40,6 +40,8 @@ done
 # unbound variable, or as `ibunion sim` refusing "--load ft-4-3".
 [[ $reps =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "option --reps: expected 1..9999, got '$reps'"
 [ -z "$base" ] || [ -x "$base" ] && [ ! -d "$base" ] || usage_error "option --base $base: not an executable file"
+# --instr without valgrind printed the wall-time table alone, as if asked for nothing more.
+[ $instr -eq 0 ] || command -v valgrind >/dev/null || usage_error "option --instr: valgrind not found in PATH (install it)"
 for p in "${points[@]+"${points[@]}"}"; do
   [[ $p =~ ^([^:]+):([0-9]*\.?[0-9]+)$ ]] && [ -f "$top/topologies/${BASH_REMATCH[1]}.net" ] ||
     usage_error "point '$p': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)"
@@ -86,7 +88,7 @@ for p in "${points[@]}"; do
     printf "%-9s %5s %10d %14.2f %14s %7s\n", f, l, h, c / 1e6,
       (b > 0 ? sprintf("%.2f", b / 1e6) : "-"), (b > 0 ? sprintf("%.2fx", c / b) : "-") }'
   unset best
-  if [ $instr -eq 1 ] && command -v valgrind >/dev/null; then
+  if [ $instr -eq 1 ]; then
     for b in "${bins[@]}"; do
       # shellcheck disable=SC2046
       # Only the simulation loop (Engine<...>::Run, Simulator::Impl::Run
