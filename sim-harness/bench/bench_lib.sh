@@ -1,4 +1,23 @@
-# Shared by the routing benchmarks (source it): OpenSM log phases, medians.
+# Shared by the benchmarks (source it): fabric-run stoppable by its PID,
+# OpenSM log phases, medians.
+
+# fabric-run in the background, awaited: bash runs a TERM trap only once
+# its foreground child has ended, so `kill BENCH-PID` left OpenSM sweeping
+# to the end of the run (a soak: all its sweeps), then lost the output. The
+# benchmark's EXIT trap calls stop_fabric_run (fabric-run stops OpenSM and
+# ibsim on TERM).
+fabric_run_pid=""
+fabric_run() {  # FABRIC-RUN-ARGS... (redirect the call); fabric-run's status
+  sim-harness/ibsim/fabric-run "$@" &
+  fabric_run_pid=$!
+  local st=0
+  wait "$fabric_run_pid" || st=$?
+  fabric_run_pid=""
+  return $st
+}
+stop_fabric_run() {
+  [ -z "$fabric_run_pid" ] || { kill -TERM "$fabric_run_pid" 2>/dev/null; wait "$fabric_run_pid" 2>/dev/null; } || true
+}
 
 # Seconds of each routing phase in an OpenSM log, one per line, to the
 # log's microsecond (with 4 decimals a small fabric's phase printed 0.0000
@@ -28,6 +47,6 @@ resweep_run() {  # OUT FABRIC-RUN-ARGS...
   local resweep='for i in 1 2; do before=$(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log);
       kill -HUP $IBUNION_OSM_PID;
       while [ $(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log) -le $before ]; do sleep 0.5; done; done'
-  sim-harness/ibsim/fabric-run "$@" --conf-line "log_flags 0x07" --daemon --no-readback --timeout 3600 \
+  fabric_run "$@" --conf-line "log_flags 0x07" --daemon --no-readback --timeout 3600 \
     --exec "$resweep" --out "$out" >"$out.log" 2>&1
 }

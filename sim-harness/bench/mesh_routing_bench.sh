@@ -25,11 +25,11 @@ for mesh in "${meshes[@]}"; do
   [[ $mesh =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || { echo "mesh_routing_bench: expected XxY, got '$mesh'" >&2; exit 2; }
 done
 [ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
+source "$top/sim-harness/bench/bench_lib.sh"  # generate_net, phases, median, resweep_run
 work=$(mktemp -d "${TMPDIR:-/tmp}/mesh-routing-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'stop_fabric_run; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 
-source "$top/sim-harness/bench/bench_lib.sh"  # generate_net, phases, median, resweep_run
 # Every net generated before the first run (1x1 passed the pattern and was
 # refused only when the loop reached it, after the others' runs).
 for mesh in "${meshes[@]}"; do

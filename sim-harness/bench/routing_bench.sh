@@ -26,11 +26,11 @@ for fabric in "${fabrics[@]}"; do
     { echo "routing_bench: fabric '$fabric': expected ft-M-N (e.g. ft-8-3)" >&2; exit 2; }
 done
 [ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
+source "$top/sim-harness/bench/bench_lib.sh"  # generate_net, phases, median, resweep_run
 work=$(mktemp -d "${TMPDIR:-/tmp}/routing-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'stop_fabric_run; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 
-source "$top/sim-harness/bench/bench_lib.sh"  # generate_net, phases, median, resweep_run
 # Every net generated before the first run: ft-6-3 passed the pattern and
 # was refused (odd M) only when the loop reached it, after the others' runs.
 for fabric in "${fabrics[@]}"; do

@@ -20,7 +20,8 @@ cd "$top"
 read -r first_host last_host < <(awk -F'"' '/^[ \t]*(Hca|Ca)[ \t]/ { if (f == "") f = $2; l = $2 } END { print f, l }' "$net")
 [ -n "$last_host" ] || { echo "sweep_soak: NETFILE $net: no Hca records" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/sweep-soak.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+source "$top/sim-harness/bench/bench_lib.sh"  # fabric_run, stop_fabric_run
+trap 'stop_fabric_run; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 cat >"$work/soak.sh" <<EOS
 set -euo pipefail
@@ -35,7 +36,7 @@ for i in \$(seq $sweeps); do
   [ \$((i % 100)) -ne 0 ] && [ \$i -ne $sweeps ] || echo "sweep \$i rss_kb \$(rss)"
 done
 EOS
-sim-harness/ibsim/fabric-run --net "$net" --engine mlid,minhop --plugin-dir plugin/osm/.libs --plugin-name ibunion \
+fabric_run --net "$net" --engine mlid,minhop --plugin-dir plugin/osm/.libs --plugin-name ibunion \
   --plugin-options mlid_dump=off --daemon --no-readback --timeout 7200 --exec "bash $work/soak.sh >$work/rss" \
   --out "$work/out" >/dev/null
 cat "$work/rss"
