@@ -755,6 +755,11 @@ expect "sweep_soak: NETFILE $tmp/none.net: not a readable file" bash "$top/sim-h
 printf 'Switch 4 "S1"\n' >"$tmp/nohca.net"
 expect "sweep_soak: NETFILE $tmp/nohca.net: no Hca records" \
   bash -c 'cd "$1" && bash "$2" 1 nohca.net' - "$tmp" "$top/sim-harness/bench/sweep_soak.sh"
+# --help prints each benchmark's header (it was refused as a fabric or a count).
+for b in routing_bench mesh_routing_bench sweep_soak; do
+  h=$(bash "$top/sim-harness/bench/$b.sh" --help 2>&1) && grep -q "sim-harness/bench/$b.sh \[" <<<"$h" && ! grep -q "^set -e" <<<"$h" &&
+    echo "PASS: $b.sh --help prints its usage" || { echo "FAIL: $b.sh --help: $(head -n 2 <<<"$h" | xargs)"; fails=$((fails + 1)); }
+done
 # setup-bench refuses a fabric named twice before it runs anything.
 expect "setup-bench: --fabrics ft-4-3,ft-8-3,ft-4-3: ft-4-3 given twice; name each fabric once" \
   env TMPDIR="$tmp" "$top/sim-harness/mcast/setup-bench" --fabrics ft-4-3,ft-8-3,ft-4-3 --out "$tmp/sb-out"

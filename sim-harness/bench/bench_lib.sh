@@ -7,6 +7,11 @@
 # benchmark's EXIT trap calls stop_fabric_run (fabric-run stops OpenSM and
 # ibsim on TERM).
 fabric_run_pid=""
+# -h/--help: the script's header comment (they took it for a fabric or a
+# sweep count and refused it).
+help_if_asked() {  # SCRIPT FIRST-ARG
+  case ${2:-} in -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$1"; exit 0 ;; esac
+}
 fabric_run() {  # FABRIC-RUN-ARGS... (redirect the call); fabric-run's status
   sim-harness/ibsim/fabric-run "$@" &
   fabric_run_pid=$!

@@ -17,6 +17,8 @@
 # rightly refuses a switch without a host).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$top/sim-harness/bench/bench_lib.sh"  # help_if_asked, generate_net, fabric_run, phases, median
+help_if_asked "$0" "${1:-}"
 cd "$top"
 meshes=("$@")
 [ ${#meshes[@]} -gt 0 ] || meshes=(16x16 32x32)
@@ -25,7 +27,6 @@ for mesh in "${meshes[@]}"; do
   [[ $mesh =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || { echo "mesh_routing_bench: expected XxY, got '$mesh'" >&2; exit 2; }
 done
 [ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
-source "$top/sim-harness/bench/bench_lib.sh"  # generate_net, phases, median, resweep_run
 work=$(mktemp -d "${TMPDIR:-/tmp}/mesh-routing-bench.XXXXXX")
 trap 'stop_fabric_run; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short

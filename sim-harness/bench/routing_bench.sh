@@ -16,6 +16,8 @@
 # largest LMC the LID space allows.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$top/sim-harness/bench/bench_lib.sh"  # help_if_asked, generate_net, fabric_run, phases, median
+help_if_asked "$0" "${1:-}"
 cd "$top"
 fabrics=("$@")
 [ ${#fabrics[@]} -gt 0 ] || fabrics=(ft-8-3 ft-16-3)
@@ -26,7 +28,6 @@ for fabric in "${fabrics[@]}"; do
     { echo "routing_bench: fabric '$fabric': expected ft-M-N (e.g. ft-8-3)" >&2; exit 2; }
 done
 [ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
-source "$top/sim-harness/bench/bench_lib.sh"  # generate_net, phases, median, resweep_run
 work=$(mktemp -d "${TMPDIR:-/tmp}/routing-bench.XXXXXX")
 trap 'stop_fabric_run; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short

@@ -2,11 +2,13 @@
 # Soak: N forced heavy sweeps in a row (default 1000) of OpenSM with the
 # ibunion plugin routing (mlid, and a multicast group to rebuild each time),
 # reporting OpenSM's resident memory every 100 sweeps and after the last
-# one (a run of 150 ended on sweep 100's figure), and any error line
-# from the plugin. Not a test: a long run with numbers to read.
+# one, and any error line from the plugin. Not a test: a long run with
+# numbers to read.
 #   sim-harness/bench/sweep_soak.sh [SWEEPS] [NETFILE]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$top/sim-harness/bench/bench_lib.sh"  # help_if_asked, generate_net, fabric_run, phases, median
+help_if_asked "$0" "${1:-}"
 sweeps=${1:-1000}
 # NETFILE is the caller's path: read before the cd (it was looked up in the
 # source tree, so ./my.net in the caller's directory was "not readable").
@@ -20,7 +22,6 @@ cd "$top"
 read -r first_host last_host < <(awk -F'"' '/^[ \t]*(Hca|Ca)[ \t]/ { if (f == "") f = $2; l = $2 } END { print f, l }' "$net")
 [ -n "$last_host" ] || { echo "sweep_soak: NETFILE $net: no Hca records" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/sweep-soak.XXXXXX")
-source "$top/sim-harness/bench/bench_lib.sh"  # fabric_run, stop_fabric_run
 trap 'stop_fabric_run; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 cat >"$work/soak.sh" <<EOS
