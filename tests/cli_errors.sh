@@ -739,12 +739,52 @@ expect "sim_bench: option --reps needs a value (see --help)" bash "$sb" ft-4-2:0
 expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate
 expect "sim_bench: option --base $tmp/none: not an executable file" bash "$sb" --base "$tmp/none" ft-4-2:0.5
 expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)" bash "$sb" ft-4-2
+# --instr without valgrind is refused, not dropped (PATH: dirname only).
+mkdir -p "$tmp/novg" && ln -sf "$(command -v dirname)" "$tmp/novg/dirname"
+expect "sim_bench: option --instr: valgrind not found in PATH" env PATH="$tmp/novg" "$BASH" "$sb" --instr --reps 1 ft-4-2:0.5
+# A load sim refuses is found before the first point's timed runs.
+expect "sim_bench: point 'ft-4-2:0': --load 0: expected an offered load in (0, 64]" timeout 60 bash "$sb" --reps 1 ft-4-2:0.5 ft-4-2:0
+# The core benchmarks check their words: atoi took "x" for LMC 0, --repeat 0
+# indexed an empty vector (segfault), a misspelt option was dropped.
+crb=${IBUNION_BUILD:-$top}/sim-harness/bench/core_route_bench
+cmb=${IBUNION_BUILD:-$top}/sim-harness/bench/core_mcast_bench
+expect "core_route_bench: option --repeat: expected 1..1000000, got '0'" "$crb" 4 2 0 --repeat 0
+expect "core_route_bench: LMC: expected 0..7, got 'x'" "$crb" 4 2 x
+expect "core_route_bench: option --repeat needs a value" "$crb" 4 2 0 mlid --repeat
+expect "core_route_bench: unexpected argument '--repaet'" "$crb" 4 2 0 --repaet 3
+expect "core_mcast_bench: option --repeat: expected 1..1000000, got '-3'" "$cmb" 4 2 3 --repeat -3
+expect "core_mcast_bench: unexpected argument '--rep'" "$cmb" 4 2 3 --rep 5
+expect "core_mcast_bench: option --repeat needs a value" "$cmb" 4 2 3 --repeat
+# A tiny fabric's route time is not printed as 0 (its ratio was "-").
+"$crb" 4 2 0 | grep -q "median 0\.0000[0-9]*[1-9]" && echo "PASS: core_route_bench FT(4,2): a non-zero time" ||
+  { echo "FAIL: core_route_bench FT(4,2) printed $("$crb" 4 2 0)"; fails=$((fails + 1)); }
 # The routing benchmarks check every fabric before the first (long) run
 # (TMPDIR unusable: the old order failed at mktemp, before any run).
 expect "routing_bench: fabric 'ft-8-x': expected ft-M-N (e.g. ft-8-3)" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-8-x
 expect "mesh_routing_bench: expected XxY, got '5by5'" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/mesh_routing_bench.sh" 4x4 5by5
+# ... and every fabric `ibunion topo` refuses (odd M, a 1x1 mesh) before
+# the first fabric's OpenSM runs, its temp dir removed. They run from the
+# source tree's build (they would build it first).
+if [ -x "$top/ibunion" ] && [ -f "$top/plugin/osm/.libs/libibunion.so" ]; then
+  mkdir -p "$tmp/rb"
+  expect "routing_bench: fabric 'ft-6-3': fattree: M must be a power of two, got 6" \
+    env TMPDIR="$tmp/rb" timeout 60 bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-6-3
+  expect "mesh_routing_bench: fabric '1x1': mesh: X and Y must be at least 1 and X*Y at least 2, got 1x1" \
+    env TMPDIR="$tmp/rb" timeout 60 bash "$top/sim-harness/bench/mesh_routing_bench.sh" 2x2 1x1
+  [ -z "$(ls -A "$tmp/rb")" ] && echo "PASS: routing benchmarks refusing a fabric: no temp dir left" ||
+    { echo "FAIL: routing benchmarks refusing a fabric left $(ls -A "$tmp/rb" | xargs)"; fails=$((fails + 1)); }
+fi
 expect "sweep_soak: SWEEPS: expected 1..9999999, got 'ten'" bash "$top/sim-harness/bench/sweep_soak.sh" ten
 expect "sweep_soak: NETFILE $tmp/none.net: not a readable file" bash "$top/sim-harness/bench/sweep_soak.sh" 10 "$tmp/none.net"
+# A NETFILE relative to the caller's directory, not to the source tree.
+printf 'Switch 4 "S1"\n' >"$tmp/nohca.net"
+expect "sweep_soak: NETFILE $tmp/nohca.net: no Hca records" \
+  bash -c 'cd "$1" && bash "$2" 1 nohca.net' - "$tmp" "$top/sim-harness/bench/sweep_soak.sh"
+# --help prints each benchmark's header (it was refused as a fabric or a count).
+for b in routing_bench mesh_routing_bench sweep_soak; do
+  h=$(bash "$top/sim-harness/bench/$b.sh" --help 2>&1) && grep -q "sim-harness/bench/$b.sh \[" <<<"$h" && ! grep -q "^set -e" <<<"$h" &&
+    echo "PASS: $b.sh --help prints its usage" || { echo "FAIL: $b.sh --help: $(head -n 2 <<<"$h" | xargs)"; fails=$((fails + 1)); }
+done
 # setup-bench refuses a fabric named twice before it runs anything.
 expect "setup-bench: --fabrics ft-4-3,ft-8-3,ft-4-3: ft-4-3 given twice; name each fabric once" \
   env TMPDIR="$tmp" "$top/sim-harness/mcast/setup-bench" --fabrics ft-4-3,ft-8-3,ft-4-3 --out "$tmp/sb-out"

@@ -1,4 +1,28 @@
-# Shared by the routing benchmarks (source it): OpenSM log phases, medians.
+# Shared by the benchmarks (source it): fabric-run stoppable by its PID,
+# OpenSM log phases, medians.
+
+# fabric-run in the background, awaited: bash runs a TERM trap only once
+# its foreground child has ended, so `kill BENCH-PID` left OpenSM sweeping
+# to the end of the run (a soak: all its sweeps), then lost the output. The
+# benchmark's EXIT trap calls stop_fabric_run (fabric-run stops OpenSM and
+# ibsim on TERM).
+fabric_run_pid=""
+# -h/--help: the script's header comment (they took it for a fabric or a
+# sweep count and refused it).
+help_if_asked() {  # SCRIPT FIRST-ARG
+  case ${2:-} in -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$1"; exit 0 ;; esac
+}
+fabric_run() {  # FABRIC-RUN-ARGS... (redirect the call); fabric-run's status
+  sim-harness/ibsim/fabric-run "$@" &
+  fabric_run_pid=$!
+  local st=0
+  wait "$fabric_run_pid" || st=$?
+  fabric_run_pid=""
+  return $st
+}
+stop_fabric_run() {
+  [ -z "$fabric_run_pid" ] || { kill -TERM "$fabric_run_pid" 2>/dev/null; wait "$fabric_run_pid" 2>/dev/null; } || true
+}
 
 # Seconds of each routing phase in an OpenSM log, one per line, to the
 # log's microsecond (with 4 decimals a small fabric's phase printed 0.0000
@@ -8,6 +32,13 @@ phases() {  # LOG ENGINE
     function t(line,  a, h) { split($3, h, ":"); return h[1] * 3600 + h[2] * 60 + h[3] + $4 / 1e6 }
     index($0, "building routing with \047" e "\047") { start = t($0) }
     index($0, e " tables configured on all switches") && start { printf "%.6f\n", t($0) - start; start = 0 }' "$1"
+}
+# `ibunion topo TOPO-ARGS` written to OUT, or exit 2 naming the fabric and
+# why `topo` refused it (run from the source tree, like the benchmarks).
+generate_net() {  # PROG NAME OUT TOPO-ARGS...
+  local prog=$1 name=$2 out=$3 err
+  shift 3
+  err=$(./ibunion topo "$@" -o "$out" 2>&1) || { echo "$prog: fabric '$name': ${err#ibunion topo: }" >&2; exit 2; }
 }
 # Median of numbers on stdin ("nan" when none).
 median() { sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}'; }
@@ -21,6 +52,6 @@ resweep_run() {  # OUT FABRIC-RUN-ARGS...
   local resweep='for i in 1 2; do before=$(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log);
       kill -HUP $IBUNION_OSM_PID;
       while [ $(grep -c "tables configured on all switches" $IBUNION_OUT/opensm.log) -le $before ]; do sleep 0.5; done; done'
-  sim-harness/ibsim/fabric-run "$@" --conf-line "log_flags 0x07" --daemon --no-readback --timeout 3600 \
+  fabric_run "$@" --conf-line "log_flags 0x07" --daemon --no-readback --timeout 3600 \
     --exec "$resweep" --out "$out" >"$out.log" 2>&1
 }

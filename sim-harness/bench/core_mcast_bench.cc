@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -12,15 +11,23 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/generate.h"
+#include "sim-harness/bench/bench_args.h"
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: core_mcast_bench M N MEMBERS [--repeat R]\n");
-    return 2;
-  }
-  const int m = std::atoi(argv[1]), n = std::atoi(argv[2]), members = std::atoi(argv[3]);
+  const char* prog = "core_mcast_bench";
+  const char* usage = "core_mcast_bench M N MEMBERS [--repeat R]";
+  if (argc < 4) ibu::bench::UsageExit(prog, usage, "expected M N MEMBERS");
+  // M and N are checked by the generator, MEMBERS against the fabric below.
+  const int m = ibu::bench::IntArg(prog, "M", argv[1], -1000000, 1000000);
+  const int n = ibu::bench::IntArg(prog, "N", argv[2], -1000000, 1000000);
+  const int members = ibu::bench::IntArg(prog, "MEMBERS", argv[3], -1000000, 1000000);
   int repeat = 201;
-  if (argc > 5 && !std::strcmp(argv[4], "--repeat")) repeat = std::atoi(argv[5]);
+  for (int i = 4; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--repeat"))
+      ibu::bench::UsageExit(prog, usage, std::string("unexpected argument '") + argv[i] + "'");
+    if (i + 1 >= argc) ibu::bench::UsageExit(prog, usage, "option --repeat needs a value");
+    repeat = ibu::bench::IntArg(prog, "option --repeat", argv[++i], 1, 1000000);
+  }
   try {
     ibu::Fabric f = ibu::MakeFatTree(m, n);
     ibu::AssignDefaultLids(f, 0);

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -12,18 +11,29 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/generate.h"
+#include "sim-harness/bench/bench_args.h"
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: core_route_bench M N LMC [ENGINE] [--repeat R]\n");
-    return 2;
-  }
-  const int m = std::atoi(argv[1]), n = std::atoi(argv[2]), lmc = std::atoi(argv[3]);
+  const char* prog = "core_route_bench";
+  const char* usage = "core_route_bench M N LMC [ENGINE] [--repeat R]";
+  if (argc < 4) ibu::bench::UsageExit(prog, usage, "expected M N LMC");
+  // M and N are checked by the generator, which names the rule broken.
+  const int m = ibu::bench::IntArg(prog, "M", argv[1], -1000000, 1000000);
+  const int n = ibu::bench::IntArg(prog, "N", argv[2], -1000000, 1000000);
+  const int lmc = ibu::bench::IntArg(prog, "LMC", argv[3], 0, 7);
   std::string engine = "mlid";
   int repeat = 3;
+  bool engine_given = false;
   for (int i = 4; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = std::atoi(argv[++i]);
-    else engine = argv[i];
+    if (!std::strcmp(argv[i], "--repeat")) {
+      if (i + 1 >= argc) ibu::bench::UsageExit(prog, usage, "option --repeat needs a value");
+      repeat = ibu::bench::IntArg(prog, "option --repeat", argv[++i], 1, 1000000);
+    } else if (argv[i][0] == '-' || engine_given) {
+      ibu::bench::UsageExit(prog, usage, std::string("unexpected argument '") + argv[i] + "'");
+    } else {
+      engine = argv[i];
+      engine_given = true;
+    }
   }
   try {
     ibu::Fabric f = ibu::MakeFatTree(m, n);
@@ -37,7 +47,7 @@ int main(int argc, char** argv) {
       secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     std::sort(secs.begin(), secs.end());
-    std::printf("core %s FT(%d,%d) LMC %d: %zu switches, %u LIDs, recognise+route median %.4f s\n",
+    std::printf("core %s FT(%d,%d) LMC %d: %zu switches, %u LIDs, recognise+route median %.6f s\n",
                 engine.c_str(), m, n, lmc, f.switches.size(), f.max_lid(), secs[secs.size() / 2]);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "core_route_bench: %s\n", e.what());

@@ -17,6 +17,8 @@
 # rightly refuses a switch without a host).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
+source "$top/sim-harness/bench/bench_lib.sh"  # help_if_asked, generate_net, fabric_run, phases, median
+help_if_asked "$0" "${1:-}"
 cd "$top"
 meshes=("$@")
 [ ${#meshes[@]} -gt 0 ] || meshes=(16x16 32x32)
@@ -26,17 +28,20 @@ for mesh in "${meshes[@]}"; do
 done
 [ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/mesh-routing-bench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'stop_fabric_run; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 
-source "$top/sim-harness/bench/bench_lib.sh"  # phases, median, resweep_run
+# Every net generated before the first run (1x1 passed the pattern and was
+# refused only when the loop reached it, after the others' runs).
+for mesh in "${meshes[@]}"; do
+  generate_net mesh_routing_bench "$mesh" "$work/mesh-$mesh.net" mesh "${mesh%x*}" "${mesh#*x}"
+done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf (a > 0 && b > 0) ? "%.1fx" : "-", a / b}'; }
 
 printf '%-7s %-8s %10s %12s\n' mesh engine "route s" "vs xymesh"
 for mesh in "${meshes[@]}"; do
   [[ $mesh =~ ^([0-9]+)x([0-9]+)$ ]]
   net=$work/mesh-$mesh.net
-  ./ibunion topo mesh "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" -o "$net"
   centre="H($((BASH_REMATCH[1] / 2)),$((BASH_REMATCH[2] / 2)))"
   xymesh_s=""
   for engine in xymesh dor minhop; do

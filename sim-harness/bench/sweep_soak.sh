@@ -1,14 +1,20 @@
 #!/bin/bash
 # Soak: N forced heavy sweeps in a row (default 1000) of OpenSM with the
 # ibunion plugin routing (mlid, and a multicast group to rebuild each time),
-# reporting OpenSM's resident memory every 100 sweeps and any error line
-# from the plugin. Not a test: a long run with numbers to read.
+# reporting OpenSM's resident memory every 100 sweeps and after the last
+# one, and any error line from the plugin. Not a test: a long run with
+# numbers to read.
 #   sim-harness/bench/sweep_soak.sh [SWEEPS] [NETFILE]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$top"
+source "$top/sim-harness/bench/bench_lib.sh"  # help_if_asked, generate_net, fabric_run, phases, median
+help_if_asked "$0" "${1:-}"
 sweeps=${1:-1000}
-net=${2:-topologies/ft-4-3.net}
+# NETFILE is the caller's path: read before the cd (it was looked up in the
+# source tree, so ./my.net in the caller's directory was "not readable").
+net=${2:-$top/topologies/ft-4-3.net}
+[[ $net == /* ]] || net=$PWD/$net
+cd "$top"
 [[ $sweeps =~ ^[1-9][0-9]{0,6}$ ]] || { echo "sweep_soak: SWEEPS: expected 1..9999999, got '$sweeps'" >&2; exit 2; }
 [ -f "$net" ] && [ -r "$net" ] || { echo "sweep_soak: NETFILE $net: not a readable file" >&2; exit 2; }
 # The group's two members: the fabric's first and last host (the names were
@@ -16,7 +22,7 @@ net=${2:-topologies/ft-4-3.net}
 read -r first_host last_host < <(awk -F'"' '/^[ \t]*(Hca|Ca)[ \t]/ { if (f == "") f = $2; l = $2 } END { print f, l }' "$net")
 [ -n "$last_host" ] || { echo "sweep_soak: NETFILE $net: no Hca records" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/sweep-soak.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'stop_fabric_run; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 cat >"$work/soak.sh" <<EOS
 set -euo pipefail
@@ -28,10 +34,10 @@ for i in \$(seq $sweeps); do
   before=\$(grep -c "tables configured on all switches" "\$IBUNION_OUT/opensm.log")
   kill -HUP "\$IBUNION_OSM_PID"
   until [ "\$(grep -c "tables configured on all switches" "\$IBUNION_OUT/opensm.log")" -gt "\$before" ]; do sleep 0.05; done
-  [ \$((i % 100)) -ne 0 ] || echo "sweep \$i rss_kb \$(rss)"
+  [ \$((i % 100)) -ne 0 ] && [ \$i -ne $sweeps ] || echo "sweep \$i rss_kb \$(rss)"
 done
 EOS
-sim-harness/ibsim/fabric-run --net "$net" --engine mlid,minhop --plugin-dir plugin/osm/.libs --plugin-name ibunion \
+fabric_run --net "$net" --engine mlid,minhop --plugin-dir plugin/osm/.libs --plugin-name ibunion \
   --plugin-options mlid_dump=off --daemon --no-readback --timeout 7200 --exec "bash $work/soak.sh >$work/rss" \
   --out "$work/out" >/dev/null
 cat "$work/rss"

@@ -110,11 +110,27 @@ mini=$(cat "$E2E_TMP/mini.tmp")
 
 # The soak benchmark on a fabric other than its default: its members were
 # FT(4,3)'s hosts, and a failing soak passed for one (its --exec piped into
-# tee). One sweep; the bench runs from the source tree's build.
+# tee). One sweep, its memory reported after it too (only every 100th
+# was); the bench runs from the source tree's build.
 if [ "$E2E_SRC" = "$E2E_BUILD" ]; then
   st=0; bash "$E2E_SRC/sim-harness/bench/sweep_soak.sh" 1 "$net" >"$E2E_TMP/soak.log" 2>&1 || st=$?
-  [ $st -eq 0 ] && grep -q "^sweep 0 rss_kb [0-9]" "$E2E_TMP/soak.log" && grep -q "^routings by mlid: 2;" "$E2E_TMP/soak.log" &&
+  [ $st -eq 0 ] && grep -q "^sweep 0 rss_kb [0-9]" "$E2E_TMP/soak.log" &&
+    grep -q "^sweep 1 rss_kb [0-9]" "$E2E_TMP/soak.log" && grep -q "^routings by mlid: 2;" "$E2E_TMP/soak.log" &&
     pass "sweep_soak.sh 1 on FT(4,2): joins, one sweep, numbers" || fail "sweep_soak.sh on FT(4,2) gave $st: $(tail -n 2 "$E2E_TMP/soak.log" | xargs)"
+  # TERM to the soak alone (`kill PID`, not its group) stops OpenSM and
+  # ibsim at once: bash held its trap until the foreground fabric-run had
+  # run every sweep, OpenSM sweeping on meanwhile.
+  mkdir -p "$E2E_TMP/soakterm"
+  TMPDIR=$E2E_TMP/soakterm bash "$E2E_SRC/sim-harness/bench/sweep_soak.sh" 1000000 "$net" >"$E2E_TMP/soakterm.log" 2>&1 &
+  soak=$!
+  for _ in $(seq 600); do grep -qs "^sweep 0" "$E2E_TMP"/soakterm/sweep-soak.*/rss && break; sleep 0.1; done
+  started=$(cat "$E2E_TMP"/soakterm/sweep-soak.*/out/pids 2>/dev/null | awk '{print $2}' | xargs || true)
+  kill -TERM $soak
+  [ -n "$started" ] && gone_within 10 $soak $started && [ -z "$(ls -A "$E2E_TMP/soakterm")" ] &&
+    pass "TERM to sweep_soak.sh: it, OpenSM and ibsim gone within 10 s, no temp dir left" ||
+    fail "TERM to sweep_soak.sh: of $soak ${started:-(never started)} alive: $(for p in $soak $started; do kill -0 $p 2>/dev/null && echo $p; done | xargs); left: $(ls -A "$E2E_TMP/soakterm" | xargs)"
+  kill $started 2>/dev/null || true  # (OpenSM gone, fabric-run fails: the soak ends)
+  wait $soak 2>/dev/null || true
 fi
 
 "$FABRIC_RUN" --net "$net" --engine minhop --out "$E2E_TMP/p1" >"$E2E_TMP/p1.log" 2>&1 & a=$!
