@@ -762,6 +762,13 @@ expect "core_mcast_bench: option --repeat needs a value" "$cmb" 4 2 3 --repeat
 # (TMPDIR unusable: the old order failed at mktemp, before any run).
 expect "routing_bench: fabric 'ft-8-x': expected ft-M-N (e.g. ft-8-3)" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-8-x
 expect "mesh_routing_bench: expected XxY, got '5by5'" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/mesh_routing_bench.sh" 4x4 5by5
+# A fabric named twice ran twice into the same directories; a mesh whose
+# farthest host is beyond directed-route reach from the centre was routed
+# by OpenSM only to be refused by xymesh for the hosts it never found.
+expect "routing_bench: fabric 'ft-4-2' named twice" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-4-2
+expect "mesh_routing_bench: mesh '4x4' named twice" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/mesh_routing_bench.sh" 4x4 4x4
+expect "mesh_routing_bench: mesh '1x130': its farthest host is 67 links from the centre host" \
+  env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/mesh_routing_bench.sh" 1x130
 # ... and every fabric `ibunion topo` refuses (odd M, a 1x1 mesh) before
 # the first fabric's OpenSM runs, its temp dir removed. They run from the
 # source tree's build (they would build it first).

@@ -23,8 +23,17 @@ cd "$top"
 meshes=("$@")
 [ ${#meshes[@]} -gt 0 ] || meshes=(16x16 32x32)
 # All checked before the first (long) run, not when the loop reaches them.
+declare -A named=()
 for mesh in "${meshes[@]}"; do
-  [[ $mesh =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || { echo "mesh_routing_bench: expected XxY, got '$mesh'" >&2; exit 2; }
+  [[ $mesh =~ ^([1-9][0-9]*)x([1-9][0-9]*)$ ]] || { echo "mesh_routing_bench: expected XxY, got '$mesh'" >&2; exit 2; }
+  [ -z "${named[$mesh]:-}" ] || { echo "mesh_routing_bench: mesh '$mesh' named twice" >&2; exit 2; }
+  named[$mesh]=1
+  # The farthest host from the centre one, in links (host, grid, host):
+  # beyond 63 OpenSM cannot discover it and xymesh refuses the mesh.
+  x=${BASH_REMATCH[1]} y=${BASH_REMATCH[2]}
+  far=$(( (x / 2 > x - 1 - x / 2 ? x / 2 : x - 1 - x / 2) + (y / 2 > y - 1 - y / 2 ? y / 2 : y - 1 - y / 2) + 2 ))
+  [ $far -le 63 ] || { echo "mesh_routing_bench: mesh '$mesh': its farthest host is $far links from the" \
+    "centre host OpenSM runs from; directed-route SMPs reach 63" >&2; exit 2; }
 done
 [ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/mesh-routing-bench.XXXXXX")
