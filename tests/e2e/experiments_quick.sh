@@ -24,6 +24,9 @@ else
 fi
 csv=$tmp/out/seed001-ft-8-3.csv
 [ -s "$csv" ] && pass "CSV written" || { fail "no $csv"; exit 1; }
+# Written under a temporary name and renamed: none left beside it.
+left=$(find "$tmp/out" -name '.*.csv.*')
+[ -z "$left" ] && pass "no staged CSV left in --out" || fail "staged CSVs left: $left"
 if command -v gnuplot >/dev/null; then
   png=$tmp/out/seed001-ft-8-3.png
   [ -s "$png" ] && [ "$(head -c 4 "$png" | od -An -c | tr -d ' ')" = "211PNG" ] && pass "PNG written" || fail "no PNG"
