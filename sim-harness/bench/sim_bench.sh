@@ -109,6 +109,7 @@ if [ $sweep -eq 1 ]; then
   trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
   csv=$top/docs/figures/seed001-$f.csv
   full=$(awk -F, 'NR > 1 {s += $12} END {print s}' "$csv")
+  declare -A sweep_s=()
   for b in "${bins[@]}"; do
     t0=$(date +%s.%N)
     # shellcheck disable=SC2046
@@ -117,5 +118,10 @@ if [ $sweep -eq 1 ]; then
     hops=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "packet_hops") c = i; next} {s += $c} END {print s + 0}' "$tmp")
     # The full grid at this curve's rate (its points are of the same kind).
     echo "  $b: $t s for $hops packet-hops; full grid ($(awk 'END {print NR - 1}' "$csv") points, $full packet-hops) extrapolated $(awk -v t="$t" -v h="$hops" -v F="$full" 'BEGIN {printf "%.0f", (h > 0 ? t * F / h : 0)}') s at one job"
+    sweep_s[$b]=$t
   done
+  # Both builds simulate the same packet-hops (same seed, same model), so
+  # the ratio of times is the ratio of rates.
+  [ -z "$base" ] || awk -v c="${sweep_s[$cur]}" -v b="${sweep_s[$base]}" \
+    'BEGIN {printf "  this build over the base: %s\n", (c > 0 ? sprintf("%.2fx", b / c) : "-")}'
 fi
