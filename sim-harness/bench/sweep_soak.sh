@@ -39,8 +39,15 @@ done
 EOS
 fabric_run --net "$net" --engine mlid,minhop --plugin-dir plugin/osm/.libs --plugin-name ibunion \
   --plugin-options mlid_dump=off --daemon --no-readback --timeout 7200 --exec "bash $work/soak.sh >$work/rss" \
-  --out "$work/out" >/dev/null
-cat "$work/rss"
+  --out "$work/out" >"$work/fabric-run.log" 2>&1 || st=$?
+# The memory figures so far are printed whatever happened: a run that
+# failed at sweep 900 lost them all (set -e ended the script first).
+cat "$work/rss" 2>/dev/null || true
+if [ "${st:-0}" -ne 0 ]; then
+  echo "sweep_soak: fabric-run failed ($st); the end of its output:" >&2
+  tail -n 15 "$work/fabric-run.log" >&2
+  exit "$st"
+fi
 routed=$(grep -c "mlid tables configured on all switches" "$work/out/opensm.log")
 errors=$(grep -c "ibunion.*\(refusing\|error\|cannot\)" "$work/out/opensm.log" || true)
 echo "routings by mlid: $routed; plugin error lines: $errors"
