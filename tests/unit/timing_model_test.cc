@@ -24,18 +24,23 @@ using sim::Simulator;
 using test::Contains;
 
 // Zero-load latency of a message of P packets of L bytes crossing H
-// switches, with F = fly time, R = routing time, b = ns per byte:
-//   first packet:  (H + 1) * F + H * R + L * b
-//   each further packet adds the injection period T. With one-packet
-//   input buffers T is the credit round trip of a slot, 2F + R + L*b (the
-//   slot frees when the tail has left, L*b after the crossbar transfer that
-//   starts R after the head arrived, and the credit flies back F); with
-//   buffers covering that round trip T = L*b (line rate).
-int64_t ZeroLoad(int64_t H, int64_t P, int64_t L, const Params& p) {
-  const int64_t F = p.fly_ns, R = p.route_ns, b = p.byte_ns;
+// switches, with F = fly time, R = routing time, b = ns per byte, B input
+// buffer slots per VL: the last packet (`last` bytes, L when 0) leaves the
+// source at s(P-1) and lands (H + 1) * F + H * R + last * b later. Packets
+// leave back to back (L*b apart) while credits last; packet k needs the
+// credit of packet k - B, back C = 2F + R + L*b after that one left (its
+// slot frees when the tail has left, L*b after the crossbar transfer that
+// starts R after the head arrived, and the credit flies back F):
+//   s(k) = k * L*b                                 if B * L*b >= C
+//   s(k) = (k / B) * C + (k % B) * L*b             otherwise
+// So one-packet buffers give a period of C, buffers covering the round
+// trip line rate, and B in between bursts of B packets per round trip.
+int64_t ZeroLoad(int64_t H, int64_t P, int64_t L, const Params& p, int64_t last = 0) {
+  const int64_t F = p.fly_ns, R = p.route_ns, b = p.byte_ns, B = p.in_buf;
   const int64_t rtt = 2 * F + R + L * b;
-  const int64_t T = p.in_buf * L * b >= rtt ? L * b : rtt;
-  return (H + 1) * F + H * R + L * b + (P - 1) * T;
+  const int64_t k = P - 1;
+  const int64_t start = B * L * b >= rtt ? k * L * b : (k / B) * rtt + (k % B) * L * b;
+  return start + (H + 1) * F + H * R + (last ? last : L) * b;
 }
 
 void TestZeroLoadOnePacket() {
@@ -90,6 +95,23 @@ void TestMultiPacketMessage() {
     const PointResult r = sim.Run();
     CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 4 * 20 + 3 * 100 + 128 + 9 * 128);
   }
+  // Two-packet buffers, short of the 268-ns round trip: bursts of two
+  // packets 128 ns apart, one burst per round trip (starts 0, 128, 268,
+  // 396, 536, ...), not one packet per round trip: 5 packets, the last
+  // leaves at 2 * 268 = 536; 6 and a 4-byte one, at 3 * 268 = 804.
+  for (const auto& [bytes, packets, last, start] :
+       {std::tuple{64u, 2, 0, 128}, std::tuple{96u, 3, 0, 268}, std::tuple{160u, 5, 0, 536},
+        std::tuple{196u, 7, 4, 804}}) {
+    Params p;
+    p.in_buf = 2;
+    Rig rig(Line(3), p);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, 0, 2, bytes);
+    const PointResult r = sim.Run();
+    CU_ASSERT_EQUAL(r.packets_delivered, uint64_t(packets));
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), ZeroLoad(3, packets, 32, p, last));
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), start + 4 * 20 + 3 * 100 + (last ? last : 32) * 4);
+  }
   // A last partial packet: 100 B = 32 + 32 + 32 + 4 at line rate.
   {
     Params p;
@@ -99,6 +121,7 @@ void TestMultiPacketMessage() {
     sim.AddMessage(0, 0, 1, 100);
     const PointResult r = sim.Run();
     CU_ASSERT_EQUAL(r.packets_delivered, 4u);
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), ZeroLoad(2, 4, 32, p, 4));
     CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 3 * 128 + 3 * 20 + 2 * 100 + 4 * 4);
   }
 }
