@@ -376,6 +376,28 @@ void TestSteadyStateConservation() {
   CU_ASSERT(std::fabs(r.offered - 0.3 * 0.25) < 0.2 * 0.3 * 0.25);
 }
 
+void TestPeriodicArrivalsOfferTheLoad() {
+  // Periodic arrivals, one message every msg_ns / load ns: 4.44 ns for
+  // 1-byte messages at load 0.9, 5.71 at 0.7, 42.7 for 32 bytes at load 3.
+  // Each gap was rounded on its own, 4, 6 and 43 ns every time: offered
+  // 0.25, 0.1667 and 0.744 bytes/ns, not 0.225, 0.175 and 0.75. The
+  // arrival times keep the fraction now: offered is the load, to a
+  // message per window.
+  for (const auto& [bytes, load] : {std::pair{1u, 0.9}, std::pair{1u, 0.7}, std::pair{32u, 3.0}}) {
+    Params p;
+    p.arrival = sim::Arrival::kPeriodic;
+    p.warmup_ns = 1000;
+    p.measure_ns = 20000;
+    Rig rig(Star(2), p, "uniform");
+    Simulator sim(*rig.net, *rig.wl, p, load, 1);
+    sim.SetMessageBytes(bytes);
+    const PointResult r = sim.Run();
+    CU_ASSERT(r.error.empty());
+    const double per_window = double(bytes) / double(p.measure_ns);  // one message more or less
+    CU_ASSERT(std::fabs(r.offered - load * 0.25) <= per_window + 1e-12);
+  }
+}
+
 void TestTinyLoadSendsNothing() {
   // At load 1e-300 the next message is ~1e302 ns away under every arrival
   // process: none in a 20 us window. The draw once overflowed int64 and
@@ -545,6 +567,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "batch: no packet lost or duplicated, 1/2/4 VLs", TestConservationBatch);
   CU_add_test(s, "a batch cut at max_ns counts no link time past it", TestBatchCutAtMaxNsCountsNoLinkTimePastIt);
   CU_add_test(s, "steady state: accepted = offered below saturation", TestSteadyStateConservation);
+  CU_add_test(s, "periodic arrivals offer the load, not rounded gaps", TestPeriodicArrivalsOfferTheLoad);
   CU_add_test(s, "a load of 1e-300 sends nothing, whatever the arrivals", TestTinyLoadSendsNothing);
   CU_add_test(s, "DLID without a route names switch and LID", TestNoRouteIsReported);
   CU_add_test(s, "routing loop is reported", TestRoutingLoopIsReported);
