@@ -204,7 +204,8 @@ class Engine final : public Simulator::Impl {
   uint32_t NewMessage(uint32_t op, int src, int dst, Lid dlid, uint32_t bytes, int sl);
   void Enqueue(int h, uint32_t mi);
   void MessageDone(uint32_t mi, int64_t t);
-  int64_t Interarrival();
+  // The gap to source h's next message arrival.
+  int64_t Interarrival(int h);
   void CheckDone();
 
   uint32_t AllocPacket();
@@ -351,6 +352,7 @@ class Engine final : public Simulator::Impl {
   int in_cap_, out_cap_;
   int max_hops_ = MaxHops(net_);
   double log1p_neg_load_ = 0;  // log1p(-load), the Bernoulli gaps' divisor
+  std::vector<double> periodic_carry_;  // per host: the periodic gaps' rounding, owed to the next gap
   enum class Mode { kSteady, kBatch, kScript } mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
 
@@ -479,6 +481,10 @@ class Engine final : public Simulator::Impl {
   uint64_t backlog_total_ = 0;
   std::vector<uint32_t> inflight_msgs_;  // per host: queued messages not fully sent
   std::vector<uint64_t> receivers_;      // per host: receivers of one of its messages
+  // Per host: in the multicast group. A shared tree (mcast_trees below the
+  // sources) also spans the sources outside it, which only send: copies
+  // reach their ports and are dropped there (sunk_), not delivered.
+  std::vector<uint8_t> in_group_;
 
   uint64_t pending_net_ = 0;
   uint64_t live_pkts_ = 0;
@@ -492,7 +498,7 @@ class Engine final : public Simulator::Impl {
   // --- statistics ---
   std::vector<uint64_t> vl_hops_;
   uint64_t hops_ = 0, delivered_pkts_ = 0, injected_ = 0, copies_ = 0, dropped_ = 0;
-  uint64_t consumed_ = 0, freed_delivered_ = 0, events_ = 0;
+  uint64_t consumed_ = 0, freed_delivered_ = 0, events_ = 0, sunk_ = 0;
   std::vector<uint64_t> host_pkts_;
   uint64_t expected_total_ = 0, delivered_total_ = 0;
   uint64_t offered_bytes_ = 0, accepted_bytes_ = 0;
@@ -563,18 +569,18 @@ Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p
   req_.resize(C);
   backlog_.resize(H_);
   backlog_head_.assign(H_, 0);
+  if (p_.arrival == Arrival::kPeriodic) periodic_carry_.assign(H_, 0.0);
   inflight_msgs_.assign(H_, 0);
   receivers_.assign(H_, 1);
-  if (wl_.is_mcast())
+  if (wl_.is_mcast()) {
+    const std::vector<int>& g = wl_.group();
+    in_group_.assign(H_, 0);
+    for (int h : g) in_group_[h] = 1;
     for (int h = 0; h < H_; ++h) {
-      if (wl_.hardware_mcast()) {
-        const int tr = wl_.TreeOf(h);
-        receivers_[h] = tr < 0 ? 0 : wl_.trees()[tr].members.size() - (wl_.Rank(tr, h) >= 0 ? 1 : 0);
-      } else {
-        const std::vector<int>& g = wl_.group();
-        receivers_[h] = g.size() - (std::binary_search(g.begin(), g.end(), h) ? 1 : 0);
-      }
+      const bool sends = !wl_.hardware_mcast() || wl_.TreeOf(h) >= 0;
+      receivers_[h] = sends ? g.size() - in_group_[h] : 0;
     }
+  }
   hq_head_.assign(size_t(H_) * V(), kNone);
   hq_tail_.assign(size_t(H_) * V(), kNone);
   host_rx_.assign(H_, 0);
@@ -631,15 +637,22 @@ void Engine<kV, kOne>::AddMessage(int64_t t, int src, int dst, uint32_t bytes, i
 // --- traffic generation ---
 
 template <int kV, bool kOne>
-int64_t Engine<kV, kOne>::Interarrival() {
+int64_t Engine<kV, kOne>::Interarrival(int h) {
   const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
   const double mean = msg_ns / load_;
   if (log1p_neg_load_ == 0) log1p_neg_load_ = std::log1p(-std::min(1.0, load_));  // once per point
   switch (p_.arrival) {
     case Arrival::kExponential:
       return DrawnNs(-mean * std::log(UniformOpen(rng_)));
-    case Arrival::kPeriodic:
-      return DrawnNs(mean);
+    case Arrival::kPeriodic: {
+      // Whole nanoseconds whose sum keeps the fraction: each gap rounded on
+      // its own (4.44 ns -> 4) offered 11% more than the load, or less.
+      if (!(mean < double(kPastAnyRun))) return kPastAnyRun;
+      const double exact = mean + periodic_carry_[h];
+      const int64_t gap = DrawnNs(exact);
+      periodic_carry_[h] = exact - double(gap);
+      return gap;
+    }
     case Arrival::kBernoulli:
     default: {
       // One trial per message time; success probability = load.
@@ -724,22 +737,25 @@ bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
   op.npackets = (bytes + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
   op.measured = measured;
   uint64_t receivers = 0;
+  uint64_t copies = 0;  // per packet: end ports it reaches, receivers or not
   if (wl_.is_mcast() && dst_hint < 0) {
     if (wl_.hardware_mcast()) {
       const int tr = wl_.TreeOf(src);
       if (tr < 0) throw SimFailure("host " + std::to_string(src) + " is not a multicast source");
       const McastTree& tree = wl_.trees()[tr];
-      receivers = tree.members.size() - (wl_.Rank(tr, src) >= 0 ? 1 : 0);
+      receivers = receivers_[src];
       if (receivers == 0) {
         free_ops_.push_back(oi);
         return false;
       }
+      // The message lives until its last copy has landed, dropped or not.
+      copies = tree.members.size() - (wl_.Rank(tr, src) >= 0 ? 1 : 0);
       op.tree = tr;
       op.counters = AllocCounters(uint32_t(tree.members.size()));
       const int sl = pick_sl((uint64_t(src) << 20) ^ tree.mlid, tree.mlid);
       const uint32_t mi = NewMessage(oi, src, -1, tree.mlid, bytes, sl);
       ops_[oi].msgs_left = 1;
-      msgs_[mi].remaining = uint64_t(msgs_[mi].npackets) * receivers;
+      msgs_[mi].remaining = uint64_t(msgs_[mi].npackets) * copies;
       Enqueue(src, mi);
     } else {
       // Unicast emulation: one copy per member, starting after the source
@@ -777,7 +793,7 @@ bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
     Enqueue(src, mi);
   }
   ++live_ops_;
-  expected_total_ += uint64_t(ops_[oi].npackets) * receivers;
+  expected_total_ += uint64_t(ops_[oi].npackets) * std::max(copies, receivers);
   if (measured && !precounted) {
     ++measured_pending_;
     offered_bytes_ += uint64_t(bytes) * receivers;
@@ -840,7 +856,7 @@ void Engine<kV, kOne>::OnGen(int h) {
     return;
   }
   Arrive(h);
-  const int64_t next = q_.now() + Interarrival();
+  const int64_t next = q_.now() + Interarrival(h);
   if (next < gen_end_) {
     ++gen_pending_;
     Push(next, kGen, uint64_t(h));
@@ -1182,6 +1198,12 @@ void Engine<kV, kOne>::Deliver(uint32_t pi, int h, int64_t t) {
         return "duplicate: end port " + net_.fabric().end_ports[h].name +
                " received a multicast packet of MLID " + HexLid(P.dlid) + " twice";
       });
+    if (!in_group_[h]) {  // a sending-only source on a shared tree: dropped
+      ++sunk_;
+      ++delivered_total_;
+      if (--m.remaining == 0) MessageDone(mi, t);
+      return;
+    }
   }
   ++delivered_pkts_;
   ++delivered_total_;
@@ -1329,7 +1351,7 @@ void Engine<kV, kOne>::ReportLost() {
       os << "MLID " << HexLid(m.dlid) << " from " << f.end_ports[op.src].name << ":";
       int shown = 0;
       for (size_t r = 0; r < mem.size() && shown < 5; ++r)
-        if (mem[r] != op.src && arena_[op.counters + r] < m.npackets) {
+        if (mem[r] != op.src && in_group_[mem[r]] && arena_[op.counters + r] < m.npackets) {
           os << " member " << f.end_ports[mem[r]].name << " got " << arena_[op.counters + r] << " of "
              << m.npackets << " packets;";
           ++shown;
@@ -1499,12 +1521,12 @@ PointResult Engine<kV, kOne>::Run() {
   // strays are rejected as they happen by the per-receiver counters).
   const uint64_t created = injected_ + copies_;
   r.conservation_ok = created == freed_delivered_ + consumed_ + dropped_ + live_pkts_ &&
-                      delivered_pkts_ >= freed_delivered_ &&
+                      delivered_pkts_ + sunk_ >= freed_delivered_ &&
                       live_pkts_ == uint64_t(pkts_.size() - free_pkts_.size());
   const bool drained = !r.deadlock && r.error.empty() && mode_ != Mode::kSteady;
   if (drained)
     r.conservation_ok = r.conservation_ok && live_pkts_ == 0 && live_ops_ == 0 &&
-                        delivered_total_ == expected_total_ && delivered_pkts_ == freed_delivered_;
+                        delivered_total_ == expected_total_ && delivered_pkts_ + sunk_ == freed_delivered_;
   return r;
 }
 

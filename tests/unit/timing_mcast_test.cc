@@ -2,6 +2,7 @@
 // copy per member, never back to the arrival port; unicast emulation.
 #include <CUnit/CUnit.h>
 
+#include <cmath>
 #include <set>
 #include <string>
 #include <utility>
@@ -223,6 +224,65 @@ void TestMissingMemberIsReported() {
   CU_ASSERT(err.find("member H" + std::to_string(dropped) + " got 0 of 2") != std::string::npos);
 }
 
+void TestSharedTreeSourcesOutsideTheGroupReceiveNothing() {
+  // mcast_trees=1: one tree for every source, so it spans the group and
+  // the sources. A source outside the group is on the tree only to send:
+  // copies reach its port over the links (its adapter drops them), but it
+  // is no receiver. It was counted as one: deliveries, offered and
+  // accepted bytes and the completion time included the other sources.
+  // Tree(3,3), mcast:3:3: seeds where some source is not in the group.
+  int checked = 0;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    Params p;
+    p.mcast_trees = 1;
+    Setup st = Tree(3, 3);
+    sim::Workload wl(sim::ParseTraffic("mcast:3:3"), p, st.fabric, seed);
+    const std::vector<int>& group = wl.group();
+    const std::set<int> in_group(group.begin(), group.end());
+    bool outsider = false;
+    for (int s : wl.sources()) outsider |= !in_group.count(s);
+    if (!outsider) continue;
+    ++checked;
+    const sim::McastTree& tree = wl.trees().at(0);
+    TreeMulticast(st, 3, 3, tree.mlid, tree.members);
+    sim::Network net(st.fabric, st.tables, p.vls);
+    Simulator sim(net, wl, p, 0, 1);
+    uint64_t expected = 0;
+    for (int s : wl.sources()) {
+      sim.AddMessage(0, s, -1, 64);  // 2 packets
+      expected += 2 * (group.size() - in_group.count(s));
+    }
+    const PointResult r = sim.Run();
+    CU_ASSERT(r.error.empty());
+    CU_ASSERT(r.conservation_ok);
+    CU_ASSERT_EQUAL(r.packets_delivered, expected);
+    CU_ASSERT_EQUAL(r.ops_measured, wl.sources().size());
+    for (int h = 0; h < 9; ++h)
+      if (!in_group.count(h)) CU_ASSERT_EQUAL(sim.DeliveredTo(h), 0u);
+    // Offered and accepted count group members only: 64 bytes per
+    // receiver over the run (which may end with a dropped copy's tail).
+    CU_ASSERT_EQUAL(r.offered, r.accepted);
+    CU_ASSERT(std::fabs(r.offered * double(r.simulated_ns) * 9 - 32.0 * double(expected)) < 1e-6);
+    // Steady state: a message lives until its dropped copies have landed
+    // too, or a late one would name the op that took over its slot.
+    Params q = p;
+    q.warmup_ns = 2000;
+    q.measure_ns = 50000;
+    Simulator steady(net, wl, q, 0.05, seed);
+    std::string err;
+    try {
+      const PointResult s = steady.Run();
+      CU_ASSERT(s.conservation_ok);
+      CU_ASSERT_EQUAL(s.ops_unfinished, 0u);
+      CU_ASSERT(std::fabs(s.accepted - s.offered) < 0.1 * s.offered);
+    } catch (const sim::SimFailure& e) {
+      err = e.what();
+    }
+    CU_ASSERT_EQUAL(err, "");
+  }
+  CU_ASSERT(checked > 0);
+}
+
 }  // namespace
 
 void RegisterTimingMcastSuite() {
@@ -236,6 +296,8 @@ void RegisterTimingMcastSuite() {
   CU_add_test(s, "flooding MFT loop is reported", TestFloodingLoopIsCaught);
   CU_add_test(s, "unicast emulation of multicast", TestUnicastEmulation);
   CU_add_test(s, "a member the MFTs do not reach is reported", TestMissingMemberIsReported);
+  CU_add_test(s, "shared tree: sources outside the group receive nothing",
+              TestSharedTreeSourcesOutsideTheGroupReceiveNothing);
 }
 
 }  // namespace ibu::simtest

@@ -24,18 +24,23 @@ using sim::Simulator;
 using test::Contains;
 
 // Zero-load latency of a message of P packets of L bytes crossing H
-// switches, with F = fly time, R = routing time, b = ns per byte:
-//   first packet:  (H + 1) * F + H * R + L * b
-//   each further packet adds the injection period T. With one-packet
-//   input buffers T is the credit round trip of a slot, 2F + R + L*b (the
-//   slot frees when the tail has left, L*b after the crossbar transfer that
-//   starts R after the head arrived, and the credit flies back F); with
-//   buffers covering that round trip T = L*b (line rate).
-int64_t ZeroLoad(int64_t H, int64_t P, int64_t L, const Params& p) {
-  const int64_t F = p.fly_ns, R = p.route_ns, b = p.byte_ns;
+// switches, with F = fly time, R = routing time, b = ns per byte, B input
+// buffer slots per VL: the last packet (`last` bytes, L when 0) leaves the
+// source at s(P-1) and lands (H + 1) * F + H * R + last * b later. Packets
+// leave back to back (L*b apart) while credits last; packet k needs the
+// credit of packet k - B, back C = 2F + R + L*b after that one left (its
+// slot frees when the tail has left, L*b after the crossbar transfer that
+// starts R after the head arrived, and the credit flies back F):
+//   s(k) = k * L*b                                 if B * L*b >= C
+//   s(k) = (k / B) * C + (k % B) * L*b             otherwise
+// So one-packet buffers give a period of C, buffers covering the round
+// trip line rate, and B in between bursts of B packets per round trip.
+int64_t ZeroLoad(int64_t H, int64_t P, int64_t L, const Params& p, int64_t last = 0) {
+  const int64_t F = p.fly_ns, R = p.route_ns, b = p.byte_ns, B = p.in_buf;
   const int64_t rtt = 2 * F + R + L * b;
-  const int64_t T = p.in_buf * L * b >= rtt ? L * b : rtt;
-  return (H + 1) * F + H * R + L * b + (P - 1) * T;
+  const int64_t k = P - 1;
+  const int64_t start = B * L * b >= rtt ? k * L * b : (k / B) * rtt + (k % B) * L * b;
+  return start + (H + 1) * F + H * R + (last ? last : L) * b;
 }
 
 void TestZeroLoadOnePacket() {
@@ -90,6 +95,23 @@ void TestMultiPacketMessage() {
     const PointResult r = sim.Run();
     CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 4 * 20 + 3 * 100 + 128 + 9 * 128);
   }
+  // Two-packet buffers, short of the 268-ns round trip: bursts of two
+  // packets 128 ns apart, one burst per round trip (starts 0, 128, 268,
+  // 396, 536, ...), not one packet per round trip: 5 packets, the last
+  // leaves at 2 * 268 = 536; 6 and a 4-byte one, at 3 * 268 = 804.
+  for (const auto& [bytes, packets, last, start] :
+       {std::tuple{64u, 2, 0, 128}, std::tuple{96u, 3, 0, 268}, std::tuple{160u, 5, 0, 536},
+        std::tuple{196u, 7, 4, 804}}) {
+    Params p;
+    p.in_buf = 2;
+    Rig rig(Line(3), p);
+    Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, 0, 2, bytes);
+    const PointResult r = sim.Run();
+    CU_ASSERT_EQUAL(r.packets_delivered, uint64_t(packets));
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), ZeroLoad(3, packets, 32, p, last));
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), start + 4 * 20 + 3 * 100 + (last ? last : 32) * 4);
+  }
   // A last partial packet: 100 B = 32 + 32 + 32 + 4 at line rate.
   {
     Params p;
@@ -99,6 +121,7 @@ void TestMultiPacketMessage() {
     sim.AddMessage(0, 0, 1, 100);
     const PointResult r = sim.Run();
     CU_ASSERT_EQUAL(r.packets_delivered, 4u);
+    CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), ZeroLoad(2, 4, 32, p, 4));
     CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 3 * 128 + 3 * 20 + 2 * 100 + 4 * 4);
   }
 }
@@ -353,6 +376,28 @@ void TestSteadyStateConservation() {
   CU_ASSERT(std::fabs(r.offered - 0.3 * 0.25) < 0.2 * 0.3 * 0.25);
 }
 
+void TestPeriodicArrivalsOfferTheLoad() {
+  // Periodic arrivals, one message every msg_ns / load ns: 4.44 ns for
+  // 1-byte messages at load 0.9, 5.71 at 0.7, 42.7 for 32 bytes at load 3.
+  // Each gap was rounded on its own, 4, 6 and 43 ns every time: offered
+  // 0.25, 0.1667 and 0.744 bytes/ns, not 0.225, 0.175 and 0.75. The
+  // arrival times keep the fraction now: offered is the load, to a
+  // message per window.
+  for (const auto& [bytes, load] : {std::pair{1u, 0.9}, std::pair{1u, 0.7}, std::pair{32u, 3.0}}) {
+    Params p;
+    p.arrival = sim::Arrival::kPeriodic;
+    p.warmup_ns = 1000;
+    p.measure_ns = 20000;
+    Rig rig(Star(2), p, "uniform");
+    Simulator sim(*rig.net, *rig.wl, p, load, 1);
+    sim.SetMessageBytes(bytes);
+    const PointResult r = sim.Run();
+    CU_ASSERT(r.error.empty());
+    const double per_window = double(bytes) / double(p.measure_ns);  // one message more or less
+    CU_ASSERT(std::fabs(r.offered - load * 0.25) <= per_window + 1e-12);
+  }
+}
+
 void TestTinyLoadSendsNothing() {
   // At load 1e-300 the next message is ~1e302 ns away under every arrival
   // process: none in a 20 us window. The draw once overflowed int64 and
@@ -522,6 +567,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "batch: no packet lost or duplicated, 1/2/4 VLs", TestConservationBatch);
   CU_add_test(s, "a batch cut at max_ns counts no link time past it", TestBatchCutAtMaxNsCountsNoLinkTimePastIt);
   CU_add_test(s, "steady state: accepted = offered below saturation", TestSteadyStateConservation);
+  CU_add_test(s, "periodic arrivals offer the load, not rounded gaps", TestPeriodicArrivalsOfferTheLoad);
   CU_add_test(s, "a load of 1e-300 sends nothing, whatever the arrivals", TestTinyLoadSendsNothing);
   CU_add_test(s, "DLID without a route names switch and LID", TestNoRouteIsReported);
   CU_add_test(s, "routing loop is reported", TestRoutingLoopIsReported);
