@@ -80,16 +80,26 @@ st=0; timeout 30 "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 1
 [ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during --exec" "$E2E_TMP/ibsimdies.log" && [ -z "$(survivors "$out")" ] &&
   pass "ibsim killed mid-run: the run fails at once, naming it" || fail "ibsim killed mid-run gave $st: $(tail -n 1 "$E2E_TMP/ibsimdies.log")"
 # ... and during the read-back (once mode): read-tables' temp dir in DIR
-# went too (a second TERM from timeout(1) cut its EXIT trap short).
-out=$E2E_TMP/readback
-"$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine minhop --out "$out" >"$E2E_TMP/readback.log" 2>&1 & fr=$!
-for _ in $(seq 600); do ls -d "$out"/.read-tables.* >/dev/null 2>&1 && break; sleep 0.1; done
-kill -9 "$(awk '/^ibsim/ {print $2}' "$out/pids")"
-st=0; wait $fr || st=$?
-[ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during the read-back" "$E2E_TMP/readback.log" &&
-  [ -z "$(survivors "$out")" ] && [ -z "$(ls -d "$out"/.read-tables.* 2>/dev/null)" ] &&
-  pass "ibsim killed during the read-back: the run fails at once, no temp dir left" ||
-  fail "ibsim killed during the read-back gave $st: $(tail -n 1 "$E2E_TMP/readback.log"); left: $(ls -A "$out" | xargs)"
+# goes too. Its EXIT trap's rm raced the TERMs to the read-back's process
+# group (fabric-run's, then timeout(1)'s): one that came while rm ran killed
+# it (bash printed "Terminated") and the dir stayed. The plain run is the
+# one CI saw fail under load; in the second an rm first on PATH sends that
+# TERM itself, so the race is lost every time.
+mkdir -p "$E2E_TMP/term-rm"
+printf '#!/bin/bash\ncase "$*" in *.read-tables.*) kill -TERM 0; sleep 0.5 ;; esac\nexec %q "$@"\n' \
+  "$(command -v rm)" >"$E2E_TMP/term-rm/rm"
+chmod +x "$E2E_TMP/term-rm/rm"
+for term_rm in "" "$E2E_TMP/term-rm:"; do
+  out=$E2E_TMP/readback${term_rm:+-term-rm}
+  PATH=$term_rm$PATH "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine minhop --out "$out" >"$out.log" 2>&1 & fr=$!
+  for _ in $(seq 600); do ls -d "$out"/.read-tables.* >/dev/null 2>&1 && break; sleep 0.1; done
+  kill -9 "$(awk '/^ibsim/ {print $2}' "$out/pids")"
+  st=0; wait $fr || st=$?
+  [ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during the read-back" "$out.log" &&
+    [ -z "$(survivors "$out")" ] && [ -z "$(ls -d "$out"/.read-tables.* 2>/dev/null)" ] &&
+    pass "ibsim killed during the read-back${term_rm:+ (TERM during its rm)}: the run fails at once, no temp dir left" ||
+    fail "ibsim killed during the read-back${term_rm:+ (TERM during its rm)} gave $st: $(tail -n 1 "$out.log"); left: $(ls -A "$out" | xargs)"
+done
 out=$E2E_TMP/orphan
 # The parent is started from a subshell, not as a job of this one: no
 # "Killed" notice.
