@@ -84,21 +84,26 @@ st=0; timeout 30 "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 1
 # group (fabric-run's, then timeout(1)'s): one that came while rm ran killed
 # it (bash printed "Terminated") and the dir stayed. The plain run is the
 # one CI saw fail under load; in the second an rm first on PATH sends that
-# TERM itself, so the race is lost every time.
-mkdir -p "$E2E_TMP/term-rm"
+# TERM itself, so the race is lost every time. The reason is the last line:
+# an ibroute still running when fabric-run named ibsim's death (the third
+# run's hangs, as a tool under libumad2sim can) was stopped after that, and
+# read-tables' "Terminated" came last.
+mkdir -p "$E2E_TMP/term-rm" "$E2E_TMP/hung-ibroute"
 printf '#!/bin/bash\ncase "$*" in *.read-tables.*) kill -TERM 0; sleep 0.5 ;; esac\nexec %q "$@"\n' \
   "$(command -v rm)" >"$E2E_TMP/term-rm/rm"
-chmod +x "$E2E_TMP/term-rm/rm"
-for term_rm in "" "$E2E_TMP/term-rm:"; do
-  out=$E2E_TMP/readback${term_rm:+-term-rm}
-  PATH=$term_rm$PATH "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine minhop --out "$out" >"$out.log" 2>&1 & fr=$!
+printf '#!/bin/bash\n%q "$@" || { sleep 30; exit 1; }\n' \
+  "$(command -v ibroute || echo /usr/sbin/ibroute)" >"$E2E_TMP/hung-ibroute/ibroute"
+chmod +x "$E2E_TMP/term-rm/rm" "$E2E_TMP/hung-ibroute/ibroute"
+for shim in "" term-rm hung-ibroute; do
+  out=$E2E_TMP/readback${shim:+-$shim}
+  PATH=${shim:+$E2E_TMP/$shim:}$PATH "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine minhop --out "$out" >"$out.log" 2>&1 & fr=$!
   for _ in $(seq 600); do ls -d "$out"/.read-tables.* >/dev/null 2>&1 && break; sleep 0.1; done
   kill -9 "$(awk '/^ibsim/ {print $2}' "$out/pids")"
   st=0; wait $fr || st=$?
-  [ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during the read-back" "$out.log" &&
+  [ $st -eq 1 ] && tail -n 1 "$out.log" | grep -q "^fabric-run: ibsim (PID [0-9]*) exited during the read-back$" &&
     [ -z "$(survivors "$out")" ] && [ -z "$(ls -d "$out"/.read-tables.* 2>/dev/null)" ] &&
-    pass "ibsim killed during the read-back${term_rm:+ (TERM during its rm)}: the run fails at once, no temp dir left" ||
-    fail "ibsim killed during the read-back${term_rm:+ (TERM during its rm)} gave $st: $(tail -n 1 "$out.log"); left: $(ls -A "$out" | xargs)"
+    pass "ibsim killed during the read-back${shim:+ ($shim)}: the run fails at once naming it last, no temp dir left" ||
+    fail "ibsim killed during the read-back${shim:+ ($shim)} gave $st: $(tail -n 1 "$out.log"); left: $(ls -A "$out" | xargs)"
 done
 out=$E2E_TMP/orphan
 # The parent is started from a subshell, not as a job of this one: no
