@@ -65,6 +65,20 @@ in_exec "$out" && kill -TERM $fr
 gone_within 10 $fr && [ -z "$(survivors "$out")" ] && pass "TERM during --exec: stopped at once, nothing survives" ||
   fail "TERM during --exec: fabric-run or $(survivors "$out" | xargs) still alive 10 s later"
 st=0; wait $fr || st=$?; [ $st -eq 143 ] || fail "TERM during --exec gave $st, not 143 (died of TERM)"
+# TERM twice (a caller's timeout(1) sends it to fabric-run and to its
+# group): the second came during the clean-up, which had reset the traps, and
+# killed fabric-run before it stopped OpenSM and ibsim and removed its temp
+# dir. The --exec ignores TERM here, so the clean-up waits 3 s for it.
+out=$E2E_TMP/term2
+mkdir -p "$E2E_TMP/term2-tmp"
+TMPDIR=$E2E_TMP/term2-tmp "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec "trap '' TERM; $hold" \
+  --out "$out" >"$E2E_TMP/term2.log" 2>&1 & fr=$!
+in_exec "$out" && { kill -TERM $fr; sleep 1; kill -TERM $fr; }
+st=0; gone_within 15 $fr && wait $fr || st=$?
+[ $st -eq 143 ] && gone_within 5 $(awk '{print $2}' "$out/pids") && [ -z "$(ls -A "$E2E_TMP/term2-tmp")" ] &&
+  pass "TERM twice: the clean-up is not cut short, nothing survives, no temp dir left" ||
+  fail "TERM twice gave $st; alive: $(survivors "$out" | xargs); left: $(ls -A "$E2E_TMP/term2-tmp" | xargs)"
+for p in $(survivors "$out"); do kill -KILL "$p" 2>/dev/null || true; done
 # INT to the whole process group (Ctrl-C): fabric-run died of SIGINT, not
 # exit 1, or its caller took it for a failed run and went on (a benchmark
 # to its next engine).
