@@ -11,12 +11,12 @@ PLUGIN_DIR=$E2E_BUILD/plugin/osm/.libs
 for tool in ibsim opensm ibroute; do
   command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || { echo "SKIP: $tool is not installed"; exit 77; }
 done
-E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-e2e.XXXXXX")
-e2e_cleanup() { rm -rf "$E2E_TMP"; }
-trap e2e_cleanup EXIT
-# Without it a TERM sent twice (timeout(1) does, to the test and its
-# process group) cut the EXIT trap short: the temp dir stayed.
-trap 'exit 1' INT TERM HUP
+# Removed on exit, also when a TERM comes twice (timeout(1) sends it to the
+# test and to its process group), the second while it is being removed.
+# shellcheck source=../../sim-harness/ibsim/temp-dir.sh
+source "$E2E_SRC/sim-harness/ibsim/temp-dir.sh"
+E2E_TMP=""
+make_temp_dir E2E_TMP "${TMPDIR:-/tmp}/ibunion-e2e.XXXXXX"
 E2E_FAILS=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; E2E_FAILS=$((E2E_FAILS + 1)); }
