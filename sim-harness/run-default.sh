@@ -19,7 +19,7 @@ cd "$top"
 net=topologies/ft-4-3.net
 g2l=topologies/ft-4-3.guid2lid
 work=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-default.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap 'trap "" INT TERM HUP; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 failures=0
 exec 3>&1  # the job's own report, also from inside a redirected call

@@ -36,7 +36,7 @@ for fabric in "${fabrics[@]}"; do
 done
 [ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
 work=$(mktemp -d "${TMPDIR:-/tmp}/routing-bench.XXXXXX")
-trap 'stop_fabric_run; rm -rf "$work"' EXIT
+trap 'trap "" INT TERM HUP; stop_fabric_run; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 
 # Every net generated before the first run: ft-6-3 passed the pattern and

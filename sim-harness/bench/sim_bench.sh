@@ -105,7 +105,7 @@ if [ $sweep -eq 1 ]; then
   f=ft-16-3
   echo "seed-001 $f mlid uniform 4 VLs, --sweep 0.025:0.7:0.025 (28 points, one job):"
   tmp=$(mktemp)
-  trap 'rm -f "$tmp"' EXIT
+  trap 'trap "" INT TERM HUP; rm -f "$tmp"' EXIT
   trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
   csv=$top/docs/figures/seed001-$f.csv
   full=$(awk -F, 'NR > 1 {s += $12} END {print s}' "$csv")

@@ -22,7 +22,7 @@ cd "$top"
 read -r first_host last_host < <(awk -F'"' '/^[ \t]*(Hca|Ca)[ \t]/ { if (f == "") f = $2; l = $2 } END { print f, l }' "$net")
 [ -n "$last_host" ] || { echo "sweep_soak: NETFILE $net: no Hca records" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/sweep-soak.XXXXXX")
-trap 'stop_fabric_run; rm -rf "$work"' EXIT
+trap 'trap "" INT TERM HUP; stop_fabric_run; rm -rf "$work"' EXIT
 trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
 cat >"$work/soak.sh" <<EOS
 set -euo pipefail
