@@ -18,9 +18,8 @@ cd "$top"
 
 net=topologies/ft-4-3.net
 g2l=topologies/ft-4-3.guid2lid
-work=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-default.XXXXXX")
-trap 'trap "" INT TERM HUP; rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
+source "$top/sim-harness/ibsim/temp-dir.sh"
+make_temp_dir work "${TMPDIR:-/tmp}/ibunion-default.XXXXXX"
 failures=0
 exec 3>&1  # the job's own report, also from inside a redirected call
 step() { printf '\n== %s\n' "$*"; }

@@ -104,12 +104,6 @@ void BuildFabric(ibu_engine* e) {
   e->fabric = std::move(f);
 }
 
-std::string Hex(uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
-  return buf;
-}
-
 // The map has n^2 lines: beyond this many end ports it is left to
 // `ibunion route --paths`, which computes the same rule on demand.
 constexpr size_t kMaxPathMapPorts = 4096;
@@ -148,7 +142,7 @@ void NoteEndPortsWithoutLid(const ibu_engine& e) {
       std::count_if(first, eps.end(), [](const ibu::EndPort& ep) { return ep.base_lid == 0; });
   e.Log(IBU_LOG_ERROR,
         std::to_string(missing) + " of " + std::to_string(eps.size()) +
-            " end ports have no LID (first: " + first->name + ", port GUID " + Hex(first->port_guid) +
+            " end ports have no LID (first: " + first->name + ", port GUID " + ibu::Hex16(first->port_guid) +
             "): nothing can reach them and they are left out of the path map; OpenSM assigns no "
             "LID when the unicast LIDs (up to 0xBFFF) run out, each port taking 2^lmc: lower lmc");
 }
@@ -330,7 +324,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
     for (int i = 0; i < n; ++i) {
       const int ep = e->fabric.EndPortByGuid(member_guids[i]);
       if (ep < 0) {
-        e->Log(IBU_LOG_INFO, "multicast group " + ibu::HexLid(mlid) + ": member " + Hex(member_guids[i]) +
+        e->Log(IBU_LOG_INFO, "multicast group " + ibu::HexLid(mlid) + ": member " + ibu::Hex16(member_guids[i]) +
                                  " is not an end port of the routed fabric; skipped");
         continue;
       }

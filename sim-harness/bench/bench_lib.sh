@@ -7,6 +7,8 @@
 # benchmark's EXIT trap calls stop_fabric_run (fabric-run stops OpenSM and
 # ibsim on TERM).
 fabric_run_pid=""
+# make_temp_dir VAR TEMPLATE stop_fabric_run: the benchmark's work dir.
+source "$(dirname "${BASH_SOURCE[0]}")/../ibsim/temp-dir.sh"
 # -h/--help: the script's header comment (they took it for a fabric or a
 # sweep count and refused it).
 help_if_asked() {  # SCRIPT FIRST-ARG

@@ -36,9 +36,7 @@ for mesh in "${meshes[@]}"; do
     "centre host OpenSM runs from; directed-route SMPs reach 63" >&2; exit 2; }
 done
 [ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
-work=$(mktemp -d "${TMPDIR:-/tmp}/mesh-routing-bench.XXXXXX")
-trap 'trap "" INT TERM HUP; stop_fabric_run; rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
+make_temp_dir work "${TMPDIR:-/tmp}/mesh-routing-bench.XXXXXX" stop_fabric_run
 
 # Every net generated before the first run (1x1 passed the pattern and was
 # refused only when the loop reached it, after the others' runs).

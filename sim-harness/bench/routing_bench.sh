@@ -35,9 +35,7 @@ for fabric in "${fabrics[@]}"; do
   named[$fabric]=1
 done
 [ -x ./ibunion ] && [ -f plugin/osm/.libs/libibunion.so ] || bash sim-harness/setup.sh
-work=$(mktemp -d "${TMPDIR:-/tmp}/routing-bench.XXXXXX")
-trap 'trap "" INT TERM HUP; stop_fabric_run; rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
+make_temp_dir work "${TMPDIR:-/tmp}/routing-bench.XXXXXX" stop_fabric_run
 
 # Every net generated before the first run: ft-6-3 passed the pattern and
 # was refused (odd M) only when the loop reached it, after the others' runs.

@@ -21,9 +21,7 @@ cd "$top"
 # FT(4,3)'s, so with any other NETFILE every join failed).
 read -r first_host last_host < <(awk -F'"' '/^[ \t]*(Hca|Ca)[ \t]/ { if (f == "") f = $2; l = $2 } END { print f, l }' "$net")
 [ -n "$last_host" ] || { echo "sweep_soak: NETFILE $net: no Hca records" >&2; exit 2; }
-work=$(mktemp -d "${TMPDIR:-/tmp}/sweep-soak.XXXXXX")
-trap 'trap "" INT TERM HUP; stop_fabric_run; rm -rf "$work"' EXIT
-trap 'exit 1' INT TERM HUP  # else a TERM sent twice (timeout(1) does) cut the EXIT trap short
+make_temp_dir work "${TMPDIR:-/tmp}/sweep-soak.XXXXXX" stop_fabric_run
 cat >"$work/soak.sh" <<EOS
 set -euo pipefail
 SIM_HOST='$first_host' LD_PRELOAD=\$IBUNION_UMAD2SIM "$top/ibunion" mcjoin join ff12:e001::7 >/dev/null
