@@ -120,6 +120,27 @@ for shim in "" term-rm hung-ibroute; do
     pass "ibsim killed during the read-back${shim:+ ($shim)}: the run fails at once naming it last, no temp dir left" ||
     fail "ibsim killed during the read-back${shim:+ ($shim)} gave $st: $(tail -n 1 "$out.log"); left: $(ls -A "$out" | xargs)"
 done
+# A simulated tool killed midway leaves libumad2sim's ./sys-PID tree in its
+# working directory: the read-back's tools (and OpenSM) run in temp dirs,
+# not in the caller's. Here ibsim dies just after an ibroute made its tree,
+# so that ibroute hangs until it is stopped.
+mkdir -p "$E2E_TMP/midway-ibroute" "$E2E_TMP/caller-cwd"
+cat >"$E2E_TMP/midway-ibroute/ibroute" <<EOF
+#!/bin/bash
+$(printf '%q' "$(command -v ibroute || echo /usr/sbin/ibroute)") "\$@" & p=\$!
+while kill -0 \$p 2>/dev/null && [ ! -d sys-\$p ]; do sleep 0.01; done
+[ ! -d sys-\$p ] || kill -9 \$(awk '/^ibsim/ {print \$2}' "\$IBUNION_OUT/pids")
+wait \$p
+EOF
+chmod +x "$E2E_TMP/midway-ibroute/ibroute"
+out=$E2E_TMP/readback-midway
+st=0
+(cd "$E2E_TMP/caller-cwd" && PATH=$E2E_TMP/midway-ibroute:$PATH "$FABRIC_RUN" --net "$TOPO/ft-4-2.net" \
+  --engine minhop --out "$out") >"$out.log" 2>&1 || st=$?
+[ $st -eq 1 ] && grep -q "ibsim (PID [0-9]*) exited during the read-back" "$out.log" &&
+  [ -z "$(ls -A "$E2E_TMP/caller-cwd")" ] && [ -z "$(survivors "$out")" ] &&
+  pass "a read-back tool killed midway leaves nothing in the caller's directory" ||
+  fail "a read-back tool killed midway gave $st: $(tail -n 1 "$out.log"); left in the caller's directory: $(ls -A "$E2E_TMP/caller-cwd" | xargs)"
 out=$E2E_TMP/orphan
 # The parent is started from a subshell, not as a job of this one: no
 # "Killed" notice.
