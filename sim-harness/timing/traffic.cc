@@ -305,6 +305,16 @@ int Workload::Rank(int t, int h) const {
   return it != m.end() && *it == h ? int(it - m.begin()) : -1;
 }
 
+// The group of a replay is the dumped MLID's members: a GROUP asking for
+// another one was dropped without a word (only the heading's group size
+// differed from it).
+void Workload::RefuseGroupOtherThanDumped(int members, Lid mlid) const {
+  const HostCount& g = spec_.group;
+  if (g.fraction ? g.value == 1.0 : int(g.value) == members) return;
+  throw Error(spec_.named + ": with --routing dump:DIR the group is the " + std::to_string(members) +
+              " members of the dumped MLID " + HexLid(mlid) + "; give GROUP as all or " + std::to_string(members));
+}
+
 void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
   // Members: end ports hanging off a switch port in the MLID's masks.
   std::map<Lid, std::vector<bool>> reach;
@@ -335,6 +345,7 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
   const std::vector<bool>& r = reach[chosen];
   for (int h = 0; h < hosts_; ++h)
     if (r[h]) group_.push_back(h);
+  RefuseGroupOtherThanDumped(int(group_.size()), chosen);
   // Sources are drawn from the members: a count beyond them was taken as all.
   RefuseTooManyHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
                      "the " + std::to_string(group_.size()) + " members of the dumped group (MLID " + HexLid(chosen) +

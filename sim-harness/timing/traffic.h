@@ -112,6 +112,7 @@ class Workload {
   // Dump mode: replaces the group and trees by the one the dumped MFTs
   // deliver `mlid` to (members found from the masks), sources drawn from it;
   // in unicast mode the group alone (copies go to its members, no tree).
+  // GROUP other than all of them is refused.
   void UseDumpedTree(const Fabric& f, const Tables& t, int mlid);
 
   // Human note for stderr ("group of 12 hosts, 5 sources, 5 trees").
@@ -119,6 +120,8 @@ class Workload {
 
  private:
   void BuildTrees();
+  // Dump mode: GROUP must be all of the dumped MLID's `members`.
+  void RefuseGroupOtherThanDumped(int members, Lid mlid) const;
   // The param `key` (now `value`) as the user gave it, for messages.
   std::string NamedParam(const std::string& key, long long value) const;
 

@@ -331,6 +331,22 @@ void TestCliBadInput() {
   CU_ASSERT(Contains(err, "fly"));
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--traffic", "mcast:0:1"}, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "--traffic mcast:0:1"));
+  // A replay's group is the dumped MLID's five members: another GROUP was
+  // dropped without a word. All of them, by fraction or count, is fine.
+  for (const char* group : {"0.4", "3", "6"}) {
+    const std::string traffic = std::string("mcast:all:") + group;
+    CU_ASSERT_EQUAL(Sim({"--routing", routing, "--guid2lid", d.dir + "/guid2lid", "--traffic", traffic, "--param",
+                         "batch=1"},
+                        nullptr, &err),
+                    2);
+    CU_ASSERT(Contains(err, "--traffic " + traffic + ": with --routing dump:DIR the group is the 5 members of "
+                            "the dumped MLID 0xc001; give GROUP as all or 5"));
+  }
+  for (const char* group : {"all", "100%", "5"})
+    CU_ASSERT_EQUAL(Sim({"--routing", routing, "--guid2lid", d.dir + "/guid2lid", "--traffic",
+                         std::string("mcast:all:") + group, "--param", "batch=1", "--quiet"},
+                        nullptr, &err),
+                    0);
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--load"}, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "--load"));
   CU_ASSERT_EQUAL(Sim({"--routing", routing, "--sweep", "0.5:0.1:0.1"}, nullptr, &err), 2);
