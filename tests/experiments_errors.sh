@@ -86,6 +86,14 @@ else
   fail "seed001 --summary, FT(16,3) centric 1 VL: $(grep 'ft-16-3 | centric:0.1 | 1 ' "$tmp/s1"); want $want"
 fi
 
+# seed002's 4-packet-buffer tables under their own heading, not seed002's.
+"$RUN" seed002 --summary --out "$FIG" >"$tmp/s2" 2>"$tmp/err" || fail "seed002 --summary: $(cat "$tmp/err")"
+if [ "$(grep '^#' "$tmp/s2" | cut -d'(' -f1)" = "$(printf '### seed002 \n### seed002 with 4-packet buffers ')" ]; then
+  pass "seed002 --summary: one heading per table set, the 4-packet-buffer one named"
+else
+  fail "seed002 --summary headings: $(grep '^#' "$tmp/s2" | tr '\n' '|')"
+fi
+
 # --- --replot draws every curve it has data for --------------------------------
 # gnuplot warns "Skipping data file with no valid points" for a curve or
 # panel drawn empty; the checked-in CSVs and a seed002 CSV made without
