@@ -28,6 +28,12 @@ expect "--out $tmp/afile: not a directory" "$RUN" seed001 --quick --out "$tmp/af
 expect "--work $tmp/afile: not a directory" "$RUN" seed001 --quick --out "$tmp/o" --work "$tmp/afile"
 [ ! -e "$tmp/o" ] && pass "a refused run creates no --out" || fail "a refused run created $tmp/o"
 expect "--summary and --replot" "$RUN" seed001 --summary --replot --out "$FIG"
+# A value option twice: the last one won without a word.
+expect "option --out given twice ('$tmp/o1' and again): give it once" "$RUN" seed001 --quick --out "$tmp/o1" --out "$tmp/o2"
+expect "option --work given twice ('$tmp/w1' and again)" "$RUN" seed001 --quick --work "$tmp/w1" --work "$tmp/w2" --out "$tmp/o"
+expect "option --jobs given twice ('2' and again)" "$RUN" seed001 --quick --jobs 2 --jobs 1 --out "$tmp/o"
+[ ! -e "$tmp/o1" ] && [ ! -e "$tmp/o2" ] && [ ! -e "$tmp/o" ] && pass "a repeated option creates no --out" ||
+  fail "a repeated option created $(ls -d "$tmp"/o* | xargs)"
 
 # --- --summary / --replot: the CSVs must be there, in run's format ------------
 for mode in --summary --replot; do
