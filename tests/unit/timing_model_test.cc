@@ -376,6 +376,21 @@ void TestSteadyStateConservation() {
   CU_ASSERT(std::fabs(r.offered - 0.3 * 0.25) < 0.2 * 0.3 * 0.25);
 }
 
+// Offered traffic (bytes/ns/host) of `bytes`-byte messages at `load` on
+// two hosts with `arrival` gaps, over a window of `measure_ns`.
+double OfferedOnStar(sim::Arrival arrival, uint32_t bytes, double load, int64_t measure_ns, uint64_t seed) {
+  Params p;
+  p.arrival = arrival;
+  p.warmup_ns = 1000;
+  p.measure_ns = measure_ns;
+  Rig rig(Star(2), p, "uniform");
+  Simulator sim(*rig.net, *rig.wl, p, load, seed);
+  sim.SetMessageBytes(bytes);
+  const PointResult r = sim.Run();
+  CU_ASSERT(r.error.empty());
+  return r.offered;
+}
+
 void TestPeriodicArrivalsOfferTheLoad() {
   // Periodic arrivals, one message every msg_ns / load ns: 4.44 ns for
   // 1-byte messages at load 0.9, 5.71 at 0.7, 42.7 for 32 bytes at load 3.
@@ -383,18 +398,11 @@ void TestPeriodicArrivalsOfferTheLoad() {
   // 0.25, 0.1667 and 0.744 bytes/ns, not 0.225, 0.175 and 0.75. The
   // arrival times keep the fraction now: offered is the load, to a
   // message per window.
+  const int64_t window = 20000;
   for (const auto& [bytes, load] : {std::pair{1u, 0.9}, std::pair{1u, 0.7}, std::pair{32u, 3.0}}) {
-    Params p;
-    p.arrival = sim::Arrival::kPeriodic;
-    p.warmup_ns = 1000;
-    p.measure_ns = 20000;
-    Rig rig(Star(2), p, "uniform");
-    Simulator sim(*rig.net, *rig.wl, p, load, 1);
-    sim.SetMessageBytes(bytes);
-    const PointResult r = sim.Run();
-    CU_ASSERT(r.error.empty());
-    const double per_window = double(bytes) / double(p.measure_ns);  // one message more or less
-    CU_ASSERT(std::fabs(r.offered - load * 0.25) <= per_window + 1e-12);
+    const double offered = OfferedOnStar(sim::Arrival::kPeriodic, bytes, load, window, 1);
+    const double per_window = double(bytes) / double(window);  // one message more or less
+    CU_ASSERT(std::fabs(offered - load * 0.25) <= per_window + 1e-12);
   }
 }
 
@@ -405,16 +413,8 @@ void TestExponentialArrivalsOfferTheLoad() {
   // 1. The rounding is carried like the periodic gaps', so offered is the
   // load within the Poisson noise of ~90,000 messages a host (0.3%).
   for (const double load : {0.9, 0.7}) {
-    Params p;
-    p.arrival = sim::Arrival::kExponential;
-    p.warmup_ns = 1000;
-    p.measure_ns = 400000;
-    Rig rig(Star(2), p, "uniform");
-    Simulator sim(*rig.net, *rig.wl, p, load, 3);
-    sim.SetMessageBytes(1);
-    const PointResult r = sim.Run();
-    CU_ASSERT(r.error.empty());
-    CU_ASSERT(std::fabs(r.offered - load * 0.25) < 0.01 * load * 0.25);
+    const double offered = OfferedOnStar(sim::Arrival::kExponential, 1, load, 400000, 3);
+    CU_ASSERT(std::fabs(offered - load * 0.25) < 0.01 * load * 0.25);
   }
 }
 
