@@ -141,6 +141,20 @@ st=0
   [ -z "$(ls -A "$E2E_TMP/caller-cwd")" ] && [ -z "$(survivors "$out")" ] &&
   pass "a read-back tool killed midway leaves nothing in the caller's directory" ||
   fail "a read-back tool killed midway gave $st: $(tail -n 1 "$out.log"); left in the caller's directory: $(ls -A "$E2E_TMP/caller-cwd" | xargs)"
+# fabric-run itself killed with KILL runs no trap: its watchdog (a session
+# of its own) stops ibsim, OpenSM and the --exec command's group, and
+# removes the temp dir. Before, all three ran on.
+out=$E2E_TMP/killed
+mkdir -p "$E2E_TMP/killed-tmp"
+TMPDIR=$E2E_TMP/killed-tmp "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec "$hold" --out "$out" \
+  >/dev/null 2>&1 & fr=$!
+in_exec "$out" && kill -KILL $fr
+wait $fr 2>/dev/null || true
+helper=$(awk '/^helper/ {print $2}' "$out/pids")
+gone_within 10 $(awk '{print $2}' "$out/pids") && ! kill -0 -- "-$helper" 2>/dev/null &&
+  [ -z "$(ls -A "$E2E_TMP/killed-tmp")" ] &&
+  pass "fabric-run killed with KILL: ibsim, OpenSM and the --exec command stop, the temp dir goes" ||
+  fail "fabric-run killed with KILL: alive: $(survivors "$out" | xargs) (--exec group $helper: $(kill -0 -- "-$helper" 2>/dev/null && echo alive || echo gone)); left: $(ls -A "$E2E_TMP/killed-tmp" | xargs)"
 out=$E2E_TMP/orphan
 # The parent is started from a subshell, not as a job of this one: no
 # "Killed" notice.
