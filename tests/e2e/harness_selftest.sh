@@ -120,6 +120,24 @@ for shim in "" term-rm hung-ibroute; do
     pass "ibsim killed during the read-back${shim:+ ($shim)}: the run fails at once naming it last, no temp dir left" ||
     fail "ibsim killed during the read-back${shim:+ ($shim)} gave $st: $(tail -n 1 "$out.log"); left: $(ls -A "$out" | xargs)"
 done
+# A read-back stuck in a command that ignores TERM (here its last one, wc)
+# is KILLed 3 s later, so its own trap never removes its temp dir in DIR:
+# fabric-run does.
+mkdir -p "$E2E_TMP/stubborn-wc"
+cat >"$E2E_TMP/stubborn-wc/wc" <<'EOF'
+#!/bin/bash
+trap '' TERM
+kill -9 "$(awk '/^ibsim/ {print $2}' "$IBUNION_OUT/pids")"
+exec sleep 30
+EOF
+chmod +x "$E2E_TMP/stubborn-wc/wc"
+out=$E2E_TMP/readback-stubborn
+st=0
+PATH=$E2E_TMP/stubborn-wc:$PATH "$FABRIC_RUN" --net "$net" --engine minhop --out "$out" >"$out.log" 2>&1 || st=$?
+[ $st -eq 1 ] && tail -n 1 "$out.log" | grep -q "^fabric-run: ibsim (PID [0-9]*) exited during the read-back$" &&
+  [ -z "$(survivors "$out")" ] && [ -z "$(ls -d "$out"/.read-tables.* 2>/dev/null)" ] &&
+  pass "a read-back stuck past TERM: KILLed, its temp dir in DIR removed all the same" ||
+  fail "a read-back stuck past TERM gave $st: $(tail -n 1 "$out.log"); left: $(ls -A "$out" | xargs)"
 # A simulated tool killed midway leaves libumad2sim's ./sys-PID tree in its
 # working directory: the read-back's tools (and OpenSM) run in temp dirs,
 # not in the caller's. Here ibsim dies just after an ibroute made its tree,
