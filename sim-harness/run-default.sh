@@ -25,6 +25,7 @@ exec 3>&1  # the job's own report, also from inside a redirected call
 step() { printf '\n== %s\n' "$*"; }
 ok() { printf '  ok    %s\n' "$*"; }
 bad() { printf '  FAIL  %s\n' "$*" >&3; failures=$((failures + 1)); }
+note() { printf '        %s\n' "$*"; }
 run_check() {  # WHAT COMMAND...: ok/bad by exit status; the command's summary lines are shown
   local what=$1 log=$work/check.$RANDOM
   shift
@@ -114,6 +115,8 @@ sim_json() { ./ibunion sim "$@" --traffic uniform --vls 1 --seed 1 --sweep 0.1:0
 if sim_json "$work/mlid/fabric.net" --routing mlid >"$work/core.json" 2>&1 &&
   sim_json --routing "dump:$work/mlid" >"$work/replay.json" 2>&1 && cmp -s "$work/core.json" "$work/replay.json"; then
   ok "replay of the read-back tables + plugin's path selection = core mlid, byte for byte"
+  note "(both on the read-back fabric.net; the core rows above number the hosts as the generator"
+  note " does, so the same seed draws other host pairs there)"
 else
   bad "replay of the read-back tables + plugin's path selection differs from core mlid"
 fi
