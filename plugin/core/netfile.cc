@@ -128,6 +128,16 @@ class Parser {
            ": expected a '#' comment or the end of the line");
   }
 
+  // The section headings `ibnetdiscover -g` (grouping by chassis) writes
+  // between records: "Chassis N", "Chassis N (guid 0x...)", "Non-Chassis
+  // Nodes" and, for Xsigo chassis, "Hostname: NAME". ibsim drops them too.
+  static bool IsGroupingHeading(const std::string& line) {
+    if (line == "Non-Chassis Nodes" || StartsWith(line, "Hostname: ")) return true;
+    if (!IsWord(line, "Chassis")) return false;
+    const size_t p = SkipBlanks(line, std::strlen("Chassis"));
+    return p < line.size() && std::isdigit(static_cast<unsigned char>(line[p]));
+  }
+
   // "[N]" at s[pos], N in decimal digits only ("[+1]" and "[ 1]" are not
   // ports); moves pos past ']'. -1 when there is no such bracket.
   static long BracketedNumber(const std::string& s, size_t& pos) {
@@ -192,6 +202,7 @@ class Parser {
     // (the plugin imports every non-switch port so), but its GUIDs are
     // counted apart, as ibsim counts them.
     if (IsWord(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2, &router_guid_);
+    if (IsGroupingHeading(line)) return;
     Fail("expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line "
          "([N] \"peer\"[M]) or a guid assignment, got '" + line + "'");
   }

@@ -44,6 +44,36 @@ void NetFileRoundTrip() {
   }
 }
 
+void IbnetdiscoverGroupingHeadings() {
+  // `ibnetdiscover -g` groups the records by chassis under headings that
+  // are neither records nor comments; ibsim drops them. They were refused
+  // as "expected a node header".
+  Fabric f = Parse(
+      "#\n# Initiated from node 0000000000100003 port 0000000000100004\n\n"
+      "Chassis 3 (guid 0x5442ba00003000)\n\n# Spine Nodes\n# Line Nodes\n# Chassis Switches\n"
+      "Hostname: xsigo-1\n\nNon-Chassis Nodes\n\n"
+      "vendid=0x2c9\ndevid=0xb924\nsysimgguid=0x200001\n"
+      "switchguid=0x200001(200001)\t# \n"
+      "Switch\t8 \"S-0000000000200001\"\t\t# \"Switch2\" base port 0 lid 3 lmc 0\n"
+      "[1]\t\"H-0000000000100003\"[1](100004) \t\t# \"Hca2\" lid 4 4xSDR\n\n"
+      "caguid=0x100003\n"
+      "Ca\t2 \"H-0000000000100003\"\t\t# \"Hca2\"\n"
+      "[1](100004) \t\"S-0000000000200001\"[1]\t\t# lid 4 lmc 0 \"Switch2\" lid 3 4xSDR\n");
+  CU_ASSERT_EQUAL(f.switches.size(), 1u);
+  CU_ASSERT_EQUAL(f.end_ports.size(), 1u);
+  CU_ASSERT_EQUAL(f.switches[0].lid, 3);
+  // Only those headings: other words stay errors.
+  for (const char* bad : {"Chassis\n", "Chassis x\n", "Non-Chassis\n", "Hostname:\n"}) {
+    std::string err;
+    try {
+      Parse(bad);
+    } catch (const Error& e) {
+      err = e.what();
+    }
+    CU_ASSERT(err.find("expected a node header") != std::string::npos);
+  }
+}
+
 void IbsimGuidNumbering() {
   // Without GUID lines the parser numbers nodes the way ibsim does.
   Fabric f = Parse(
@@ -1094,6 +1124,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "ibsim GUID numbering", IbsimGuidNumbering);
   CU_add_test(s, "net file: routers counted apart, as ibsim does", RoutersCountedApartAsIbsimDoes);
   CU_add_test(s, "ibnetdiscover LIDs and descriptions", IbnetdiscoverLids);
+  CU_add_test(s, "ibnetdiscover -g chassis headings are skipped", IbnetdiscoverGroupingHeadings);
   CU_add_test(s, "net file: what ibnetdiscover writes", AcceptsWhatIbnetdiscoverWrites);
   CU_add_test(s, "net file: node descriptions with quotes", DescriptionsWithQuotes);
   CU_add_test(s, "net file comments: LIDs by the integer rule", CommentLidsByTheIntegerRule);
