@@ -322,6 +322,31 @@ void LeafWithOneLinkLeft() {
   PrintTotals();
 }
 
+// A lowest subtree without hosts whose middle switch p reaches the hosts
+// only up through one parent (its other parent lost its link to the
+// hosts): p was taken for a top, as it climbs from there, and FT(4,4) read
+// as FT(8,4) with 1444 of 1536 links missing. Switches sharing two
+// neighbours share a level, so p is at its replica's.
+void HostlessSubtreeUnderOneParent() {
+  const Fabric full = Generated(4, 4, 0);
+  const FatTree tree = RecognizeFatTree(full);
+  int leaf = -1;
+  for (size_t s = 0; s < full.switches.size() && leaf < 0; ++s)
+    if (tree.level[s] == 3) leaf = static_cast<int>(s);
+  Fabric f = WithoutHostsOf(full, LowestSubtreeOf(tree, leaf));
+  const int p = f.switches[leaf].ports[tree.up_port[leaf][0]].index;
+  const int parent = f.switches[p].ports[tree.up_port[p][0]].index;
+  for (int port : PortsTowardLevel(f, tree, parent, +1))
+    if (f.switches[parent].ports[port].index != p) CutLink(f, parent, port);
+  f.Finalize();
+  Outcome o = RouteAndCheck(f, 4);
+  CU_ASSERT(Contains(o.note, "degraded FT(4,4): 1 of 96 switch links, 0 of 56 switches and 4 of 32 hosts missing"));
+  const FatTree degraded = RecognizeFatTree(f);
+  CU_ASSERT_EQUAL(degraded.level[p], 2);
+  CU_ASSERT_EQUAL(degraded.level[parent], 1);
+  PrintTotals();
+}
+
 // Refusals say why: a leaf that lost every up link splits the fabric.
 void UnlabellableIsRefusedWithReason() {
   Fabric f = Generated(4, 3, 2);
@@ -352,6 +377,7 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "a leaf without hosts is still a leaf", LeafWithoutHostsIsRouted);
   CU_add_test(s, "a lowest subtree without hosts, hosts on one leaf only", HostlessSubtreeIsRouted);
   CU_add_test(s, "a leaf without hosts and one link left is a leaf", LeafWithOneLinkLeft);
+  CU_add_test(s, "a lowest subtree without hosts under one parent's link", HostlessSubtreeUnderOneParent);
   CU_add_test(s, "unlabellable trees are refused with the reason", UnlabellableIsRefusedWithReason);
 }
 
