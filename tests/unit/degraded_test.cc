@@ -347,6 +347,28 @@ void HostlessSubtreeUnderOneParent() {
   PrintTotals();
 }
 
+// The one top left of FT(4,2) or FT(8,2), with a leaf without hosts on it:
+// that leaf is the only switch whose neighbours are all nearer the hosts,
+// so the tops' distance was never tried and the tree read as FT(4,3) or
+// FT(8,3) ("252 of 256 switch links ... missing").
+void OnlyTopLeftHoldsAHostlessLeaf() {
+  for (auto [m, lmc] : {std::pair{4, 1}, std::pair{8, 2}}) {
+    const Fabric full = Generated(m, 2, lmc);
+    const FatTree tree = RecognizeFatTree(full);
+    std::vector<int> tops, leaves;
+    for (size_t s = 0; s < full.switches.size(); ++s)
+      (tree.level[s] == 0 ? tops : leaves).push_back(static_cast<int>(s));
+    Fabric f = WithoutHostsOf(full, {leaves[0]});
+    for (size_t i = tops.size() - 1; i >= 1; --i) f = WithoutSwitch(f, tops[i]);  // lower indices stay
+    Outcome o = RouteAndCheck(f, m);
+    CU_ASSERT(Contains(o.note, "degraded FT(" + std::to_string(m) + ",2): "));
+    CU_ASSERT(Contains(o.note, std::to_string(tops.size() - 1) + " of " + std::to_string(full.switches.size()) +
+                                   " switches and " + std::to_string(m / 2) + " of "));
+    CU_ASSERT_EQUAL(RecognizeFatTree(f).n, 2);
+  }
+  PrintTotals();
+}
+
 // Refusals say why: a leaf that lost every up link splits the fabric.
 void UnlabellableIsRefusedWithReason() {
   Fabric f = Generated(4, 3, 2);
@@ -378,6 +400,7 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "a lowest subtree without hosts, hosts on one leaf only", HostlessSubtreeIsRouted);
   CU_add_test(s, "a leaf without hosts and one link left is a leaf", LeafWithOneLinkLeft);
   CU_add_test(s, "a lowest subtree without hosts under one parent's link", HostlessSubtreeUnderOneParent);
+  CU_add_test(s, "the one top left holds a leaf without hosts", OnlyTopLeftHoldsAHostlessLeaf);
   CU_add_test(s, "unlabellable trees are refused with the reason", UnlabellableIsRefusedWithReason);
 }
 

@@ -9,7 +9,8 @@
 // Cost: union-find and sorting over switches and links, O(links log links),
 // plus O(links x m log m) once for the 4-cycles that place switches without
 // hosts below them; the labelling three times per plausible top distance
-// (at most 14 but the first: FT(4,15) is beyond the LIDs).
+// (a peak's or one nearer; at most 14 but the first: FT(4,15) is beyond
+// the LIDs).
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -70,7 +71,11 @@ class DegradedRecognizer {
   // n-1; a switch that lost every up link is a peak below them, one that
   // lost every down link a peak above. Tops are the most numerous. A
   // distance too deep for the LID space is kept only first, to be refused
-  // with that reason.
+  // with that reason. One step nearer than each peak follows, where no peak
+  // sits: the tops need not be peaks (a leaf without hosts hanging on a top
+  // by one link is one step farther; when such leaves were the only peaks,
+  // FT(4,2) was read as FT(4,3) or FT(8,3)), and the smallest tree that
+  // labels the fabric wins anyway.
   std::vector<int> TopCandidates() const {
     std::map<int, int> count;
     for (int s = 0; s < ns_; ++s)
@@ -82,6 +87,10 @@ class DegradedRecognizer {
     for (auto [c, d] : by_count)
       if (out.empty() || FatTreeBeyondLids(2, 1 - d).empty()) out.push_back(-d);
     if (out.empty()) throw Error("no top switch: no switch has only links toward the hosts");
+    for (auto [c, minus_d] : by_count) {
+      const int nearer = -minus_d - 1;  // FT(m, nearer + 1)
+      if (nearer > 0 && !count.count(nearer) && FatTreeBeyondLids(2, nearer + 1).empty()) out.push_back(nearer);
+    }
     return out;
   }
 
