@@ -3,7 +3,8 @@
 # with minhop: a mesh, a fat-tree with one extra cable, a host on a top
 # switch, bad options (an unknown key, a key given twice, a key of an engine
 # the plugin lacks); and beside another event plugin, its keys are left to
-# it. A leaf whose hosts are all off is routed, not refused.
+# it. A leaf whose hosts are all off is routed, not refused, and ft-4-2
+# with one top left and a hostless leaf on it is routed as FT(4,2).
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 run() {  # NET OUT OPTIONS
@@ -50,6 +51,21 @@ grep -qF "ibunion/mlid: degraded FT(4,3): 0 of 32 switch links, 0 of 20 switches
   pass "hostless leaf: mlid routes the degraded tree, no fallback" || fail "hostless leaf: mlid did not route"
 check "hostless leaf: every host reaches every host LID" \
   "$IBUNION" verify "$E2E_TMP/hostless/fabric.net" --lft "$E2E_TMP/hostless/lfts.dump" --host-lids
+
+# ft-4-2 with top SW<1,0> gone and the hosts of leaf SW<3,1> off: that leaf
+# hangs on the one top left and is the only switch with every neighbour
+# nearer the hosts, so the tops' distance was never tried and mlid routed
+# the tree as FT(4,3) or FT(8,3).
+awk 'BEGIN { RS = ""; ORS = "\n\n" } !/Switch\t4 "SW<1,0>"/ && !/Hca\t1 "P\(3[01]\)"/' "$TOPO/ft-4-2.net" |
+  grep -v '"SW<1,0>"\[\|"P(3[01])"\[1\]' >"$E2E_TMP/onetop.net"
+grep -c Hca "$E2E_TMP/onetop.net" | grep -qx 6 || fail "could not build the fabric with one top left"
+check "ft-4-2 with one top left and a hostless leaf comes up" run "$E2E_TMP/onetop.net" "$E2E_TMP/onetop" ""
+grep -qF "ibunion/mlid: degraded FT(4,2): 4 of 8 switch links, 1 of 6 switches and 2 of 8 hosts missing" \
+  "$E2E_TMP/onetop/opensm.log" && ! grep -q "minhop tables configured" "$E2E_TMP/onetop/opensm.log" &&
+  pass "one top left: mlid routes it as the FT(4,2) it is" ||
+  fail "one top left: $(grep -o "ibunion/mlid: [a-z]* FT([0-9,]*)" "$E2E_TMP/onetop/opensm.log" | head -1)"
+check "one top left: every host reaches every host LID" \
+  "$IBUNION" verify "$E2E_TMP/onetop/fabric.net" --lft "$E2E_TMP/onetop/lfts.dump" --host-lids
 
 check "ft-4-3 with a bad option comes up" run "$TOPO/ft-4-3.net" "$E2E_TMP/badopt" "mlid_bogus=1"
 grep -q "bad event_plugin_options: option 'mlid_bogus=1': unknown key for engine mlid" "$E2E_TMP/badopt/opensm.log" &&

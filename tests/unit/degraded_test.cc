@@ -322,23 +322,79 @@ void LeafWithOneLinkLeft() {
   PrintTotals();
 }
 
-// Refusals say why: a leaf that lost every up link splits the fabric.
-void UnlabellableIsRefusedWithReason() {
-  Fabric f = Generated(4, 3, 2);
-  const FatTree tree = RecognizeFatTree(f);
+// A lowest subtree without hosts whose middle switch p reaches the hosts
+// only up through one parent (its other parent lost its link to the
+// hosts): p was taken for a top, as it climbs from there, and FT(4,4) read
+// as FT(8,4) with 1444 of 1536 links missing. Switches sharing two
+// neighbours share a level, so p is at its replica's.
+void HostlessSubtreeUnderOneParent() {
+  const Fabric full = Generated(4, 4, 0);
+  const FatTree tree = RecognizeFatTree(full);
   int leaf = -1;
-  for (size_t s = 0; s < f.switches.size() && leaf < 0; ++s)
-    if (tree.level[s] == 2) leaf = static_cast<int>(s);
-  CutLinksTo(f, tree, leaf, 1);
-  const std::string msg = ErrorOf([&] { RecognizeFatTree(f); });
-  CU_ASSERT(Contains(msg, "not an m-port n-tree"));
-  CU_ASSERT(Contains(msg, "nor is it one with parts missing"));
-  CU_ASSERT(Contains(msg, f.switches[leaf].name));
-  CU_ASSERT(Contains(msg, "lost every link upward; the tree fell apart"));
-  // And the engine refuses with the same words (OpenSM then falls back).
-  Tables t;
-  auto engine = MakeEngine("mlid", {}, nullptr);
-  CU_ASSERT(Contains(ErrorOf([&] { engine->RouteUnicast(f, t); }), "the tree fell apart"));
+  for (size_t s = 0; s < full.switches.size() && leaf < 0; ++s)
+    if (tree.level[s] == 3) leaf = static_cast<int>(s);
+  Fabric f = WithoutHostsOf(full, LowestSubtreeOf(tree, leaf));
+  const int p = f.switches[leaf].ports[tree.up_port[leaf][0]].index;
+  const int parent = f.switches[p].ports[tree.up_port[p][0]].index;
+  for (int port : PortsTowardLevel(f, tree, parent, +1))
+    if (f.switches[parent].ports[port].index != p) CutLink(f, parent, port);
+  f.Finalize();
+  Outcome o = RouteAndCheck(f, 4);
+  CU_ASSERT(Contains(o.note, "degraded FT(4,4): 1 of 96 switch links, 0 of 56 switches and 4 of 32 hosts missing"));
+  const FatTree degraded = RecognizeFatTree(f);
+  CU_ASSERT_EQUAL(degraded.level[p], 2);
+  CU_ASSERT_EQUAL(degraded.level[parent], 1);
+  PrintTotals();
+}
+
+// The one top left of FT(4,2) or FT(8,2), with a leaf without hosts on it:
+// that leaf is the only switch whose neighbours are all nearer the hosts,
+// so the tops' distance was never tried and the tree read as FT(4,3) or
+// FT(8,3) ("252 of 256 switch links ... missing").
+void OnlyTopLeftHoldsAHostlessLeaf() {
+  for (auto [m, lmc] : {std::pair{4, 1}, std::pair{8, 2}}) {
+    const Fabric full = Generated(m, 2, lmc);
+    const FatTree tree = RecognizeFatTree(full);
+    std::vector<int> tops, leaves;
+    for (size_t s = 0; s < full.switches.size(); ++s)
+      (tree.level[s] == 0 ? tops : leaves).push_back(static_cast<int>(s));
+    Fabric f = WithoutHostsOf(full, {leaves[0]});
+    for (size_t i = tops.size() - 1; i >= 1; --i) f = WithoutSwitch(f, tops[i]);  // lower indices stay
+    Outcome o = RouteAndCheck(f, m);
+    CU_ASSERT(Contains(o.note, "degraded FT(" + std::to_string(m) + ",2): "));
+    CU_ASSERT(Contains(o.note, std::to_string(tops.size() - 1) + " of " + std::to_string(full.switches.size()) +
+                                   " switches and " + std::to_string(m / 2) + " of "));
+    CU_ASSERT_EQUAL(RecognizeFatTree(f).n, 2);
+  }
+  PrintTotals();
+}
+
+// Refusals say why: a leaf that lost every up link splits the fabric. On
+// FT(4,2) with one more link gone the tops kept 2 or 3 links, no more than
+// a leaf has, and the refusal blamed a leaf's host for sitting on a top
+// ("host P(11) is cabled to a switch with 2 links to other switches, as a
+// top or middle switch has").
+void UnlabellableIsRefusedWithReason() {
+  for (int n : {3, 2}) {
+    Fabric f = Generated(4, n, 2);
+    const FatTree tree = RecognizeFatTree(f);
+    std::vector<int> leaves;
+    for (size_t s = 0; s < f.switches.size(); ++s)
+      if (tree.level[s] == n - 1) leaves.push_back(static_cast<int>(s));
+    const int leaf = leaves[0];
+    if (n == 2) CutLink(f, leaves[1], tree.up_port[leaves[1]][0]);
+    CutLinksTo(f, tree, leaf, n - 2);
+    const std::string msg = ErrorOf([&] { RecognizeFatTree(f); });
+    CU_ASSERT(Contains(msg, "not an m-port n-tree"));
+    CU_ASSERT(Contains(msg, "nor is it one with parts missing"));
+    CU_ASSERT(Contains(msg, f.switches[leaf].name));
+    CU_ASSERT(Contains(msg, "lost every link upward; the tree fell apart"));
+    CU_ASSERT(!Contains(msg, "hosts belong on leaves"));
+    // And the engine refuses with the same words (OpenSM then falls back).
+    Tables t;
+    auto engine = MakeEngine("mlid", {}, nullptr);
+    CU_ASSERT(Contains(ErrorOf([&] { engine->RouteUnicast(f, t); }), "the tree fell apart"));
+  }
 }
 
 }  // namespace
@@ -352,6 +408,8 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "a leaf without hosts is still a leaf", LeafWithoutHostsIsRouted);
   CU_add_test(s, "a lowest subtree without hosts, hosts on one leaf only", HostlessSubtreeIsRouted);
   CU_add_test(s, "a leaf without hosts and one link left is a leaf", LeafWithOneLinkLeft);
+  CU_add_test(s, "a lowest subtree without hosts under one parent's link", HostlessSubtreeUnderOneParent);
+  CU_add_test(s, "the one top left holds a leaf without hosts", OnlyTopLeftHoldsAHostlessLeaf);
   CU_add_test(s, "unlabellable trees are refused with the reason", UnlabellableIsRefusedWithReason);
 }
 

@@ -364,13 +364,20 @@ int UsualInnerLinks(const Fabric& f) {
 std::string HostOnInnerSwitchFault(const Fabric& f) {
   const int inner = UsualInnerLinks(f);
   if (inner == 0) return "";
+  int most_hosts = 0;  // k on an intact leaf
+  for (const Switch& sw : f.switches)
+    most_hosts = std::max<int>(most_hosts, std::count_if(sw.ports.begin(), sw.ports.end(),
+                                                         [](const Peer& p) { return p.is_end_port(); }));
   for (size_t s = 0; s < f.switches.size(); ++s) {
     const Switch& sw = f.switches[s];
     const int links = SwitchLinks(sw);
     // A leaf has at most m/2 switch links (k + a doubled cable or two); a
     // top or middle switch about m (2k). Three quarters of the usual inner
-    // count lies between them even when a few links are missing.
-    if (4 * links <= 3 * inner) continue;
+    // count lies between them even when a few links are missing. When many
+    // are missing (FT(4,2) whose tops kept 2 links) that count sinks to a
+    // leaf's, and a leaf had its host blamed for a tree that fell apart: no
+    // more switch links than a leaf has hosts is a leaf's count too.
+    if (4 * links <= 3 * inner || links <= most_hosts) continue;
     for (int p = 1; p <= sw.num_ports; ++p) {
       const Peer& peer = sw.ports[p];
       if (!peer.is_end_port()) continue;

@@ -9,7 +9,8 @@
 // Cost: union-find and sorting over switches and links, O(links log links),
 // plus O(links x m log m) once for the 4-cycles that place switches without
 // hosts below them; the labelling three times per plausible top distance
-// (at most 14 but the first: FT(4,15) is beyond the LIDs).
+// (a peak's or one nearer; at most 14 but the first: FT(4,15) is beyond
+// the LIDs).
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -66,11 +67,15 @@ class DegradedRecognizer {
 
   // Distances at which peaks (switches whose neighbours are all one step
   // closer to the hosts, but for those without hosts below them, which
-  // SameLevelAs finds) sit, the most common first. Real tops are peaks at
+  // SameLevelClasses finds) sit, the most common first. Real tops are peaks at
   // n-1; a switch that lost every up link is a peak below them, one that
   // lost every down link a peak above. Tops are the most numerous. A
   // distance too deep for the LID space is kept only first, to be refused
-  // with that reason.
+  // with that reason. One step nearer than each peak follows, where no peak
+  // sits: the tops need not be peaks (a leaf without hosts hanging on a top
+  // by one link is one step farther; when such leaves were the only peaks,
+  // FT(4,2) was read as FT(4,3) or FT(8,3)), and the smallest tree that
+  // labels the fabric wins anyway.
   std::vector<int> TopCandidates() const {
     std::map<int, int> count;
     for (int s = 0; s < ns_; ++s)
@@ -82,6 +87,10 @@ class DegradedRecognizer {
     for (auto [c, d] : by_count)
       if (out.empty() || FatTreeBeyondLids(2, 1 - d).empty()) out.push_back(-d);
     if (out.empty()) throw Error("no top switch: no switch has only links toward the hosts");
+    for (auto [c, minus_d] : by_count) {
+      const int nearer = -minus_d - 1;  // FT(m, nearer + 1)
+      if (nearer > 0 && !count.count(nearer) && FatTreeBeyondLids(2, nearer + 1).empty()) out.push_back(nearer);
+    }
     return out;
   }
 
@@ -130,8 +139,7 @@ class DegradedRecognizer {
           dist_[p.index] = dist_[order_[i]] + 1, order_.push_back(p.index);
     for (int s = 0; s < ns_; ++s)
       if (dist_[s] < 0) Fail(s, 0, "not connected to any switch with hosts");
-    twin_.resize(ns_);
-    for (int s = 0; s < ns_; ++s) twin_[s] = SameLevelAs(s);
+    SameLevelClasses();
   }
 
   // Neighbours of `s` one step nearer the hosts, in port order.
@@ -142,23 +150,41 @@ class DegradedRecognizer {
     return out;
   }
 
-  // A switch two of whose nearer neighbours share a nearer neighbour z sits
-  // at z's level: in FT(m,n) a 4-cycle joins two switches of one level to
-  // two of the next (a switch above two siblings would link into their
-  // subtree twice), so opposite corners share a level. A switch with hosts
-  // below it is never such a corner (its nearer neighbours are children in
-  // distinct subtrees): this finds the switches without hosts below them
-  // (a leaf whose hosts are down, a subtree without hosts), which the
-  // distances alone would place above the ones nearer the hosts.
-  // Returns z, or -1.
-  int SameLevelAs(int s) const {
-    std::map<int, int> seen;  // z -> the nearer neighbour it was reached from
-    for (int y : Nearer(s))
-      for (int z : Nearer(y)) {
-        auto [it, fresh] = seen.emplace(z, y);
-        if (!fresh && it->second != y) return z;
+  // Switches that share two neighbours sit at one level: in FT(m,n) a
+  // 4-cycle joins two switches of one level to two of the next (a switch
+  // above two siblings would link into their subtree twice), so opposite
+  // corners share a level; the relation is transitive. A switch is never
+  // nearer the hosts than its level allows (each link changes the level by
+  // one), so the member of its class nearest the hosts shows the level of
+  // all: a switch farther than that member has no hosts below it on the
+  // short way down (a leaf whose hosts are down, a subtree without hosts,
+  // one that lost its down links to the hosts), and the distances alone
+  // would place it above the ones nearer the hosts, or make it a top.
+  // Corners reached only sideways count as well as those below: a switch
+  // whose one link toward the hosts goes up, and that shares its hostless
+  // children with a replica, was taken for a top, and FT(4,4) read as
+  // FT(8,4). twin_[s]: that nearest member when nearer than s, else -1.
+  void SameLevelClasses() {
+    UnionFind same_level(ns_);
+    for (int s = 0; s < ns_; ++s) {
+      std::map<int, int> seen;  // z -> the neighbour of s it was reached through
+      for (const Peer& y : f_.switches[s].ports) {
+        if (!y.is_switch() || y.index == s) continue;
+        for (const Peer& z : f_.switches[y.index].ports) {
+          if (!z.is_switch() || z.index == s || z.index == y.index) continue;
+          auto [it, fresh] = seen.emplace(z.index, y.index);
+          if (!fresh && it->second != y.index) same_level.Unite(s, z.index);
+        }
       }
-    return -1;
+    }
+    std::vector<int> nearest(ns_, -1);  // per class root; order_ is nearest first
+    for (int s : order_)
+      if (nearest[same_level.Find(s)] < 0) nearest[same_level.Find(s)] = s;
+    twin_.assign(ns_, -1);
+    for (int s = 0; s < ns_; ++s) {
+      const int z = nearest[same_level.Find(s)];
+      if (dist_[z] < dist_[s]) twin_[s] = z;
+    }
   }
 
   bool IsPeak(int s) const {
@@ -171,7 +197,7 @@ class DegradedRecognizer {
   // Levels, nearest the hosts first. A switch with hosts is a leaf, level
   // n-1; a switch that keeps a link down toward the hosts climbs one level
   // per link (distance n-1-level). A switch without hosts below it is found
-  // by a 4-cycle (SameLevelAs) or lies beyond the tops: from there the
+  // by a 4-cycle (SameLevelClasses) or lies beyond the tops: from there the
   // levels descend again, so leaves whose hosts are down are leaves. A
   // switch with nothing below it (not a leaf, every down link lost, or
   // only to such switches) carries no host traffic (a route may not turn
@@ -537,7 +563,7 @@ class DegradedRecognizer {
   Guess guess_ = Guess::kAbove;
   std::vector<int> dist_;  // per switch: links to the nearest switch with hosts
   std::vector<int> order_;  // switches by dist_
-  std::vector<int> twin_;   // per switch: SameLevelAs
+  std::vector<int> twin_;   // per switch: SameLevelClasses
   FatTree t_;
   std::vector<int> block_;  // per switch
   std::vector<std::vector<int>> members_;  // per block
