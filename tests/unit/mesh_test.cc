@@ -226,6 +226,24 @@ void RefusesTwoHosts() {
   CU_ASSERT(Contains(e, "exactly one host"));
 }
 
+// Two border links missing at opposite corners (N(0,0)-N(1,0) and
+// N(2,3)-N(3,3)): no single link completes the mesh, and the sides walked
+// from a corner stop short. The refusal names a switch next to a missing
+// link (it named only a far corner and the sides' lengths).
+void TwoMissingBorderLinksNamed() {
+  Fabric f = MakeMesh(4, 4);
+  Disconnect(f, Node(f, 0, 0), 1);
+  Disconnect(f, Node(f, 2, 3), 1);
+  f.Finalize();
+  const std::string e = Recognize(f);
+  CU_ASSERT(Contains(e, "not a 2-D mesh: "));
+  bool named = false;
+  for (const auto& [x, y] : std::vector<std::pair<int, int>>{{0, 0}, {1, 0}, {2, 3}, {3, 3}})
+    named = named || Contains(e, f.SwitchLabel(Node(f, x, y)));
+  if (!named) std::fprintf(stderr, "\nrefusal names no switch next to a missing link: %s\n", e.c_str());
+  CU_ASSERT(named);
+}
+
 void RefusesWrapLinks() {
   Fabric f = MakeMesh(5, 5);
   ConnectSwitches(f, Node(f, 0, 2), 3, Node(f, 4, 2), 1);  // one wrap-around link
@@ -895,6 +913,7 @@ void RegisterMeshSuite() {
   CU_add_test(s, "exactly once from every member", ExactlyOnceFromEveryMember);
   CU_add_test(s, "tree shapes: trunk row, segments, anchors", TreeShapes);
   CU_add_test(s, "a leave touches only that group", LeaveTouchesOnlyThatGroup);
+  CU_add_test(s, "two missing border links: a switch next to one is named", TwoMissingBorderLinksNamed);
   CU_add_test(s, "options", Options);
   CU_add_test(s, "SL2VL tables per VL mode", Sl2VlTables);
   CU_add_test(s, "SL2VL dump: round trip, bad lines, no wrap-around", Sl2VlDumpRoundTripAndErrors);

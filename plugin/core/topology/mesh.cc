@@ -159,9 +159,8 @@ class Layout {
     missing_ = static_cast<int>(std::min<long>(std::max<long>(places - n, 0), n));
     if (places < n || places > 2L * n)
       Refuse(f_.SwitchLabel(fr.origin),
-             "the sides from this corner are " + std::to_string(m_.X) + " and " +
-                 std::to_string(m_.Y) + " switches long, but the fabric has " + std::to_string(n) +
-                 " switches",
+             "the sides from this corner are " + SideText(row) + " and " + SideText(column) +
+                 ", but the fabric has " + std::to_string(n) + " switches",
              "an X x Y mesh has X*Y switches");
     m_.x.assign(n, 0);
     m_.y.assign(n, 0);
@@ -176,6 +175,15 @@ class Layout {
   }
 
  private:
+  // "4 switches long (to switch ...)": where a side ends is where a
+  // missing link cut it short, so the refusal names it (naming the corner
+  // alone pointed away from the damage).
+  std::string SideText(const std::vector<int>& side) const {
+    std::string text = std::to_string(side.size()) + " switch" + (side.size() > 1 ? "es" : "") + " long";
+    if (side.size() > 1) text += " (to " + f_.SwitchLabel(side.back()) + ")";
+    return text;
+  }
+
   void Place(int s, int x, int y) {
     m_.x[s] = x;
     m_.y[s] = y;
