@@ -203,11 +203,22 @@ void HostDownInAGrid() {
   for (size_t sw = 0; sw < f.switches.size(); ++sw)
     for (const EndPort& ep : f.end_ports)
       if (ep.switch_index != s) CU_ASSERT_EQUAL(t.lft[sw].out[ep.base_lid], full.lft[sw].out[ep.base_lid]);
-  Disconnect(g, Node(g, 1, 1), 1);  // and a cable: no grid left
-  g.Finalize();
-  CU_ASSERT(Contains(Recognize(g), "not a 2-D mesh: " + g.SwitchLabel(s) +
-                                       ": no host (mesh rule: every switch has one host; one without is "
-                                       "taken only in a complete grid, as a host down)"));
+  // And a cable: no grid left. The cable is named (the refusal named only
+  // the switch whose host is down, sending the admin to plug in a host).
+  Fabric cut = g;
+  Disconnect(cut, Node(cut, 1, 1), 1);
+  cut.Finalize();
+  const std::string e1 = Recognize(cut);
+  CU_ASSERT(Contains(e1, "not a 2-D mesh: " + cut.SwitchLabel(Node(cut, 1, 1)) + ": no link to its grid neighbour " +
+                            cut.SwitchLabel(Node(cut, 2, 1)) + " (a missing link)"));
+  // Two cables: the host is named with why the switches form no grid.
+  Disconnect(cut, Node(cut, 0, 3), 1);
+  cut.Finalize();
+  const std::string e2 = Recognize(cut);
+  CU_ASSERT(Contains(e2, "not a 2-D mesh: " + cut.SwitchLabel(s) + ": no host, and the switches form no complete grid ("));
+  CU_ASSERT(Contains(e2, "(mesh rule: every switch has one host; one without is taken only in a complete grid, as a host down)"));
+  if (!Contains(e1, "(a missing link)") || !Contains(e2, "no complete grid"))
+    std::fprintf(stderr, "\nrefusals: %s\n%s\n", e1.c_str(), e2.c_str());
 }
 
 void RefusesTwoHosts() {

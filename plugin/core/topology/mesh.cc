@@ -66,11 +66,16 @@ void ScanSwitch(const Fabric& f, int s, Mesh& m, Links& l) {
 // A switch without a host is refused only when the switches do not form a
 // grid (a fat-tree's upper levels): in a grid it is a host powered off or
 // unplugged, and XY routes stay as they are (refusing made OpenSM fall
-// back to minhop, whose mesh tables have credit loops).
-void RefuseIfHostless(const Fabric& f, const Mesh& m) {
+// back to minhop, whose mesh tables have credit loops). The refusal
+// carries `no_grid`, why the switches form no grid: with a host down and
+// a cable pulled, naming the host alone sent the admin to the wrong place.
+void RefuseIfHostless(const Fabric& f, const Mesh& m, const Error& no_grid) {
+  static const std::string kPrefix = "not a 2-D mesh: ";
+  std::string why = no_grid.what();
+  if (why.rfind(kPrefix, 0) == 0) why.erase(0, kPrefix.size());
   for (size_t s = 0; s < m.host.size(); ++s)
     if (m.host[s] < 0)
-      Refuse(f.SwitchLabel(s), "no host",
+      Refuse(f.SwitchLabel(s), "no host, and the switches form no complete grid (" + why + ")",
              "every switch has one host; one without is taken only in a complete grid, as a host down");
 }
 
@@ -465,15 +470,17 @@ Mesh RecognizeMesh(const Fabric& f) {
   for (int s = 0; s < n; ++s) ScanSwitch(f, s, m, l);
   try {
     CheckConnected(f, l);
-  } catch (const Error&) {
-    RefuseIfHostless(f, m);
+  } catch (const Error& e) {
+    RefuseIfHostless(f, m, e);
     throw;
   }
+  // A fabric one link short of a grid is a mesh less that cable: named
+  // first, whatever hosts are down.
   try {
     LayOut(f, l, m);
-  } catch (const Error&) {
-    RefuseIfHostless(f, m);
+  } catch (const Error& e) {
     RefuseIfOneLinkShort(f, l);
+    RefuseIfHostless(f, m, e);
     throw;
   }
   return m;
