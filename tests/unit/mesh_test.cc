@@ -255,6 +255,20 @@ void TwoMissingBorderLinksNamed() {
   CU_ASSERT(named);
 }
 
+// 2x5 less two rungs' worth (N(1,1)-N(1,2), N(0,4)-N(1,4)): no single link
+// completes it, and the walk finds two links that look straight on because
+// the square that tells a turn is open. The refusal says a missing link
+// may be why (it read as if an extra link were cabled).
+void StraightOnAmbiguityMentionsMissingLink() {
+  Fabric f = MakeMesh(2, 5);
+  Disconnect(f, Node(f, 1, 1), 2);
+  Disconnect(f, Node(f, 0, 4), 1);
+  f.Finalize();
+  const std::string e = Recognize(f);
+  CU_ASSERT(Contains(e, "not a 2-D mesh: " + f.PortLabel(Node(f, 0, 1), 4) + ": a second link going straight on from "));
+  CU_ASSERT(Contains(e, "an extra link, or a link or switch missing nearby left the grid square that tells a turn open"));
+}
+
 void RefusesWrapLinks() {
   Fabric f = MakeMesh(5, 5);
   ConnectSwitches(f, Node(f, 0, 2), 3, Node(f, 4, 2), 1);  // one wrap-around link
@@ -925,6 +939,7 @@ void RegisterMeshSuite() {
   CU_add_test(s, "tree shapes: trunk row, segments, anchors", TreeShapes);
   CU_add_test(s, "a leave touches only that group", LeaveTouchesOnlyThatGroup);
   CU_add_test(s, "two missing border links: a switch next to one is named", TwoMissingBorderLinksNamed);
+  CU_add_test(s, "two links straight on: a missing link is named as a cause", StraightOnAmbiguityMentionsMissingLink);
   CU_add_test(s, "options", Options);
   CU_add_test(s, "SL2VL tables per VL mode", Sl2VlTables);
   CU_add_test(s, "SL2VL dump: round trip, bad lines, no wrap-around", Sl2VlDumpRoundTripAndErrors);

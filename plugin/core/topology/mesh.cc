@@ -244,7 +244,9 @@ class Layout {
       if (found >= 0)
         Refuse(f_.PortLabel(cur, l_.port[cur][i]),
                "a second link going straight on from " + f_.SwitchLabel(prev) + " (besides port " +
-                   std::to_string(l_.PortTo(cur, found)) + ")",
+                   std::to_string(l_.PortTo(cur, found)) +
+                   "): an extra link, or a link or switch missing nearby left the grid square that "
+                   "tells a turn open",
                "a side of the mesh is a straight line of switches");
       found = w;
     }
