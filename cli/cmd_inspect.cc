@@ -31,12 +31,13 @@ void PrintFatTree(const Fabric& f, const FatTree& t) {
 // Hosts are labelled H(x,y) after their switch N(x,y), as `topo mesh` names them.
 void PrintMesh(const Fabric& f, const Mesh& m) {
   std::printf("mesh %dx%d %zu switches %zu hosts\n", m.X, m.Y, f.switches.size(), f.end_ports.size());
+  // "-": no such port (a border, or a host down; port 0 is the switch's own).
   auto port = [](int p) { return p ? std::to_string(p) : std::string("-"); };
   for (size_t s = 0; s < f.switches.size(); ++s)
-    std::printf("switch 0x%016" PRIx64 " lid %u %s E=%s N=%s W=%s S=%s host=%d\n", f.switches[s].guid,
+    std::printf("switch 0x%016" PRIx64 " lid %u %s E=%s N=%s W=%s S=%s host=%s\n", f.switches[s].guid,
                 f.switches[s].lid, m.Label(static_cast<int>(s)).c_str(), port(m.port[s][kEast]).c_str(),
                 port(m.port[s][kNorth]).c_str(), port(m.port[s][kWest]).c_str(),
-                port(m.port[s][kSouth]).c_str(), m.host_port[s]);
+                port(m.port[s][kSouth]).c_str(), port(m.host_port[s]).c_str());
   for (size_t e = 0; e < f.end_ports.size(); ++e) {
     const int sw = f.end_ports[e].switch_index;
     const std::string label =

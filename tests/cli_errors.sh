@@ -621,6 +621,13 @@ if [ "$(head -1 "$tmp/o")" = "mesh 5x5 25 switches 25 hosts" ] && [ "$(grep -c '
   grep -q "^switch 0x0000000000200000 lid [0-9]* N(0,0) E=1 N=2 W=- S=- host=5$" "$tmp/o"
 then echo "PASS: inspect labels a mesh"
 else echo "FAIL: inspect of mesh-5x5: $(head -2 "$tmp/o") $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
+# A switch whose host is down has no host port: '-' as for a border (it
+# printed host=0, port 0 being the switch's own management port).
+awk 'BEGIN { RS = ""; ORS = "\n\n" } !/Hca\t1 "H\(2,2\)"/' "$top/topologies/mesh-5x5.net" | grep -v '"H(2,2)"\[' >"$tmp/nohost.net"
+"$IBUNION" inspect "$tmp/nohost.net" >"$tmp/o" 2>"$tmp/err"
+if grep -q "^switch 0x[0-9a-f]* lid [0-9]* N(2,2) E=1 N=2 W=3 S=4 host=-$" "$tmp/o"
+then echo "PASS: inspect shows a switch whose host is down with host=-"
+else echo "FAIL: inspect of a mesh with H(2,2) down: $(grep 'N(2,2)' "$tmp/o") $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
 sed -e '/^\[1\]\t"N(1,0)"\[3\]$/d' -e '/^\[3\]\t"N(0,0)"\[1\]$/d' "$top/topologies/mesh-5x5.net" >"$tmp/cut.net"
 expect "not an m-port n-tree: switch N(0,0) (0x0000000000200000, LID 26): every one of the 25 switches has hosts; an m-port n-tree with more than one switch has switches without hosts above its leaves" "$IBUNION" inspect "$tmp/cut.net"
 expect "; not a 2-D mesh: switch N(0,0) (0x0000000000200000, LID 26): no link to its grid neighbour switch N(1,0)" \

@@ -203,11 +203,22 @@ void HostDownInAGrid() {
   for (size_t sw = 0; sw < f.switches.size(); ++sw)
     for (const EndPort& ep : f.end_ports)
       if (ep.switch_index != s) CU_ASSERT_EQUAL(t.lft[sw].out[ep.base_lid], full.lft[sw].out[ep.base_lid]);
-  Disconnect(g, Node(g, 1, 1), 1);  // and a cable: no grid left
-  g.Finalize();
-  CU_ASSERT(Contains(Recognize(g), "not a 2-D mesh: " + g.SwitchLabel(s) +
-                                       ": no host (mesh rule: every switch has one host; one without is "
-                                       "taken only in a complete grid, as a host down)"));
+  // And a cable: no grid left. The cable is named (the refusal named only
+  // the switch whose host is down, sending the admin to plug in a host).
+  Fabric cut = g;
+  Disconnect(cut, Node(cut, 1, 1), 1);
+  cut.Finalize();
+  const std::string e1 = Recognize(cut);
+  CU_ASSERT(Contains(e1, "not a 2-D mesh: " + cut.SwitchLabel(Node(cut, 1, 1)) + ": no link to its grid neighbour " +
+                            cut.SwitchLabel(Node(cut, 2, 1)) + " (a missing link)"));
+  // Two cables: the host is named with why the switches form no grid.
+  Disconnect(cut, Node(cut, 0, 3), 1);
+  cut.Finalize();
+  const std::string e2 = Recognize(cut);
+  CU_ASSERT(Contains(e2, "not a 2-D mesh: " + cut.SwitchLabel(s) + ": no host, and the switches form no complete grid ("));
+  CU_ASSERT(Contains(e2, "(mesh rule: every switch has one host; one without is taken only in a complete grid, as a host down)"));
+  if (!Contains(e1, "(a missing link)") || !Contains(e2, "no complete grid"))
+    std::fprintf(stderr, "\nrefusals: %s\n%s\n", e1.c_str(), e2.c_str());
 }
 
 void RefusesTwoHosts() {
@@ -224,6 +235,38 @@ void RefusesTwoHosts() {
   const std::string e = Recognize(f);
   CU_ASSERT(Contains(e, f.PortLabel(s, 6) + ": second host extra (the first is on port 5)"));
   CU_ASSERT(Contains(e, "exactly one host"));
+}
+
+// Two border links missing at opposite corners (N(0,0)-N(1,0) and
+// N(2,3)-N(3,3)): no single link completes the mesh, and the sides walked
+// from a corner stop short. The refusal names a switch next to a missing
+// link (it named only a far corner and the sides' lengths).
+void TwoMissingBorderLinksNamed() {
+  Fabric f = MakeMesh(4, 4);
+  Disconnect(f, Node(f, 0, 0), 1);
+  Disconnect(f, Node(f, 2, 3), 1);
+  f.Finalize();
+  const std::string e = Recognize(f);
+  CU_ASSERT(Contains(e, "not a 2-D mesh: "));
+  bool named = false;
+  for (const auto& [x, y] : std::vector<std::pair<int, int>>{{0, 0}, {1, 0}, {2, 3}, {3, 3}})
+    named = named || Contains(e, f.SwitchLabel(Node(f, x, y)));
+  if (!named) std::fprintf(stderr, "\nrefusal names no switch next to a missing link: %s\n", e.c_str());
+  CU_ASSERT(named);
+}
+
+// 2x5 less two rungs' worth (N(1,1)-N(1,2), N(0,4)-N(1,4)): no single link
+// completes it, and the walk finds two links that look straight on because
+// the square that tells a turn is open. The refusal says a missing link
+// may be why (it read as if an extra link were cabled).
+void StraightOnAmbiguityMentionsMissingLink() {
+  Fabric f = MakeMesh(2, 5);
+  Disconnect(f, Node(f, 1, 1), 2);
+  Disconnect(f, Node(f, 0, 4), 1);
+  f.Finalize();
+  const std::string e = Recognize(f);
+  CU_ASSERT(Contains(e, "not a 2-D mesh: " + f.PortLabel(Node(f, 0, 1), 4) + ": a second link going straight on from "));
+  CU_ASSERT(Contains(e, "an extra link, or a link or switch missing nearby left the grid square that tells a turn open"));
 }
 
 void RefusesWrapLinks() {
@@ -895,6 +938,8 @@ void RegisterMeshSuite() {
   CU_add_test(s, "exactly once from every member", ExactlyOnceFromEveryMember);
   CU_add_test(s, "tree shapes: trunk row, segments, anchors", TreeShapes);
   CU_add_test(s, "a leave touches only that group", LeaveTouchesOnlyThatGroup);
+  CU_add_test(s, "two missing border links: a switch next to one is named", TwoMissingBorderLinksNamed);
+  CU_add_test(s, "two links straight on: a missing link is named as a cause", StraightOnAmbiguityMentionsMissingLink);
   CU_add_test(s, "options", Options);
   CU_add_test(s, "SL2VL tables per VL mode", Sl2VlTables);
   CU_add_test(s, "SL2VL dump: round trip, bad lines, no wrap-around", Sl2VlDumpRoundTripAndErrors);

@@ -66,11 +66,16 @@ void ScanSwitch(const Fabric& f, int s, Mesh& m, Links& l) {
 // A switch without a host is refused only when the switches do not form a
 // grid (a fat-tree's upper levels): in a grid it is a host powered off or
 // unplugged, and XY routes stay as they are (refusing made OpenSM fall
-// back to minhop, whose mesh tables have credit loops).
-void RefuseIfHostless(const Fabric& f, const Mesh& m) {
+// back to minhop, whose mesh tables have credit loops). The refusal
+// carries `no_grid`, why the switches form no grid: with a host down and
+// a cable pulled, naming the host alone sent the admin to the wrong place.
+void RefuseIfHostless(const Fabric& f, const Mesh& m, const Error& no_grid) {
+  static const std::string kPrefix = "not a 2-D mesh: ";
+  std::string why = no_grid.what();
+  if (why.rfind(kPrefix, 0) == 0) why.erase(0, kPrefix.size());
   for (size_t s = 0; s < m.host.size(); ++s)
     if (m.host[s] < 0)
-      Refuse(f.SwitchLabel(s), "no host",
+      Refuse(f.SwitchLabel(s), "no host, and the switches form no complete grid (" + why + ")",
              "every switch has one host; one without is taken only in a complete grid, as a host down");
 }
 
@@ -159,9 +164,8 @@ class Layout {
     missing_ = static_cast<int>(std::min<long>(std::max<long>(places - n, 0), n));
     if (places < n || places > 2L * n)
       Refuse(f_.SwitchLabel(fr.origin),
-             "the sides from this corner are " + std::to_string(m_.X) + " and " +
-                 std::to_string(m_.Y) + " switches long, but the fabric has " + std::to_string(n) +
-                 " switches",
+             "the sides from this corner are " + SideText(row) + " and " + SideText(column) +
+                 ", but the fabric has " + std::to_string(n) + " switches",
              "an X x Y mesh has X*Y switches");
     m_.x.assign(n, 0);
     m_.y.assign(n, 0);
@@ -176,6 +180,15 @@ class Layout {
   }
 
  private:
+  // "4 switches long (to switch ...)": where a side ends is where a
+  // missing link cut it short, so the refusal names it (naming the corner
+  // alone pointed away from the damage).
+  std::string SideText(const std::vector<int>& side) const {
+    std::string text = std::to_string(side.size()) + " switch" + (side.size() > 1 ? "es" : "") + " long";
+    if (side.size() > 1) text += " (to " + f_.SwitchLabel(side.back()) + ")";
+    return text;
+  }
+
   void Place(int s, int x, int y) {
     m_.x[s] = x;
     m_.y[s] = y;
@@ -231,7 +244,9 @@ class Layout {
       if (found >= 0)
         Refuse(f_.PortLabel(cur, l_.port[cur][i]),
                "a second link going straight on from " + f_.SwitchLabel(prev) + " (besides port " +
-                   std::to_string(l_.PortTo(cur, found)) + ")",
+                   std::to_string(l_.PortTo(cur, found)) +
+                   "): an extra link, or a link or switch missing nearby left the grid square that "
+                   "tells a turn open",
                "a side of the mesh is a straight line of switches");
       found = w;
     }
@@ -457,15 +472,17 @@ Mesh RecognizeMesh(const Fabric& f) {
   for (int s = 0; s < n; ++s) ScanSwitch(f, s, m, l);
   try {
     CheckConnected(f, l);
-  } catch (const Error&) {
-    RefuseIfHostless(f, m);
+  } catch (const Error& e) {
+    RefuseIfHostless(f, m, e);
     throw;
   }
+  // A fabric one link short of a grid is a mesh less that cable: named
+  // first, whatever hosts are down.
   try {
     LayOut(f, l, m);
-  } catch (const Error&) {
-    RefuseIfHostless(f, m);
+  } catch (const Error& e) {
     RefuseIfOneLinkShort(f, l);
+    RefuseIfHostless(f, m, e);
     throw;
   }
   return m;
