@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
-#include <random>
 #include <sstream>
 #include <type_traits>
 #include <vector>
@@ -338,7 +337,7 @@ class Engine final : public Simulator::Impl {
   const Workload& wl_;
   Params p_;
   double load_;
-  std::mt19937_64 rng_;
+  Mt64 rng_;
   int V_, H_, G_;
   int vsh_ = 0;          // channel = global port << vsh_ | VL
   uint32_t vmask_ = 0;

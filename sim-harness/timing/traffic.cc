@@ -52,7 +52,7 @@ HostCount ParseCount(const std::string& named, std::string word, const std::stri
 }
 
 // k distinct hosts out of n, sorted.
-std::vector<int> Sample(int n, int k, std::mt19937_64& rng) {
+std::vector<int> Sample(int n, int k, Mt64& rng) {
   std::vector<int> all(n);
   for (int i = 0; i < n; ++i) all[i] = i;
   for (int i = 0; i < k; ++i) std::swap(all[i], all[i + UniformBelow(rng, uint64_t(n - i))]);
@@ -176,7 +176,7 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       dlid_policy_(p.dlid) {
   const int n = hosts_;
   if (n < 2) throw Error("the fabric has " + std::to_string(n) + " end ports; traffic needs two");
-  std::mt19937_64 rng(seed ^ 0x5eed5e7u);
+  Mt64 rng(seed ^ 0x5eed5e7u);
   source_flag_.assign(n, false);
   base_lid_.resize(n);
   lid_count_.resize(n);
@@ -352,7 +352,7 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
                          ") it draws them from");
   RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
                 "the dumped group's " + std::to_string(group_.size()) + " members");
-  std::mt19937_64 rng(seed_ ^ 0xd0e5u);
+  Mt64 rng(seed_ ^ 0xd0e5u);
   const std::vector<int> pick = Sample(int(group_.size()), spec_.sources.Resolve(int(group_.size())), rng);
   sources_.clear();
   source_flag_.assign(hosts_, false);
@@ -367,7 +367,7 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
   for (int s : sources_) tree_of_[s] = 0;
 }
 
-int Workload::Destination(int src, std::mt19937_64& rng) const {
+int Workload::OtherDestination(int src, Mt64& rng) const {
   switch (spec_.pattern) {
     case Pattern::kUniform: {
       const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
@@ -430,7 +430,7 @@ int Workload::PathSl(int src, Lid dlid) const {
   return path_sl_fn_(src, dlid) & 15;
 }
 
-Lid Workload::Dlid(int src, int dst, std::mt19937_64& rng) const {
+Lid Workload::OtherDlid(int src, int dst, Mt64& rng) const {
   switch (dlid_policy_) {
     case DlidPolicy::kEngine:
       return dlid_table_.empty() ? dlid_fn_(src, dst) : dlid_table_[size_t(src) * hosts_ + dst];

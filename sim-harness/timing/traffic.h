@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #include "plugin/core/fabric.h"
 #include "plugin/core/tables.h"
 #include "sim-harness/timing/params.h"
+#include "sim-harness/timing/rng.h"
 
 namespace ibu::sim {
 
@@ -63,6 +63,37 @@ struct McastTree {
   int anchor = -1;
 };
 
+// splitmix64: the hash used for SL and DLID spreading (stable everywhere).
+inline uint64_t Mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Uniform integer in [0, n) from a 64-bit generator, without the
+// implementation-defined std::uniform_int_distribution.
+inline uint64_t UniformBelow(Mt64& rng, uint64_t n) {
+  // Lemire's multiply-shift with rejection: unbiased and portable.
+  uint64_t x = rng();
+  __uint128_t m = __uint128_t(x) * n;
+  uint64_t l = uint64_t(m);
+  if (l < n) {
+    const uint64_t t = (0 - n) % n;
+    while (l < t) {
+      x = rng();
+      m = __uint128_t(x) * n;
+      l = uint64_t(m);
+    }
+  }
+  return uint64_t(m >> 64);
+}
+
+// Uniform double in (0, 1].
+inline double UniformOpen(Mt64& rng) {
+  return (double(rng() >> 11) + 1.0) * (1.0 / 9007199254740992.0);
+}
+
 class Workload {
  public:
   // Decides sources, permutation and group from `seed`. Throws ibu::Error
@@ -83,10 +114,20 @@ class Workload {
 
   // Unicast patterns: destination of the next message from `src`, drawing
   // from `rng` for the random patterns; -1 when src sends nothing.
-  int Destination(int src, std::mt19937_64& rng) const;
+  // The uniform pattern, drawn per message, is inline; the rest is not.
+  int Destination(int src, Mt64& rng) const {
+    if (spec_.pattern != Pattern::kUniform) return OtherDestination(src, rng);
+    const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
+    return d >= src ? d + 1 : d;
+  }
 
   // DLID from src to dst under the chosen policy (`rng` for "random").
-  Lid Dlid(int src, int dst, std::mt19937_64& rng) const;
+  // The tabulated engine rule, one lookup per message, is inline.
+  Lid Dlid(int src, int dst, Mt64& rng) const {
+    if (dlid_policy_ == DlidPolicy::kEngine && !dlid_table_.empty())
+      return dlid_table_[size_t(src) * size_t(hosts_) + size_t(dst)];
+    return OtherDlid(src, dst, rng);
+  }
   void SetDlidFn(DlidFn fn, bool engine_rule);
 
   // The engine's path SLs: `vl_policy` (the engine spreads VLs by SL, e.g.
@@ -120,6 +161,8 @@ class Workload {
 
  private:
   void BuildTrees();
+  int OtherDestination(int src, Mt64& rng) const;
+  Lid OtherDlid(int src, int dst, Mt64& rng) const;
   // Dump mode: GROUP must be all of the dumped MLID's `members`.
   void RefuseGroupOtherThanDumped(int members, Lid mlid) const;
   // The param `key` (now `value`) as the user gave it, for messages.
@@ -148,36 +191,5 @@ class Workload {
   std::vector<Lid> base_lid_;
   std::vector<int> lid_count_;
 };
-
-// splitmix64: the hash used for SL and DLID spreading (stable everywhere).
-inline uint64_t Mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-// Uniform integer in [0, n) from a 64-bit generator, without the
-// implementation-defined std::uniform_int_distribution.
-inline uint64_t UniformBelow(std::mt19937_64& rng, uint64_t n) {
-  // Lemire's multiply-shift with rejection: unbiased and portable.
-  uint64_t x = rng();
-  __uint128_t m = __uint128_t(x) * n;
-  uint64_t l = uint64_t(m);
-  if (l < n) {
-    const uint64_t t = (0 - n) % n;
-    while (l < t) {
-      x = rng();
-      m = __uint128_t(x) * n;
-      l = uint64_t(m);
-    }
-  }
-  return uint64_t(m >> 64);
-}
-
-// Uniform double in (0, 1].
-inline double UniformOpen(std::mt19937_64& rng) {
-  return (double(rng() >> 11) + 1.0) * (1.0 / 9007199254740992.0);
-}
 
 }  // namespace ibu::sim

@@ -8,6 +8,7 @@ void RegisterTimingDeadlockSuite();
 void RegisterTimingCliSuite();
 void RegisterTimingSlSuite();
 void RegisterTimingQueueSuite();
+void RegisterTimingRngSuite();
 }  // namespace ibu::simtest
 
 int main() {
@@ -18,6 +19,7 @@ int main() {
   ibu::simtest::RegisterTimingCliSuite();
   ibu::simtest::RegisterTimingSlSuite();
   ibu::simtest::RegisterTimingQueueSuite();
+  ibu::simtest::RegisterTimingRngSuite();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
