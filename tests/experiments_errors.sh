@@ -35,15 +35,30 @@ expect "option --jobs given twice ('2' and again)" "$RUN" seed001 --quick --jobs
 [ ! -e "$tmp/o1" ] && [ ! -e "$tmp/o2" ] && [ ! -e "$tmp/o" ] && pass "a repeated option creates no --out" ||
   fail "a repeated option created $(ls -d "$tmp"/o* | xargs)"
 
+# --- seed001-spread: its seeds, and the seed001 curves it reruns --------------
+expect "SPREAD_SEEDS=1: expected 2..100 seeds" env SPREAD_SEEDS=1 "$RUN" seed001-spread --out "$tmp/o"
+expect "SPREAD_LOADS=x: expected 1..20 points per curve" env SPREAD_LOADS=x "$RUN" seed001-spread --out "$tmp/o"
+expect "--out $tmp/o: no such directory (seed001-spread reruns the seed001 CSVs there)" "$RUN" seed001-spread --out "$tmp/o"
+[ ! -e "$tmp/o" ] && pass "a refused spread run creates no --out" || fail "a refused spread run created $tmp/o"
+mkdir -p "$tmp/nocurves"
+expect "no seed001-ft-*.csv in $tmp/nocurves: run 'seed001 --quick --out $tmp/nocurves' first" \
+  "$RUN" seed001-spread --quick --out "$tmp/nocurves" --work "$tmp/work"
+expect "$tmp/nocurves/seed001-ft-4-4.csv: missing; the spread reruns seed001's curves" \
+  "$RUN" seed001-spread --out "$tmp/nocurves" --work "$tmp/work"
+sed '1s/,latency_p99_ns//' "$FIG/seed001-ft-8-3.csv" >"$tmp/nocurves/seed001-ft-8-3.csv"
+expect "$tmp/nocurves/seed001-ft-8-3.csv:1: expected the header fabric,scheme,traffic,vls,load,offered,accepted,latency_avg_ns,latency_p99_ns," \
+  "$RUN" seed001-spread --quick --out "$tmp/nocurves" --work "$tmp/work"
+[ ! -e "$tmp/nocurves/spread-seed001.csv" ] && pass "a refused spread run writes no CSV" || fail "a refused spread run wrote a CSV"
+
 # --- --summary / --replot: the CSVs must be there, in run's format ------------
 for mode in --summary --replot; do
   expect "--out $tmp/none: no such directory" "$RUN" seed000 $mode --out "$tmp/none"
   [ ! -e "$tmp/none" ] && pass "$mode does not create --out" || fail "$mode created $tmp/none"
   mkdir -p "$tmp/empty"
-  for n in seed001 seed002 seed000 beyond; do
+  for n in seed001 seed001-spread seed002 seed000 beyond; do
     expect "no CSV of $n in $tmp/empty" "$RUN" $n $mode --out "$tmp/empty"
   done
-  expect "no CSV of seed001, seed002, seed000, beyond in $tmp/empty" "$RUN" all $mode --out "$tmp/empty"
+  expect "no CSV of seed001, seed001-spread, seed002, seed000, beyond in $tmp/empty" "$RUN" all $mode --out "$tmp/empty"
 done
 # A CSV of another layout (here: seed002's columns before `receivers`).
 mkdir -p "$tmp/old"
@@ -54,7 +69,7 @@ expect "expected scheme,sources,group,msg_bytes,completion_ns,receivers," "$RUN"
 mkdir -p "$tmp/some"
 cp "$FIG/beyond.csv" "$tmp/some/"
 if "$RUN" all --summary --out "$tmp/some" >"$tmp/stdout" 2>"$tmp/err" && grep -q '^### beyond' "$tmp/stdout" &&
-   ! grep -q '^### seed00' "$tmp/stdout" && grep -qF "no CSV of seed001, seed002, seed000 in $tmp/some" "$tmp/err"; then
+   ! grep -q '^### seed00' "$tmp/stdout" && grep -qF "no CSV of seed001, seed001-spread, seed002, seed000 in $tmp/some" "$tmp/err"; then
   pass "all --summary with beyond.csv only: its table, the missing ones named"
 else
   fail "all --summary with beyond.csv only: rc, stdout $(head -c 300 "$tmp/stdout"), stderr $(cat "$tmp/err")"
