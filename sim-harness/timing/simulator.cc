@@ -204,6 +204,7 @@ class Engine final : public Simulator::Impl {
   void Enqueue(int h, uint32_t mi);
   void MessageDone(uint32_t mi, int64_t t);
   // The gap to source h's next message arrival.
+  void SetUpArrivals();
   int64_t Interarrival(int h);
   // A drawn gap of `ns` as whole nanoseconds, the rounding carried per host.
   int64_t CarriedGap(int h, double ns);
@@ -352,7 +353,15 @@ class Engine final : public Simulator::Impl {
   std::vector<uint16_t> host_lids_;
   int in_cap_, out_cap_;
   int max_hops_ = MaxHops(net_);
-  double log1p_neg_load_ = 0;  // log1p(-load), the Bernoulli gaps' divisor
+  // The arrival process (SetUpArrivals): mean gap, log1p(-load) (the
+  // Bernoulli gaps' divisor), the message time in whole ns and how many of
+  // them stay below kPastAnyRun; packets per generated message.
+  double gap_mean_ns_ = 0, log1p_neg_load_ = 0, gap_max_slots_ = 0;
+  int64_t gap_slot_ns_ = 1;
+  uint32_t msg_packets_ = 1;
+  uint32_t Packets(uint32_t bytes) const {
+    return bytes == msg_bytes_ ? msg_packets_ : (bytes + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
+  }
   std::vector<double> gap_carry_;  // per host: the last gap's rounding, owed to the next one
   enum class Mode { kSteady, kBatch, kScript } mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
@@ -637,24 +646,32 @@ void Engine<kV, kOne>::AddMessage(int64_t t, int src, int dst, uint32_t bytes, i
 
 // --- traffic generation ---
 
+// The arrival process's constants, once per point rather than per message
+// (each was a division there).
+template <int kV, bool kOne>
+void Engine<kV, kOne>::SetUpArrivals() {
+  const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
+  gap_mean_ns_ = msg_ns / load_;
+  log1p_neg_load_ = std::log1p(-std::min(1.0, load_));
+  gap_slot_ns_ = std::max<int64_t>(1, int64_t(msg_ns));
+  gap_max_slots_ = double(kPastAnyRun / gap_slot_ns_);
+  msg_packets_ = (msg_bytes_ + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
+}
+
 template <int kV, bool kOne>
 int64_t Engine<kV, kOne>::Interarrival(int h) {
-  const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
-  const double mean = msg_ns / load_;
-  if (log1p_neg_load_ == 0) log1p_neg_load_ = std::log1p(-std::min(1.0, load_));  // once per point
   switch (p_.arrival) {
     case Arrival::kExponential:
-      return CarriedGap(h, -mean * std::log(UniformOpen(rng_)));
+      return CarriedGap(h, -gap_mean_ns_ * std::log(UniformOpen(rng_)));
     case Arrival::kPeriodic:
-      return CarriedGap(h, mean);
+      return CarriedGap(h, gap_mean_ns_);
     case Arrival::kBernoulli:
     default: {
       // One trial per message time; success probability = load.
       // Integer arithmetic while it fits: no rounding call per message.
-      const int64_t slot_ns = std::max<int64_t>(1, int64_t(msg_ns));
-      if (load_ >= 1.0) return slot_ns;
+      if (load_ >= 1.0) return gap_slot_ns_;
       const double k = 1 + std::floor(std::log(UniformOpen(rng_)) / log1p_neg_load_);
-      return k < double(kPastAnyRun / slot_ns) ? slot_ns * int64_t(k) : kPastAnyRun;
+      return k < gap_max_slots_ ? gap_slot_ns_ * int64_t(k) : kPastAnyRun;
     }
   }
 }
@@ -695,7 +712,7 @@ uint32_t Engine<kV, kOne>::NewMessage(uint32_t op, int src, int dst, Lid dlid, u
   m.dst = dst;
   m.bytes = bytes;
   m.sent = 0;
-  m.npackets = (bytes + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
+  m.npackets = Packets(bytes);
   m.delivered = 0;
   m.remaining = 0;
   m.dlid = dlid;
@@ -741,7 +758,7 @@ bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
   op.tree = -1;
   op.counters = 0;
   op.msgs_left = 0;
-  op.npackets = (bytes + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
+  op.npackets = Packets(bytes);
   op.measured = measured;
   uint64_t receivers = 0;
   uint64_t copies = 0;  // per packet: end ports it reaches, receivers or not
@@ -1430,6 +1447,7 @@ void Engine<kV, kOne>::OnQuiet() {
 template <int kV, bool kOne>
 PointResult Engine<kV, kOne>::Run() {
   const auto wall0 = std::chrono::steady_clock::now();
+  SetUpArrivals();
   result_ = PointResult{};
   result_.load = load_;
   if (mode_ == Mode::kSteady) {
