@@ -56,7 +56,7 @@ double Quantile(std::vector<int64_t>& v, double q) {
   return double(v[k]);
 }
 
-void LatencySamples::Add(int64_t ns) {
+void LatencySamples::AddGrowing(int64_t ns) {
   ++count_;
   sum_ += double(ns);
   max_ = std::max(max_, ns);
