@@ -839,6 +839,26 @@ expect "ibunion trace: option --dlid: no end port or switch of $net has LID 1000
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 1000
 expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace at a time)" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 4 --base-lid-load
+# trace ends a route where it reaches the DLID's owner, and only there with
+# status 0: one delivered to another host or to a switch's own port 0 was
+# printed as if it had arrived (status 0), a loop circled for 64 hops and
+# was called "nowhere". SW<3,1>'s entry for LID 16 (P(31), port 2) is bent.
+bent() {  # NEEDLE SED: status 1 and NEEDLE on stdout for P(00) -> LID 16
+  sed "$2" "$tmp/good.lft" >"$tmp/bent.lft"
+  "$IBUNION" trace "$net" --lft "$tmp/bent.lft" --from 'P(00)' --dlid 16 >"$tmp/out.txt" 2>/dev/null
+  local rc=$?
+  if [ $rc -eq 1 ] && grep -qF -- "$1" "$tmp/out.txt"; then echo "PASS: trace: $(cat "$tmp/out.txt")"
+  else echo "FAIL: trace of a bent route -> rc $rc: $(cat "$tmp/out.txt") (wanted: $1)"; fails=$((fails + 1)); fi
+}
+sw31='/^Unicast lids .*(SW<3,1>):$/,/valid lids dumped/'
+bent "SW<3,1>:1 -> P(30), not LID 16's owner P(31) (wrong destination)" "${sw31}s/^0x0010 002 /0x0010 001 /"
+bent "SW<3,1>:0 -> SW<3,1> itself (port 0), not LID 16's owner P(31) (wrong destination)" "${sw31}s/^0x0010 002 /0x0010 000 /"
+bent "SW<0,1>:4 SW<1,0>:4 SW<3,1>:4 -> loop: back at SW<1,0> (LID 16 is P(31)'s)" "${sw31}s/^0x0010 002 /0x0010 004 /"
+"$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 16 >"$tmp/out.txt" 2>/dev/null &&
+  [ "$(cat "$tmp/out.txt")" = "SW<0,1>:4 SW<1,0>:4 SW<3,1>:2 -> P(31)" ] &&
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 23 >"$tmp/out.txt" 2>/dev/null &&
+  grep -q -- "-> switch itself$" "$tmp/out.txt" && echo "PASS: trace: routes to a host and to a switch LID arrive (status 0)" ||
+  { echo "FAIL: trace of good routes: $(cat "$tmp/out.txt")"; fails=$((fails + 1)); }
 # An LFT dump that lost a switch's table (a switch ibroute could not reach):
 # verify refused it, trace read the missing table as routes broken there
 # (exit 1) and --base-lid-load as loads ending there (exit 0).
