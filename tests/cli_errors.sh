@@ -579,7 +579,15 @@ else echo "FAIL: route --lft into a FIFO"; fails=$((fails + 1)); fi
 # A net file without LIDs: every command lays them out by one rule (on a
 # fat-tree the LMC that gives mlid its paths per pair, LMC 2 on FT(4,3)),
 # says so, and route -> verify -> trace agree; topo --guid2lid writes the same.
-"$IBUNION" topo fattree 4 3 -o "$tmp/nolid.net" --guid2lid "$tmp/nolid.g2l" 2>/dev/null
+"$IBUNION" topo fattree 4 3 -o "$tmp/nolid.net" --guid2lid "$tmp/nolid.g2l" 2>"$tmp/topo.err"
+# topo says the LMC of the guid2lid file it lays out (it said nothing, so
+# OpenSM's lmc had to be guessed); at LMC 0 (a mesh) or with --lmc, nothing.
+if grep -qxF "ibunion: note: $tmp/nolid.g2l: the generator's layout at LMC 2 (the fat-tree's paths per pair; --lmc L to choose; give OpenSM this lmc or a lower one)" "$tmp/topo.err" &&
+  "$IBUNION" topo fattree 4 3 --lmc 2 -o "$tmp/lmc2.net" --guid2lid "$tmp/lmc2.g2l" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
+  cmp -s "$tmp/lmc2.g2l" "$tmp/nolid.g2l" &&
+  "$IBUNION" topo mesh 3 3 -o "$tmp/m33.net" --guid2lid "$tmp/m33.g2l" 2>"$tmp/err" && [ ! -s "$tmp/err" ]
+then echo "PASS: topo --guid2lid notes the default LMC it laid the file out at (not at LMC 0, not with --lmc)"
+else echo "FAIL: topo --guid2lid note: stderr was: $(head -3 "$tmp/topo.err")"; fails=$((fails + 1)); fi
 if "$IBUNION" route "$tmp/nolid.net" --engine mlid --lft "$tmp/nolid.lft" 2>"$tmp/err" &&
   grep -qF "ibunion: note: $tmp/nolid.net has no LIDs: the generator's layout at LMC 2" "$tmp/err" &&
   grep -qF "note: FT(4,3): 4 selectable paths per pair (LMC 2)" "$tmp/err" &&
