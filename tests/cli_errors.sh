@@ -66,6 +66,10 @@ expect "$tmp: cannot open guid2lid file (Is a directory)" "$IBUNION" inspect "$n
 expect "--config $tmp: cannot open (Is a directory)" "$IBUNION" sim "$net" --routing mlid --config "$tmp"
 expect "unknown routing engine 'bogus'" "$IBUNION" route "$net" --engine bogus
 expect "option 'mlid_rotate=maybe': expected on or off" "$IBUNION" route "$net" --engine mlid --options mlid_rotate=maybe
+# The words on/off options take besides on and off are named (README), so
+# that TRUE, as opensm.conf writes its own, is not left a puzzle.
+expect "option 'mlid_rotate=TRUE': expected on or off (or 1/0, yes/no, true/false; lower case)" \
+  "$IBUNION" route "$net" --engine mlid --options mlid_rotate=TRUE
 # A command runs one engine: another engine's key would be ignored unread.
 expect "option 'mlid_rotate=off': unknown key (keys start with slid_)" \
   "$IBUNION" route "$net" --engine slid --options mlid_rotate=off
