@@ -25,6 +25,10 @@ expect "/nonexistent.net: cannot open topology file (No such file or directory)"
 expect "/nonexistent: cannot open guid2lid file" "$IBUNION" route "$net" --engine mlid --guid2lid /nonexistent
 # A guid2lid file of another fabric: none of its GUIDs is here.
 sed 's/^0x00000000002/0x00000000009/; s/^0x00000000001/0x00000000008/' "$top/topologies/ft-4-2.guid2lid" >"$tmp/alien"
+# A file of one line: no "other 0 GUIDs".
+printf '0x0000000000900001 0x0004 0x0007\n' >"$tmp/alien1"
+expect "$tmp/alien1:1: GUID 0x0000000000900001 is not an end port or switch of this fabric (the file's only GUID): expected the port GUIDs" \
+  "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/alien1"
 expect "$tmp/alien:1: GUID 0x0000000000800001 is not an end port or switch of this fabric, and neither is any of the file's other 13 GUIDs: expected the port GUIDs" \
   "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/alien"
 expect "$tmp/alien:1: GUID 0x0000000000800001 is not an end port or switch" \
