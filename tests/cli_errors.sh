@@ -750,6 +750,11 @@ expect "option --guid2lid $tmp/noplugin: not a readable file" "$fr" --net "$net"
 expect "option --plugin-dir $tmp/noplugin: no libibunion.so there (--plugin-name ibunion): build the plugin or fix the path" \
   "$fr" --net "$net" --plugin-dir "$tmp/noplugin" --plugin-name ibunion --out "$tmp/fr-out"
 expect "option --sm-host P(99): no node of $net has that name or description" "$fr" --net "$net" --sm-host 'P(99)' --out "$tmp/fr-out"
+# A misspelt flag last on the line is unknown, not an option without its
+# value; a net file given without --net is named as such.
+expect "fabric-run: unknown option --no-mtf (see --help)" "$fr" --net "$net" --out "$tmp/fr-out" --no-mtf
+expect "fabric-run: unexpected argument '$net': every argument is an option" "$fr" "$net" --out "$tmp/fr-out"
+expect "fabric-run: option --out needs a value" "$fr" --net "$net" --out
 touch "$tmp/fr-file"
 expect "option --out $tmp/fr-file: exists and is not a directory" "$fr" --net "$net" --out "$tmp/fr-file"
 [ ! -e "$tmp/fr-out" ] && echo "PASS: fabric-run with bad options: no output directory made" ||
