@@ -637,6 +637,15 @@ if [ "$(head -1 "$tmp/o")" = "mesh 5x5 25 switches 25 hosts" ] && [ "$(grep -c '
   grep -q "^switch 0x0000000000200000 lid [0-9]* N(0,0) E=1 N=2 W=- S=- host=5$" "$tmp/o"
 then echo "PASS: inspect labels a mesh"
 else echo "FAIL: inspect of mesh-5x5: $(head -2 "$tmp/o") $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
+# A fat-tree with a cable gone: inspect printed the header of a complete
+# one and said nothing; what is missing goes to stderr (stdout unchanged).
+grep -v -e '^\[1\]	"SW<00,2>"\[3\]$' -e '^\[3\]	"SW<00,1>"\[1\]$' "$top/topologies/ft-4-3.net" >"$tmp/deg.net"
+if "$IBUNION" inspect "$tmp/deg.net" --guid2lid "$top/topologies/ft-4-3.guid2lid" >"$tmp/o" 2>"$tmp/err" &&
+  grep -qxF "ibunion: note: degraded FT(4,3): 1 of 32 switch links, 0 of 20 switches and 0 of 16 hosts missing" "$tmp/err" &&
+  [ "$(head -1 "$tmp/o")" = "fattree FT(4,3) 20 switches 16 hosts" ] &&
+  "$IBUNION" inspect "$top/topologies/ft-4-3.net" --guid2lid "$top/topologies/ft-4-3.guid2lid" >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ]
+then echo "PASS: inspect of a degraded fat-tree says what is missing on stderr (a complete one: nothing)"
+else echo "FAIL: inspect of a degraded fat-tree: $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
 # A switch whose host is down has no host port: '-' as for a border (it
 # printed host=0, port 0 being the switch's own management port).
 awk 'BEGIN { RS = ""; ORS = "\n\n" } !/Hca\t1 "H\(2,2\)"/' "$top/topologies/mesh-5x5.net" | grep -v '"H(2,2)"\[' >"$tmp/nohost.net"
