@@ -25,9 +25,11 @@ void PrintFatTree(const Fabric& f, const FatTree& t) {
   // note says it (stdout keeps its format for the scripts that read it).
   if (t.degraded) std::cerr << "ibunion: note: " << t.DegradedSummary() << "\n";
   std::printf("fattree FT(%d,%d) %zu switches %zu hosts\n", t.m, t.n, f.switches.size(), f.end_ports.size());
+  // A switch the degraded labelling left out has no label ("SW<,-1>" was
+  // printed): '-', as for a mesh host without a switch.
   for (size_t s = 0; s < f.switches.size(); ++s)
     std::printf("switch 0x%016" PRIx64 " lid %u %s\n", f.switches[s].guid, f.switches[s].lid,
-                t.SwitchLabel(static_cast<int>(s)).c_str());
+                t.level[s] < 0 ? "-" : t.SwitchLabel(static_cast<int>(s)).c_str());
   for (size_t e = 0; e < f.end_ports.size(); ++e)
     std::printf("host 0x%016" PRIx64 " lid %u lmc %u %s\n", f.end_ports[e].port_guid, f.end_ports[e].base_lid,
                 f.end_ports[e].lmc, t.HostLabel(static_cast<int>(e)).c_str());

@@ -63,7 +63,11 @@ class Labels {
   }
   const FatTree* tree() const { return tree_.get(); }
 
+  // A switch a degraded tree's labelling left out has no label ("SW<,-1>"
+  // was printed): its GUID (its node description may be another switch's
+  // label, the tree being relabelled).
   std::string Switch(int sw) const {
+    if (tree_ && tree_->level[sw] < 0) return Hex16(f_.switches[sw].guid);
     return tree_ ? tree_->SwitchLabel(sw) : mesh_ ? mesh_->Label(sw) : f_.switches[sw].name;
   }
   // Hosts are H(x,y) after their switch N(x,y), as inspect and `topo mesh` name them.

@@ -646,6 +646,18 @@ if "$IBUNION" inspect "$tmp/deg.net" --guid2lid "$top/topologies/ft-4-3.guid2lid
   "$IBUNION" inspect "$top/topologies/ft-4-3.net" --guid2lid "$top/topologies/ft-4-3.guid2lid" >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ]
 then echo "PASS: inspect of a degraded fat-tree says what is missing on stderr (a complete one: nothing)"
 else echo "FAIL: inspect of a degraded fat-tree: $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
+# A switch the degraded labelling leaves out (both down links of SW<00,1>
+# gone) was printed as 'SW<,-1>': inspect shows '-', trace its GUID.
+grep -v -e '^\[1\]	"SW<00,2>"\[3\]$' -e '^\[3\]	"SW<00,1>"\[1\]$' -e '^\[2\]	"SW<01,2>"\[3\]$' \
+  -e '^\[3\]	"SW<00,1>"\[2\]$' "$top/topologies/ft-4-3.net" >"$tmp/cut.net"
+g43=$top/topologies/ft-4-3.guid2lid
+if "$IBUNION" inspect "$tmp/cut.net" --guid2lid "$g43" >"$tmp/o" 2>/dev/null &&
+  grep -qx "switch 0x0000000000200004 lid 72 -" "$tmp/o" && ! grep -q "SW<,-1>" "$tmp/o" &&
+  "$IBUNION" route "$tmp/cut.net" --guid2lid "$g43" --engine mlid --lft "$tmp/cut.lft" 2>/dev/null &&
+  "$IBUNION" trace "$tmp/cut.net" --guid2lid "$g43" --lft "$tmp/cut.lft" --base-lid-load >"$tmp/o" 2>/dev/null &&
+  grep -qx "0x0000000000200004 level -1 routes 0" "$tmp/o" && ! grep -q "SW<,-1>" "$tmp/o"
+then echo "PASS: a left-out switch of a degraded tree: '-' in inspect, its GUID in trace, no 'SW<,-1>'"
+else echo "FAIL: a left-out switch: $(grep -e '200004' -e 'SW<,-1>' "$tmp/o" | head -2)"; fails=$((fails + 1)); fi
 # A switch whose host is down has no host port: '-' as for a border (it
 # printed host=0, port 0 being the switch's own management port).
 awk 'BEGIN { RS = ""; ORS = "\n\n" } !/Hca\t1 "H\(2,2\)"/' "$top/topologies/mesh-5x5.net" | grep -v '"H(2,2)"\[' >"$tmp/nohost.net"
