@@ -16,13 +16,20 @@ constexpr const char* kUsage =
     "usage: ibunion inspect NETFILE [--guid2lid FILE | --lmc L]\n"
     "prints the recognised fat-tree or 2-D mesh: one line per switch and host with\n"
     "GUID, LID and the paper's label (a mesh switch also with its port toward\n"
-    "E, N, W, S and its host, - where there is none)\n";
+    "E, N, W, S and its host, - where there is none); of a degraded fat-tree, what\n"
+    "is missing in a note on stderr\n";
 
 void PrintFatTree(const Fabric& f, const FatTree& t) {
+  // A tree with cables, hosts or switches missing printed exactly the
+  // header of a complete one: what is missing goes to stderr, as route's
+  // note says it (stdout keeps its format for the scripts that read it).
+  if (t.degraded) std::cerr << "ibunion: note: " << t.DegradedSummary() << "\n";
   std::printf("fattree FT(%d,%d) %zu switches %zu hosts\n", t.m, t.n, f.switches.size(), f.end_ports.size());
+  // A switch the degraded labelling left out has no label ("SW<,-1>" was
+  // printed): '-', as for a mesh host without a switch.
   for (size_t s = 0; s < f.switches.size(); ++s)
     std::printf("switch 0x%016" PRIx64 " lid %u %s\n", f.switches[s].guid, f.switches[s].lid,
-                t.SwitchLabel(static_cast<int>(s)).c_str());
+                t.level[s] < 0 ? "-" : t.SwitchLabel(static_cast<int>(s)).c_str());
   for (size_t e = 0; e < f.end_ports.size(); ++e)
     std::printf("host 0x%016" PRIx64 " lid %u lmc %u %s\n", f.end_ports[e].port_guid, f.end_ports[e].base_lid,
                 f.end_ports[e].lmc, t.HostLabel(static_cast<int>(e)).c_str());

@@ -47,6 +47,9 @@ int TopoMain(int argc, char** argv) {
   }
   if (!args.has("--lmc")) lmc = DefaultLmc(f);  // what route, verify and sim assume without LIDs
   AssignDefaultLids(f, static_cast<int>(lmc));  // also checks the LID space
+  // The LMC the guid2lid file was laid out at was said nowhere (route,
+  // verify, sim and the rest say theirs): OpenSM's `lmc` has to fit it.
+  const bool note_lmc = args.has("--guid2lid") && !args.has("--lmc") && lmc > 0;
   std::vector<int> order;
   if (args.has("--shuffle"))
     order = ShufflePorts(f, static_cast<uint64_t>(ParseInt(args.get("--shuffle"), "option --shuffle", 0, 0x7fffffffffffffffL)));
@@ -59,6 +62,9 @@ int TopoMain(int argc, char** argv) {
   if (args.has("--guid2lid")) out.push_back({args.get("--guid2lid"), [&](std::ostream& os) { os << lids.str(); }});
   out.push_back({args.get("-o", "-"), [&](std::ostream& os) { os << net.str(); }});
   WriteFilesAtomically(out);
+  if (note_lmc)
+    std::cerr << "ibunion: note: " << args.get("--guid2lid") << ": the generator's layout at LMC " << lmc
+              << " (the fat-tree's paths per pair; --lmc L to choose; give OpenSM this lmc or a lower one)\n";
   return 0;
 }
 

@@ -23,7 +23,9 @@ constexpr const char* kUsage =
     "       ibunion trace NETFILE --lft FILE --base-lid-load\n"
     "  --from HOST --dlid LID  print the route as SWITCH:OUTPORT hops (fat-tree or mesh\n"
     "                          labels when the fabric is one, node descriptions otherwise);\n"
-    "                          HOST: a node description, port GUID, LID or label\n"
+    "                          HOST: a node description, port GUID, LID or label;\n"
+    "                          exit status 1 unless it reaches the LID's owner (a loop,\n"
+    "                          a missing entry or port, another host: said after '->')\n"
     "  --base-lid-load         routes from every host to every other host's base LID\n"
     "                          crossing each switch: 'LABEL level L routes N'\n"
     "  --mft FILE --mlid MLID  print the MLID's mask on every switch that has it:\n"
@@ -61,7 +63,11 @@ class Labels {
   }
   const FatTree* tree() const { return tree_.get(); }
 
+  // A switch a degraded tree's labelling left out has no label ("SW<,-1>"
+  // was printed): its GUID (its node description may be another switch's
+  // label, the tree being relabelled).
   std::string Switch(int sw) const {
+    if (tree_ && tree_->level[sw] < 0) return Hex16(f_.switches[sw].guid);
     return tree_ ? tree_->SwitchLabel(sw) : mesh_ ? mesh_->Label(sw) : f_.switches[sw].name;
   }
   // Hosts are H(x,y) after their switch N(x,y), as inspect and `topo mesh` name them.
@@ -125,7 +131,8 @@ int PrintBaseLidLoad(const Fabric& f, const Tables& t, const Labels& labels) {
   return 0;
 }
 
-// One route, --from HOST to --dlid LID; status 1 when it ends nowhere.
+// One route, --from HOST to --dlid LID; status 1 unless it reaches the LID's
+// owner (a host, or port 0 of the switch whose LID it is).
 int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {
   if (!args.has("--from") || !args.has("--dlid"))
     throw UsageError{std::string("expected --from HOST --dlid LID or --base-lid-load\n") + kUsage};
@@ -142,15 +149,63 @@ int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Arg
     throw UsageError{"option --dlid: no end port or switch of " + args.positional()[0] + " has LID " +
                      args.get("--dlid") + " (its LIDs end at " + std::to_string(f.max_lid()) + ")"};
   const auto hops = TraceRoute(f, t, src, dlid);
-  for (auto [sw, port] : hops) std::printf("%s:%d ", labels.Switch(sw).c_str(), port);
+  if (hops.empty()) {  // the host is cabled to no switch
+    std::printf("-> nowhere: %s is not cabled to a switch\n", labels.Host(src).c_str());
+    return 1;
+  }
+  // The route, up to where it ends or first comes back to a switch it
+  // crossed: an LFT sends one DLID one way, so from there it circles for
+  // ever (it was printed for 64 hops and called "nowhere").
+  std::vector<bool> crossed(f.switches.size(), false);
+  size_t end = 0;
+  for (; end < hops.size() && !crossed[hops[end].first]; ++end) {
+    crossed[hops[end].first] = true;
+    const int port = hops[end].second;
+    if (port == kNoPort)
+      std::printf("%s:- ", labels.Switch(hops[end].first).c_str());
+    else
+      std::printf("%s:%d ", labels.Switch(hops[end].first).c_str(), port);
+  }
+  const LidOwner owner = f.owner(dlid);
+  const std::string owner_name = owner.kind == Peer::Kind::kEndPort ? labels.Host(owner.index)
+                                                                     : labels.Switch(owner.index);
+  if (end < hops.size()) {
+    std::printf("-> loop: back at %s (LID %u is %s's)\n", labels.Switch(hops[end].first).c_str(),
+                static_cast<unsigned>(dlid), owner_name.c_str());
+    return 1;
+  }
+  // A route that arrives somewhere is right only where the LID's owner is:
+  // one that delivered to another host, or to a switch's own port 0, was
+  // printed as if it had arrived, with status 0.
   const auto [last_sw, last_port] = hops.back();
-  const Peer& end = last_port > 0 && last_port <= f.switches[last_sw].num_ports
-                        ? f.switches[last_sw].ports[last_port] : Peer{};
-  if (end.is_end_port())
-    std::printf("-> %s\n", labels.Host(end.index).c_str());
-  else
-    std::printf("-> %s\n", last_port == 0 ? "switch itself" : "nowhere (broken route)");
-  return end.is_end_port() || last_port == 0 ? 0 : 1;
+  const std::string last = labels.Switch(last_sw);
+  if (last_port == 0) {
+    if (owner.kind == Peer::Kind::kSwitch && owner.index == last_sw) {
+      std::printf("-> switch itself\n");
+      return 0;
+    }
+    std::printf("-> %s itself (port 0), not LID %u's owner %s (wrong destination)\n", last.c_str(),
+                static_cast<unsigned>(dlid), owner_name.c_str());
+    return 1;
+  }
+  if (last_port == kNoPort) {
+    std::printf("-> nowhere: %s has no LFT entry for LID %u (broken route)\n", last.c_str(),
+                static_cast<unsigned>(dlid));
+    return 1;
+  }
+  const Peer& peer = last_port <= f.switches[last_sw].num_ports ? f.switches[last_sw].ports[last_port] : Peer{};
+  if (!peer.is_end_port()) {
+    std::printf("-> nowhere: port %d of %s %s (broken route)\n", last_port, last.c_str(),
+                last_port > f.switches[last_sw].num_ports ? "does not exist" : "is not connected");
+    return 1;
+  }
+  if (owner.kind == Peer::Kind::kEndPort && owner.index == peer.index) {
+    std::printf("-> %s\n", labels.Host(peer.index).c_str());
+    return 0;
+  }
+  std::printf("-> %s, not LID %u's owner %s (wrong destination)\n", labels.Host(peer.index).c_str(),
+              static_cast<unsigned>(dlid), owner_name.c_str());
+  return 1;
 }
 
 }  // namespace

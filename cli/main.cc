@@ -12,10 +12,10 @@ namespace {
 constexpr const char* kUsage =
     "usage: ibunion COMMAND [args]   (ibunion COMMAND --help for details)\n"
     "  topo     generate fat-tree and mesh net files (and guid2lid files)\n"
-    "  route    compute LFTs offline with an engine (mlid, slid, xymesh)\n"
-    "  verify   check LFTs: reachability, loops, black holes, scheme\n"
-    "  inspect  show the fat-tree labels recognised in a net file\n"
-    "  trace    follow a route through LFTs; per-switch load of base-LID routes\n"
+    "  route    compute LFTs, MFTs, SL2VL offline with an engine (mlid, slid, xymesh)\n"
+    "  verify   check LFTs, MFTs, SL2VL: reachability, loops, scheme, credit loops\n"
+    "  inspect  show the fat-tree or mesh labels recognised in a net file\n"
+    "  trace    follow a route through LFTs; an MLID's masks; per-switch loads\n"
     "  mcjoin   join or leave a multicast group through the SA\n"
     "  mcsetup  multicast group set-up cost on a live subnet; Basic/Lazy/Pool latency\n"
     "  sim      packet-level timing model over any routing tables\n";

@@ -25,6 +25,10 @@ expect "/nonexistent.net: cannot open topology file (No such file or directory)"
 expect "/nonexistent: cannot open guid2lid file" "$IBUNION" route "$net" --engine mlid --guid2lid /nonexistent
 # A guid2lid file of another fabric: none of its GUIDs is here.
 sed 's/^0x00000000002/0x00000000009/; s/^0x00000000001/0x00000000008/' "$top/topologies/ft-4-2.guid2lid" >"$tmp/alien"
+# A file of one line: no "other 0 GUIDs".
+printf '0x0000000000900001 0x0004 0x0007\n' >"$tmp/alien1"
+expect "$tmp/alien1:1: GUID 0x0000000000900001 is not an end port or switch of this fabric (the file's only GUID): expected the port GUIDs" \
+  "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/alien1"
 expect "$tmp/alien:1: GUID 0x0000000000800001 is not an end port or switch of this fabric, and neither is any of the file's other 13 GUIDs: expected the port GUIDs" \
   "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/alien"
 expect "$tmp/alien:1: GUID 0x0000000000800001 is not an end port or switch" \
@@ -66,6 +70,10 @@ expect "$tmp: cannot open guid2lid file (Is a directory)" "$IBUNION" inspect "$n
 expect "--config $tmp: cannot open (Is a directory)" "$IBUNION" sim "$net" --routing mlid --config "$tmp"
 expect "unknown routing engine 'bogus'" "$IBUNION" route "$net" --engine bogus
 expect "option 'mlid_rotate=maybe': expected on or off" "$IBUNION" route "$net" --engine mlid --options mlid_rotate=maybe
+# The words on/off options take besides on and off are named (README), so
+# that TRUE, as opensm.conf writes its own, is not left a puzzle.
+expect "option 'mlid_rotate=TRUE': expected on or off (or 1/0, yes/no, true/false; lower case)" \
+  "$IBUNION" route "$net" --engine mlid --options mlid_rotate=TRUE
 # A command runs one engine: another engine's key would be ignored unread.
 expect "option 'mlid_rotate=off': unknown key (keys start with slid_)" \
   "$IBUNION" route "$net" --engine slid --options mlid_rotate=off
@@ -579,7 +587,15 @@ else echo "FAIL: route --lft into a FIFO"; fails=$((fails + 1)); fi
 # A net file without LIDs: every command lays them out by one rule (on a
 # fat-tree the LMC that gives mlid its paths per pair, LMC 2 on FT(4,3)),
 # says so, and route -> verify -> trace agree; topo --guid2lid writes the same.
-"$IBUNION" topo fattree 4 3 -o "$tmp/nolid.net" --guid2lid "$tmp/nolid.g2l" 2>/dev/null
+"$IBUNION" topo fattree 4 3 -o "$tmp/nolid.net" --guid2lid "$tmp/nolid.g2l" 2>"$tmp/topo.err"
+# topo says the LMC of the guid2lid file it lays out (it said nothing, so
+# OpenSM's lmc had to be guessed); at LMC 0 (a mesh) or with --lmc, nothing.
+if grep -qxF "ibunion: note: $tmp/nolid.g2l: the generator's layout at LMC 2 (the fat-tree's paths per pair; --lmc L to choose; give OpenSM this lmc or a lower one)" "$tmp/topo.err" &&
+  "$IBUNION" topo fattree 4 3 --lmc 2 -o "$tmp/lmc2.net" --guid2lid "$tmp/lmc2.g2l" 2>"$tmp/err" && [ ! -s "$tmp/err" ] &&
+  cmp -s "$tmp/lmc2.g2l" "$tmp/nolid.g2l" &&
+  "$IBUNION" topo mesh 3 3 -o "$tmp/m33.net" --guid2lid "$tmp/m33.g2l" 2>"$tmp/err" && [ ! -s "$tmp/err" ]
+then echo "PASS: topo --guid2lid notes the default LMC it laid the file out at (not at LMC 0, not with --lmc)"
+else echo "FAIL: topo --guid2lid note: stderr was: $(head -3 "$tmp/topo.err")"; fails=$((fails + 1)); fi
 if "$IBUNION" route "$tmp/nolid.net" --engine mlid --lft "$tmp/nolid.lft" 2>"$tmp/err" &&
   grep -qF "ibunion: note: $tmp/nolid.net has no LIDs: the generator's layout at LMC 2" "$tmp/err" &&
   grep -qF "note: FT(4,3): 4 selectable paths per pair (LMC 2)" "$tmp/err" &&
@@ -621,6 +637,27 @@ if [ "$(head -1 "$tmp/o")" = "mesh 5x5 25 switches 25 hosts" ] && [ "$(grep -c '
   grep -q "^switch 0x0000000000200000 lid [0-9]* N(0,0) E=1 N=2 W=- S=- host=5$" "$tmp/o"
 then echo "PASS: inspect labels a mesh"
 else echo "FAIL: inspect of mesh-5x5: $(head -2 "$tmp/o") $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
+# A fat-tree with a cable gone: inspect printed the header of a complete
+# one and said nothing; what is missing goes to stderr (stdout unchanged).
+grep -v -e '^\[1\]	"SW<00,2>"\[3\]$' -e '^\[3\]	"SW<00,1>"\[1\]$' "$top/topologies/ft-4-3.net" >"$tmp/deg.net"
+if "$IBUNION" inspect "$tmp/deg.net" --guid2lid "$top/topologies/ft-4-3.guid2lid" >"$tmp/o" 2>"$tmp/err" &&
+  grep -qxF "ibunion: note: degraded FT(4,3): 1 of 32 switch links, 0 of 20 switches and 0 of 16 hosts missing" "$tmp/err" &&
+  [ "$(head -1 "$tmp/o")" = "fattree FT(4,3) 20 switches 16 hosts" ] &&
+  "$IBUNION" inspect "$top/topologies/ft-4-3.net" --guid2lid "$top/topologies/ft-4-3.guid2lid" >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ]
+then echo "PASS: inspect of a degraded fat-tree says what is missing on stderr (a complete one: nothing)"
+else echo "FAIL: inspect of a degraded fat-tree: $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
+# A switch the degraded labelling leaves out (both down links of SW<00,1>
+# gone) was printed as 'SW<,-1>': inspect shows '-', trace its GUID.
+grep -v -e '^\[1\]	"SW<00,2>"\[3\]$' -e '^\[3\]	"SW<00,1>"\[1\]$' -e '^\[2\]	"SW<01,2>"\[3\]$' \
+  -e '^\[3\]	"SW<00,1>"\[2\]$' "$top/topologies/ft-4-3.net" >"$tmp/cut.net"
+g43=$top/topologies/ft-4-3.guid2lid
+if "$IBUNION" inspect "$tmp/cut.net" --guid2lid "$g43" >"$tmp/o" 2>/dev/null &&
+  grep -qx "switch 0x0000000000200004 lid 72 -" "$tmp/o" && ! grep -q "SW<,-1>" "$tmp/o" &&
+  "$IBUNION" route "$tmp/cut.net" --guid2lid "$g43" --engine mlid --lft "$tmp/cut.lft" 2>/dev/null &&
+  "$IBUNION" trace "$tmp/cut.net" --guid2lid "$g43" --lft "$tmp/cut.lft" --base-lid-load >"$tmp/o" 2>/dev/null &&
+  grep -qx "0x0000000000200004 level -1 routes 0" "$tmp/o" && ! grep -q "SW<,-1>" "$tmp/o"
+then echo "PASS: a left-out switch of a degraded tree: '-' in inspect, its GUID in trace, no 'SW<,-1>'"
+else echo "FAIL: a left-out switch: $(grep -e '200004' -e 'SW<,-1>' "$tmp/o" | head -2)"; fails=$((fails + 1)); fi
 # A switch whose host is down has no host port: '-' as for a border (it
 # printed host=0, port 0 being the switch's own management port).
 awk 'BEGIN { RS = ""; ORS = "\n\n" } !/Hca\t1 "H\(2,2\)"/' "$top/topologies/mesh-5x5.net" | grep -v '"H(2,2)"\[' >"$tmp/nohost.net"
@@ -734,6 +771,11 @@ expect "option --guid2lid $tmp/noplugin: not a readable file" "$fr" --net "$net"
 expect "option --plugin-dir $tmp/noplugin: no libibunion.so there (--plugin-name ibunion): build the plugin or fix the path" \
   "$fr" --net "$net" --plugin-dir "$tmp/noplugin" --plugin-name ibunion --out "$tmp/fr-out"
 expect "option --sm-host P(99): no node of $net has that name or description" "$fr" --net "$net" --sm-host 'P(99)' --out "$tmp/fr-out"
+# A misspelt flag last on the line is unknown, not an option without its
+# value; a net file given without --net is named as such.
+expect "fabric-run: unknown option --no-mtf (see --help)" "$fr" --net "$net" --out "$tmp/fr-out" --no-mtf
+expect "fabric-run: unexpected argument '$net': every argument is an option" "$fr" "$net" --out "$tmp/fr-out"
+expect "fabric-run: option --out needs a value" "$fr" --net "$net" --out
 touch "$tmp/fr-file"
 expect "option --out $tmp/fr-file: exists and is not a directory" "$fr" --net "$net" --out "$tmp/fr-file"
 [ ! -e "$tmp/fr-out" ] && echo "PASS: fabric-run with bad options: no output directory made" ||
@@ -839,6 +881,26 @@ expect "ibunion trace: option --dlid: no end port or switch of $net has LID 1000
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 1000
 expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace at a time)" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 4 --base-lid-load
+# trace ends a route where it reaches the DLID's owner, and only there with
+# status 0: one delivered to another host or to a switch's own port 0 was
+# printed as if it had arrived (status 0), a loop circled for 64 hops and
+# was called "nowhere". SW<3,1>'s entry for LID 16 (P(31), port 2) is bent.
+bent() {  # NEEDLE SED: status 1 and NEEDLE on stdout for P(00) -> LID 16
+  sed "$2" "$tmp/good.lft" >"$tmp/bent.lft"
+  "$IBUNION" trace "$net" --lft "$tmp/bent.lft" --from 'P(00)' --dlid 16 >"$tmp/out.txt" 2>/dev/null
+  local rc=$?
+  if [ $rc -eq 1 ] && grep -qF -- "$1" "$tmp/out.txt"; then echo "PASS: trace: $(cat "$tmp/out.txt")"
+  else echo "FAIL: trace of a bent route -> rc $rc: $(cat "$tmp/out.txt") (wanted: $1)"; fails=$((fails + 1)); fi
+}
+sw31='/^Unicast lids .*(SW<3,1>):$/,/valid lids dumped/'
+bent "SW<3,1>:1 -> P(30), not LID 16's owner P(31) (wrong destination)" "${sw31}s/^0x0010 002 /0x0010 001 /"
+bent "SW<3,1>:0 -> SW<3,1> itself (port 0), not LID 16's owner P(31) (wrong destination)" "${sw31}s/^0x0010 002 /0x0010 000 /"
+bent "SW<0,1>:4 SW<1,0>:4 SW<3,1>:4 -> loop: back at SW<1,0> (LID 16 is P(31)'s)" "${sw31}s/^0x0010 002 /0x0010 004 /"
+"$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 16 >"$tmp/out.txt" 2>/dev/null &&
+  [ "$(cat "$tmp/out.txt")" = "SW<0,1>:4 SW<1,0>:4 SW<3,1>:2 -> P(31)" ] &&
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 23 >"$tmp/out.txt" 2>/dev/null &&
+  grep -q -- "-> switch itself$" "$tmp/out.txt" && echo "PASS: trace: routes to a host and to a switch LID arrive (status 0)" ||
+  { echo "FAIL: trace of good routes: $(cat "$tmp/out.txt")"; fails=$((fails + 1)); }
 # An LFT dump that lost a switch's table (a switch ibroute could not reach):
 # verify refused it, trace read the missing table as routes broken there
 # (exit 1) and --base-lid-load as loads ending there (exit 0).

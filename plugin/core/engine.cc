@@ -92,7 +92,7 @@ std::string VisibleWord(const std::string& word) {
 bool ParseOnOff(const std::string& key, const std::string& value) {
   if (value == "on" || value == "1" || value == "true" || value == "yes") return true;
   if (value == "off" || value == "0" || value == "false" || value == "no") return false;
-  throw Error("option '" + key + "=" + value + "': expected on or off");
+  throw Error("option '" + key + "=" + value + "': expected on or off (or 1/0, yes/no, true/false; lower case)");
 }
 
 void McastTreeTables::Apply(const Fabric& f, Lid mlid,

@@ -877,10 +877,14 @@ class Guid2LidReader {
     for (const EndPort& ep : f_.end_ports)
       if (ep.node_guid == first_unknown_ && hint.empty())
         hint = " (it is the node GUID of end port " + ep.name + "; the file wants port GUIDs)";
+    // "neither is any of the file's other 0 GUIDs" was said of a file of one line.
+    const std::string others =
+        entries_ == 1   ? " (the file's only GUID)"
+        : entries_ == 2 ? ", and neither is the file's other GUID"
+                        : ", and neither is any of the file's other " + std::to_string(entries_ - 1) + " GUIDs";
     throw InputError(file_, first_unknown_line_,
                      "GUID " + Hex16(first_unknown_) + " is not an end port or switch of this fabric" + hint +
-                         ", and neither is any of the file's other " + std::to_string(entries_ - 1) +
-                         " GUIDs: expected the port GUIDs of this fabric's end ports and switches "
+                         others + ": expected the port GUIDs of this fabric's end ports and switches "
                          "(a guid2lid file of another fabric?)");
   }
 

@@ -683,8 +683,8 @@ void Guid2LidUnknownGuids() {
 
   std::istringstream alien("0x0000000000abcdef 0x0001 0x0001\n0x0000000000abcdf0 0x0002 0x0002\n");
   CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(alien, "g2l", h); }),
-                     "g2l:1: GUID 0x0000000000abcdef is not an end port or switch of this fabric, and neither is any of "
-                     "the file's other 1 GUIDs: expected the port GUIDs of this fabric's end ports and switches"));
+                     "g2l:1: GUID 0x0000000000abcdef is not an end port or switch of this fabric, and neither is "
+                     "the file's other GUID: expected the port GUIDs of this fabric's end ports and switches"));
   std::istringstream nodes(Hex16(h.end_ports[0].node_guid) + " 0x0001 0x0001\n");
   CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(nodes, "g2l", h); }),
                      "(it is the node GUID of end port " + h.end_ports[0].name + "; the file wants port GUIDs)"));
