@@ -304,7 +304,10 @@ int VerifyMain(int argc, char** argv) {
   // the first line of the report: a bad one is refused (exit 2) without a
   // report cut short after its unicast part.
   if (args.has("--sl2vl")) ReadSl2VlFile(args.get("--sl2vl"), f, t);
-  if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);
+  if (args.has("--mft")) {
+    ReadMftsFile(args.get("--mft"), f, t);
+    RefuseMissingMfts(args.get("--mft"), f, t);  // as for LFTs: bad input, not a failed check
+  }
   std::vector<McastGroup> groups;
   if (args.has("--groups")) groups = ReadGroupsFile(args.get("--groups"), f);
   std::unique_ptr<FatTree> tree;

@@ -871,6 +871,18 @@ nothing_left "route --groups of a file without groups"
 "$IBUNION" route "$net" --engine mlid --groups "$tmp/one.groups" --mft "$tmp/one.mft" --lft /dev/null 2>/dev/null
 expect "ibunion verify: $tmp/nogroup.groups: no group in it" \
   "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft "$tmp/one.mft" --groups "$tmp/nogroup.groups"
+# An MFT dump that lost a switch's table, as an LFT dump that lost one: bad
+# input (exit 2), not a tree that drops the packet there (exit 1) or, off
+# the tree, a PASS; trace read it as a switch without groups.
+for n in 2 3; do  # SW<1,0> is off the group's tree, SW<0,1> its one switch
+  awk -v n=$n '/^Multicast mlids/ {t++} t != n' "$tmp/one.mft" >"$tmp/lost$n.mft"
+done
+expect "ibunion verify: $tmp/lost2.mft: no MFT for switch SW<1,0> (0x0000000000200001, LID 19)" \
+  "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft "$tmp/lost2.mft" --groups "$tmp/one.groups"
+expect "ibunion verify: $tmp/lost3.mft: no MFT for switch SW<0,1> (0x0000000000200002, LID 20)" \
+  "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft "$tmp/lost3.mft" --groups "$tmp/one.groups"
+expect "ibunion trace: $tmp/lost2.mft: no MFT for switch SW<1,0> (0x0000000000200001, LID 19)" \
+  "$IBUNION" trace "$net" --mft "$tmp/lost2.mft" --groups-per-switch
 : >"$tmp/empty.net"
 expect "ibunion inspect: $tmp/empty.net: no node records in it (expected ibnetdiscover output" \
   "$IBUNION" inspect "$tmp/empty.net"

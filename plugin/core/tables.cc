@@ -381,6 +381,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       sw = SwitchOfHeader(line, file, no, f);
       RefuseRepeat(header_line[sw], [&] { return "the MFT of " + f.SwitchLabel(sw); }, file, no);
       t.mft[sw].groups.clear();
+      t.mft[sw].dumped = true;
       row_line.clear();
       columns.clear();
       ++tables;
@@ -459,6 +460,14 @@ void RefuseMissingLfts(const std::string& file, const Fabric& f, const Tables& t
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t) {
   std::ifstream in = OpenInputFile(path, "MFT dump");
   ReadMfts(in, path, f, t);
+}
+
+void RefuseMissingMfts(const std::string& file, const Fabric& f, const Tables& t) {
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    if (s >= t.mft.size() || !t.mft[s].dumped)
+      throw Error(file + ": no MFT for " + f.SwitchLabel(static_cast<int>(s)) +
+                  " (ibroute -M prints a table for every switch, with rows or without: a switch it could not "
+                  "reach, or the dump of another fabric?)");
 }
 
 std::array<uint8_t, 16> EndPortVls(const Fabric& f, const Tables& t, int ep) {

@@ -30,6 +30,9 @@ struct Lft {
 
 struct Mft {
   std::map<Lid, PortMask> groups;  // MLID -> ports (0 = the switch itself)
+  // ReadMfts found this switch's table (RefuseMissingMfts): a dump's table
+  // without rows and no table at all both leave `groups` empty.
+  bool dumped = false;
 };
 
 // SL-to-VL mapping of one switch, per (input port, output port) pair, as
@@ -119,5 +122,9 @@ void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t);
 // there and as loads that end there, not as the damaged input it is.
 void RefuseMissingLfts(const std::string& file, const Fabric& f, const Tables& t);
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t);
+// Likewise for MFTs read by ReadMfts: ibroute -M prints a table for every
+// switch, rows or none, so a switch without one lost it on the way, and
+// would read as forwarding no group.
+void RefuseMissingMfts(const std::string& file, const Fabric& f, const Tables& t);
 
 }  // namespace ibu
