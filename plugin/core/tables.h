@@ -88,7 +88,9 @@ void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t);
 // refused naming both lines.
 // A file without any table, a row after its table's count line, a table
 // without its count line (cut off: ibroute and OpenSM end every table with
-// one) and (MFT) an 'x' under a port the switch lacks are refused too.
+// one), (LFT) an entry routing a LID no end port or switch of the fabric
+// has (tables made for other LIDs; the first is named, the rest counted)
+// and (MFT) an 'x' under a port the switch lacks are refused too.
 // Throws ibu::Error "FILE:LINE: ..." on anything unexpected.
 void ReadLfts(std::istream& is, const std::string& file, const Fabric& f,
               Tables& t);
