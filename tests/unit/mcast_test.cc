@@ -215,6 +215,17 @@ void VerifierNamesWhereCopiesGo() {
   check(extra, "P(000)",
         "P(000) (not a member) gets 1 copies, expected 0: " +
             f.PortLabel(p000.switch_index, p000.switch_port) + " forwards it (in the mask)");
+  // Port 0 in a tree switch's mask: a copy to the switch itself, which is no
+  // member. Flooding never sends out of port 0, so it passed unnoticed.
+  Tables self = t;
+  self.mft[mid20].groups[g.mlid].set(0);
+  const McastReport to_self = VerifyMulticast(f, self, g);
+  CU_ASSERT(!to_self.ok());
+  CU_ASSERT_EQUAL(to_self.error_count, 1);
+  CU_ASSERT(!to_self.errors.empty() &&
+            to_self.errors[0] == "MLID 0xc001: " + f.SwitchLabel(mid20) +
+                                     " port 0 is in the mask: the switch itself gets a copy of every packet that "
+                                     "reaches it, but it is not a member (members are end ports)");
   // A second way down to the member's leaf closes a cycle: the switch that
   // gets the packet twice and the port of the second arrival (breadth
   // first, the way through SW<20,1> comes first).
