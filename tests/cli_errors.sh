@@ -868,6 +868,19 @@ expect "ibunion trace: --from node01 HCA-1: $shared" \
 "$IBUNION" trace "$tmp/shared.net" --lft "$tmp/good.lft" --from 0x0000000000100003 --dlid 16 >"$tmp/out.txt" 2>/dev/null &&
   [ "$(cat "$tmp/out.txt")" = "$("$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(01)' --dlid 16 2>/dev/null)" ] &&
   echo "PASS: trace --from a port GUID" || { echo "FAIL: trace --from 0x0000000000100003: $(cat "$tmp/out.txt")"; fails=$((fails + 1)); }
+# Group members by a node description with blanks, in double quotes (each
+# half was read as a member of its own); an unterminated quote is named.
+sed 's/^Hca\t1 "P(00)"$/&\t# "node00 HCA-1"/' "$net" >"$tmp/desc.net"
+printf '0xC001 "node00 HCA-1" P(01) anchor="node00 HCA-1"\n' >"$tmp/desc.groups"
+"$IBUNION" route "$tmp/desc.net" --engine mlid --lft "$tmp/desc.lft" --groups "$tmp/desc.groups" --mft "$tmp/desc.mft" 2>/dev/null &&
+  "$IBUNION" verify "$tmp/desc.net" --lft "$tmp/desc.lft" --mft "$tmp/desc.mft" --groups "$tmp/desc.groups" 2>/dev/null |
+  grep -q "multicast 0xc001: 2 members, 2 senders checked, .*: exactly once" &&
+  echo "PASS: a quoted node description with blanks names a group member and anchor" ||
+  { echo "FAIL: quoted node description in a group file"; fails=$((fails + 1)); }
+printf '0xC001 P(01)\n0xC002 P(01) "node00 HCA-1\n' >"$tmp/unterminated.groups"
+expect "ibunion route: $tmp/unterminated.groups:2: unterminated quote: '\"node00 HCA-1' has no closing '\"'" \
+  "$IBUNION" route "$tmp/desc.net" --engine mlid --groups "$tmp/unterminated.groups" --mft "$tmp/out/mft"
+nothing_left "route --groups with an unterminated quote"
 # A group file without any group (empty, comments only: a generating step
 # that matched nothing) built MFTs without groups, and verify checked no
 # multicast and said PASS.
