@@ -227,7 +227,10 @@ int TraceMain(int argc, char** argv) {
     ReadLftsFile(args.get("--lft"), f, t);
     RefuseMissingLfts(args.get("--lft"), f, t);
   }
-  if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);
+  if (args.has("--mft")) {
+    ReadMftsFile(args.get("--mft"), f, t);
+    RefuseMissingMfts(args.get("--mft"), f, t);
+  }
   const Labels labels(f);
   if (args.has("--mlid")) return PrintMlidMasks(f, t, labels, args);
   if (args.has("--groups-per-switch")) return PrintGroupsPerSwitch(f, t, labels, args);

@@ -44,7 +44,8 @@ constexpr const char* kUsage =
     "                     multicast VL depends on (first come, first served)\n"
     "  --options \"k=v\"    options of that engine\n"
     "  --mft FILE         MFTs (ibroute -M format) to check against --groups FILE:\n"
-    "                     every member gets exactly one copy from every member\n"
+    "                     every member gets exactly one copy from every member, and\n"
+    "                     no non-member gets one, nor a switch (port 0 in its mask)\n"
     "  --groups FILE      multicast groups: MLID and members per line\n"
     "  --disjoint         fat-trees: sources of one subtree that select different DLIDs\n"
     "                     for a destination leave the subtree on different links; the\n"
@@ -304,7 +305,10 @@ int VerifyMain(int argc, char** argv) {
   // the first line of the report: a bad one is refused (exit 2) without a
   // report cut short after its unicast part.
   if (args.has("--sl2vl")) ReadSl2VlFile(args.get("--sl2vl"), f, t);
-  if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);
+  if (args.has("--mft")) {
+    ReadMftsFile(args.get("--mft"), f, t);
+    RefuseMissingMfts(args.get("--mft"), f, t);  // as for LFTs: bad input, not a failed check
+  }
   std::vector<McastGroup> groups;
   if (args.has("--groups")) groups = ReadGroupsFile(args.get("--groups"), f);
   std::unique_ptr<FatTree> tree;

@@ -912,6 +912,13 @@ for use in "--from P(00) --dlid 16" --base-lid-load; do
 done
 expect "ibunion verify: $tmp/lost.lft: no LFT for switch SW<1,0> (0x0000000000200001, LID 19)" \
   "$IBUNION" verify "$net" --lft "$tmp/lost.lft"
+# Entries for LIDs no port of the fabric has (a host removed from the net
+# file since, tables read back before OpenSM rerouted): kept unread, the
+# rest verified as if the tables were this fabric's (PASS).
+"$IBUNION" route "$net" --guid2lid "$g2l" --engine mlid --lft "$tmp/g2l.lft" 2>/dev/null
+awk 'BEGIN { RS = ""; ORS = "\n\n" } !/Hca\t1 "P\(11\)"/' "$net" | grep -v '"P(11)"\[' >"$tmp/noP11.net"
+expect "ibunion verify: $tmp/g2l.lft:10: LID 0x0008 (out port 2) in the LFT of switch SW<0,0> (0x0000000000200000, LID 18): no end port or switch of the fabric has it; nor do the LIDs of 11 more entries of the file" \
+  "$IBUNION" verify "$tmp/noP11.net" --guid2lid "$g2l" --lft "$tmp/g2l.lft"
 # A node description two end ports share (both ports of a dual-port HCA;
 # hosts left at the vendor's default) named the first of them, silently:
 # trace --from and group members refuse it, naming the port GUIDs, and
@@ -923,6 +930,19 @@ expect "ibunion trace: --from node01 HCA-1: $shared" \
 "$IBUNION" trace "$tmp/shared.net" --lft "$tmp/good.lft" --from 0x0000000000100003 --dlid 16 >"$tmp/out.txt" 2>/dev/null &&
   [ "$(cat "$tmp/out.txt")" = "$("$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(01)' --dlid 16 2>/dev/null)" ] &&
   echo "PASS: trace --from a port GUID" || { echo "FAIL: trace --from 0x0000000000100003: $(cat "$tmp/out.txt")"; fails=$((fails + 1)); }
+# Group members by a node description with blanks, in double quotes (each
+# half was read as a member of its own); an unterminated quote is named.
+sed 's/^Hca\t1 "P(00)"$/&\t# "node00 HCA-1"/' "$net" >"$tmp/desc.net"
+printf '0xC001 "node00 HCA-1" P(01) anchor="node00 HCA-1"\n' >"$tmp/desc.groups"
+"$IBUNION" route "$tmp/desc.net" --engine mlid --lft "$tmp/desc.lft" --groups "$tmp/desc.groups" --mft "$tmp/desc.mft" 2>/dev/null &&
+  "$IBUNION" verify "$tmp/desc.net" --lft "$tmp/desc.lft" --mft "$tmp/desc.mft" --groups "$tmp/desc.groups" 2>/dev/null |
+  grep -q "multicast 0xc001: 2 members, 2 senders checked, .*: exactly once" &&
+  echo "PASS: a quoted node description with blanks names a group member and anchor" ||
+  { echo "FAIL: quoted node description in a group file"; fails=$((fails + 1)); }
+printf '0xC001 P(01)\n0xC002 P(01) "node00 HCA-1\n' >"$tmp/unterminated.groups"
+expect "ibunion route: $tmp/unterminated.groups:2: unterminated quote: '\"node00 HCA-1' has no closing '\"'" \
+  "$IBUNION" route "$tmp/desc.net" --engine mlid --groups "$tmp/unterminated.groups" --mft "$tmp/out/mft"
+nothing_left "route --groups with an unterminated quote"
 # A group file without any group (empty, comments only: a generating step
 # that matched nothing) built MFTs without groups, and verify checked no
 # multicast and said PASS.
@@ -933,6 +953,18 @@ nothing_left "route --groups of a file without groups"
 "$IBUNION" route "$net" --engine mlid --groups "$tmp/one.groups" --mft "$tmp/one.mft" --lft /dev/null 2>/dev/null
 expect "ibunion verify: $tmp/nogroup.groups: no group in it" \
   "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft "$tmp/one.mft" --groups "$tmp/nogroup.groups"
+# An MFT dump that lost a switch's table, as an LFT dump that lost one: bad
+# input (exit 2), not a tree that drops the packet there (exit 1) or, off
+# the tree, a PASS; trace read it as a switch without groups.
+for n in 2 3; do  # SW<1,0> is off the group's tree, SW<0,1> its one switch
+  awk -v n=$n '/^Multicast mlids/ {t++} t != n' "$tmp/one.mft" >"$tmp/lost$n.mft"
+done
+expect "ibunion verify: $tmp/lost2.mft: no MFT for switch SW<1,0> (0x0000000000200001, LID 19)" \
+  "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft "$tmp/lost2.mft" --groups "$tmp/one.groups"
+expect "ibunion verify: $tmp/lost3.mft: no MFT for switch SW<0,1> (0x0000000000200002, LID 20)" \
+  "$IBUNION" verify "$net" --lft "$tmp/good.lft" --mft "$tmp/lost3.mft" --groups "$tmp/one.groups"
+expect "ibunion trace: $tmp/lost2.mft: no MFT for switch SW<1,0> (0x0000000000200001, LID 19)" \
+  "$IBUNION" trace "$net" --mft "$tmp/lost2.mft" --groups-per-switch
 : >"$tmp/empty.net"
 expect "ibunion inspect: $tmp/empty.net: no node records in it (expected ibnetdiscover output" \
   "$IBUNION" inspect "$tmp/empty.net"

@@ -1,6 +1,7 @@
 #include "plugin/core/groups.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -82,6 +83,77 @@ void TakeOnce(const std::string& file, int no, const std::string& word, std::str
   if (slot->empty()) throw InputError(file, no, "'" + word + "': " + key + " needs a value");
 }
 
+// A word of a group line, quotes removed: "P(000)", "anchor=P(000)",
+// "node01 HCA-1", "anchor=node01 HCA-1".
+struct GroupWord {
+  std::string text;
+  bool quoted = false;  // the node description (after anchor=) was in double quotes
+  bool anchor = false;  // anchor=MEMBER ("anchor=x" in quotes is a description)
+  // As written, for messages: anchor="node01 HCA-1".
+  std::string Shown() const {
+    if (!quoted) return text;
+    const size_t key = anchor ? 7 : 0;
+    return text.substr(0, key) + '"' + text.substr(key) + '"';
+  }
+};
+
+bool Blank(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+// Splits a group line at blanks, up to a '#' outside quotes. A word that
+// starts with '"', or anchor=", runs to the next '"': node descriptions
+// hold blanks ("MT4119 ConnectX5 Mellanox Technologies" in ibnetdiscover's
+// comments), which split words. No escapes: a description with a '"' in
+// it is named by port GUID or LID.
+std::vector<GroupWord> SplitGroupLine(const std::string& line, const std::string& file, int no) {
+  std::vector<GroupWord> words;
+  size_t i = 0;
+  while (true) {
+    while (i < line.size() && Blank(line[i])) ++i;
+    if (i == line.size() || line[i] == '#') break;
+    const size_t start = i;
+    const bool anchor = line.compare(i, 8, "anchor=\"") == 0;
+    if (line[i] != '"' && !anchor) {  // a plain word: up to a blank or a comment
+      while (i < line.size() && !Blank(line[i]) && line[i] != '#') ++i;
+      const std::string text = line.substr(start, i - start);
+      words.push_back({text, false, text.rfind("anchor=", 0) == 0});
+      continue;
+    }
+    const size_t open = anchor ? start + 7 : start;
+    const size_t close = line.find('"', open + 1);
+    if (close == std::string::npos)
+      throw InputError(file, no,
+                       "unterminated quote: '" + line.substr(start, 40) + (line.size() - start > 40 ? "..." : "") +
+                           "' has no closing '\"' (expected a node description in double quotes, on one line)");
+    if (close + 1 < line.size() && !Blank(line[close + 1]) && line[close + 1] != '#')
+      throw InputError(file, no,
+                       "'" + line.substr(start, close + 1 - start) + "' is followed by '" +
+                           line.substr(close + 1, 20) + "': expected a blank after the closing '\"'");
+    if (close == open + 1)
+      throw InputError(file, no,
+                       "'" + line.substr(start, 2 + (anchor ? 7 : 0)) + "': expected a node description in the quotes");
+    words.push_back({line.substr(start, open - start) + line.substr(open + 1, close - open - 1), true, anchor});
+    i = close + 1;
+  }
+  return words;
+}
+
+// The end port a member or anchor word names. A quoted one is a node
+// description and nothing else (a quoted "0x..." is no GUID); -1 if none.
+int ResolveWord(const Fabric& f, const EndPortNames& names, const GroupWord& w, const std::string& name,
+                const std::string& file, int no) {
+  if (!w.quoted) return ResolveMember(f, names, name, file, no);
+  const auto it = names.find(name);
+  if (it == names.end()) return -1;
+  if (it->second == kSharedName) {
+    try {
+      RefuseSharedName(f, name);
+    } catch (const Error& e) {
+      throw InputError(file, no, e.what());
+    }
+  }
+  return it->second;
+}
+
 }  // namespace
 
 std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f) {
@@ -95,28 +167,31 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
   int no = 0;
   while (std::getline(is, line)) {
     ++no;
-    line = line.substr(0, line.find('#'));
-    std::istringstream words(line);
-    std::string word;
-    if (!(words >> word)) continue;
+    const std::vector<GroupWord> words = SplitGroupLine(line, file, no);
+    if (words.empty()) continue;
+    const std::string mlid_word = words[0].Shown();
     long long mlid = 0;
-    if (!ParseInteger(word, &mlid) || mlid < kMulticastLidBase || mlid > 0xFFFE)
-      throw InputError(file, no, "expected a multicast LID 0xC000..0xFFFE first, got '" + word + "'");
+    if (words[0].quoted || !ParseInteger(mlid_word, &mlid) || mlid < kMulticastLidBase || mlid > 0xFFFE)
+      throw InputError(file, no, "expected a multicast LID 0xC000..0xFFFE first, got '" + mlid_word + "'");
     if (!seen.insert(static_cast<Lid>(mlid)).second)
-      throw InputError(file, no, "MLID " + word + " is listed twice");
+      throw InputError(file, no, "MLID " + mlid_word + " is listed twice");
     McastGroup g;
     g.mlid = static_cast<Lid>(mlid);
-    const std::string mlid_word = word;
     std::string anchor, sl;
-    while (words >> word) {
-      if (word.rfind("anchor=", 0) == 0) {
-        TakeOnce(file, no, word, &anchor);
-        g.anchor = ResolveMember(f, by_names, anchor, file, no);
+    for (size_t i = 1; i < words.size(); ++i) {
+      const GroupWord& w = words[i];
+      const std::string word = w.Shown();
+      if (w.anchor) {
+        TakeOnce(file, no, w.text, &anchor);
+        g.anchor = ResolveWord(f, by_names, w, anchor, file, no);
         if (g.anchor < 0)
-          throw InputError(file, no, "anchor '" + anchor + "' is not an end port of the fabric");
+          throw InputError(file, no,
+                           "anchor " + (w.quoted ? word.substr(7) : "'" + anchor + "'") +
+                               " is not an end port of the fabric" +
+                               (w.quoted ? " (no end port has that node description)" : ""));
         continue;
       }
-      if (word.rfind("sl=", 0) == 0) {
+      if (!w.quoted && word.rfind("sl=", 0) == 0) {
         TakeOnce(file, no, word, &sl);
         long long value = -1;
         if (!ParseInteger(sl, &value) || value < 0 || value > 15)
@@ -124,11 +199,13 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
         g.sl = static_cast<int>(value);
         continue;
       }
-      int m = ResolveMember(f, by_names, word, file, no);
+      int m = ResolveWord(f, by_names, w, w.text, file, no);
       if (m < 0)
-        throw InputError(file, no, "member '" + word +
-                                       "' is not an end port of the fabric (name, port GUID or LID)");
-      if (in_group[m] == no) throw InputError(file, no, "member '" + word + "' is listed twice");
+        throw InputError(file, no,
+                         "member " + (w.quoted ? word : "'" + word + "'") + " is not an end port of the fabric" +
+                             (w.quoted ? " (no end port has that node description)" : " (name, port GUID or LID)"));
+      if (in_group[m] == no)
+        throw InputError(file, no, "member " + (w.quoted ? word : "'" + word + "'") + " is listed twice");
       in_group[m] = no;
       g.members.push_back(m);
     }

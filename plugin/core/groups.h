@@ -3,8 +3,11 @@
 //   0xC001  P(200) P(201) P(210) P(211)  anchor=P(000)
 // One group per line: the MLID, then members named by node description,
 // port GUID (0x + 16 hex digits) or LID (decimal or 0x hex; MLIDs too,
-// never octal); an optional anchor=MEMBER roots the
-// tree there (seed 002's worked example); without one the engine chooses.
+// never octal). A description with blanks goes in double quotes, "node01
+// HCA-1" or anchor="node01 HCA-1" (no escapes; a quoted word is only ever
+// a description); an unterminated quote is refused. An optional
+// anchor=MEMBER roots the tree there (seed 002's worked example); without
+// one the engine chooses.
 // An optional sl=N is the SL the group's senders use (what the SA put in
 // its MCMemberRecord); engines with a VL policy pick the tree to match.
 // Each option at most once a line.

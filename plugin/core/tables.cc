@@ -301,6 +301,34 @@ void RefuseUncountedTable(const std::string& file, const Fabric& f, int sw, cons
               " ends without its 'N valid " + noun + " dumped' line (a cut-off dump?)");
 }
 
+// LFT entries that route a LID no end port or switch of the fabric has.
+struct StaleLids {
+  struct Entry {
+    int line = 0;
+    Lid lid = 0;
+    int sw = -1, port = 0;
+  } first;
+  long count = 0;
+};
+
+// Such entries are tables made for other LIDs or another fabric (another
+// LMC or guid2lid file, a net file edited since): the entries for LIDs the
+// fabric has then mean other destinations too, as with a header's switch
+// LID that differs, so they are refused, not kept unread. (OpenSM sets a
+// LID no port has any more to no route, 255, which is not refused.)
+void RefuseStaleLids(const StaleLids& stale, const std::string& file, const Fabric& f) {
+  if (stale.count == 0) return;
+  const StaleLids::Entry& e = stale.first;
+  std::string note;
+  if (e.lid > f.max_lid()) note = Printf("; the fabric's LIDs end at 0x%04x", f.max_lid());
+  if (stale.count > 1) note += Printf("; nor do the LIDs of %ld more entries of the file", stale.count - 1);
+  throw InputError(file, e.line,
+                   Printf("LID 0x%04x (out port %d) in the LFT of %s: no end port or switch of the fabric "
+                          "has it%s: tables made for another fabric or other LIDs (expected the net file, and "
+                          "the LMC or guid2lid file, they were made with)",
+                          e.lid, e.port, f.SwitchLabel(e.sw).c_str(), note.c_str()));
+}
+
 }  // namespace
 
 void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
@@ -314,6 +342,9 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   auto refuse_uncounted = [&] {
     RefuseUncountedTable(file, f, sw, header_line, count_line != 0, "LFT", "lids");
   };
+  // Routed LIDs no end port or switch of the fabric has: the first and how
+  // many, refused once the file is read (see RefuseStaleLids).
+  StaleLids stale;
   while (std::getline(is, line)) {
     ++no;
     if (line.find("Unicast lids") != std::string::npos) {
@@ -355,11 +386,14 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
     RefuseRepeat(entry_line[e.lid], [&] { return Printf("LID 0x%04x in the LFT of ", e.lid) + f.SwitchLabel(sw); },
                  file, no);
     ++rows;
-    if (e.lid != 0) t.lft[sw].set(e.lid, static_cast<uint8_t>(e.port));  // LID 0 is reserved
+    if (e.lid == 0) continue;  // LID 0 is reserved
+    if (e.port != kNoPort && !f.owner(e.lid).valid() && stale.count++ == 0) stale.first = {no, e.lid, sw, e.port};
+    t.lft[sw].set(e.lid, static_cast<uint8_t>(e.port));
   }
   if (tables == 0)  // an empty file, or a wrong one of blank lines
     throw Error(file + ": no LFT in it (expected ibroute output, 'Unicast lids [...] of switch Lid N guid 0x...')");
   refuse_uncounted();
+  RefuseStaleLids(stale, file, f);
 }
 
 void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables& t) {
@@ -381,6 +415,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       sw = SwitchOfHeader(line, file, no, f);
       RefuseRepeat(header_line[sw], [&] { return "the MFT of " + f.SwitchLabel(sw); }, file, no);
       t.mft[sw].groups.clear();
+      t.mft[sw].dumped = true;
       row_line.clear();
       columns.clear();
       ++tables;
@@ -459,6 +494,14 @@ void RefuseMissingLfts(const std::string& file, const Fabric& f, const Tables& t
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t) {
   std::ifstream in = OpenInputFile(path, "MFT dump");
   ReadMfts(in, path, f, t);
+}
+
+void RefuseMissingMfts(const std::string& file, const Fabric& f, const Tables& t) {
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    if (s >= t.mft.size() || !t.mft[s].dumped)
+      throw Error(file + ": no MFT for " + f.SwitchLabel(static_cast<int>(s)) +
+                  " (ibroute -M prints a table for every switch, with rows or without: a switch it could not "
+                  "reach, or the dump of another fabric?)");
 }
 
 std::array<uint8_t, 16> EndPortVls(const Fabric& f, const Tables& t, int ep) {

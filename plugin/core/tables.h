@@ -30,6 +30,9 @@ struct Lft {
 
 struct Mft {
   std::map<Lid, PortMask> groups;  // MLID -> ports (0 = the switch itself)
+  // ReadMfts found this switch's table (RefuseMissingMfts): a dump's table
+  // without rows and no table at all both leave `groups` empty.
+  bool dumped = false;
 };
 
 // SL-to-VL mapping of one switch, per (input port, output port) pair, as
@@ -85,7 +88,9 @@ void WriteMfts(std::ostream& os, const Fabric& f, const Tables& t);
 // refused naming both lines.
 // A file without any table, a row after its table's count line, a table
 // without its count line (cut off: ibroute and OpenSM end every table with
-// one) and (MFT) an 'x' under a port the switch lacks are refused too.
+// one), (LFT) an entry routing a LID no end port or switch of the fabric
+// has (tables made for other LIDs; the first is named, the rest counted)
+// and (MFT) an 'x' under a port the switch lacks are refused too.
 // Throws ibu::Error "FILE:LINE: ..." on anything unexpected.
 void ReadLfts(std::istream& is, const std::string& file, const Fabric& f,
               Tables& t);
@@ -119,5 +124,9 @@ void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t);
 // there and as loads that end there, not as the damaged input it is.
 void RefuseMissingLfts(const std::string& file, const Fabric& f, const Tables& t);
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t);
+// Likewise for MFTs read by ReadMfts: ibroute -M prints a table for every
+// switch, rows or none, so a switch without one lost it on the way, and
+// would read as forwarding no group.
+void RefuseMissingMfts(const std::string& file, const Fabric& f, const Tables& t);
 
 }  // namespace ibu

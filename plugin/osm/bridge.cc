@@ -7,6 +7,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -172,14 +173,29 @@ void ReportMcastMasks(const ibu_engine& e, uint16_t mlid, ibu_mask_fn set, void*
   }
 }
 
+// Whether OpenSM sets up engine `name`: its setup_routing_engines splits
+// routing_engine at ", \t\n" and compares names exactly. Unset, it sets up
+// minhop only.
+bool InRoutingChain(const char* routing_engines, const std::string& name) {
+  const char* kSeparators = ", \t\n";
+  const std::string chain = routing_engines ? routing_engines : "";
+  size_t at = 0;
+  while ((at = chain.find_first_not_of(kSeparators, at)) != std::string::npos) {
+    const size_t end = std::min(chain.find_first_of(kSeparators, at), chain.size());
+    if (chain.compare(at, end - at, name) == 0) return true;
+    at = end;
+  }
+  return false;
+}
+
 }  // namespace
 
 extern "C" {
 
 const char* const ibu_osm_engine_names[IBU_OSM_NUM_ENGINES] = {"mlid", "xymesh"};
 
-ibu_engine* ibu_engine_new(const char* name, const char* options, int options_shared, ibu_log_fn log,
-                           void* log_ctx) {
+ibu_engine* ibu_engine_new(const char* name, const char* options, int options_shared, const char* routing_engines,
+                           ibu_log_fn log, void* log_ctx) {
   try {
     auto* e = new ibu_engine;
     e->name = name;
@@ -195,6 +211,23 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
           for (const std::string& w : others) list += " " + ibu::VisibleWord(w);
           e->Log(IBU_LOG_INFO, "event_plugin_options: left to the other event plugins:" + list);
         }
+      }
+      // An engine OpenSM never calls: a bad option of its own was logged as
+      // an error that makes it "refuse every fabric", beside an engine in the
+      // chain routing fine. Its words are only listed, and not read.
+      if (!InRoutingChain(routing_engines, e->name)) {
+        std::istringstream words(text);
+        std::string listed;
+        for (std::string w; words >> w;)
+          if (w.rfind(e->name + "_", 0) == 0) listed += " " + ibu::VisibleWord(w);
+        const std::string chain = routing_engines && *routing_engines
+                                      ? std::string("routing_engine ") + routing_engines
+                                      : "routing_engine (not set: OpenSM routes with minhop)";
+        if (!listed.empty())
+          e->Log(IBU_LOG_INFO, "not in " + chain + ", so these event_plugin_options are not used (nor checked):" +
+                                   listed);
+        e->option_error = "not in " + chain + ", so its options were not read";
+        return e;
       }
       // <engine>_dump belongs to the adapter, not the algorithm.
       std::vector<std::string> words;

@@ -39,9 +39,13 @@ extern const char *const ibu_osm_engine_names[IBU_OSM_NUM_ENGINES];
  * `options_shared`: nonzero when event_plugin_name loads other plugins
  * too, which get the same string; then only words with an ibunion engine's
  * key prefix (mlid_, slid_, xymesh_) are read, the rest left to them.
+ * `routing_engines`: OpenSM's routing_engine option (NULL: not set, so
+ * OpenSM's default minhop). An engine not in it is never called, so its
+ * options are not read: words with its prefix are listed once (info),
+ * not logged as errors of an engine that will refuse every fabric.
  * NULL only when out of memory. */
-ibu_engine *ibu_engine_new(const char *name, const char *options, int options_shared, ibu_log_fn log,
-			   void *log_ctx);
+ibu_engine *ibu_engine_new(const char *name, const char *options, int options_shared,
+			   const char *routing_engines, ibu_log_fn log, void *log_ctx);
 void ibu_engine_free(ibu_engine *e);
 /* Lets the engine ask before it logs: messages of levels for which
  * `active` returns 0 are not passed to the log callback, and the bridge's

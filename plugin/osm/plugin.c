@@ -112,7 +112,8 @@ static void *plugin_create(osm_opensm_t *osm)
 		external_routing_engine_module_t module;
 
 		p->engines[i].osm = osm;
-		p->engines[i].core = ibu_engine_new(ibu_osm_engine_names[i], options, shared, log_to_osm, osm);
+		p->engines[i].core = ibu_engine_new(ibu_osm_engine_names[i], options, shared,
+						    osm->subn.opt.routing_engine_names, log_to_osm, osm);
 		if (!p->engines[i].core)
 			continue;
 		ibu_engine_set_log_active(p->engines[i].core, log_active_in_osm);

@@ -51,7 +51,7 @@ void Describe(ibu_engine* e, const Fabric& f) {
 
 // An engine of `name` logging into `log`, handed `f` as OpenSM would.
 ibu_engine* EngineOn(const Fabric& f, const char* name, const char* options, Log* log) {
-  ibu_engine* e = ibu_engine_new(name, options, 0, Record, log);
+  ibu_engine* e = ibu_engine_new(name, options, 0, name, Record, log);
   CU_ASSERT_FATAL(e != nullptr);
   Describe(e, f);
   return e;
@@ -73,7 +73,7 @@ void McastRebuildLineOnlyWhenVerbose() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 1);
   Log log;
-  ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=off", 0, Record, &log);
+  ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=off", 0, "mlid", Record, &log);
   CU_ASSERT_FATAL(e != nullptr);
   ibu_engine_set_log_active(e, Active);
   Describe(e, f);
@@ -122,7 +122,7 @@ void DumpOptionReadLikeEngineOptions() {
   ibu_engine_free(e);
 
   Log bad;
-  e = ibu_engine_new("mlid", "mlid_dump=maybe", 0, Record, &bad);
+  e = ibu_engine_new("mlid", "mlid_dump=maybe", 0, "mlid", Record, &bad);
   CU_ASSERT_FATAL(e != nullptr);
   CU_ASSERT_EQUAL(Count(bad, IBU_LOG_ERROR, "option 'mlid_dump=maybe': expected on or off"), 1);
   Describe(e, f);
@@ -139,7 +139,7 @@ void OptionsSharedWithOtherPlugins() {
   AssignDefaultLids(f, 1);
   const char* options = "mlid_dump=off perfx_interval=10 perfx_interval=20 verbose mlid_rotate=off";
   Log log;
-  ibu_engine* e = ibu_engine_new("mlid", options, 1, Record, &log);
+  ibu_engine* e = ibu_engine_new("mlid", options, 1, "mlid", Record, &log);
   CU_ASSERT_FATAL(e != nullptr);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, ""), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "left to the other event plugins: perfx_interval=10 perfx_interval=20 verbose"),
@@ -151,27 +151,76 @@ void OptionsSharedWithOtherPlugins() {
   // A no-break space before our prefix makes the word another plugin's:
   // the list shows it, not a blank and a word that looks like ours.
   Log pasted;
-  e = ibu_engine_new("mlid", "\xc2\xa0mlid_rotate=off", 1, Record, &pasted);
+  e = ibu_engine_new("mlid", "\xc2\xa0mlid_rotate=off", 1, "mlid", Record, &pasted);
   CU_ASSERT_EQUAL(Count(pasted, IBU_LOG_INFO, "left to the other event plugins: \\xc2\\xa0mlid_rotate=off"),
                   1);
   ibu_engine_free(e);
 
   Log quiet;  // only the first engine names them
-  e = ibu_engine_new("xymesh", options, 1, Record, &quiet);
+  e = ibu_engine_new("xymesh", options, 1, "xymesh", Record, &quiet);
   CU_ASSERT_EQUAL(Count(quiet, IBU_LOG_INFO, "left to the other event plugins"), 0);
   ibu_engine_free(e);
 
   for (const char* ours : {"mlid_rotat=off", "slid_rotate=off", "mlid_rotate=on mlid_rotate=off"}) {
     Log bad;
-    e = ibu_engine_new("mlid", (std::string("perfx_interval=10 ") + ours).c_str(), 1, Record, &bad);
+    e = ibu_engine_new("mlid", (std::string("perfx_interval=10 ") + ours).c_str(), 1, "mlid", Record, &bad);
     CU_ASSERT_EQUAL(Count(bad, IBU_LOG_ERROR, "bad event_plugin_options"), 1);
     ibu_engine_free(e);
   }
 
   Log alone;
-  e = ibu_engine_new("mlid", options, 0, Record, &alone);
+  e = ibu_engine_new("mlid", options, 0, "mlid", Record, &alone);
   CU_ASSERT_EQUAL(Count(alone, IBU_LOG_ERROR, "bad event_plugin_options"), 1);
   ibu_engine_free(e);
+}
+
+// OpenSM calls only the engines in its routing_engine chain: a bad option
+// of one that is not there was logged as an error making it "refuse every
+// fabric", beside the engine in the chain routing fine. Its words are
+// listed once (info) and not read; engines in the chain check them as
+// before, whatever else the chain holds.
+void OptionsOfEnginesNotInTheChain() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 1);
+  const char* options = "mlid_rotate=off xymesh_vls=3 xymesh_bogus=1";
+  Log xy;
+  ibu_engine* e = ibu_engine_new("xymesh", options, 0, "mlid,minhop", Record, &xy);
+  CU_ASSERT_FATAL(e != nullptr);
+  CU_ASSERT_EQUAL(Count(xy, IBU_LOG_ERROR, ""), 0);
+  CU_ASSERT_EQUAL(xy.lines.size(), 1u);
+  CU_ASSERT_EQUAL(Count(xy, IBU_LOG_INFO,
+                        "ibunion/xymesh: not in routing_engine mlid,minhop, so these event_plugin_options are not "
+                        "used (nor checked): xymesh_vls=3 xymesh_bogus=1"),
+                  1);
+  ibu_engine_free(e);
+  Log ml;  // the one in the chain: its own key read, the others' left to them
+  e = ibu_engine_new("mlid", options, 0, "mlid,minhop", Record, &ml);
+  CU_ASSERT_EQUAL(Count(ml, IBU_LOG_ERROR, ""), 0);
+  Describe(e, f);
+  CU_ASSERT_EQUAL(ibu_route_unicast(e), 0);
+  ibu_engine_free(e);
+  // Nothing of its own to list: nothing said. OpenSM splits the chain at
+  // blanks and commas and compares names exactly.
+  for (const char* chain : {"minhop", "", "xymeshx,minhop", "mlid, updn"}) {
+    Log quiet;
+    e = ibu_engine_new("xymesh", "mlid_rotate=off", 0, chain, Record, &quiet);
+    CU_ASSERT(quiet.lines.empty());
+    ibu_engine_free(e);
+  }
+  Log unset;  // routing_engine not set: OpenSM's minhop
+  e = ibu_engine_new("mlid", "mlid_rotate=maybe", 0, nullptr, Record, &unset);
+  CU_ASSERT_EQUAL(Count(unset, IBU_LOG_INFO,
+                        "not in routing_engine (not set: OpenSM routes with minhop), so these event_plugin_options "
+                        "are not used (nor checked): mlid_rotate=maybe"),
+                  1);
+  CU_ASSERT_EQUAL(Count(unset, IBU_LOG_ERROR, ""), 0);
+  ibu_engine_free(e);
+  for (const char* chain : {"xymesh", " minhop,\txymesh\n", "mlid xymesh"}) {
+    Log bad;  // in the chain: the bad option is an error, as before
+    e = ibu_engine_new("xymesh", options, 0, chain, Record, &bad);
+    CU_ASSERT_EQUAL(Count(bad, IBU_LOG_ERROR, "bad event_plugin_options: "), 1);
+    ibu_engine_free(e);
+  }
 }
 
 // OpenSM leaves end ports without a LID when it runs out of LIDs (FT(32,2)
@@ -263,6 +312,7 @@ void RegisterBridgeSuite() {
   CU_add_test(s, "multicast rebuild line only when verbose is on", McastRebuildLineOnlyWhenVerbose);
   CU_add_test(s, "<engine>_dump read like the engines' on/off options", DumpOptionReadLikeEngineOptions);
   CU_add_test(s, "options shared with other event plugins", OptionsSharedWithOtherPlugins);
+  CU_add_test(s, "options of engines not in routing_engine", OptionsOfEnginesNotInTheChain);
   CU_add_test(s, "end ports without a LID: logged, no path-map line", EndPortsWithoutLid);
   CU_add_test(s, "multicast lines name the MLID once, as 0xc0nn", McastLinesNameTheMlidOnce);
 }

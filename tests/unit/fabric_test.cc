@@ -1029,6 +1029,8 @@ void MftPortsLineFitsTheSwitch() {
 void DumpLidsAsIbroutePrintsThem() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
+  f.switches.back().lid = 0xBFFF;  // the top unicast LID is some port's (entries for others are refused)
+  f.Finalize();
   auto mft_error = [&](const std::string& text) { return MftDumpError(f, "m", text); };
   auto lft_error = [&](const std::string& text) { return LftDumpError(f, "d", text); };
   const std::string mhead =
@@ -1052,6 +1054,38 @@ void DumpLidsAsIbroutePrintsThem() {
                        std::string("d:2: LID field '") + lid +
                            "': expected a unicast LID in hexadecimal, 0x and 4 digits, 0x0000..0xbfff"));
   CU_ASSERT(lft_error(lhead + "0x000A 001 : x\n0xbfff 002 : y\n2 valid lids dumped \n").empty());
+}
+
+// An LFT entry routing a LID no end port or switch has: tables made for
+// other LIDs or another fabric (a host removed from the net file, another
+// LMC). They were kept unread, so the rest was checked as if it matched.
+// Named by line, switch and LID, the others counted; LID 0 and port 255
+// (ibroute -a's unrouted LIDs, what OpenSM leaves for a LID no port has
+// any more) are not stale routes.
+void LftEntriesForLidsTheFabricLacks() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);  // hosts 1..8, switches 9..14
+  auto lft_error = [&](const std::string& text) { return LftDumpError(f, "d", text); };
+  const std::string head = "Unicast lids [0x0-0x20] of switch Lid 9 guid 0x0000000000200000 (x):\n";
+  const std::string tail = "Unicast lids [0x0-0x2] of switch Lid 10 guid 0x0000000000200001 (y):\n";
+  CU_ASSERT(Contains(lft_error(head + "0x0001 001 : x\n0x000f 002 : x\n2 valid lids dumped \n"),
+                     "d:3: LID 0x000f (out port 2) in the LFT of switch SW<0,0> (0x0000000000200000, LID 9): no end "
+                     "port or switch of the fabric has it; the fabric's LIDs end at 0x000e: tables made for another "
+                     "fabric or other LIDs"));
+  CU_ASSERT(Contains(lft_error(head + "0x0020 001 : x\n1 valid lids dumped \n" + tail +
+                               "0x0001 001 : x\n0x0011 003 : x\n2 valid lids dumped \n"),
+                     "d:2: LID 0x0020 (out port 1) in the LFT of switch SW<0,0> (0x0000000000200000, LID 9): no end "
+                     "port or switch of the fabric has it; the fabric's LIDs end at 0x000e; nor do the LIDs of 1 "
+                     "more entries of the file"));
+  // Within the fabric's range too: a host since removed.
+  f.end_ports[3].base_lid = 0;
+  f.Finalize();
+  CU_ASSERT(Contains(lft_error(head + "0x0004 001 : x\n1 valid lids dumped \n"),
+                     "d:2: LID 0x0004 (out port 1) in the LFT of switch SW<0,0> (0x0000000000200000, LID 9): no end "
+                     "port or switch of the fabric has it: tables made for another fabric or other LIDs (expected "
+                     "the net file, and the LMC or guid2lid file, they were made with)"));
+  CU_ASSERT(lft_error(head + "0x0000 255 : x\n0x0001 001 : x\n0x0004 255 : x\n0x0020 255 : x\n4 lids dumped \n")
+                .empty());
 }
 
 // ibroute ends a table with the number of rows it printed; another number
@@ -1148,6 +1182,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "LFT fields as ibroute prints them", LftFieldsAsIbroutePrintsThem);
   CU_add_test(s, "a repeated table or row names both lines", DumpRepeatsNameBothLines);
   CU_add_test(s, "count lines match the rows", CountLinesMatchTheRows);
+  CU_add_test(s, "LFT entries for LIDs the fabric lacks", LftEntriesForLidsTheFabricLacks);
   CU_add_test(s, "MFT 'Ports:' line fits the switch", MftPortsLineFitsTheSwitch);
   CU_add_test(s, "MFT dumps as strict as LFT dumps", MftDumpsAsStrictAsLfts);
   CU_add_test(s, "LFT and MFT row LIDs as ibroute prints them", DumpLidsAsIbroutePrintsThem);

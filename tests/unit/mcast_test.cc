@@ -215,6 +215,17 @@ void VerifierNamesWhereCopiesGo() {
   check(extra, "P(000)",
         "P(000) (not a member) gets 1 copies, expected 0: " +
             f.PortLabel(p000.switch_index, p000.switch_port) + " forwards it (in the mask)");
+  // Port 0 in a tree switch's mask: a copy to the switch itself, which is no
+  // member. Flooding never sends out of port 0, so it passed unnoticed.
+  Tables self = t;
+  self.mft[mid20].groups[g.mlid].set(0);
+  const McastReport to_self = VerifyMulticast(f, self, g);
+  CU_ASSERT(!to_self.ok());
+  CU_ASSERT_EQUAL(to_self.error_count, 1);
+  CU_ASSERT(!to_self.errors.empty() &&
+            to_self.errors[0] == "MLID 0xc001: " + f.SwitchLabel(mid20) +
+                                     " port 0 is in the mask: the switch itself gets a copy of every packet that "
+                                     "reaches it, but it is not a member (members are end ports)");
   // A second way down to the member's leaf closes a cycle: the switch that
   // gets the packet twice and the port of the second arrival (breadth
   // first, the way through SW<20,1> comes first).
@@ -288,6 +299,42 @@ void GroupFilesParseAndNameErrors() {
   std::istringstream by_guid("0xC001 P(000) " + Hex16(f.end_ports[5].port_guid) + "\n");
   groups = ParseGroups(by_guid, "g.txt", f);
   CU_ASSERT(groups[0].members == (std::vector<int>{0, 5}));
+
+  // Node descriptions with blanks (ibnetdiscover's "MT4119 ConnectX5 ..."),
+  // in double quotes, as members and anchors; a '#' inside quotes is no
+  // comment. Unquoted, each half was read as a member of its own.
+  f.end_ports[6].name = "node 06 HCA-1";
+  f.end_ports[7].name = "rack#2 h7";
+  std::istringstream spaced("0xC001 \"node 06 HCA-1\" P(000)\t\"rack#2 h7\" anchor=\"node 06 HCA-1\" # c\n");
+  const std::string spaced_error = ErrorOf([&] { groups = ParseGroups(spaced, "g.txt", f); });
+  if (!spaced_error.empty()) fprintf(stderr, "\n  got '%s'", spaced_error.c_str());
+  CU_ASSERT_FATAL(spaced_error.empty());
+  CU_ASSERT_EQUAL_FATAL(groups.size(), 1u);
+  CU_ASSERT(groups[0].members == (std::vector<int>{6, 0, 7}));
+  CU_ASSERT_EQUAL(groups[0].anchor, 6);
+  const Case quoting[] = {
+      {"0xC001 P(000) \"node 06 HCA-1\n",
+       "g.txt:1: unterminated quote: '\"node 06 HCA-1' has no closing '\"' (expected a node description in double "
+       "quotes, on one line)"},
+      {"0xC001 P(000) anchor=\"node 06\n", "g.txt:1: unterminated quote: 'anchor=\"node 06' has no closing"},
+      {"0xC001 \"node 06 HCA-1\"x\n", "g.txt:1: '\"node 06 HCA-1\"' is followed by 'x': expected a blank after"},
+      {"0xC001 P(000) \"\"\n", "g.txt:1: '\"\"': expected a node description in the quotes"},
+      {"0xC001 \"node 06\"\n",
+       "g.txt:1: member \"node 06\" is not an end port of the fabric (no end port has that node description)"},
+      {"0xC001 P(000) anchor=\"node 07 HCA-1\"\n",
+       "g.txt:1: anchor \"node 07 HCA-1\" is not an end port of the fabric (no end port has that node description)"},
+      // Quoted is a description only: no GUID, no LID.
+      {"0xC001 \"0x0000000000100001\"\n", "g.txt:1: member \"0x0000000000100001\" is not an end port"},
+      {"0xC001 \"node 06 HCA-1\" 7\n", "g.txt:1: member '7' is listed twice"},  // its LID
+      {"0xC001 P(000) \"twin\"\n", "g.txt:1: 'twin' is the node description of 2 end ports"},
+      {"\"0xC001\" P(000)\n", "g.txt:1: expected a multicast LID 0xC000..0xFFFE first, got '\"0xC001\"'"},
+  };
+  for (const Case& c : quoting) {
+    std::istringstream in(c.text);
+    std::string msg = ErrorOf([&] { ParseGroups(in, "g.txt", f); });
+    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s'", msg.c_str());
+    CU_ASSERT(Contains(msg, c.expect));
+  }
 }
 
 }  // namespace

@@ -195,6 +195,37 @@ void FoldingIsLogged() {
   CU_ASSERT(VerifyUnicast(f, t).ok());
 }
 
+// A guid2lid file may give end ports different LMCs: each port keeps the
+// paths its own LIDs give, and the note says so rather than "LMC is 0, so
+// 1 path is selectable" (the smallest, said of the whole fabric).
+void MixedLmcIsPerPort() {
+  Fabric f = MakeFatTree(4, 3);  // 4 paths per pair
+  AssignDefaultLids(f, 2);
+  Tables all;
+  MakeEngine("mlid", {}, nullptr)->RouteUnicast(f, all);
+  f.end_ports[5].lmc = 0;  // its base LID only
+  f.Finalize();
+  std::vector<std::string> notes;
+  auto e = MakeEngine("mlid", {}, [&](LogLevel, const std::string& m) { notes.push_back(m); });
+  Tables t;
+  e->RouteUnicast(f, t);
+  CU_ASSERT(VerifyUnicast(f, t).ok());
+  const std::string want = "FT(4,3) has 4 paths per pair (LMC 2 wanted); the end ports' LMCs differ: LMC 0 on 1 end "
+                           "port (" + f.end_ports[5].name + "), LMC 2 on 15 (first " + f.end_ports[0].name +
+                           "); each port gets 2^LMC selectable paths, and toward a port with fewer LIDs than paths "
+                           "the remaining path digits are folded onto the destination";
+  if (notes.empty() || notes[0] != want) fprintf(stderr, "\n  got '%s'", notes.empty() ? "" : notes[0].c_str());
+  CU_ASSERT(!notes.empty() && notes[0] == want);
+  // Every other port's LIDs route as with LMC 2 everywhere.
+  long differ = 0;
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    for (size_t ep = 0; ep < f.end_ports.size(); ++ep)
+      for (int j = 0; ep != 5 && j < 4; ++j)
+        differ += t.lft[s].port(f.end_ports[ep].base_lid + j) != all.lft[s].port(f.end_ports[ep].base_lid + j);
+  CU_ASSERT_EQUAL(differ, 0);
+  CU_ASSERT_EQUAL(e->SelectDlid(f, 0, 5), f.end_ports[5].base_lid);
+}
+
 // The LMC a fabric without LIDs gets for mlid (ibunion sim): every path
 // where the LIDs fit, folded where not, as topologies/regenerate.sh chose.
 void DefaultLmcIsThePapers() {
@@ -378,6 +409,7 @@ void RegisterMlidSuite() {
   CU_add_test(s, "selected paths ignore rotation", SelectedPathsIgnoreRotation);
   CU_add_test(s, "SLID baseline", SlidIsOneLidPerHost);
   CU_add_test(s, "folding is logged", FoldingIsLogged);
+  CU_add_test(s, "mixed LMCs: per port, and said so", MixedLmcIsPerPort);
   CU_add_test(s, "bad options are refused", BadOptionsAreRefused);
   CU_add_test(s, "path-selection map: round trip, bad lines", PathMapRoundTripAndErrors);
   CU_add_test(s, "default LMC: every path where the LIDs fit", DefaultLmcIsThePapers);

@@ -1,6 +1,7 @@
 #include "plugin/core/routing/mlid.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "plugin/core/error.h"
@@ -61,12 +62,34 @@ Lid MlidRouter::SelectDlid(int src, int dst) const {
 std::vector<std::string> MlidRouter::Notes() const {
   std::vector<std::string> notes;
   const long paths = tree_.paths();
-  int min_lmc = 8;
-  for (const EndPort& ep : f_.end_ports) min_lmc = std::min<int>(min_lmc, ep.lmc);
+  // End ports by LMC: the count and the first. Each port gets the paths its
+  // own LIDs give (PathIndex, SelectDlid); a guid2lid file may give ports
+  // different LMCs.
+  std::map<int, std::pair<long, int>> by_lmc;
+  for (size_t e = 0; e < f_.end_ports.size(); ++e) {
+    auto& [count, first] = by_lmc.try_emplace(f_.end_ports[e].lmc, 0L, static_cast<int>(e)).first->second;
+    ++count;
+  }
+  const int min_lmc = by_lmc.empty() ? 0 : by_lmc.begin()->first;
   const int want = CeilLog2(paths);
   std::string shape = "FT(" + std::to_string(tree_.m) + "," + std::to_string(tree_.n) + ")";
   if (opt_.single_lid) {
     notes.push_back(shape + ": SLID, one path per destination (D-mod-K spreading)");
+  } else if (by_lmc.size() > 1) {
+    // One LMC for all would be the smallest's: "LMC is 0, so 1 path is
+    // selectable" said of a fabric where most ports have their paths.
+    std::string list;
+    for (const auto& [lmc, ports] : by_lmc)
+      list += (list.empty() ? "" : ", ") + std::string("LMC ") + std::to_string(lmc) + " on " +
+              std::to_string(ports.first) +
+              (!list.empty() ? "" : ports.first == 1 ? " end port" : " end ports") +
+              (ports.first == 1 ? " (" : " (first ") + f_.end_ports[ports.second].name + ")";
+    notes.push_back(shape + " has " + std::to_string(paths) + " paths per pair (LMC " + std::to_string(want) +
+                    " wanted); the end ports' LMCs differ: " + list +
+                    "; each port gets 2^LMC selectable paths" +
+                    (min_lmc < want ? ", and toward a port with fewer LIDs than paths the remaining path digits "
+                                      "are folded onto the destination"
+                                    : ""));
   } else if (min_lmc < want) {
     notes.push_back(shape + " has " + std::to_string(paths) + " paths per pair (LMC " +
                     std::to_string(want) + " wanted); LMC is " + std::to_string(min_lmc) +

@@ -63,7 +63,8 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
     ++r.error_count;
     if (r.errors.size() < max_errors) r.errors.push_back(what);
   };
-  r.tree_switches = static_cast<int>(TreeSwitches(t, g.mlid).size());
+  const std::vector<int> tree = TreeSwitches(t, g.mlid);
+  r.tree_switches = static_cast<int>(tree.size());
   std::vector<char> is_member(f.end_ports.size(), 0);
   for (int m : g.members) is_member.at(m) = 1;
   std::vector<int> copies(f.end_ports.size());
@@ -73,6 +74,15 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
     snprintf(b, sizeof b, "%04x", g.mlid);
     return std::string(b);
   }();
+  // Port 0 in a switch's mask hands a copy to the switch itself (its
+  // management port): right only for a switch that joined the group, and
+  // members here are end ports. The flooding below sends out of ports 1..N
+  // only, so that copy was counted nowhere and the mask passed.
+  for (int sw : tree)
+    if (MaskOf(t, sw, g.mlid)->test(0))
+      error(group + ": " + f.SwitchLabel(sw) +
+            " port 0 is in the mask: the switch itself gets a copy of every packet that reaches it, but it is "
+            "not a member (members are end ports)");
   struct Hop {
     int sw, in_port, depth;
   };
