@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -415,6 +416,33 @@ void TestCliTablesForOtherLids() {
   CU_ASSERT(Contains(err, "guid2lid"));
 }
 
+// A dump that lacks a switch's table (ibroute prints one for every switch,
+// with rows or without) is refused before the run, naming the file and the
+// switch, as verify and trace refuse it: the first packet through that
+// switch used to fail mid-run with "no route", and a missing MFT went
+// unnoticed where no group crossed it.
+void TestCliDumpMissingSwitchTable() {
+  for (const std::string& file : {std::string("lfts.dump"), std::string("mfts.dump")}) {
+    DumpDir d;
+    const std::string path = d.dir + "/" + file;
+    std::string text;
+    {
+      std::ifstream in(path);
+      text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    // The last switch's table goes (each starts "Unicast lids" / "Multicast mlids").
+    const size_t last = text.rfind(file == "lfts.dump" ? "Unicast lids" : "Multicast mlids");
+    CU_ASSERT_FATAL(last != std::string::npos && last > 0);
+    std::ofstream(path) << text.substr(0, last);
+    std::string err;
+    CU_ASSERT_EQUAL(Sim({"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid", "--load", "0.1",
+                         "--param", "measure_ns=2000"},
+                        nullptr, &err),
+                    2);
+    CU_ASSERT(Contains(err, path + ": no " + (file == "lfts.dump" ? "LFT" : "MFT") + " for "));
+  }
+}
+
 // The progress bar's text: fraction, points and time left.
 void TestProgressBarText() {
   const std::string s = sim::ProgressBar::Render(0.5, 3, 6, 10);
@@ -708,6 +736,7 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "--save with --json: the record to the file, the JSON on stdout", TestCliSaveWithJson);
   CU_add_test(s, "deadlock: exit 1 with the credit loop", TestCliDeadlockExitCode);
   CU_add_test(s, "tables made for other LIDs: exit 2 naming dump, switch, LID", TestCliTablesForOtherLids);
+  CU_add_test(s, "dump: a switch without its LFT or MFT: exit 2 naming file and switch", TestCliDumpMissingSwitchTable);
   CU_add_test(s, "progress bar text", TestProgressBarText);
   CU_add_test(s, "--emit-jobs, a shell loop, --merge: the direct sweep byte for byte", TestCliEmitJobsAndMerge);
   CU_add_test(s, "slurm.sh: more than 1000 points in chunks per array task", TestCliSlurmChunks);
