@@ -223,14 +223,8 @@ int TraceMain(int argc, char** argv) {
   Fabric f = LoadFabric(args, args.positional()[0]);
   Tables t;
   t.Resize(f);
-  if (args.has("--lft")) {
-    ReadLftsFile(args.get("--lft"), f, t);
-    RefuseMissingLfts(args.get("--lft"), f, t);
-  }
-  if (args.has("--mft")) {
-    ReadMftsFile(args.get("--mft"), f, t);
-    RefuseMissingMfts(args.get("--mft"), f, t);
-  }
+  if (args.has("--lft")) ReadLftsFile(args.get("--lft"), f, t);
+  if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);
   const Labels labels(f);
   if (args.has("--mlid")) return PrintMlidMasks(f, t, labels, args);
   if (args.has("--groups-per-switch")) return PrintGroupsPerSwitch(f, t, labels, args);

@@ -300,15 +300,11 @@ int VerifyMain(int argc, char** argv) {
   Fabric f = LoadFabric(args, args.positional()[0]);
   Tables t;
   ReadLftsFile(args.get("--lft"), f, t);  // a file without any LFT is an error there
-  RefuseMissingLfts(args.get("--lft"), f, t);
   // Every input read, and the fabric's shape for --disjoint known, before
   // the first line of the report: a bad one is refused (exit 2) without a
   // report cut short after its unicast part.
   if (args.has("--sl2vl")) ReadSl2VlFile(args.get("--sl2vl"), f, t);
-  if (args.has("--mft")) {
-    ReadMftsFile(args.get("--mft"), f, t);
-    RefuseMissingMfts(args.get("--mft"), f, t);  // as for LFTs: bad input, not a failed check
-  }
+  if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);  // a switch without its table: bad input
   std::vector<McastGroup> groups;
   if (args.has("--groups")) groups = ReadGroupsFile(args.get("--groups"), f);
   std::unique_ptr<FatTree> tree;

@@ -44,12 +44,21 @@ namespace {
 
 }  // namespace
 
+namespace {
+
+// The end port whose node description is `name`; -1 if none. A description
+// several end ports share is refused, naming them.
+int EndPortByDescription(const Fabric& f, const EndPortNames& names, const std::string& name) {
+  const auto it = names.find(name);
+  if (it == names.end()) return -1;
+  if (it->second == kSharedName) RefuseSharedName(f, name);
+  return it->second;
+}
+
+}  // namespace
+
 int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string& word) {
-  const auto it = names.find(word);
-  if (it != names.end()) {
-    if (it->second == kSharedName) RefuseSharedName(f, word);
-    return it->second;
-  }
+  if (const int by_name = EndPortByDescription(f, names, word); by_name >= 0) return by_name;
   // A GUID in full, 0x and 16 digits: a LID written in hex has fewer, so the
   // digit count, not the 0x, tells them apart.
   unsigned long long guid = 0;
@@ -62,16 +71,6 @@ int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string&
 }
 
 namespace {
-
-// EndPortOfWord with this line of the file named when it refuses the word.
-int ResolveMember(const Fabric& f, const EndPortNames& names, const std::string& word, const std::string& file,
-                  int no) {
-  try {
-    return EndPortOfWord(f, names, word);
-  } catch (const Error& e) {
-    throw InputError(file, no, e.what());
-  }
-}
 
 // Sets *slot from an option word's value; an option given twice is refused
 // rather than the later one winning silently.
@@ -137,21 +136,16 @@ std::vector<GroupWord> SplitGroupLine(const std::string& line, const std::string
   return words;
 }
 
-// The end port a member or anchor word names. A quoted one is a node
-// description and nothing else (a quoted "0x..." is no GUID); -1 if none.
+// The end port a member or anchor word names, with this line of the file
+// named when the word is refused. A quoted one is a node description and
+// nothing else (a quoted "0x..." is no GUID); -1 if none.
 int ResolveWord(const Fabric& f, const EndPortNames& names, const GroupWord& w, const std::string& name,
                 const std::string& file, int no) {
-  if (!w.quoted) return ResolveMember(f, names, name, file, no);
-  const auto it = names.find(name);
-  if (it == names.end()) return -1;
-  if (it->second == kSharedName) {
-    try {
-      RefuseSharedName(f, name);
-    } catch (const Error& e) {
-      throw InputError(file, no, e.what());
-    }
+  try {
+    return w.quoted ? EndPortByDescription(f, names, name) : EndPortOfWord(f, names, name);
+  } catch (const Error& e) {
+    throw InputError(file, no, e.what());
   }
-  return it->second;
 }
 
 }  // namespace

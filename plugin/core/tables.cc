@@ -480,20 +480,12 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   refuse_uncounted();
 }
 
-void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {
-  std::ifstream in = OpenInputFile(path, "LFT dump");
-  ReadLfts(in, path, f, t);
-}
+namespace {
 
 void RefuseMissingLfts(const std::string& file, const Fabric& f, const Tables& t) {
   for (size_t s = 0; s < f.switches.size(); ++s)
     if (s >= t.lft.size() || t.lft[s].out.empty())
       throw Error(file + ": no LFT for " + f.SwitchLabel(static_cast<int>(s)));
-}
-
-void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t) {
-  std::ifstream in = OpenInputFile(path, "MFT dump");
-  ReadMfts(in, path, f, t);
 }
 
 void RefuseMissingMfts(const std::string& file, const Fabric& f, const Tables& t) {
@@ -502,6 +494,20 @@ void RefuseMissingMfts(const std::string& file, const Fabric& f, const Tables& t
       throw Error(file + ": no MFT for " + f.SwitchLabel(static_cast<int>(s)) +
                   " (ibroute -M prints a table for every switch, with rows or without: a switch it could not "
                   "reach, or the dump of another fabric?)");
+}
+
+}  // namespace
+
+void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {
+  std::ifstream in = OpenInputFile(path, "LFT dump");
+  ReadLfts(in, path, f, t);
+  RefuseMissingLfts(path, f, t);
+}
+
+void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t) {
+  std::ifstream in = OpenInputFile(path, "MFT dump");
+  ReadMfts(in, path, f, t);
+  RefuseMissingMfts(path, f, t);
 }
 
 std::array<uint8_t, 16> EndPortVls(const Fabric& f, const Tables& t, int ep) {

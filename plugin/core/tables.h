@@ -118,15 +118,13 @@ void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t);
 // dump: the rest would read as VL 0), and on a file without any row.
 void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Tables& t);
 void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t);
+// A dump file holds every switch's table: ReadLftsFile and ReadMftsFile
+// also throw ibu::Error naming `path` and the first switch of `f` without
+// one. A dump that lost a switch's LFT would read as routes broken there
+// and as loads that end there, and (ibroute -M prints a table for every
+// switch, rows or none) one without its MFT as forwarding no group, not
+// as the damaged input it is.
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t);
-// Throws ibu::Error naming `file` and the first switch of `f` without an LFT
-// in `t`: a dump that lost a switch's table would read as routes broken
-// there and as loads that end there, not as the damaged input it is.
-void RefuseMissingLfts(const std::string& file, const Fabric& f, const Tables& t);
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t);
-// Likewise for MFTs read by ReadMfts: ibroute -M prints a table for every
-// switch, rows or none, so a switch without one lost it on the way, and
-// would read as forwarding no group.
-void RefuseMissingMfts(const std::string& file, const Fabric& f, const Tables& t);
 
 }  // namespace ibu

@@ -766,14 +766,10 @@ void ReadDump(const Settings& s, const Params& p, Routing* r) {
     const std::string warning = ApplyGuid2LidFile(opt.at("guid2lid").value, fabric, CarriesLids(fabric));
     if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
   }
-  // A switch without its table would only surface mid-run, as "no route"
-  // for the first packet through it (or a multicast copy never made).
+  // Either refuses a switch without its table, which would surface only
+  // mid-run, as "no route" for the first packet through it.
   ReadLftsFile(dir + "/lfts.dump", fabric, tables);
-  RefuseMissingLfts(dir + "/lfts.dump", fabric, tables);
-  if (FileExists(dir + "/mfts.dump")) {
-    ReadMftsFile(dir + "/mfts.dump", fabric, tables);
-    RefuseMissingMfts(dir + "/mfts.dump", fabric, tables);
-  }
+  if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
   tables.Resize(fabric);
   if (FileExists(dir + "/sl2vl.dump")) ReadDumpedSl2Vl(dir + "/sl2vl.dump", fabric, p, tables);
   r->path_map = ReadDumpedPathMap(dir, fabric);

@@ -359,9 +359,11 @@ class Engine final : public Simulator::Impl {
   double gap_mean_ns_ = 0, log1p_neg_load_ = 0, gap_max_slots_ = 0;
   int64_t gap_slot_ns_ = 1;
   uint32_t msg_packets_ = 1;
-  uint32_t Packets(uint32_t bytes) const {
-    return bytes == msg_bytes_ ? msg_packets_ : (bytes + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
+  uint32_t PacketsOf(uint32_t bytes) const {
+    return (bytes + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
   }
+  // PacketsOf without the division for the generated messages' size.
+  uint32_t Packets(uint32_t bytes) const { return bytes == msg_bytes_ ? msg_packets_ : PacketsOf(bytes); }
   std::vector<double> gap_carry_;  // per host: the last gap's rounding, owed to the next one
   enum class Mode { kSteady, kBatch, kScript } mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
@@ -655,7 +657,7 @@ void Engine<kV, kOne>::SetUpArrivals() {
   log1p_neg_load_ = std::log1p(-std::min(1.0, load_));
   gap_slot_ns_ = std::max<int64_t>(1, int64_t(msg_ns));
   gap_max_slots_ = double(kPastAnyRun / gap_slot_ns_);
-  msg_packets_ = (msg_bytes_ + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
+  msg_packets_ = PacketsOf(msg_bytes_);
 }
 
 template <int kV, bool kOne>

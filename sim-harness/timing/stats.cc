@@ -56,10 +56,7 @@ double Quantile(std::vector<int64_t>& v, double q) {
   return double(v[k]);
 }
 
-void LatencySamples::AddGrowing(int64_t ns) {
-  ++count_;
-  sum_ += double(ns);
-  max_ = std::max(max_, ns);
+void LatencySamples::Store(int64_t ns) {
   if (ns >= 0 && ns < kDense) {
     if (size_t(ns) >= dense_.size()) {
       // Grown by a quarter, not doubled: the counts up to the largest

@@ -113,14 +113,14 @@ class LatencySamples {
   static constexpr int64_t kDense = int64_t(1) << 24;  // 16.8 ms
   // Inline for a latency already seen (the common case: once per message).
   void Add(int64_t ns) {
+    ++count_;
+    sum_ += double(ns);
+    max_ = std::max(max_, ns);
     if (uint64_t(ns) < dense_.size() && dense_[size_t(ns)] < UINT32_MAX) [[likely]] {
-      ++count_;
-      sum_ += double(ns);
-      max_ = std::max(max_, ns);
       ++dense_[size_t(ns)];
       return;
     }
-    AddGrowing(ns);
+    Store(ns);
   }
   uint64_t count() const { return count_; }
   double sum() const { return sum_; }
@@ -129,7 +129,8 @@ class LatencySamples {
   double Quantile(double q);
 
  private:
-  void AddGrowing(int64_t ns);
+  // A sample the dense counts do not take yet: they grow, or it is kept.
+  void Store(int64_t ns);
   uint64_t count_ = 0;
   double sum_ = 0;
   int64_t max_ = 0;

@@ -369,15 +369,11 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
 
 int Workload::OtherDestination(int src, Mt64& rng) const {
   switch (spec_.pattern) {
-    case Pattern::kUniform: {
-      const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
-      return d >= src ? d + 1 : d;
-    }
-    case Pattern::kCentric: {
+    case Pattern::kUniform:
+      return AnyOtherHost(src, rng);
+    case Pattern::kCentric:
       if (src != hot_ && UniformOpen(rng) <= spec_.centric) return hot_;
-      const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
-      return d >= src ? d + 1 : d;
-    }
+      return AnyOtherHost(src, rng);
     case Pattern::kMcast:
       return -1;
     default: {

@@ -116,9 +116,7 @@ class Workload {
   // from `rng` for the random patterns; -1 when src sends nothing.
   // The uniform pattern, drawn per message, is inline; the rest is not.
   int Destination(int src, Mt64& rng) const {
-    if (spec_.pattern != Pattern::kUniform) return OtherDestination(src, rng);
-    const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
-    return d >= src ? d + 1 : d;
+    return spec_.pattern == Pattern::kUniform ? AnyOtherHost(src, rng) : OtherDestination(src, rng);
   }
 
   // DLID from src to dst under the chosen policy (`rng` for "random").
@@ -161,6 +159,11 @@ class Workload {
 
  private:
   void BuildTrees();
+  // A host other than `src`, uniformly.
+  int AnyOtherHost(int src, Mt64& rng) const {
+    const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
+    return d >= src ? d + 1 : d;
+  }
   int OtherDestination(int src, Mt64& rng) const;
   Lid OtherDlid(int src, int dst, Mt64& rng) const;
   // Dump mode: GROUP must be all of the dumped MLID's `members`.
