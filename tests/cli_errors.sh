@@ -804,9 +804,12 @@ expect "core_route_bench: unexpected argument '--repaet'" "$crb" 4 2 0 --repaet 
 expect "core_mcast_bench: option --repeat: expected 1..1000000, got '-3'" "$cmb" 4 2 3 --repeat -3
 expect "core_mcast_bench: unexpected argument '--rep'" "$cmb" 4 2 3 --rep 5
 expect "core_mcast_bench: option --repeat needs a value" "$cmb" 4 2 3 --repeat
-# A tiny fabric's route time is not printed as 0 (its ratio was "-").
-"$crb" 4 2 0 | grep -q "median 0\.0000[0-9]*[1-9]" && echo "PASS: core_route_bench FT(4,2): a non-zero time" ||
-  { echo "FAIL: core_route_bench FT(4,2) printed $("$crb" 4 2 0)"; fails=$((fails + 1)); }
+# A tiny fabric's route time is not printed as 0 (its ratio was "-"). Any
+# non-zero time: the pattern once wanted it below 0.0001 s, which a loaded
+# machine or the sanitized build overran now and then (0.000123 failed).
+out=$("$crb" 4 2 0)
+grep -qE "median ([1-9]|0\.[0-9]*[1-9])" <<<"$out" && echo "PASS: core_route_bench FT(4,2): a non-zero time" ||
+  { echo "FAIL: core_route_bench FT(4,2) printed $out"; fails=$((fails + 1)); }
 # The routing benchmarks check every fabric before the first (long) run
 # (TMPDIR unusable: the old order failed at mktemp, before any run).
 expect "routing_bench: fabric 'ft-8-x': expected ft-M-N (e.g. ft-8-3)" env TMPDIR="$tmp/none" bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-8-x
