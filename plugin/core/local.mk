@@ -9,6 +9,7 @@ plugin_core_libibucore_la_SOURCES = \
 	plugin/core/output_files.h plugin/core/output_files.cc plugin/core/input_files.h plugin/core/fields.h \
 	plugin/core/tables.h plugin/core/tables.cc \
 	plugin/core/path_map.h plugin/core/path_map.cc \
+	plugin/core/path_sls.h plugin/core/path_sls.cc \
 	plugin/core/engine.h plugin/core/engine.cc \
 	plugin/core/groups.h plugin/core/groups.cc \
 	plugin/core/topology/fattree.h plugin/core/topology/fattree_labels.h plugin/core/topology/fattree.cc \

@@ -11,13 +11,23 @@ namespace ibu::sim {
 
 namespace {
 
-// The SLs messages can carry under the SL policy (no engine in a replay).
-std::vector<int> PossibleSls(const Params& p, std::string* policy) {
+bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// The SLs messages can carry: the SA's path SLs (and SL 0, a group's
+// default, for multicast), else those of the SL policy.
+std::vector<int> PossibleSls(const Params& p, const DumpedPathSls* path_sls, std::string* policy) {
+  if (UsesDumpedPathSls(p, path_sls)) {
+    std::vector<int> used = path_sls->sls.Used();
+    *policy = path_sls->file + " gives paths SLs " + std::to_string(used.front()) + ".." +
+              std::to_string(used.back()) + ", groups SL 0";
+    if (!Contains(used, 0)) used.insert(used.begin(), 0);
+    return used;
+  }
   if (p.sl == SlPolicy::kFixed) {
-    *policy = "sl=" + std::to_string(p.sl_value);
+    *policy = "sl=" + std::to_string(p.sl_value) + " sends on that SL";
     return {p.sl_value};
   }
-  *policy = p.sl == SlPolicy::kRandom ? "sl=random" : "sl=hash";
+  *policy = std::string(p.sl == SlPolicy::kRandom ? "sl=random" : "sl=hash") + " sends on every SL 0..15";
   std::vector<int> all(16);
   for (int sl = 0; sl < 16; ++sl) all[size_t(sl)] = sl;
   return all;
@@ -34,14 +44,17 @@ void Note(BadEntry* bad, const std::string& where, int sl, int vl) {
   bad->max_vl = std::max(bad->max_vl, vl);
 }
 
-bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
 }  // namespace
 
-void ReadDumpedSl2Vl(const std::string& path, const Fabric& f, const Params& p, Tables& t) {
+bool UsesDumpedPathSls(const Params& p, const DumpedPathSls* path_sls) {
+  return path_sls && (p.sl == SlPolicy::kAuto || p.sl == SlPolicy::kEngine);
+}
+
+void ReadDumpedSl2Vl(const std::string& path, const Fabric& f, const Params& p, const DumpedPathSls* path_sls,
+                     Tables& t) {
   ReadSl2VlFile(path, f, t);
   std::string policy;
-  const std::vector<int> sls = PossibleSls(p, &policy);
+  const std::vector<int> sls = PossibleSls(p, path_sls, &policy);
   BadEntry bad;
   // Entries no message can use (an SL outside the policy, out port 0: the
   // switch itself) are set to VL 0, so the model's tables hold only VLs it
@@ -68,9 +81,7 @@ void ReadDumpedSl2Vl(const std::string& path, const Fabric& f, const Params& p, 
   if (bad.sl >= 0)
     throw Error(path + ": " + bad.where + " maps SL " + std::to_string(bad.sl) + " onto VL " +
                 std::to_string(bad.vl) + ", beyond VL " + std::to_string(p.vls - 1) + " of --vls " +
-                std::to_string(p.vls) + " (" + policy + " sends on " +
-                (p.sl == SlPolicy::kFixed ? "that SL" : "every SL 0..15") +
-                "; a real port drops such packets): give --param sl=N with an SL these tables map below VL " +
+                std::to_string(p.vls) + " (" + policy + "; a real port drops such packets): give --param sl=N with an SL these tables map below VL " +
                 std::to_string(p.vls) +
                 (bad.max_vl < 8 ? " or --vls " + std::to_string(bad.max_vl + 1) + " or more"
                                 : std::string(" (they use VLs up to ") + std::to_string(bad.max_vl) +
@@ -103,12 +114,19 @@ std::vector<std::string> DumpInputFiles(const std::string& dir) {
   // A missing DIR is for the reading to name (DIR/fabric.net), not this check.
   std::error_code is_dir_error;
   if (!std::filesystem::is_directory(dir, is_dir_error)) return files;
-  for (const char* name : {"fabric.net", "lfts.dump", "mfts.dump", "sl2vl.dump"}) {
+  for (const char* name : {"fabric.net", "lfts.dump", "mfts.dump", "sl2vl.dump", "path-sl.dump"}) {
     std::error_code ec;
     if (std::filesystem::exists(dir + "/" + name, ec)) files.push_back(dir + "/" + name);
   }
   for (std::string& map : PathMapFilesIn(dir)) files.push_back(std::move(map));
   return files;
+}
+
+std::shared_ptr<const DumpedPathSls> ReadDumpedPathSls(const std::string& dir, const Fabric& f) {
+  const std::string path = dir + "/path-sl.dump";
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return nullptr;
+  return std::make_shared<const DumpedPathSls>(DumpedPathSls{path, ReadPathSlsFile(path, f)});
 }
 
 std::shared_ptr<const DumpedPathMap> ReadDumpedPathMap(const std::string& dir, const Fabric& f) {

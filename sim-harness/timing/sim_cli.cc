@@ -750,7 +750,19 @@ struct Routing {
   Tables tables;
   std::unique_ptr<Engine> engine;
   std::shared_ptr<const DumpedPathMap> path_map;  // dump: the plugin's path selection, if it wrote one
+  std::shared_ptr<const DumpedPathSls> path_sls;  // dump: the SA's SL per path, if read back
 };
+
+// The replay's SLs, for its note: the SA's per path only with path-sl.dump.
+std::string DumpSlNote(const Params& p, const DumpedPathSls* path_sls) {
+  if (UsesDumpedPathSls(p, path_sls)) return "SLs the SA's per path (" + path_sls->file + ")";
+  switch (p.sl) {
+    case SlPolicy::kFixed: return "SL " + std::to_string(p.sl_value) + " (sl=" + std::to_string(p.sl_value) + ")";
+    case SlPolicy::kRandom: return "SLs at random (sl=random)";
+    case SlPolicy::kHash: return "SLs a hash of source and destination (sl=hash)";
+    default: return "SLs a hash of source and destination (no path-sl.dump: not the SLs the SA hands out)";
+  }
+}
 
 // dump:DIR: the fabric and tables as the ibsim harness dumped them.
 void ReadDump(const Settings& s, const Params& p, Routing* r) {
@@ -771,7 +783,8 @@ void ReadDump(const Settings& s, const Params& p, Routing* r) {
   ReadLftsFile(dir + "/lfts.dump", fabric, tables);
   if (FileExists(dir + "/mfts.dump")) ReadMftsFile(dir + "/mfts.dump", fabric, tables);
   tables.Resize(fabric);
-  if (FileExists(dir + "/sl2vl.dump")) ReadDumpedSl2Vl(dir + "/sl2vl.dump", fabric, p, tables);
+  r->path_sls = ReadDumpedPathSls(dir, fabric);
+  if (FileExists(dir + "/sl2vl.dump")) ReadDumpedSl2Vl(dir + "/sl2vl.dump", fabric, p, r->path_sls.get(), tables);
   r->path_map = ReadDumpedPathMap(dir, fabric);
   if (!s.quiet)
     std::cerr << "ibunion sim: note: VLs "
@@ -780,7 +793,7 @@ void ReadDump(const Settings& s, const Params& p, Routing* r) {
               << "; DLIDs "
               << (r->path_map ? "by " + r->path_map->file + " (the plugin's path selection)"
                               : std::string("base LIDs (no ibunion-*-paths.dump)"))
-              << "\n";
+              << "; " << DumpSlNote(p, r->path_sls.get()) << "\n";
 }
 
 // An engine's tables for the fabric in NETFILE.
@@ -866,12 +879,15 @@ void RouteTraffic(const Params& p, Routing* r, Workload* workload) {
     wl.SetDlidFn([e, f](int s, int d) { return e->SelectDlid(*f, s, d); }, true);
     wl.SetPathSlFn([e, f](int s, Lid dlid) { return int(e->PathSl(*f, f->end_ports[s].base_lid, dlid)); },
                    e->DataVls() > 1, p.sl);
-  } else if (path_map) {
-    wl.SetDlidFn([path_map](int s, int d) { return path_map->map.Select(s, d); }, true);
-    wl.SetPathSlFn(nullptr, false, p.sl);
   } else {
-    wl.SetDlidFn(nullptr, false);
-    wl.SetPathSlFn(nullptr, false, p.sl);
+    if (path_map) wl.SetDlidFn([path_map](int s, int d) { return path_map->map.Select(s, d); }, true);
+    else wl.SetDlidFn(nullptr, false);
+    // The SA's SLs, as its PathRecords hand them to applications, are the
+    // dump's "engine" SLs: sl=auto takes them whenever they were read back.
+    if (const std::shared_ptr<const DumpedPathSls>& sls = r->path_sls)
+      wl.SetPathSlFn([sls](int s, Lid dlid) { return sls->sls.Sl(s, dlid); }, true, p.sl);
+    else
+      wl.SetPathSlFn(nullptr, false, p.sl);
   }
 }
 

@@ -400,7 +400,9 @@ void Workload::SetDlidFn(DlidFn fn, bool engine_rule) {
 void Workload::SetPathSlFn(PathSlFn fn, bool vl_policy, SlPolicy policy) {
   path_sl_fn_ = std::move(fn);
   if (policy == SlPolicy::kEngine && !path_sl_fn_)
-    throw Error("--param sl=engine: no routing engine (dump: routing) to ask for path SLs; use sl=hash, random or N");
+    throw Error(
+        "--param sl=engine: no routing engine and no path-sl.dump in the dump to ask for path SLs "
+        "(sim-harness/ibsim/read-path-sl reads the SA's back); use sl=hash, random or N");
   use_path_sl_ = path_sl_fn_ && (policy == SlPolicy::kEngine || (policy == SlPolicy::kAuto && vl_policy));
   sl_table_.clear();
   sl_lids_ = 0;

@@ -443,6 +443,68 @@ void TestCliDumpMissingSwitchTable() {
   }
 }
 
+// path-sl.dump (read-path-sl: the SL OpenSM's SA gives each path) sets
+// each message's SL under sl=auto and sl=engine; without it a replay of
+// dfsssp's tables used hashed SLs, not the ones its deadlock freedom rests
+// on, and showed credit loops the fabric does not have. Bad files: exit 2
+// naming file and line.
+void TestCliDumpPathSls() {
+  DumpDir d;
+  const Setup st = Tree(3, 3);
+  const Fabric& f = st.fabric;
+  auto write = [&](const std::string& extra, size_t drop) {
+    std::ofstream os(d.dir + "/path-sl.dump");
+    os << "# path SLs\n";
+    size_t n = 0;
+    for (const EndPort& s : f.end_ports)
+      for (const EndPort& t : f.end_ports)
+        if (&s != &t && n++ >= drop) os << s.base_lid << " " << t.base_lid << " 1\n";
+    os << extra;
+  };
+  const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
+                                         "--vls", "2", "--load", "0.2", "--json",
+                                         "--param", "measure_ns=5000"};
+  auto run = [&](std::vector<std::string> more, std::string* out, std::string* err) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), more.begin(), more.end());
+    return Sim(args, out, err);
+  };
+  std::string out, err;
+  CU_ASSERT_EQUAL(run({}, &out, &err), 0);  // no file: hashed SLs on both VLs
+  CU_ASSERT(Contains(err, "SLs a hash of source and destination (no path-sl.dump: not the SLs the SA hands out)"));
+  CU_ASSERT(std::regex_search(out, std::regex("\"vl_hops\":\\[[1-9][0-9]*,[1-9]")));
+  write("", 0);
+  for (const char* sl : {"auto", "engine"}) {
+    CU_ASSERT_EQUAL(run({"--param", std::string("sl=") + sl}, &out, &err), 0);
+    CU_ASSERT(Contains(err, "SLs the SA's per path (" + d.dir + "/path-sl.dump)"));
+    CU_ASSERT(std::regex_search(out, std::regex("\"vl_hops\":\\[0,[1-9]")));  // every path on SL 1: VL 1
+  }
+  CU_ASSERT_EQUAL(run({"--param", "sl=0"}, &out, &err), 0);  // a fixed SL still wins
+  CU_ASSERT(std::regex_search(out, std::regex("\"vl_hops\":\\[[1-9][0-9]*,0\\]")));
+
+  const std::string file = d.dir + "/path-sl.dump:";
+  const Lid a = f.end_ports[0].base_lid, b = f.end_ports[1].base_lid;
+  const std::string pair = std::to_string(a) + " " + std::to_string(b);
+  // 72 paths (9 hosts, LMC 0) on lines 2..73 after the comment: a bad line is 74.
+  const std::vector<std::tuple<std::string, size_t, std::string>> bad = {
+      {pair + " 16\n", 0, file + "74: expected 'SLID DLID SL' (LIDs, an SL 0..15), got '" + pair + " 16'"},
+      {pair + "\n", 0, file + "74: expected 'SLID DLID SL'"},
+      {"999 " + std::to_string(b) + " 1\n", 0, file + "74: SLID 999 is no end port's base LID"},
+      {std::to_string(a) + " " + std::to_string(a) + " 1\n", 0,
+       file + "74: DLID " + std::to_string(a) + " is no LID of another end port"},
+      {pair + " 2\n", 0, file + "74: path SLID " + std::to_string(a) + " DLID " + std::to_string(b) +
+                            " appears again (first at line 2)"},
+      {"", 1, "path-sl.dump: 71 of the fabric's 72 (source base LID, destination LID) paths"},
+  };
+  for (const auto& [extra, drop, message] : bad) {
+    write(extra, drop);
+    CU_ASSERT_EQUAL(run({}, &out, &err), 2);
+    CU_ASSERT(Contains(err, message));
+    if (!Contains(err, message)) std::cerr << "expected: " << message << "\n got: " << err << "\n";
+  }
+  std::remove((d.dir + "/path-sl.dump").c_str());
+}
+
 // The progress bar's text: fraction, points and time left.
 void TestProgressBarText() {
   const std::string s = sim::ProgressBar::Render(0.5, 3, 6, 10);
@@ -737,6 +799,7 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "deadlock: exit 1 with the credit loop", TestCliDeadlockExitCode);
   CU_add_test(s, "tables made for other LIDs: exit 2 naming dump, switch, LID", TestCliTablesForOtherLids);
   CU_add_test(s, "dump: a switch without its LFT or MFT: exit 2 naming file and switch", TestCliDumpMissingSwitchTable);
+  CU_add_test(s, "dump: path-sl.dump gives each message its path's SL", TestCliDumpPathSls);
   CU_add_test(s, "progress bar text", TestProgressBarText);
   CU_add_test(s, "--emit-jobs, a shell loop, --merge: the direct sweep byte for byte", TestCliEmitJobsAndMerge);
   CU_add_test(s, "slurm.sh: more than 1000 points in chunks per array task", TestCliSlurmChunks);
