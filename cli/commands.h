@@ -15,6 +15,7 @@ int VerifyMain(int argc, char** argv);
 int InspectMain(int argc, char** argv);
 int McJoinMain(int argc, char** argv);
 int McSetupMain(int argc, char** argv);
+int PathSlMain(int argc, char** argv);
 int TraceMain(int argc, char** argv);
 
 // Reads NET and gives it LIDs: from --guid2lid, else from the file's own

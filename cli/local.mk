@@ -3,5 +3,5 @@ bin_PROGRAMS += ibunion
 ibunion_SOURCES = \
 	cli/main.cc cli/args.h cli/args.cc cli/commands.h cli/fabric_loading.cc \
 	cli/cmd_topo.cc cli/cmd_route.cc cli/cmd_verify.cc cli/cmd_inspect.cc \
-	cli/cmd_mcjoin.cc cli/cmd_mcsetup.cc cli/cmd_trace.cc
+	cli/cmd_mcjoin.cc cli/cmd_mcsetup.cc cli/cmd_pathsl.cc cli/cmd_trace.cc
 ibunion_LDADD = plugin/core/libibucore.la sim-harness/mcast/libibumcast.la $(IBUNION_SIM_LIBS)

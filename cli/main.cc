@@ -18,6 +18,7 @@ constexpr const char* kUsage =
     "  trace    follow a route through LFTs; an MLID's masks; per-switch loads\n"
     "  mcjoin   join or leave a multicast group through the SA\n"
     "  mcsetup  multicast group set-up cost on a live subnet; Basic/Lazy/Pool latency\n"
+    "  pathsl   the SL the SA hands out for every path (for the timing model's replay)\n"
     "  sim      packet-level timing model over any routing tables\n";
 
 struct Command {
@@ -32,6 +33,7 @@ constexpr Command kCommands[] = {
     {"inspect", ibu::cli::InspectMain},
     {"mcjoin", ibu::cli::McJoinMain},
     {"mcsetup", ibu::cli::McSetupMain},
+    {"pathsl", ibu::cli::PathSlMain},
     {"trace", ibu::cli::TraceMain},
     {"sim", ibu::sim::SimMain},
 };

@@ -395,7 +395,7 @@ expect "ibunion inspect: $tmp/other.g2l:1: end port Hca2 (0x0000000000100004) ha
   "$IBUNION" inspect "$live" --guid2lid "$tmp/other.g2l"
 # Usage shown for an error goes to stderr with exit 2, stdout stays empty;
 # --help prints it on stdout with exit 0.
-for cmd in "" topo route verify inspect trace mcjoin mcsetup sim bogus; do
+for cmd in "" topo route verify inspect trace mcjoin mcsetup pathsl sim bogus; do
   # shellcheck disable=SC2086
   "$IBUNION" $cmd >"$tmp/o" 2>"$tmp/e"; rc=$?
   if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -q "usage: ibunion" "$tmp/e"; then echo "PASS: 'ibunion${cmd:+ $cmd}' alone: usage on stderr, exit 2"
@@ -504,12 +504,17 @@ if [ -z "$undescribed" ]; then echo "PASS: sim --help describes every option of 
 else echo "FAIL: sim --help: no description for$undescribed"; fails=$((fails + 1)); fi
 # --help is a request, not a mistake: usage on stdout and exit 0 for every
 # command (inspect used to exit 2 when no NETFILE came with it).
-for c in topo route verify inspect trace mcjoin mcsetup sim; do
+for c in topo route verify inspect trace mcjoin mcsetup pathsl sim; do
   st=0; "$IBUNION" $c --help >"$tmp/help" 2>"$tmp/err" || st=$?
   if [ $st -eq 0 ] && grep -q "^usage: ibunion $c" "$tmp/help"; then echo "PASS: $c --help: usage on stdout, exit 0"
   else echo "FAIL: $c --help -> rc $st: $(head -1 "$tmp/help") $(head -1 "$tmp/err")"; fails=$((fails + 1)); fi
 done
 expect "ibunion inspect: expected one NETFILE" "$IBUNION" inspect
+expect "ibunion pathsl: expected one NETFILE" "$IBUNION" pathsl
+# Where the file would go is checked before the SA is asked (a query per
+# path: minutes on a large fabric, all lost to a mistyped --out).
+expect "ibunion pathsl: --out /nonexistent-dir/p: cannot write there (No such file or directory)" \
+  "$IBUNION" pathsl "$net" --out /nonexistent-dir/p
 # Several outputs: one bad path and none of them is written.
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p

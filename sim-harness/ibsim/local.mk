@@ -4,3 +4,4 @@ dist_noinst_SCRIPTS += sim-harness/run-default.sh sim-harness/setup.sh
 dist_noinst_SCRIPTS += sim-harness/ibsim/read-tables
 dist_noinst_SCRIPTS += sim-harness/ibsim/read-sl2vl
 EXTRA_DIST += sim-harness/ibsim/temp-dir.sh
+dist_noinst_SCRIPTS += sim-harness/ibsim/read-path-sl

@@ -302,30 +302,46 @@ MemberReply SaClient::Call(int method, const MemberRequest& req) {
       mask |= kRateSel | kRate;
     }
   }
+  MemberReply reply;
+  if (!Rpc(method, IB_SA_ATTR_MCRECORD, mask, data, &reply.mad_status, &reply.error)) return reply;
+  reply.ok = true;
+  reply.mlid = static_cast<uint16_t>(mad_get_field(data, 0, IB_SA_MCM_MLID_F));
+  mad_get_array(data, 0, IB_SA_MCM_MGID_F, reply.mgid.data());
+  return reply;
+}
+
+PathReply SaClient::Path(uint16_t slid, uint16_t dlid) {
+  constexpr uint64_t kDlid = 1ULL << 4, kSlid = 1ULL << 5;  // PathRecord components (IBA 15.2.5.16)
+  uint8_t data[IB_SA_DATA_SIZE] = {};
+  mad_set_field(data, 0, IB_SA_PR_SLID_F, slid);
+  mad_set_field(data, 0, IB_SA_PR_DLID_F, dlid);
+  PathReply reply;
+  if (!Rpc(IB_MAD_METHOD_GET, IB_SA_ATTR_PATHRECORD, kSlid | kDlid, data, &reply.mad_status, &reply.error))
+    return reply;
+  reply.ok = true;
+  reply.sl = static_cast<uint8_t>(mad_get_field(data, 0, IB_SA_PR_SL_F));
+  return reply;
+}
+
+bool SaClient::Rpc(int method, int attr, uint64_t mask, uint8_t* data, uint32_t* status, std::string* error) {
   ib_rpc_t rpc{};
   rpc.mgtclass = IB_SA_CLASS;
   rpc.method = method;
-  rpc.attr.id = IB_SA_ATTR_MCRECORD;
+  rpc.attr.id = attr;
   rpc.mask = mask;
   rpc.datasz = IB_SA_DATA_SIZE;
   rpc.dataoffs = IB_SA_DATA_OFFS;
   rpc.timeout = timeout_ms_;
   ib_portid_t sm{};
   ib_portid_set(&sm, sm_lid_, 1, IB_DEFAULT_QP1_QKEY);
-  MemberReply reply;
   errno = 0;
   void* p = mad_rpc(port_, &rpc, &sm, data, data);
-  reply.mad_status = rpc.rstatus;
-  if (!p) {
-    reply.error = rpc.rstatus ? DecodeMadStatus(rpc.rstatus)
-                              : std::string("no answer from the SA at LID ") + std::to_string(sm_lid_) +
-                                    " within " + std::to_string(timeout_ms_) + " ms";
-    return reply;
-  }
-  reply.ok = true;
-  reply.mlid = static_cast<uint16_t>(mad_get_field(data, 0, IB_SA_MCM_MLID_F));
-  mad_get_array(data, 0, IB_SA_MCM_MGID_F, reply.mgid.data());
-  return reply;
+  *status = rpc.rstatus;
+  if (p) return true;
+  *error = rpc.rstatus ? DecodeMadStatus(rpc.rstatus)
+                       : std::string("no answer from the SA at LID ") + std::to_string(sm_lid_) + " within " +
+                             std::to_string(timeout_ms_) + " ms";
+  return false;
 }
 
 }  // namespace ibu::mcast

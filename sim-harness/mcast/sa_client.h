@@ -1,6 +1,7 @@
-// A subnet-administration client for multicast membership: MCMemberRecord
-// Set (create/join) and Delete (leave) over libibmad/libibumad — the real
-// MAD path, on a real HCA port or on ibsim through libumad2sim.so.
+// A subnet-administration client: multicast membership (MCMemberRecord Set
+// to create or join, Delete to leave) and the PathRecord of one path, over
+// libibmad/libibumad — the real MAD path, on a real HCA port or on ibsim
+// through libumad2sim.so.
 #pragma once
 
 #include <array>
@@ -55,6 +56,13 @@ std::string FormatGid(const Gid& g);
 // Names the SA/MAD status bits ("SA: request denied (0x0700)").
 std::string DecodeMadStatus(uint32_t status);
 
+struct PathReply {
+  bool ok = false;
+  uint8_t sl = 0;
+  uint32_t mad_status = 0;  // 0 on success
+  std::string error;        // decoded status or transport failure
+};
+
 class SaClient {
  public:
   // Opens the local port (ca may be empty: the first one). Throws ibu::Error.
@@ -65,12 +73,17 @@ class SaClient {
 
   MemberReply Join(const MemberRequest& req);
   MemberReply Leave(const MemberRequest& req);
+  // PathRecord Get for the path from `slid` to `dlid` (one record: both
+  // LIDs given), as an application asks before it connects.
+  PathReply Path(uint16_t slid, uint16_t dlid);
   uint64_t port_guid() const;
   // The GID of port `guid` in this port's subnet (its prefix + the GUID).
   Gid GidOfPort(uint64_t guid) const;
 
  private:
   MemberReply Call(int method, const MemberRequest& req);
+  // One SA request; false (and `error` set) when it failed.
+  bool Rpc(int method, int attr, uint64_t mask, uint8_t* data, uint32_t* status, std::string* error);
 
   ::ibmad_port* port_ = nullptr;
   int timeout_ms_;

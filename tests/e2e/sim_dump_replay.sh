@@ -9,6 +9,8 @@
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 READ_SL2VL=$E2E_SRC/sim-harness/ibsim/read-sl2vl
+READ_PATH_SL=$E2E_SRC/sim-harness/ibsim/read-path-sl
+export IBUNION  # read-path-sl's ibunion
 sim() { "$IBUNION" sim "$@" --json --no-wall --quiet --sweep 0.1:0.7:0.3 --seed 3; }
 same() {  # WHAT FILE_A FILE_B: identical and not empty
   if [ -s "$2" ] && cmp -s "$2" "$3"; then pass "$1"; else fail "$1"; diff "$2" "$3" | head -5; fi
@@ -43,7 +45,50 @@ expect_output "mesh: SLs the tables map beyond --vls are refused" \
 expect_output "mesh: ... with the options that fit" "give --param sl=N with an SL these tables map below VL 2" \
   "$IBUNION" sim --routing "dump:$mesh" --vls 2 --load 0.1
 
-# 2. mlid, LMC 2: the plugin's path-selection map picks each source's DLID.
+# 2. xymesh, 2 shared VLs: the SL of each path (the plugin's path_sl, as
+# the SA hands it out) read back with PathRecords (read-path-sl).
+shared=$E2E_TMP/shared
+check "OpenSM + xymesh (2 VLs shared) over ibsim, SL2VL and the SA's path SLs read back" \
+  "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_vls=2" \
+  --conf-line "qos TRUE" --out "$shared" --daemon \
+  --exec "'$READ_SL2VL' \$IBUNION_OUT" --exec "'$READ_PATH_SL' \$IBUNION_OUT"
+[ "$(grep -vc '^#' "$shared/path-sl.dump")" = 600 ] && pass "path-sl.dump: 600 paths (25 hosts)" ||
+  fail "path-sl.dump: $(grep -vc '^#' "$shared/path-sl.dump" 2>&1) paths, expected 600"
+sim "$shared/fabric.net" --routing xymesh --vls 2 >"$E2E_TMP/shared-core.json" 2>&1 || true
+sim --routing "dump:$shared" --vls 2 >"$E2E_TMP/shared-dump.json" 2>&1 || true
+same "xymesh shared: replay with the SA's path SLs (sl=auto) = the core's engine" \
+  "$E2E_TMP/shared-core.json" "$E2E_TMP/shared-dump.json"
+grep -q '"vl_hops":\[[1-9][0-9]*,[1-9]' "$E2E_TMP/shared-dump.json" && pass "xymesh shared: both VLs used" ||
+  fail "xymesh shared: $(head -c 300 "$E2E_TMP/shared-dump.json")"
+sim --routing "dump:$shared" --vls 2 --param sl=1 >"$E2E_TMP/shared-sl1.json" 2>&1 || true
+differ "xymesh shared: another SL policy differs (the path SLs are used)" \
+  "$E2E_TMP/shared-dump.json" "$E2E_TMP/shared-sl1.json"
+
+# 3. dfsssp on a 4x4 mesh: deadlock-free only on the SLs it hands out
+# (layers on VLs 0..7). With them the replay saturates without a credit
+# loop; the same tables all on SL 0 deadlock.
+dfsssp=$E2E_TMP/dfsssp
+check "OpenSM dfsssp (qos TRUE) on a 4x4 mesh over ibsim, SL2VL and path SLs read back" \
+  "$FABRIC_RUN" --net "$TOPO/mesh-4x4.net" --guid2lid "$TOPO/mesh-4x4.guid2lid" --engine dfsssp \
+  --conf-line "qos TRUE" --out "$dfsssp" --daemon \
+  --exec "'$READ_SL2VL' \$IBUNION_OUT" --exec "'$READ_PATH_SL' \$IBUNION_OUT"
+sls=$(awk '!/^#/ {print $3}' "$dfsssp/path-sl.dump" | sort -u | wc -l)
+[ "$sls" -ge 2 ] && pass "dfsssp hands out $sls SLs" || fail "dfsssp hands out $sls SL(s), expected 2 or more"
+"$IBUNION" sim --routing "dump:$dfsssp" --vls 8 --load 0.95 --json --no-wall --quiet \
+  >"$E2E_TMP/dfsssp.json" 2>"$E2E_TMP/dfsssp.err" && grep -q '"deadlock":false' "$E2E_TMP/dfsssp.json" &&
+  pass "dfsssp: replay on its path SLs at load 0.95, no credit loop" ||
+  fail "dfsssp: $(cat "$E2E_TMP/dfsssp.err") $(head -c 300 "$E2E_TMP/dfsssp.json")"
+status=0
+"$IBUNION" sim --routing "dump:$dfsssp" --vls 8 --load 0.95 --param sl=0 --json --no-wall --quiet \
+  >"$E2E_TMP/dfsssp-sl0.json" 2>/dev/null || status=$?
+[ "$status" = 1 ] && grep -q '"deadlock":true' "$E2E_TMP/dfsssp-sl0.json" &&
+  pass "dfsssp: the same tables all on SL 0 deadlock (exit 1)" ||
+  fail "dfsssp on SL 0: exit $status, $(head -c 300 "$E2E_TMP/dfsssp-sl0.json")"
+expect_output "dfsssp: path SLs on VLs beyond --vls are refused, naming the path SL file" \
+  "path-sl.dump gives paths SLs 0..7" "$IBUNION" sim --routing "dump:$dfsssp" --vls 4 --load 0.1
+
+# 4. mlid, LMC 2: the plugin's path-selection map picks each source's DLID.
 ft=$E2E_TMP/ft
 check "OpenSM + mlid (LMC 2) over ibsim, tables read back" \
   "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --lmc 2 --engine mlid \
