@@ -1,7 +1,7 @@
 # Fuzz targets, one per parser family:
 #   netfile_fuzz    net files (ibnetdiscover / ibsim format)
 #   parsers_fuzz    LFT and MFT dumps (ibroute format), group files,
-#                   guid2lid files, engine option words
+#                   guid2lid files, engine option words, path SL files
 #   options_fuzz    the plugin's event_plugin_options string, through the
 #                   adapter's entry point (plugin/osm/bridge.cc)
 #   simconfig_fuzz  the timing model's `key = value` settings and traffic words

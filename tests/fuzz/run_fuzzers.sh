@@ -37,7 +37,7 @@ run() {  # TARGET CORPUS-DIR...
   fi
 }
 run netfile_fuzz "$here"/corpus/netfile/*
-run parsers_fuzz "$here"/corpus/dumps/* "$here"/corpus/groups/* "$here"/corpus/guid2lid/* "$here"/corpus/options/*
+run parsers_fuzz "$here"/corpus/dumps/* "$here"/corpus/groups/* "$here"/corpus/guid2lid/* "$here"/corpus/options/* "$here"/corpus/path-sls/*
 run options_fuzz "$here"/corpus/plugin-options/*
 run simconfig_fuzz "$here"/corpus/simconfig/*
 run sl2vl_fuzz "$here"/corpus/sl2vl/*
