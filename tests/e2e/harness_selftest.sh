@@ -224,4 +224,20 @@ fi
 sa=0; wait $a || sa=$?; sb=0; wait $b || sb=$?
 [ $sa -eq 0 ] && [ $sb -eq 0 ] && "$IBUNION" verify "$E2E_TMP/p2/fabric.net" --lft "$E2E_TMP/p2/lfts.dump" >/dev/null &&
   pass "two runs side by side" || fail "parallel runs: $sa $sb"
+# A 2x16 mesh: its top LID is 64, a multiple of 64, whose LFT block ibroute
+# never reads (the LID was missing from every switch's read-back table),
+# and hosts 17 switches apart, beyond the 16 switches ibsim forwards a
+# LID-routed SMP over (read-sl2vl's queries by LID failed). Both read-backs
+# go by directed route; the top LID's entry comes from smpdump.
+"$IBUNION" topo mesh 2 16 -o "$E2E_TMP/m216.net" --guid2lid "$E2E_TMP/m216.g2l" >/dev/null
+out=$E2E_TMP/m216
+check "2x16 mesh (top LID 64, 17 switches across): xymesh over ibsim, LFTs and SL2VL read back" \
+  "$FABRIC_RUN" --net "$E2E_TMP/m216.net" --guid2lid "$E2E_TMP/m216.g2l" --engine xymesh,minhop \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_vls=2 xymesh_vl_mode=dedicated" \
+  --conf-line "qos TRUE" --out "$out" --daemon --exec "'$E2E_SRC/sim-harness/ibsim/read-sl2vl' \$IBUNION_OUT"
+check "2x16 mesh: every switch's LFT holds top LID 64, port for port xymesh's" \
+  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --engine xymesh
+check "2x16 mesh: SL2VL of all 32 switches and 32 CA ports, dedicated VLs, no credit loop" \
+  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --sl2vl "$out/sl2vl.dump" --deadlock \
+  --engine xymesh --options "xymesh_vls=2 xymesh_vl_mode=dedicated"
 finish

@@ -1,0 +1,34 @@
+# shellcheck shell=bash
+# Sourced by read-tables and read-sl2vl.
+#
+# dr_paths NETFILE: one line per switch, "switch LID PATH PORTS", and per
+# CA port, "ca LID PATH", where PATH is a directed route from the port
+# ibnetdiscover started at ("Initiated from node G") in the form ibroute -D,
+# smpquery -D and smpdump -D take: breadth-first, out-port by out-port.
+# Directed routes because LID-routed SMPs need the LFTs right and short:
+# ibsim forwards a LID-routed MAD over at most 16 switches (MAXHOPS), so on
+# a 16x16 mesh (30 hops across) they failed for the far half.
+# Exit 1 when NETFILE has no route from the local port to a switch.
+dr_paths() {
+  awk '
+    /^# Initiated from node/ { root = "H-" $5 }
+    /^(Switch|Ca|Hca)/ { cur = $3; gsub(/"/, "", cur); type[cur] = $1; nports[cur] = $2
+      if ($1 == "Switch" && match($0, /base port 0 lid [0-9]+/)) { split(substr($0, RSTART, RLENGTH), a, " "); lid[cur] = a[5] } }
+    /^\[[0-9]+\]/ { port = substr($1, 2, index($1, "]") - 2); peer = $2; sub(/^"/, "", peer); sub(/".*/, "", peer)
+      peer_port = $2; sub(/^[^[]*\[/, "", peer_port); sub(/\].*/, "", peer_port)
+      nadj[cur]++; adj_port[cur, nadj[cur]] = port; adj_peer[cur, nadj[cur]] = peer
+      if (type[cur] != "Switch" && match($0, /# lid [0-9]+/)) {
+        split(substr($0, RSTART, RLENGTH), a, " "); ca_lid[cur, port] = a[3]; ca_sw[cur, port] = peer; ca_sw_port[cur, port] = peer_port } }
+    END {
+      for (i = 1; i <= nadj[root]; i++) if (adj_peer[root, i] ~ /^S-/) { first = adj_peer[root, i]; path[first] = "0," adj_port[root, i]; break }
+      if (first == "") exit 1
+      q[1] = first; head = 1; tail = 1
+      while (head <= tail) { s = q[head++]
+        for (i = 1; i <= nadj[s]; i++) { t = adj_peer[s, i]
+          if (t ~ /^S-/ && !(t in path)) { path[t] = path[s] "," adj_port[s, i]; q[++tail] = t } } }
+      for (s in path) if (s in lid) print "switch", lid[s], path[s], nports[s]
+      for (k in ca_lid) { split(k, c, SUBSEP)
+        if (c[1] == root) print "ca", ca_lid[k], "0"
+        else if (ca_sw[k] in path) print "ca", ca_lid[k], path[ca_sw[k]] "," ca_sw_port[k] }
+    }' "$1"
+}
