@@ -1,10 +1,6 @@
 // `ibunion pathsl NETFILE`: the SL the SA hands out for every path, as a
 // path SL file (plugin/core/path_sls.h) for the timing model's dump: replay.
-#include <unistd.h>
-
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -13,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "plugin/core/error.h"
+#include "plugin/core/output_files.h"
 #include "plugin/core/path_sls.h"
 #include "sim-harness/mcast/sa_client.h"
 
@@ -50,16 +47,6 @@ std::vector<PathSl> PathsOf(const Fabric& f) {
   return paths;
 }
 
-// Refuses an --out whose directory cannot take the file, before the SA is
-// asked: a query per path takes minutes on a large fabric.
-void CheckWritable(const std::string& out) {
-  if (out.empty() || out == "-") return;
-  const size_t slash = out.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : out.substr(0, slash);
-  if (access(dir.c_str(), W_OK) != 0)
-    throw Error("--out " + out + ": cannot write there (" + std::strerror(errno) + ")");
-}
-
 }  // namespace
 
 int PathSlMain(int argc, char** argv) {
@@ -72,7 +59,8 @@ int PathSlMain(int argc, char** argv) {
   const auto& pos = args.positional();
   if (pos.size() != 1) throw UsageError{"expected one NETFILE\n" + Usage()};
   const std::string out = args.get("--out", "-");
-  CheckWritable(out);
+  // Before the SA is asked: a query per path takes minutes on a large fabric.
+  CheckOutputsWritable({out}, {pos[0]});
   const Fabric f = LoadFabric(args, pos[0]);
   std::vector<PathSl> paths = PathsOf(f);
   if (paths.empty()) throw Error(pos[0] + ": fewer than two end ports with a LID: no path to ask about");

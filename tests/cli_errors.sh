@@ -513,7 +513,7 @@ expect "ibunion inspect: expected one NETFILE" "$IBUNION" inspect
 expect "ibunion pathsl: expected one NETFILE" "$IBUNION" pathsl
 # Where the file would go is checked before the SA is asked (a query per
 # path: minutes on a large fabric, all lost to a mistyped --out).
-expect "ibunion pathsl: --out /nonexistent-dir/p: cannot write there (No such file or directory)" \
+expect "ibunion pathsl: /nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" pathsl "$net" --out /nonexistent-dir/p
 # Several outputs: one bad path and none of them is written.
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \

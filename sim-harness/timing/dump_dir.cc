@@ -11,6 +11,8 @@ namespace ibu::sim {
 
 namespace {
 
+constexpr const char* kPathSlFile = "path-sl.dump";  // as read-path-sl names it
+
 bool Contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
 // The SLs messages can carry: the SA's path SLs (and SL 0, a group's
@@ -114,7 +116,7 @@ std::vector<std::string> DumpInputFiles(const std::string& dir) {
   // A missing DIR is for the reading to name (DIR/fabric.net), not this check.
   std::error_code is_dir_error;
   if (!std::filesystem::is_directory(dir, is_dir_error)) return files;
-  for (const char* name : {"fabric.net", "lfts.dump", "mfts.dump", "sl2vl.dump", "path-sl.dump"}) {
+  for (const char* name : {"fabric.net", "lfts.dump", "mfts.dump", "sl2vl.dump", kPathSlFile}) {
     std::error_code ec;
     if (std::filesystem::exists(dir + "/" + name, ec)) files.push_back(dir + "/" + name);
   }
@@ -123,7 +125,7 @@ std::vector<std::string> DumpInputFiles(const std::string& dir) {
 }
 
 std::shared_ptr<const DumpedPathSls> ReadDumpedPathSls(const std::string& dir, const Fabric& f) {
-  const std::string path = dir + "/path-sl.dump";
+  const std::string path = dir + "/" + kPathSlFile;
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return nullptr;
   return std::make_shared<const DumpedPathSls>(DumpedPathSls{path, ReadPathSlsFile(path, f)});

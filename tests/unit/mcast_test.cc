@@ -242,6 +242,14 @@ void VerifierNamesWhereCopiesGo() {
   CU_ASSERT(named);
 }
 
+// Group file `text` is refused with a message that contains `expect`.
+void ExpectGroupError(const Fabric& f, const std::string& text, const std::string& expect) {
+  std::istringstream in(text);
+  const std::string msg = ErrorOf([&] { ParseGroups(in, "g.txt", f); });
+  if (!Contains(msg, expect)) fprintf(stderr, "\n  got '%s'", msg.c_str());
+  CU_ASSERT(Contains(msg, expect));
+}
+
 void GroupFilesParseAndNameErrors() {
   Fabric f = MakeFatTree(4, 3);
   AssignDefaultLids(f, 0);
@@ -271,12 +279,7 @@ void GroupFilesParseAndNameErrors() {
       {"0xC001 P(000)\n0xC001 P(001)\n", "g.txt:2: MLID 0xC001 is listed twice"},
       {"0xC001 P(000) anchor=nobody\n", "g.txt:1: anchor 'nobody' is not an end port"},
   };
-  for (const Case& c : cases) {
-    std::istringstream in(c.text);
-    std::string msg = ErrorOf([&] { ParseGroups(in, "g.txt", f); });
-    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s'", msg.c_str());
-    CU_ASSERT(Contains(msg, c.expect));
-  }
+  for (const Case& c : cases) ExpectGroupError(f, c.text, c.expect);
   // One member in several groups.
   std::istringstream twice("0xC001 P(000) P(001)\n0xC002 P(001) P(000)\n");
   groups = ParseGroups(twice, "g.txt", f);
@@ -287,15 +290,11 @@ void GroupFilesParseAndNameErrors() {
   // as the first, silently. Their port GUIDs are named; a GUID picks one.
   f.end_ports[5].name = "twin";
   f.end_ports[3].name = "twin";
-  for (const char* text : {"0xC001 P(000) twin\n", "0xC001 P(000) anchor=twin\n"}) {
-    std::istringstream shared(text);
-    const std::string msg = ErrorOf([&] { ParseGroups(shared, "g.txt", f); });
-    const std::string want = "g.txt:1: 'twin' is the node description of 2 end ports (port GUIDs " +
-                             Hex16(f.end_ports[3].port_guid) + ", " + Hex16(f.end_ports[5].port_guid) +
-                             "): expected one of them by its port GUID or LID";
-    if (!Contains(msg, want)) fprintf(stderr, "\n  got '%s'", msg.c_str());
-    CU_ASSERT(Contains(msg, want));
-  }
+  for (const char* text : {"0xC001 P(000) twin\n", "0xC001 P(000) anchor=twin\n"})
+    ExpectGroupError(f, text,
+                     "g.txt:1: 'twin' is the node description of 2 end ports (port GUIDs " +
+                         Hex16(f.end_ports[3].port_guid) + ", " + Hex16(f.end_ports[5].port_guid) +
+                         "): expected one of them by its port GUID or LID");
   std::istringstream by_guid("0xC001 P(000) " + Hex16(f.end_ports[5].port_guid) + "\n");
   groups = ParseGroups(by_guid, "g.txt", f);
   CU_ASSERT(groups[0].members == (std::vector<int>{0, 5}));
@@ -329,12 +328,7 @@ void GroupFilesParseAndNameErrors() {
       {"0xC001 P(000) \"twin\"\n", "g.txt:1: 'twin' is the node description of 2 end ports"},
       {"\"0xC001\" P(000)\n", "g.txt:1: expected a multicast LID 0xC000..0xFFFE first, got '\"0xC001\"'"},
   };
-  for (const Case& c : quoting) {
-    std::istringstream in(c.text);
-    std::string msg = ErrorOf([&] { ParseGroups(in, "g.txt", f); });
-    if (!Contains(msg, c.expect)) fprintf(stderr, "\n  got '%s'", msg.c_str());
-    CU_ASSERT(Contains(msg, c.expect));
-  }
+  for (const Case& c : quoting) ExpectGroupError(f, c.text, c.expect);
 }
 
 }  // namespace
