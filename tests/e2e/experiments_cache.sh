@@ -55,26 +55,38 @@ fi
 
 # 4. No child of run holds the --work locks: an `ibunion sim` (or OpenSM)
 # still exiting after run was stopped kept the next run out with "in use by
-# another run" (seen in this test, between steps 1 and 2). Look at the open
-# files of a sim replaying OpenSM's tables while run holds the lock.
-IBUNION_SRC=$tmp/src "$RUN" beyond --quick --out "$tmp/out" --work "$tmp/work" 2>"$tmp/log4" &
+# another run" (seen in this test, between steps 1 and 2). run's ibunion is
+# here a wrapper that writes down, before it execs the real one, the files
+# a replay inherits and those run has open at that moment. (Polling with
+# pgrep for a live replay missed all of them in one CI run.)
+mkdir "$tmp/bin" "$tmp/fds"
+cat >"$tmp/bin/ibunion" <<'EOF'
+#!/bin/bash
+case " $* " in *" --routing dump:$EXPCACHE_WORK/beyond-"*)
+  ls -l /proc/$$/fd >"$EXPCACHE_FDS/sim.$$" 2>&1
+  for _ in {1..50}; do [ -s "$EXPCACHE_FDS/../run.pid" ] && break; sleep 0.1; done
+  ls -l "/proc/$(cat "$EXPCACHE_FDS/../run.pid")/fd" >"$EXPCACHE_FDS/run.$$.part" 2>&1
+  mv "$EXPCACHE_FDS/run.$$.part" "$EXPCACHE_FDS/run.$$" ;;
+esac
+exec "$EXPCACHE_IBUNION" "$@"
+EOF
+chmod +x "$tmp/bin/ibunion"
+EXPCACHE_WORK=$tmp/work EXPCACHE_FDS=$tmp/fds EXPCACHE_IBUNION=$BUILD/ibunion IBUNION_BUILD=$tmp/bin \
+  IBUNION_SRC=$tmp/src "$RUN" beyond --quick --out "$tmp/out" --work "$tmp/work" 2>"$tmp/log4" &
 run_pid=$!
-sim_fds=""
-sim_files() {  # the open files of a running replay, once one is seen alive
-  local pid
-  pid=$(pgrep -n -f "sim .*--routing dump:$tmp/work/beyond-") || return 1
-  sim_fds=$(ls -l "/proc/$pid/fd" 2>/dev/null) && [ -n "$sim_fds" ]
-}
-if wait_for 180 sim_files; then
-  if ! ls -l "/proc/$run_pid/fd" | grep -q "$tmp/work/beyond-ftree.lock"; then
-    fail "run holds no lock on $tmp/work/beyond-ftree.lock while it replays"
-  elif grep -q '\.lock' <<<"$sim_fds"; then
-    fail "ibunion sim holds run's locks: $(grep '\.lock' <<<"$sim_fds" | sed 's/.*-> //' | xargs)"
+echo "$run_pid" >"$tmp/run.pid"
+replayed() { compgen -G "$tmp/fds/run.*[0-9]" >/dev/null; }
+if wait_for 180 replayed; then
+  held=$(cat "$tmp"/fds/sim.* | grep '\.lock' | sed 's/.*-> //' | sort -u | xargs)
+  if ! grep -q "$tmp/work/beyond-ftree.lock" "$tmp"/fds/run.*[0-9]; then
+    fail "run holds no lock on $tmp/work/beyond-ftree.lock while it replays: $(cat "$tmp"/fds/run.*[0-9])"
+  elif [ -n "$held" ]; then
+    fail "ibunion sim holds run's locks: $held"
   else
     pass "ibunion sim holds none of run's --work locks"
   fi
 else
-  fail "no ibunion sim replaying OpenSM's tables seen in 180 s"; tail -n 5 "$tmp/log4"
+  fail "no ibunion sim replaying OpenSM's tables started in 180 s"; tail -n 5 "$tmp/log4"
 fi
 kill "$run_pid" 2>/dev/null; wait "$run_pid" 2>/dev/null; run_pid=""
 
