@@ -642,6 +642,22 @@ if [ "$(head -1 "$tmp/o")" = "mesh 5x5 25 switches 25 hosts" ] && [ "$(grep -c '
   grep -q "^switch 0x0000000000200000 lid [0-9]* N(0,0) E=1 N=2 W=- S=- host=5$" "$tmp/o"
 then echo "PASS: inspect labels a mesh"
 else echo "FAIL: inspect of mesh-5x5: $(head -2 "$tmp/o") $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
+# --dor-order: OpenSM's port order for dor, of a mesh only; never onto an input.
+cp "$top/topologies/mesh-4x4.net" "$tmp/m.net"
+mkdir -p "$tmp/dor"
+expect "ibunion inspect: --dor-order: $net is a fat-tree; dor's port order is for a 2-D mesh" \
+  "$IBUNION" inspect "$net" --dor-order "$tmp/dor/order"
+[ -z "$(ls -A "$tmp/dor")" ] && echo "PASS: inspect --dor-order of a fat-tree: no file left" ||
+  { echo "FAIL: inspect --dor-order of a fat-tree left $(ls -A "$tmp/dor")"; fails=$((fails + 1)); }
+expect "ibunion inspect: $tmp/m.net: named for an output, but it is an input of this command" \
+  "$IBUNION" inspect "$tmp/m.net" --dor-order "$tmp/m.net"
+cmp -s "$tmp/m.net" "$top/topologies/mesh-4x4.net" && echo "PASS: inspect --dor-order NETFILE: net file kept" ||
+  { echo "FAIL: inspect --dor-order NETFILE replaced the net file"; fails=$((fails + 1)); }
+expect "ibunion inspect: option --dor-order: expected a value, got an empty one" "$IBUNION" inspect "$tmp/m.net" --dor-order ""
+if "$IBUNION" inspect "$tmp/m.net" --dor-order - 2>"$tmp/err" >"$tmp/o" && [ "$(grep -c '^0x' "$tmp/o")" -eq 16 ] &&
+  grep -qx '0x0000000000200005 1 3 2 4' "$tmp/o" && [ "$(head -1 "$tmp/err")" = "mesh 4x4 16 switches 16 hosts" ]
+then echo "PASS: inspect --dor-order -: the order on stdout (E W N S ports), the listing on stderr"
+else echo "FAIL: inspect --dor-order -: $(head -3 "$tmp/o") / $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
 # A fat-tree with a cable gone: inspect printed the header of a complete
 # one and said nothing; what is missing goes to stderr (stdout unchanged).
 grep -v -e '^\[1\]	"SW<00,2>"\[3\]$' -e '^\[3\]	"SW<00,1>"\[1\]$' "$top/topologies/ft-4-3.net" >"$tmp/deg.net"

@@ -2,7 +2,11 @@
 # The xymesh engine inside OpenSM over ibsim: XY unicast on square,
 # rectangular and shuffled meshes (tables read back equal the engine's, entry
 # for entry), a multicast group joined through the SA delivering exactly
-# once, refusal of a fat-tree with fallback, and the QoS warning.
+# once, refusal of a fat-tree with fallback, and the QoS warning. And
+# OpenSM's own dor: on the shuffled mesh it takes the lowest-numbered
+# shortest port and builds a credit loop; with the port order `ibunion
+# inspect --dor-order` writes (port_search_ordering_file) it routes XY,
+# entry for entry, and is free of credit loops.
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 run() {  # NET OUT [extra fabric-run args...]
@@ -21,6 +25,19 @@ for net in "$TOPO/mesh-4x4.net" "$TOPO/mesh-5x5.net" "$TOPO/mesh-3x7.net" "$E2E_
   check "$name: every XY path port for port, all LIDs reachable" \
     "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --engine xymesh
 done
+
+shuffled=$E2E_TMP/mesh-4x4-shuffled.net
+check "mesh-4x4-shuffled: OpenSM dor (ports as cabled) up" "$FABRIC_RUN" --net "$shuffled" --engine dor --no-mft \
+  --out "$E2E_TMP/dor"
+expect_output "mesh-4x4-shuffled: dor as cabled has a credit loop" "deadlock: credit loop of" \
+  "$IBUNION" verify "$E2E_TMP/dor/fabric.net" --lft "$E2E_TMP/dor/lfts.dump" --deadlock
+check "mesh-4x4-shuffled: ibunion inspect --dor-order" "$IBUNION" inspect "$shuffled" --dor-order "$E2E_TMP/dor.order"
+check "mesh-4x4-shuffled: OpenSM dor with that port order up" "$FABRIC_RUN" --net "$shuffled" --engine dor --no-mft \
+  --conf-line "port_search_ordering_file $E2E_TMP/dor.order" --out "$E2E_TMP/dor-xy"
+grep -q "dor tables configured on all switches" "$E2E_TMP/dor-xy/opensm.log" && pass "mesh-4x4-shuffled: routed by dor" ||
+  fail "mesh-4x4-shuffled: dor did not route"
+check "mesh-4x4-shuffled: dor with the port order routes XY entry for entry, free of credit loops" \
+  "$IBUNION" verify "$E2E_TMP/dor-xy/fabric.net" --lft "$E2E_TMP/dor-xy/lfts.dump" --engine xymesh --deadlock
 
 # A multicast group on the 5x5 mesh, joined by six hosts through the SA.
 members="H(0,3) H(0,4) H(3,3) H(4,0) H(4,2) H(2,2)"

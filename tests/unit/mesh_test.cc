@@ -1,6 +1,7 @@
 // 2-D meshes: recognition, XY unicast, union multicast, VL policies.
 #include "plugin/core/topology/mesh.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -96,6 +97,10 @@ void LoneSwitch() {
   AssignDefaultLids(f, 0);
   Mesh m = RecognizeMesh(f);
   CU_ASSERT(m.X == 1 && m.Y == 1 && m.host_port[0] == 3);
+  std::ostringstream order;  // no mesh link, no order for dor: the header alone
+  WriteDorPortOrder(order, f, m);
+  const std::string text = order.str();
+  CU_ASSERT_EQUAL(std::count(text.begin(), text.end(), '\n'), 1);
   Tables t;
   MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
   CU_ASSERT(t.lft[0].port(1) == 3 && t.lft[0].port(2) == 0);
@@ -911,6 +916,39 @@ void Sl2VlDumpRoundTripAndErrors() {
 
 }  // namespace
 
+// OpenSM's dor takes, of a destination's minimum-hop ports, the first in
+// the file's order: E or W before N or S is XY on any cabling. Each
+// switch's line lists its cabled mesh ports in that order, its host last
+// by omission (OpenSM appends the ports a line leaves out).
+void DorPortOrderListsXBeforeY() {
+  for (uint64_t shuffle : {0u, 7u, 42u}) {
+    Fabric f = MakeMesh(5, 4);
+    if (shuffle) ShufflePorts(f, shuffle);
+    const Mesh m = RecognizeMesh(f);
+    std::ostringstream os;
+    WriteDorPortOrder(os, f, m);
+    std::istringstream is(os.str());
+    std::string line;
+    std::getline(is, line);
+    CU_ASSERT(line.rfind("# OpenSM port_search_ordering_file", 0) == 0);
+    std::set<int> listed;
+    while (std::getline(is, line)) {
+      std::istringstream ls(line);
+      std::string guid;
+      ls >> guid;
+      const int sw = f.SwitchByGuid(std::stoull(guid, nullptr, 16));
+      CU_ASSERT_FATAL(sw >= 0);
+      listed.insert(sw);
+      std::vector<int> want, got;
+      for (int dir : {kEast, kWest, kNorth, kSouth})
+        if (m.port[sw][dir]) want.push_back(m.port[sw][dir]);
+      for (int p; ls >> p;) got.push_back(p);
+      CU_ASSERT(got == want);
+    }
+    CU_ASSERT_EQUAL(listed.size(), f.switches.size());
+  }
+}
+
 void RegisterMeshSuite() {
   CU_pSuite s = CU_add_suite("2-D mesh (XY)", nullptr, nullptr);
   CU_add_test(s, "canonical labels equal the generator's", CanonicalLabels);
@@ -932,6 +970,7 @@ void RegisterMeshSuite() {
   CU_add_test(s, "refuses other shapes", RefusesOtherShapes);
   CU_add_test(s, "XY paths on canonical meshes", XyPathsCanonical);
   CU_add_test(s, "XY paths on shuffled meshes", XyPathsShuffled);
+  CU_add_test(s, "dor port order: E W N S per switch, any cabling", DorPortOrderListsXBeforeY);
   CU_add_test(s, "a route through 100 switches is traced to its end", LongRouteTracedToTheEnd);
   CU_add_test(s, "seed 000 union example on 5x5", PaperExample5x5);
   CU_add_test(s, "union tree equals walking every XY path in full", UnionTreeEqualsFullPaths);

@@ -1,6 +1,9 @@
 #include "plugin/core/topology/mesh.h"
 
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
 #include <queue>
 #include <set>
 
@@ -486,6 +489,21 @@ Mesh RecognizeMesh(const Fabric& f) {
     throw;
   }
   return m;
+}
+
+void WriteDorPortOrder(std::ostream& os, const Fabric& f, const Mesh& m) {
+  os << "# OpenSM port_search_ordering_file for routing_engine dor on the " << m.X << "x" << m.Y
+     << " mesh: per switch GUID, then its ports E W N S (X before Y: XY routing)\n";
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    char guid[24];
+    std::snprintf(guid, sizeof guid, "0x%016" PRIx64, f.switches[s].guid);
+    std::string line = guid;
+    for (int dir : {kEast, kWest, kNorth, kSouth})
+      if (m.port[s][dir]) line += " " + std::to_string(m.port[s][dir]);
+    // A switch with no mesh link (1x1) has no order to give; OpenSM would
+    // ignore the bare GUID anyway.
+    if (line.size() > std::strlen(guid)) os << line << "\n";
+  }
 }
 
 }  // namespace ibu

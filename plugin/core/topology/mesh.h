@@ -38,6 +38,7 @@
 
 #include <array>
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -74,5 +75,14 @@ struct Mesh {
 // refusing, and one layout per candidate link when one link short). Throws ibu::Error
 // "not a 2-D mesh: <switch or port label>: <what> (mesh rule: <rule>)".
 Mesh RecognizeMesh(const Fabric& f);
+
+// OpenSM's port_search_ordering_file for its dor engine: per switch its
+// GUID and its E, W, N, S ports (those cabled). dor takes, among a
+// destination's minimum-hop ports, the first in this order, so X goes
+// before Y and it routes XY on any cabling. Without the file it takes the
+// lowest port number: on the generator's cabling (1=E 2=N 3=W 4=S) that is
+// XY except toward the north-west, where it goes north first, and on other
+// cablings any mix of XY and YX.
+void WriteDorPortOrder(std::ostream& os, const Fabric& f, const Mesh& m);
 
 }  // namespace ibu
