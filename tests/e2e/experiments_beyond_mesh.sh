@@ -1,0 +1,51 @@
+#!/bin/bash
+# `sim-harness/experiments/run beyond-mesh --quick`: the 4x4 mesh through the
+# real OpenSM over ibsim (dor, minhop, and dor with the port order of
+# `ibunion inspect --dor-order`), the tables read back and replayed in the
+# timing model next to XY routing, 1 and 2 VLs. Checks: the CSV's layout
+# (a deadlock column), every curve there, dor with the port order found
+# equal to XY, XY and dor (deadlock-free routings) never stopped by a credit
+# loop while minhop on one VL is (it deadlocks on a mesh: tests/e2e/
+# mesh_opensm.sh), a curve ends at its credit loop or at saturation, the
+# summary's credit-loop table, the PNG. Exit 0 pass, 1 fail, 77 skip.
+source "$(dirname "$0")/lib.sh"
+export IBUNION_SRC=$E2E_SRC IBUNION_BUILD=$E2E_BUILD
+RUN=$E2E_SRC/sim-harness/experiments/run
+out=$E2E_TMP/out
+if "$RUN" beyond-mesh --quick --out "$out" --work "$E2E_TMP/work" >"$E2E_TMP/log" 2>&1; then
+  pass "run beyond-mesh --quick ($(grep -c ' points, ' "$E2E_TMP/log") curves)"
+else
+  fail "run beyond-mesh --quick"; tail -n 30 "$E2E_TMP/log"; finish
+fi
+csv=$out/beyond-mesh.csv
+want="fabric,scheme,traffic,vls,load,offered,accepted,latency_avg_ns,latency_p99_ns,ops_measured,ops_unfinished,packet_hops,wall_s,packet_hops_per_s,deadlock"
+[ "$(head -n 1 "$csv")" = "$want" ] && pass "CSV header with a deadlock column" || fail "CSV header: $(head -n 1 "$csv")"
+curves=$(awk -F, 'NR > 1 {print $2 "/" $4}' "$csv" | sort -u | xargs)
+[ "$curves" = "opensm-dor/1 opensm-dor/2 opensm-minhop/1 opensm-minhop/2 xy/1 xy/2" ] &&
+  pass "curves: xy, OpenSM dor and minhop at 1 and 2 VLs" || fail "curves: $curves"
+grep -q "OpenSM dor with ibunion's port order (inspect --dor-order) routes XY entry for entry, no credit loop" "$E2E_TMP/log" &&
+  pass "dor with the port order checked equal to XY" || fail "no dor-with-port-order check in the log"
+
+# Per curve: 15 fields, a 0/1 flag, loads rising; a credit loop ends its
+# curve; a curve without one ends saturated (the runner's rule).
+report=$(awk -F, 'NR > 1 {
+  k = $2 " " $4 "VL"
+  if (NF != 15 || ($15 != 0 && $15 != 1)) print "FAIL: " k ": row " NR " malformed"
+  if (k in last) { if ($5 <= last[k]) print "FAIL: " k ": load " $5 " after " last[k]; if (dl[k]) print "FAIL: " k ": a point after its credit loop" }
+  last[k] = $5; dl[k] = $15; sat[k] = ($7 < 0.95 * $6 || $11 > 0)
+} END { for (k in last) { if (!dl[k] && !sat[k]) print "FAIL: " k ": ends neither saturated nor at a credit loop"
+          printf "curve %s: ends at load %s%s\n", k, last[k], dl[k] ? " (credit loop)" : "" } }' "$csv")
+echo "$report" | grep '^curve' | sort | sed 's/^/  /'
+if grep -q '^FAIL' <<<"$report"; then fail "curve shapes"; grep '^FAIL' <<<"$report"; else pass "each curve ends at saturation or at its credit loop"; fi
+loops=$(awk -F, 'NR > 1 && $15 == 1 {print $2 "/" $4}' "$csv" | xargs)
+case " $loops " in *" xy/"*|*" opensm-dor/"*) fail "a credit loop under a deadlock-free routing: $loops" ;;
+  *" opensm-minhop/1 "*) pass "credit loops only under minhop, on 1 VL among them: $loops" ;;
+  *) fail "minhop on 1 VL not stopped by a credit loop (loops: ${loops:-none})" ;; esac
+
+"$RUN" beyond-mesh --summary --out "$out" >"$E2E_TMP/summary" 2>&1
+grep -q '^| mesh-4x4 | opensm-minhop | uniform | 1 | ' "$E2E_TMP/summary" && grep -q '^| mesh-4x4 | uniform | 2 | ' "$E2E_TMP/summary" &&
+  pass "--summary: saturation table and credit-loop table" || { fail "--summary"; cat "$E2E_TMP/summary"; }
+if command -v gnuplot >/dev/null; then
+  [ "$(head -c 4 "$out/beyond-mesh.png" | od -An -c | tr -d ' ')" = "211PNG" ] && pass "PNG written" || fail "no PNG"
+fi
+finish
