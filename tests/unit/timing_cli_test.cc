@@ -704,13 +704,16 @@ void TestSaturationRule() {
 // sim-harness/experiments/run stops a curve after two saturated points in
 // a row, testing saturation in awk. Its checked-in curves must end exactly
 // where the library's rule says: the last two points saturated (or the
-// curve's top load reached) and no two saturated in a row before. Fails
-// when IsSaturated and run's awk test drift apart.
+// curve's top load reached, or, in beyond-mesh's CSV with its deadlock
+// column, a credit loop at the last point) and no two saturated in a row
+// before. Fails when IsSaturated and run's awk test drift apart.
 void TestSaturationRuleMatchesRunCurves() {
   const char* env = std::getenv("IBUNION_SRC");
   const std::string src = env && *env ? env : ".";
   int curves = 0, stopped = 0;
-  for (const char* name : {"seed001-ft-4-4", "seed001-ft-8-3", "seed001-ft-16-3", "seed001-ft-32-2", "beyond"}) {
+  int looped = 0;
+  for (const char* name :
+       {"seed001-ft-4-4", "seed001-ft-8-3", "seed001-ft-16-3", "seed001-ft-32-2", "beyond", "beyond-mesh"}) {
     std::ifstream in(src + "/docs/figures/" + std::string(name) + ".csv");
     CU_ASSERT_FATAL(bool(in));
     std::string line, key;
@@ -721,6 +724,11 @@ void TestSaturationRuleMatchesRunCurves() {
       if (curve.empty()) return;
       ++curves;
       const size_t n = curve.size();
+      for (size_t i = 0; i + 1 < n; ++i)
+        if (curve[i].deadlock) {
+          CU_FAIL("run went on past a credit loop");
+          std::cerr << name << " " << key << ": credit loop at load " << curve[i].load << "\n";
+        }
       for (size_t i = 1; i + 1 < n; ++i)
         if (sim::IsSaturated(curve[i - 1]) && sim::IsSaturated(curve[i])) {
           CU_FAIL("run went on past two saturated points");
@@ -728,7 +736,9 @@ void TestSaturationRuleMatchesRunCurves() {
         }
       const double step = n > 1 ? curve[n - 1].load - curve[n - 2].load : 1;
       const bool top = curve[n - 1].load + step > 1.0 + 1e-9;  // run's MAXLOAD
-      if (n >= 2 && sim::IsSaturated(curve[n - 2]) && sim::IsSaturated(curve[n - 1])) {
+      if (curve[n - 1].deadlock) {
+        ++looped;
+      } else if (n >= 2 && sim::IsSaturated(curve[n - 2]) && sim::IsSaturated(curve[n - 1])) {
         ++stopped;
       } else if (!top) {
         CU_FAIL("run stopped a curve the rule does not call saturated");
@@ -749,12 +759,14 @@ void TestSaturationRuleMatchesRunCurves() {
       r.offered = std::strtod(f[5].c_str(), nullptr);
       r.accepted = std::strtod(f[6].c_str(), nullptr);
       r.ops_unfinished = std::strtoull(f[10].c_str(), nullptr, 10);
+      r.deadlock = f.size() > 14 && f[14] == "1";
       curve.push_back(r);
     }
     check();
   }
   CU_ASSERT(curves >= 90);
   CU_ASSERT(stopped >= 80);
+  CU_ASSERT(looped >= 1);  // beyond-mesh: minhop on the 16x16 mesh
 }
 
 // --sweep and --merge report where the sweep saturates: a line after the
