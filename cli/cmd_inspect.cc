@@ -30,15 +30,16 @@ void PrintFatTree(std::FILE* out, const Fabric& f, const FatTree& t) {
   // header of a complete one: what is missing goes to stderr, as route's
   // note says it (stdout keeps its format for the scripts that read it).
   if (t.degraded) std::cerr << "ibunion: note: " << t.DegradedSummary() << "\n";
-  std::fprintf(out, "fattree FT(%d,%d) %zu switches %zu hosts\n", t.m, t.n, f.switches.size(), f.end_ports.size());
+  std::fprintf(out, "fattree FT(%d,%d) %zu switches %zu hosts\n", t.m, t.n, f.switches.size(),
+               f.end_ports.size());
   // A switch the degraded labelling left out has no label ("SW<,-1>" was
   // printed): '-', as for a mesh host without a switch.
   for (size_t s = 0; s < f.switches.size(); ++s)
     std::fprintf(out, "switch 0x%016" PRIx64 " lid %u %s\n", f.switches[s].guid, f.switches[s].lid,
-                t.level[s] < 0 ? "-" : t.SwitchLabel(static_cast<int>(s)).c_str());
+                 t.level[s] < 0 ? "-" : t.SwitchLabel(static_cast<int>(s)).c_str());
   for (size_t e = 0; e < f.end_ports.size(); ++e)
-    std::fprintf(out, "host 0x%016" PRIx64 " lid %u lmc %u %s\n", f.end_ports[e].port_guid, f.end_ports[e].base_lid,
-                f.end_ports[e].lmc, t.HostLabel(static_cast<int>(e)).c_str());
+    std::fprintf(out, "host 0x%016" PRIx64 " lid %u lmc %u %s\n", f.end_ports[e].port_guid,
+                 f.end_ports[e].base_lid, f.end_ports[e].lmc, t.HostLabel(static_cast<int>(e)).c_str());
 }
 
 // Hosts are labelled H(x,y) after their switch N(x,y), as `topo mesh` names them.
@@ -48,15 +49,15 @@ void PrintMesh(std::FILE* out, const Fabric& f, const Mesh& m) {
   auto port = [](int p) { return p ? std::to_string(p) : std::string("-"); };
   for (size_t s = 0; s < f.switches.size(); ++s)
     std::fprintf(out, "switch 0x%016" PRIx64 " lid %u %s E=%s N=%s W=%s S=%s host=%s\n", f.switches[s].guid,
-                f.switches[s].lid, m.Label(static_cast<int>(s)).c_str(), port(m.port[s][kEast]).c_str(),
-                port(m.port[s][kNorth]).c_str(), port(m.port[s][kWest]).c_str(),
-                port(m.port[s][kSouth]).c_str(), port(m.host_port[s]).c_str());
+                 f.switches[s].lid, m.Label(static_cast<int>(s)).c_str(), port(m.port[s][kEast]).c_str(),
+                 port(m.port[s][kNorth]).c_str(), port(m.port[s][kWest]).c_str(),
+                 port(m.port[s][kSouth]).c_str(), port(m.host_port[s]).c_str());
   for (size_t e = 0; e < f.end_ports.size(); ++e) {
     const int sw = f.end_ports[e].switch_index;
     const std::string label =
         sw < 0 ? "-" : "H(" + std::to_string(m.x[sw]) + "," + std::to_string(m.y[sw]) + ")";
-    std::fprintf(out, "host 0x%016" PRIx64 " lid %u lmc %u %s\n", f.end_ports[e].port_guid, f.end_ports[e].base_lid,
-                f.end_ports[e].lmc, label.c_str());
+    std::fprintf(out, "host 0x%016" PRIx64 " lid %u lmc %u %s\n", f.end_ports[e].port_guid,
+                 f.end_ports[e].base_lid, f.end_ports[e].lmc, label.c_str());
   }
 }
 
