@@ -49,7 +49,7 @@ void Note(BadEntry* bad, const std::string& where, int sl, int vl) {
 }  // namespace
 
 bool UsesDumpedPathSls(const Params& p, const DumpedPathSls* path_sls) {
-  return path_sls && (p.sl == SlPolicy::kAuto || p.sl == SlPolicy::kEngine);
+  return TakesPathSls(p.sl, path_sls != nullptr, /*sls_pick_vls=*/true);
 }
 
 void ReadDumpedSl2Vl(const std::string& path, const Fabric& f, const Params& p, const DumpedPathSls* path_sls,

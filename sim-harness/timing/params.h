@@ -17,6 +17,14 @@ enum class Arrival { kBernoulli, kExponential, kPeriodic };
 // DLID), what OpenSM's SA hands out; kAuto: kEngine when the engine has a VL
 // policy (DataVls() > 1, e.g. xymesh shared), else kHash.
 enum class SlPolicy { kAuto, kEngine, kHash, kRandom, kFixed };
+
+// Whether messages carry the path SLs their routing gives (an engine's
+// PathSl, or the SA's read back with a dump) rather than the policy's own:
+// always under sl=engine; under sl=auto when those SLs pick the VLs
+// (`sls_pick_vls`: an engine that spreads VLs by SL; the SA's SLs always).
+inline bool TakesPathSls(SlPolicy policy, bool have_path_sls, bool sls_pick_vls) {
+  return have_path_sls && (policy == SlPolicy::kEngine || (policy == SlPolicy::kAuto && sls_pick_vls));
+}
 enum class DlidPolicy { kAuto, kEngine, kBase, kRandom, kHash };
 enum class McastMode { kHardware, kUnicast };
 

@@ -883,9 +883,10 @@ void RouteTraffic(const Params& p, Routing* r, Workload* workload) {
     if (path_map) wl.SetDlidFn([path_map](int s, int d) { return path_map->map.Select(s, d); }, true);
     else wl.SetDlidFn(nullptr, false);
     // The SA's SLs, as its PathRecords hand them to applications, are the
-    // dump's "engine" SLs: sl=auto takes them whenever they were read back.
+    // dump's "engine" SLs: sl=auto takes them whenever they were read back
+    // (they pick the VLs, as UsesDumpedPathSls says for the SL2VL check).
     if (const std::shared_ptr<const DumpedPathSls>& sls = r->path_sls)
-      wl.SetPathSlFn([sls](int s, Lid dlid) { return sls->sls.Sl(s, dlid); }, true, p.sl);
+      wl.SetPathSlFn([sls](int s, Lid dlid) { return sls->sls.Sl(s, dlid); }, /*vl_policy=*/true, p.sl);
     else
       wl.SetPathSlFn(nullptr, false, p.sl);
   }

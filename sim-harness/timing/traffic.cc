@@ -403,7 +403,7 @@ void Workload::SetPathSlFn(PathSlFn fn, bool vl_policy, SlPolicy policy) {
     throw Error(
         "--param sl=engine: no routing engine and no path-sl.dump in the dump to ask for path SLs "
         "(sim-harness/ibsim/read-path-sl reads the SA's back); use sl=hash, random or N");
-  use_path_sl_ = path_sl_fn_ && (policy == SlPolicy::kEngine || (policy == SlPolicy::kAuto && vl_policy));
+  use_path_sl_ = TakesPathSls(policy, bool(path_sl_fn_), vl_policy);
   sl_table_.clear();
   sl_lids_ = 0;
   if (!use_path_sl_) return;
