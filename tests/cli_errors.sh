@@ -809,6 +809,9 @@ expect "sim_bench: option --reps needs a value (see --help)" bash "$sb" ft-4-2:0
 expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate
 expect "sim_bench: option --base $tmp/none: not an executable file" bash "$sb" --base "$tmp/none" ft-4-2:0.5
 expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)" bash "$sb" ft-4-2
+# A --param value with a space reaches sim as one argument (it was split).
+expect "sim_bench: point 'ft-4-2:0.5': --param nosuch=a b: unknown parameter 'nosuch'" \
+  timeout 60 bash "$sb" --reps 1 --param "nosuch=a b" ft-4-2:0.5
 # --instr without valgrind is refused, not dropped (PATH: dirname only).
 mkdir -p "$tmp/novg" && ln -sf "$(command -v dirname)" "$tmp/novg/dirname"
 expect "sim_bench: option --instr: valgrind not found in PATH" env PATH="$tmp/novg" "$BASH" "$sb" --instr --reps 1 ft-4-2:0.5

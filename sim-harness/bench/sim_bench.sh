@@ -52,8 +52,12 @@ bins=("$cur")
 [ -z "$base" ] || bins+=("$base")
 
 field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2; }
-point_args() {  # FABRIC [LOAD] (none for a --sweep: sim takes one or the other)
-  echo "$top/topologies/$1.net --guid2lid $top/topologies/$1.guid2lid --routing mlid --traffic uniform --vls 4 ${2:+--load $2} ${params[*]}"
+# An array, not a string to split: a --param value or a checkout path with
+# a space in it stays one argument.
+point_args() {  # ARRAY FABRIC [LOAD] (none for a --sweep: sim takes one or the other)
+  local -n args_=$1
+  args_=("$top/topologies/$2.net" --guid2lid "$top/topologies/$2.guid2lid" --routing mlid --traffic uniform --vls 4
+    ${3:+--load "$3"} "${params[@]+"${params[@]}"}")
 }
 rate() {  # BIN ARGS...: packet_hops_per_s of one run
   local b=$1
@@ -66,8 +70,8 @@ rate() {  # BIN ARGS...: packet_hops_per_s of one run
 # the earlier points' timed runs.
 declare -A hops_of=()
 for p in "${points[@]}"; do
-  # shellcheck disable=SC2046
-  out=$("$cur" sim $(point_args "${p%%:*}" "${p#*:}") --json --quiet 2>&1) || usage_error "point '$p': ${out#ibunion sim: }"
+  point_args args "${p%%:*}" "${p#*:}"
+  out=$("$cur" sim "${args[@]}" --json --quiet 2>&1) || usage_error "point '$p': ${out#ibunion sim: }"
   hops_of[$p]=$(echo "$out" | field packet_hops)
 done
 
@@ -75,10 +79,10 @@ printf '%-9s %5s %10s %14s %14s %7s\n' fabric load hops "this M/s" "base M/s" ra
 for p in "${points[@]}"; do
   f=${p%%:*} load=${p#*:} hops=${hops_of[$p]}
   declare -A best=()
+  point_args args "$f" "$load"
   for ((i = 0; i < reps; i++)); do
     for b in "${bins[@]}"; do
-      # shellcheck disable=SC2046
-      r=$(rate "$b" $(point_args "$f" "$load"))
+      r=$(rate "$b" "${args[@]}")
       best[$b]=$(awk -v a="${best[$b]:-0}" -v b="$r" 'BEGIN {print (b > a) ? b : a}')
     done
   done
@@ -90,11 +94,10 @@ for p in "${points[@]}"; do
   unset best
   if [ $instr -eq 1 ]; then
     for b in "${bins[@]}"; do
-      # shellcheck disable=SC2046
       # Only the simulation loop (Engine<...>::Run, Simulator::Impl::Run
       # before the engine was specialised), not the set-up.
       ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
-        --toggle-collect='*Engine*::Run()' --toggle-collect='ibu::sim::Simulator::Impl::Run()' "$b" sim $(point_args "$f" "$load") --json --quiet 2>&1 |
+        --toggle-collect='*Engine*::Run()' --toggle-collect='ibu::sim::Simulator::Impl::Run()' "$b" sim "${args[@]}" --json --quiet 2>&1 |
         awk '/refs:/ {gsub(",", "", $NF); print $NF}')
       echo "  instructions in the simulation loop ($b): $ir, $(awk -v i="$ir" -v h="$hops" 'BEGIN {printf "%.0f", i / h}') per packet-hop"
     done
@@ -112,8 +115,8 @@ if [ $sweep -eq 1 ]; then
   declare -A sweep_s=()
   for b in "${bins[@]}"; do
     t0=$(date +%s.%N)
-    # shellcheck disable=SC2046
-    "$b" sim $(point_args "$f") --sweep 0.025:0.7:0.025 --jobs 1 --quiet --csv "$tmp" >/dev/null
+    point_args args "$f"
+    "$b" sim "${args[@]}" --sweep 0.025:0.7:0.025 --jobs 1 --quiet --csv "$tmp" >/dev/null
     t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
     hops=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "packet_hops") c = i; next} {s += $c} END {print s + 0}' "$tmp")
     # The full grid at this curve's rate (its points are of the same kind).
