@@ -36,17 +36,6 @@ constexpr const char* kUsage =
 
 std::string Usage() { return kUsage + mcast::Umad2SimPath() + "\n"; }
 
-// Every path of `f` the SA is asked about, with SL still unset.
-std::vector<PathSl> PathsOf(const Fabric& f) {
-  std::vector<PathSl> paths;
-  for (const EndPort& s : f.end_ports)
-    for (const EndPort& d : f.end_ports) {
-      if (&s == &d || s.base_lid == 0 || d.base_lid == 0) continue;
-      for (int k = 0; k < d.lid_count(); ++k) paths.push_back({s.base_lid, static_cast<Lid>(d.base_lid + k), 0});
-    }
-  return paths;
-}
-
 }  // namespace
 
 int PathSlMain(int argc, char** argv) {
@@ -62,7 +51,8 @@ int PathSlMain(int argc, char** argv) {
   // Before the SA is asked: a query per path takes minutes on a large fabric.
   CheckOutputsWritable({out}, {pos[0]});
   const Fabric f = LoadFabric(args, pos[0]);
-  std::vector<PathSl> paths = PathsOf(f);
+  std::vector<PathSl> paths;  // SLs filled in from the SA's answers
+  ForEachPath(f, [&](Lid slid, Lid dlid) { paths.push_back({slid, dlid, 0}); });
   if (paths.empty()) throw Error(pos[0] + ": fewer than two end ports with a LID: no path to ask about");
   if (args.has("--sim-host")) setenv("SIM_HOST", args.get("--sim-host").c_str(), 1);
   mcast::SaClient sa(args.get("--ca"), static_cast<int>(args.integer("--port", 0, 0, 254)),

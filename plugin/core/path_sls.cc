@@ -43,18 +43,6 @@ int EndPortWithBaseLid(const Fabric& f, long long lid) {
   return o.index;
 }
 
-// Paths the fabric has: every end port's base LID to each LID of every
-// other end port with a LID.
-size_t PathsOf(const Fabric& f) {
-  size_t lids = 0, ports = 0;
-  for (const EndPort& e : f.end_ports)
-    if (e.base_lid != 0) {
-      ++ports;
-      lids += static_cast<size_t>(e.lid_count());
-    }
-  return ports == 0 ? 0 : (ports - 1) * lids;
-}
-
 }  // namespace
 
 std::vector<int> PathSls::Used() const {
@@ -103,7 +91,8 @@ PathSls ReadPathSls(std::istream& is, const std::string& file, const Fabric& f) 
     slot = static_cast<uint8_t>(sl);
     ++t.paths_;
   }
-  const size_t expected = PathsOf(f);
+  size_t expected = 0;
+  ForEachPath(f, [&](Lid, Lid) { ++expected; });
   if (t.paths_ == 0) throw Error(file + ": no path in it (expected 'SLID DLID SL' lines)");
   if (t.paths_ != expected)
     throw Error(file + ": " + std::to_string(t.paths_) + " of the fabric's " + std::to_string(expected) +

@@ -44,6 +44,18 @@ struct PathSl {
   Lid slid = 0, dlid = 0;
   int sl = 0;
 };
+
+// Calls fn(slid, dlid) for every path a path SL file covers: each end
+// port's base LID to every LID of every other end port with a LID (what
+// `ibunion pathsl` asks the SA about and ReadPathSls requires).
+template <typename Fn>
+void ForEachPath(const Fabric& f, Fn fn) {
+  for (const EndPort& s : f.end_ports)
+    for (const EndPort& d : f.end_ports) {
+      if (&s == &d || s.base_lid == 0 || d.base_lid == 0) continue;
+      for (int k = 0; k < d.lid_count(); ++k) fn(s.base_lid, static_cast<Lid>(d.base_lid + k));
+    }
+}
 void WritePathSls(std::ostream& os, const std::vector<PathSl>& paths);
 
 // Parses the text form (LIDs decimal or 0x hex, never octal). Throws
