@@ -1,6 +1,32 @@
 # shellcheck shell=bash
-# Sourced by read-tables and read-sl2vl.
+# Sourced by read-tables, read-sl2vl and read-path-sl (bash, set -e): what
+# every read-back out of the (simulated) subnet starts with.
 #
+# readback_begin NAME OUTDIR: makes OUTDIR and a private temp dir in it
+# ($tmp, removed on exit: results move into OUTDIR only when complete), and
+# writes the subnet as ibnetdiscover sees it to $tmp/fabric.net (exit 1,
+# naming NAME, when it fails).
+# tool CMD...: runs a diagnostic; under ibsim (IBUNION_UMAD2SIM set,
+# fabric-run exports it) preloaded with libumad2sim and in $tmp, since it
+# makes a ./sys-PID tree in its working directory and leaves it when the
+# tool is killed (a read-back stopped midway).
+# diag_bin NAME: a diagnostic's path (PATH, else /usr/sbin).
+# shellcheck source=SCRIPTDIR/temp-dir.sh
+source "$(dirname "${BASH_SOURCE[0]}")/temp-dir.sh"
+preload=${IBUNION_UMAD2SIM:-}
+case $preload in "" | /*) ;; *) preload=$PWD/$preload ;; esac
+tmp=""
+tool() {
+  if [ -n "$preload" ]; then (cd "$tmp" && LD_PRELOAD=$preload exec "$@"); else "$@"; fi
+}
+diag_bin() { command -v "$1" || echo "/usr/sbin/$1"; }
+readback_begin() {  # NAME OUTDIR
+  mkdir -p "$2"
+  make_temp_dir tmp "$2/.$1.XXXXXX"
+  tool "$(diag_bin ibnetdiscover)" >"$tmp/fabric.net" 2>"$tmp/err" ||
+    { cat "$tmp/err" >&2; echo "$1: ibnetdiscover failed" >&2; exit 1; }
+}
+
 # dr_paths NETFILE: one line per switch, "switch LID PATH PORTS", and per
 # CA port, "ca LID PATH", where PATH is a directed route from the port
 # ibnetdiscover started at ("Initiated from node G") in the form ibroute -D,

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by read-tables, read-sl2vl, read-path-sl, the e2e tests' lib.sh, run-default,
+# Sourced by readback.sh (read-tables, read-sl2vl, read-path-sl), the e2e tests' lib.sh, run-default,
 # setup-bench and the benchmarks (bash, set -e).
 #
 # make_temp_dir VAR TEMPLATE [COMMAND]: sets VAR to a new private dir
