@@ -43,4 +43,4 @@ EXTRA_DIST += sim-harness/experiments/run sim-harness/experiments/link-sharing \
 	sim-harness/experiments/seed001.gp sim-harness/experiments/seed002.gp \
 	sim-harness/experiments/seed002-speedup.gp sim-harness/experiments/seed000.gp \
 	sim-harness/experiments/seed000-speedup.gp sim-harness/experiments/beyond.gp \
-	sim-harness/experiments/beyond-mesh.gp
+	sim-harness/experiments/beyond-mesh.gp sim-harness/experiments/beyond-perm.gp
