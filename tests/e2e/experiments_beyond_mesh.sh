@@ -9,14 +9,9 @@
 # mesh_opensm.sh), a curve ends at its credit loop or at saturation, the
 # summary's credit-loop table, the PNG. Exit 0 pass, 1 fail, 77 skip.
 source "$(dirname "$0")/lib.sh"
-export IBUNION_SRC=$E2E_SRC IBUNION_BUILD=$E2E_BUILD
 RUN=$E2E_SRC/sim-harness/experiments/run
 out=$E2E_TMP/out
-if "$RUN" beyond-mesh --quick --out "$out" --work "$E2E_TMP/work" >"$E2E_TMP/log" 2>&1; then
-  pass "run beyond-mesh --quick ($(grep -c ' points, ' "$E2E_TMP/log") curves)"
-else
-  fail "run beyond-mesh --quick"; tail -n 30 "$E2E_TMP/log"; finish
-fi
+quick_experiment beyond-mesh
 csv=$out/beyond-mesh.csv
 want="fabric,scheme,traffic,vls,load,offered,accepted,latency_avg_ns,latency_p99_ns,ops_measured,ops_unfinished,packet_hops,wall_s,packet_hops_per_s,deadlock"
 [ "$(head -n 1 "$csv")" = "$want" ] && pass "CSV header with a deadlock column" || fail "CSV header: $(head -n 1 "$csv")"

@@ -12,14 +12,9 @@
 #   * bit reversal: every routing here puts four flows on a link (a quarter).
 # Then --summary and the PNG. Exit 0 pass, 1 fail, 77 skip.
 source "$(dirname "$0")/lib.sh"
-export IBUNION_SRC=$E2E_SRC IBUNION_BUILD=$E2E_BUILD
 RUN=$E2E_SRC/sim-harness/experiments/run
 out=$E2E_TMP/out
-if "$RUN" beyond-perm --quick --out "$out" --work "$E2E_TMP/work" >"$E2E_TMP/log" 2>&1; then
-  pass "run beyond-perm --quick ($(grep -c ' points, ' "$E2E_TMP/log") curves)"
-else
-  fail "run beyond-perm --quick"; tail -n 30 "$E2E_TMP/log"; finish
-fi
+quick_experiment beyond-perm
 csv=$out/beyond-perm.csv
 want="fabric,scheme,traffic,vls,load,offered,accepted,latency_avg_ns,latency_p99_ns,ops_measured,ops_unfinished,packet_hops,wall_s,packet_hops_per_s"
 [ "$(head -n 1 "$csv")" = "$want" ] && pass "CSV header" || fail "CSV header: $(head -n 1 "$csv")"

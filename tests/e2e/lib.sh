@@ -38,3 +38,14 @@ expect_output() {
 finish() { [ "$E2E_FAILS" -eq 0 ] && echo "all checks passed" || echo "$E2E_FAILS checks failed"; exit $(( E2E_FAILS > 0 )); }
 # Processes still alive among the PIDs a fabric-run recorded.
 survivors() { awk '{print $2}' "$1/pids" 2>/dev/null | while read -r p; do kill -0 "$p" 2>/dev/null && echo "$p"; done || true; }
+# quick_experiment NAME: `sim-harness/experiments/run NAME --quick` with this
+# build, CSV and PNG in $E2E_TMP/out, OpenSM's tables in $E2E_TMP/work, its
+# log in $E2E_TMP/log; the test stops there if the run fails.
+quick_experiment() {
+  if IBUNION_SRC=$E2E_SRC IBUNION_BUILD=$E2E_BUILD "$E2E_SRC/sim-harness/experiments/run" "$1" --quick \
+      --out "$E2E_TMP/out" --work "$E2E_TMP/work" >"$E2E_TMP/log" 2>&1; then
+    pass "run $1 --quick ($(grep -c ' points, ' "$E2E_TMP/log") curves)"
+  else
+    fail "run $1 --quick"; tail -n 30 "$E2E_TMP/log"; finish
+  fi
+}
