@@ -415,7 +415,7 @@ if [ "$("$IBUNION" sim "$net" --routing mlid --load 0.2 --seed 010 --json --no-w
 else echo "FAIL: --seed 010 / 0x10 not read as decimal / hex"; fails=$((fails + 1)); fi
 expect "--param nic_msgs=0x-5: nic_msgs=0x-5: expected an integer" "$IBUNION" sim "$net" --routing mlid --param nic_msgs=0x-5
 # The other commands read integers the same way: 010 is ten, not eight.
-expect "M must be a power of two, got 10" "$IBUNION" topo fattree 010 2 -o "$tmp/out/t.net"
+expect "M must be even (m/2 ports down, m/2 up), got 11" "$IBUNION" topo fattree 011 2 -o "$tmp/out/t.net"
 nothing_left "topo with a bad M"
 # A config file's sweep gives way to --load on the command line (options win),
 # and no-wall is a config key like json and quiet.
@@ -691,11 +691,11 @@ expect "not an m-port n-tree: switch N(0,0) (0x0000000000200000, LID 26): every 
 expect "; not a 2-D mesh: switch N(0,0) (0x0000000000200000, LID 26): no link to its grid neighbour switch N(1,0)" \
   "$IBUNION" inspect "$tmp/cut.net"
 # A single switch is FT(m,1), m hosts on it ("a leaf has 3 hosts; m/2
-# must be a power of two" was said of it, and 3/2 is no m/2); a mesh is no
+# must be ..." was once said of it, and 3/2 is no m/2); a mesh is no
 # fat-tree because no switch lies above its leaves ("a leaf has 1 hosts").
 "$IBUNION" topo fattree 4 1 -o "$tmp/ft41.net"
 sed '13,16d;/"P(3)"/d' "$tmp/ft41.net" >"$tmp/ft41-3.net"
-expect "not an m-port n-tree: switch SW<,0> (0x0000000000200000, LID 4): a single switch with 3 hosts; FT(m,1) has m hosts, m a power of two >= 4" \
+expect "not an m-port n-tree: switch SW<,0> (0x0000000000200000, LID 4): a single switch with 3 hosts; FT(m,1) has m hosts, m even and >= 4" \
   "$IBUNION" inspect "$tmp/ft41-3.net"
 # --save on a sweep without --point, and --point out of range, are refused
 # before the fabric is read and routed (the engine's notes came first, and
@@ -850,8 +850,8 @@ expect "mesh_routing_bench: mesh '1x130': its farthest host is 67 links from the
 # source tree's build (they would build it first).
 if [ -x "$top/ibunion" ] && [ -f "$top/plugin/osm/.libs/libibunion.so" ]; then
   mkdir -p "$tmp/rb"
-  expect "routing_bench: fabric 'ft-6-3': fattree: M must be a power of two, got 6" \
-    env TMPDIR="$tmp/rb" timeout 60 bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-6-3
+  expect "routing_bench: fabric 'ft-5-3': fattree: M must be even (m/2 ports down, m/2 up), got 5" \
+    env TMPDIR="$tmp/rb" timeout 60 bash "$top/sim-harness/bench/routing_bench.sh" ft-4-2 ft-5-3
   expect "mesh_routing_bench: fabric '1x1': mesh: X and Y must be at least 1 and X*Y at least 2, got 1x1" \
     env TMPDIR="$tmp/rb" timeout 60 bash "$top/sim-harness/bench/mesh_routing_bench.sh" 2x2 1x1
   [ -z "$(ls -A "$tmp/rb")" ] && echo "PASS: routing benchmarks refusing a fabric: no temp dir left" ||

@@ -1141,7 +1141,7 @@ void CountLinesMatchTheRows() {
 }
 
 void GeneratorRefusesBadSizes() {
-  CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(6, 2); }), "M must be a power of two, got 6"));
+  CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(7, 2); }), "M must be even (m/2 ports down, m/2 up), got 7"));
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(2, 2); }), "M must be at least 4"));
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(4, 0); }), "N must be at least 1"));
   CU_ASSERT(Contains(ErrorOf([] { MakeFatTree(256, 2); }), "at most 254"));

@@ -13,7 +13,8 @@ namespace {
 long Pow(long b, int e) { return e == 0 ? 1 : b * Pow(b, e - 1); }
 
 void GeneratorCounts() {
-  const int sizes[][2] = {{4, 1}, {4, 2}, {4, 3}, {4, 4}, {8, 2}, {8, 3}, {16, 3}, {32, 2}};
+  const int sizes[][2] = {{4, 1}, {4, 2}, {4, 3}, {4, 4}, {8, 2}, {8, 3}, {16, 3}, {32, 2},
+                          {6, 1}, {6, 3}, {12, 3}, {36, 2}, {40, 2}};
   for (const auto& mn : sizes) {
     const int m = mn[0], n = mn[1];
     Fabric f = MakeFatTree(m, n);
@@ -44,7 +45,8 @@ void WiringRule() {
 }
 
 void CanonicalLabelsAreThePapers() {
-  for (auto mn : {std::pair{4, 3}, {8, 3}, {4, 4}, {16, 2}, {4, 1}}) {
+  // Any even m: 36- and 40-port switches (m/2 = 18, 20) are the usual ones.
+  for (auto mn : {std::pair{4, 3}, {8, 3}, {4, 4}, {16, 2}, {4, 1}, {6, 3}, {6, 1}, {36, 2}, {10, 3}}) {
     Fabric f = MakeFatTree(mn.first, mn.second);
     FatTree t = RecognizeFatTree(f);
     CU_ASSERT_EQUAL(t.m, mn.first);
@@ -61,8 +63,8 @@ void CanonicalLabelsAreThePapers() {
 // On shuffled cabling, labels may differ from the names but must be a
 // consistent FT labelling: every cable obeys the wiring rule in label space.
 void ShuffledLabelsObeyTheWiringRule() {
-  for (uint64_t seed : {1u, 2u, 3u}) {
-    Fabric f = MakeFatTree(8, 3);
+  for (auto [m, seed] : {std::pair{8, 1u}, {8, 2u}, {8, 3u}, {6, 4u}, {12, 5u}}) {
+    Fabric f = MakeFatTree(m, 3);
     ShufflePorts(f, seed);
     FatTree t = RecognizeFatTree(f);
     const int k = t.k;

@@ -1,5 +1,6 @@
 // MLID unicast: seed 001's worked examples, disjointness, spreading.
 #include <cstdio>
+#include <map>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -125,7 +126,8 @@ void AllPairsCorrectOnManyShapes() {
     int m, n, lmc;
     uint64_t shuffle;
   } cases[] = {{4, 2, 0, 0}, {4, 3, 0, 0}, {4, 3, 1, 3}, {4, 3, 2, 0}, {4, 4, 3, 4},
-               {8, 3, 0, 7}, {8, 3, 4, 7}, {8, 2, 2, 0}, {16, 2, 3, 2}, {4, 1, 0, 0}};
+               {8, 3, 0, 7}, {8, 3, 4, 7}, {8, 2, 2, 0}, {16, 2, 3, 2}, {4, 1, 0, 0},
+               {6, 2, 2, 0}, {6, 3, 4, 3}, {6, 3, 2, 0}, {10, 3, 5, 1}, {36, 2, 5, 6}, {6, 1, 0, 0}};
   for (const Case& c : cases)
     for (const char* opt : {"", "mlid_rotate=off"}) {
       auto r = Route(c.m, c.n, c.lmc, opt, c.shuffle);
@@ -176,6 +178,39 @@ void SelectedPathsIgnoreRotation() {
       }
     CU_ASSERT_EQUAL(differ, 0);
   }
+}
+
+// m/2 no power of two (FT(6,3): 9 paths per pair, LMC 4 gives 16 LIDs;
+// FT(36,2): 18 paths, 32 LIDs): a selecting source still gets its own
+// path, so one subtree's sources leave on different links; the LIDs
+// beyond the paths, and those of a folded LMC beyond the largest power of
+// k, are routed but not selected.
+void AnyEvenRadix() {
+  for (auto mnl : {std::tuple{6, 3, 4}, {6, 3, 2}, {6, 3, 0}, {36, 2, 5}, {36, 2, 3}, {10, 3, 5}})
+    for (const char* opt : {"", "mlid_rotate=off"}) {
+      auto [m, n, lmc] = mnl;
+      auto r = Route(m, n, lmc, opt, m == 6 && lmc == 4 ? 11 : 0);
+      CU_ASSERT(VerifyUnicast(r->f, r->t).ok());
+      DisjointUpLinks(*r);
+    }
+  // Every selected DLID is one of the destination's 9 path LIDs, and the
+  // 9 sources of each other level-1 subtree (P(1xx) .. P(5xx)) reach P(000)
+  // over the 9 top switches, one each.
+  auto r = Route(6, 3, 4, "");
+  const int ne = static_cast<int>(r->f.end_ports.size());
+  std::map<char, std::set<int>> tops_by_subtree;
+  for (int s = 0; s < ne; ++s)
+    for (int d = 0; d < ne; ++d) {
+      const EndPort& ep = r->f.end_ports[d];
+      const Lid dlid = r->engine->SelectDlid(r->f, s, d);
+      CU_ASSERT(dlid >= ep.base_lid && dlid < ep.base_lid + 9);
+      const char subtree = r->f.end_ports[s].name[2];
+      if (d != 0 || subtree == '0') continue;
+      for (auto [sw, port] : Trace(r->f, r->t, s, dlid))
+        if (Contains(r->f.switches[sw].name, ",0>")) tops_by_subtree[subtree].insert(sw);
+    }
+  CU_ASSERT_EQUAL(tops_by_subtree.size(), 5u);
+  for (const auto& [subtree, tops] : tops_by_subtree) CU_ASSERT_EQUAL(tops.size(), 9u);
 }
 
 void SlidIsOneLidPerHost() {
@@ -407,6 +442,7 @@ void RegisterMlidSuite() {
   CU_add_test(s, "all pairs correct on many shapes", AllPairsCorrectOnManyShapes);
   CU_add_test(s, "rotation spreads base-LID traffic", RotationSpreadsBaseLidTraffic);
   CU_add_test(s, "selected paths ignore rotation", SelectedPathsIgnoreRotation);
+  CU_add_test(s, "any even m: 36-port FT(36,2), FT(6,3), FT(10,3)", AnyEvenRadix);
   CU_add_test(s, "SLID baseline", SlidIsOneLidPerHost);
   CU_add_test(s, "folding is logged", FoldingIsLogged);
   CU_add_test(s, "mixed LMCs: per port, and said so", MixedLmcIsPerPort);

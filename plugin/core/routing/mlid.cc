@@ -25,18 +25,27 @@ int DefaultLmc(const Fabric& f) {
 }
 
 MlidRouter::MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt)
-    : f_(f), tree_(std::move(tree)), opt_(opt), log2k_(CeilLog2(tree_.k)) {}
+    : f_(f), tree_(std::move(tree)), opt_(opt), k_power_of_two_((tree_.k & (tree_.k - 1)) == 0) {
+  for (int e = 0; e <= tree_.n; ++e) place_.push_back(IntPow(tree_.k, e));
+  const long paths = tree_.paths();
+  for (int lmc = 0; lmc <= kMaxLmc; ++lmc) {
+    const long within = std::min(1L << lmc, paths);
+    long m = 1;
+    while (m * tree_.k <= within) m *= tree_.k;
+    selectable_[lmc] = k_power_of_two_ ? within : m;
+  }
+}
 
 long MlidRouter::PathIndex(int ep, int offset) const {
   const long paths = tree_.paths();
   const long pid = tree_.pid[ep];
   if (opt_.single_lid) return pid % paths;
-  const long lids = opt_.single_lid ? 1 : f_.end_ports[ep].lid_count();
   if (opt_.rotate) return (offset + pid) % paths;
-  if (lids >= paths) return offset % paths;
-  // Folded paper mode: the offset picks the low digits, the destination
-  // the rest, so the missing LIDs still spread over all top switches.
-  return offset + lids * (pid % (paths / lids));
+  // Paper mode: the offset picks the low digits, and where the LIDs are
+  // fewer than the paths (folded) the destination the rest, so the missing
+  // LIDs still spread over all top switches.
+  const long m = selectable_[f_.end_ports[ep].lmc];
+  return offset % m + m * (pid % (paths / m));
 }
 
 Lid MlidRouter::SelectDlid(int src, int dst) const {
@@ -52,11 +61,16 @@ Lid MlidRouter::SelectDlid(int src, int dst) const {
   // rank - PID(d) undoes it, so sources that select follow the paper's path
   // (rank) exactly, while base-LID users still get the rotated spread.
   // (docs/results.md: +20% saturation throughput on FT(8,3), 1 VL.) The
-  // timing model asks once per message: 2^LMC LIDs make the modulo a mask
+  // offset only has to be right modulo the selectable LIDs, whose path
+  // indices then keep rank's low digits (PathIndex). The timing model asks
+  // once per message: when k is a power of two, so are the LIDs and the
+  // paths, one divides the other, and the modulo is a mask over the LIDs
   // (two's complement keeps it right for a negative difference).
-  const long mask = d.lid_count() - 1;
-  const long offset = (opt_.rotate ? rank - tree_.pid[dst] : rank) & mask;
-  return static_cast<Lid>(d.base_lid + offset);
+  const long want = opt_.rotate ? rank - tree_.pid[dst] : rank;
+  if (k_power_of_two_) [[likely]]
+    return static_cast<Lid>(d.base_lid + (want & (d.lid_count() - 1)));
+  const long m = selectable_[d.lmc];
+  return static_cast<Lid>(d.base_lid + (want % m + m) % m);
 }
 
 std::vector<std::string> MlidRouter::Notes() const {
@@ -93,8 +107,8 @@ std::vector<std::string> MlidRouter::Notes() const {
   } else if (min_lmc < want) {
     notes.push_back(shape + " has " + std::to_string(paths) + " paths per pair (LMC " +
                     std::to_string(want) + " wanted); LMC is " + std::to_string(min_lmc) +
-                    ", so " + std::to_string(1L << min_lmc) +
-                    (min_lmc == 0 ? " path is" : " paths are") +
+                    ", so " + std::to_string(selectable_[min_lmc]) +
+                    (selectable_[min_lmc] == 1 ? " path is" : " paths are") +
                     " selectable and the remaining path digits are folded onto the "
                     "destination" + (want > 7 ? " (LMC is at most 7)" : ""));
   } else {
@@ -137,20 +151,29 @@ void MlidRouter::RouteSwitch(int s, const LidPlan& plan, Lft& lft) const {
   long lo = 0;
   for (int i = 0; i < l; ++i) lo += tree_.w[s][i] * IntPow(k, n - 1 - i);
   const long hi = l == 0 ? 2 * IntPow(k, n) : lo + IntPow(k, n - l);
-  const int shift = log2k_ * (n - 1 - l);
-  const uint32_t digit_mask = static_cast<uint32_t>(k - 1);
-  const long down_radix = l == 0 ? 2L * k : k;
+  const uint32_t place = static_cast<uint32_t>(place_[n - 1 - l]);
+  const uint32_t down_radix = l == 0 ? 2 * k : k;
   const int* down = tree_.down_port[s].data();
   const int* up = tree_.up_port[s].data();
   const int32_t* pid = plan.pid.data();
   const uint32_t* path = plan.path.data();
   uint8_t* out = lft.out.data();
-  for (Lid lid = 1; lid <= max_lid; ++lid) {
-    const long p = pid[lid];
-    if (p < 0) continue;
-    out[lid] = static_cast<uint8_t>(p >= lo && p < hi ? down[(p >> shift) % down_radix]
-                                                       : up[(path[lid] >> shift) & digit_mask]);
-  }
+  // `digit(x, radix)` = (x / place) mod radix; radix is k or 2k.
+  auto fill = [&](auto digit) {
+    for (Lid lid = 1; lid <= max_lid; ++lid) {
+      const long p = pid[lid];
+      if (p < 0) continue;
+      out[lid] = static_cast<uint8_t>(p >= lo && p < hi ? down[digit(uint32_t(p), down_radix)]
+                                                         : up[digit(path[lid], uint32_t(k))]);
+    }
+  };
+  // This loop runs switches x LIDs times: shifts and masks when k is a
+  // power of two (the papers' trees), divisions otherwise (36-port
+  // switches: k = 18).
+  if ((k & (k - 1)) == 0)
+    fill([shift = CeilLog2(place)](uint32_t x, uint32_t radix) { return (x >> shift) & (radix - 1); });
+  else
+    fill([place](uint32_t x, uint32_t radix) { return x / place % radix; });
   for (size_t x = 0; x < f_.switches.size(); ++x) {
     const Switch& target = f_.switches[x];
     if (target.lid == 0) continue;
@@ -179,7 +202,7 @@ int MlidRouter::SwitchLidPort(int x, int target) const {
   for (int i = 0; suffix_match && i < std::min(sx, st); ++i) suffix_match = wx[lx + i] == wt[lt + i];
   if (prefix_match && suffix_match) return tree_.down_port[x][wt[lx]];
   if (suffix_match && lx > 0) {
-    const int digit = sx < st ? wt[lt + sx] : static_cast<int>((f_.switches[target].lid >> (log2k_ * (lx - 1))) % tree_.k);
+    const int digit = sx < st ? wt[lt + sx] : Digit(f_.switches[target].lid, lx - 1);
     return tree_.up_port[x][digit];
   }
   return tree_.down_port[x][0];
@@ -232,7 +255,7 @@ std::vector<int> MlidRouter::McastUpDigits(const McastGroup& g, int anchor) cons
   std::vector<int> up_digit(tree_.p[anchor]);
   if (g.anchor < 0 && opt_.rotate) {
     const long index = (static_cast<long>(g.mlid) - kMulticastLidBase) % tree_.paths();
-    for (int l = 1; l < n; ++l) up_digit[l] = static_cast<int>((index >> (log2k_ * (n - 1 - l))) % tree_.k);
+    for (int l = 1; l < n; ++l) up_digit[l] = Digit(index, n - 1 - l);
   }
   return up_digit;
 }

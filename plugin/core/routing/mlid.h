@@ -126,10 +126,20 @@ class MlidRouter {
   };
   mutable DegradedStats stats_;
 
+  // Digit e (0 = least significant) of a path index or LID in base k.
+  int Digit(long x, int e) const { return static_cast<int>(x / place_[e] % tree_.k); }
+
   const Fabric& f_;
   FatTree tree_;
   MlidOptions opt_;
-  int log2k_ = 0;
+  bool k_power_of_two_;      // the papers' trees
+  std::vector<long> place_;  // k^e for e = 0..n
+  // Per LMC: how many of a destination's LIDs SelectDlid chooses among.
+  // All of them up to the paths when k is a power of two, else the largest
+  // power of k within both (9 paths and 4 LIDs: 3), so the path index of a
+  // selected LID keeps the source's low rank digits exactly (disjointness).
+  static constexpr int kMaxLmc = 7;
+  long selectable_[kMaxLmc + 1] = {};
 };
 
 }  // namespace ibu

@@ -123,7 +123,7 @@ void MlidRouter::RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const L
     // LID's up digit at this level.
     bool below = true;
     for (int i = 0; below && i < l; ++i) below = tree_.w[s][i] == lw[i];
-    const int digit = static_cast<int>((plan.path[lid] >> (log2k_ * (n - 1 - l))) % tree_.k);
+    const int digit = Digit(plan.path[lid], n - 1 - l);
     int port = 0;
     if (r.down[s]) {
       port = DownPortToward(s, leaf, r);
@@ -159,7 +159,7 @@ void MlidRouter::RouteDegradedSwitchLid(int target, const Reach& r, const std::v
     } else if (r.down[s]) {
       port[s] = DownPortToward(s, target, r);
     } else if (r.any[s]) {
-      port[s] = UpPortReaching(s, l > 0 ? static_cast<int>((ts.lid >> (log2k_ * (l - 1))) % tree_.k) : 0, r);
+      port[s] = UpPortReaching(s, l > 0 ? Digit(ts.lid, l - 1) : 0, r);
     } else if (l == tree_.n - 1) {
       stats_.switch_lids_cut += 1;
     } else if (l >= 0) {

@@ -80,11 +80,14 @@ class Recognizer {
       Fail(leaf, 0, "every one of the " + std::to_string(ns) +
                         " switches has hosts; an m-port n-tree with more than one switch has switches "
                         "without hosts above its leaves");
-    if (t_.k < 2 || (t_.k & (t_.k - 1)))
+    // Any even m >= 4: 36- and 40-port switches are the common ones. A k
+    // that is no power of two leaves some of a host's 2^LMC LIDs without a
+    // path of their own; mlid maps them onto paths again (PathIndex).
+    if (t_.k < 2 || (t_.n == 1 && hosts % 2))
       Fail(leaf, 0,
            t_.n == 1 ? "a single switch with " + std::to_string(hosts) +
-                           " hosts; FT(m,1) has m hosts, m a power of two >= 4"
-                     : "a leaf has " + std::to_string(hosts) + " hosts; m/2 must be a power of two >= 2");
+                           " hosts; FT(m,1) has m hosts, m even and >= 4"
+                     : "a leaf has " + std::to_string(hosts) + " hosts; m/2 must be at least 2");
     if (t_.m > kMaxSwitchPorts) Fail(leaf, 0, "m exceeds 254 ports");
     const std::string beyond = FatTreeBeyondLids(t_.k, t_.n);
     if (!beyond.empty()) Fail(leaf, 0, beyond);

@@ -59,7 +59,7 @@ uint64_t Below(std::mt19937_64& rng, uint64_t n) { return rng() % n; }
 
 Fabric MakeFatTree(int m, int n) {
   if (m < 4) throw Error("fattree: M must be at least 4, got " + std::to_string(m));
-  if (m & (m - 1)) throw Error("fattree: M must be a power of two, got " + std::to_string(m));
+  if (m % 2) throw Error("fattree: M must be even (m/2 ports down, m/2 up), got " + std::to_string(m));
   if (m > kMaxSwitchPorts) throw Error("fattree: M must be at most 254 ports, got " + std::to_string(m));
   if (n < 1) throw Error("fattree: N must be at least 1, got " + std::to_string(n));
   const int k = m / 2;

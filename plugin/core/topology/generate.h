@@ -13,7 +13,7 @@ namespace ibu {
 // FT(m,n): hosts P(p) first in PID order (index = PID), then switches level
 // by level, each level in w order. Host i has node GUID 0x100000 + 2i (port
 // GUID +1), switch j GUID 0x200000 + j. Throws ibu::Error with one line per
-// bad parameter (m not a power of two, m < 4, n < 1, m > 254, too large).
+// bad parameter (m odd, m < 4, n < 1, m > 254, too large).
 Fabric MakeFatTree(int m, int n);
 
 // X x Y mesh: switch N(x,y) with ports 1=E 2=N 3=W 4=S 5=host, host H(x,y);
