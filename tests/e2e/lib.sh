@@ -49,3 +49,26 @@ quick_experiment() {
     fail "run $1 --quick"; tail -n 30 "$E2E_TMP/log"; finish
   fi
 }
+# write_join_exec FILE: an --exec script `bash FILE PLAN OUT` that joins (or
+# leaves) the "join|leave MGID STATE HOST" lines of PLAN through the SA with
+# `ibunion mcjoin` from each simulated HOST, logging "MGID reply" lines to
+# OUT.log, then reads the tables into OUT once OpenSM has settled.
+write_join_exec() {
+  cat >"$1" <<EOS
+#!/bin/bash
+set -euo pipefail
+while read -r verb mgid state host; do
+  [ -n "\$verb" ] || continue
+  reply=\$(SIM_HOST="\$host" LD_PRELOAD=\$IBUNION_UMAD2SIM "$IBUNION" mcjoin \$verb "\$mgid" --state "\$state")
+  echo "\$mgid \$reply" >>"\$2.log"
+done <"\$1"
+sleep 2  # OpenSM recomputes and pushes the MFTs after the last join
+"$E2E_SRC/sim-harness/ibsim/read-tables" "\$2" >/dev/null
+EOS
+}
+# The hosts of a net file, one name per line.
+host_list() { "$IBUNION" inspect "$1" | awk '$1 == "host" {print $NF}'; }
+# A deterministic pseudo-random sample of COUNT hosts: sample SEED COUNT FILE
+sample() { awk -v seed="$1" -v n="$2" 'BEGIN {srand(seed)} {h[NR] = $0} END {
+  for (i = NR; i > 1; i--) { j = int(rand() * i) + 1; t = h[i]; h[i] = h[j]; h[j] = t }
+  for (i = 1; i <= n; i++) print h[i] }' "$3"; }

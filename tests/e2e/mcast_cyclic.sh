@@ -5,27 +5,7 @@
 # spreading of many groups over the top switches vs OpenSM's default).
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
-READ_TABLES=$E2E_SRC/sim-harness/ibsim/read-tables
-
-# Writes an --exec script: joins (or leaves) "MGID STATE HOST..." lines of
-# a plan file, then reads the tables into OUT once OpenSM has settled.
-cat >"$E2E_TMP/apply.sh" <<EOS
-#!/bin/bash
-# apply.sh PLAN OUT: each plan line is "join|leave MGID STATE HOST".
-set -euo pipefail
-while read -r verb mgid state host; do
-  [ -n "\$verb" ] || continue
-  reply=\$(SIM_HOST="\$host" LD_PRELOAD=\$IBUNION_UMAD2SIM "$IBUNION" mcjoin \$verb "\$mgid" --state "\$state")
-  echo "\$mgid \$reply" >>"\$2.log"
-done <"\$1"
-sleep 2  # OpenSM recomputes and pushes the MFTs after the last join
-"$READ_TABLES" "\$2" >/dev/null
-EOS
-host_list() { "$IBUNION" inspect "$1" | awk '$1 == "host" {print $NF}'; }
-# A deterministic pseudo-random sample of COUNT hosts: sample SEED COUNT FILE
-sample() { awk -v seed="$1" -v n="$2" 'BEGIN {srand(seed)} {h[NR] = $0} END {
-  for (i = NR; i > 1; i--) { j = int(rand() * i) + 1; t = h[i]; h[i] = h[j]; h[j] = t }
-  for (i = 1; i <= n; i++) print h[i] }' "$3"; }
+write_join_exec "$E2E_TMP/apply.sh"
 groups_line() { echo "$1 $(tr '\n' ' ' <"$2")"; }  # MLID MEMBERS-FILE
 
 # --- seed 002's example on FT(4,3), paper mode -----------------------------
