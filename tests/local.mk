@@ -14,7 +14,7 @@ TESTS += tests/unit/unit_tests tests/cli_errors.sh tests/sim_golden.sh tests/exp
 dist_noinst_SCRIPTS += tests/cli_errors.sh tests/sim_golden.sh tests/experiments_errors.sh
 EXTRA_DIST += tests/golden/sim-points.jsonl
 E2E_TESTS = tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
-	tests/e2e/opensm_builtin.sh tests/e2e/mlid_paper.sh tests/e2e/mlid_reachability.sh \
+	tests/e2e/opensm_builtin.sh tests/e2e/mlid_paper.sh tests/e2e/mlid_reachability.sh tests/e2e/mlid_any_radix.sh \
 	tests/e2e/mlid_fallback.sh tests/e2e/mcast_cyclic.sh tests/e2e/mesh_opensm.sh tests/e2e/mesh_paper.sh \
 	tests/e2e/mesh_vls.sh tests/e2e/mlid_linkflap.sh tests/e2e/experiments_quick.sh tests/e2e/mcast_setup.sh \
 	tests/e2e/mcast_fdbcap.sh tests/e2e/experiments_interrupt.sh tests/e2e/experiments_cache.sh \

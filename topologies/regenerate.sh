@@ -19,6 +19,8 @@ ft 8 3 4
 ft 16 3 5
 ft 32 2 4
 ft 8 3 4 1
+ft 6 3 4
+ft 36 2 5
 mesh 4 4
 mesh 5 5
 mesh 16 16
