@@ -50,6 +50,10 @@ class UnionFind {
 // parent (kAbove), or if nothing farther climbs from it (a leaf on one
 // link) its child (kBelow) or left out (kLeaveOut).
 enum class Guess { kAbove, kBelow, kLeaveOut };
+// m/2 is the largest degree seen per role (a degraded switch has fewer
+// links, never more), or that rounded up to a power of two, in case every
+// switch of the largest degree lost a link of its role.
+enum class Arity { kSeen, kPowerOfTwo };
 
 class DegradedRecognizer {
  public:
@@ -59,9 +63,9 @@ class DegradedRecognizer {
 
   // top_distance: the tops' distance from the nearest switch with hosts,
   // n-1 (see FindLevels); guess: see Guess.
-  DegradedRecognizer For(int top_distance, Guess guess) const {
+  DegradedRecognizer For(int top_distance, Guess guess, Arity arity) const {
     DegradedRecognizer r(*this);
-    r.top_ = top_distance, r.guess_ = guess;
+    r.top_ = top_distance, r.guess_ = guess, r.arity_ = arity;
     return r;
   }
 
@@ -94,9 +98,10 @@ class DegradedRecognizer {
     return out;
   }
 
-  FatTree Run() {
+  // Nothing when the arity rule gives the arity kSeen gave already.
+  std::optional<FatTree> Run() {
     FindLevels();
-    FindArity();
+    if (!FindArity()) return std::nullopt;
     CheckLinks();
     FormBlocks();
     AssignPrefixes();
@@ -262,9 +267,8 @@ class DegradedRecognizer {
         if (t_.level[s] == l && PortsToward(s, +1).empty()) t_.level[s] = kCutOff;
   }
 
-  // k = m/2 from the largest degree seen per role, rounded up to a power of
-  // two: a degraded switch has fewer links, never more.
-  void FindArity() {
+  // k = m/2 by arity_; false when rounding changes nothing.
+  bool FindArity() {
     int k = 2;
     for (int s = 0; s < ns_; ++s) {
       if (CutOff(s)) continue;
@@ -273,11 +277,16 @@ class DegradedRecognizer {
         if (p.is_switch() && !CutOff(p.index)) (t_.level[p.index] < t_.level[s] ? up : down)++;
       k = std::max({k, HostCount(s), up, t_.level[s] == 0 ? (down + 1) / 2 : down});
     }
-    t_.k = 1 << CeilLog2(k);
+    if (arity_ == Arity::kPowerOfTwo) {
+      if ((k & (k - 1)) == 0) return false;
+      k = 1 << CeilLog2(k);
+    }
+    t_.k = k;
     t_.m = 2 * t_.k;
     if (t_.m > kMaxSwitchPorts) throw Error("m exceeds 254 ports");
     const std::string beyond = FatTreeBeyondLids(t_.k, t_.n);
     if (!beyond.empty()) throw Error(beyond);
+    return true;
   }
 
   void CheckLinks() {
@@ -561,6 +570,7 @@ class DegradedRecognizer {
   const int ns_;
   int top_ = -1;
   Guess guess_ = Guess::kAbove;
+  Arity arity_ = Arity::kSeen;
   std::vector<int> dist_;  // per switch: links to the nearest switch with hosts
   std::vector<int> order_;  // switches by dist_
   std::vector<int> twin_;   // per switch: SameLevelClasses
@@ -576,7 +586,7 @@ class DegradedRecognizer {
 
 }  // namespace
 
-// Tries each plausible top distance and each guess, and keeps the smallest
+// Tries each plausible top distance, guess and arity, and keeps the smallest
 // FT(m,n) that labels the fabric (the first of equals): the tree that
 // needs the fewest parts missing. A leaf without hosts hanging on one link
 // read as a top made a larger tree of which almost everything was missing
@@ -588,14 +598,15 @@ FatTree RecognizeDegradedFatTree(const Fabric& f) {
   auto size = [](const FatTree& t) { return std::pair{t.missing.total_hosts, t.missing.total_switches}; };
   const DegradedRecognizer recognizer(f);
   for (int top : recognizer.TopCandidates())
-    for (Guess guess : {Guess::kAbove, Guess::kBelow, Guess::kLeaveOut}) {
-      try {
-        FatTree t = recognizer.For(top, guess).Run();
-        if (!best || size(t) < size(*best)) best = std::move(t);
-      } catch (const Error& e) {
-        if (first_error.empty()) first_error = e.what();
+    for (Guess guess : {Guess::kAbove, Guess::kBelow, Guess::kLeaveOut})
+      for (Arity arity : {Arity::kSeen, Arity::kPowerOfTwo}) {
+        try {
+          std::optional<FatTree> t = recognizer.For(top, guess, arity).Run();
+          if (t && (!best || size(*t) < size(*best))) best = std::move(t);
+        } catch (const Error& e) {
+          if (first_error.empty()) first_error = e.what();
+        }
       }
-    }
   if (!best) throw Error(first_error);
   return std::move(*best);
 }
