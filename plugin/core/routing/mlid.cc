@@ -139,6 +139,18 @@ void MlidRouter::Route(Tables& t) const {
     }
   }
   if (tree_.degraded) return RouteDegraded(t, plan);
+  const size_t lids = plan.pid.size();
+  plan.down_digit.assign(tree_.n * lids, 0);
+  plan.up_digit.assign(tree_.n * lids, 0);
+  for (int l = 0; l < tree_.n; ++l) {
+    const long place = place_[tree_.n - 1 - l];
+    const long down_radix = l == 0 ? 2L * tree_.k : tree_.k;  // at most 254
+    for (size_t lid = 0; lid < lids; ++lid) {
+      if (plan.pid[lid] < 0) continue;
+      plan.down_digit[l * lids + lid] = static_cast<uint8_t>(plan.pid[lid] / place % down_radix);
+      plan.up_digit[l * lids + lid] = static_cast<uint8_t>(plan.path[lid] / place % tree_.k);
+    }
+  }
   for (size_t s = 0; s < f_.switches.size(); ++s) RouteSwitch(static_cast<int>(s), plan, t.lft[s]);
 }
 
@@ -156,29 +168,17 @@ void MlidRouter::RouteSwitch(int s, const LidPlan& plan, Lft& lft) const {
   long lo = 0;
   for (int i = 0; i < l; ++i) lo += tree_.w[s][i] * IntPow(k, n - 1 - i);
   const long hi = l == 0 ? 2 * IntPow(k, n) : lo + IntPow(k, n - l);
-  const uint32_t place = static_cast<uint32_t>(place_[n - 1 - l]);
-  const uint32_t down_radix = l == 0 ? 2 * k : k;
   const int* down = tree_.down_port[s].data();
   const int* up = tree_.up_port[s].data();
   const int32_t* pid = plan.pid.data();
-  const uint32_t* path = plan.path.data();
+  const uint8_t* down_digit = plan.down_digit.data() + size_t(l) * plan.pid.size();
+  const uint8_t* up_digit = plan.up_digit.data() + size_t(l) * plan.pid.size();
   uint8_t* out = lft.out.data();
-  // `digit(x, radix)` = (x / place) mod radix; radix is k or 2k.
-  auto fill = [&](auto digit) {
-    for (Lid lid = 1; lid <= max_lid; ++lid) {
-      const long p = pid[lid];
-      if (p < 0) continue;
-      out[lid] = static_cast<uint8_t>(p >= lo && p < hi ? down[digit(uint32_t(p), down_radix)]
-                                                         : up[digit(path[lid], uint32_t(k))]);
-    }
-  };
-  // This loop runs switches x LIDs times: shifts and masks when k is a
-  // power of two (the papers' trees), divisions otherwise (36-port
-  // switches: k = 18).
-  if ((k & (k - 1)) == 0)
-    fill([shift = CeilLog2(place)](uint32_t x, uint32_t radix) { return (x >> shift) & (radix - 1); });
-  else
-    fill([place](uint32_t x, uint32_t radix) { return x / place % radix; });
+  for (Lid lid = 1; lid <= max_lid; ++lid) {
+    const long p = pid[lid];
+    if (p < 0) continue;
+    out[lid] = static_cast<uint8_t>(p >= lo && p < hi ? down[down_digit[lid]] : up[up_digit[lid]]);
+  }
   for (size_t x = 0; x < f_.switches.size(); ++x) {
     const Switch& target = f_.switches[x];
     if (target.lid == 0) continue;

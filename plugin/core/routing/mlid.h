@@ -79,11 +79,15 @@ class MlidRouter {
   std::vector<std::pair<int, PortMask>> McastTree(const McastGroup& g) const;
 
  private:
-  // What each LID means to every switch: owner PID (-1: not a host) and
-  // path index.
+  // What each LID means to every switch: owner PID (-1: not a host), path
+  // index, and per level l (at [l * lids + lid]) the down digit of the PID
+  // and the up digit of the path index there. The digits are divisions
+  // (m/2 = 18 on 36-port switches), done here O(levels x LIDs) times rather
+  // than O(switches x LIDs) in RouteSwitch.
   struct LidPlan {
     std::vector<int32_t> pid;
     std::vector<uint32_t> path;
+    std::vector<uint8_t> down_digit, up_digit;
   };
   void RouteSwitch(int s, const LidPlan& plan, Lft& lft) const;
   int SwitchLidPort(int x, int target) const;
