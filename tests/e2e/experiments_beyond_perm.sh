@@ -19,32 +19,12 @@ RUN=$E2E_SRC/sim-harness/experiments/run
 out=$E2E_TMP/out
 quick_experiment beyond-perm
 csv=$out/beyond-perm.csv
-want="fabric,scheme,traffic,vls,load,offered,accepted,latency_avg_ns,latency_p99_ns,ops_measured,ops_unfinished,packet_hops,wall_s,packet_hops_per_s"
-[ "$(head -n 1 "$csv")" = "$want" ] && pass "CSV header" || fail "CSV header: $(head -n 1 "$csv")"
+check_curve_csv_header "$csv"
 curves=$(awk -F, 'NR > 1 {print $2 "/" $3 "/" $4}' "$csv" | sort -u | xargs)
 [ "$curves" = "mlid/bitrev/1 mlid/shift:4/1 opensm-ftree/bitrev/1 opensm-ftree/shift:4/1 opensm-minhop/bitrev/1 opensm-minhop/shift:4/1 slid/bitrev/1 slid/shift:4/1" ] &&
   pass "curves: slid, mlid, OpenSM ftree and minhop under shift:4 and bitrev" || fail "curves: $curves"
 
-# Per curve: loads rising, the last point saturated (the runner's rule),
-# and the most it accepted.
-best=$(awk -F, 'NR > 1 {
-  k = $2 "/" $3
-  if (k in last && $5 <= last[k]) print "FAIL: " k ": load " $5 " after " last[k]
-  last[k] = $5; sat[k] = ($7 < 0.95 * $6 || $11 > 0); if ($7 > max[k]) max[k] = $7
-} END { for (k in last) { if (!sat[k]) print "FAIL: " k ": ends unsaturated at load " last[k]; print k, max[k] } }' "$csv")
-if grep -q '^FAIL' <<<"$best"; then fail "curve shapes"; grep '^FAIL' <<<"$best"; else pass "every curve rises to saturation"; fi
-echo "$best" | grep -v '^FAIL' | sort | sed 's/^/  saturation throughput /'
-# between LO HI (fractions of the one-flow limit), CURVE...
-within() {
-  local lo=$1 hi=$2 c v bad=""
-  shift 2
-  for c in "$@"; do
-    v=$(awk -v k="$c" '$1 == k {print $2}' <<<"$best")
-    awk -v v="${v:-0}" -v lo="$lo" -v hi="$hi" 'BEGIN {lim = 0.25 * 128 / 268; exit !(v >= lo * lim && v <= hi * lim)}' ||
-      bad+=" $c=${v:-none}"
-  done
-  echo "$bad"
-}
+saturation_curves "$csv"
 bad=$(within 0.97 1.01 slid/shift:4 mlid/shift:4 opensm-ftree/shift:4)
 [ -z "$bad" ] && pass "shift:4: slid, mlid and ftree reach one flow's limit (0.1194)" || fail "shift:4 below one flow's limit:$bad"
 bad=$(within 0.45 0.55 opensm-minhop/shift:4)
@@ -56,7 +36,5 @@ bad=$(within 0.22 0.28 slid/bitrev mlid/bitrev opensm-ftree/bitrev opensm-minhop
 grep -q '^| fabric | traffic | VLs | slid | mlid | opensm-ftree | opensm-minhop |' "$E2E_TMP/summary" &&
   grep -q '^| ft-4-3 | shift:4 | 1 | ' "$E2E_TMP/summary" && grep -q '^| ft-4-3 | bitrev | 1 | ' "$E2E_TMP/summary" &&
   pass "--summary: the saturation table" || { fail "--summary"; cat "$E2E_TMP/summary"; }
-if command -v gnuplot >/dev/null; then
-  [ "$(head -c 4 "$out/beyond-perm.png" | od -An -c | tr -d ' ')" = "211PNG" ] && pass "PNG written" || fail "no PNG"
-fi
+check_png "$out/beyond-perm.png"
 finish

@@ -72,3 +72,40 @@ host_list() { "$IBUNION" inspect "$1" | awk '$1 == "host" {print $NF}'; }
 sample() { awk -v seed="$1" -v n="$2" 'BEGIN {srand(seed)} {h[NR] = $0} END {
   for (i = NR; i > 1; i--) { j = int(rand() * i) + 1; t = h[i]; h[i] = h[j]; h[j] = t }
   for (i = 1; i <= n; i++) print h[i] }' "$3"; }
+# --- experiments' curve CSVs (beyond-perm, beyond-radix) --------------------
+check_curve_csv_header() {  # CSV: run's curve layout
+  local want="fabric,scheme,traffic,vls,load,offered,accepted,latency_avg_ns,latency_p99_ns,ops_measured,ops_unfinished,packet_hops,wall_s,packet_hops_per_s"
+  [ "$(head -n 1 "$1")" = "$want" ] && pass "CSV header" || fail "CSV header: $(head -n 1 "$1")"
+}
+# saturation_curves CSV: per curve (scheme/traffic), loads rising and the
+# last point saturated (the runner's rule); sets BEST to "curve max" lines,
+# the most each curve accepted.
+BEST=""
+saturation_curves() {
+  BEST=$(awk -F, 'NR > 1 {
+    k = $2 "/" $3
+    if (k in last && $5 <= last[k]) print "FAIL: " k ": load " $5 " after " last[k]
+    last[k] = $5; sat[k] = ($7 < 0.95 * $6 || $11 > 0); if ($7 > max[k]) max[k] = $7
+  } END { for (k in last) { if (!sat[k]) print "FAIL: " k ": ends unsaturated at load " last[k]; print k, max[k] } }' "$1")
+  if grep -q '^FAIL' <<<"$BEST"; then fail "curve shapes"; grep '^FAIL' <<<"$BEST"; else pass "every curve rises to saturation"; fi
+  echo "$BEST" | grep -v '^FAIL' | sort | sed 's/^/  saturation throughput /'
+}
+# within LO HI CURVE...: the curves of BEST whose saturation throughput is
+# outside LO..HI times one flow's limit on one VL with one-packet buffers
+# (a credit comes back 2F+R+Lb = 268 ns after its packet started, which
+# took Lb = 128 ns: 0.25 x 128/268 = 0.1194 bytes/ns); "" when none.
+within() {
+  local lo=$1 hi=$2 c v bad=""
+  shift 2
+  for c in "$@"; do
+    v=$(awk -v k="$c" '$1 == k {print $2}' <<<"$BEST")
+    awk -v v="${v:-0}" -v lo="$lo" -v hi="$hi" 'BEGIN {lim = 0.25 * 128 / 268; exit !(v >= lo * lim && v <= hi * lim)}' ||
+      bad+=" $c=${v:-none}"
+  done
+  echo "$bad"
+}
+check_png() {  # FILE: a PNG, where gnuplot is installed
+  if command -v gnuplot >/dev/null; then
+    [ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = "211PNG" ] && pass "PNG written" || fail "no PNG"
+  fi
+}
