@@ -10,13 +10,7 @@
 source "$(dirname "$0")/lib.sh"
 RUN=$E2E_SRC/sim-harness/experiments/run
 out=$E2E_TMP/out
-quick_experiment beyond-radix
-csv=$out/beyond-radix.csv
-check_curve_csv_header "$csv"
-curves=$(awk -F, 'NR > 1 {print $1 "/" $2 "/" $3 "/" $4}' "$csv" | sort -u | xargs)
-[ "$curves" = "ft-6-3/mlid/shift:9/1 ft-6-3/opensm-ftree/shift:9/1 ft-6-3/opensm-minhop/shift:9/1 ft-6-3/slid/shift:9/1" ] &&
-  pass "curves: slid, mlid, OpenSM ftree and minhop on FT(6,3) under shift:9" || fail "curves: $curves"
-saturation_curves "$csv"
+quick_curves beyond-radix "$(printf 'ft-6-3/%s/shift:9/1 ' mlid opensm-ftree opensm-minhop slid | xargs)"
 bad=$(within 0.97 1.01 slid/shift:9 mlid/shift:9 opensm-ftree/shift:9)
 [ -z "$bad" ] && pass "shift:9: slid, mlid and ftree reach one flow's limit (0.1194)" || fail "shift:9 below one flow's limit:$bad"
 bad=$(within 0.30 0.36 opensm-minhop/shift:9)

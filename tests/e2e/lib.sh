@@ -73,9 +73,18 @@ sample() { awk -v seed="$1" -v n="$2" 'BEGIN {srand(seed)} {h[NR] = $0} END {
   for (i = NR; i > 1; i--) { j = int(rand() * i) + 1; t = h[i]; h[i] = h[j]; h[j] = t }
   for (i = 1; i <= n; i++) print h[i] }' "$3"; }
 # --- experiments' curve CSVs (beyond-perm, beyond-radix) --------------------
-check_curve_csv_header() {  # CSV: run's curve layout
+# quick_curves NAME CURVES: quick_experiment NAME, then its CSV
+# ($out/NAME.csv) has run's curve layout, exactly the CURVES
+# ("fabric/scheme/traffic/VLs ...", sorted), each rising to saturation
+# (saturation_curves: BEST).
+quick_curves() {
+  local csv=$E2E_TMP/out/$1.csv curves
+  quick_experiment "$1"
   local want="fabric,scheme,traffic,vls,load,offered,accepted,latency_avg_ns,latency_p99_ns,ops_measured,ops_unfinished,packet_hops,wall_s,packet_hops_per_s"
-  [ "$(head -n 1 "$1")" = "$want" ] && pass "CSV header" || fail "CSV header: $(head -n 1 "$1")"
+  [ "$(head -n 1 "$csv")" = "$want" ] && pass "CSV header" || fail "CSV header: $(head -n 1 "$csv")"
+  curves=$(awk -F, 'NR > 1 {print $1 "/" $2 "/" $3 "/" $4}' "$csv" | sort -u | xargs)
+  [ "$curves" = "$2" ] && pass "curves: $2" || fail "curves: $curves, expected $2"
+  saturation_curves "$csv"
 }
 # saturation_curves CSV: per curve (scheme/traffic), loads rising and the
 # last point saturated (the runner's rule); sets BEST to "curve max" lines,
