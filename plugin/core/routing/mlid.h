@@ -22,7 +22,8 @@ struct MlidOptions {
 };
 
 // The LMC MLID wants on `f` when the LIDs are laid out by AssignDefaultLids:
-// log2 of the tree's paths per pair ((m/2)^(n-1)), at most 7, and lowered
+// the smallest whose 2^LMC LIDs hold the tree's paths per pair ((m/2)^(n-1);
+// 18 on FT(36,2): LMC 5), at most 7, and lowered
 // until the layout fits below 0xBFFF; the fewer LIDs are folded (Notes()).
 // The rule topologies/regenerate.sh writes the checked-in guid2lid files
 // by. Throws what RecognizeFatTree throws when `f` is no fat-tree.
