@@ -126,32 +126,35 @@ std::vector<std::string> MlidRouter::Notes() const {
 
 void MlidRouter::Route(Tables& t) const {
   t.Resize(f_);
-  // Per-LID facts every switch needs, computed once: O(LIDs).
+  const LidPlan plan = MakeLidPlan();
+  if (tree_.degraded) return RouteDegraded(t, plan);
+  for (size_t s = 0; s < f_.switches.size(); ++s) RouteSwitch(static_cast<int>(s), plan, t.lft[s]);
+}
+
+// Per-LID facts every switch needs, computed once: O(levels x LIDs).
+MlidRouter::LidPlan MlidRouter::MakeLidPlan() const {
   LidPlan plan;
-  plan.pid.assign(f_.max_lid() + 1, -1);
-  plan.path.assign(f_.max_lid() + 1, 0);
+  plan.lids = f_.max_lid() + 1;
+  plan.pid.assign(plan.lids, -1);
+  plan.down_digit.assign(tree_.n * plan.lids, 0);
+  plan.up_digit.assign(tree_.n * plan.lids, 0);
   for (size_t e = 0; e < f_.end_ports.size(); ++e) {
     const EndPort& ep = f_.end_ports[e];
     if (ep.base_lid == 0) continue;
+    const long pid = tree_.pid[e];
     for (int j = 0; j < ep.lid_count(); ++j) {
-      plan.pid[ep.base_lid + j] = tree_.pid[e];
-      plan.path[ep.base_lid + j] = static_cast<uint32_t>(PathIndex(static_cast<int>(e), j));
+      const size_t lid = ep.base_lid + j;
+      const long path = PathIndex(static_cast<int>(e), j);
+      plan.pid[lid] = static_cast<int32_t>(pid);
+      for (int l = 0; l < tree_.n; ++l) {
+        const long place = place_[tree_.n - 1 - l];
+        const long down_radix = l == 0 ? 2L * tree_.k : tree_.k;  // at most 254
+        plan.down_digit[l * plan.lids + lid] = static_cast<uint8_t>(pid / place % down_radix);
+        plan.up_digit[l * plan.lids + lid] = static_cast<uint8_t>(path / place % tree_.k);
+      }
     }
   }
-  if (tree_.degraded) return RouteDegraded(t, plan);
-  const size_t lids = plan.pid.size();
-  plan.down_digit.assign(tree_.n * lids, 0);
-  plan.up_digit.assign(tree_.n * lids, 0);
-  for (int l = 0; l < tree_.n; ++l) {
-    const long place = place_[tree_.n - 1 - l];
-    const long down_radix = l == 0 ? 2L * tree_.k : tree_.k;  // at most 254
-    for (size_t lid = 0; lid < lids; ++lid) {
-      if (plan.pid[lid] < 0) continue;
-      plan.down_digit[l * lids + lid] = static_cast<uint8_t>(plan.pid[lid] / place % down_radix);
-      plan.up_digit[l * lids + lid] = static_cast<uint8_t>(plan.path[lid] / place % tree_.k);
-    }
-  }
-  for (size_t s = 0; s < f_.switches.size(); ++s) RouteSwitch(static_cast<int>(s), plan, t.lft[s]);
+  return plan;
 }
 
 // One switch's LFT: host LIDs by equations (1) and (2) of seed 001 (digits
@@ -171,8 +174,8 @@ void MlidRouter::RouteSwitch(int s, const LidPlan& plan, Lft& lft) const {
   const int* down = tree_.down_port[s].data();
   const int* up = tree_.up_port[s].data();
   const int32_t* pid = plan.pid.data();
-  const uint8_t* down_digit = plan.down_digit.data() + size_t(l) * plan.pid.size();
-  const uint8_t* up_digit = plan.up_digit.data() + size_t(l) * plan.pid.size();
+  const uint8_t* down_digit = plan.down_digit.data() + size_t(l) * plan.lids;
+  const uint8_t* up_digit = plan.up_digit.data() + size_t(l) * plan.lids;
   uint8_t* out = lft.out.data();
   for (Lid lid = 1; lid <= max_lid; ++lid) {
     const long p = pid[lid];

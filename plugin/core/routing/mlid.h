@@ -80,16 +80,18 @@ class MlidRouter {
   std::vector<std::pair<int, PortMask>> McastTree(const McastGroup& g) const;
 
  private:
-  // What each LID means to every switch: owner PID (-1: not a host), path
-  // index, and per level l (at [l * lids + lid]) the down digit of the PID
-  // and the up digit of the path index there. The digits are divisions
-  // (m/2 = 18 on 36-port switches), done here O(levels x LIDs) times rather
-  // than O(switches x LIDs) in RouteSwitch.
+  // What each LID means to every switch: owner PID (-1: not a host), and
+  // per level l (at [l * lids + lid]) the down digit of the PID and the up
+  // digit of the LID's path index there. The digits are divisions (m/2 =
+  // 18 on 36-port switches), done once per level and LID rather than once
+  // per switch and LID in RouteSwitch and the degraded routing.
   struct LidPlan {
+    size_t lids = 0;  // max LID + 1
     std::vector<int32_t> pid;
-    std::vector<uint32_t> path;
     std::vector<uint8_t> down_digit, up_digit;
+    int UpDigit(int level, Lid lid) const { return up_digit[level * lids + lid]; }
   };
+  LidPlan MakeLidPlan() const;
   void RouteSwitch(int s, const LidPlan& plan, Lft& lft) const;
   int SwitchLidPort(int x, int target) const;
 

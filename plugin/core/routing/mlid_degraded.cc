@@ -104,7 +104,6 @@ void MlidRouter::RouteDegraded(Tables& t, const LidPlan& plan) const {
 // the subtree, else up on the LID's path digit), another up port where not.
 void MlidRouter::RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const LidPlan& plan,
                                       Tables& t) const {
-  const int n = tree_.n;
   const std::vector<int>& lw = tree_.w[leaf];
   for (size_t x = 0; x < f_.switches.size(); ++x) {
     const int s = static_cast<int>(x);
@@ -123,7 +122,7 @@ void MlidRouter::RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const L
     // LID's up digit at this level.
     bool below = true;
     for (int i = 0; below && i < l; ++i) below = tree_.w[s][i] == lw[i];
-    const int digit = Digit(plan.path[lid], n - 1 - l);
+    const int digit = plan.UpDigit(l, lid);
     int port = 0;
     if (r.down[s]) {
       port = DownPortToward(s, leaf, r);
