@@ -189,6 +189,19 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
 
 void Network::FreeBlock::operator()(uint8_t* p) const { std::free(p); }
 
+std::string Network::RouteProblem(int sw, Lid dlid, int in_port) const {
+  const std::string lft = fabric_->SwitchLabel(sw) + " LFT sends LID " + std::to_string(dlid);
+  const uint8_t out = Lft(sw, dlid);
+  if (out == kNoPort)
+    return "no route: " + fabric_->SwitchLabel(sw) + " has no LFT entry for LID " + std::to_string(dlid) +
+           " (packet arrived on port " + std::to_string(in_port) + ")";
+  if (out == 0) return "no route: " + lft + " to port 0 (the switch itself), not to its end port";
+  if (out == in_port) return "bad route: " + lft + " back out of its arrival port " + std::to_string(in_port);
+  if (ports_[SwitchPort(sw, out)].peer < 0)
+    return "no route: " + lft + " to port " + std::to_string(out) + ", which is not cabled";
+  return "";
+}
+
 std::string Network::PortName(int gp) const {
   const GlobalPort& g = ports_[gp];
   if (g.is_host) return "end port " + fabric_->end_ports[g.node].name;

@@ -6,6 +6,7 @@
 // shared by every sweep point and thread.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -91,6 +92,22 @@ class Network {
   int HostVl(int host, int sl) const {
     return host_vl_.empty() ? sl_mod_vls_[sl] : host_vl_[size_t(host) * 16 + sl];
   }
+
+  // The out port of `dlid` at `sw` for a packet that arrived on `in_port`
+  // when the LFT names a usable one (set, not the switch itself, not the
+  // arrival port, cabled), else kNoPort.
+  int UsableOutPort(int sw, Lid dlid, int in_port) const {
+    const uint8_t out = Lft(sw, dlid);
+    if (out == kNoPort || out == 0 || out == in_port || ports_[SwitchPort(sw, out)].peer < 0) return kNoPort;
+    return out;
+  }
+  // Why UsableOutPort refused, for the error: "no route: SW has no LFT
+  // entry for LID 5 (packet arrived on port 2)" and alike.
+  std::string RouteProblem(int sw, Lid dlid, int in_port) const;
+  // Links a packet may cross before it is taken for a routing loop: one
+  // without a loop enters each switch once, so the switch count, at least
+  // 64 (a fixed 64 failed the 127-switch routes of a 64x64 mesh).
+  int MaxHops() const { return std::max(64, num_switches()); }
 
   // "switch NAME (...) port P" / "host NAME"
   std::string PortName(int gp) const;

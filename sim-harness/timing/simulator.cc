@@ -40,10 +40,6 @@ inline uint64_t Ev(EvType t, uint64_t arg) { return (uint64_t(t) << kTypeShift) 
 
 constexpr uint16_t kFlagRouted = 1;
 constexpr uint16_t kFlagMcast = 2;
-// Links a packet may cross before it is taken for a routing loop: one
-// without a loop enters each switch once, so the fabric's switch count, at
-// least 64 (a fixed 64 failed the 127-switch routes of a 64x64 mesh).
-int MaxHops(const Network& net) { return std::max(64, net.num_switches()); }
 constexpr int32_t kNone = -1;
 
 // A time in ns drawn as a real number (message interarrivals, phases):
@@ -352,7 +348,7 @@ class Engine final : public Simulator::Impl {
   std::vector<Lid> host_base_;
   std::vector<uint16_t> host_lids_;
   int in_cap_, out_cap_;
-  int max_hops_ = MaxHops(net_);
+  int max_hops_ = net_.MaxHops();
   // The arrival process (SetUpArrivals): mean gap, log1p(-load) (the
   // Bernoulli gaps' divisor), the message time in whole ns and how many of
   // them stay below kPastAnyRun; packets per generated message.
@@ -740,17 +736,9 @@ template <int kV, bool kOne>
 bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
                                  bool precounted) {
   const bool measured = Measured(t);
-  // The SL of a message to `dlid`: the engine's path SL (as the SA hands it
-  // out) when the workload uses it, else the SL policy; `key` spreads the
-  // hash policy over (source, destination).
+  // A script entry's SL, else the workload's (MessageSl).
   auto pick_sl = [&](uint64_t key, Lid dlid) -> int {
-    if (sl_hint >= 0) return sl_hint & 15;
-    if (wl_.UsesPathSl()) return wl_.PathSl(src, dlid);
-    switch (p_.sl) {
-      case SlPolicy::kFixed: return p_.sl_value;
-      case SlPolicy::kRandom: return int(UniformBelow(rng_, 16));
-      default: return int(Mix64(key) & 15);
-    }
+    return sl_hint >= 0 ? sl_hint & 15 : MessageSl(wl_, p_, src, key, dlid, rng_);
   };
   const uint32_t oi = TakeSlot(ops_, free_ops_);
   Op& op = ops_[oi];
@@ -1068,28 +1056,14 @@ IBU_HOT void Engine<kV, kOne>::Request(int ic) {
   const int in_port = P.in_port;
   const int key = (P.in_gp << Vsh()) | P.in_vl;
   if (!(P.flags & kFlagMcast)) {
+    // Network::UsableOutPort's checks, on the port state this loop reads
+    // anyway; Network says what is wrong.
     const uint8_t out = net_.Lft(sw, P.dlid);
-    if (out == kNoPort)
-      FailWith([&] {
-        return "no route: " + net_.fabric().SwitchLabel(sw) + " has no LFT entry for LID " +
-               std::to_string(P.dlid) + " (packet arrived on port " + std::to_string(in_port) + ")";
-      });
-    if (out == 0)
-      FailWith([&] {
-        return "no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " + std::to_string(P.dlid) +
-               " to port 0 (the switch itself), not to its end port";
-      });
-    if (out == in_port)
-      FailWith([&] {
-        return "bad route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " + std::to_string(P.dlid) +
-               " back out of its arrival port " + std::to_string(in_port);
-      });
+    if (out == kNoPort) FailWith([&] { return net_.RouteProblem(sw, P.dlid, in_port); });
+    if (out == 0) FailWith([&] { return net_.RouteProblem(sw, P.dlid, in_port); });
+    if (out == in_port) FailWith([&] { return net_.RouteProblem(sw, P.dlid, in_port); });
     const int ogp = net_.SwitchPort(sw, out);
-    if (Hdr(ogp).peer < 0)
-      FailWith([&] {
-        return "no route: " + net_.fabric().SwitchLabel(sw) + " LFT sends LID " + std::to_string(P.dlid) +
-               " to port " + std::to_string(out) + ", which is not cabled";
-      });
+    if (Hdr(ogp).peer < 0) FailWith([&] { return net_.RouteProblem(sw, P.dlid, in_port); });
     GrantOrQueue(ic, key, (ogp << Vsh()) | net_.Vl(sw, in_port, out, P.sl));
     return;
   }

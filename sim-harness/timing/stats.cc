@@ -10,14 +10,16 @@
 
 namespace ibu::sim {
 
-namespace {
-
-std::string Num(double v) {
+std::string JsonNumber(double v) {
   if (!std::isfinite(v)) return "null";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
 }
+
+namespace {
+
+std::string Num(double v) { return JsonNumber(v); }
 
 std::string JsonString(const std::string& s) {
   std::string out = "\"";

@@ -48,6 +48,10 @@ struct PointResult {
   std::string error;            // failed run (no route, duplicate, ...)
 };
 
+// A number as every JSON and CSV field has it: 6 significant digits,
+// null when not finite.
+std::string JsonNumber(double v);
+
 // One JSON object on one line. `with_wall` = false drops wall_s and
 // packet_hops_per_s (the only fields that differ between identical runs).
 std::string ToJson(const PointResult& r, bool with_wall = true);

@@ -195,4 +195,16 @@ class Workload {
   std::vector<int> lid_count_;
 };
 
+// SL of a message from `src` to `dlid` that no script entry fixes: the
+// engine's path SL when the workload takes those, else the policy of `p`;
+// `key` spreads the hash policy (unicast: src * hosts + dst).
+inline int MessageSl(const Workload& wl, const Params& p, int src, uint64_t key, Lid dlid, Mt64& rng) {
+  if (wl.UsesPathSl()) return wl.PathSl(src, dlid);
+  switch (p.sl) {
+    case SlPolicy::kFixed: return p.sl_value;
+    case SlPolicy::kRandom: return int(UniformBelow(rng, 16));
+    default: return int(Mix64(key) & 15);
+  }
+}
+
 }  // namespace ibu::sim
