@@ -1122,5 +1122,31 @@ for cmd in "measure $net --guid2lid $g2l --sizes 4,9|option --sizes: group size 
   # shellcheck disable=SC2086
   expect "${cmd#*|}" env -u LD_PRELOAD "$IBUNION" mcsetup ${cmd%%|*}
 done
+# --flows follows a permutation's flows and runs no model: traffic drawn
+# per message and a run's settings are refused before anything is routed,
+# a bad --links leaves nothing, a good one gets a row per directed link.
+expect "--flows: --traffic uniform: expected a permutation (shift, bitrev, transpose, randperm)" \
+  "$IBUNION" sim "$net" --routing mlid --flows
+expect "--flows: --traffic mcast:2:all: expected a permutation" "$IBUNION" sim "$net" --routing mlid --flows --traffic mcast:2:all
+expect "--flows: not with dlid=random (each message draws its own DLID, so a flow has no one path)" \
+  "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --param dlid=random
+expect "--flows: not with sl=random" "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --param sl=random
+expect "--sweep 0.1:0.2:0.1: not with --flows (it follows the flows and runs no model" \
+  "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --sweep 0.1:0.2:0.1
+expect "--param measure_ns=100: not with --flows (a run's setting; none runs)" \
+  "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --param measure_ns=100
+printf 'flows = yes\ntraffic = bitrev\nload = 0.5\n' >"$tmp/f.conf"
+expect "$tmp/f.conf:3: load = 0.5: not with --flows" "$IBUNION" sim "$net" --routing mlid --config "$tmp/f.conf"
+expect "/nonexistent-dir/l.csv: cannot write" \
+  "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --links /nonexistent-dir/l.csv
+nothing_left "sim --flows with a bad --links"
+if "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --links "$tmp/out/l.csv" --quiet >"$tmp/flows.txt" 2>"$tmp/err" &&
+  grep -qxF "busiest link: 1 flow; busiest VL channel: 1 flow" "$tmp/flows.txt" &&
+  [ "$(head -1 "$tmp/out/l.csv")" = "link,flows,fluid_util" ] && [ "$(wc -l <"$tmp/out/l.csv")" -eq 33 ]; then
+  echo "PASS: sim --flows: report on stdout, 32 directed links in --links"
+else
+  echo "FAIL: sim --flows shift:2 on ft-4-2: $(cat "$tmp/err" "$tmp/flows.txt")"; fails=$((fails + 1))
+fi
+rm -rf "$tmp/out"; mkdir -p "$tmp/out"
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

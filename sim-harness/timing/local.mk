@@ -1,14 +1,16 @@
 # The packet-level timing model (DESIGN.md section 5): a libtool convenience
 # library behind `ibunion sim` and the timing unit tests. Separate parts, no
-# global state: network (topology + tables), traffic, simulator, stats,
-# sweep (parallel points), jobs (sweeps as job sets), dump_dir (what a
-# replayed OpenSM run left), plot (gnuplot), sim_cli (the command line).
+# global state: network (topology + tables), traffic, flows (permutations
+# followed through the tables, fluid rates), simulator, stats, sweep
+# (parallel points), jobs (sweeps as job sets), dump_dir (what a replayed
+# OpenSM run left), plot (gnuplot), sim_cli (the command line).
 noinst_LTLIBRARIES += sim-harness/timing/libibusim.la
 sim_harness_timing_libibusim_la_SOURCES = \
 	sim-harness/timing/params.h sim-harness/timing/params.cc \
 	sim-harness/timing/event_queue.h sim-harness/timing/rng.h \
 	sim-harness/timing/network.h sim-harness/timing/network.cc \
 	sim-harness/timing/traffic.h sim-harness/timing/traffic.cc \
+	sim-harness/timing/flows.h sim-harness/timing/flows.cc \
 	sim-harness/timing/stats.h sim-harness/timing/stats.cc \
 	sim-harness/timing/simulator.h sim-harness/timing/simulator.cc \
 	sim-harness/timing/sweep.h sim-harness/timing/sweep.cc \

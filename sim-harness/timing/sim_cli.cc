@@ -27,6 +27,7 @@
 #include "plugin/core/output_files.h"
 #include "plugin/core/tables.h"
 #include "sim-harness/timing/dump_dir.h"
+#include "sim-harness/timing/flows.h"
 #include "sim-harness/timing/jobs.h"
 #include "sim-harness/timing/progress.h"
 #include "sim-harness/timing/network.h"
@@ -48,6 +49,7 @@ constexpr const char* kUsage =
     "         [--csv FILE] [--links FILE] [--plot FILE.png] [--members FILE] [--config FILE]\n"
     "         [--param key=value ...]\n"
     "         [--quiet] [--no-wall] [--emit-jobs DIR | --point N --save FILE]\n"
+    "       ibunion sim NETFILE ... --routing R --traffic PERMUTATION --flows [--json] [--links FILE]\n"
     "       ibunion sim --merge DIR [--json] [--csv FILE] [--links FILE] [--plot FILE.png] [--no-wall] [--quiet]\n"
     "\n"
     "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
@@ -108,8 +110,15 @@ constexpr const char* kUsage =
     "              nothing on stdout, or with --json the point's JSON object as well\n"
     "  --merge     print (and --csv, --links) the sweep from DIR/points/*.json, exactly\n"
     "              as the direct sweep prints (and writes) it, saturation line included\n"
+    "  --flows     run no model: follow each source's flow of a permutation (shift,\n"
+    "              bitrev, transpose, randperm) through the tables as the model forwards\n"
+    "              it (same DLID, SL, VLs) and report the flows per directed link and\n"
+    "              per VL channel, the busiest links by name, and the rates a fluid\n"
+    "              network sharing links and channels max-min fairly would give at\n"
+    "              saturation ('fluid_accepted', comparable with a sweep's accepted);\n"
+    "              --links FILE gets link,flows,fluid_util\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
-    "              (net, routing, traffic, ..., json/quiet/no-wall = yes|no) and --param\n"
+    "              (net, routing, traffic, ..., json/quiet/no-wall/flows = yes|no) and --param\n"
     "              keys, each key once; options win\n"
     "  --param     model parameter, repeatable:\n";
 
@@ -136,7 +145,7 @@ std::string Named(const Setting& s) {
 const std::vector<std::string> kValueOptions = {
     "guid2lid", "lmc", "routing", "traffic", "msg", "load", "vls", "seed", "sweep",
     "jobs", "config", "param", "csv", "links", "plot", "mcast-mode", "members"};
-const std::vector<std::string> kFlags = {"json", "quiet", "help", "no-wall"};
+const std::vector<std::string> kFlags = {"json", "quiet", "help", "no-wall", "flows"};
 // Only on the command line (not in --config): they pick what the run does.
 const std::vector<std::string> kCliOnlyOptions = {"emit-jobs", "point", "save", "merge"};
 
@@ -468,6 +477,7 @@ struct Settings {
   bool json = false;
   bool quiet = false;
   bool with_wall = true;
+  bool flows = false;  // --flows: follow the flows, run no model
 };
 
 // The settings of a --config file: options by key, --param keys in order.
@@ -570,6 +580,7 @@ Settings ReadSettings(const CommandLine& cl) {
   s.json = FlagValue(cl, s.opt, "json");
   s.quiet = FlagValue(cl, s.opt, "quiet");
   s.with_wall = !FlagValue(cl, s.opt, "no-wall");
+  s.flows = FlagValue(cl, s.opt, "flows");
   return s;
 }
 
@@ -605,6 +616,34 @@ int RunMerge(const Settings& s) {
     out.link_names = &names;
   }
   return Report(results, out);
+}
+
+// --flows runs no model: what only a run reads would be ignored.
+void RefuseUnreadByFlows(const Settings& s) {
+  if (!s.flows) return;
+  for (const char* name : {"sweep", "load", "jobs", "csv", "plot", "members", "emit-jobs", "point", "save"})
+    if (s.opt.count(name))
+      throw Error(Named(s.opt.at(name)) + ": not with --flows (it follows the flows and runs no model; "
+                  "--links FILE takes the per-link counts)");
+  for (const auto& [key, setting] : s.params)
+    for (const char* run_key : {"arrival", "warmup_ns", "measure_ns", "drain_ns", "max_ns", "batch",
+                                "deadlock_check_ns", "nic_msgs"})
+      if (key == run_key) throw Error(NamedParam(setting) + ": not with --flows (a run's setting; none runs)");
+}
+
+// --flows: the report on stdout (text under the head line, or one JSON
+// object), the per-link counts to --links FILE.
+int ReportFlows(const Settings& s, const Network& network, const Workload& wl, const Params& p,
+                uint32_t msg, const std::string& head) {
+  const FlowReport r = AnalyseFlows(network, wl, p, msg);
+  if (s.opt.count("links")) {
+    const std::string csv = FlowsLinksCsv(r, network);
+    WriteFilesAtomically({{s.opt.at("links").value, [&csv](std::ostream& os) { os << csv; }}});
+  }
+  std::ostream& out = s.opt.count("links") && IsStdout(s.opt.at("links").value) ? std::cerr : std::cout;
+  if (s.json) out << FlowsJson(r) << "\n";
+  else out << head << "\n" << FlowsText(r, network);
+  return 0;
 }
 
 // The files the run reads: NETFILE, --guid2lid, --config and, with
@@ -1065,10 +1104,12 @@ int Run(int argc, char** argv) {
   const std::map<std::string, Setting>& opt = settings.opt;
   RefuseTwoOnStdout(opt, settings.json);
   if (opt.count("merge")) return RunMerge(settings);
+  RefuseUnreadByFlows(settings);
   CheckOutputs(settings);
 
   const Params p = BuildParams(settings);
   const RunPlan plan = PlanRun(settings, p);
+  if (settings.flows) RefuseUnfollowable(plan.spec, p);
   Routing routing;
   BuildRouting(settings, p, &routing);
   // Traffic set-up (shared by every point). The Workload checks the params
@@ -1083,6 +1124,7 @@ int Run(int argc, char** argv) {
 
   const std::string head = HeadLine(routing, wl, plan, p);
   if (!settings.quiet) std::cerr << "ibunion sim: " << head.substr(2) << "\n";
+  if (settings.flows) return ReportFlows(settings, network, wl, p, plan.msg, head);
   if (opt.count("emit-jobs")) {
     EmitJobs(words, opt.at("emit-jobs").value, plan.loads.size(), head, network, settings.quiet);
     return 0;

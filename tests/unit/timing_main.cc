@@ -9,6 +9,7 @@ void RegisterTimingCliSuite();
 void RegisterTimingSlSuite();
 void RegisterTimingQueueSuite();
 void RegisterTimingRngSuite();
+void RegisterTimingFlowsSuite();
 }  // namespace ibu::simtest
 
 int main() {
@@ -20,6 +21,7 @@ int main() {
   ibu::simtest::RegisterTimingSlSuite();
   ibu::simtest::RegisterTimingQueueSuite();
   ibu::simtest::RegisterTimingRngSuite();
+  ibu::simtest::RegisterTimingFlowsSuite();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -1,0 +1,247 @@
+#include "sim-harness/timing/flows.h"
+
+#include <algorithm>
+#include <queue>
+#include <sstream>
+#include <tuple>
+
+#include "plugin/core/error.h"
+#include "sim-harness/timing/rng.h"
+#include "sim-harness/timing/stats.h"
+
+namespace ibu::sim {
+
+namespace {
+
+// One hop of a flow: the directed link (its sending global port) and the
+// VL the packets take on it.
+struct Hop {
+  int gp;
+  int vl;
+};
+
+// The links and VLs of the flow src -> dst, as the model forwards it.
+std::vector<Hop> FollowFlow(const Network& net, const Workload& wl, const Params& p, int src, int dst) {
+  Mt64 unused;  // the policies that would draw are refused
+  const Lid dlid = wl.Dlid(src, dst, unused);
+  const int sl = MessageSl(wl, p, src, uint64_t(src) * uint64_t(wl.hosts()) + uint64_t(dst), dlid, unused);
+  const Fabric& f = net.fabric();
+  auto fail = [&](const std::string& what) {
+    return Error("--flows: flow from end port " + f.end_ports[src].name + " to " + f.end_ports[dst].name +
+                 " (LID " + std::to_string(dlid) + "): " + what);
+  };
+  std::vector<Hop> hops;
+  int gp = net.HostPort(src);
+  int vl = net.HostVl(src, sl);
+  for (;;) {
+    hops.push_back({gp, vl});
+    const GlobalPort& in = net.port(net.port(gp).peer);
+    if (in.is_host) {
+      if (in.node != dst) throw fail("misdelivery: the route ends at end port " + f.end_ports[in.node].name);
+      return hops;
+    }
+    if (int(hops.size()) >= net.MaxHops())
+      throw fail("routing loop: " + std::to_string(hops.size()) + " links crossed, now at " +
+                 f.SwitchLabel(in.node));
+    const int out = net.UsableOutPort(in.node, dlid, in.port);
+    if (out == kNoPort) throw fail(net.RouteProblem(in.node, dlid, in.port));
+    vl = net.Vl(in.node, in.port, out, sl);
+    gp = net.SwitchPort(in.node, out);
+  }
+}
+
+// Max-min fair rates by progressive filling: every unfrozen flow's rate
+// rises together until a resource (a link, or a credited VL channel) is
+// full; its flows freeze at that rate. Resources are kept in a heap by the
+// rate at which they fill, re-pushed when a flow freezes on them (stale
+// entries are skipped by version), so the cost is O(crossings x log).
+class MaxMinFill {
+ public:
+  explicit MaxMinFill(std::vector<double> capacity)
+      : cap_(std::move(capacity)), used_(cap_.size(), 0.0), open_(cap_.size(), 0), version_(cap_.size(), 0) {}
+
+  // A flow over these resources (indices into the capacities).
+  void AddFlow(std::vector<int> resources) {
+    for (int r : resources) ++open_[size_t(r)];
+    flows_.push_back(std::move(resources));
+  }
+
+  // The resources of flow `f`, as added.
+  const std::vector<int>& Resources(size_t f) const { return flows_[f]; }
+
+  std::vector<double> Rates() {
+    std::vector<std::vector<int>> flows_on(cap_.size());
+    for (size_t f = 0; f < flows_.size(); ++f)
+      for (int r : flows_[f]) flows_on[size_t(r)].push_back(int(f));
+    for (size_t r = 0; r < cap_.size(); ++r)
+      if (open_[r]) heap_.push({FillLevel(r), int(r), 0});
+    std::vector<double> rate(flows_.size(), -1.0);
+    while (!heap_.empty()) {
+      const auto [level, r, version] = heap_.top();
+      heap_.pop();
+      if (version != version_[size_t(r)] || open_[size_t(r)] == 0) continue;
+      for (int f : flows_on[size_t(r)])
+        if (rate[size_t(f)] < 0) Freeze(f, level, &rate);
+    }
+    return rate;
+  }
+
+ private:
+  double FillLevel(size_t r) const { return (cap_[r] - used_[r]) / open_[r]; }
+  void Freeze(int f, double level, std::vector<double>* rate) {
+    (*rate)[size_t(f)] = level;
+    for (int r : flows_[size_t(f)]) {
+      used_[size_t(r)] += level;
+      if (--open_[size_t(r)] > 0) heap_.push({FillLevel(size_t(r)), r, ++version_[size_t(r)]});
+    }
+  }
+
+  using Entry = std::tuple<double, int, uint64_t>;  // fill level, resource, version
+  std::vector<double> cap_, used_;
+  std::vector<int> open_;  // flows not yet frozen
+  std::vector<uint64_t> version_;
+  std::vector<std::vector<int>> flows_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+};
+
+}  // namespace
+
+void RefuseUnfollowable(const TrafficSpec& spec, const Params& p) {
+  if (spec.pattern == Pattern::kUniform || spec.pattern == Pattern::kCentric || spec.pattern == Pattern::kMcast)
+    throw Error("--flows: " + spec.named +
+                ": expected a permutation (shift, bitrev, transpose, randperm); this traffic draws "
+                "destinations per message, so a source has no one flow");
+  if (p.dlid == DlidPolicy::kRandom)
+    throw Error("--flows: not with dlid=random (each message draws its own DLID, so a flow has no one path)");
+  if (p.sl == SlPolicy::kRandom)
+    throw Error("--flows: not with sl=random (each message draws its own SL, so a flow has no one VL)");
+}
+
+double ChannelLimit(const Params& p, uint32_t msg_bytes) {
+  const uint32_t full = msg_bytes / uint32_t(p.packet_bytes), last = msg_bytes % uint32_t(p.packet_bytes);
+  // A packet of `bytes` holds the link for its transmission and one of the
+  // in_buf credits for the loop.
+  auto period = [&](uint32_t bytes) {
+    const double send = double(bytes) * double(p.byte_ns);
+    const double loop = double(2 * p.fly_ns + p.route_ns) + send;
+    return std::max(send, loop / p.in_buf);
+  };
+  const double ns = full * period(uint32_t(p.packet_bytes)) + (last ? period(last) : 0.0);
+  return double(msg_bytes) / ns;
+}
+
+FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes) {
+  RefuseUnfollowable(wl.spec(), p);
+  FlowReport r;
+  r.hosts = wl.hosts();
+  r.link_rate = 1.0 / double(p.byte_ns);
+  r.channel_limit = std::min(r.link_rate, ChannelLimit(p, msg_bytes));
+  const size_t ports = size_t(net.num_global_ports()), vls = size_t(net.vls());
+  r.link_flows.assign(ports, 0);
+  std::vector<int> channel_flows(ports * vls, 0);
+  // Resources: the links (by global port), then the channels into switches
+  // (link x VL); a channel into an end port has no credits, only the link.
+  std::vector<double> capacity(ports, r.link_rate);
+  capacity.resize(ports + ports * vls, r.channel_limit);
+  MaxMinFill fill(std::move(capacity));
+  std::vector<int> flow_source;
+  Mt64 unused;
+  for (int src : wl.sources()) {
+    const int dst = wl.Destination(src, unused);
+    if (dst < 0) continue;
+    std::vector<int> resources;
+    for (const Hop& h : FollowFlow(net, wl, p, src, dst)) {
+      const size_t ch = size_t(h.gp) * vls + size_t(h.vl);
+      ++r.link_flows[size_t(h.gp)];
+      ++channel_flows[ch];
+      resources.push_back(h.gp);
+      if (!net.port(net.port(h.gp).peer).is_host) resources.push_back(int(ports + ch));
+      ++r.crossings;
+    }
+    fill.AddFlow(std::move(resources));
+    flow_source.push_back(src);
+  }
+  r.flows = int(flow_source.size());
+  r.max_link_flows = r.link_flows.empty() ? 0 : *std::max_element(r.link_flows.begin(), r.link_flows.end());
+  r.max_channel_flows = channel_flows.empty() ? 0 : *std::max_element(channel_flows.begin(), channel_flows.end());
+  r.links_with.assign(size_t(r.max_link_flows) + 1, 0);
+  for (size_t gp = 0; gp < ports; ++gp)
+    if (net.port(int(gp)).peer >= 0) ++r.links_with[size_t(r.link_flows[gp])];
+
+  const std::vector<double> rates = fill.Rates();
+  r.rate.assign(size_t(r.hosts), 0.0);
+  r.link_util.assign(ports, 0.0);
+  double sum = 0;
+  for (size_t f = 0; f < rates.size(); ++f) {
+    r.rate[size_t(flow_source[f])] = rates[f];
+    sum += rates[f];
+  }
+  if (!rates.empty()) {
+    r.min_rate = *std::min_element(rates.begin(), rates.end());
+    r.max_rate = *std::max_element(rates.begin(), rates.end());
+  }
+  r.fluid_accepted = r.hosts ? sum / r.hosts : 0.0;
+  for (size_t f = 0; f < rates.size(); ++f)
+    for (int res : fill.Resources(f))
+      if (size_t(res) < ports) r.link_util[size_t(res)] += rates[f] / r.link_rate;
+  return r;
+}
+
+std::string FlowsText(const FlowReport& r, const Network& net, int busiest) {
+  std::ostringstream os;
+  os << "flows: " << r.flows << " of " << r.hosts << " hosts send";
+  if (r.flows < r.hosts) os << " (the others are their own partners or no source)";
+  os << "; " << r.crossings << " link crossings";
+  if (r.flows) os << ", " << JsonNumber(double(r.crossings) / r.flows) << " per flow";
+  os << "\nlinks by flows carried:";
+  for (size_t k = 0; k < r.links_with.size(); ++k)
+    if (r.links_with[k]) os << " " << k << ":" << r.links_with[k];
+  os << "  (flows:directed links)\n";
+  auto flows = [](int n) { return std::to_string(n) + (n == 1 ? " flow" : " flows"); };
+  os << "busiest link: " << flows(r.max_link_flows) << "; busiest VL channel: " << flows(r.max_channel_flows)
+     << "\n";
+  // Links of one flow share nothing: named only when some carry more.
+  std::vector<int> top;
+  for (int gp = 0; gp < int(r.link_flows.size()); ++gp)
+    if (r.max_link_flows > 1 && r.link_flows[size_t(gp)] == r.max_link_flows) top.push_back(gp);
+  for (size_t i = 0; i < top.size() && int(i) < busiest; ++i)
+    os << "  " << flows(r.max_link_flows) << ": " << net.LinkName(top[i]) << "\n";
+  if (int(top.size()) > busiest) os << "  ... and " << top.size() - size_t(busiest) << " more links\n";
+  os << "fluid max-min rates at saturation: accepted " << JsonNumber(r.fluid_accepted)
+     << " bytes/ns/host; per flow " << JsonNumber(r.min_rate) << " (lowest) to " << JsonNumber(r.max_rate)
+     << " (highest)\n";
+  os << "  (a credited VL channel carries at most " << JsonNumber(r.channel_limit) << " bytes/ns, a link "
+     << JsonNumber(r.link_rate) << ")\n";
+  return os.str();
+}
+
+std::string FlowsJson(const FlowReport& r) {
+  std::ostringstream os;
+  os << "{\"hosts\":" << r.hosts << ",\"flows\":" << r.flows << ",\"link_crossings\":" << r.crossings
+     << ",\"max_link_flows\":" << r.max_link_flows << ",\"max_channel_flows\":" << r.max_channel_flows
+     << ",\"links_by_flows\":{";
+  bool first = true;
+  for (size_t k = 0; k < r.links_with.size(); ++k)
+    if (r.links_with[k]) {
+      os << (first ? "" : ",") << "\"" << k << "\":" << r.links_with[k];
+      first = false;
+    }
+  os << "},\"channel_limit\":" << JsonNumber(r.channel_limit) << ",\"link_rate\":" << JsonNumber(r.link_rate)
+     << ",\"fluid_accepted\":" << JsonNumber(r.fluid_accepted) << ",\"fluid_flow_min\":" << JsonNumber(r.min_rate)
+     << ",\"fluid_flow_max\":" << JsonNumber(r.max_rate) << "}";
+  return os.str();
+}
+
+std::string FlowsLinksCsv(const FlowReport& r, const Network& net) {
+  std::ostringstream os;
+  os << "link,flows,fluid_util\n";
+  for (int gp = 0; gp < net.num_global_ports(); ++gp) {
+    if (net.port(gp).peer < 0) continue;
+    std::string name = net.LinkName(gp);
+    std::replace(name.begin(), name.end(), '"', '\'');
+    os << "\"" << name << "\"," << r.link_flows[size_t(gp)] << "," << JsonNumber(r.link_util[size_t(gp)]) << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace ibu::sim

@@ -1,0 +1,202 @@
+// Flow analysis (ibunion sim --flows): flows counted per link from the
+// tables, max-min fluid rates, and the timing model reaching those rates
+// at saturation; refusals and broken routes named.
+#include <CUnit/CUnit.h>
+
+#include <memory>
+#include <string>
+
+#include "plugin/core/engine.h"
+#include "plugin/core/error.h"
+#include "plugin/core/netfile.h"
+#include "plugin/core/topology/generate.h"
+#include "sim-harness/timing/flows.h"
+#include "sim-harness/timing/sweep.h"
+#include "tests/unit/test_util.h"
+#include "tests/unit/timing_rig.h"
+
+namespace ibu::simtest {
+
+namespace {
+
+using sim::FlowReport;
+using sim::Params;
+using test::Contains;
+
+constexpr double kOneFlow = 32.0 / 268.0;  // 32 B per credit loop of 2 x 20 + 100 + 128 ns
+
+bool Near(double a, double b, double rel = 1e-9) { return std::abs(a - b) <= rel * std::abs(b); }
+
+// The model at full offered load, accepted bytes/ns/host.
+double SimulatedAccepted(const sim::Network& net, const sim::Workload& wl, Params p) {
+  p.warmup_ns = 20000;
+  p.measure_ns = 100000;
+  return sim::RunPoint(net, wl, p, 32, 1.0, 1, 0).accepted;
+}
+
+void TestChannelLimit() {
+  Params p;
+  CU_ASSERT(Near(sim::ChannelLimit(p, 32), kOneFlow));
+  // 48 B: a 32-byte packet, then a 16-byte one with a shorter loop.
+  CU_ASSERT(Near(sim::ChannelLimit(p, 48), 48.0 / (268.0 + 204.0)));
+  // Four credits cover the loop: the link's rate.
+  p.in_buf = 4;
+  CU_ASSERT(Near(sim::ChannelLimit(p, 32), 0.25));
+  p.in_buf = 2;
+  CU_ASSERT(Near(sim::ChannelLimit(p, 32), 2 * kOneFlow));
+}
+
+// Two leaves of four hosts: shift:4 sends every flow over its leaf's up
+// link, four flows a link; on one VL each gets a quarter of the channel,
+// and the model delivers that.
+void TestSharedUpLink() {
+  Params p;
+  Rig rig(Tree(2, 4), p, "shift:4");
+  const FlowReport r = sim::AnalyseFlows(*rig.net, *rig.wl, p, 32);
+  CU_ASSERT_EQUAL(r.flows, 8);
+  CU_ASSERT_EQUAL(r.crossings, 8 * 4);
+  CU_ASSERT_EQUAL(r.max_link_flows, 4);
+  CU_ASSERT_EQUAL(r.max_channel_flows, 4);
+  CU_ASSERT_EQUAL(r.links_with[4], 4);  // up and down between each leaf and the root
+  CU_ASSERT_EQUAL(r.links_with[1], 16);  // the hosts' links, both ways
+  CU_ASSERT(Near(r.fluid_accepted, kOneFlow / 4));
+  CU_ASSERT(Near(r.min_rate, kOneFlow / 4) && Near(r.max_rate, kOneFlow / 4));
+  CU_ASSERT(Near(r.link_util[size_t(rig.net->SwitchPort(1, 1))], 4 * (kOneFlow / 4) / 0.25));
+  const double simulated = SimulatedAccepted(*rig.net, *rig.wl, p);
+  CU_ASSERT(simulated > 0.97 * r.fluid_accepted && simulated < 1.01 * r.fluid_accepted);
+}
+
+// FT(8,3) routed by slid under bit reversal: 16 links carry 7 flows (the
+// D-mod-K bad case docs/results.md describes), 16 hosts send nothing; on
+// 4 VLs the flows of a link spread over channels and the link binds. The
+// model's saturation throughput is within a few percent of the fluid
+// rates, also under a random permutation.
+struct FatTreeRun {
+  Fabric fabric;
+  Tables tables;
+  std::unique_ptr<Engine> engine;
+  Params p;
+  std::unique_ptr<sim::Workload> wl;
+  std::unique_ptr<sim::Network> net;
+  FatTreeRun(const std::string& traffic, int vls) {
+    fabric = MakeFatTree(8, 3);
+    AssignDefaultLids(fabric, 0);
+    engine = MakeEngine("slid", {}, nullptr);
+    tables.Resize(fabric);
+    engine->RouteUnicast(fabric, tables);
+    p.vls = vls;
+    wl = std::make_unique<sim::Workload>(sim::ParseTraffic(traffic), p, fabric, 1);
+    wl->SetDlidFn(nullptr, false);
+    net = std::make_unique<sim::Network>(fabric, tables, vls);
+  }
+};
+
+void TestBitReversalOnSlid() {
+  FatTreeRun one("bitrev", 1);
+  const FlowReport r = sim::AnalyseFlows(*one.net, *one.wl, one.p, 32);
+  CU_ASSERT_EQUAL(r.flows, 112);
+  CU_ASSERT_EQUAL(r.max_link_flows, 7);
+  CU_ASSERT_EQUAL_FATAL(r.links_with.size(), 8u);
+  CU_ASSERT_EQUAL(r.links_with[7], 16);
+  CU_ASSERT_EQUAL(r.links_with[4], 16);
+  CU_ASSERT_EQUAL(r.links_with[3], 16);
+  CU_ASSERT(Near(r.fluid_accepted, kOneFlow / 7 * 112 / 128));
+  const double simulated = SimulatedAccepted(*one.net, *one.wl, one.p);
+  CU_ASSERT(simulated > 0.97 * r.fluid_accepted && simulated < 1.01 * r.fluid_accepted);
+
+  FatTreeRun four("bitrev", 4);
+  const FlowReport r4 = sim::AnalyseFlows(*four.net, *four.wl, four.p, 32);
+  CU_ASSERT_EQUAL(r4.max_link_flows, 7);
+  CU_ASSERT(r4.max_channel_flows < 7);
+  CU_ASSERT(r4.fluid_accepted > 1.5 * r.fluid_accepted);
+  const double simulated4 = SimulatedAccepted(*four.net, *four.wl, four.p);
+  CU_ASSERT(simulated4 > 0.97 * r4.fluid_accepted && simulated4 < 1.01 * r4.fluid_accepted);
+}
+
+void TestRandomPermutationNearFluid() {
+  FatTreeRun run("randperm", 1);
+  const FlowReport r = sim::AnalyseFlows(*run.net, *run.wl, run.p, 32);
+  CU_ASSERT_EQUAL(r.flows, 128);
+  CU_ASSERT(r.min_rate < r.max_rate);  // max-min: not every flow is held to the busiest link's share
+  CU_ASSERT(r.fluid_accepted > r.min_rate);
+  const double simulated = SimulatedAccepted(*run.net, *run.wl, run.p);
+  CU_ASSERT(simulated > 0.95 * r.fluid_accepted && simulated < 1.01 * r.fluid_accepted);
+}
+
+std::string AnalysisError(const Rig& rig, const Params& p) {
+  try {
+    sim::AnalyseFlows(*rig.net, *rig.wl, p, 32);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+void TestRefusals() {
+  Params p;
+  CU_ASSERT(Contains(AnalysisError(Rig(Star(4), p, "uniform"), p), "expected a permutation"));
+  CU_ASSERT(Contains(AnalysisError(Rig(Star(4), p, "centric:0.2"), p), "expected a permutation"));
+  Params random_dlid;
+  random_dlid.dlid = sim::DlidPolicy::kRandom;
+  CU_ASSERT(Contains(AnalysisError(Rig(Star(4), random_dlid, "shift:1"), random_dlid), "dlid=random"));
+  Params random_sl;
+  random_sl.sl = sim::SlPolicy::kRandom;
+  CU_ASSERT(Contains(AnalysisError(Rig(Star(4), random_sl, "shift:1"), random_sl), "sl=random"));
+}
+
+// A triangle of switches A, B, C (port 1 clockwise, port 2 back) with a
+// fourth, D, below A (A port 3 - D port 1); H0 on A, H1 on D (port 4).
+// Each sends to the other; `loop` sends H1's LID round the triangle.
+Setup TriangleWithTail(bool loop) {
+  Setup st;
+  Fabric& f = st.fabric;
+  for (const char* name : {"A", "B", "C", "D"}) AddSwitch(f, 4, name);
+  for (int s = 0; s < 3; ++s) ConnectSwitches(f, s, 1, (s + 1) % 3, 2);
+  ConnectSwitches(f, 0, 3, 3, 1);
+  AddHost(f, "H0");
+  AddHost(f, "H1");
+  ConnectEndPort(f, 0, 0, 4);
+  ConnectEndPort(f, 1, 3, 4);
+  NumberLids(f);
+  st.tables.Resize(f);
+  const Lid h0 = f.end_ports[0].base_lid, h1 = f.end_ports[1].base_lid;
+  st.tables.lft[0].set(h0, 4);
+  st.tables.lft[3].set(h0, 1);
+  st.tables.lft[3].set(h1, 4);
+  st.tables.lft[0].set(h1, loop ? 1 : 3);
+  st.tables.lft[1].set(h1, 1);
+  st.tables.lft[2].set(h1, 1);
+  return st;
+}
+
+void TestBrokenRoutesNamed() {
+  Params p;
+  Rig fine(TriangleWithTail(false), p, "shift:1");
+  CU_ASSERT_EQUAL(sim::AnalyseFlows(*fine.net, *fine.wl, p, 32).crossings, 2 * 3);
+  const std::string loop = AnalysisError(Rig(TriangleWithTail(true), p, "shift:1"), p);
+  CU_ASSERT(Contains(loop, "flow from end port H0 to H1 (LID 2): routing loop"));
+  // Two leaves of two hosts; leaf 0 sends host 2's LID to host 1.
+  Setup tree = Tree(2, 2);
+  tree.tables.lft[1].set(tree.fabric.end_ports[2].base_lid, 3);
+  const std::string wrong = AnalysisError(Rig(std::move(tree), p, "shift:2"), p);
+  CU_ASSERT(Contains(wrong, "flow from end port H0 to H2"));
+  CU_ASSERT(Contains(wrong, "misdelivery: the route ends at end port H1"));
+  // The root has no entry for host 2's LID.
+  Setup hole = Tree(2, 2);
+  hole.tables.lft[0].set(hole.fabric.end_ports[2].base_lid, kNoPort);
+  CU_ASSERT(Contains(AnalysisError(Rig(std::move(hole), p, "shift:2"), p), "has no LFT entry for LID 3"));
+}
+
+}  // namespace
+
+void RegisterTimingFlowsSuite() {
+  CU_pSuite s = CU_add_suite("timing flows", nullptr, nullptr);
+  CU_add_test(s, "channel limit: credit loop, split messages, deeper buffers", TestChannelLimit);
+  CU_add_test(s, "four flows on one up link: counts, quarter rates, model agrees", TestSharedUpLink);
+  CU_add_test(s, "FT(8,3) slid bit reversal: 7 flows a link, model at the fluid rates", TestBitReversalOnSlid);
+  CU_add_test(s, "FT(8,3) slid random permutation: model within 5% of fluid", TestRandomPermutationNearFluid);
+  CU_add_test(s, "non-permutations and per-message draws refused", TestRefusals);
+  CU_add_test(s, "loop, misdelivery and missing entry name the flow", TestBrokenRoutesNamed);
+}
+
+}  // namespace ibu::simtest
