@@ -13,7 +13,8 @@
 #     ftree's and minhop's read-back tables; slid and mlid accept the same),
 #     and the 4 of the 16 hosts it maps onto themselves send nothing:
 #     3/4 x 1/3, a quarter of the limit per host.
-# Then --summary and the PNG. Exit 0 pass, 1 fail, 77 skip.
+# Then the flows of each curve (ibunion sim --flows), --summary and the
+# PNG. Exit 0 pass, 1 fail, 77 skip.
 source "$(dirname "$0")/lib.sh"
 RUN=$E2E_SRC/sim-harness/experiments/run
 out=$E2E_TMP/out
@@ -26,9 +27,14 @@ bad=$(within 0.45 0.55 opensm-minhop/shift:4)
 bad=$(within 0.22 0.28 slid/bitrev mlid/bitrev opensm-ftree/bitrev opensm-minhop/bitrev)
 [ -z "$bad" ] && pass "bitrev: three flows on a link under every routing, 12 of 16 hosts sending (a quarter of the limit)" || fail "bitrev:$bad"
 
+# The same tables followed by `ibunion sim --flows`: the flow counts above,
+# and the curves at the fluid max-min rates.
+check_flows beyond-perm slid/shift:4=1 mlid/shift:4=1 opensm-ftree/shift:4=1 opensm-minhop/shift:4=2 slid/bitrev=3 mlid/bitrev=3 opensm-ftree/bitrev=3 opensm-minhop/bitrev=3
 "$RUN" beyond-perm --summary --out "$out" >"$E2E_TMP/summary" 2>&1
 grep -q '^| fabric | traffic | VLs | slid | mlid | opensm-ftree | opensm-minhop |' "$E2E_TMP/summary" &&
   grep -q '^| ft-4-3 | shift:4 | 1 | ' "$E2E_TMP/summary" && grep -q '^| ft-4-3 | bitrev | 1 | ' "$E2E_TMP/summary" &&
   pass "--summary: the saturation table" || { fail "--summary"; cat "$E2E_TMP/summary"; }
+grep -qF '| bitrev | 1 | opensm-minhop | 3 | 3 | ' "$E2E_TMP/summary" && pass "--summary: the flow table" ||
+  { fail "--summary: no flow table row '| bitrev | 1 | opensm-minhop | 3 | 3 | '"; cat "$E2E_TMP/summary"; }
 check_png "$out/beyond-perm.png"
 finish
