@@ -71,23 +71,18 @@ void TestSharedUpLink() {
 // 4 VLs the flows of a link spread over channels and the link binds. The
 // model's saturation throughput is within a few percent of the fluid
 // rates, also under a random permutation.
-struct FatTreeRun {
-  Fabric fabric;
-  Tables tables;
-  std::unique_ptr<Engine> engine;
-  Params p;
-  std::unique_ptr<sim::Workload> wl;
-  std::unique_ptr<sim::Network> net;
-  FatTreeRun(const std::string& traffic, int vls) {
-    fabric = MakeFatTree(8, 3);
-    AssignDefaultLids(fabric, 0);
-    engine = MakeEngine("slid", {}, nullptr);
-    tables.Resize(fabric);
-    engine->RouteUnicast(fabric, tables);
+struct FatTreeRun : EngineRig {
+  FatTreeRun(const std::string& traffic, int vls)
+      : EngineRig(Ft83(), MakeEngine("slid", {}, nullptr), VlParams(vls), traffic) {}
+  static Fabric Ft83() {
+    Fabric f = MakeFatTree(8, 3);
+    AssignDefaultLids(f, 0);
+    return f;
+  }
+  static Params VlParams(int vls) {
+    Params p;
     p.vls = vls;
-    wl = std::make_unique<sim::Workload>(sim::ParseTraffic(traffic), p, fabric, 1);
-    wl->SetDlidFn(nullptr, false);
-    net = std::make_unique<sim::Network>(fabric, tables, vls);
+    return p;
   }
 };
 
@@ -190,7 +185,7 @@ void TestBrokenRoutesNamed() {
 }  // namespace
 
 void RegisterTimingFlowsSuite() {
-  CU_pSuite s = CU_add_suite("timing flows", nullptr, nullptr);
+  CU_pSuite s = CU_add_suite("timing_flows", nullptr, nullptr);
   CU_add_test(s, "channel limit: credit loop, split messages, deeper buffers", TestChannelLimit);
   CU_add_test(s, "four flows on one up link: counts, quarter rates, model agrees", TestSharedUpLink);
   CU_add_test(s, "FT(8,3) slid bit reversal: 7 flows a link, model at the fluid rates", TestBitReversalOnSlid);

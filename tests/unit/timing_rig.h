@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "plugin/core/engine.h"
 #include "sim-harness/timing/network.h"
 #include "sim-harness/timing/params.h"
 #include "sim-harness/timing/simulator.h"
@@ -31,6 +32,34 @@ struct Rig {
   }
   Rig(const Rig&) = delete;
   Rig& operator=(const Rig&) = delete;
+};
+
+// A fabric (with LIDs) routed by an engine, unicast and SL2VL, with a
+// Workload taking the engine's path SLs as `ibunion sim` does (DLIDs: base
+// LIDs) and a Network (VL = SL mod vls).
+struct EngineRig {
+  Fabric fabric;
+  Tables tables;
+  std::unique_ptr<Engine> engine;
+  sim::Params p;
+  std::unique_ptr<sim::Workload> wl;
+  std::unique_ptr<sim::Network> net;
+
+  EngineRig(Fabric f, std::unique_ptr<Engine> e, const sim::Params& params, const std::string& traffic)
+      : fabric(std::move(f)), engine(std::move(e)), p(params) {
+    tables.Resize(fabric);
+    engine->RouteUnicast(fabric, tables);
+    engine->RouteSl2Vl(fabric, tables);
+    wl = std::make_unique<sim::Workload>(sim::ParseTraffic(traffic), p, fabric, 1);
+    wl->SetDlidFn(nullptr, false);
+    const Engine* eng = engine.get();
+    const Fabric* fab = &fabric;
+    wl->SetPathSlFn([eng, fab](int s, Lid d) { return int(eng->PathSl(*fab, fab->end_ports[s].base_lid, d)); },
+                    eng->DataVls() > 1, p.sl);
+    net = std::make_unique<sim::Network>(fabric, tables, p.vls);
+  }
+  EngineRig(const EngineRig&) = delete;
+  EngineRig& operator=(const EngineRig&) = delete;
 };
 
 }  // namespace ibu::simtest

@@ -15,6 +15,7 @@
 #include "sim-harness/timing/simulator.h"
 #include "sim-harness/timing/traffic.h"
 #include "tests/unit/test_util.h"
+#include "tests/unit/timing_rig.h"
 
 namespace ibu::simtest {
 
@@ -24,33 +25,24 @@ using sim::Params;
 using sim::PointResult;
 
 // A 4x4 xymesh in shared VL mode with `vls` data VLs, uniform traffic.
-struct MeshRun {
-  Fabric fabric;
-  Tables tables;
-  std::unique_ptr<Engine> engine;
+Fabric Mesh4x4() {
+  Fabric f = MakeMesh(4, 4);
+  AssignDefaultLids(f, 0);
+  return f;
+}
+Params MeshParams(int vls, sim::SlPolicy sl) {
   Params p;
-  std::unique_ptr<sim::Workload> wl;
-  std::unique_ptr<sim::Network> net;
-
-  MeshRun(int vls, sim::SlPolicy sl) {
-    fabric = MakeMesh(4, 4);
-    AssignDefaultLids(fabric, 0);
-    engine = MakeXyMeshEngine({"xymesh_vls=" + std::to_string(vls), "xymesh_vl_mode=shared"}, nullptr);
-    tables.Resize(fabric);
-    engine->RouteUnicast(fabric, tables);
-    engine->RouteSl2Vl(fabric, tables);
-    p.vls = vls;
-    p.sl = sl;
-    p.warmup_ns = 2000;
-    p.measure_ns = 20000;
-    wl = std::make_unique<sim::Workload>(sim::ParseTraffic("uniform"), p, fabric, 1);
-    wl->SetDlidFn(nullptr, false);
-    const Engine* e = engine.get();
-    const Fabric* f = &fabric;
-    wl->SetPathSlFn([e, f](int s, Lid d) { return int(e->PathSl(*f, f->end_ports[s].base_lid, d)); },
-                    e->DataVls() > 1, p.sl);
-    net = std::make_unique<sim::Network>(fabric, tables, vls);
-  }
+  p.vls = vls;
+  p.sl = sl;
+  p.warmup_ns = 2000;
+  p.measure_ns = 20000;
+  return p;
+}
+struct MeshRun : EngineRig {
+  MeshRun(int vls, sim::SlPolicy sl)
+      : EngineRig(Mesh4x4(),
+                  MakeXyMeshEngine({"xymesh_vls=" + std::to_string(vls), "xymesh_vl_mode=shared"}, nullptr),
+                  MeshParams(vls, sl), "uniform") {}
   PointResult Run() { return sim::Simulator(*net, *wl, p, 0.2, 7).Run(); }
 };
 
