@@ -1135,8 +1135,8 @@ expect "--sweep 0.1:0.2:0.1: not with --flows (it follows the flows and runs no 
   "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --sweep 0.1:0.2:0.1
 expect "--param measure_ns=100: not with --flows (a run's setting; none runs)" \
   "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --param measure_ns=100
-printf 'flows = yes\ntraffic = bitrev\nload = 0.5\n' >"$tmp/f.conf"
-expect "$tmp/f.conf:3: load = 0.5: not with --flows" "$IBUNION" sim "$net" --routing mlid --config "$tmp/f.conf"
+printf 'flows = yes\ntraffic = bitrev\njobs = 2\n' >"$tmp/f.conf"
+expect "$tmp/f.conf:3: jobs = 2: not with --flows" "$IBUNION" sim "$net" --routing mlid --config "$tmp/f.conf"
 expect "/nonexistent-dir/l.csv: cannot write" \
   "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --links /nonexistent-dir/l.csv
 nothing_left "sim --flows with a bad --links"

@@ -60,6 +60,14 @@ class MaxMinFill {
   explicit MaxMinFill(std::vector<double> capacity)
       : cap_(std::move(capacity)), used_(cap_.size(), 0.0), open_(cap_.size(), 0), version_(cap_.size(), 0) {}
 
+  // One more resource; its index.
+  int AddResource(double capacity) {
+    cap_.push_back(capacity);
+    used_.push_back(0.0);
+    open_.push_back(0);
+    version_.push_back(0);
+    return int(cap_.size() - 1);
+  }
   // A flow over these resources (indices into the capacities).
   void AddFlow(std::vector<int> resources) {
     for (int r : resources) ++open_[size_t(r)];
@@ -130,11 +138,13 @@ double ChannelLimit(const Params& p, uint32_t msg_bytes) {
   return double(msg_bytes) / ns;
 }
 
-FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes) {
+FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
+                        double load) {
   RefuseUnfollowable(wl.spec(), p);
   FlowReport r;
   r.hosts = wl.hosts();
   r.link_rate = 1.0 / double(p.byte_ns);
+  r.load = load;
   r.channel_limit = std::min(r.link_rate, ChannelLimit(p, msg_bytes));
   const size_t ports = size_t(net.num_global_ports()), vls = size_t(net.vls());
   r.link_flows.assign(ports, 0);
@@ -158,6 +168,8 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
       if (!net.port(net.port(h.gp).peer).is_host) resources.push_back(int(ports + ch));
       ++r.crossings;
     }
+    // What the source offers caps its flow, as the model's arrivals do.
+    if (load > 0) resources.push_back(fill.AddResource(load * r.link_rate));
     fill.AddFlow(std::move(resources));
     flow_source.push_back(src);
   }
@@ -207,7 +219,11 @@ std::string FlowsText(const FlowReport& r, const Network& net, int busiest) {
   for (size_t i = 0; i < top.size() && int(i) < busiest; ++i)
     os << "  " << flows(r.max_link_flows) << ": " << net.LinkName(top[i]) << "\n";
   if (int(top.size()) > busiest) os << "  ... and " << top.size() - size_t(busiest) << " more links\n";
-  os << "fluid max-min rates at saturation: accepted " << JsonNumber(r.fluid_accepted)
+  os << "fluid max-min rates "
+     << (r.load > 0 ? "at load " + JsonNumber(r.load) + " (each source offers " + JsonNumber(r.load * r.link_rate) +
+                          " bytes/ns)"
+                    : std::string("at saturation"))
+     << ": accepted " << JsonNumber(r.fluid_accepted)
      << " bytes/ns/host; per flow " << JsonNumber(r.min_rate) << " (lowest) to " << JsonNumber(r.max_rate)
      << " (highest)\n";
   os << "  (a credited VL channel carries at most " << JsonNumber(r.channel_limit) << " bytes/ns, a link "
@@ -226,7 +242,8 @@ std::string FlowsJson(const FlowReport& r) {
       os << (first ? "" : ",") << "\"" << k << "\":" << r.links_with[k];
       first = false;
     }
-  os << "},\"channel_limit\":" << JsonNumber(r.channel_limit) << ",\"link_rate\":" << JsonNumber(r.link_rate)
+  os << "},\"channel_limit\":" << JsonNumber(r.channel_limit)
+     << ",\"load\":" << (r.load > 0 ? JsonNumber(r.load) : "null") << ",\"link_rate\":" << JsonNumber(r.link_rate)
      << ",\"fluid_accepted\":" << JsonNumber(r.fluid_accepted) << ",\"fluid_flow_min\":" << JsonNumber(r.min_rate)
      << ",\"fluid_flow_max\":" << JsonNumber(r.max_rate) << "}";
   return os.str();

@@ -28,6 +28,7 @@ struct FlowReport {
   std::vector<int64_t> links_with;  // [k]: directed links that carry k flows
   double link_rate = 0;      // bytes/ns a link carries
   double channel_limit = 0;  // bytes/ns one credited VL channel carries
+  double load = 0;  // each source offers load x link_rate; 0: unlimited
   std::vector<double> rate;  // by host: its flow's fluid rate, 0 without one
   double fluid_accepted = 0;  // mean of `rate` over all hosts
   double min_rate = 0, max_rate = 0;  // over the flows
@@ -49,7 +50,11 @@ void RefuseUnfollowable(const TrafficSpec& spec, const Params& p);
 // misdelivering route (the flow and the switch named).
 // Cost: O(hosts x hops) to follow the flows, O(crossings x log(channels))
 // for the max-min rates.
-FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes);
+// `load` > 0 caps each flow at what its source offers (load x link rate,
+// as a point at --load offers): the fluid rates of that point; 0 gives
+// the rates at saturation.
+FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
+                        double load = 0);
 
 // The report for people: flows, links by the flows they carry, the
 // `busiest` most loaded links named, the fluid rates.

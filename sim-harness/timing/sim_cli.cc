@@ -49,7 +49,7 @@ constexpr const char* kUsage =
     "         [--csv FILE] [--links FILE] [--plot FILE.png] [--members FILE] [--config FILE]\n"
     "         [--param key=value ...]\n"
     "         [--quiet] [--no-wall] [--emit-jobs DIR | --point N --save FILE]\n"
-    "       ibunion sim NETFILE ... --routing R --traffic PERMUTATION --flows [--json] [--links FILE]\n"
+    "       ibunion sim NETFILE ... --routing R --traffic PERMUTATION --flows [--load L] [--json] [--links FILE]\n"
     "       ibunion sim --merge DIR [--json] [--csv FILE] [--links FILE] [--plot FILE.png] [--no-wall] [--quiet]\n"
     "\n"
     "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
@@ -115,8 +115,9 @@ constexpr const char* kUsage =
     "              it (same DLID, SL, VLs) and report the flows per directed link and\n"
     "              per VL channel, the busiest links by name, and the rates a fluid\n"
     "              network sharing links and channels max-min fairly would give at\n"
-    "              saturation ('fluid_accepted', comparable with a sweep's accepted);\n"
-    "              --links FILE gets link,flows,fluid_util\n"
+    "              saturation ('fluid_accepted'), or with --load L at that load (each\n"
+    "              flow capped at what its source offers: comparable with the point's\n"
+    "              accepted); --links FILE gets link,flows,fluid_util\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
     "              (net, routing, traffic, ..., json/quiet/no-wall/flows = yes|no) and --param\n"
     "              keys, each key once; options win\n"
@@ -621,7 +622,7 @@ int RunMerge(const Settings& s) {
 // --flows runs no model: what only a run reads would be ignored.
 void RefuseUnreadByFlows(const Settings& s) {
   if (!s.flows) return;
-  for (const char* name : {"sweep", "load", "jobs", "csv", "plot", "members", "emit-jobs", "point", "save"})
+  for (const char* name : {"sweep", "jobs", "csv", "plot", "members", "emit-jobs", "point", "save"})
     if (s.opt.count(name))
       throw Error(Named(s.opt.at(name)) + ": not with --flows (it follows the flows and runs no model; "
                   "--links FILE takes the per-link counts)");
@@ -634,8 +635,9 @@ void RefuseUnreadByFlows(const Settings& s) {
 // --flows: the report on stdout (text under the head line, or one JSON
 // object), the per-link counts to --links FILE.
 int ReportFlows(const Settings& s, const Network& network, const Workload& wl, const Params& p,
-                uint32_t msg, const std::string& head) {
-  const FlowReport r = AnalyseFlows(network, wl, p, msg);
+                uint32_t msg, const std::vector<double>& loads, const std::string& head) {
+  const double load = s.opt.count("load") ? loads[0] : 0.0;
+  const FlowReport r = AnalyseFlows(network, wl, p, msg, load);
   if (s.opt.count("links")) {
     const std::string csv = FlowsLinksCsv(r, network);
     WriteFilesAtomically({{s.opt.at("links").value, [&csv](std::ostream& os) { os << csv; }}});
@@ -1124,7 +1126,7 @@ int Run(int argc, char** argv) {
 
   const std::string head = HeadLine(routing, wl, plan, p);
   if (!settings.quiet) std::cerr << "ibunion sim: " << head.substr(2) << "\n";
-  if (settings.flows) return ReportFlows(settings, network, wl, p, plan.msg, head);
+  if (settings.flows) return ReportFlows(settings, network, wl, p, plan.msg, plan.loads, head);
   if (opt.count("emit-jobs")) {
     EmitJobs(words, opt.at("emit-jobs").value, plan.loads.size(), head, network, settings.quiet);
     return 0;

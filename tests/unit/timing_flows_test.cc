@@ -66,6 +66,25 @@ void TestSharedUpLink() {
   CU_ASSERT(simulated > 0.97 * r.fluid_accepted && simulated < 1.01 * r.fluid_accepted);
 }
 
+// Below the share a link leaves each flow, a flow gets what its source
+// offers (load x link rate), in the fluid rates and in the model; above,
+// the share.
+void TestLoadCapsFlows() {
+  Params p;
+  Rig rig(Tree(2, 4), p, "shift:4");
+  const FlowReport low = sim::AnalyseFlows(*rig.net, *rig.wl, p, 32, 0.1);
+  CU_ASSERT(Near(low.fluid_accepted, 0.1 * 0.25));
+  CU_ASSERT(Near(low.max_rate, 0.1 * 0.25));
+  const FlowReport high = sim::AnalyseFlows(*rig.net, *rig.wl, p, 32, 0.5);
+  CU_ASSERT(Near(high.fluid_accepted, kOneFlow / 4));
+  CU_ASSERT_EQUAL(high.max_link_flows, 4);
+  Params run = p;
+  run.warmup_ns = 20000;
+  run.measure_ns = 2000000;  // Bernoulli arrivals: a long window, so offered is near the nominal load
+  const double simulated = sim::RunPoint(*rig.net, *rig.wl, run, 32, 0.1, 1, 0).accepted;
+  CU_ASSERT(simulated > 0.97 * low.fluid_accepted && simulated < 1.03 * low.fluid_accepted);
+}
+
 // FT(8,3) routed by slid under bit reversal: 16 links carry 7 flows (the
 // D-mod-K bad case docs/results.md describes), 16 hosts send nothing; on
 // 4 VLs the flows of a link spread over channels and the link binds. The
@@ -188,6 +207,7 @@ void RegisterTimingFlowsSuite() {
   CU_pSuite s = CU_add_suite("timing_flows", nullptr, nullptr);
   CU_add_test(s, "channel limit: credit loop, split messages, deeper buffers", TestChannelLimit);
   CU_add_test(s, "four flows on one up link: counts, quarter rates, model agrees", TestSharedUpLink);
+  CU_add_test(s, "--load caps each flow at what its source offers", TestLoadCapsFlows);
   CU_add_test(s, "FT(8,3) slid bit reversal: 7 flows a link, model at the fluid rates", TestBitReversalOnSlid);
   CU_add_test(s, "FT(8,3) slid random permutation: model within 5% of fluid", TestRandomPermutationNearFluid);
   CU_add_test(s, "non-permutations and per-message draws refused", TestRefusals);
