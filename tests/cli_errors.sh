@@ -1137,6 +1137,7 @@ expect "--param measure_ns=100: not with --flows (a run's setting; none runs)" \
   "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --param measure_ns=100
 printf 'flows = yes\ntraffic = bitrev\njobs = 2\n' >"$tmp/f.conf"
 expect "$tmp/f.conf:3: jobs = 2: not with --flows" "$IBUNION" sim "$net" --routing mlid --config "$tmp/f.conf"
+expect "--merge $tmp: not with --flows" "$IBUNION" sim --merge "$tmp" --flows
 expect "/nonexistent-dir/l.csv: cannot write" \
   "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --links /nonexistent-dir/l.csv
 nothing_left "sim --flows with a bad --links"

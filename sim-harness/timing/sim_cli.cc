@@ -622,7 +622,7 @@ int RunMerge(const Settings& s) {
 // --flows runs no model: what only a run reads would be ignored.
 void RefuseUnreadByFlows(const Settings& s) {
   if (!s.flows) return;
-  for (const char* name : {"sweep", "jobs", "csv", "plot", "members", "emit-jobs", "point", "save"})
+  for (const char* name : {"sweep", "jobs", "csv", "plot", "members", "emit-jobs", "point", "save", "merge"})
     if (s.opt.count(name))
       throw Error(Named(s.opt.at(name)) + ": not with --flows (it follows the flows and runs no model; "
                   "--links FILE takes the per-link counts)");
@@ -1105,8 +1105,8 @@ int Run(int argc, char** argv) {
   const Settings settings = ReadSettings(parsed);
   const std::map<std::string, Setting>& opt = settings.opt;
   RefuseTwoOnStdout(opt, settings.json);
-  if (opt.count("merge")) return RunMerge(settings);
   RefuseUnreadByFlows(settings);
+  if (opt.count("merge")) return RunMerge(settings);
   CheckOutputs(settings);
 
   const Params p = BuildParams(settings);
