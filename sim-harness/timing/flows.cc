@@ -138,6 +138,68 @@ double ChannelLimit(const Params& p, uint32_t msg_bytes) {
   return double(msg_bytes) / ns;
 }
 
+namespace {
+
+// Every source's flow followed and counted into `r` (links, channels,
+// crossings) and added to `fill` over its links, its channels into
+// switches (indices after the links) and, when `load` > 0, a cap of its
+// own. Returns the flows' sources in the order added.
+std::vector<int> FollowAllFlows(const Network& net, const Workload& wl, const Params& p, double load,
+                                FlowReport* r, MaxMinFill* fill) {
+  const size_t ports = size_t(net.num_global_ports()), vls = size_t(net.vls());
+  r->link_flows.assign(ports, 0);
+  std::vector<int> channel_flows(ports * vls, 0);
+  std::vector<int> sources;
+  Mt64 unused;  // permutations draw nothing per message
+  for (int src : wl.sources()) {
+    const int dst = wl.Destination(src, unused);
+    if (dst < 0) continue;
+    std::vector<int> resources;
+    for (const Hop& h : FollowFlow(net, wl, p, src, dst)) {
+      const size_t ch = size_t(h.gp) * vls + size_t(h.vl);
+      ++r->link_flows[size_t(h.gp)];
+      ++channel_flows[ch];
+      ++r->crossings;
+      resources.push_back(h.gp);
+      // A channel into an end port has no credits: only its link limits it.
+      if (!net.port(net.port(h.gp).peer).is_host) resources.push_back(int(ports + ch));
+    }
+    // What the source offers caps its flow, as the model's arrivals do.
+    if (load > 0) resources.push_back(fill->AddResource(load * r->link_rate));
+    fill->AddFlow(std::move(resources));
+    sources.push_back(src);
+  }
+  r->flows = int(sources.size());
+  r->max_link_flows = r->link_flows.empty() ? 0 : *std::max_element(r->link_flows.begin(), r->link_flows.end());
+  r->max_channel_flows = channel_flows.empty() ? 0 : *std::max_element(channel_flows.begin(), channel_flows.end());
+  r->links_with.assign(size_t(r->max_link_flows) + 1, 0);
+  for (size_t gp = 0; gp < ports; ++gp)
+    if (net.port(int(gp)).peer >= 0) ++r->links_with[size_t(r->link_flows[gp])];
+  return sources;
+}
+
+// The max-min rates into `r`: per host, their spread, the mean over hosts
+// and what they load each link with.
+void RecordRates(const std::vector<double>& rates, const std::vector<int>& sources, const MaxMinFill& fill,
+                 size_t ports, FlowReport* r) {
+  r->rate.assign(size_t(r->hosts), 0.0);
+  r->link_util.assign(ports, 0.0);
+  double sum = 0;
+  for (size_t f = 0; f < rates.size(); ++f) {
+    r->rate[size_t(sources[f])] = rates[f];
+    sum += rates[f];
+    for (int res : fill.Resources(f))
+      if (size_t(res) < ports) r->link_util[size_t(res)] += rates[f] / r->link_rate;
+  }
+  if (!rates.empty()) {
+    r->min_rate = *std::min_element(rates.begin(), rates.end());
+    r->max_rate = *std::max_element(rates.begin(), rates.end());
+  }
+  r->fluid_accepted = r->hosts ? sum / r->hosts : 0.0;
+}
+
+}  // namespace
+
 FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
                         double load) {
   RefuseUnfollowable(wl.spec(), p);
@@ -146,56 +208,13 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
   r.link_rate = 1.0 / double(p.byte_ns);
   r.load = load;
   r.channel_limit = std::min(r.link_rate, ChannelLimit(p, msg_bytes));
-  const size_t ports = size_t(net.num_global_ports()), vls = size_t(net.vls());
-  r.link_flows.assign(ports, 0);
-  std::vector<int> channel_flows(ports * vls, 0);
-  // Resources: the links (by global port), then the channels into switches
-  // (link x VL); a channel into an end port has no credits, only the link.
+  // Resources: the links (by global port), then the channels (link x VL).
+  const size_t ports = size_t(net.num_global_ports());
   std::vector<double> capacity(ports, r.link_rate);
-  capacity.resize(ports + ports * vls, r.channel_limit);
+  capacity.resize(ports + ports * size_t(net.vls()), r.channel_limit);
   MaxMinFill fill(std::move(capacity));
-  std::vector<int> flow_source;
-  Mt64 unused;
-  for (int src : wl.sources()) {
-    const int dst = wl.Destination(src, unused);
-    if (dst < 0) continue;
-    std::vector<int> resources;
-    for (const Hop& h : FollowFlow(net, wl, p, src, dst)) {
-      const size_t ch = size_t(h.gp) * vls + size_t(h.vl);
-      ++r.link_flows[size_t(h.gp)];
-      ++channel_flows[ch];
-      resources.push_back(h.gp);
-      if (!net.port(net.port(h.gp).peer).is_host) resources.push_back(int(ports + ch));
-      ++r.crossings;
-    }
-    // What the source offers caps its flow, as the model's arrivals do.
-    if (load > 0) resources.push_back(fill.AddResource(load * r.link_rate));
-    fill.AddFlow(std::move(resources));
-    flow_source.push_back(src);
-  }
-  r.flows = int(flow_source.size());
-  r.max_link_flows = r.link_flows.empty() ? 0 : *std::max_element(r.link_flows.begin(), r.link_flows.end());
-  r.max_channel_flows = channel_flows.empty() ? 0 : *std::max_element(channel_flows.begin(), channel_flows.end());
-  r.links_with.assign(size_t(r.max_link_flows) + 1, 0);
-  for (size_t gp = 0; gp < ports; ++gp)
-    if (net.port(int(gp)).peer >= 0) ++r.links_with[size_t(r.link_flows[gp])];
-
-  const std::vector<double> rates = fill.Rates();
-  r.rate.assign(size_t(r.hosts), 0.0);
-  r.link_util.assign(ports, 0.0);
-  double sum = 0;
-  for (size_t f = 0; f < rates.size(); ++f) {
-    r.rate[size_t(flow_source[f])] = rates[f];
-    sum += rates[f];
-  }
-  if (!rates.empty()) {
-    r.min_rate = *std::min_element(rates.begin(), rates.end());
-    r.max_rate = *std::max_element(rates.begin(), rates.end());
-  }
-  r.fluid_accepted = r.hosts ? sum / r.hosts : 0.0;
-  for (size_t f = 0; f < rates.size(); ++f)
-    for (int res : fill.Resources(f))
-      if (size_t(res) < ports) r.link_util[size_t(res)] += rates[f] / r.link_rate;
+  const std::vector<int> sources = FollowAllFlows(net, wl, p, load, &r, &fill);
+  RecordRates(fill.Rates(), sources, fill, ports, &r);
   return r;
 }
 
