@@ -268,15 +268,12 @@ std::string FlowsJson(const FlowReport& r) {
   return os.str();
 }
 
-std::string FlowsLinksCsv(const FlowReport& r, const Network& net) {
+std::string FlowsLinksCsv(const FlowReport& r, const std::vector<std::string>& link_names) {
   std::ostringstream os;
   os << "link,flows,fluid_util\n";
-  for (int gp = 0; gp < net.num_global_ports(); ++gp) {
-    if (net.port(gp).peer < 0) continue;
-    std::string name = net.LinkName(gp);
-    std::replace(name.begin(), name.end(), '"', '\'');
-    os << "\"" << name << "\"," << r.link_flows[size_t(gp)] << "," << JsonNumber(r.link_util[size_t(gp)]) << "\n";
-  }
+  for (size_t gp = 0; gp < link_names.size() && gp < r.link_flows.size(); ++gp)
+    if (!link_names[gp].empty())
+      os << "\"" << link_names[gp] << "\"," << r.link_flows[gp] << "," << JsonNumber(r.link_util[gp]) << "\n";
   return os.str();
 }
 

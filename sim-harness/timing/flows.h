@@ -61,7 +61,9 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
 std::string FlowsText(const FlowReport& r, const Network& net, int busiest = 8);
 // One JSON object on one line.
 std::string FlowsJson(const FlowReport& r);
-// link,flows,fluid_util: one row per cabled directed link.
-std::string FlowsLinksCsv(const FlowReport& r, const Network& net);
+// link,flows,fluid_util: one row per cabled directed link, named as
+// `ibunion sim --links` names them (link_names by global port, empty for
+// an uncabled one).
+std::string FlowsLinksCsv(const FlowReport& r, const std::vector<std::string>& link_names);
 
 }  // namespace ibu::sim

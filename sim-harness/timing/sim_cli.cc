@@ -639,7 +639,7 @@ int ReportFlows(const Settings& s, const Network& network, const Workload& wl, c
   const double load = s.opt.count("load") ? loads[0] : 0.0;
   const FlowReport r = AnalyseFlows(network, wl, p, msg, load);
   if (s.opt.count("links")) {
-    const std::string csv = FlowsLinksCsv(r, network);
+    const std::string csv = FlowsLinksCsv(r, NamesOf(network));
     WriteFilesAtomically({{s.opt.at("links").value, [&csv](std::ostream& os) { os << csv; }}});
   }
   std::ostream& out = s.opt.count("links") && IsStdout(s.opt.at("links").value) ? std::cerr : std::cout;
