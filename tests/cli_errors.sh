@@ -1122,13 +1122,13 @@ for cmd in "measure $net --guid2lid $g2l --sizes 4,9|option --sizes: group size 
   # shellcheck disable=SC2086
   expect "${cmd#*|}" env -u LD_PRELOAD "$IBUNION" mcsetup ${cmd%%|*}
 done
-# --flows follows a permutation's flows and runs no model: traffic drawn
-# per message and a run's settings are refused before anything is routed,
-# a bad --links leaves nothing, a good one gets a row per directed link.
-expect "--flows: --traffic uniform: expected a permutation (shift, bitrev, transpose, randperm)" \
-  "$IBUNION" sim "$net" --routing mlid --flows
-expect "--flows: --traffic mcast:2:all: expected a permutation" "$IBUNION" sim "$net" --routing mlid --flows --traffic mcast:2:all
-expect "--flows: not with dlid=random (each message draws its own DLID, so a flow has no one path)" \
+# --flows follows a permutation's flows (uniform and centric traffic: every
+# pair, weighted) and runs no model: multicast, per-message DLID or SL
+# draws and a run's settings are refused before anything is routed, a bad
+# --links leaves nothing, a good one gets a row per directed link.
+expect "--flows: --traffic mcast:2:all: expected unicast traffic (a permutation, uniform or centric)" \
+  "$IBUNION" sim "$net" --routing mlid --flows --traffic mcast:2:all
+expect "--flows: not with dlid=random (each message draws its own DLID, so a pair has no one path)" \
   "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --param dlid=random
 expect "--flows: not with sl=random" "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --param sl=random
 expect "--sweep 0.1:0.2:0.1: not with --flows (it follows the flows and runs no model" \
@@ -1147,6 +1147,18 @@ if "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --links "$tmp/
   echo "PASS: sim --flows: report on stdout, 32 directed links in --links"
 else
   echo "FAIL: sim --flows shift:2 on ft-4-2: $(cat "$tmp/err" "$tmp/flows.txt")"; fails=$((fails + 1))
+fi
+rm -rf "$tmp/out"; mkdir -p "$tmp/out"
+expect "--flows: not with sl=random (each message draws its own SL, so a pair has no one VL)" \
+  "$IBUNION" sim "$net" --routing mlid --flows --param sl=random
+# Uniform on FT(4,2), one VL: a host's channel into its leaf carries what
+# the host offers and fills at the credit loop's 0.4776 of the link.
+if "$IBUNION" sim "$net" --routing mlid --flows --links "$tmp/out/l.csv" --quiet >"$tmp/flows.txt" 2>"$tmp/err" &&
+  grep -qF "bound: the busiest VL channel is full at offered load 0.477612 (0.119403 bytes/ns/host)" "$tmp/flows.txt" &&
+  [ "$(head -1 "$tmp/out/l.csv")" = "link,load,util" ] && [ "$(wc -l <"$tmp/out/l.csv")" -eq 33 ]; then
+  echo "PASS: sim --flows uniform: the channel-load bound on stdout, 32 directed links in --links"
+else
+  echo "FAIL: sim --flows uniform on ft-4-2: $(cat "$tmp/err" "$tmp/flows.txt")"; fails=$((fails + 1))
 fi
 rm -rf "$tmp/out"; mkdir -p "$tmp/out"
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"

@@ -20,8 +20,10 @@ struct Hop {
   int vl;
 };
 
-// The links and VLs of the flow src -> dst, as the model forwards it.
-std::vector<Hop> FollowFlow(const Network& net, const Workload& wl, const Params& p, int src, int dst) {
+// The links and VLs of the flow src -> dst, as the model forwards it,
+// into `hops` (cleared first: callers reuse one buffer for every pair).
+void FollowFlow(const Network& net, const Workload& wl, const Params& p, int src, int dst,
+                std::vector<Hop>* hops_out) {
   Mt64 unused;  // the policies that would draw are refused
   const Lid dlid = wl.Dlid(src, dst, unused);
   const int sl = MessageSl(wl, p, src, uint64_t(src) * uint64_t(wl.hosts()) + uint64_t(dst), dlid, unused);
@@ -30,7 +32,8 @@ std::vector<Hop> FollowFlow(const Network& net, const Workload& wl, const Params
     return Error("--flows: flow from end port " + f.end_ports[src].name + " to " + f.end_ports[dst].name +
                  " (LID " + std::to_string(dlid) + "): " + what);
   };
-  std::vector<Hop> hops;
+  std::vector<Hop>& hops = *hops_out;
+  hops.clear();
   int gp = net.HostPort(src);
   int vl = net.HostVl(src, sl);
   for (;;) {
@@ -38,7 +41,7 @@ std::vector<Hop> FollowFlow(const Network& net, const Workload& wl, const Params
     const GlobalPort& in = net.port(net.port(gp).peer);
     if (in.is_host) {
       if (in.node != dst) throw fail("misdelivery: the route ends at end port " + f.end_ports[in.node].name);
-      return hops;
+      return;
     }
     if (int(hops.size()) >= net.MaxHops())
       throw fail("routing loop: " + std::to_string(hops.size()) + " links crossed, now at " +
@@ -114,15 +117,19 @@ class MaxMinFill {
 
 }  // namespace
 
+bool HasOneFlowPerSource(const TrafficSpec& spec) {
+  return spec.pattern != Pattern::kUniform && spec.pattern != Pattern::kCentric && spec.pattern != Pattern::kMcast;
+}
+
 void RefuseUnfollowable(const TrafficSpec& spec, const Params& p) {
-  if (spec.pattern == Pattern::kUniform || spec.pattern == Pattern::kCentric || spec.pattern == Pattern::kMcast)
+  if (spec.pattern == Pattern::kMcast)
     throw Error("--flows: " + spec.named +
-                ": expected a permutation (shift, bitrev, transpose, randperm); this traffic draws "
-                "destinations per message, so a source has no one flow");
+                ": expected unicast traffic (a permutation, uniform or centric); a multicast message "
+                "is replicated by the switches, not one flow");
   if (p.dlid == DlidPolicy::kRandom)
-    throw Error("--flows: not with dlid=random (each message draws its own DLID, so a flow has no one path)");
+    throw Error("--flows: not with dlid=random (each message draws its own DLID, so a pair has no one path)");
   if (p.sl == SlPolicy::kRandom)
-    throw Error("--flows: not with sl=random (each message draws its own SL, so a flow has no one VL)");
+    throw Error("--flows: not with sl=random (each message draws its own SL, so a pair has no one VL)");
 }
 
 double ChannelLimit(const Params& p, uint32_t msg_bytes) {
@@ -151,11 +158,13 @@ std::vector<int> FollowAllFlows(const Network& net, const Workload& wl, const Pa
   std::vector<int> channel_flows(ports * vls, 0);
   std::vector<int> sources;
   Mt64 unused;  // permutations draw nothing per message
+  std::vector<Hop> hops;
   for (int src : wl.sources()) {
     const int dst = wl.Destination(src, unused);
     if (dst < 0) continue;
     std::vector<int> resources;
-    for (const Hop& h : FollowFlow(net, wl, p, src, dst)) {
+    FollowFlow(net, wl, p, src, dst, &hops);
+    for (const Hop& h : hops) {
       const size_t ch = size_t(h.gp) * vls + size_t(h.vl);
       ++r->link_flows[size_t(h.gp)];
       ++channel_flows[ch];
@@ -203,6 +212,9 @@ void RecordRates(const std::vector<double>& rates, const std::vector<int>& sourc
 FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
                         double load) {
   RefuseUnfollowable(wl.spec(), p);
+  if (!HasOneFlowPerSource(wl.spec()))
+    throw Error("--flows: " + wl.spec().named + ": a source's messages go to many destinations; " +
+                "its expected channel load is AnalyseLoad's");
   FlowReport r;
   r.hosts = wl.hosts();
   r.link_rate = 1.0 / double(p.byte_ns);
@@ -216,6 +228,141 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
   const std::vector<int> sources = FollowAllFlows(net, wl, p, load, &r, &fill);
   RecordRates(fill.Rates(), sources, fill, ports, &r);
   return r;
+}
+
+namespace {
+
+// Every pair with a share followed and its share added to the links and
+// channels it crosses. Destinations outside, sources inside: the pairs of
+// one destination read the same few LFT entries (its LIDs) on every
+// switch, which stay cached; the other way round each pair reads entries
+// no recent pair read (measured on FT(36,3), mlid, 4 VLs: 87 s against
+// 155 s).
+void AddPairLoads(const Network& net, const Workload& wl, const Params& p, LoadReport* r) {
+  const size_t vls = size_t(net.vls());
+  r->link_load.assign(size_t(net.num_global_ports()), 0.0);
+  r->channel_load.assign(r->link_load.size() * vls, 0.0);
+  r->sources = int(wl.sources().size());
+  std::vector<Hop> hops;
+  double crossings = 0, shares = 0;
+  for (int dst = 0; dst < wl.hosts(); ++dst) {
+    for (int src : wl.sources()) {
+      const double share = wl.Share(src, dst);
+      if (share <= 0) continue;
+      ++r->pairs;
+      FollowFlow(net, wl, p, src, dst, &hops);
+      for (const Hop& h : hops) {
+        r->link_load[size_t(h.gp)] += share;
+        r->channel_load[size_t(h.gp) * vls + size_t(h.vl)] += share;
+      }
+      crossings += share * double(hops.size());
+      shares += share;
+    }
+  }
+  r->mean_hops = shares > 0 ? crossings / shares : 0.0;
+}
+
+// The busiest link and credited channel, and the load that fills first.
+void FindBound(const Network& net, LoadReport* r) {
+  const size_t vls = size_t(net.vls());
+  for (size_t gp = 0; gp < r->link_load.size(); ++gp) {
+    if (r->link_load[gp] > r->max_link_load) {
+      r->max_link_load = r->link_load[gp];
+      r->busiest_link = int(gp);
+    }
+    // A channel into an end port has no credits: only its link limits it.
+    if (net.port(int(gp)).peer < 0 || net.port(net.port(int(gp)).peer).is_host) continue;
+    for (size_t vl = 0; vl < vls; ++vl)
+      if (r->channel_load[gp * vls + vl] > r->max_channel_load) {
+        r->max_channel_load = r->channel_load[gp * vls + vl];
+        r->busiest_channel = int(gp * vls + vl);
+      }
+  }
+  // Loads summed in another order differ in the last bits: "at the\n  // busiest one's load" allows for that.
+  for (double l : r->link_load) r->busiest_links += l >= r->max_link_load * (1 - 1e-9) && l > 0;
+  const double by_link = r->max_link_load > 0 ? 1.0 / r->max_link_load : 1.0;
+  const double by_channel =
+      r->max_channel_load > 0 ? r->channel_limit / r->link_rate / r->max_channel_load : by_link;
+  r->bound_by_channel = by_channel < by_link;
+  r->bound_load = std::min(by_link, by_channel);
+}
+
+// At --load, else at the bound.
+double UtilLoad(const LoadReport& r) { return r.load > 0 ? r.load : r.bound_load; }
+
+double BoundAccepted(const LoadReport& r) {
+  return r.hosts ? r.bound_load * r.link_rate * r.sources / r.hosts : 0.0;
+}
+
+std::string ChannelName(const LoadReport& r, const Network& net, int channel) {
+  const int vls = int(r.channel_load.size() / r.link_load.size());
+  return net.LinkName(channel / vls) + " VL " + std::to_string(channel % vls);
+}
+
+}  // namespace
+
+LoadReport AnalyseLoad(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes, double load) {
+  RefuseUnfollowable(wl.spec(), p);
+  if (HasOneFlowPerSource(wl.spec()))
+    throw Error("--flows: " + wl.spec().named + ": a permutation has one flow per source; AnalyseFlows is its analysis");
+  LoadReport r;
+  r.hosts = wl.hosts();
+  r.link_rate = 1.0 / double(p.byte_ns);
+  r.channel_limit = std::min(r.link_rate, ChannelLimit(p, msg_bytes));
+  r.load = load;
+  AddPairLoads(net, wl, p, &r);
+  FindBound(net, &r);
+  return r;
+}
+
+std::string LoadText(const LoadReport& r, const Network& net) {
+  std::ostringstream os;
+  os << "expected channel load: " << r.pairs << " (source, destination) pairs of " << r.sources
+     << " sources, weighted by their share of the source's messages; " << JsonNumber(r.mean_hops)
+     << " links per message on average\n";
+  os << "  (a load of 1 carries what one source offers)\n";
+  if (r.busiest_link >= 0)
+    os << "busiest link: load " << JsonNumber(r.max_link_load) << ", " << r.busiest_links
+       << (r.busiest_links == 1 ? " link" : " links") << " at it, e.g. " << net.LinkName(r.busiest_link) << "\n";
+  if (r.busiest_channel >= 0)
+    os << "busiest VL channel into a switch: load " << JsonNumber(r.max_channel_load) << ", "
+       << ChannelName(r, net, r.busiest_channel) << "\n";
+  os << "bound: the busiest " << (r.bound_by_channel ? "VL channel" : "link") << " is full at offered load "
+     << JsonNumber(r.bound_load) << " (" << JsonNumber(BoundAccepted(r))
+     << " bytes/ns/host); past it some channel is overloaded whatever the arbitration\n";
+  os << "  (a credited VL channel carries at most " << JsonNumber(r.channel_limit) << " bytes/ns, a link "
+     << JsonNumber(r.link_rate) << ")\n";
+  if (r.load > 0)
+    os << "at load " << JsonNumber(r.load) << ": the busiest link at " << JsonNumber(100 * r.load * r.max_link_load)
+       << "% of its rate, the busiest VL channel at "
+       << JsonNumber(100 * r.load * r.max_channel_load * r.link_rate / r.channel_limit) << "% of its limit\n";
+  return os.str();
+}
+
+std::string LoadJson(const LoadReport& r) {
+  std::ostringstream os;
+  const double at = UtilLoad(r);
+  os << "{\"hosts\":" << r.hosts << ",\"sources\":" << r.sources << ",\"pairs\":" << r.pairs
+     << ",\"mean_hops\":" << JsonNumber(r.mean_hops) << ",\"max_link_load\":" << JsonNumber(r.max_link_load)
+     << ",\"busiest_links\":" << r.busiest_links << ",\"max_channel_load\":" << JsonNumber(r.max_channel_load)
+     << ",\"channel_limit\":" << JsonNumber(r.channel_limit) << ",\"link_rate\":" << JsonNumber(r.link_rate)
+     << ",\"bound_load\":" << JsonNumber(r.bound_load) << ",\"bound_by\":\""
+     << (r.bound_by_channel ? "channel" : "link") << "\",\"bound_accepted\":" << JsonNumber(BoundAccepted(r))
+     << ",\"load\":" << (r.load > 0 ? JsonNumber(r.load) : "null")
+     << ",\"max_link_util\":" << JsonNumber(at * r.max_link_load)
+     << ",\"max_channel_util\":" << JsonNumber(at * r.max_channel_load * r.link_rate / r.channel_limit) << "}";
+  return os.str();
+}
+
+std::string LoadLinksCsv(const LoadReport& r, const std::vector<std::string>& link_names) {
+  std::ostringstream os;
+  os << "link,load,util\n";
+  const double at = UtilLoad(r);
+  for (size_t gp = 0; gp < link_names.size() && gp < r.link_load.size(); ++gp)
+    if (!link_names[gp].empty())
+      os << "\"" << link_names[gp] << "\"," << JsonNumber(r.link_load[gp]) << "," << JsonNumber(at * r.link_load[gp])
+         << "\n";
+  return os.str();
 }
 
 std::string FlowsText(const FlowReport& r, const Network& net, int busiest) {

@@ -35,6 +35,33 @@ struct FlowReport {
   std::vector<double> link_util;  // by global port: fluid bytes/ns over link_rate
 };
 
+// Expected channel load of traffic drawn per message (uniform, centric):
+// every (source, destination) pair followed as the model forwards it and
+// weighted by the share of the source's messages that go there
+// (Workload::Share). Loads are in units of one source's offered load: a
+// link of load 2 carries twice what a source offers. The bound is the
+// offered load at which the busiest link, or the busiest credited VL
+// channel, is full: beyond it some channel is overloaded whatever the
+// arbitration (the classic channel-load bound on saturation throughput).
+struct LoadReport {
+  int hosts = 0;
+  int sources = 0;
+  int64_t pairs = 0;          // (source, destination) pairs with a share
+  double mean_hops = 0;       // links a message crosses, on average
+  std::vector<double> link_load;     // by global port (the link's sending side)
+  std::vector<double> channel_load;  // by global port x VLs + VL
+  int busiest_link = -1;      // global port
+  int busiest_links = 0;      // links at the busiest one's load
+  double max_link_load = 0;
+  int busiest_channel = -1;   // of the channels into switches (credited)
+  double max_channel_load = 0;
+  double link_rate = 0;       // bytes/ns a link carries
+  double channel_limit = 0;   // bytes/ns one credited VL channel carries
+  double bound_load = 0;      // offered load (fraction of a link) that fills the busiest
+  bool bound_by_channel = false;  // ... VL channel, not a link
+  double load = 0;            // --load, 0 when not given
+};
+
 // The most a VL channel into a switch carries for messages of `msg_bytes`:
 // a packet's credit comes back a loop (fly, routing, crossbar transfer,
 // fly back) after it left, and in_buf credits are in flight at once; never
@@ -46,6 +73,10 @@ double ChannelLimit(const Params& p, uint32_t msg_bytes);
 // DLID or SL (dlid=random, sl=random): checked before the fabric is routed.
 void RefuseUnfollowable(const TrafficSpec& spec, const Params& p);
 
+// True for the traffic that has one flow per source (the permutations);
+// uniform and centric traffic get AnalyseLoad instead.
+bool HasOneFlowPerSource(const TrafficSpec& spec);
+
 // Throws as RefuseUnfollowable, and when a flow meets a missing, looping or
 // misdelivering route (the flow and the switch named).
 // Cost: O(hosts x hops) to follow the flows, O(crossings x log(channels))
@@ -56,6 +87,15 @@ void RefuseUnfollowable(const TrafficSpec& spec, const Params& p);
 FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
                         double load = 0);
 
+// Throws as RefuseUnfollowable (and for a permutation: AnalyseFlows is
+// its analysis), and when a pair's route is missing, loops or misdelivers.
+// Cost: O(sources x hosts x hops), every pair followed: 0.75 s end to end
+// on FT(16,3) (1,024 hosts), 87 s on FT(36,3) (11,664 hosts, 0.8 x 10^9
+// hops). The tables are arbitrary (dump:DIR), so no pair's route is taken
+// from another's.
+LoadReport AnalyseLoad(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
+                       double load = 0);
+
 // The report for people: flows, links by the flows they carry, the
 // `busiest` most loaded links named, the fluid rates.
 std::string FlowsText(const FlowReport& r, const Network& net, int busiest = 8);
@@ -65,5 +105,11 @@ std::string FlowsJson(const FlowReport& r);
 // `ibunion sim --links` names them (link_names by global port, empty for
 // an uncabled one).
 std::string FlowsLinksCsv(const FlowReport& r, const std::vector<std::string>& link_names);
+
+// The same three for the expected channel load: text, one JSON object,
+// and link,load,util rows (util at --load, else at the bound).
+std::string LoadText(const LoadReport& r, const Network& net);
+std::string LoadJson(const LoadReport& r);
+std::string LoadLinksCsv(const LoadReport& r, const std::vector<std::string>& link_names);
 
 }  // namespace ibu::sim

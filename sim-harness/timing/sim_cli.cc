@@ -49,7 +49,7 @@ constexpr const char* kUsage =
     "         [--csv FILE] [--links FILE] [--plot FILE.png] [--members FILE] [--config FILE]\n"
     "         [--param key=value ...]\n"
     "         [--quiet] [--no-wall] [--emit-jobs DIR | --point N --save FILE]\n"
-    "       ibunion sim NETFILE ... --routing R --traffic PERMUTATION --flows [--load L] [--json] [--links FILE]\n"
+    "       ibunion sim NETFILE ... --routing R --traffic PERMUTATION|uniform|centric:F --flows [--load L] [--json] [--links FILE]\n"
     "       ibunion sim --merge DIR [--json] [--csv FILE] [--links FILE] [--plot FILE.png] [--no-wall] [--quiet]\n"
     "\n"
     "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
@@ -117,7 +117,12 @@ constexpr const char* kUsage =
     "              network sharing links and channels max-min fairly would give at\n"
     "              saturation ('fluid_accepted'), or with --load L at that load (each\n"
     "              flow capped at what its source offers: comparable with the point's\n"
-    "              accepted); --links FILE gets link,flows,fluid_util\n"
+    "              accepted); --links FILE gets link,flows,fluid_util.\n"
+    "              Uniform and centric traffic: every (source, destination) pair\n"
+    "              followed, weighted by its share of the source's messages: the\n"
+    "              expected load of each link and VL channel, and the channel-load\n"
+    "              bound, the offered load at which the busiest one is full\n"
+    "              ('bound_load'); --links FILE gets link,load,util\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
     "              (net, routing, traffic, ..., json/quiet/no-wall/flows = yes|no) and --param\n"
     "              keys, each key once; options win\n"
@@ -637,14 +642,20 @@ void RefuseUnreadByFlows(const Settings& s) {
 int ReportFlows(const Settings& s, const Network& network, const Workload& wl, const Params& p,
                 uint32_t msg, const std::vector<double>& loads, const std::string& head) {
   const double load = s.opt.count("load") ? loads[0] : 0.0;
-  const FlowReport r = AnalyseFlows(network, wl, p, msg, load);
-  if (s.opt.count("links")) {
-    const std::string csv = FlowsLinksCsv(r, NamesOf(network));
-    WriteFilesAtomically({{s.opt.at("links").value, [&csv](std::ostream& os) { os << csv; }}});
+  std::string csv, report;
+  if (HasOneFlowPerSource(wl.spec())) {
+    const FlowReport r = AnalyseFlows(network, wl, p, msg, load);
+    if (s.opt.count("links")) csv = FlowsLinksCsv(r, NamesOf(network));
+    report = s.json ? FlowsJson(r) + "\n" : head + "\n" + FlowsText(r, network);
+  } else {
+    const LoadReport r = AnalyseLoad(network, wl, p, msg, load);
+    if (s.opt.count("links")) csv = LoadLinksCsv(r, NamesOf(network));
+    report = s.json ? LoadJson(r) + "\n" : head + "\n" + LoadText(r, network);
   }
+  if (s.opt.count("links"))
+    WriteFilesAtomically({{s.opt.at("links").value, [&csv](std::ostream& os) { os << csv; }}});
   std::ostream& out = s.opt.count("links") && IsStdout(s.opt.at("links").value) ? std::cerr : std::cout;
-  if (s.json) out << FlowsJson(r) << "\n";
-  else out << head << "\n" << FlowsText(r, network);
+  out << report;
   return 0;
 }
 

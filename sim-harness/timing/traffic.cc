@@ -383,6 +383,22 @@ int Workload::OtherDestination(int src, Mt64& rng) const {
   }
 }
 
+double Workload::Share(int src, int dst) const {
+  if (dst == src || !source_flag_[src]) return 0.0;
+  const double any = 1.0 / double(hosts_ - 1);  // AnyOtherHost's draw
+  switch (spec_.pattern) {
+    case Pattern::kUniform:
+      return any;
+    case Pattern::kCentric:
+      if (src == hot_) return any;
+      return (1.0 - spec_.centric) * any + (dst == hot_ ? spec_.centric : 0.0);
+    case Pattern::kMcast:
+      return 0.0;
+    default:
+      return perm_[src] == dst ? 1.0 : 0.0;
+  }
+}
+
 void Workload::SetDlidFn(DlidFn fn, bool engine_rule) {
   dlid_fn_ = std::move(fn);
   if (dlid_policy_ == DlidPolicy::kAuto)

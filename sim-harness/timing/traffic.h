@@ -119,6 +119,12 @@ class Workload {
     return spec_.pattern == Pattern::kUniform ? AnyOtherHost(src, rng) : OtherDestination(src, rng);
   }
 
+  // The share of src's messages that Destination sends to dst, as a
+  // weight (summing to 1 over dst for a source, 0 for one that sends
+  // nothing): uniform 1/(hosts-1) each; centric F more to the hot host from
+  // every other source; a permutation 1 to the partner. Multicast: 0.
+  double Share(int src, int dst) const;
+
   // DLID from src to dst under the chosen policy (`rng` for "random").
   // The tabulated engine rule, one lookup per message, is inline.
   Lid Dlid(int src, int dst, Mt64& rng) const {

@@ -1,6 +1,8 @@
 // Flow analysis (ibunion sim --flows): flows counted per link from the
 // tables, max-min fluid rates, and the timing model reaching those rates
-// at saturation; refusals and broken routes named.
+// at saturation; for uniform and centric traffic the expected channel
+// loads and their bound, which the model never passes; refusals and
+// broken routes named.
 #include <CUnit/CUnit.h>
 
 #include <memory>
@@ -137,6 +139,92 @@ void TestRandomPermutationNearFluid() {
   CU_ASSERT(simulated > 0.95 * r.fluid_accepted && simulated < 1.01 * r.fluid_accepted);
 }
 
+// What Workload::Share says a source sends where is what Destination
+// draws: counted over many draws, within 1% of the share.
+void TestSharesAreTheDraws() {
+  Params p;
+  p.hot = 5;
+  Rig rig(Star(8), p, "centric:0.3");
+  sim::Mt64 rng(7);
+  for (int src : {0, 5}) {
+    std::vector<int> drawn(8, 0);
+    const int draws = 200000;
+    for (int i = 0; i < draws; ++i) ++drawn[size_t(rig.wl->Destination(src, rng))];
+    double sum = 0;
+    for (int dst = 0; dst < 8; ++dst) {
+      const double share = rig.wl->Share(src, dst);
+      sum += share;
+      CU_ASSERT(std::abs(double(drawn[size_t(dst)]) / draws - share) < 0.01);
+    }
+    CU_ASSERT(Near(sum, 1.0));
+  }
+  CU_ASSERT(Near(rig.wl->Share(0, 5), 0.3 + 0.7 / 7));  // to the hot host
+  CU_ASSERT(Near(rig.wl->Share(5, 0), 1.0 / 7));        // from it: uniform
+  CU_ASSERT_EQUAL(rig.wl->Share(3, 3), 0.0);
+}
+
+// The offered load at which the model saturates (the first of `loads`
+// that accepts under 95% of what it offered), 0 when none does.
+double ModelSaturates(const Rig& rig, const std::vector<double>& loads) {
+  Params run = rig.p;
+  run.warmup_ns = 20000;
+  run.measure_ns = 400000;
+  for (double load : loads)
+    if (sim::IsSaturated(sim::RunPoint(*rig.net, *rig.wl, run, 32, load, 1, 0))) return load;
+  return 0;
+}
+
+// Two leaves of four hosts, uniform traffic: a host's links carry load 1,
+// a leaf's up link the 4 x 4/7 its hosts send to the other leaf. On one
+// VL that link's channel fills first, at 0.4776 x 7/16 (a channel carries
+// a packet per 268 ns credit loop). The model saturates below the bound
+// and never sustains a load past it.
+void TestUniformBoundOnTree() {
+  Params p;
+  Rig rig(Tree(2, 4), p, "uniform");
+  const sim::LoadReport r = sim::AnalyseLoad(*rig.net, *rig.wl, p, 32);
+  CU_ASSERT_EQUAL(r.pairs, 8 * 7);
+  CU_ASSERT_EQUAL(r.sources, 8);
+  CU_ASSERT(Near(r.mean_hops, (3 * 2 + 4 * 4) / 7.0));
+  CU_ASSERT(Near(r.max_link_load, 16.0 / 7));
+  CU_ASSERT_EQUAL(r.busiest_links, 4);  // each leaf's links to the root, both ways
+  CU_ASSERT(Near(r.link_load[size_t(rig.net->HostPort(0))], 1.0));
+  CU_ASSERT(r.bound_by_channel);
+  const double bound = kOneFlow / 0.25 * 7 / 16;
+  CU_ASSERT(Near(r.bound_load, bound));
+  const double saturates = ModelSaturates(rig, {0.5 * bound, 0.75 * bound, bound, 1.1 * bound});
+  CU_ASSERT(saturates > 0 && saturates <= 1.1 * bound);
+  // 4 VLs: every VL channel of the up link carries a share; the link binds.
+  Params four;
+  four.vls = 4;
+  Rig rig4(Tree(2, 4), four, "uniform");
+  const sim::LoadReport r4 = sim::AnalyseLoad(*rig4.net, *rig4.wl, four, 32, 0.2);
+  CU_ASSERT(!r4.bound_by_channel);
+  CU_ASSERT(Near(r4.bound_load, 7.0 / 16));
+  CU_ASSERT(Near(r4.max_channel_load * 4, r4.max_link_load) || r4.max_channel_load * 4 > r4.max_link_load);
+  CU_ASSERT(Contains(sim::LoadJson(r4), "\"bound_by\":\"link\""));
+  CU_ASSERT(Contains(sim::LoadJson(r4), "\"max_link_util\":" + sim::JsonNumber(0.2 * 16 / 7)));
+}
+
+// Half of every other host's messages to host 0: its link carries
+// 7 x (0.5 + 0.5/7) = 4 loads, the root's channel down to its leaf what
+// the four far hosts send to that leaf, 4 x (0.5 + 4 x 0.5/7). The
+// channel fills first on 1 VL.
+void TestHotSpotBound() {
+  Params p;
+  Rig rig(Tree(2, 4), p, "centric:0.5");
+  const sim::LoadReport r = sim::AnalyseLoad(*rig.net, *rig.wl, p, 32);
+  CU_ASSERT(Near(r.max_link_load, 4.0));
+  CU_ASSERT_EQUAL(r.busiest_links, 1);
+  CU_ASSERT_EQUAL(rig.net->port(rig.net->port(r.busiest_link).peer).node, 0);  // into host 0
+  CU_ASSERT(Near(r.max_channel_load, 4 * (0.5 + 4 * 0.5 / 7)));
+  CU_ASSERT(r.bound_by_channel);
+  CU_ASSERT(Near(r.bound_load, kOneFlow / 0.25 / (4 * (0.5 + 4 * 0.5 / 7))));
+  const double bound = r.bound_load;
+  const double saturates = ModelSaturates(rig, {0.5 * bound, 0.75 * bound, bound, 1.1 * bound});
+  CU_ASSERT(saturates > 0 && saturates <= 1.1 * bound);
+}
+
 std::string AnalysisError(const Rig& rig, const Params& p) {
   try {
     sim::AnalyseFlows(*rig.net, *rig.wl, p, 32);
@@ -146,13 +234,26 @@ std::string AnalysisError(const Rig& rig, const Params& p) {
   return "";
 }
 
+std::string LoadError(const Rig& rig, const Params& p) {
+  try {
+    sim::AnalyseLoad(*rig.net, *rig.wl, p, 32);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 void TestRefusals() {
   Params p;
-  CU_ASSERT(Contains(AnalysisError(Rig(Star(4), p, "uniform"), p), "expected a permutation"));
-  CU_ASSERT(Contains(AnalysisError(Rig(Star(4), p, "centric:0.2"), p), "expected a permutation"));
+  CU_ASSERT(Contains(AnalysisError(Rig(Star(4), p, "uniform"), p), "AnalyseLoad"));
+  CU_ASSERT(Contains(LoadError(Rig(Star(4), p, "shift:1"), p), "AnalyseFlows"));
+  CU_ASSERT_EQUAL(LoadError(Rig(Star(4), p, "centric:0.2"), p), "");
+  CU_ASSERT(Contains(AnalysisError(Rig(Star(4), p, "mcast:1:all"), p), "expected unicast traffic"));
+  CU_ASSERT(Contains(LoadError(Rig(Star(4), p, "mcast:1:all"), p), "expected unicast traffic"));
   Params random_dlid;
   random_dlid.dlid = sim::DlidPolicy::kRandom;
   CU_ASSERT(Contains(AnalysisError(Rig(Star(4), random_dlid, "shift:1"), random_dlid), "dlid=random"));
+  CU_ASSERT(Contains(LoadError(Rig(Star(4), random_dlid, "uniform"), random_dlid), "dlid=random"));
   Params random_sl;
   random_sl.sl = sim::SlPolicy::kRandom;
   CU_ASSERT(Contains(AnalysisError(Rig(Star(4), random_sl, "shift:1"), random_sl), "sl=random"));
@@ -189,6 +290,8 @@ void TestBrokenRoutesNamed() {
   CU_ASSERT_EQUAL(sim::AnalyseFlows(*fine.net, *fine.wl, p, 32).crossings, 2 * 3);
   const std::string loop = AnalysisError(Rig(TriangleWithTail(true), p, "shift:1"), p);
   CU_ASSERT(Contains(loop, "flow from end port H0 to H1 (LID 2): routing loop"));
+  CU_ASSERT(Contains(LoadError(Rig(TriangleWithTail(true), p, "uniform"), p),
+                     "flow from end port H0 to H1 (LID 2): routing loop"));
   // Two leaves of two hosts; leaf 0 sends host 2's LID to host 1.
   Setup tree = Tree(2, 2);
   tree.tables.lft[1].set(tree.fabric.end_ports[2].base_lid, 3);
@@ -210,7 +313,10 @@ void RegisterTimingFlowsSuite() {
   CU_add_test(s, "--load caps each flow at what its source offers", TestLoadCapsFlows);
   CU_add_test(s, "FT(8,3) slid bit reversal: 7 flows a link, model at the fluid rates", TestBitReversalOnSlid);
   CU_add_test(s, "FT(8,3) slid random permutation: model within 5% of fluid", TestRandomPermutationNearFluid);
-  CU_add_test(s, "non-permutations and per-message draws refused", TestRefusals);
+  CU_add_test(s, "shares of centric traffic are what its draws give", TestSharesAreTheDraws);
+  CU_add_test(s, "uniform on two leaves: expected loads, channel bound, model below it", TestUniformBoundOnTree);
+  CU_add_test(s, "hot spot: the hot link's load, the channel into its leaf binds", TestHotSpotBound);
+  CU_add_test(s, "each analysis refuses the other's traffic and per-message draws", TestRefusals);
   CU_add_test(s, "loop, misdelivery and missing entry name the flow", TestBrokenRoutesNamed);
 }
 
