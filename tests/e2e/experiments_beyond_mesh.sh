@@ -7,6 +7,7 @@
 # equal to XY, XY and dor (deadlock-free routings) never stopped by a credit
 # loop while minhop on one VL is (it deadlocks on a mesh: tests/e2e/
 # mesh_opensm.sh), a curve ends at its credit loop or at saturation, the
+# channel-load bounds of the tables and the curves below them, the
 # summary's credit-loop table, the PNG. Exit 0 pass, 1 fail, 77 skip.
 source "$(dirname "$0")/lib.sh"
 RUN=$E2E_SRC/sim-harness/experiments/run
@@ -37,9 +38,24 @@ case " $loops " in *" xy/"*|*" opensm-dor/"*) fail "a credit loop under a deadlo
   *" opensm-minhop/1 "*) pass "credit loops only under minhop, on 1 VL among them: $loops" ;;
   *) fail "minhop on 1 VL not stopped by a credit loop (loops: ${loops:-none})" ;; esac
 
+# The channel-load bounds of the read-back tables: XY loads the 4x4 mesh's
+# busiest link with 16/15 of a source's offer (its bisection: 8 sources
+# each way, 8/15 of their messages across, over 4 links), dor 28/15 (it
+# goes Y first toward one quadrant), so dor's bound is the lower; a curve
+# never sustains a load past its bound (1.15x: the saturation rule's 5%
+# slack and the step), and minhop's 1-VL curve ends at its credit loop.
+b=$out/beyond-mesh-bounds.csv
+links=$(awk -F, 'NR > 1 && $4 == 1 {printf "%s=%s ", $2, $5}' "$b")
+[ "$links" = "xy=1.06667 opensm-dor=1.86667 opensm-minhop=1.26667 " ] &&
+  pass "busiest link per routing (1 = a source's offer): $links" || fail "busiest links: ${links:-no $b}"
+bad=$(awk -F, 'NR > 1 && (($13 == "saturated" && $10 > 1.15 * $8) || ($2 == "opensm-minhop" && $4 == 1 && $13 != "deadlock")) {
+  print " " $2 "/" $4 "VL: sustained " $10 " (" $13 ") vs bound " $8 }' "$b")
+[ -z "$bad" ] && pass "every curve saturates by its bound; minhop on 1 VL stops at its credit loop" || fail "model vs bound:$bad"
+
 "$RUN" beyond-mesh --summary --out "$out" >"$E2E_TMP/summary" 2>&1
 grep -q '^| mesh-4x4 | opensm-minhop | uniform | 1 | ' "$E2E_TMP/summary" && grep -q '^| mesh-4x4 | uniform | 2 | ' "$E2E_TMP/summary" &&
-  pass "--summary: saturation table and credit-loop table" || { fail "--summary"; cat "$E2E_TMP/summary"; }
+  grep -q '^| uniform | 1 | opensm-minhop | 1.267 | 1.267 | 0.3771 (channel) | 0.2 | credit loop | 0.53 |$' "$E2E_TMP/summary" &&
+  pass "--summary: saturation table, credit-loop table and bound table" || { fail "--summary"; cat "$E2E_TMP/summary"; }
 if command -v gnuplot >/dev/null; then
   [ "$(head -c 4 "$out/beyond-mesh.png" | od -An -c | tr -d ' ')" = "211PNG" ] && pass "PNG written" || fail "no PNG"
 fi
