@@ -1141,25 +1141,26 @@ expect "--merge $tmp: not with --flows" "$IBUNION" sim --merge "$tmp" --flows
 expect "/nonexistent-dir/l.csv: cannot write" \
   "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --links /nonexistent-dir/l.csv
 nothing_left "sim --flows with a bad --links"
-if "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --links "$tmp/out/l.csv" --quiet >"$tmp/flows.txt" 2>"$tmp/err" &&
-  grep -qxF "busiest link: 1 flow; busiest VL channel: 1 flow" "$tmp/flows.txt" &&
-  [ "$(head -1 "$tmp/out/l.csv")" = "link,flows,fluid_util" ] && [ "$(wc -l <"$tmp/out/l.csv")" -eq 33 ]; then
-  echo "PASS: sim --flows: report on stdout, 32 directed links in --links"
-else
-  echo "FAIL: sim --flows shift:2 on ft-4-2: $(cat "$tmp/err" "$tmp/flows.txt")"; fails=$((fails + 1))
-fi
-rm -rf "$tmp/out"; mkdir -p "$tmp/out"
+# flows_report WHAT LINE HEADER SIM-ARGS...: `sim --flows` on FT(4,2)
+# prints LINE, and --links FILE gets HEADER and a row per directed link.
+flows_report() {
+  local what=$1 line=$2 header=$3
+  shift 3
+  if "$IBUNION" sim "$net" --routing mlid --flows "$@" --links "$tmp/out/l.csv" --quiet >"$tmp/flows.txt" 2>"$tmp/err" &&
+    grep -qF "$line" "$tmp/flows.txt" &&
+    [ "$(head -1 "$tmp/out/l.csv")" = "$header" ] && [ "$(wc -l <"$tmp/out/l.csv")" -eq 33 ]; then
+    echo "PASS: sim --flows $what: report on stdout, 32 directed links in --links"
+  else
+    echo "FAIL: sim --flows $what on ft-4-2: $(cat "$tmp/err" "$tmp/flows.txt")"; fails=$((fails + 1))
+  fi
+  rm -rf "$tmp/out"; mkdir -p "$tmp/out"
+}
+flows_report shift:2 "busiest link: 1 flow; busiest VL channel: 1 flow" "link,flows,fluid_util" --traffic shift:2
 expect "--flows: not with sl=random (each message draws its own SL, so a pair has no one VL)" \
   "$IBUNION" sim "$net" --routing mlid --flows --param sl=random
-# Uniform on FT(4,2), one VL: a host's channel into its leaf carries what
-# the host offers and fills at the credit loop's 0.4776 of the link.
-if "$IBUNION" sim "$net" --routing mlid --flows --links "$tmp/out/l.csv" --quiet >"$tmp/flows.txt" 2>"$tmp/err" &&
-  grep -qF "bound: the busiest VL channel is full at offered load 0.477612 (0.119403 bytes/ns/host)" "$tmp/flows.txt" &&
-  [ "$(head -1 "$tmp/out/l.csv")" = "link,load,util" ] && [ "$(wc -l <"$tmp/out/l.csv")" -eq 33 ]; then
-  echo "PASS: sim --flows uniform: the channel-load bound on stdout, 32 directed links in --links"
-else
-  echo "FAIL: sim --flows uniform on ft-4-2: $(cat "$tmp/err" "$tmp/flows.txt")"; fails=$((fails + 1))
-fi
-rm -rf "$tmp/out"; mkdir -p "$tmp/out"
+# Uniform, one VL: a host's channel into its leaf carries what the host
+# offers and fills at the credit loop's 0.4776 of the link.
+flows_report uniform "bound: the busiest VL channel is full at offered load 0.477612 (0.119403 bytes/ns/host)" \
+  "link,load,util"
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

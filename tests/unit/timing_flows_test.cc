@@ -9,7 +9,6 @@
 #include <string>
 
 #include "plugin/core/engine.h"
-#include "plugin/core/error.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/generate.h"
 #include "sim-harness/timing/flows.h"
@@ -226,21 +225,11 @@ void TestHotSpotBound() {
 }
 
 std::string AnalysisError(const Rig& rig, const Params& p) {
-  try {
-    sim::AnalyseFlows(*rig.net, *rig.wl, p, 32);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return test::ErrorOf([&] { sim::AnalyseFlows(*rig.net, *rig.wl, p, 32); });
 }
 
 std::string LoadError(const Rig& rig, const Params& p) {
-  try {
-    sim::AnalyseLoad(*rig.net, *rig.wl, p, 32);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return test::ErrorOf([&] { sim::AnalyseLoad(*rig.net, *rig.wl, p, 32); });
 }
 
 void TestRefusals() {
