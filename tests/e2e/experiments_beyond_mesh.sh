@@ -41,14 +41,16 @@ case " $loops " in *" xy/"*|*" opensm-dor/"*) fail "a credit loop under a deadlo
 # The channel-load bounds of the read-back tables: XY loads the 4x4 mesh's
 # busiest link with 16/15 of a source's offer (its bisection: 8 sources
 # each way, 8/15 of their messages across, over 4 links), dor 28/15 (it
-# goes Y first toward one quadrant), so dor's bound is the lower; a curve
-# never sustains a load past its bound (1.15x: the saturation rule's 5%
-# slack and the step), and minhop's 1-VL curve ends at its credit loop.
+# goes Y first toward one quadrant), so dor's bound is the lower; every
+# curve saturates (or meets its credit loop) by its bound, and minhop's
+# 1-VL curve ends at its credit loop. "By": the saturation rule judges all
+# traffic, and a little over the bound on the few busiest channels does
+# not show in it (dor, 2 VLs: 0.4 sustained, bound 0.398), so 1.05x.
 b=$out/beyond-mesh-bounds.csv
 links=$(awk -F, 'NR > 1 && $4 == 1 {printf "%s=%s ", $2, $5}' "$b")
 [ "$links" = "xy=1.06667 opensm-dor=1.86667 opensm-minhop=1.26667 " ] &&
   pass "busiest link per routing (1 = a source's offer): $links" || fail "busiest links: ${links:-no $b}"
-bad=$(awk -F, 'NR > 1 && (($13 == "saturated" && $10 > 1.15 * $8) || ($2 == "opensm-minhop" && $4 == 1 && $13 != "deadlock")) {
+bad=$(awk -F, 'NR > 1 && ($13 == "" || $10 > 1.05 * $8 || ($2 == "opensm-minhop" && $4 == 1 && $13 != "deadlock")) {
   print " " $2 "/" $4 "VL: sustained " $10 " (" $13 ") vs bound " $8 }' "$b")
 [ -z "$bad" ] && pass "every curve saturates by its bound; minhop on 1 VL stops at its credit loop" || fail "model vs bound:$bad"
 

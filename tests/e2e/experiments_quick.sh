@@ -86,9 +86,11 @@ awk -v m="$m" -v s="$s" 'BEGIN {exit !(m > 1.5 * s)}' &&
 # same tables). A host's channel into its leaf carries what the host
 # offers: on 1 VL it fills at 0.4776 of the link. The hot host's link
 # carries 0.1 x 127 + 0.9 = 13.6 loads; SLID feeds it through one channel
-# (13.28 of them), MLID through four. The model never sustains a load
-# past the bound (the 5% slack of the saturation rule and the step aside:
-# 1.15x), and under the hot spot it reaches it.
+# (13.28 of them), MLID through four. A uniform curve saturates by its
+# bound (1.05x: the rule's 5% slack). A hot-spot curve reaches its bound;
+# the saturation rule, which judges all traffic, sees the hot link's
+# overload a little late (the hot host's messages are a tenth of all): up
+# to 1.06x on FT(8,3), 1.15x allowed (1.25x on FT(16,3), docs/results.md).
 b=$tmp/out/seed001-ft-8-3-bounds.csv
 [ "$(head -n 1 "$b")" = "fabric,scheme,traffic,vls,max_link_load,max_channel_load,bound_by,bound_load,bound_accepted,model_sustained,model_saturated_at,model_max_accepted,stopped" ] &&
   pass "bounds CSV header" || fail "bounds CSV header: $(head -n 1 "$b" 2>&1)"
@@ -97,9 +99,9 @@ got="$(bound slid uniform 1) / $(bound mlid centric:0.1 1) / $(bound slid centri
 [ "$got" = "channel 0.477612 1 / link 0.0735294 3.97874 / channel 0.0359682 13.2787" ] &&
   pass "bounds: uniform 1 VL 0.4776 (a host's channel), centric MLID 1/13.6 (the hot link), SLID its one feeding channel" ||
   fail "bounds (bound_by bound_load max_channel_load): $got"
-bad=$(awk -F, 'NR > 1 && ($13 != "saturated" || $10 > 1.15 * $8 || ($3 != "uniform" && $10 < 0.9 * $8)) {
+bad=$(awk -F, 'NR > 1 && ($13 != "saturated" || ($3 == "uniform" && $10 > 1.05 * $8) || ($3 != "uniform" && ($10 > 1.15 * $8 || $10 < 0.9 * $8))) {
   print " " $2 "/" $3 "/" $4 "VL: sustained " $10 " (" $13 ") vs bound " $8 }' "$b")
-[ -z "$bad" ] && pass "every curve saturates by its bound; the hot-spot curves reach it" || fail "model vs bound:$bad"
+[ -z "$bad" ] && pass "uniform curves saturate by their bound; the hot-spot curves reach it" || fail "model vs bound:$bad"
 "$SRC/sim-harness/experiments/run" seed001 --summary --out "$tmp/out" >"$tmp/sum" 2>&1 &&
   grep -qF "| centric:0.1 | 1 | mlid | 13.6 | 3.979 | 0.07353 (link) |" "$tmp/sum" &&
   pass "--summary: the bound table" || fail "--summary bound table: $(grep -A4 'channel-load bound' "$tmp/sum")"
