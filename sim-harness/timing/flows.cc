@@ -292,7 +292,8 @@ void FindBound(const Network& net, LoadReport* r) {
         r->busiest_channel = int(gp * vls + vl);
       }
   }
-  // Loads summed in another order differ in the last bits: "at the\n  // busiest one's load" allows for that.
+  // Loads summed in another order differ in the last bits: "at the
+  // busiest one's load" allows for that.
   for (double l : r->link_load) r->busiest_links += l >= r->max_link_load * (1 - 1e-9) && l > 0;
   const double by_link = r->max_link_load > 0 ? 1.0 / r->max_link_load : 1.0;
   const double by_channel =

@@ -6,6 +6,9 @@
 // flows a routing puts on its busiest link without running the model; the
 // fluid rates are the ideal the model's saturation throughput is compared
 // with (arbitration, head-of-line blocking and credit stalls only lose).
+// Uniform and centric traffic, which draw destinations per message, get
+// the expected load of every link and channel and its bound instead
+// (AnalyseLoad).
 #pragma once
 
 #include <cstdint>
@@ -68,9 +71,9 @@ struct LoadReport {
 // more than the link. Exact for one flow in the model at in_buf = 1.
 double ChannelLimit(const Params& p, uint32_t msg_bytes);
 
-// Throws ibu::Error when the traffic is no permutation (uniform, centric
-// and multicast draw destinations per message) or a message draws its own
-// DLID or SL (dlid=random, sl=random): checked before the fabric is routed.
+// Throws ibu::Error for multicast traffic (the switches replicate it: no
+// one path) or when a message draws its own DLID or SL (dlid=random,
+// sl=random): checked before the fabric is routed.
 void RefuseUnfollowable(const TrafficSpec& spec, const Params& p);
 
 // True for the traffic that has one flow per source (the permutations);
