@@ -1128,9 +1128,9 @@ done
 # --links leaves nothing, a good one gets a row per directed link.
 expect "--flows: --traffic mcast:2:all: expected unicast traffic (a permutation, uniform or centric)" \
   "$IBUNION" sim "$net" --routing mlid --flows --traffic mcast:2:all
-expect "--flows: not with dlid=random (each message draws its own DLID, so a pair has no one path)" \
+expect "--flows: --traffic shift:2: not with dlid=random (each message draws its own DLID, so a flow has no one path)" \
   "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --param dlid=random
-expect "--flows: not with sl=random" "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --param sl=random
+expect "--flows: --traffic shift:2: not with sl=random" "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --param sl=random
 expect "--sweep 0.1:0.2:0.1: not with --flows (it follows the flows and runs no model" \
   "$IBUNION" sim "$net" --routing mlid --flows --traffic shift:2 --sweep 0.1:0.2:0.1
 expect "--param measure_ns=100: not with --flows (a run's setting; none runs)" \
@@ -1156,11 +1156,14 @@ flows_report() {
   rm -rf "$tmp/out"; mkdir -p "$tmp/out"
 }
 flows_report shift:2 "busiest link: 1 flow; busiest VL channel: 1 flow" "link,flows,fluid_util" --traffic shift:2
-expect "--flows: not with sl=random (each message draws its own SL, so a pair has no one VL)" \
-  "$IBUNION" sim "$net" --routing mlid --flows --param sl=random
 # Uniform, one VL: a host's channel into its leaf carries what the host
 # offers and fills at the credit loop's 0.4776 of the link.
 flows_report uniform "bound: the busiest VL channel is full at offered load 0.477612 (0.119403 bytes/ns/host)" \
   "link,load,util"
+# Drawn traffic weighs every DLID a message may draw: half of every far
+# host's messages to host 0 (centric:0.5), split over both tops under
+# dlid=random, where dlid=base sends them all through one (3.43 loads).
+flows_report "centric:0.5 dlid=random" "busiest VL channel into a switch: load 1.92857," "link,load,util" \
+  --traffic centric:0.5 --param dlid=random
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

@@ -22,9 +22,10 @@ struct Hop {
 
 // Follows flows through the tables as the model forwards a packet: the
 // same DLID and SL rules, the LFTs and the per-hop SL2VL. One per analysis:
-// its hop buffer and the generator the refused per-message draws would
-// use are made once, not per pair (seeding an MT19937-64 alone cost more
-// than following a pair on FT(36,3)).
+// its hop buffer and the generator the DLID and SL rules take (they draw
+// nothing here: a random policy is refused or weighed draw by draw) are
+// made once, not per pair (seeding an MT19937-64 alone cost more than
+// following a pair on FT(36,3)).
 class FlowFollower {
  public:
   FlowFollower(const Network& net, const Workload& wl, const Params& p) : net_(net), wl_(wl), p_(p) {}
@@ -32,7 +33,10 @@ class FlowFollower {
   // The links and VLs of the flow src -> dst; valid until the next call.
   const std::vector<Hop>& Follow(int src, int dst) {
     const Lid dlid = wl_.Dlid(src, dst, unused_);
-    const int sl = MessageSl(wl_, p_, src, uint64_t(src) * uint64_t(wl_.hosts()) + uint64_t(dst), dlid, unused_);
+    return Follow(src, dst, dlid, PairSl(src, dst, dlid));
+  }
+  // ... of its messages on `dlid` and SL `sl` (one of the draws).
+  const std::vector<Hop>& Follow(int src, int dst, Lid dlid, int sl) {
     hops_.clear();
     int gp = net_.HostPort(src);
     int vl = net_.HostVl(src, sl);
@@ -54,6 +58,13 @@ class FlowFollower {
     }
   }
 
+  // Draw k of the DLIDs src -> dst's messages take (Workload::DlidDraws).
+  Lid PairDlid(int src, int dst, int k) { return wl_.DlidDraw(src, dst, k, unused_); }
+  // The SL of src -> dst's messages on `dlid` when the policy draws none.
+  int PairSl(int src, int dst, Lid dlid) {
+    return MessageSl(wl_, p_, src, uint64_t(src) * uint64_t(wl_.hosts()) + uint64_t(dst), dlid, unused_);
+  }
+
  private:
   [[noreturn]] void Fail(int src, int dst, Lid dlid, const std::string& what) const {
     const Fabric& f = net_.fabric();
@@ -64,7 +75,7 @@ class FlowFollower {
   const Network& net_;
   const Workload& wl_;
   const Params& p_;
-  Mt64 unused_;  // the policies that would draw are refused
+  Mt64 unused_;
   std::vector<Hop> hops_;
 };
 
@@ -141,10 +152,12 @@ void RefuseUnfollowable(const TrafficSpec& spec, const Params& p) {
     throw Error("--flows: " + spec.named +
                 ": expected unicast traffic (a permutation, uniform or centric); a multicast message "
                 "is replicated by the switches, not one flow");
+  if (!HasOneFlowPerSource(spec)) return;  // drawn traffic weighs every DLID and SL draw
   if (p.dlid == DlidPolicy::kRandom)
-    throw Error("--flows: not with dlid=random (each message draws its own DLID, so a pair has no one path)");
+    throw Error("--flows: " + spec.named +
+                ": not with dlid=random (each message draws its own DLID, so a flow has no one path)");
   if (p.sl == SlPolicy::kRandom)
-    throw Error("--flows: not with sl=random (each message draws its own SL, so a pair has no one VL)");
+    throw Error("--flows: " + spec.named + ": not with sl=random (each message draws its own SL, so a flow has no one VL)");
 }
 
 double ChannelLimit(const Params& p, uint32_t msg_bytes) {
@@ -247,7 +260,9 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
 namespace {
 
 // Every pair with a share followed and its share added to the links and
-// channels it crosses. Destinations outside, sources inside: the pairs of
+// channels it crosses; under dlid=random or sl=random every DLID and SL it
+// may draw, each with its part of the share (2^LMC x 16 times the work at
+// most). Destinations outside, sources inside: the pairs of
 // one destination read the same few LFT entries (its LIDs) on every
 // switch, which stay cached; the other way round each pair reads entries
 // no recent pair read (measured on FT(36,3), mlid, 4 VLs: 8.4 s against
@@ -258,18 +273,26 @@ void AddPairLoads(const Network& net, const Workload& wl, const Params& p, LoadR
   r->channel_load.assign(r->link_load.size() * vls, 0.0);
   r->sources = int(wl.sources().size());
   FlowFollower follower(net, wl, p);
+  const int sls = SlDraws(wl, p);
   double crossings = 0, shares = 0;
   for (int dst = 0; dst < wl.hosts(); ++dst) {
     for (int src : wl.sources()) {
       const double share = wl.Share(src, dst);
       if (share <= 0) continue;
       ++r->pairs;
-      const std::vector<Hop>& hops = follower.Follow(src, dst);
-      for (const Hop& h : hops) {
-        r->link_load[size_t(h.gp)] += share;
-        r->channel_load[size_t(h.gp) * vls + size_t(h.vl)] += share;
+      const int lids = wl.DlidDraws(dst);
+      const double each = share / double(lids * sls);
+      for (int k = 0; k < lids; ++k) {
+        const Lid dlid = follower.PairDlid(src, dst, k);
+        for (int s = 0; s < sls; ++s) {
+          const std::vector<Hop>& hops = follower.Follow(src, dst, dlid, sls > 1 ? s : follower.PairSl(src, dst, dlid));
+          for (const Hop& h : hops) {
+            r->link_load[size_t(h.gp)] += each;
+            r->channel_load[size_t(h.gp) * vls + size_t(h.vl)] += each;
+          }
+          crossings += each * double(hops.size());
+        }
       }
-      crossings += share * double(hops.size());
       shares += share;
     }
   }

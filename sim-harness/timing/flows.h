@@ -72,8 +72,9 @@ struct LoadReport {
 double ChannelLimit(const Params& p, uint32_t msg_bytes);
 
 // Throws ibu::Error for multicast traffic (the switches replicate it: no
-// one path) or when a message draws its own DLID or SL (dlid=random,
-// sl=random): checked before the fabric is routed.
+// one path), and for a permutation whose messages draw their own DLID or
+// SL (dlid=random, sl=random: a flow would have no one path); checked
+// before the fabric is routed.
 void RefuseUnfollowable(const TrafficSpec& spec, const Params& p);
 
 // True for the traffic that has one flow per source (the permutations);
@@ -92,6 +93,8 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
 
 // Throws as RefuseUnfollowable (and for a permutation: AnalyseFlows is
 // its analysis), and when a pair's route is missing, loops or misdelivers.
+// dlid=random and sl=random are weighed: every LID of the destination and
+// every SL, each as likely.
 // Cost: O(sources x hosts x hops), every pair followed: 0.16 s end to end
 // on FT(16,3) (1,024 hosts), 8.4 s on FT(36,3) (11,664 hosts, 0.8 x 10^9
 // hops). The tables are arbitrary (dump:DIR), so no pair's route is taken

@@ -133,6 +133,13 @@ class Workload {
     return OtherDlid(src, dst, rng);
   }
   void SetDlidFn(DlidFn fn, bool engine_rule);
+  // The DLIDs Dlid may give a message from src to dst, each as likely
+  // (for analyses that weigh every draw): under dlid=random every LID of
+  // dst, DlidDraw k = its base LID + k; otherwise the one Dlid gives.
+  int DlidDraws(int dst) const { return dlid_policy_ == DlidPolicy::kRandom ? lid_count_[dst] : 1; }
+  Lid DlidDraw(int src, int dst, int k, Mt64& rng) const {
+    return dlid_policy_ == DlidPolicy::kRandom ? Lid(base_lid_[dst] + k) : Dlid(src, dst, rng);
+  }
 
   // The engine's path SLs: `vl_policy` (the engine spreads VLs by SL, e.g.
   // xymesh shared) makes them the default (sl=auto). Without a function
@@ -204,6 +211,12 @@ class Workload {
 // SL of a message from `src` to `dlid` that no script entry fixes: the
 // engine's path SL when the workload takes those, else the policy of `p`;
 // `key` spreads the hash policy (unicast: src * hosts + dst).
+// The SLs MessageSl may give, each as likely (for analyses that weigh
+// every draw): the 16 of sl=random, SL k for draw k, unless the engine's
+// path SLs rule; otherwise the one it gives.
+inline int SlDraws(const Workload& wl, const Params& p) {
+  return !wl.UsesPathSl() && p.sl == SlPolicy::kRandom ? 16 : 1;
+}
 inline int MessageSl(const Workload& wl, const Params& p, int src, uint64_t key, Lid dlid, Mt64& rng) {
   if (wl.UsesPathSl()) return wl.PathSl(src, dlid);
   switch (p.sl) {
