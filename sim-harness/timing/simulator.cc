@@ -510,6 +510,12 @@ class Engine final : public Simulator::Impl {
   std::vector<uint64_t> host_pkts_;
   uint64_t expected_total_ = 0, delivered_total_ = 0;
   uint64_t offered_bytes_ = 0, accepted_bytes_ = 0;
+  // Centric traffic: the hot host, and the bytes of measured messages drawn
+  // for it (counted when the destination is drawn, which a message waiting
+  // in its source's backlog has not been yet: such a run is saturated by
+  // its unfinished messages anyway).
+  int hot_ = -1;
+  uint64_t hot_offered_bytes_ = 0;
   std::vector<uint64_t> host_rx_;
   LatencySamples latencies_;  // of the measured ops
   int64_t last_delivery_ = 0;
@@ -539,6 +545,7 @@ Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p
   if (p_.sl == SlPolicy::kEngine && !wl_.UsesPathSl())
     throw SimFailure("sl=engine: the workload has no engine path SLs (Workload::SetPathSlFn)");
   mode_ = p_.batch > 0 ? Mode::kBatch : (load_ > 0 ? Mode::kSteady : Mode::kScript);
+  if (wl_.spec().pattern == Pattern::kCentric) hot_ = p_.hot;
   while ((1 << vsh_) < V_) ++vsh_;
   vmask_ = (1u << vsh_) - 1;
   if ((kV > 0 && kV != V_) || (kOne && (in_cap_ != 1 || out_cap_ != 1)))
@@ -803,6 +810,7 @@ bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
         NewMessage(oi, src, d, dlid, bytes, pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d), dlid));
     msgs_[mi].remaining = msgs_[mi].npackets;
     ops_[oi].msgs_left = 1;
+    if (d == hot_ && measured) hot_offered_bytes_ += bytes;
     receivers = 1;
     Enqueue(src, mi);
   }
@@ -1493,7 +1501,10 @@ PointResult Engine<kV, kOne>::Run() {
   const double window = mode_ == Mode::kSteady ? double(w1_ - w0_) : double(std::max<int64_t>(1, std::min(end, w1_)));
   r.offered = double(offered_bytes_) / window / H_;
   r.accepted = double(accepted_bytes_) / window / H_;
-  if (wl_.spec().pattern == Pattern::kCentric) r.hot_accepted = double(host_rx_[p_.hot]) / window;
+  if (hot_ >= 0) {
+    r.hot_offered = double(hot_offered_bytes_) / window;
+    r.hot_accepted = double(host_rx_[hot_]) / window;
+  }
   r.ops_measured = latencies_.count();
   r.ops_unfinished = measured_pending_;
   if (latencies_.count()) {

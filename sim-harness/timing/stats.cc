@@ -102,7 +102,7 @@ std::string ToJson(const PointResult& r, bool with_wall) {
      << ",\"latency_p99_ns\":" << Num(r.latency_p99_ns)
      << ",\"latency_max_ns\":" << Num(r.latency_max_ns) << ",\"ops_measured\":" << r.ops_measured
      << ",\"ops_unfinished\":" << r.ops_unfinished << ",\"completion_ns\":" << r.completion_ns
-     << ",\"hot_accepted\":" << Num(r.hot_accepted)
+     << ",\"hot_offered\":" << Num(r.hot_offered) << ",\"hot_accepted\":" << Num(r.hot_accepted)
      << ",\"link_util_max\":" << Num(r.link_util_max)
      << ",\"link_util_avg\":" << Num(r.link_util_avg)
      << ",\"packets_delivered\":" << r.packets_delivered << ",\"packet_hops\":" << r.packet_hops << ",\"events\":" << r.events
@@ -121,7 +121,7 @@ std::string ToJson(const PointResult& r, bool with_wall) {
 
 std::string CsvHeader() {
   return "point,load,offered,accepted,latency_avg_ns,latency_p99_ns,latency_max_ns,ops_measured,"
-         "ops_unfinished,completion_ns,hot_accepted,link_util_max,link_util_avg,"
+         "ops_unfinished,completion_ns,hot_offered,hot_accepted,link_util_max,link_util_avg,"
          "packets_delivered,packet_hops,events,simulated_ns,wall_s,packet_hops_per_s,conservation,"
          "deadlock,error";
 }
@@ -131,7 +131,8 @@ std::string ToCsv(const PointResult& r, bool with_wall) {
   os << r.index << "," << Num(r.load) << "," << Num(r.offered) << "," << Num(r.accepted) << ","
      << Num(r.latency_avg_ns) << "," << Num(r.latency_p99_ns) << "," << Num(r.latency_max_ns)
      << "," << r.ops_measured << "," << r.ops_unfinished << "," << r.completion_ns << ","
-     << Num(r.hot_accepted) << "," << Num(r.link_util_max) << "," << Num(r.link_util_avg) << ","
+     << Num(r.hot_offered) << "," << Num(r.hot_accepted) << "," << Num(r.link_util_max) << ","
+     << Num(r.link_util_avg) << ","
      << r.packets_delivered << "," << r.packet_hops << "," << r.events << "," << r.simulated_ns << ","
      << (with_wall ? Num(r.wall_s) : "") << "," << (with_wall ? Num(r.packet_hops_per_s) : "")
      << "," << (r.conservation_ok ? "ok" : "violated") << "," << (r.deadlock ? 1 : 0) << ","
@@ -161,6 +162,10 @@ bool IsSaturated(const PointResult& r) {
   return r.accepted < kSaturationAccepted * r.offered || r.ops_unfinished > 0;
 }
 
+bool IsHotSaturated(const PointResult& r) {
+  return r.hot_offered > 0 && r.hot_accepted < kSaturationAccepted * r.hot_offered;
+}
+
 Saturation FindSaturation(const std::vector<PointResult>& points) {
   Saturation s;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -172,16 +177,40 @@ Saturation FindSaturation(const std::vector<PointResult>& points) {
       if (IsSaturated(r)) s.at = int(i);
       else s.below = int(i);
     }
+    if (s.hot_at < 0) {
+      if (IsHotSaturated(r)) s.hot_at = int(i);
+      else s.hot_below = int(i);
+    }
     s.last = int(i);
   }
   if (s.at < 0) s.below = -1;
+  if (s.hot_at < 0) s.hot_below = -1;
   return s;
 }
+
+namespace {
+
+// Centric sweeps: where the hot host's own link saturated, e.g. "; the hot
+// host: between load 0.07 and 0.08 (there it accepted 0.2212 of the 0.2475
+// bytes/ns offered to it)"; empty for other traffic.
+std::string HotText(const Saturation& s, const std::vector<PointResult>& points) {
+  const bool centric = std::any_of(points.begin(), points.end(), [](const PointResult& r) { return r.hot_offered > 0; });
+  if (!centric) return "";
+  auto load = [&](int i) { return Num(points[size_t(i)].load); };
+  if (s.hot_at < 0) return "; the hot host: not saturated up to load " + load(s.last);
+  const PointResult& r = points[size_t(s.hot_at)];
+  const std::string there = " (there it accepted " + Num(r.hot_accepted) + " of the " + Num(r.hot_offered) +
+                            " bytes/ns offered to it)";
+  if (s.hot_below < 0) return "; the hot host: at or below load " + load(s.hot_at) + ", the first point" + there;
+  return "; the hot host: between load " + load(s.hot_below) + " and " + load(s.hot_at) + there;
+}
+
+}  // namespace
 
 std::string SaturationText(const Saturation& s, const std::vector<PointResult>& points) {
   if (s.judged == 0) return "saturation: unknown (no point ran without an error)";
   auto at = [&](int i) { return Num(points[size_t(i)].offered) + " (load " + Num(points[size_t(i)].load) + ")"; };
-  const std::string most = "; accepted at most " + Num(s.max_accepted) + " bytes/ns/host";
+  const std::string most = "; accepted at most " + Num(s.max_accepted) + " bytes/ns/host" + HotText(s, points);
   if (!s.reached()) return "saturation: not reached up to offered " + at(s.last) + " bytes/ns/host" + most;
   if (s.below < 0) return "saturation: at or below offered " + at(s.at) + " bytes/ns/host, the first point" + most;
   return "saturation: between offered " + at(s.below) + " and " + at(s.at) + " bytes/ns/host" + most;
@@ -304,7 +333,8 @@ class FlatJson {
 std::string ToRecord(const PointResult& r) {
   std::ostringstream os;
   os << "{\"point\":" << r.index << ",\"load\":" << Full(r.load) << ",\"offered\":" << Full(r.offered)
-     << ",\"accepted\":" << Full(r.accepted) << ",\"hot_accepted\":" << Full(r.hot_accepted)
+     << ",\"accepted\":" << Full(r.accepted) << ",\"hot_offered\":" << Full(r.hot_offered)
+     << ",\"hot_accepted\":" << Full(r.hot_accepted)
      << ",\"ops_measured\":" << r.ops_measured << ",\"ops_unfinished\":" << r.ops_unfinished
      << ",\"latency_avg_ns\":" << Full(r.latency_avg_ns) << ",\"latency_p99_ns\":" << Full(r.latency_p99_ns)
      << ",\"latency_max_ns\":" << Full(r.latency_max_ns) << ",\"completion_ns\":" << r.completion_ns
@@ -346,6 +376,7 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
   p.load = d("load");
   p.offered = d("offered");
   p.accepted = d("accepted");
+  p.hot_offered = s.count("hot_offered") ? d("hot_offered") : 0;  // records saved before it existed lack it
   p.hot_accepted = d("hot_accepted");
   p.ops_measured = u("ops_measured");
   p.ops_unfinished = u("ops_unfinished");

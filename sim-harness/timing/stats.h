@@ -19,7 +19,10 @@ struct PointResult {
   // reach a receiver (a multicast message once per receiver).
   double offered = 0;
   double accepted = 0;
-  double hot_accepted = 0;  // centric: bytes/ns into the hot host
+  // Centric: bytes/ns offered to the hot host (the measured messages drawn
+  // for it) and accepted by it, whole, not per host.
+  double hot_offered = 0;
+  double hot_accepted = 0;
 
   // Messages generated in the window: generation to last byte delivered
   // (for multicast, at the last receiver).
@@ -79,6 +82,14 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why);
 // stop a curve (two saturated points in a row); keep the two identical.
 constexpr double kSaturationAccepted = 0.95;
 bool IsSaturated(const PointResult& r);
+// Centric traffic: the hot host accepts less than kSaturationAccepted of
+// what is offered to it. Its messages are a small part of all traffic (a
+// tenth at centric:0.1), so IsSaturated sees its link full only once the
+// congestion behind it costs the other hosts too: up to 1.25x the load at
+// which the tables' channel-load bound (flows.h) fills that link. Never
+// true for other traffic (hot_offered 0). Reported beside IsSaturated, not
+// folded into it: the papers' curves stop by the aggregate rule.
+bool IsHotSaturated(const PointResult& r);
 
 // Where a sweep saturates. Points are taken in the order given (rising
 // load); failed ones (error, deadlock) are left out. `at`: the first
@@ -92,6 +103,9 @@ struct Saturation {
   int at = -1;
   int last = -1;
   double max_accepted = 0;
+  // Centric traffic: the same for IsHotSaturated (-1 when no point was).
+  int hot_below = -1;
+  int hot_at = -1;
   bool reached() const { return at >= 0; }
 };
 Saturation FindSaturation(const std::vector<PointResult>& points);

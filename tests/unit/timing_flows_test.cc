@@ -1,7 +1,8 @@
 // Flow analysis (ibunion sim --flows): flows counted per link from the
 // tables, max-min fluid rates, and the timing model reaching those rates
 // at saturation; for uniform and centric traffic the expected channel
-// loads and their bound, which the model never passes; refusals and
+// loads and their bound, which the model never passes (a hot host's own
+// traffic saturates at it, the aggregate later); refusals and
 // broken routes named.
 #include <CUnit/CUnit.h>
 
@@ -238,6 +239,49 @@ void TestHotSpotBound() {
   CU_ASSERT(saturates > 0 && saturates <= 1.1 * bound);
 }
 
+// A tenth of every message to host 0 of FT(32,2) under slid on 4 VLs:
+// its link carries 511 x (0.1 + 0.9/511) = 52 loads and binds at 1/52. Its
+// messages are a tenth of all, and the other hosts' traffic mostly passes
+// the congestion, so the aggregate rule (IsSaturated) sees the link full
+// only well past the bound; the hot host's own rule (IsHotSaturated) at it.
+void TestHotHostSaturatesAtTheBound() {
+  Params p;
+  p.vls = 4;
+  Fabric f = MakeFatTree(32, 2);
+  AssignDefaultLids(f, 0);
+  EngineRig rig(std::move(f), MakeEngine("slid", {}, nullptr), p, "centric:0.1");
+  const sim::LoadReport r = sim::AnalyseLoad(*rig.net, *rig.wl, p, 32);
+  CU_ASSERT(Near(r.max_link_load, 52));
+  CU_ASSERT(!r.bound_by_channel);
+  Params run = rig.p;
+  run.warmup_ns = 20000;
+  run.measure_ns = 200000;
+  std::vector<sim::PointResult> points;
+  const std::vector<double> loads = {0.9, 1.0, 1.06, 1.13, 1.19, 1.25, 1.31, 1.38};
+  for (double f : loads)
+    points.push_back(sim::RunPoint(*rig.net, *rig.wl, run, 32, f * r.bound_load, int(points.size()), 0));
+  for (const sim::PointResult& q : points) {
+    // What the draws sent to host 0: 52 hosts' offers, within sampling.
+    CU_ASSERT(std::abs(q.hot_offered / (52 * q.offered) - 1) < 0.05);
+    CU_ASSERT(q.hot_accepted <= 0.25 + 32.0 / double(run.measure_ns));
+  }
+  const sim::Saturation s = sim::FindSaturation(points);
+  CU_ASSERT_FATAL(s.hot_at >= 0 && s.at >= 0);
+  // Not before the bound; by 1.13x it (95% of an offer past the link's
+  // rate is still accepted up to 1/0.95 of the bound).
+  CU_ASSERT(loads[size_t(s.hot_at)] > 1.0 && loads[size_t(s.hot_at)] <= 1.13);
+  CU_ASSERT_EQUAL(s.hot_below, s.hot_at - 1);
+  // The aggregate rule: two or more points later, past 1.25x.
+  CU_ASSERT(s.at >= s.hot_at + 2 && loads[size_t(s.at)] > 1.25);
+  CU_ASSERT(Contains(sim::SaturationText(s, points), "; the hot host: between load " +
+                                                        sim::JsonNumber(points[size_t(s.hot_below)].load) + " and"));
+  // Other traffic has no hot host, and the text does not mention one.
+  Rig uniform(Star(4), Params(), "uniform");
+  const std::vector<sim::PointResult> u = {sim::RunPoint(*uniform.net, *uniform.wl, run, 32, 0.5, 0, 0)};
+  CU_ASSERT_EQUAL(u[0].hot_offered, 0.0);
+  CU_ASSERT(!Contains(sim::SaturationText(sim::FindSaturation(u), u), "hot"));
+}
+
 std::string AnalysisError(const Rig& rig, const Params& p) {
   return test::ErrorOf([&] { sim::AnalyseFlows(*rig.net, *rig.wl, p, 32); });
 }
@@ -319,6 +363,7 @@ void RegisterTimingFlowsSuite() {
   CU_add_test(s, "shares of centric traffic are what its draws give", TestSharesAreTheDraws);
   CU_add_test(s, "uniform on two leaves: expected loads, channel bound, model below it", TestUniformBoundOnTree);
   CU_add_test(s, "hot spot: the hot link's load, the channel into its leaf binds", TestHotSpotBound);
+  CU_add_test(s, "hot spot: the hot host saturates at the bound, the aggregate later", TestHotHostSaturatesAtTheBound);
   CU_add_test(s, "sl=random weighed: a quarter of each link on each of 4 VLs", TestRandomSlsWeighed);
   CU_add_test(s, "each analysis refuses the other's traffic and per-message draws", TestRefusals);
   CU_add_test(s, "loop, misdelivery and missing entry name the flow", TestBrokenRoutesNamed);
