@@ -372,6 +372,43 @@ void OnlyTopLeftHoldsAHostlessLeaf() {
   PrintTotals();
 }
 
+// Hosts of the leaves `hostless` (by label) powered off and the cables at
+// (switch label, port) pulled on the generated FT(m,n).
+Fabric Degraded(int m, int n, const std::vector<std::pair<std::string, int>>& cables,
+                const std::vector<std::string>& hostless) {
+  Fabric f = Generated(m, n, 0);
+  const FatTree tree = RecognizeFatTree(f);
+  for (const auto& [label, port] : cables) CutLink(f, tree.SwitchByLabel(label), port);
+  f.Finalize();
+  std::set<int> leaves;
+  for (const std::string& label : hostless) leaves.insert(tree.SwitchByLabel(label));
+  return WithoutHostsOf(f, leaves);
+}
+
+// FT(4,3) with the hosts of six of its eight leaves down and two cables
+// gone: the only peaks (switches whose neighbours are all nearer the
+// hosts) are two steps beyond the tops, so the tops' distance was never
+// tried and the tree was read as FT(6,4) (found by a probe of 2,450 random
+// degradations). Every distance nearer than a peak is tried now.
+void TopsTwoStepsNearerThanThePeaks() {
+  const Fabric f = Degraded(4, 3, {{"SW<11,0>", 2}, {"SW<01,0>", 2}},
+                            {"SW<00,2>", "SW<01,2>", "SW<20,2>", "SW<21,2>", "SW<30,2>", "SW<31,2>"});
+  Outcome o = RouteAndCheck(f, 3);
+  CU_ASSERT(Contains(o.note, "degraded FT(4,3): 2 of 32 switch links, 0 of 20 switches and 12 of 16 hosts missing"));
+  PrintTotals();
+}
+
+// Cables between two switches that are left out are there all the same:
+// FT(4,2) less two of a top's cables, a leaf, and the hosts of two leaves
+// leaves that top one cable, to a leaf without hosts, and both are left
+// out; their cable was counted missing ("5 of 8 switch links").
+void CableBetweenLeftOutSwitchesIsThere() {
+  Fabric f = Degraded(4, 2, {{"SW<0,0>", 2}, {"SW<0,0>", 4}}, {"SW<2,1>", "SW<3,1>"});
+  f = WithoutSwitch(f, RecognizeFatTree(Generated(4, 2, 0)).SwitchByLabel("SW<0,1>"));
+  const FatTree tree = RecognizeFatTree(f);
+  CU_ASSERT(Contains(tree.DegradedSummary(), "degraded FT(4,2): 4 of 8 switch links, 1 of 6 switches and 6 of 8 hosts missing"));
+}
+
 // Refusals say why: a leaf that lost every up link splits the fabric. On
 // FT(4,2) with one more link gone the tops kept 2 or 3 links, no more than
 // a leaf has, and the refusal blamed a leaf's host for sitting on a top
@@ -413,6 +450,8 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "a leaf without hosts and one link left is a leaf", LeafWithOneLinkLeft);
   CU_add_test(s, "a lowest subtree without hosts under one parent's link", HostlessSubtreeUnderOneParent);
   CU_add_test(s, "the one top left holds a leaf without hosts", OnlyTopLeftHoldsAHostlessLeaf);
+  CU_add_test(s, "tops two steps nearer than the peaks", TopsTwoStepsNearerThanThePeaks);
+  CU_add_test(s, "a cable between two switches left out is not missing", CableBetweenLeftOutSwitchesIsThere);
   CU_add_test(s, "unlabellable trees are refused with the reason", UnlabellableIsRefusedWithReason);
 }
 

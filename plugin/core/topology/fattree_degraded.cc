@@ -8,9 +8,9 @@
 //
 // Cost: union-find and sorting over switches and links, O(links log links),
 // plus O(links x m log m) once for the 4-cycles that place switches without
-// hosts below them; the labelling three times per plausible top distance
-// (a peak's or one nearer; at most 14 but the first: FT(4,15) is beyond
-// the LIDs).
+// hosts below them; the labelling six times (guesses x arities) per
+// plausible top distance (a peak's, one nearer, or down to half the
+// farthest peak's; at most 14 but the first: FT(4,15) is beyond the LIDs).
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -75,11 +75,17 @@ class DegradedRecognizer {
   // n-1; a switch that lost every up link is a peak below them, one that
   // lost every down link a peak above. Tops are the most numerous. A
   // distance too deep for the LID space is kept only first, to be refused
-  // with that reason. One step nearer than each peak follows, where no peak
-  // sits: the tops need not be peaks (a leaf without hosts hanging on a top
-  // by one link is one step farther; when such leaves were the only peaks,
-  // FT(4,2) was read as FT(4,3) or FT(8,3)), and the smallest tree that
-  // labels the fabric wins anyway.
+  // with that reason. Nearer distances follow, where no peak sits: the tops
+  // need not be peaks (a leaf without hosts hanging on a top by one link is
+  // one step farther; when such leaves were the only peaks, FT(4,2) was
+  // read as FT(4,3) or FT(8,3)), and the smallest tree that labels the
+  // fabric wins anyway. One step nearer than each peak, then every
+  // distance down to half the farthest peak's: a switch of an intact tree
+  // is at most twice the tops' distance from the hosts (up to a top, down
+  // to a leaf), and FT(4,3) with the hosts of six leaves down and two
+  // links gone had its only peaks two steps beyond the tops (read as
+  // FT(6,4)). No nearer: a chain of 70 switches is refused for its size,
+  // not labelled FT(4,5) with 65 switches left out.
   std::vector<int> TopCandidates() const {
     std::map<int, int> count;
     for (int s = 0; s < ns_; ++s)
@@ -91,10 +97,14 @@ class DegradedRecognizer {
     for (auto [c, d] : by_count)
       if (out.empty() || FatTreeBeyondLids(2, 1 - d).empty()) out.push_back(-d);
     if (out.empty()) throw Error("no top switch: no switch has only links toward the hosts");
-    for (auto [c, minus_d] : by_count) {
-      const int nearer = -minus_d - 1;  // FT(m, nearer + 1)
-      if (nearer > 0 && !count.count(nearer) && FatTreeBeyondLids(2, nearer + 1).empty()) out.push_back(nearer);
-    }
+    const int farthest = count.rbegin()->first;
+    auto add_nearer = [&](int d) {  // FT(m, d + 1)
+      if (d > 0 && !count.count(d) && std::find(out.begin(), out.end(), d) == out.end() &&
+          FatTreeBeyondLids(2, d + 1).empty())
+        out.push_back(d);
+    };
+    for (auto [c, minus_d] : by_count) add_nearer(-minus_d - 1);
+    for (int d = farthest - 2; 2 * d >= farthest; --d) add_nearer(d);
     return out;
   }
 
@@ -546,9 +556,11 @@ class DegradedRecognizer {
     m.total_links = 2L * (n - 1) * IntPow(k, n);
     m.total_hosts = 2 * IntPow(k, n);
     long links = 0, hosts = 0;
+    // Each cable once, by switch index: by level, a cable between two
+    // switches left out (both kCutOff) went uncounted, as if missing.
     for (int s = 0; s < ns_; ++s)
       for (const Peer& p : f_.switches[s].ports) {
-        links += p.is_switch() && t_.level[p.index] < t_.level[s];  // links of cut-off ones too
+        links += p.is_switch() && p.index > s;
         hosts += p.is_end_port();
       }
     for (int s = 0; s < ns_; ++s)
