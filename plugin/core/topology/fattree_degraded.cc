@@ -11,6 +11,9 @@
 // hosts below them; the labelling six times (guesses x arities) per
 // plausible top distance (a peak's, one nearer, or down to half the
 // farthest peak's; at most 14 but the first: FT(4,15) is beyond the LIDs).
+//
+// Per top distance also at most 2 x 16 runs that pin doubtful switches
+// below, one at a time (RecognizeDegradedFatTree).
 #include <algorithm>
 #include <climits>
 #include <map>
@@ -67,6 +70,38 @@ class DegradedRecognizer {
     DegradedRecognizer r(*this);
     r.top_ = top_distance, r.guess_ = guess, r.arity_ = arity;
     return r;
+  }
+
+  // The same run with `switches` placed below their one nearer neighbour
+  // whatever guess_ says (see Doubtful).
+  DegradedRecognizer PinnedBelow(const std::vector<int>& switches) const {
+    DegradedRecognizer r(*this);
+    r.pinned_.assign(ns_, 0);
+    for (int s : switches) r.pinned_[s] = 1;
+    return r;
+  }
+
+  // Switches without hosts that this run places above their one nearer
+  // neighbour, no 4-cycle confirming it, in switch order; at most
+  // kMaxDoubtful, each tried in two runs (arities). Such a switch may be a
+  // leaf whose hosts are down, hanging below that neighbour: Guess is one
+  // flag for the whole run, and is not made at all where a farther
+  // neighbour might climb from the switch. Placed above, it was an extra
+  // top: a level-1 switch had k+1 up links, and FT(4,3) was read as
+  // FT(6,3), FT(4,4) as FT(6,4) (37 of 44 wrong shapes in a probe of 2,450
+  // random degradations).
+  static constexpr size_t kMaxDoubtful = 16;
+  std::vector<int> Doubtful() const {
+    DegradedRecognizer r(*this);
+    try {
+      r.FindLevels();
+    } catch (const Error&) {
+      return {};
+    }
+    std::vector<int> out;
+    for (int s = 0; s < ns_ && out.size() < kMaxDoubtful; ++s)
+      if (r.doubtful_[s] && !r.CutOff(s)) out.push_back(s);
+    return out;
   }
 
   // Distances at which peaks (switches whose neighbours are all one step
@@ -219,13 +254,18 @@ class DegradedRecognizer {
   // upward again), so it is left out of the tree: level kCutOff while
   // labelling, -1 in the result, no ports in the maps.
   // The switches without hosts below them whose level no 4-cycle fixes go
-  // where guess_ says.
+  // where guess_ says, but those pinned below (PinnedBelow). With pins, a
+  // switch whose nearer neighbours are two levels apart goes between them,
+  // and one whose nearer neighbours are all leaves without hosts goes above
+  // them, not below the leaves: the other parents of a leaf pinned below.
   static constexpr int kCutOff = -100;
   bool CutOff(int s) const { return t_.level[s] == kCutOff; }
   void FindLevels() {
     const int n = t_.n = top_ + 1;
     t_.level.assign(ns_, kCutOff);
+    doubtful_.assign(ns_, 0);
     std::vector<char> descending(ns_, 0);
+    const bool pins = !pinned_.empty();
     for (int s : order_) {
       std::vector<int> nearer = Nearer(s);
       const size_t nearer_in_fabric = nearer.size();  // left out or not
@@ -234,6 +274,10 @@ class DegradedRecognizer {
       const int twin = twin_[s];
       const auto climbs = [&](int y) { return !descending[y] && t_.level[y] > 0; };
       const auto up = std::find_if(nearer.begin(), nearer.end(), climbs);
+      int min_level = INT_MAX, max_level = INT_MIN;  // of the nearer ones
+      for (int y : nearer)
+        min_level = std::min(min_level, t_.level[y]), max_level = std::max(max_level, t_.level[y]);
+      const bool pinned = pins && pinned_[s];
       bool guessed = false;
       if (dist_[s] == 0) {
         t_.level[s] = n - 1;
@@ -241,16 +285,23 @@ class DegradedRecognizer {
         continue;  // only reached through switches left out
       } else if (twin >= 0) {
         t_.level[s] = t_.level[twin], descending[s] = 1;
-      } else if (up != nearer.end() && HostCount(s) == 0 && nearer_in_fabric == 1 && FartherOnesPlaced(s)) {
-        guessed = true;  // its one nearer neighbour's parent, or its child without hosts?
-        descending[s] = guess_ == Guess::kBelow;
+      } else if (pins && max_level - min_level == 2) {
+        t_.level[s] = min_level + 1, descending[s] = 1;  // a child of one, a parent of the other
+      } else if (up != nearer.end() && HostCount(s) == 0 &&
+                 (pinned || (nearer_in_fabric == 1 && FartherOnesPlaced(s)))) {
+        guessed = !pinned;  // its one nearer neighbour's parent, or its child without hosts?
+        descending[s] = pinned || guess_ == Guess::kBelow;
         t_.level[s] = t_.level[*up] + (descending[s] ? 1 : -1);
       } else if (up != nearer.end()) {
         t_.level[s] = t_.level[*up] - 1;
+      } else if (pins && min_level == n - 1) {
+        t_.level[s] = n - 2;  // another parent of leaves pinned below
       } else {
         t_.level[s] = t_.level[nearer[0]] + 1, descending[s] = guessed = true;
       }
       if (guessed && guess_ == Guess::kLeaveOut) t_.level[s] = kCutOff;
+      doubtful_[s] = up != nearer.end() && twin < 0 && HostCount(s) == 0 && nearer_in_fabric == 1 &&
+                     t_.level[s] == t_.level[*up] - 1;  // placed above it
       if (t_.level[s] > n - 1) FailBelowLeaves(s);
     }
     LeaveOutSwitchesWithNothingBelow();
@@ -586,6 +637,8 @@ class DegradedRecognizer {
   std::vector<int> dist_;  // per switch: links to the nearest switch with hosts
   std::vector<int> order_;  // switches by dist_
   std::vector<int> twin_;   // per switch: SameLevelClasses
+  std::vector<char> pinned_;    // per switch, or empty: PinnedBelow
+  std::vector<char> doubtful_;  // per switch: Doubtful
   FatTree t_;
   std::vector<int> block_;  // per switch
   std::vector<std::vector<int>> members_;  // per block
@@ -595,6 +648,30 @@ class DegradedRecognizer {
   std::vector<std::vector<int>> prefix_;  // per block
   std::vector<std::vector<int>> suffix_;  // per switch
 };
+
+using TreeSize = std::pair<long, long>;  // hosts and switches of the complete FT(m,n)
+
+// Per-switch guesses for one top distance: pins the doubtful switches of
+// the kLeaveOut run (Doubtful) below one at a time, keeping each pin after
+// which the fabric is still labelled by a tree no larger than before
+// (`size`: the kLeaveOut run's, nothing if it refused), so that several
+// extra tops go together. `run(r)` runs `r` and returns its tree's size.
+template <typename RunFn>
+void PinDoubtfulOneByOne(const DegradedRecognizer& recognizer, int top, std::optional<TreeSize> size,
+                         RunFn& run) {
+  std::vector<int> pinned;
+  for (int s : recognizer.For(top, Guess::kLeaveOut, Arity::kSeen).Doubtful()) {
+    pinned.push_back(s);
+    const std::optional<TreeSize> got =
+        run(recognizer.For(top, Guess::kLeaveOut, Arity::kSeen).PinnedBelow(pinned));
+    run(recognizer.For(top, Guess::kLeaveOut, Arity::kPowerOfTwo).PinnedBelow(pinned));
+    if (got && (!size || *got <= *size)) {
+      size = got;
+    } else {
+      pinned.pop_back();  // refused, or a larger tree
+    }
+  }
+}
 
 }  // namespace
 
@@ -607,18 +684,30 @@ class DegradedRecognizer {
 FatTree RecognizeDegradedFatTree(const Fabric& f) {
   std::string first_error;
   std::optional<FatTree> best;
-  auto size = [](const FatTree& t) { return std::pair{t.missing.total_hosts, t.missing.total_switches}; };
+  auto size = [](const FatTree& t) { return TreeSize{t.missing.total_hosts, t.missing.total_switches}; };
+  // Nothing when `r` refuses or its arity rule changes nothing.
+  auto run = [&](DegradedRecognizer r) -> std::optional<TreeSize> {
+    try {
+      std::optional<FatTree> t = r.Run();
+      if (!t) return std::nullopt;
+      const TreeSize got = size(*t);
+      if (!best || got < size(*best)) best = std::move(t);
+      return got;
+    } catch (const Error& e) {
+      if (first_error.empty()) first_error = e.what();
+      return std::nullopt;
+    }
+  };
   const DegradedRecognizer recognizer(f);
-  for (int top : recognizer.TopCandidates())
+  for (int top : recognizer.TopCandidates()) {
+    std::optional<TreeSize> left_out;
     for (Guess guess : {Guess::kAbove, Guess::kBelow, Guess::kLeaveOut})
       for (Arity arity : {Arity::kSeen, Arity::kPowerOfTwo}) {
-        try {
-          std::optional<FatTree> t = recognizer.For(top, guess, arity).Run();
-          if (t && (!best || size(*t) < size(*best))) best = std::move(t);
-        } catch (const Error& e) {
-          if (first_error.empty()) first_error = e.what();
-        }
+        const std::optional<TreeSize> got = run(recognizer.For(top, guess, arity));
+        if (guess == Guess::kLeaveOut && arity == Arity::kSeen) left_out = got;
       }
+    PinDoubtfulOneByOne(recognizer, top, left_out, run);
+  }
   if (!best) throw Error(first_error);
   return std::move(*best);
 }
