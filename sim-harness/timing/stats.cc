@@ -166,6 +166,21 @@ bool IsHotSaturated(const PointResult& r) {
   return r.hot_offered > 0 && r.hot_accepted < kSaturationAccepted * r.hot_offered;
 }
 
+namespace {
+
+// One rule's pass over a judged point `i`: the first saturated one, and
+// the last before it (reset by FinishCrossing when none saturated).
+void TrackCrossing(bool saturated, int i, int* at, int* below) {
+  if (*at >= 0) return;
+  if (saturated) *at = i;
+  else *below = i;
+}
+void FinishCrossing(int at, int* below) {
+  if (at < 0) *below = -1;
+}
+
+}  // namespace
+
 Saturation FindSaturation(const std::vector<PointResult>& points) {
   Saturation s;
   for (size_t i = 0; i < points.size(); ++i) {
@@ -173,18 +188,12 @@ Saturation FindSaturation(const std::vector<PointResult>& points) {
     if (r.deadlock || !r.error.empty()) continue;
     ++s.judged;
     s.max_accepted = std::max(s.max_accepted, r.accepted);
-    if (s.at < 0) {
-      if (IsSaturated(r)) s.at = int(i);
-      else s.below = int(i);
-    }
-    if (s.hot_at < 0) {
-      if (IsHotSaturated(r)) s.hot_at = int(i);
-      else s.hot_below = int(i);
-    }
+    TrackCrossing(IsSaturated(r), int(i), &s.at, &s.below);
+    TrackCrossing(IsHotSaturated(r), int(i), &s.hot_at, &s.hot_below);
     s.last = int(i);
   }
-  if (s.at < 0) s.below = -1;
-  if (s.hot_at < 0) s.hot_below = -1;
+  FinishCrossing(s.at, &s.below);
+  FinishCrossing(s.hot_at, &s.hot_below);
   return s;
 }
 

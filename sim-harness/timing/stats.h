@@ -85,7 +85,7 @@ bool IsSaturated(const PointResult& r);
 // Centric traffic: the hot host accepts less than kSaturationAccepted of
 // what is offered to it. Its messages are a small part of all traffic (a
 // tenth at centric:0.1), so IsSaturated sees its link full only once the
-// congestion behind it costs the other hosts too: up to 1.25x the load at
+// congestion behind it costs the other hosts too: up to 1.31x the load at
 // which the tables' channel-load bound (flows.h) fills that link. Never
 // true for other traffic (hot_offered 0). Reported beside IsSaturated, not
 // folded into it: the papers' curves stop by the aggregate rule.
