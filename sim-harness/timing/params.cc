@@ -53,10 +53,13 @@ constexpr Key kKeys[] = {
     {"sl", "auto|engine|hash|random|N: SL per message (engine: the engine's PathSl, as the SA hands out;\n"
            "                          auto: engine when it has a VL policy, e.g. xymesh, else hash) [auto]"},
     {"dlid", "engine|base|random|hash: DLID a source uses [engine; for dump: the plugin's paths.dump, else base]"},
-    {"hot", "centric: end-port index of the hot host [0]"},
+    {"hot", "centric: number of the hot host (see host_order) [0]"},
     {"mcast_trees", "hardware multicast: MLIDs per group, 1..sources; 0 = one per source [0]"},
     {"mlid", "dump: routing: MLID to use (0 = the one reaching most hosts) [0]"},
     {"shift", "shift pattern distance, below the host count (0 = hosts/2) [0]"},
+    {"host_order", "address|file: how hot=, permutations and drawn multicast hosts number the hosts: by\n"
+                   "                          the fat-tree's P() or the mesh's N(x,y) labels (file order when\n"
+                   "                          neither is recognised), or in net-file order [address]"},
     {"engine.KEY", "option KEY=VALUE passed to the routing engine"},
 };
 
@@ -121,6 +124,10 @@ void SetParam(Params& p, const std::string& key, const std::string& value,
     else if (value == "random") p.dlid = DlidPolicy::kRandom;
     else if (value == "hash") p.dlid = DlidPolicy::kHash;
     else BadChoice(where, key, value, "engine, base, random or hash");
+  } else if (key == "host_order") {
+    if (value == "address") p.host_order = HostNumbering::kAddress;
+    else if (value == "file") p.host_order = HostNumbering::kFile;
+    else BadChoice(where, key, value, "address or file");
   } else if (key == "mcast_mode") {
     if (value == "hw" || value == "hardware") p.mcast_mode = McastMode::kHardware;
     else if (value == "unicast") p.mcast_mode = McastMode::kUnicast;

@@ -27,6 +27,10 @@ inline bool TakesPathSls(SlPolicy policy, bool have_path_sls, bool sls_pick_vls)
 }
 enum class DlidPolicy { kAuto, kEngine, kBase, kRandom, kHash };
 enum class McastMode { kHardware, kUnicast };
+// How host numbers (hot=, a permutation's pairs, a drawn multicast group)
+// map to hosts: by the recognised fat-tree's or mesh's addresses, or in
+// the order the net file lists them.
+enum class HostNumbering { kAddress, kFile };
 
 struct Params {
   // --- link and switch timing (integer nanoseconds) ---
@@ -64,6 +68,7 @@ struct Params {
   int mcast_trees = 0;            // MLIDs per group; 0 = one per source
   int mlid = 0;                   // dump mode: MLID to use (0 = largest group)
   int shift = 0;                  // shift pattern distance (0 = N/2)
+  HostNumbering host_order = HostNumbering::kAddress;
 
   // Words "k=v" handed to ibu::MakeEngine (from `engine.k=v` params).
   std::vector<std::string> engine_options;

@@ -545,7 +545,7 @@ Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p
   if (p_.sl == SlPolicy::kEngine && !wl_.UsesPathSl())
     throw SimFailure("sl=engine: the workload has no engine path SLs (Workload::SetPathSlFn)");
   mode_ = p_.batch > 0 ? Mode::kBatch : (load_ > 0 ? Mode::kSteady : Mode::kScript);
-  if (wl_.spec().pattern == Pattern::kCentric) hot_ = p_.hot;
+  if (wl_.spec().pattern == Pattern::kCentric) hot_ = wl_.hot();
   while ((1 << vsh_) < V_) ++vsh_;
   vmask_ = (1u << vsh_) - 1;
   if ((kV > 0 && kV != V_) || (kOne && (in_cap_ != 1 || out_cap_ != 1)))

@@ -11,6 +11,7 @@
 #include "plugin/core/error.h"
 #include "plugin/core/fields.h"
 #include "plugin/core/int_math.h"
+#include "plugin/core/topology/host_order.h"
 
 namespace ibu::sim {
 
@@ -184,7 +185,13 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
     base_lid_[h] = f.end_ports[h].base_lid;
     lid_count_[h] = f.end_ports[h].lid_count();
   }
-  perm_.assign(n, -1);
+  // Uniform traffic numbers no host: no recognition for it.
+  const HostOrder order = spec_.pattern == Pattern::kUniform || p.host_order == HostNumbering::kFile
+                              ? HostsInFileOrder(f)
+                              : HostsInAddressOrder(f);
+  host_at_ = order.end_ports;
+  order_name_ = order.name;
+  perm_.assign(n, -1);  // by host number until translated below
   switch (spec_.pattern) {
     case Pattern::kUniform:
       for (int h = 0; h < n; ++h) sources_.push_back(h);
@@ -193,6 +200,7 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       if (hot_ >= n)
         throw Error(NamedParam("hot", hot_) + ": expected an end port 0.." + std::to_string(n - 1) +
                     ", the fabric has " + std::to_string(n));
+      hot_ = host_at_[size_t(hot_)];
       for (int h = 0; h < n; ++h) sources_.push_back(h);
       break;
     case Pattern::kShift: {
@@ -236,8 +244,8 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       const std::string hosts_text = "the fabric's " + std::to_string(n) + " hosts";
       RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", n, hosts_text);
       RefuseNoHosts(spec_.named, spec_.group, "GROUP", n, hosts_text);
-      group_ = Sample(n, spec_.group.Resolve(n), rng);
-      sources_ = Sample(n, spec_.sources.Resolve(n), rng);
+      group_ = EndPortsOf(Sample(n, spec_.group.Resolve(n), rng));
+      sources_ = EndPortsOf(Sample(n, spec_.sources.Resolve(n), rng));
       // A source sends to the group's other members: none when the group
       // is that source alone, and the run had no traffic at all.
       if (group_.size() == 1 && sources_ == group_)
@@ -247,6 +255,10 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       break;
     }
   }
+  std::vector<int> by_number(n, -1);
+  for (int i = 0; i < n; ++i)
+    if (perm_[i] >= 0) by_number[size_t(host_at_[i])] = host_at_[size_t(perm_[i])];
+  perm_ = std::move(by_number);
   if (!perm_.empty() && spec_.pattern != Pattern::kMcast && sources_.empty()) {
     for (int h = 0; h < n; ++h)
       if (perm_[h] >= 0 && perm_[h] != h) sources_.push_back(h);
@@ -265,6 +277,15 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
 // so quadratic in the hosts for mcast:F:G with fractions (FT(32,3),
 // mcast:0.4:0.4: 3277 trees of 3277 members, 1.3 s and 0.3 GB more than
 // one shared tree); mcast_trees=N bounds it.
+// Host numbers (sorted) -> end-port indices (sorted).
+std::vector<int> Workload::EndPortsOf(const std::vector<int>& numbers) const {
+  std::vector<int> eps;
+  eps.reserve(numbers.size());
+  for (int i : numbers) eps.push_back(host_at_[size_t(i)]);
+  std::sort(eps.begin(), eps.end());
+  return eps;
+}
+
 void Workload::BuildTrees() {
   trees_.clear();
   tree_of_.assign(hosts_, -1);
@@ -466,6 +487,7 @@ std::string Workload::Describe() const {
     if (hardware_mcast()) os << ", " << trees_.size() << " MLID(s)";
     else os << ", emulated by unicast copies";
   }
+  if (spec_.pattern != Pattern::kUniform) os << ", numbered in " << order_name_;
   return os.str();
 }
 

@@ -105,6 +105,8 @@ class Workload {
 
   const TrafficSpec& spec() const { return spec_; }
   int hosts() const { return hosts_; }
+  // Centric: end-port index of the hot host (param hot= numbers it).
+  int hot() const { return hot_; }
   bool is_mcast() const { return spec_.pattern == Pattern::kMcast; }
   bool hardware_mcast() const { return is_mcast() && mode_ == McastMode::kHardware; }
 
@@ -172,6 +174,7 @@ class Workload {
 
  private:
   void BuildTrees();
+  std::vector<int> EndPortsOf(const std::vector<int>& numbers) const;
   // A host other than `src`, uniformly.
   int AnyOtherHost(int src, Mt64& rng) const {
     const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
@@ -193,7 +196,9 @@ class Workload {
   uint64_t seed_;
   std::vector<int> sources_;
   std::vector<bool> source_flag_;
-  std::vector<int> perm_;
+  std::vector<int> perm_;      // by end-port index: partner, -1 none
+  std::vector<int> host_at_;   // host number -> end-port index (host_order)
+  std::string order_name_;
   std::vector<int> group_;
   std::vector<McastTree> trees_;
   std::vector<int> tree_of_;

@@ -534,7 +534,7 @@ void TestCliDeadlockExitCode() {
   }
   std::string out, err;
   const int rc = Sim({"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid", "--traffic", "shift:3",
-                      "--param", "batch=40", "--json", "--quiet"},
+                      "--param", "batch=40", "--param", "host_order=file", "--json", "--quiet"},
                      &out, &err);
   CU_ASSERT_EQUAL(rc, 1);
   CU_ASSERT(Contains(err, "credit loop"));

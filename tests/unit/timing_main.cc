@@ -10,6 +10,7 @@ void RegisterTimingSlSuite();
 void RegisterTimingQueueSuite();
 void RegisterTimingRngSuite();
 void RegisterTimingFlowsSuite();
+void RegisterTimingTrafficSuite();
 }  // namespace ibu::simtest
 
 int main() {
@@ -22,6 +23,7 @@ int main() {
   ibu::simtest::RegisterTimingQueueSuite();
   ibu::simtest::RegisterTimingRngSuite();
   ibu::simtest::RegisterTimingFlowsSuite();
+  ibu::simtest::RegisterTimingTrafficSuite();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

@@ -1,0 +1,191 @@
+// Host numbering of the traffic patterns: hot=, a permutation's pairs and
+// a drawn multicast group count hosts by the recognised fat-tree's P()
+// labels or mesh's N(x,y), so the same traffic reaches the same hosts
+// whatever order the net file lists them in (a shuffled cabling, or
+// ibnetdiscover's discovery order in a dump); host_order=file keeps the
+// file's order.
+#include <CUnit/CUnit.h>
+
+#include <functional>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "plugin/core/netfile.h"
+#include "plugin/core/topology/fattree.h"
+#include "plugin/core/topology/generate.h"
+#include "plugin/core/topology/host_order.h"
+#include "plugin/core/topology/mesh.h"
+#include "sim-harness/timing/traffic.h"
+#include "tests/unit/test_util.h"
+#include "tests/unit/timing_fabrics.h"
+
+namespace ibu::simtest {
+
+namespace {
+
+using sim::Params;
+using test::Contains;
+
+// The fabric as a net file written with `order` (WriteNetFile's) and read
+// back.
+Fabric Rewritten(const Fabric& f, const std::vector<int>& order) {
+  std::ostringstream os;
+  WriteNetFile(os, f, order);
+  std::istringstream in(os.str());
+  return ParseNetFile(in, "rewritten.net");
+}
+
+// Ports and records shuffled, as `ibunion topo ... --shuffle SEED` writes.
+Fabric Shuffled(Fabric f, uint64_t seed) {
+  const std::vector<int> order = ShufflePorts(f, seed);
+  return Rewritten(f, order);
+}
+
+// Every record in reverse, hosts first: the order ibnetdiscover lists
+// ibsim's fat-trees in (P(733) first), as a dump's fabric.net has it.
+Fabric Reversed(const Fabric& f) {
+  const int hosts = int(f.end_ports.size()), switches = int(f.switches.size());
+  std::vector<int> order;
+  for (int i = hosts - 1; i >= 0; --i) order.push_back(i);
+  for (int i = hosts + switches - 1; i >= hosts; --i) order.push_back(i);
+  return Rewritten(f, order);
+}
+
+// How a test names a host: its name in the file (the generator's are its
+// labels), or the label recognition gives it (a shuffled cabling is
+// labelled anew: another labelling of the same tree).
+using Namer = std::function<std::string(int ep)>;
+Namer ByName(const Fabric& f) {
+  return [&f](int ep) { return f.end_ports[size_t(ep)].name; };
+}
+Namer ByLabel(const Fabric& f) {
+  auto tree = std::make_shared<FatTree>(RecognizeFatTree(f));
+  return [tree](int ep) { return tree->HostLabel(ep); };
+}
+
+Namer ByMeshLabel(const Fabric& f) {
+  const Mesh m = RecognizeMesh(f);
+  auto label = std::make_shared<std::vector<std::string>>(f.end_ports.size());
+  for (size_t sw = 0; sw < m.host.size(); ++sw)
+    if (m.host[sw] >= 0) (*label)[size_t(m.host[sw])] = m.Label(int(sw));
+  return [label](int ep) { return (*label)[size_t(ep)]; };
+}
+
+// What a workload does, by host: each source's partner under a
+// permutation, the hot host, the multicast group and its sources.
+struct Traffic {
+  std::set<std::pair<std::string, std::string>> pairs;
+  std::string hot;
+  std::set<std::string> group, sources;
+  bool operator==(const Traffic& o) const {
+    return pairs == o.pairs && hot == o.hot && group == o.group && sources == o.sources;
+  }
+};
+
+Traffic TrafficOf(const Fabric& f, const Namer& name, const std::string& pattern, const Params& p) {
+  const sim::Workload wl(sim::ParseTraffic(pattern), p, f, 1);
+  Traffic t;
+  sim::Mt64 rng(1);
+  if (wl.spec().pattern == sim::Pattern::kCentric) t.hot = name(wl.hot());
+  if (wl.is_mcast()) {
+    for (int h : wl.group()) t.group.insert(name(h));
+    for (int h : wl.sources()) t.sources.insert(name(h));
+  } else if (wl.spec().pattern != sim::Pattern::kCentric) {
+    for (int h : wl.sources()) t.pairs.emplace(name(h), name(wl.Destination(h, rng)));
+  }
+  return t;
+}
+
+Params InFileOrder(Params p) {
+  p.host_order = sim::HostNumbering::kFile;
+  return p;
+}
+
+// On the generator's files the address order is the file's own, so
+// results made before host_order existed stand.
+void TestGeneratedFilesAreInAddressOrder() {
+  for (const Fabric& f : {MakeFatTree(4, 3), MakeFatTree(8, 3), MakeFatTree(12, 2), MakeMesh(4, 4), MakeMesh(3, 7)}) {
+    const HostOrder o = HostsInAddressOrder(f);
+    CU_ASSERT_EQUAL_FATAL(o.end_ports.size(), f.end_ports.size());
+    for (size_t i = 0; i < o.end_ports.size(); ++i) CU_ASSERT_EQUAL(o.end_ports[i], int(i));
+  }
+  CU_ASSERT(Contains(HostsInAddressOrder(MakeFatTree(8, 3)).name, "FT(8,3) address order"));
+  CU_ASSERT(Contains(HostsInAddressOrder(MakeMesh(3, 7)).name, "3x7 mesh order"));
+}
+
+constexpr const char* kPatterns[] = {"bitrev", "shift:3", "randperm", "centric:0.1", "mcast:5:20"};
+
+// FT(8,3) listed in reverse, as a dump of an ibsim run is: a shift, a
+// random permutation, a hot host and a multicast group reach the hosts
+// they reach on the generator's file. Numbered in file order they reached
+// others (a bit reversal alone maps onto itself when every host is
+// renumbered N-1-i).
+void TestReversedFatTreeGetsTheSameTraffic() {
+  const Fabric canon = MakeFatTree(8, 3);
+  const Fabric reversed = Reversed(canon);
+  Params p;
+  p.hot = 37;
+  for (const char* pattern : kPatterns) {
+    const Traffic want = TrafficOf(canon, ByName(canon), pattern, p);
+    CU_ASSERT(TrafficOf(reversed, ByName(reversed), pattern, p) == want);
+    CU_ASSERT(TrafficOf(canon, ByName(canon), pattern, InFileOrder(p)) == want);
+    if (std::string(pattern) != "bitrev")
+      CU_ASSERT(!(TrafficOf(reversed, ByName(reversed), pattern, InFileOrder(p)) == want));
+  }
+  CU_ASSERT_EQUAL(TrafficOf(reversed, ByName(reversed), "centric:0.1", p).hot, "P(211)");  // PID 37 = 2 * 16 + 1 * 4 + 1
+}
+
+// FT(8,3) with ports and records shuffled is labelled anew; by those
+// labels every pattern pairs, heats and groups the hosts the generator's
+// file does by its labels, so mlid (which routes by them) meets the same
+// traffic. In file order none did.
+void TestShuffledFatTreeGetsTheSameTrafficByLabel() {
+  const Fabric canon = MakeFatTree(8, 3);
+  const Fabric shuffled = Shuffled(MakeFatTree(8, 3), 7);
+  Params p;
+  p.hot = 37;
+  for (const char* pattern : kPatterns) {
+    const Traffic want = TrafficOf(canon, ByLabel(canon), pattern, p);
+    CU_ASSERT(TrafficOf(shuffled, ByLabel(shuffled), pattern, p) == want);
+    CU_ASSERT(!(TrafficOf(shuffled, ByLabel(shuffled), pattern, InFileOrder(p)) == want));
+  }
+}
+
+// A 4x4 mesh shuffled (labelled anew, as a fat-tree is): transpose sends
+// N(x,y)'s host to N(y,x)'s.
+void TestShuffledMeshTransposes() {
+  const Fabric mesh = Shuffled(MakeMesh(4, 4), 3);
+  const Traffic t = TrafficOf(mesh, ByMeshLabel(mesh), "transpose", Params());
+  CU_ASSERT_EQUAL(t.pairs.size(), 12u);  // the diagonal's 4 hosts are their own partners
+  for (const auto& [src, dst] : t.pairs)
+    CU_ASSERT_EQUAL(dst, "N(" + src.substr(4, 1) + "," + src.substr(2, 1) + ")");
+}
+
+// Neither a fat-tree nor a mesh (a ring of three switches): file order,
+// and the traffic's description says so.
+void TestOtherFabricsKeepFileOrder() {
+  const Setup ring = ClockwiseRing(3);
+  const HostOrder o = HostsInAddressOrder(ring.fabric);
+  CU_ASSERT(Contains(o.name, "net-file order (neither a fat-tree nor a 2-D mesh is recognised)"));
+  for (size_t i = 0; i < o.end_ports.size(); ++i) CU_ASSERT_EQUAL(o.end_ports[i], int(i));
+  const sim::Workload wl(sim::ParseTraffic("shift:1"), Params(), ring.fabric, 1);
+  CU_ASSERT(Contains(wl.Describe(), "numbered in net-file order (neither"));
+}
+
+}  // namespace
+
+void RegisterTimingTrafficSuite() {
+  CU_pSuite s = CU_add_suite("timing_traffic", nullptr, nullptr);
+  CU_add_test(s, "generated files are in address order", TestGeneratedFilesAreInAddressOrder);
+  CU_add_test(s, "FT(8,3) in a dump's reversed order: the same hosts paired, hot, grouped",
+              TestReversedFatTreeGetsTheSameTraffic);
+  CU_add_test(s, "shuffled FT(8,3): the same traffic by its labels", TestShuffledFatTreeGetsTheSameTrafficByLabel);
+  CU_add_test(s, "shuffled 4x4 mesh: transpose swaps x and y", TestShuffledMeshTransposes);
+  CU_add_test(s, "neither tree nor mesh: file order, said", TestOtherFabricsKeepFileOrder);
+}
+
+}  // namespace ibu::simtest
