@@ -62,7 +62,7 @@ class FlowFollower {
   Lid PairDlid(int src, int dst, int k) { return wl_.DlidDraw(src, dst, k, unused_); }
   // The SL of src -> dst's messages on `dlid` when the policy draws none.
   int PairSl(int src, int dst, Lid dlid) {
-    return MessageSl(wl_, p_, src, uint64_t(src) * uint64_t(wl_.hosts()) + uint64_t(dst), dlid, unused_);
+    return MessageSl(wl_, p_, src, wl_.PairKey(src, dst), dlid, unused_);
   }
 
  private:

@@ -773,7 +773,7 @@ bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
       copies = tree.members.size() - (wl_.Rank(tr, src) >= 0 ? 1 : 0);
       op.tree = tr;
       op.counters = AllocCounters(uint32_t(tree.members.size()));
-      const int sl = pick_sl((uint64_t(src) << 20) ^ tree.mlid, tree.mlid);
+      const int sl = pick_sl((uint64_t(wl_.Number(src)) << 20) ^ tree.mlid, tree.mlid);
       const uint32_t mi = NewMessage(oi, src, -1, tree.mlid, bytes, sl);
       ops_[oi].msgs_left = 1;
       msgs_[mi].remaining = uint64_t(msgs_[mi].npackets) * copies;
@@ -788,7 +788,7 @@ bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
         if (d == src) continue;
         const Lid dlid = wl_.Dlid(src, d, rng_);
         const uint32_t mi =
-            NewMessage(oi, src, d, dlid, bytes, pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d), dlid));
+            NewMessage(oi, src, d, dlid, bytes, pick_sl(wl_.PairKey(src, d), dlid));
         msgs_[mi].remaining = msgs_[mi].npackets;
         ++ops_[oi].msgs_left;
         ++receivers;
@@ -807,7 +807,7 @@ bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
     }
     const Lid dlid = wl_.Dlid(src, d, rng_);
     const uint32_t mi =
-        NewMessage(oi, src, d, dlid, bytes, pick_sl(uint64_t(src) * uint64_t(H_) + uint64_t(d), dlid));
+        NewMessage(oi, src, d, dlid, bytes, pick_sl(wl_.PairKey(src, d), dlid));
     msgs_[mi].remaining = msgs_[mi].npackets;
     ops_[oi].msgs_left = 1;
     if (d == hot_ && measured) hot_offered_bytes_ += bytes;

@@ -191,6 +191,8 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
                               : HostsInAddressOrder(f);
   host_at_ = order.end_ports;
   order_name_ = order.name;
+  number_of_.assign(size_t(n), 0);
+  for (int i = 0; i < n; ++i) number_of_[size_t(host_at_[size_t(i)])] = i;
   perm_.assign(n, -1);  // by host number until translated below
   switch (spec_.pattern) {
     case Pattern::kUniform:
@@ -472,8 +474,7 @@ Lid Workload::OtherDlid(int src, int dst, Mt64& rng) const {
     case DlidPolicy::kRandom:
       return Lid(base_lid_[dst] + UniformBelow(rng, uint64_t(lid_count_[dst])));
     case DlidPolicy::kHash:
-      return Lid(base_lid_[dst] + Mix64(uint64_t(src) * uint64_t(hosts_) + uint64_t(dst)) %
-                                      uint64_t(lid_count_[dst]));
+      return Lid(base_lid_[dst] + Mix64(PairKey(src, dst)) % uint64_t(lid_count_[dst]));
     default:
       return base_lid_[dst];
   }

@@ -107,6 +107,13 @@ class Workload {
   int hosts() const { return hosts_; }
   // Centric: end-port index of the hot host (param hot= numbers it).
   int hot() const { return hot_; }
+  // Host number of end port `ep` (host_order), and the key that spreads a
+  // pair's hashed SL or DLID: by numbers, so a pair gets the same SL
+  // whatever order the net file lists its hosts in.
+  int Number(int ep) const { return number_of_[size_t(ep)]; }
+  uint64_t PairKey(int src, int dst) const {
+    return uint64_t(Number(src)) * uint64_t(hosts_) + uint64_t(Number(dst));
+  }
   bool is_mcast() const { return spec_.pattern == Pattern::kMcast; }
   bool hardware_mcast() const { return is_mcast() && mode_ == McastMode::kHardware; }
 
@@ -198,6 +205,7 @@ class Workload {
   std::vector<bool> source_flag_;
   std::vector<int> perm_;      // by end-port index: partner, -1 none
   std::vector<int> host_at_;   // host number -> end-port index (host_order)
+  std::vector<int> number_of_;  // end-port index -> host number
   std::string order_name_;
   std::vector<int> group_;
   std::vector<McastTree> trees_;
@@ -215,7 +223,7 @@ class Workload {
 
 // SL of a message from `src` to `dlid` that no script entry fixes: the
 // engine's path SL when the workload takes those, else the policy of `p`;
-// `key` spreads the hash policy (unicast: src * hosts + dst).
+// `key` spreads the hash policy (unicast: Workload::PairKey).
 // The SLs MessageSl may give, each as likely (for analyses that weigh
 // every draw): the 16 of sl=random, SL k for draw k, unless the engine's
 // path SLs rule; otherwise the one it gives.

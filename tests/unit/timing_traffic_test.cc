@@ -7,6 +7,7 @@
 #include <CUnit/CUnit.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -155,6 +156,34 @@ void TestShuffledFatTreeGetsTheSameTrafficByLabel() {
   }
 }
 
+// A pair's hashed SL (a dump without the SA's path SLs, or sl=hash) is
+// keyed by host numbers as well: on 4 VLs the reversed file's replay gives
+// each flow the VL the generator's file gives it. Keyed by end-port
+// index, as before, most pairs moved.
+void TestHashedSlFollowsHostNumbers() {
+  const Fabric canon = MakeFatTree(8, 3);
+  const Fabric reversed = Reversed(canon);
+  const Params p;
+  const sim::Workload a(sim::ParseTraffic("randperm"), p, canon, 1);
+  const sim::Workload b(sim::ParseTraffic("randperm"), p, reversed, 1);
+  std::map<std::pair<std::string, std::string>, int> sl;
+  sim::Mt64 rng(1);
+  for (int h : a.sources()) {
+    const int d = a.Destination(h, rng);
+    sl[{canon.end_ports[size_t(h)].name, canon.end_ports[size_t(d)].name}] =
+        sim::MessageSl(a, p, h, a.PairKey(h, d), 0, rng);
+  }
+  int same = 0, same_by_index = 0;
+  for (int h : b.sources()) {
+    const int d = b.Destination(h, rng);
+    const int want = sl.at({reversed.end_ports[size_t(h)].name, reversed.end_ports[size_t(d)].name});
+    same += sim::MessageSl(b, p, h, b.PairKey(h, d), 0, rng) == want;
+    same_by_index += sim::MessageSl(b, p, h, uint64_t(h) * 128 + uint64_t(d), 0, rng) == want;
+  }
+  CU_ASSERT_EQUAL(same, int(b.sources().size()));
+  CU_ASSERT(same_by_index < same / 2);
+}
+
 // A 4x4 mesh shuffled (labelled anew, as a fat-tree is): transpose sends
 // N(x,y)'s host to N(y,x)'s.
 void TestShuffledMeshTransposes() {
@@ -184,6 +213,7 @@ void RegisterTimingTrafficSuite() {
   CU_add_test(s, "FT(8,3) in a dump's reversed order: the same hosts paired, hot, grouped",
               TestReversedFatTreeGetsTheSameTraffic);
   CU_add_test(s, "shuffled FT(8,3): the same traffic by its labels", TestShuffledFatTreeGetsTheSameTrafficByLabel);
+  CU_add_test(s, "a pair's hashed SL follows the host numbers", TestHashedSlFollowsHostNumbers);
   CU_add_test(s, "shuffled 4x4 mesh: transpose swaps x and y", TestShuffledMeshTransposes);
   CU_add_test(s, "neither tree nor mesh: file order, said", TestOtherFabricsKeepFileOrder);
 }
