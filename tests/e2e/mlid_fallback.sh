@@ -68,6 +68,23 @@ grep -qF "ibunion/mlid: degraded FT(4,2): 4 of 8 switch links, 1 of 6 switches a
 check "one top left: every host reaches every host LID" \
   "$IBUNION" verify "$E2E_TMP/onetop/fabric.net" --lft "$E2E_TMP/onetop/lfts.dump" --host-lids
 
+# ft-4-3 less two cables (SW<01,1>[2]-SW<01,2>[4], SW<10,0>[1]-SW<01,1>[3])
+# and the hosts of leaf SW<00,2>: SW<00,2> keeps one link toward the hosts
+# and none to its own, and was put above SW<01,1> as an extra top, so mlid
+# read the fabric as FT(6,3). The unit tests' first extra-top recipe
+# (degraded_test.cc, ExtraTopsTriedBelow), here through OpenSM and ibsim.
+awk 'BEGIN { RS = ""; ORS = "\n\n" } !/Hca\t1 "P\(00[01]\)"/' "$TOPO/ft-4-3.net" |
+  grep -v '"P(00[01])"\[1\]\|"SW<01,2>"\[4\]\|"SW<01,1>"\[2\]\|"SW<10,0>"\[1\]\|"SW<01,1>"\[3\]' >"$E2E_TMP/extratop.net"
+[ "$(grep -c Hca "$E2E_TMP/extratop.net")" = 14 ] && [ "$(grep -c '^\[' "$E2E_TMP/extratop.net")" = 88 ] ||
+  fail "could not build the fabric less two cables and a leaf's hosts"
+check "ft-4-3 less two cables and a leaf's hosts comes up" run "$E2E_TMP/extratop.net" "$E2E_TMP/extratop" ""
+grep -qF "ibunion/mlid: degraded FT(4,3): 2 of 32 switch links, 0 of 20 switches and 2 of 16 hosts missing" \
+  "$E2E_TMP/extratop/opensm.log" && ! grep -q "minhop tables configured" "$E2E_TMP/extratop/opensm.log" &&
+  pass "two cables and a leaf's hosts gone: mlid routes it as the FT(4,3) it is" ||
+  fail "two cables and a leaf's hosts gone: $(grep -o "ibunion/mlid: [a-z]* FT([0-9,]*)[^;]*" "$E2E_TMP/extratop/opensm.log" | head -1)"
+check "two cables and a leaf's hosts gone: every host reaches every host LID, no credit loop" \
+  "$IBUNION" verify "$E2E_TMP/extratop/fabric.net" --lft "$E2E_TMP/extratop/lfts.dump" --host-lids --deadlock
+
 check "ft-4-3 with a bad option comes up" run "$TOPO/ft-4-3.net" "$E2E_TMP/badopt" "mlid_bogus=1"
 grep -q "bad event_plugin_options: option 'mlid_bogus=1': unknown key for engine mlid" "$E2E_TMP/badopt/opensm.log" &&
   pass "bad option named in the log" || fail "bad option not named"
