@@ -273,13 +273,7 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
   BuildTrees();
 }
 
-// One tree per source by default, each holding the group and its source:
-// sources x members entries here, and as many MLIDs for the engine to
-// build (each O(members + tree switches)) and MFT entries for the model,
-// so quadratic in the hosts for mcast:F:G with fractions (FT(32,3),
-// mcast:0.4:0.4: 3277 trees of 3277 members, 1.3 s and 0.3 GB more than
-// one shared tree); mcast_trees=N bounds it.
-// Host numbers (sorted) -> end-port indices (sorted).
+// The end ports of host numbers, sorted.
 std::vector<int> Workload::EndPortsOf(const std::vector<int>& numbers) const {
   std::vector<int> eps;
   eps.reserve(numbers.size());
@@ -288,6 +282,12 @@ std::vector<int> Workload::EndPortsOf(const std::vector<int>& numbers) const {
   return eps;
 }
 
+// One tree per source by default, each holding the group and its source:
+// sources x members entries here, and as many MLIDs for the engine to
+// build (each O(members + tree switches)) and MFT entries for the model,
+// so quadratic in the hosts for mcast:F:G with fractions (FT(32,3),
+// mcast:0.4:0.4: 3277 trees of 3277 members, 1.3 s and 0.3 GB more than
+// one shared tree); mcast_trees=N bounds it.
 void Workload::BuildTrees() {
   trees_.clear();
   tree_of_.assign(hosts_, -1);
