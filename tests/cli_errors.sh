@@ -191,9 +191,9 @@ expect "$tmp/c.conf:2: measure_ns = 5000: not with $tmp/c.conf:1: batch = 1" \
   "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 expect "--param arrival=exp: not with --param batch=1" "$IBUNION" sim "$net" --routing mlid --param batch=1 --param arrival=exp
 printf 'hot = 99\n' >"$tmp/c.conf"
-expect "$tmp/c.conf:1: hot = 99: expected an end port 0..7, the fabric has 8" \
+expect "$tmp/c.conf:1: hot = 99: expected a host number 0..7, the fabric has 8 hosts" \
   "$IBUNION" sim "$net" --routing mlid --traffic centric:0.5 --config "$tmp/c.conf"
-expect "--param hot=8: expected an end port 0..7, the fabric has 8" \
+expect "--param hot=8: expected a host number 0..7, the fabric has 8 hosts" \
   "$IBUNION" sim "$net" --routing mlid --traffic centric:0.5 --param hot=8
 printf 'engine.mlid_rotate = maybe\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: engine.mlid_rotate = maybe: option 'mlid_rotate=maybe': expected on or off" \

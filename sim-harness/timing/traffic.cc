@@ -200,8 +200,8 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       break;
     case Pattern::kCentric:
       if (hot_ >= n)
-        throw Error(NamedParam("hot", hot_) + ": expected an end port 0.." + std::to_string(n - 1) +
-                    ", the fabric has " + std::to_string(n));
+        throw Error(NamedParam("hot", hot_) + ": expected a host number 0.." + std::to_string(n - 1) +
+                    ", the fabric has " + std::to_string(n) + " hosts");
       hot_ = host_at_[size_t(hot_)];
       for (int h = 0; h < n; ++h) sources_.push_back(h);
       break;

@@ -315,9 +315,9 @@ void TestWorkloadNamesParamsAsGiven() {
     return test::ErrorOf([&] { sim::Workload wl(sim::ParseTraffic("centric:0.5"), p, st.fabric, 1, names); });
   };
   CU_ASSERT_EQUAL(hot_error({{"hot", "run.conf:4: hot = 4"}}),
-                  "run.conf:4: hot = 4: expected an end port 0..3, the fabric has 4");
+                  "run.conf:4: hot = 4: expected a host number 0..3, the fabric has 4 hosts");
   CU_ASSERT_EQUAL(hot_error({}),
-                  "hot = 4 (--param or config file): expected an end port 0..3, the fabric has 4");
+                  "hot = 4 (--param or config file): expected a host number 0..3, the fabric has 4 hosts");
   p.hot = 3;
   CU_ASSERT_EQUAL(hot_error({{"hot", "--param hot=3"}}), "");
 }
