@@ -152,10 +152,7 @@ void ShuffledLabels() {
       Mesh m = RecognizeMesh(f);
       CU_ASSERT(MatchingSymmetries(f, m, xy[0], xy[1]) >= 1);  // lines match several
       CU_ASSERT(DirectionsConsistent(f, m));
-      std::ostringstream os;
-      WriteNetFile(os, f, order);
-      std::istringstream is(os.str());
-      Fabric g = ParseNetFile(is, "shuffled.net");
+      Fabric g = test::ReadBack(f, order, "shuffled.net");
       Mesh mg = RecognizeMesh(g);
       for (size_t s = 0; s < g.switches.size(); ++s) {
         const int fs = f.SwitchByGuid(g.switches[s].guid);
@@ -170,10 +167,7 @@ void RecordOrderKeepsCanonicalLabels() {
   Fabric f = MakeMesh(3, 7);
   std::vector<int> order(f.end_ports.size() + f.switches.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(order.size() - 1 - i);
-  std::ostringstream os;
-  WriteNetFile(os, f, order);
-  std::istringstream is(os.str());
-  Fabric g = ParseNetFile(is, "reversed.net");
+  Fabric g = test::ReadBack(f, order, "reversed.net");
   Mesh m = RecognizeMesh(g);
   CU_ASSERT(m.X == 3 && m.Y == 7);
   for (size_t s = 0; s < g.switches.size(); ++s) CU_ASSERT_EQUAL(m.Label(s), g.switches[s].name);

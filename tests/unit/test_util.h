@@ -4,13 +4,16 @@
 #include <CUnit/CUnit.h>
 
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "plugin/core/engine.h"
 #include "plugin/core/fabric.h"
+#include "plugin/core/netfile.h"
 #include "plugin/core/tables.h"
+#include "plugin/core/topology/generate.h"
 
 namespace ibu::test {
 
@@ -29,6 +32,16 @@ std::string ErrorOf(Fn fn) {
     return e.what();
   }
   return "";
+}
+
+// `f` written as a net file with WriteNetFile's record `order` and parsed
+// back (`name` for messages): a shuffled or reversed listing as OpenSM or
+// ibnetdiscover would hand it over.
+inline Fabric ReadBack(const Fabric& f, const std::vector<int>& order, const std::string& name) {
+  std::ostringstream os;
+  WriteNetFile(os, f, order);
+  std::istringstream is(os.str());
+  return ParseNetFile(is, name);
 }
 
 inline bool Contains(const std::string& haystack, const std::string& needle) {

@@ -10,12 +10,10 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "plugin/core/netfile.h"
 #include "plugin/core/topology/fattree.h"
 #include "plugin/core/topology/generate.h"
 #include "plugin/core/topology/host_order.h"
@@ -31,19 +29,10 @@ namespace {
 using sim::Params;
 using test::Contains;
 
-// The fabric as a net file written with `order` (WriteNetFile's) and read
-// back.
-Fabric Rewritten(const Fabric& f, const std::vector<int>& order) {
-  std::ostringstream os;
-  WriteNetFile(os, f, order);
-  std::istringstream in(os.str());
-  return ParseNetFile(in, "rewritten.net");
-}
-
 // Ports and records shuffled, as `ibunion topo ... --shuffle SEED` writes.
 Fabric Shuffled(Fabric f, uint64_t seed) {
   const std::vector<int> order = ShufflePorts(f, seed);
-  return Rewritten(f, order);
+  return test::ReadBack(f, order, "shuffled.net");
 }
 
 // Every record in reverse, hosts first: the order ibnetdiscover lists
@@ -53,7 +42,7 @@ Fabric Reversed(const Fabric& f) {
   std::vector<int> order;
   for (int i = hosts - 1; i >= 0; --i) order.push_back(i);
   for (int i = hosts + switches - 1; i >= hosts; --i) order.push_back(i);
-  return Rewritten(f, order);
+  return test::ReadBack(f, order, "reversed.net");
 }
 
 // How a test names a host: its name in the file (the generator's are its

@@ -274,9 +274,10 @@ class DegradedRecognizer {
       const int twin = twin_[s];
       const auto climbs = [&](int y) { return !descending[y] && t_.level[y] > 0; };
       const auto up = std::find_if(nearer.begin(), nearer.end(), climbs);
-      int min_level = INT_MAX, max_level = INT_MIN;  // of the nearer ones
-      for (int y : nearer)
-        min_level = std::min(min_level, t_.level[y]), max_level = std::max(max_level, t_.level[y]);
+      int min_level = INT_MAX, max_level = INT_MIN;  // of the nearer ones; read only with pins
+      if (pins)
+        for (int y : nearer)
+          min_level = std::min(min_level, t_.level[y]), max_level = std::max(max_level, t_.level[y]);
       const bool pinned = pins && pinned_[s];
       bool guessed = false;
       if (dist_[s] == 0) {
