@@ -15,6 +15,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "plugin/core/engine.h"
@@ -46,7 +47,8 @@ constexpr const char* kUsage =
     "usage: ibunion sim NETFILE [--guid2lid F] [--lmc L] --routing mlid|slid|xymesh|dump:DIR\n"
     "         [--traffic PATTERN] [--msg BYTES] [--load OFFERED] [--vls N] [--seed S]\n"
     "         [--mcast-mode hw|unicast] [--sweep FROM:TO:STEP] [--jobs N] [--json]\n"
-    "         [--csv FILE] [--links FILE] [--plot FILE.png] [--members FILE] [--config FILE]\n"
+    "         [--csv FILE] [--links FILE] [--plot FILE.png] [--members FILE] [--sources FILE]\n"
+    "         [--config FILE]\n"
     "         [--param key=value ...]\n"
     "         [--quiet] [--no-wall] [--emit-jobs DIR | --point N --save FILE]\n"
     "       ibunion sim NETFILE ... --routing R --traffic PERMUTATION|uniform|centric:F --flows [--load L] [--json] [--links FILE]\n"
@@ -97,6 +99,10 @@ constexpr const char* kUsage =
     "              no gnuplot on PATH: exit 2 before anything runs\n"
     "  --members   multicast: write the group and the sources to FILE, one\n"
     "              'group NAME' / 'source NAME' line per end port (node description)\n"
+    "  --sources   multicast: the sources are the 'source NAME' lines of FILE (a\n"
+    "              --members file; its 'group' lines are skipped), not drawn; as many\n"
+    "              as SOURCES asks for. With dump:DIR each must be a member of the\n"
+    "              dumped group: a replay then sends from the hosts another run drew\n"
     "  --quiet     no notes, engine messages or progress on stderr (warnings and\n"
     "              errors still)\n"
     "  --no-wall   leave out wall_s and packet_hops_per_s (JSON, CSV) and hops/s (table): output identical run to run\n"
@@ -151,7 +157,7 @@ std::string Named(const Setting& s) {
 
 const std::vector<std::string> kValueOptions = {
     "guid2lid", "lmc", "routing", "traffic", "msg", "load", "vls", "seed", "sweep",
-    "jobs", "config", "param", "csv", "links", "plot", "mcast-mode", "members"};
+    "jobs", "config", "param", "csv", "links", "plot", "mcast-mode", "members", "sources"};
 const std::vector<std::string> kFlags = {"json", "quiet", "help", "no-wall", "flows"};
 // Only on the command line (not in --config): they pick what the run does.
 const std::vector<std::string> kCliOnlyOptions = {"emit-jobs", "point", "save", "merge"};
@@ -354,8 +360,6 @@ void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
           "(a dump's group is its one MLID)";
     if (key == "host_order" && spec.pattern == Pattern::kUniform)
       only = "only with traffic that names hosts (centric, a permutation or mcast): uniform draws every destination alike";
-    if (key == "host_order" && dump && spec.pattern == Pattern::kMcast)
-      only = "not with --routing dump:DIR and multicast traffic (the group is the dumped MLID's members)";
     if (key == "vls" && opt.count("vls")) only = "not with " + Named(opt.at("vls")) + ", which sets it too";
     if (!only.empty()) throw Error(NamedParam(s) + ": " + only);
   }
@@ -670,7 +674,7 @@ std::vector<std::string> InputFiles(const Settings& s) {
   const std::map<std::string, Setting>& opt = s.opt;
   std::vector<std::string> inputs;
   if (!s.positional.empty()) inputs.push_back(s.positional[0]);
-  for (const char* file : {"net", "guid2lid", "config"})
+  for (const char* file : {"net", "guid2lid", "config", "sources"})
     if (opt.count(file)) inputs.push_back(opt.at(file).value);
   if (opt.count("routing") && opt.at("routing").value.rfind("dump:", 0) == 0)
     for (std::string& f : DumpInputFiles(opt.at("routing").value.substr(5))) inputs.push_back(std::move(f));
@@ -911,7 +915,7 @@ ParamNames ParamNamesOf(const Settings& s) {
 
 // The workload's multicast groups routed, and its DLIDs and SLs chosen,
 // as the routing does.
-void RouteTraffic(const Params& p, Routing* r, Workload* workload) {
+void RouteTraffic(const Params& p, const GivenSources& given, Routing* r, Workload* workload) {
   Workload& wl = *workload;
   Fabric& fabric = r->fabric;
   Tables& tables = r->tables;
@@ -920,8 +924,11 @@ void RouteTraffic(const Params& p, Routing* r, Workload* workload) {
   const std::shared_ptr<const DumpedPathMap>& path_map = r->path_map;
   if (wl.is_mcast() && dump) {
     // The dumped group, in either mode: unicast copies go to its members.
-    wl.UseDumpedTree(fabric, tables, p.mlid);
-  } else if (wl.hardware_mcast()) {
+    wl.UseDumpedTree(fabric, tables, p.mlid, given);
+  } else if (!given.empty()) {
+    wl.UseGivenSources(fabric, given);
+  }
+  if (wl.hardware_mcast() && !dump) {
     for (const McastTree& t : wl.trees()) {
       McastGroup g;
       g.mlid = t.mlid;
@@ -987,6 +994,45 @@ std::unique_ptr<Network> MakeNetwork(const Routing& r, const Params& p, const Sl
     if (!r.dump) throw;
     throw Error(r.name.substr(5) + "/lfts.dump: " + e.what());
   }
+}
+
+// --sources FILE: the 'source NAME' lines of a --members file, by the
+// fabric's end-port names. Other lines must be 'group NAME', blank or
+// '#' comments; a name the fabric lacks or one given twice is refused.
+GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const Fabric& fabric) {
+  GivenSources given;
+  if (!opt.count("sources")) return given;
+  const std::string& path = opt.at("sources").value;
+  given.named = "--sources " + path;
+  std::ifstream in(path);
+  if (!in) throw Error(given.named + ": cannot read the file");
+  std::unordered_map<std::string, int> by_name;  // O(hosts), not a search per line
+  for (size_t i = 0; i < fabric.end_ports.size(); ++i) by_name.emplace(fabric.end_ports[i].name, int(i));
+  std::unordered_map<int, std::string> first_named;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const std::string where = path + ":" + std::to_string(n);
+    const size_t b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos || line[b] == '#') continue;
+    const size_t e = line.find_last_not_of(" \t\r");
+    const std::string text = line.substr(b, e + 1 - b);
+    const size_t space = text.find_first_of(" \t");
+    const std::string word = text.substr(0, space);
+    const std::string name = space == std::string::npos ? "" : text.substr(text.find_first_not_of(" \t", space));
+    if ((word != "source" && word != "group") || name.empty())
+      throw Error(where + ": expected 'source NAME' or 'group NAME' (as --members writes them), got '" + text + "'");
+    if (word == "group") continue;
+    const auto it = by_name.find(name);
+    if (it == by_name.end())
+      throw Error(where + ": no end port named '" + name + "' in the fabric (" +
+                  std::to_string(fabric.end_ports.size()) + " end ports)");
+    const auto [seen, fresh] = first_named.emplace(it->second, where);
+    if (!fresh) throw Error(where + ": source '" + name + "' named again (first at " + seen->second + ")");
+    given.end_ports.push_back(it->second);
+    given.where.push_back(where);
+  }
+  if (given.empty()) throw Error(given.named + ": no 'source NAME' line");
+  return given;
 }
 
 // --members: the group and the sources, written with the results (all
@@ -1133,7 +1179,10 @@ int Run(int argc, char** argv) {
   // Traffic set-up (shared by every point). The Workload checks the params
   // that must fit the fabric, named as they were given.
   Workload wl(plan.spec, p, routing.fabric, plan.seed, ParamNamesOf(settings));
-  RouteTraffic(p, &routing, &wl);
+  const GivenSources given = ReadGivenSources(opt, routing.fabric);
+  if (!given.empty() && !wl.is_mcast())
+    throw Error(given.named + ": only with multicast traffic (--traffic mcast:SOURCES:GROUP)");
+  RouteTraffic(p, given, &routing, &wl);
   const std::unique_ptr<Network> network_owner = MakeNetwork(routing, p, Sl2VlOf(routing, p, settings.quiet));
   const Network& network = *network_owner;
   // Not read again: on large fabrics the LFTs are tens of MB (switches x LIDs).

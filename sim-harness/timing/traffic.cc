@@ -248,12 +248,7 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       RefuseNoHosts(spec_.named, spec_.group, "GROUP", n, hosts_text);
       group_ = EndPortsOf(Sample(n, spec_.group.Resolve(n), rng));
       sources_ = EndPortsOf(Sample(n, spec_.sources.Resolve(n), rng));
-      // A source sends to the group's other members: none when the group
-      // is that source alone, and the run had no traffic at all.
-      if (group_.size() == 1 && sources_ == group_)
-        throw Error(spec_.named + ": the group drawn (seed " + std::to_string(seed) + ") is its one source " +
-                    f.end_ports[size_t(group_[0])].name +
-                    " alone, so nothing is sent (give a larger group, or another seed)");
+      RefuseLoneSource(f, "");
       break;
     }
   }
@@ -280,6 +275,38 @@ std::vector<int> Workload::EndPortsOf(const std::vector<int>& numbers) const {
   for (int i : numbers) eps.push_back(host_at_[size_t(i)]);
   std::sort(eps.begin(), eps.end());
   return eps;
+}
+
+// A source sends to the group's other members: none when the group is
+// that source alone, and the run had no traffic at all.
+void Workload::RefuseLoneSource(const Fabric& f, const std::string& how) const {
+  if (group_.size() != 1 || sources_ != group_) return;
+  throw Error(spec_.named + ": the group drawn (seed " + std::to_string(seed_) + ") is its one source " +
+              f.end_ports[size_t(group_[0])].name + (how.empty() ? "" : " (" + how + ")") +
+              " alone, so nothing is sent (give a larger group" + (how.empty() ? ", or another seed)" : ")"));
+}
+
+void Workload::TakeSources(const GivenSources& given, int of, const std::string& of_what) {
+  const int want = spec_.sources.Resolve(of);
+  if (int(given.end_ports.size()) != want)
+    throw Error(given.named + ": names " + std::to_string(given.end_ports.size()) + " source(s), but " +
+                spec_.named + " asks for " + std::to_string(want) + " of " + of_what +
+                " (give SOURCES as " + std::to_string(given.end_ports.size()) + ")");
+  SetSources(given.end_ports);
+}
+
+void Workload::SetSources(std::vector<int> end_ports) {
+  sources_ = std::move(end_ports);
+  std::sort(sources_.begin(), sources_.end());
+  source_flag_.assign(hosts_, false);
+  for (int h : sources_) source_flag_[size_t(h)] = true;
+}
+
+void Workload::UseGivenSources(const Fabric& f, const GivenSources& given) {
+  if (!is_mcast()) throw Error(given.named + ": only with multicast traffic (--traffic mcast:SOURCES:GROUP)");
+  TakeSources(given, hosts_, "the fabric's " + std::to_string(hosts_) + " hosts");
+  RefuseLoneSource(f, given.named);
+  BuildTrees();
 }
 
 // One tree per source by default, each holding the group and its source:
@@ -338,7 +365,7 @@ void Workload::RefuseGroupOtherThanDumped(int members, Lid mlid) const {
               " members of the dumped MLID " + HexLid(mlid) + "; give GROUP as all or " + std::to_string(members));
 }
 
-void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
+void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid, const GivenSources& given) {
   // Members: end ports hanging off a switch port in the MLID's masks.
   std::map<Lid, std::vector<bool>> reach;
   for (size_t s = 0; s < t.mft.size(); ++s)
@@ -373,15 +400,24 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid) {
   RefuseTooManyHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
                      "the " + std::to_string(group_.size()) + " members of the dumped group (MLID " + HexLid(chosen) +
                          ") it draws them from");
-  RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
-                "the dumped group's " + std::to_string(group_.size()) + " members");
-  Mt64 rng(seed_ ^ 0xd0e5u);
-  const std::vector<int> pick = Sample(int(group_.size()), spec_.sources.Resolve(int(group_.size())), rng);
-  sources_.clear();
-  source_flag_.assign(hosts_, false);
-  for (int i : pick) {
-    sources_.push_back(group_[i]);
-    source_flag_[group_[i]] = true;
+  const std::string members_text = "the dumped group's " + std::to_string(group_.size()) + " members";
+  RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()), members_text);
+  if (!given.empty()) {
+    for (size_t i = 0; i < given.end_ports.size(); ++i)
+      if (!std::binary_search(group_.begin(), group_.end(), given.end_ports[i]))
+        throw Error(given.where[i] + ": source " + f.end_ports[size_t(given.end_ports[i])].name +
+                    " is not a member of the dumped MLID " + HexLid(chosen) +
+                    " (the end ports its MFT entries reach); a source sends on the group's tree");
+    TakeSources(given, int(group_.size()), members_text);
+  } else {
+    // Drawn by host number, so a dump lists its hosts in any order.
+    std::vector<int> by_number = group_;
+    std::sort(by_number.begin(), by_number.end(), [this](int a, int b) { return Number(a) < Number(b); });
+    Mt64 rng(seed_ ^ 0xd0e5u);
+    std::vector<int> drawn;
+    for (int i : Sample(int(by_number.size()), spec_.sources.Resolve(int(by_number.size())), rng))
+      drawn.push_back(by_number[size_t(i)]);
+    SetSources(std::move(drawn));
   }
   trees_.clear();
   tree_of_.assign(hosts_, -1);

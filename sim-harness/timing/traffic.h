@@ -56,6 +56,16 @@ using PathSlFn = std::function<int(int src, Lid dlid)>;
 // without an entry is named by its key and value.
 using ParamNames = std::map<std::string, std::string>;
 
+// Multicast sources named by the user (--sources FILE) instead of drawn:
+// end-port indices, each with where it was named ("FILE:LINE") for
+// messages, and how the whole was given ("--sources FILE").
+struct GivenSources {
+  std::vector<int> end_ports;
+  std::vector<std::string> where;
+  std::string named;
+  bool empty() const { return end_ports.empty(); }
+};
+
 // One multicast tree: an MLID and the end ports the switches deliver it to.
 struct McastTree {
   Lid mlid = 0;
@@ -171,16 +181,27 @@ class Workload {
   // Rank of host `h` in tree `t`'s member list, or -1.
   int Rank(int t, int h) const;
   // Dump mode: replaces the group and trees by the one the dumped MFTs
-  // deliver `mlid` to (members found from the masks), sources drawn from it;
-  // in unicast mode the group alone (copies go to its members, no tree).
+  // deliver `mlid` to (members found from the masks), sources drawn from it
+  // by host number, or `given` when not empty (each must be a member); in
+  // unicast mode the group alone (copies go to its members, no tree).
   // GROUP other than all of them is refused.
-  void UseDumpedTree(const Fabric& f, const Tables& t, int mlid);
+  void UseDumpedTree(const Fabric& f, const Tables& t, int mlid, const GivenSources& given = {});
+  // Engine mode: the sources are `given`, not drawn (as many as SOURCES
+  // asks for); the trees are rebuilt around them.
+  void UseGivenSources(const Fabric& f, const GivenSources& given);
 
   // Human note for stderr ("group of 12 hosts, 5 sources, 5 trees").
   std::string Describe() const;
 
  private:
   void BuildTrees();
+  // `given` replaces the sources, drawn from `of` hosts (of_what names
+  // them); refused unless it has the count SOURCES resolves to there.
+  void TakeSources(const GivenSources& given, int of, const std::string& of_what);
+  void SetSources(std::vector<int> end_ports);  // sorted, with their flags
+  // A group that is its one source alone sends nothing: refused (`how`
+  // says where that source came from, empty when drawn).
+  void RefuseLoneSource(const Fabric& f, const std::string& how) const;
   std::vector<int> EndPortsOf(const std::vector<int>& numbers) const;
   // A host other than `src`, uniformly.
   int AnyOtherHost(int src, Mt64& rng) const {

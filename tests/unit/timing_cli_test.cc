@@ -173,6 +173,82 @@ void TestCliDumpUnicastUsesDumpedGroup() {
   CU_ASSERT_EQUAL(unicast, hw);
 }
 
+// --sources FILE: the sources a --members file names, not drawn ones; on a
+// dump each must be a member of the dumped group, so that a replay of
+// OpenSM's tree sends from the hosts the engine's run drew (seed002).
+void TestCliGivenSources() {
+  DumpDir d;
+  const Fabric tree = Tree(3, 3).fabric;  // the dump's fabric; MLID 0xc001 reaches 0, 1, 4, 7, 8
+  const std::string file = d.dir + "/sources", members = d.dir + "/members.out";
+  auto name = [&](int ep) { return tree.end_ports[size_t(ep)].name; };
+  std::string err;
+  auto run = [&](const std::string& text, std::vector<std::string> args) {
+    std::ofstream(file) << text;
+    args.insert(args.end(), {"--param", "batch=1", "--quiet", "--members", members, "--sources", file});
+    return Sim(args, nullptr, &err);
+  };
+  const std::vector<std::string> dump = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid"};
+  auto with = [](std::vector<std::string> a, const std::string& traffic) {
+    a.insert(a.end(), {"--traffic", traffic});
+    return a;
+  };
+  auto sources_written = [&] {
+    std::istringstream in(Slurp(members));
+    std::string line, out;
+    while (std::getline(in, line))
+      if (line.rfind("source ", 0) == 0) out += line + "\n";
+    return out;
+  };
+
+  // Group lines and comments are skipped; the sources are those named.
+  CU_ASSERT_EQUAL(run("# from another run\ngroup " + name(0) + "\nsource " + name(7) + "\nsource " + name(1) + "\n",
+                      with(dump, "mcast:2:all")),
+                  0);
+  CU_ASSERT_EQUAL(sources_written(), "source " + name(1) + "\nsource " + name(7) + "\n");
+  CU_ASSERT_EQUAL(run("source " + name(4) + "\n", with(dump, "mcast:1:all")), 0);
+  CU_ASSERT_EQUAL(sources_written(), "source " + name(4) + "\n");
+
+  // Refused, naming the file and line.
+  CU_ASSERT_EQUAL(run("source " + name(1) + "\nsource " + name(7) + "\n", with(dump, "mcast:3:all")), 2);
+  CU_ASSERT(Contains(err, "--sources " + file + ": names 2 source(s), but --traffic mcast:3:all asks for 3 of the "
+                          "dumped group's 5 members (give SOURCES as 2)"));
+  CU_ASSERT_EQUAL(run("source " + name(1) + "\nsource " + name(2) + "\n", with(dump, "mcast:2:all")), 2);
+  CU_ASSERT(Contains(err, file + ":2: source " + name(2) + " is not a member of the dumped MLID 0xc001"));
+  CU_ASSERT_EQUAL(run("source nosuch\n", with(dump, "mcast:1:all")), 2);
+  CU_ASSERT(Contains(err, file + ":1: no end port named 'nosuch' in the fabric"));
+  CU_ASSERT_EQUAL(run("source " + name(1) + "\n\nsource " + name(1) + "\n", with(dump, "mcast:2:all")), 2);
+  CU_ASSERT(Contains(err, file + ":3: source '" + name(1) + "' named again (first at " + file + ":1)"));
+  CU_ASSERT_EQUAL(run("sauce " + name(1) + "\n", with(dump, "mcast:1:all")), 2);
+  CU_ASSERT(Contains(err, file + ":1: expected 'source NAME' or 'group NAME'"));
+  CU_ASSERT_EQUAL(run("group " + name(1) + "\n", with(dump, "mcast:1:all")), 2);
+  CU_ASSERT(Contains(err, "--sources " + file + ": no 'source NAME' line"));
+  CU_ASSERT_EQUAL(run("source " + name(1) + "\n", with(dump, "shift")), 2);
+  CU_ASSERT(Contains(err, "--sources " + file + ": only with multicast traffic"));
+  std::remove(file.c_str());
+  std::vector<std::string> missing = with(dump, "mcast:1:all");
+  missing.insert(missing.end(), {"--param", "batch=1", "--sources", file});
+  CU_ASSERT_EQUAL(Sim(missing, nullptr, &err), 2);
+  CU_ASSERT(Contains(err, "--sources " + file + ": cannot read the file"));
+
+  // An engine's run: the group is drawn, the sources are the file's.
+  const Fabric ft = MakeFatTree(4, 2);
+  std::ofstream(d.dir + "/ft.net") << [&] {
+    std::ostringstream os;
+    WriteNetFile(os, ft, {});
+    return os.str();
+  }();
+  const std::vector<std::string> mlid = {d.dir + "/ft.net", "--routing", "mlid"};
+  const std::string two = "source " + ft.end_ports[6].name + "\nsource " + ft.end_ports[2].name + "\n";
+  CU_ASSERT_EQUAL(run(two, with(mlid, "mcast:2:0.5")), 0);
+  CU_ASSERT_EQUAL(sources_written(),
+                  "source " + ft.end_ports[2].name + "\nsource " + ft.end_ports[6].name + "\n");
+  CU_ASSERT_EQUAL(run(two, with(mlid, "mcast:0.5:0.5")), 2);
+  CU_ASSERT(Contains(err, "asks for 4 of the fabric's 8 hosts (give SOURCES as 2)"));
+  std::remove(file.c_str());
+  std::remove(members.c_str());
+  std::remove((d.dir + "/ft.net").c_str());
+}
+
 // --save with --json: the record goes to the file, the point's JSON object
 // (and nothing else) to stdout, as without --save; --json was ignored.
 void TestCliSaveWithJson() {
@@ -808,6 +884,7 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "ibunion sim on a dump directory, JSON and CSV", TestCliDumpRun);
   CU_add_test(s, "bad input: exit 2 naming the option, file or line", TestCliBadInput);
   CU_add_test(s, "dump: --mcast-mode unicast sends to the dumped group", TestCliDumpUnicastUsesDumpedGroup);
+  CU_add_test(s, "--sources: the sources a --members file names; a replay's must be members", TestCliGivenSources);
   CU_add_test(s, "--save with --json: the record to the file, the JSON on stdout", TestCliSaveWithJson);
   CU_add_test(s, "deadlock: exit 1 with the credit loop", TestCliDeadlockExitCode);
   CU_add_test(s, "tables made for other LIDs: exit 2 naming dump, switch, LID", TestCliTablesForOtherLids);
