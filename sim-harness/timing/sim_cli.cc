@@ -1179,10 +1179,7 @@ int Run(int argc, char** argv) {
   // Traffic set-up (shared by every point). The Workload checks the params
   // that must fit the fabric, named as they were given.
   Workload wl(plan.spec, p, routing.fabric, plan.seed, ParamNamesOf(settings));
-  const GivenSources given = ReadGivenSources(opt, routing.fabric);
-  if (!given.empty() && !wl.is_mcast())
-    throw Error(given.named + ": only with multicast traffic (--traffic mcast:SOURCES:GROUP)");
-  RouteTraffic(p, given, &routing, &wl);
+  RouteTraffic(p, ReadGivenSources(opt, routing.fabric), &routing, &wl);
   const std::unique_ptr<Network> network_owner = MakeNetwork(routing, p, Sl2VlOf(routing, p, settings.quiet));
   const Network& network = *network_owner;
   // Not read again: on large fabrics the LFTs are tens of MB (switches x LIDs).

@@ -40,7 +40,7 @@ joined=$(awk '{print $2}' "$kept" | sort -u) reached=$(awk '$1 == "group" {print
   fail "the dumped tree reaches other hosts than were joined"
 
 # Completion times by cell.
-time_of() { awk -F, -v s="$1" -v src="$2" -v g="$3" -v b="$4" '$1 == s && $2 == src && $3 == g && $4 == b {print $5}' "${5:-$csv}"; }
+time_of() { awk -F, -v s="$1" -v src="$2" -v g="$3" -v b="$4" '$1 == s && $2 == src && $3 == g && $4 == b {print $5}' "$csv"; }
 bad=""
 for grp in 10% 100%; do
   for size in 32 1024 32768; do
