@@ -1003,7 +1003,7 @@ GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const F
   GivenSources given;
   if (!opt.count("sources")) return given;
   const std::string& path = opt.at("sources").value;
-  given.named = "--sources " + path;
+  given.named = Named(opt.at("sources"));  // "--sources F", or "run.conf:3: sources = F"
   std::ifstream in(path);
   if (!in) throw Error(given.named + ": cannot read the file");
   std::unordered_map<std::string, int> by_name;  // O(hosts), not a search per line

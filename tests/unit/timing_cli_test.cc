@@ -229,6 +229,11 @@ void TestCliGivenSources() {
   missing.insert(missing.end(), {"--param", "batch=1", "--sources", file});
   CU_ASSERT_EQUAL(Sim(missing, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "--sources " + file + ": cannot read the file"));
+  std::ofstream(d.dir + "/bad.conf") << "sources = " << file << "\n";  // named as the config file gives it
+  std::vector<std::string> by_config = with(dump, "mcast:1:all");
+  by_config.insert(by_config.end(), {"--param", "batch=1", "--config", d.dir + "/bad.conf"});
+  CU_ASSERT_EQUAL(Sim(by_config, nullptr, &err), 2);
+  CU_ASSERT(Contains(err, d.dir + "/bad.conf:1: sources = " + file + ": cannot read the file"));
 
   // An engine's run: the group is drawn, the sources are the file's.
   const Fabric ft = MakeFatTree(4, 2);
