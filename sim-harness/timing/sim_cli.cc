@@ -1004,21 +1004,23 @@ GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const F
   if (!opt.count("sources")) return given;
   const std::string& path = opt.at("sources").value;
   given.named = Named(opt.at("sources"));  // "--sources F", or "run.conf:3: sources = F"
-  std::ifstream in(path);
-  if (!in) throw Error(given.named + ": cannot read the file");
+  std::ifstream in;
+  try {
+    in = OpenInputFile(path, "");  // a directory too, which reads as an empty file
+  } catch (const Error& e) {
+    throw Error(given.named + ": cannot read the file; " + e.what());
+  }
   std::unordered_map<std::string, int> by_name;  // O(hosts), not a search per line
   for (size_t i = 0; i < fabric.end_ports.size(); ++i) by_name.emplace(fabric.end_ports[i].name, int(i));
-  std::unordered_map<int, std::string> first_named;
+  std::vector<int> given_as(fabric.end_ports.size(), -1);  // per end port: its index in `given`
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
-    const std::string where = path + ":" + std::to_string(n);
-    const size_t b = line.find_first_not_of(" \t\r");
-    if (b == std::string::npos || line[b] == '#') continue;
-    const size_t e = line.find_last_not_of(" \t\r");
-    const std::string text = line.substr(b, e + 1 - b);
+    const std::string text = Trim(line);
+    if (text.empty() || text[0] == '#') continue;
     const size_t space = text.find_first_of(" \t");
     const std::string word = text.substr(0, space);
-    const std::string name = space == std::string::npos ? "" : text.substr(text.find_first_not_of(" \t", space));
+    const std::string name = space == std::string::npos ? "" : Trim(text.substr(space));
+    const std::string where = path + ":" + std::to_string(n);
     if ((word != "source" && word != "group") || name.empty())
       throw Error(where + ": expected 'source NAME' or 'group NAME' (as --members writes them), got '" + text + "'");
     if (word == "group") continue;
@@ -1026,8 +1028,10 @@ GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const F
     if (it == by_name.end())
       throw Error(where + ": no end port named '" + name + "' in the fabric (" +
                   std::to_string(fabric.end_ports.size()) + " end ports)");
-    const auto [seen, fresh] = first_named.emplace(it->second, where);
-    if (!fresh) throw Error(where + ": source '" + name + "' named again (first at " + seen->second + ")");
+    int& first = given_as[size_t(it->second)];
+    if (first >= 0)
+      throw Error(where + ": source '" + name + "' named again (first at " + given.where[size_t(first)] + ")");
+    first = int(given.end_ports.size());
     given.end_ports.push_back(it->second);
     given.where.push_back(where);
   }
