@@ -133,8 +133,6 @@ printf 'shift = 2\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: shift = 2: only with --traffic shift" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 expect "--param mlid=49153: only with --routing dump:DIR and multicast traffic" \
   "$IBUNION" sim "$net" --routing mlid --param mlid=49153
-expect "--param host_order=file: only with traffic that names hosts (centric, a permutation or mcast)" \
-  "$IBUNION" sim "$net" --routing mlid --param host_order=file
 expect "--param host_order=tree: host_order=tree: expected address or file" "$IBUNION" sim "$net" --routing mlid --traffic bitrev \
   --param host_order=tree
 expect "--param vls=4: not with --vls 2, which sets it too" "$IBUNION" sim "$net" --routing mlid --vls 2 --param vls=4

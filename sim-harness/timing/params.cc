@@ -57,9 +57,10 @@ constexpr Key kKeys[] = {
     {"mcast_trees", "hardware multicast: MLIDs per group, 1..sources; 0 = one per source [0]"},
     {"mlid", "dump: routing: MLID to use (0 = the one reaching most hosts) [0]"},
     {"shift", "shift pattern distance, below the host count (0 = hosts/2) [0]"},
-    {"host_order", "address|file: how hot=, permutations and drawn multicast hosts number the hosts: by\n"
-                   "                          the fat-tree's P() or the mesh's N(x,y) labels (file order when\n"
-                   "                          neither is recognised), or in net-file order [address]"},
+    {"host_order", "address|file: host numbers (hot=, permutations, drawn destinations and multicast\n"
+                   "                          hosts, arrival order): the fat-tree's P() or the mesh's N(x,y)\n"
+                   "                          labels (file order when neither is recognised), or net-file\n"
+                   "                          order [address]"},
     {"engine.KEY", "option KEY=VALUE passed to the routing engine"},
 };
 

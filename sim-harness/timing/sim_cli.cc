@@ -358,8 +358,6 @@ void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
       only =
           "only with --traffic mcast:S:G, hardware multicast (mcast_mode hw) and an engine's --routing "
           "(a dump's group is its one MLID)";
-    if (key == "host_order" && spec.pattern == Pattern::kUniform)
-      only = "only with traffic that names hosts (centric, a permutation or mcast): uniform draws every destination alike";
     if (key == "vls" && opt.count("vls")) only = "not with " + Named(opt.at("vls")) + ", which sets it too";
     if (!only.empty()) throw Error(NamedParam(s) + ": " + only);
   }

@@ -780,9 +780,12 @@ bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
       Enqueue(src, mi);
     } else {
       // Unicast emulation: one copy per member, starting after the source
-      // in member order so the sources do not all start on one member.
-      const std::vector<int>& g = wl_.group();
-      const size_t start = size_t(std::upper_bound(g.begin(), g.end(), src) - g.begin());
+      // in host-number order so the sources do not all start on one member.
+      const std::vector<int>& g = wl_.group_by_number();
+      const int n = wl_.Number(src);
+      const size_t start = size_t(
+          std::upper_bound(g.begin(), g.end(), n, [this](int a, int ep) { return a < wl_.Number(ep); }) -
+          g.begin());
       for (size_t k = 0; k < g.size(); ++k) {
         const int d = g[(start + k) % g.size()];
         if (d == src) continue;

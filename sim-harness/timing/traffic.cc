@@ -185,10 +185,8 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
     base_lid_[h] = f.end_ports[h].base_lid;
     lid_count_[h] = f.end_ports[h].lid_count();
   }
-  // Uniform traffic numbers no host: no recognition for it.
-  const HostOrder order = spec_.pattern == Pattern::kUniform || p.host_order == HostNumbering::kFile
-                              ? HostsInFileOrder(f)
-                              : HostsInAddressOrder(f);
+  const HostOrder order =
+      p.host_order == HostNumbering::kFile ? HostsInFileOrder(f) : HostsInAddressOrder(f);
   host_at_ = order.end_ports;
   order_name_ = order.name;
   number_of_.assign(size_t(n), 0);
@@ -246,7 +244,7 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       const std::string hosts_text = "the fabric's " + std::to_string(n) + " hosts";
       RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", n, hosts_text);
       RefuseNoHosts(spec_.named, spec_.group, "GROUP", n, hosts_text);
-      group_ = EndPortsOf(Sample(n, spec_.group.Resolve(n), rng));
+      SetGroup(EndPortsOf(Sample(n, spec_.group.Resolve(n), rng)));
       sources_ = EndPortsOf(Sample(n, spec_.sources.Resolve(n), rng));
       RefuseLoneSource(f, "");
       break;
@@ -264,8 +262,20 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       throw Error(spec_.named + ": every one of the fabric's " + std::to_string(n) +
                   " hosts maps to itself, so nothing is sent");
   }
+  SortByNumber(sources_);
   for (int h : sources_) source_flag_[h] = true;
   BuildTrees();
+}
+
+void Workload::SortByNumber(std::vector<int>& end_ports) const {
+  std::sort(end_ports.begin(), end_ports.end(), [this](int a, int b) { return Number(a) < Number(b); });
+}
+
+void Workload::SetGroup(std::vector<int> end_ports) {
+  group_ = std::move(end_ports);
+  std::sort(group_.begin(), group_.end());
+  group_by_number_ = group_;
+  SortByNumber(group_by_number_);
 }
 
 // The end ports of host numbers, sorted.
@@ -297,7 +307,7 @@ void Workload::TakeSources(const GivenSources& given, int of, const std::string&
 
 void Workload::SetSources(std::vector<int> end_ports) {
   sources_ = std::move(end_ports);
-  std::sort(sources_.begin(), sources_.end());
+  SortByNumber(sources_);
   source_flag_.assign(hosts_, false);
   for (int h : sources_) source_flag_[size_t(h)] = true;
 }
@@ -391,10 +401,11 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid, const G
     throw Error("--param mlid=" + HexLid(Lid(mlid)) + ": the dumped MFTs have no such MLID");
   }
   if (best < 2) throw Error("the dumped multicast group reaches fewer than two end ports");
-  group_.clear();
+  std::vector<int> members;
   const std::vector<bool>& r = reach[chosen];
   for (int h = 0; h < hosts_; ++h)
-    if (r[h]) group_.push_back(h);
+    if (r[h]) members.push_back(h);
+  SetGroup(std::move(members));
   RefuseGroupOtherThanDumped(int(group_.size()), chosen);
   // Sources are drawn from the members: a count beyond them was taken as all.
   RefuseTooManyHosts(spec_.named, spec_.sources, "SOURCES", int(group_.size()),
@@ -411,8 +422,7 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid, const G
     TakeSources(given, int(group_.size()), members_text);
   } else {
     // Drawn by host number, so a dump lists its hosts in any order.
-    std::vector<int> by_number = group_;
-    std::sort(by_number.begin(), by_number.end(), [this](int a, int b) { return Number(a) < Number(b); });
+    const std::vector<int>& by_number = group_by_number_;
     Mt64 rng(seed_ ^ 0xd0e5u);
     std::vector<int> drawn;
     for (int i : Sample(int(by_number.size()), spec_.sources.Resolve(int(by_number.size())), rng))
@@ -524,7 +534,7 @@ std::string Workload::Describe() const {
     if (hardware_mcast()) os << ", " << trees_.size() << " MLID(s)";
     else os << ", emulated by unicast copies";
   }
-  if (spec_.pattern != Pattern::kUniform) os << ", numbered in " << order_name_;
+  os << ", numbered in " << order_name_;
   return os.str();
 }
 

@@ -127,7 +127,9 @@ class Workload {
   bool is_mcast() const { return spec_.pattern == Pattern::kMcast; }
   bool hardware_mcast() const { return is_mcast() && mode_ == McastMode::kHardware; }
 
-  // Hosts that generate traffic, in index order.
+  // Hosts that generate traffic (end-port indices) in host-number order:
+  // the simulator starts their arrivals in this order, so a dump that
+  // lists the hosts in another order replays the very same run.
   const std::vector<int>& sources() const { return sources_; }
   bool IsSource(int h) const { return source_flag_[h]; }
 
@@ -171,8 +173,10 @@ class Workload {
   // so a message pays a table lookup, not a virtual call.
   int PathSl(int src, Lid dlid) const;
 
-  // Multicast: destination group (sorted end-port indices).
+  // Multicast: destination group (sorted end-port indices), and the same
+  // hosts in host-number order (the order of emulating unicast copies).
   const std::vector<int>& group() const { return group_; }
+  const std::vector<int>& group_by_number() const { return group_by_number_; }
   // Hardware multicast: trees the engine must build (MLIDs from 0xC001 on),
   // one per `mcast_trees` share of the sources, each holding the group plus
   // its sources (send-only members count for routing, as in IB).
@@ -204,10 +208,14 @@ class Workload {
   void RefuseLoneSource(const Fabric& f, const std::string& how) const;
   std::vector<int> EndPortsOf(const std::vector<int>& numbers) const;
   // A host other than `src`, uniformly.
+  // Drawn by host number, so the same seed picks the same host whatever
+  // the net file's order.
   int AnyOtherHost(int src, Mt64& rng) const {
     const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
-    return d >= src ? d + 1 : d;
+    return host_at_[size_t(d >= Number(src) ? d + 1 : d)];
   }
+  void SortByNumber(std::vector<int>& end_ports) const;
+  void SetGroup(std::vector<int> end_ports);
   int OtherDestination(int src, Mt64& rng) const;
   Lid OtherDlid(int src, int dst, Mt64& rng) const;
   // Dump mode: GROUP must be all of the dumped MLID's `members`.
@@ -229,6 +237,7 @@ class Workload {
   std::vector<int> number_of_;  // end-port index -> host number
   std::string order_name_;
   std::vector<int> group_;
+  std::vector<int> group_by_number_;
   std::vector<McastTree> trees_;
   std::vector<int> tree_of_;
   DlidPolicy dlid_policy_;
