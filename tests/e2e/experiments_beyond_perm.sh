@@ -12,7 +12,13 @@
 #   * bit reversal: each flow crosses a link three flows share (traced over
 #     ftree's and minhop's read-back tables; slid and mlid accept the same),
 #     and the 4 of the 16 hosts it maps onto themselves send nothing:
-#     3/4 x 1/3, a quarter of the limit per host.
+#     3/4 x 1/3, a quarter of the limit per host;
+#   * ftree's read-back tables replay to slid's numbers, digit for digit:
+#     ftree is D-Mod-K as slid is, and a replay on the fabric ibnetdiscover
+#     lists in reverse is the same run (hosts numbered by address). The
+#     CSV's two permutations would agree even with arrivals drawn per
+#     end-port index (reversal maps them onto themselves here), so uniform
+#     and random-permutation traffic are replayed as well.
 # Then the flows of each curve (ibunion sim --flows), --summary and the
 # PNG. Exit 0 pass, 1 fail, 77 skip.
 source "$(dirname "$0")/lib.sh"
@@ -26,6 +32,26 @@ bad=$(within 0.45 0.55 opensm-minhop/shift:4)
 [ -z "$bad" ] && pass "shift:4: minhop shares links between two flows (half the limit)" || fail "shift:4, minhop:$bad"
 bad=$(within 0.22 0.28 slid/bitrev mlid/bitrev opensm-ftree/bitrev opensm-minhop/bitrev)
 [ -z "$bad" ] && pass "bitrev: three flows on a link under every routing, 12 of 16 hosts sending (a quarter of the limit)" || fail "bitrev:$bad"
+diff=$(awk -F, 'NR > 1 && ($2 == "slid" || $2 == "opensm-ftree") {
+  k = $3 "/" $4 "/" $5; v = $6 "," $7 "," $8 "," $9 "," $10 "," $11 "," $12
+  if ($2 == "slid") s[k] = v; else f[k] = v
+} END {
+  for (k in f) { n++; if (s[k] != f[k]) print " " k ": ftree " f[k] ", slid " s[k] }
+  for (k in s) if (!(k in f)) print " " k ": slid only"
+  if (!n) print " no ftree point"
+}' "$out/beyond-perm.csv")
+[ -z "$diff" ] && pass "ftree's replay = slid's run, every point and column" || fail "ftree's replay differs from slid:$diff"
+for traffic in uniform randperm; do
+  sweep=(--traffic "$traffic" --json --no-wall --quiet --sweep 0.1:0.7:0.3 --seed 3)
+  "$IBUNION" sim "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --routing slid "${sweep[@]}" \
+    >"$E2E_TMP/slid-$traffic.json" 2>&1 || true
+  "$IBUNION" sim --routing "dump:$E2E_TMP/work/beyond-perm-ftree" "${sweep[@]}" >"$E2E_TMP/ftree-$traffic.json" 2>&1 || true
+  if [ -s "$E2E_TMP/slid-$traffic.json" ] && cmp -s "$E2E_TMP/slid-$traffic.json" "$E2E_TMP/ftree-$traffic.json"; then
+    pass "$traffic: ftree's replay prints slid's run byte for byte"
+  else
+    fail "$traffic: ftree's replay differs from slid's run"; diff "$E2E_TMP/slid-$traffic.json" "$E2E_TMP/ftree-$traffic.json" | head -4
+  fi
+done
 
 # The same tables followed by `ibunion sim --flows`: the flow counts above,
 # and the curves at the fluid max-min rates.
