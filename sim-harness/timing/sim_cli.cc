@@ -1038,12 +1038,12 @@ GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const F
 }
 
 // --members: the group and the sources, written with the results (all
-// files or none).
+// files or none), in host-number order whatever the net file's order.
 std::string MembersText(const std::map<std::string, Setting>& opt, const Workload& wl, const Fabric& fabric) {
   std::string members_text;
   if (opt.count("members")) {
     if (!wl.is_mcast()) throw Error("--members: only for --traffic mcast:SOURCES:GROUP");
-    for (int h : wl.group()) members_text += "group " + fabric.end_ports[h].name + "\n";
+    for (int h : wl.group_by_number()) members_text += "group " + fabric.end_ports[h].name + "\n";
     for (int h : wl.sources()) members_text += "source " + fabric.end_ports[h].name + "\n";
   }
   return members_text;
