@@ -215,6 +215,8 @@ class Workload {
     return host_at_[size_t(d >= Number(src) ? d + 1 : d)];
   }
   void SortByNumber(std::vector<int>& end_ports) const;
+  // group_ stays sorted by end-port index (membership and Rank search it);
+  // group_by_number_ holds the same hosts in host-number order.
   void SetGroup(std::vector<int> end_ports);
   int OtherDestination(int src, Mt64& rng) const;
   Lid OtherDlid(int src, int dst, Mt64& rng) const;
