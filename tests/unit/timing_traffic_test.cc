@@ -2,8 +2,9 @@
 // a drawn multicast group count hosts by the recognised fat-tree's P()
 // labels or mesh's N(x,y), so the same traffic reaches the same hosts
 // whatever order the net file lists them in (a shuffled cabling, or
-// ibnetdiscover's discovery order in a dump); host_order=file keeps the
-// file's order.
+// ibnetdiscover's discovery order in a dump), and with the same tables a
+// run is the same run, digit for digit; host_order=file keeps the file's
+// order.
 #include <CUnit/CUnit.h>
 
 #include <cstdio>
