@@ -44,6 +44,17 @@ inline Fabric ReadBack(const Fabric& f, const std::vector<int>& order, const std
   return ParseNetFile(is, name);
 }
 
+// Every record of `f` in reverse, hosts first: the order ibnetdiscover
+// lists ibsim's fat-trees in (P(733) first), as a dump's fabric.net has
+// it. A record order for WriteNetFile / ReadBack.
+inline std::vector<int> ReversedRecords(const Fabric& f) {
+  const int hosts = static_cast<int>(f.end_ports.size()), switches = static_cast<int>(f.switches.size());
+  std::vector<int> order;
+  for (int i = hosts - 1; i >= 0; --i) order.push_back(i);
+  for (int i = hosts + switches - 1; i >= hosts; --i) order.push_back(i);
+  return order;
+}
+
 inline bool Contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }

@@ -184,10 +184,6 @@ void TestCliReversedNetFileSameRun() {
   DumpDir d;
   Fabric tree = MakeFatTree(8, 3);
   AssignDefaultLids(tree, 4);
-  const int hosts = int(tree.end_ports.size()), records = hosts + int(tree.switches.size());
-  std::vector<int> reverse;
-  for (int i = hosts - 1; i >= 0; --i) reverse.push_back(i);
-  for (int i = records - 1; i >= hosts; --i) reverse.push_back(i);
   const std::string canon = d.dir + "/canon.net", reversed = d.dir + "/reversed.net";
   std::ofstream(canon) << [&] {
     std::ostringstream os;
@@ -196,7 +192,7 @@ void TestCliReversedNetFileSameRun() {
   }();
   std::ofstream(reversed) << [&] {
     std::ostringstream os;
-    WriteNetFile(os, tree, reverse);
+    WriteNetFile(os, tree, test::ReversedRecords(tree));
     return os.str();
   }();
   for (const std::vector<std::string>& traffic :

@@ -41,15 +41,8 @@ Fabric Shuffled(Fabric f, uint64_t seed) {
   return test::ReadBack(f, order, "shuffled.net");
 }
 
-// Every record in reverse, hosts first: the order ibnetdiscover lists
-// ibsim's fat-trees in (P(733) first), as a dump's fabric.net has it.
-Fabric Reversed(const Fabric& f) {
-  const int hosts = int(f.end_ports.size()), switches = int(f.switches.size());
-  std::vector<int> order;
-  for (int i = hosts - 1; i >= 0; --i) order.push_back(i);
-  for (int i = hosts + switches - 1; i >= hosts; --i) order.push_back(i);
-  return test::ReadBack(f, order, "reversed.net");
-}
+// As a dump's fabric.net lists it (test::ReversedRecords).
+Fabric Reversed(const Fabric& f) { return test::ReadBack(f, test::ReversedRecords(f), "reversed.net"); }
 
 // How a test names a host: its name in the file (the generator's are its
 // labels), or the label recognition gives it (a shuffled cabling is
