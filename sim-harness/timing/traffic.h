@@ -202,14 +202,13 @@ class Workload {
   // `given` replaces the sources, drawn from `of` hosts (of_what names
   // them); refused unless it has the count SOURCES resolves to there.
   void TakeSources(const GivenSources& given, int of, const std::string& of_what);
-  void SetSources(std::vector<int> end_ports);  // sorted, with their flags
+  void SetSources(std::vector<int> end_ports);  // in host-number order, with their flags
   // A group that is its one source alone sends nothing: refused (`how`
   // says where that source came from, empty when drawn).
   void RefuseLoneSource(const Fabric& f, const std::string& how) const;
   std::vector<int> EndPortsOf(const std::vector<int>& numbers) const;
-  // A host other than `src`, uniformly.
-  // Drawn by host number, so the same seed picks the same host whatever
-  // the net file's order.
+  // A host other than `src`, uniformly, drawn by host number: the same
+  // seed picks the same host whatever the net file's order.
   int AnyOtherHost(int src, Mt64& rng) const {
     const int d = int(UniformBelow(rng, uint64_t(hosts_ - 1)));
     return host_at_[size_t(d >= Number(src) ? d + 1 : d)];
