@@ -70,6 +70,12 @@ int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string&
   return o.kind == Peer::Kind::kEndPort ? o.index : -1;
 }
 
+std::string EndPortWord(const Fabric& f, const EndPortNames& names, int ep) {
+  const EndPort& port = f.end_ports.at(static_cast<size_t>(ep));
+  const auto it = names.find(port.name);
+  return it != names.end() && it->second == ep ? port.name : Hex16(port.port_guid);
+}
+
 namespace {
 
 // Sets *slot from an option word's value; an option given twice is refused

@@ -36,6 +36,11 @@ EndPortNames IndexEndPortNames(const Fabric& f);
 // naming their port GUIDs, rather than taking the first.
 int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string& word);
 
+// What EndPortOfWord reads back as `ep`: its node description, or its port
+// GUID when other end ports share the description (dual-port HCAs, hosts
+// left at the vendor's default), so files written with it round-trip.
+std::string EndPortWord(const Fabric& f, const EndPortNames& names, int ep);
+
 // Throws ibu::Error "FILE:LINE: ..." naming the word and what was expected,
 // and "FILE: ..." on a file without any group.
 std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f);

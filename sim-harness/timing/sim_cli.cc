@@ -15,12 +15,12 @@
 #include <memory>
 #include <sstream>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/fields.h"
+#include "plugin/core/groups.h"
 #include "plugin/core/input_files.h"
 #include "plugin/core/int_math.h"
 #include "plugin/core/lid_options.h"
@@ -994,9 +994,11 @@ std::unique_ptr<Network> MakeNetwork(const Routing& r, const Params& p, const Sl
   }
 }
 
-// --sources FILE: the 'source NAME' lines of a --members file, by the
-// fabric's end-port names. Other lines must be 'group NAME', blank or
-// '#' comments; a name the fabric lacks or one given twice is refused.
+// --sources FILE: the 'source NAME' lines of a --members file. NAME is an
+// end port's node description, port GUID or LID, as group files name
+// members. Other lines must be 'group NAME', blank or '#' comments; a name
+// the fabric lacks, one several end ports share or one given twice is
+// refused.
 GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const Fabric& fabric) {
   GivenSources given;
   if (!opt.count("sources")) return given;
@@ -1008,8 +1010,7 @@ GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const F
   } catch (const Error& e) {
     throw Error(given.named + ": cannot read the file; " + e.what());
   }
-  std::unordered_map<std::string, int> by_name;  // O(hosts), not a search per line
-  for (size_t i = 0; i < fabric.end_ports.size(); ++i) by_name.emplace(fabric.end_ports[i].name, int(i));
+  const EndPortNames names = IndexEndPortNames(fabric);  // O(hosts), not a search per line
   std::vector<int> given_as(fabric.end_ports.size(), -1);  // per end port: its index in `given`
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
@@ -1022,15 +1023,21 @@ GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const F
     if ((word != "source" && word != "group") || name.empty())
       throw Error(where + ": expected 'source NAME' or 'group NAME' (as --members writes them), got '" + text + "'");
     if (word == "group") continue;
-    const auto it = by_name.find(name);
-    if (it == by_name.end())
+    int ep = -1;
+    try {
+      ep = EndPortOfWord(fabric, names, name);
+    } catch (const Error& e) {
+      throw Error(where + ": " + e.what());
+    }
+    if (ep < 0)
       throw Error(where + ": no end port named '" + name + "' in the fabric (" +
-                  std::to_string(fabric.end_ports.size()) + " end ports)");
-    int& first = given_as[size_t(it->second)];
+                  std::to_string(fabric.end_ports.size()) +
+                  " end ports; expected a node description, port GUID or LID)");
+    int& first = given_as[size_t(ep)];
     if (first >= 0)
       throw Error(where + ": source '" + name + "' named again (first at " + given.where[size_t(first)] + ")");
     first = int(given.end_ports.size());
-    given.end_ports.push_back(it->second);
+    given.end_ports.push_back(ep);
     given.where.push_back(where);
   }
   if (given.empty()) throw Error(given.named + ": no 'source NAME' line");
@@ -1038,13 +1045,16 @@ GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const F
 }
 
 // --members: the group and the sources, written with the results (all
-// files or none), in host-number order whatever the net file's order.
+// files or none), in host-number order whatever the net file's order. A
+// host is named as --sources reads it back: by node description, or by
+// port GUID where the description is shared.
 std::string MembersText(const std::map<std::string, Setting>& opt, const Workload& wl, const Fabric& fabric) {
   std::string members_text;
   if (opt.count("members")) {
     if (!wl.is_mcast()) throw Error("--members: only for --traffic mcast:SOURCES:GROUP");
-    for (int h : wl.group_by_number()) members_text += "group " + fabric.end_ports[h].name + "\n";
-    for (int h : wl.sources()) members_text += "source " + fabric.end_ports[h].name + "\n";
+    const EndPortNames names = IndexEndPortNames(fabric);
+    for (int h : wl.group_by_number()) members_text += "group " + EndPortWord(fabric, names, h) + "\n";
+    for (int h : wl.sources()) members_text += "source " + EndPortWord(fabric, names, h) + "\n";
   }
   return members_text;
 }

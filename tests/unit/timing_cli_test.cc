@@ -302,9 +302,43 @@ void TestCliGivenSources() {
                   "source " + ft.end_ports[2].name + "\nsource " + ft.end_ports[6].name + "\n");
   CU_ASSERT_EQUAL(run(two, with(mlid, "mcast:0.5:0.5")), 2);
   CU_ASSERT(Contains(err, "asks for 4 of the fabric's 8 hosts (give SOURCES as 2)"));
+
+  // Hosts sharing a node description (dual-port HCAs, vendor defaults) are
+  // written by port GUID, and the written file reads back as the same run.
+  // As ibnetdiscover writes them: node IDs unique, descriptions after '#'.
+  std::ofstream(d.dir + "/shared.net") << [&] {
+    std::ostringstream os;
+    WriteNetFile(os, ft, {});
+    std::string text = os.str();
+    for (int ep : {2, 5, 6}) {
+      const std::string id = "\"" + ft.end_ports[size_t(ep)].name + "\"", host_id = "\"H-" + std::to_string(ep) + "\"";
+      text = std::regex_replace(text, std::regex(std::regex_replace(id, std::regex(R"([()])"), R"(\$&)")), host_id);
+      text = std::regex_replace(text, std::regex("(Hca\t1 " + host_id + ")\n"), "$1\t# \"node HCA-1\"\n");
+    }
+    return text;
+  }();
+  const Fabric shared = ReadNetFile(d.dir + "/shared.net");
+  CU_ASSERT_EQUAL(shared.end_ports[6].name, "node HCA-1");
+  const std::vector<std::string> on_shared = {d.dir + "/shared.net", "--routing", "mlid"};
+  const std::string guid6 = Hex16(shared.end_ports[6].port_guid);
+  CU_ASSERT_EQUAL(run("source " + guid6 + "\nsource " + ft.end_ports[3].name + "\n", with(on_shared, "mcast:2:all")),
+                  0);
+  const std::string written = Slurp(members);
+  CU_ASSERT_EQUAL(sources_written(), "source " + ft.end_ports[3].name + "\nsource " + guid6 + "\n");
+  CU_ASSERT(Contains(written, "group " + Hex16(shared.end_ports[2].port_guid) + "\n"));
+  CU_ASSERT(!Contains(written, "node HCA-1"));
+  CU_ASSERT_EQUAL(run(written, with(on_shared, "mcast:2:all")), 0);
+  CU_ASSERT_EQUAL(Slurp(members), written);
+  CU_ASSERT_EQUAL(run("source " + ft.end_ports[3].name + "\nsource node HCA-1\n", with(on_shared, "mcast:2:all")), 2);
+  CU_ASSERT(Contains(err, file + ":2: 'node HCA-1' is the node description of 3 end ports (port GUIDs "));
+  CU_ASSERT(Contains(err, "expected one of them by its port GUID or LID"));
+  CU_ASSERT_EQUAL(run("source nosuch\n", with(on_shared, "mcast:1:all")), 2);
+  CU_ASSERT(Contains(err, file + ":1: no end port named 'nosuch' in the fabric (8 end ports; expected a node "
+                              "description, port GUID or LID)"));
   std::remove(file.c_str());
   std::remove(members.c_str());
   std::remove((d.dir + "/ft.net").c_str());
+  std::remove((d.dir + "/shared.net").c_str());
 }
 
 // --save with --json: the record goes to the file, the point's JSON object
@@ -942,7 +976,8 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "ibunion sim on a dump directory, JSON and CSV", TestCliDumpRun);
   CU_add_test(s, "bad input: exit 2 naming the option, file or line", TestCliBadInput);
   CU_add_test(s, "dump: --mcast-mode unicast sends to the dumped group", TestCliDumpUnicastUsesDumpedGroup);
-  CU_add_test(s, "--sources: the sources a --members file names; a replay's must be members", TestCliGivenSources);
+  CU_add_test(s, "--sources: the sources a --members file names (shared descriptions by GUID); a replay's must be members",
+              TestCliGivenSources);
   CU_add_test(s, "FT(8,3) listed in reverse: the same run, byte for byte (mlid, unicast and multicast)",
               TestCliReversedNetFileSameRun);
   CU_add_test(s, "--save with --json: the record to the file, the JSON on stdout", TestCliSaveWithJson);
