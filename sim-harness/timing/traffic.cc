@@ -223,12 +223,13 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       break;
     }
     case Pattern::kTranspose: {
-      const int bits = Log2Exact(n);
-      if (bits < 0 || bits % 2)
-        throw Error(spec_.named + ": transpose needs a host count that is a power of four (2^2k); the fabric has " +
+      // Host r*k + c to c*k + r: a square mesh's H(x,y) to H(y,x), and on
+      // 2^2b hosts the usual swap of the number's bit halves.
+      const int k = int(std::lround(std::sqrt(double(n))));
+      if (k * k != n)
+        throw Error(spec_.named + ": transpose needs a square host count (k x k, as a square mesh has); the fabric has " +
                     std::to_string(n));
-      const int half = bits / 2, mask = (1 << half) - 1;
-      for (int h = 0; h < n; ++h) perm_[h] = ((h & mask) << half) | (h >> half);
+      for (int h = 0; h < n; ++h) perm_[h] = (h % k) * k + h / k;
       break;
     }
     case Pattern::kRandperm: {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "plugin/core/engine.h"
+#include "plugin/core/error.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/fattree.h"
 #include "plugin/core/topology/generate.h"
@@ -215,14 +216,29 @@ void TestHashedSlFollowsHostNumbers() {
   CU_ASSERT(same_by_index < same / 2);
 }
 
-// A 4x4 mesh shuffled (labelled anew, as a fat-tree is): transpose sends
-// N(x,y)'s host to N(y,x)'s.
+// Square meshes shuffled (labelled anew, as a fat-tree is): transpose sends
+// N(x,y)'s host to N(y,x)'s, on 4x4 (a power of four: the number's bit
+// halves swapped) and 6x6 alike. A host count that is not a square is
+// refused, as bitrev refuses one that is not a power of two.
 void TestShuffledMeshTransposes() {
-  const Fabric mesh = Shuffled(MakeMesh(4, 4), 3);
-  const Traffic t = TrafficOf(mesh, ByMeshLabel(mesh), "transpose", Params());
-  CU_ASSERT_EQUAL(t.pairs.size(), 12u);  // the diagonal's 4 hosts are their own partners
-  for (const auto& [src, dst] : t.pairs)
-    CU_ASSERT_EQUAL(dst, "N(" + src.substr(4, 1) + "," + src.substr(2, 1) + ")");
+  for (int k : {4, 6}) {
+    const Fabric mesh = Shuffled(MakeMesh(k, k), 3);
+    const Traffic t = TrafficOf(mesh, ByMeshLabel(mesh), "transpose", Params());
+    CU_ASSERT_EQUAL(t.pairs.size(), size_t(k * k - k));  // the diagonal's hosts are their own partners
+    for (const auto& [src, dst] : t.pairs)
+      CU_ASSERT_EQUAL(dst, "N(" + src.substr(4, 1) + "," + src.substr(2, 1) + ")");
+  }
+  auto refusal = [](const Fabric& f, const std::string& traffic) {
+    try {
+      sim::Workload(sim::ParseTraffic(traffic), Params(), f, 1);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CU_ASSERT(Contains(refusal(MakeMesh(4, 2), "transpose"),
+                     "transpose needs a square host count (k x k, as a square mesh has); the fabric has 8"));
+  CU_ASSERT(Contains(refusal(MakeMesh(6, 6), "bitrev"), "bitrev needs a power-of-two host count; the fabric has 36"));
 }
 
 // Neither a fat-tree nor a mesh (a ring of three switches): file order,
@@ -247,7 +263,8 @@ void RegisterTimingTrafficSuite() {
               TestReversedFabricRunsTheSameRun);
   CU_add_test(s, "shuffled FT(8,3): the same traffic by its labels", TestShuffledFatTreeGetsTheSameTrafficByLabel);
   CU_add_test(s, "a pair's hashed SL follows the host numbers", TestHashedSlFollowsHostNumbers);
-  CU_add_test(s, "shuffled 4x4 mesh: transpose swaps x and y", TestShuffledMeshTransposes);
+  CU_add_test(s, "shuffled 4x4 and 6x6 meshes: transpose swaps x and y; not a square: refused",
+              TestShuffledMeshTransposes);
   CU_add_test(s, "neither tree nor mesh: file order, said", TestOtherFabricsKeepFileOrder);
 }
 
