@@ -1,5 +1,5 @@
 # beyond the papers, permutation traffic: saturation throughput (the most a
-# curve accepted) per traffic pattern and scheme on a fat-tree, ibunion's
+# curve accepted) per traffic pattern and scheme on a fat-tree or mesh, ibunion's
 # engines next to OpenSM's own (tables read back from the switches); a panel
 # per VL count. dat.'.'.VL.'.dat' rows: traffic, then one value per scheme.
 # gnuplot -e "dat='.../perm'; png='...'; fabric='FT(8,3)'; ymax='0.2'; schemes='slid mlid ... opensm-ftree ...'; vlss='1 4'" beyond-perm.gp
@@ -17,7 +17,8 @@ set style fill solid 0.85 border -1
 set boxwidth 0.9
 set xtics scale 0
 set key below font "DejaVuSans,8" maxrows 2
-label(s) = s eq "slid" ? "SLID" : (s eq "mlid" ? "MLID" : (s eq "mlid-paper" ? "MLID paper tables" : "OpenSM " . substr(s, 8, strlen(s))))
+label(s) = s eq "slid" ? "SLID" : (s eq "mlid" ? "MLID" : (s eq "mlid-paper" ? "MLID paper tables" : \
+  (s eq "xy" ? "XY" : "OpenSM " . substr(s, 8, strlen(s)))))
 col(i) = word("#555555 #c0392b #e67e22 #1f5fbf #1e8449 #7d3c98 #17a589", i)
 do for [v in vlss] {
   set title sprintf("%s VL%s", v, v eq "1" ? "" : "s")

@@ -8,7 +8,8 @@
 # loop while minhop on one VL is (it deadlocks on a mesh: tests/e2e/
 # mesh_opensm.sh), a curve ends at its credit loop or at saturation, the
 # channel-load bounds of the tables and the curves below them, the
-# summary's credit-loop table, the PNG. Exit 0 pass, 1 fail, 77 skip.
+# summary's credit-loop table, the PNG; then beyond-mesh-perm --quick on the
+# same tables (below). Exit 0 pass, 1 fail, 77 skip.
 source "$(dirname "$0")/lib.sh"
 RUN=$E2E_SRC/sim-harness/experiments/run
 out=$E2E_TMP/out
@@ -60,5 +61,37 @@ grep -q '^| mesh-4x4 | opensm-minhop | uniform | 1 | ' "$E2E_TMP/summary" && gre
   pass "--summary: saturation table, credit-loop table and bound table" || { fail "--summary"; cat "$E2E_TMP/summary"; }
 if command -v gnuplot >/dev/null; then
   [ "$(head -c 4 "$out/beyond-mesh.png" | od -An -c | tr -d ' ')" = "211PNG" ] && pass "PNG written" || fail "no PNG"
+fi
+
+# beyond-mesh-perm --quick: the same read-back tables (same --work, not
+# made again) under transpose and a shift by half a row (x + 2). XY and
+# dor put 3 transpose flows on their busiest link, minhop 2 (it does not
+# turn at one corner), and the model's best point sits within 5% of the
+# fluid max-min rate of its tables at that load.
+if IBUNION_SRC=$E2E_SRC IBUNION_BUILD=$E2E_BUILD "$RUN" beyond-mesh-perm --quick --out "$out" --work "$E2E_TMP/work" \
+    >"$E2E_TMP/perm.log" 2>&1; then
+  pass "run beyond-mesh-perm --quick"
+else
+  fail "run beyond-mesh-perm --quick"; tail -n 30 "$E2E_TMP/perm.log"; finish
+fi
+reused=$(grep -c 'OpenSM .* tables from an earlier run' "$E2E_TMP/perm.log" || true)
+[ "$reused" = 2 ] && pass "beyond-mesh's OpenSM tables reused (dor, minhop)" || fail "tables reused $reused times, expected 2"
+pcsv=$out/beyond-mesh-perm.csv
+[ "$(head -n 1 "$pcsv")" = "$want" ] && pass "permutation CSV with a deadlock column" || fail "CSV header: $(head -n 1 "$pcsv")"
+curves=$(awk -F, 'NR > 1 {print $2 "/" $3}' "$pcsv" | sort -u | xargs)
+[ "$curves" = "opensm-dor/shift:8 opensm-dor/transpose opensm-minhop/shift:8 opensm-minhop/transpose xy/shift:8 xy/transpose" ] &&
+  pass "curves: xy, dor, minhop under transpose and shift:8" || fail "curves: $curves"
+busiest=$(awk -F, 'NR > 1 && $3 == "transpose" {printf "%s=%s ", $2, $6}' "$out/beyond-mesh-perm-flows.csv")
+[ "$busiest" = "xy=3 opensm-dor=3 opensm-minhop=2 " ] && pass "transpose's busiest link: $busiest" ||
+  fail "transpose's busiest link: ${busiest:-no flows CSV}"
+off=$(awk -F, 'NR > 1 && ($10 <= 0 || $11 < 0.95 * $10 || $11 > 1.05 * $10) {print " " $2 "/" $3 ": model " $11 " fluid " $10}' \
+  "$out/beyond-mesh-perm-flows.csv")
+[ -z "$off" ] && pass "every curve's best point within 5% of its fluid rate" || fail "model vs fluid:$off"
+"$RUN" beyond-mesh-perm --summary --out "$out" >"$E2E_TMP/perm-summary" 2>&1
+grep -q '^| mesh-4x4 | transpose | 1 | ' "$E2E_TMP/perm-summary" && grep -q '^| transpose | 1 | opensm-minhop | 2 | 2 | ' "$E2E_TMP/perm-summary" &&
+  pass "--summary: saturation and flow tables" || { fail "--summary"; cat "$E2E_TMP/perm-summary"; }
+if command -v gnuplot >/dev/null; then
+  [ "$(head -c 4 "$out/beyond-mesh-perm.png" | od -An -c | tr -d ' ')" = "211PNG" ] && pass "permutation PNG written" ||
+    fail "no permutation PNG"
 fi
 finish
