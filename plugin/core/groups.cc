@@ -72,8 +72,13 @@ int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string&
 
 std::string EndPortWord(const Fabric& f, const EndPortNames& names, int ep) {
   const EndPort& port = f.end_ports.at(static_cast<size_t>(ep));
-  const auto it = names.find(port.name);
-  return it != names.end() && it->second == ep ? port.name : Hex16(port.port_guid);
+  const std::string& name = port.name;
+  // An empty description, or one with blanks at an end, would not survive
+  // a reader that trims the line.
+  const bool trimmed = !name.empty() && !std::isspace(static_cast<unsigned char>(name.front())) &&
+                       !std::isspace(static_cast<unsigned char>(name.back()));
+  const auto it = names.find(name);
+  return trimmed && it != names.end() && it->second == ep ? name : Hex16(port.port_guid);
 }
 
 namespace {

@@ -38,7 +38,8 @@ int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string&
 
 // What EndPortOfWord reads back as `ep`: its node description, or its port
 // GUID when other end ports share the description (dual-port HCAs, hosts
-// left at the vendor's default), so files written with it round-trip.
+// left at the vendor's default) or it is empty or has blanks at an end, so
+// files written with it round-trip.
 std::string EndPortWord(const Fabric& f, const EndPortNames& names, int ep);
 
 // Throws ibu::Error "FILE:LINE: ..." naming the word and what was expected,

@@ -331,6 +331,23 @@ void GroupFilesParseAndNameErrors() {
   for (const Case& c : quoting) ExpectGroupError(f, c.text, c.expect);
 }
 
+// EndPortWord names every end port so that EndPortOfWord reads it back: its
+// description where that is one end port's and survives trimming, else
+// its port GUID.
+void EndPortWordsReadBack() {
+  Fabric f = MakeFatTree(4, 3);
+  f.end_ports[3].name = f.end_ports[5].name = "twin";  // a dual-port HCA's description
+  f.end_ports[6].name = "node 06 HCA-1";
+  f.end_ports[7].name = "";
+  f.end_ports[8].name = " padded ";
+  const EndPortNames names = IndexEndPortNames(f);
+  for (int ep = 0; ep < static_cast<int>(f.end_ports.size()); ++ep)
+    CU_ASSERT_EQUAL(EndPortOfWord(f, names, EndPortWord(f, names, ep)), ep);
+  CU_ASSERT_EQUAL(EndPortWord(f, names, 0), f.end_ports[0].name);
+  CU_ASSERT_EQUAL(EndPortWord(f, names, 6), "node 06 HCA-1");
+  for (int ep : {3, 5, 7, 8}) CU_ASSERT_EQUAL(EndPortWord(f, names, ep), Hex16(f.end_ports[size_t(ep)].port_guid));
+}
+
 }  // namespace
 
 void RegisterMcastSuite() {
@@ -342,6 +359,7 @@ void RegisterMcastSuite() {
   CU_add_test(s, "verifier catches broken masks", VerifierCatchesBrokenMasks);
   CU_add_test(s, "verifier names where copies go", VerifierNamesWhereCopiesGo);
   CU_add_test(s, "group files parse and name errors", GroupFilesParseAndNameErrors);
+  CU_add_test(s, "EndPortWord: descriptions, or port GUIDs where shared or blank", EndPortWordsReadBack);
 }
 
 }  // namespace ibu::test
