@@ -1012,7 +1012,7 @@ GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const F
   } catch (const Error& e) {
     throw Error(given.named + ": cannot read the file; " + e.what());
   }
-  const EndPortNames names = IndexEndPortNames(fabric);  // O(hosts), not a search per line
+  const EndPortNames names = IndexEndPortNames(fabric);    // O(hosts), not a search per line
   std::vector<int> given_as(fabric.end_ports.size(), -1);  // per end port: its index in `given`
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {

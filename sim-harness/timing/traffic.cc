@@ -227,7 +227,8 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       // 2^2b hosts the usual swap of the number's bit halves.
       const int k = int(std::lround(std::sqrt(double(n))));
       if (k * k != n)
-        throw Error(spec_.named + ": transpose needs a square host count (k x k, as a square mesh has); the fabric has " +
+        throw Error(spec_.named +
+                    ": transpose needs a square host count (k x k, as a square mesh has); the fabric has " +
                     std::to_string(n));
       for (int h = 0; h < n; ++h) perm_[h] = (h % k) * k + h / k;
       break;

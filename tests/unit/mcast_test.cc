@@ -345,7 +345,8 @@ void EndPortWordsReadBack() {
     CU_ASSERT_EQUAL(EndPortOfWord(f, names, EndPortWord(f, names, ep)), ep);
   CU_ASSERT_EQUAL(EndPortWord(f, names, 0), f.end_ports[0].name);
   CU_ASSERT_EQUAL(EndPortWord(f, names, 6), "node 06 HCA-1");
-  for (int ep : {3, 5, 7, 8}) CU_ASSERT_EQUAL(EndPortWord(f, names, ep), Hex16(f.end_ports[size_t(ep)].port_guid));
+  for (int ep : {3, 5, 7, 8})
+    CU_ASSERT_EQUAL(EndPortWord(f, names, ep), Hex16(f.end_ports[size_t(ep)].port_guid));
 }
 
 }  // namespace

@@ -311,8 +311,10 @@ void TestCliGivenSources() {
     WriteNetFile(os, ft, {});
     std::string text = os.str();
     for (int ep : {2, 5, 6}) {
-      const std::string id = "\"" + ft.end_ports[size_t(ep)].name + "\"", host_id = "\"H-" + std::to_string(ep) + "\"";
-      text = std::regex_replace(text, std::regex(std::regex_replace(id, std::regex(R"([()])"), R"(\$&)")), host_id);
+      const std::string id = "\"" + ft.end_ports[size_t(ep)].name + "\"",
+                        host_id = "\"H-" + std::to_string(ep) + "\"";
+      text = std::regex_replace(text, std::regex(std::regex_replace(id, std::regex(R"([()])"), R"(\$&)")),
+                                host_id);
       text = std::regex_replace(text, std::regex("(Hca\t1 " + host_id + ")\n"), "$1\t# \"node HCA-1\"\n");
     }
     return text;
@@ -321,20 +323,21 @@ void TestCliGivenSources() {
   CU_ASSERT_EQUAL(shared.end_ports[6].name, "node HCA-1");
   const std::vector<std::string> on_shared = {d.dir + "/shared.net", "--routing", "mlid"};
   const std::string guid6 = Hex16(shared.end_ports[6].port_guid);
-  CU_ASSERT_EQUAL(run("source " + guid6 + "\nsource " + ft.end_ports[3].name + "\n", with(on_shared, "mcast:2:all")),
-                  0);
+  CU_ASSERT_EQUAL(
+      run("source " + guid6 + "\nsource " + ft.end_ports[3].name + "\n", with(on_shared, "mcast:2:all")), 0);
   const std::string written = Slurp(members);
   CU_ASSERT_EQUAL(sources_written(), "source " + ft.end_ports[3].name + "\nsource " + guid6 + "\n");
   CU_ASSERT(Contains(written, "group " + Hex16(shared.end_ports[2].port_guid) + "\n"));
   CU_ASSERT(!Contains(written, "node HCA-1"));
   CU_ASSERT_EQUAL(run(written, with(on_shared, "mcast:2:all")), 0);
   CU_ASSERT_EQUAL(Slurp(members), written);
-  CU_ASSERT_EQUAL(run("source " + ft.end_ports[3].name + "\nsource node HCA-1\n", with(on_shared, "mcast:2:all")), 2);
+  CU_ASSERT_EQUAL(
+      run("source " + ft.end_ports[3].name + "\nsource node HCA-1\n", with(on_shared, "mcast:2:all")), 2);
   CU_ASSERT(Contains(err, file + ":2: 'node HCA-1' is the node description of 3 end ports (port GUIDs "));
   CU_ASSERT(Contains(err, "expected one of them by its port GUID or LID"));
   CU_ASSERT_EQUAL(run("source nosuch\n", with(on_shared, "mcast:1:all")), 2);
   CU_ASSERT(Contains(err, file + ":1: no end port named 'nosuch' in the fabric (8 end ports; expected a node "
-                              "description, port GUID or LID)"));
+                                 "description, port GUID or LID)"));
   std::remove(file.c_str());
   std::remove(members.c_str());
   std::remove((d.dir + "/ft.net").c_str());
@@ -880,9 +883,8 @@ void TestSaturationRuleMatchesRunCurves() {
   const std::string src = env && *env ? env : ".";
   int curves = 0, stopped = 0;
   int looped = 0;
-  for (const char* name :
-       {"seed001-ft-4-4", "seed001-ft-8-3", "seed001-ft-16-3", "seed001-ft-32-2", "beyond", "beyond-perm",
-        "beyond-radix", "beyond-mesh", "beyond-mesh-perm"}) {
+  for (const char* name : {"seed001-ft-4-4", "seed001-ft-8-3", "seed001-ft-16-3", "seed001-ft-32-2", "beyond",
+                           "beyond-perm", "beyond-radix", "beyond-mesh", "beyond-mesh-perm"}) {
     std::ifstream in(src + "/docs/figures/" + std::string(name) + ".csv");
     CU_ASSERT_FATAL(bool(in));
     std::string line, key;
@@ -976,7 +978,9 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "ibunion sim on a dump directory, JSON and CSV", TestCliDumpRun);
   CU_add_test(s, "bad input: exit 2 naming the option, file or line", TestCliBadInput);
   CU_add_test(s, "dump: --mcast-mode unicast sends to the dumped group", TestCliDumpUnicastUsesDumpedGroup);
-  CU_add_test(s, "--sources: the sources a --members file names (shared descriptions by GUID); a replay's must be members",
+  CU_add_test(s,
+              "--sources: the sources a --members file names (shared descriptions by GUID); a replay's must "
+              "be members",
               TestCliGivenSources);
   CU_add_test(s, "FT(8,3) listed in reverse: the same run, byte for byte (mlid, unicast and multicast)",
               TestCliReversedNetFileSameRun);

@@ -238,7 +238,8 @@ void TestShuffledMeshTransposes() {
   };
   CU_ASSERT(Contains(refusal(MakeMesh(4, 2), "transpose"),
                      "transpose needs a square host count (k x k, as a square mesh has); the fabric has 8"));
-  CU_ASSERT(Contains(refusal(MakeMesh(6, 6), "bitrev"), "bitrev needs a power-of-two host count; the fabric has 36"));
+  CU_ASSERT(Contains(refusal(MakeMesh(6, 6), "bitrev"),
+                     "bitrev needs a power-of-two host count; the fabric has 36"));
 }
 
 // Neither a fat-tree nor a mesh (a ring of three switches): file order,
