@@ -18,14 +18,27 @@ constexpr const char* kUsage =
     "       ibunion topo mesh X Y [options]\n"
     "  -o FILE            write the net file here (default: stdout)\n"
     "  --shuffle SEED     permute port numbers inside every switch and the record order\n"
+    "  --remove-links N   unplug N switch-to-switch cables drawn at random (failed links; the\n"
+    "                     guid2lid file keeps every LID); stderr names them\n"
+    "  --remove-seed S    the draw's seed (default 1)\n"
     "  --guid2lid FILE    also write an OpenSM guid2lid file with the papers' LID layout\n"
     "  --lmc L            LMC for that layout (0..7; default: on a fat-tree the LMC that\n"
     "                     gives mlid its paths per pair, as far as the LIDs fit; 0 on a mesh)\n";
 
+// Unplugs the cables and says which, one line each, by the switches'
+// names and their port numbers before any --shuffle.
+std::string RemovedLinksNote(Fabric& f, int count, uint64_t seed) {
+  std::ostringstream note;
+  for (const SwitchLink& c : RemoveRandomSwitchLinks(f, seed, count))
+    note << "ibunion: removed link " << f.switches[c.switch_a].name << " port " << c.port_a << " - "
+         << f.switches[c.switch_b].name << " port " << c.port_b << "\n";
+  return note.str();
+}
+
 }  // namespace
 
 int TopoMain(int argc, char** argv) {
-  Args args(argc, argv, {"-o", "--shuffle", "--guid2lid", "--lmc"}, {"-h", "--help"});
+  Args args(argc, argv, {"-o", "--shuffle", "--guid2lid", "--lmc", "--remove-links", "--remove-seed"}, {"-h", "--help"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
     return 0;
@@ -35,6 +48,8 @@ int TopoMain(int argc, char** argv) {
   long lmc = args.integer("--lmc", 0, 0, 7);
   if (args.has("--lmc") && !args.has("--guid2lid"))
     throw UsageError{"option --lmc only applies together with --guid2lid FILE"};
+  if (args.has("--remove-seed") && !args.has("--remove-links"))
+    throw UsageError{"option --remove-seed only applies together with --remove-links N"};
   Fabric f;
   if (pos[0] == "fattree") {
     f = MakeFatTree(static_cast<int>(args.positional_int(1, "M (ports per switch)", -1000000, 1000000)),
@@ -50,6 +65,11 @@ int TopoMain(int argc, char** argv) {
   // The LMC the guid2lid file was laid out at was said nowhere (route,
   // verify, sim and the rest say theirs): OpenSM's `lmc` has to fit it.
   const bool note_lmc = args.has("--guid2lid") && !args.has("--lmc") && lmc > 0;
+  // Before the shuffle: which cables fail does not depend on port numbers.
+  std::string removed;
+  if (args.has("--remove-links"))
+    removed = RemovedLinksNote(f, static_cast<int>(args.integer("--remove-links", 0, 0, 1 << 30)),
+                               static_cast<uint64_t>(args.integer("--remove-seed", 1, 0, 0x7fffffffffffffffL)));
   std::vector<int> order;
   if (args.has("--shuffle"))
     order = ShufflePorts(f, static_cast<uint64_t>(ParseInt(args.get("--shuffle"), "option --shuffle", 0, 0x7fffffffffffffffL)));
@@ -62,6 +82,7 @@ int TopoMain(int argc, char** argv) {
   if (args.has("--guid2lid")) out.push_back({args.get("--guid2lid"), [&](std::ostream& os) { os << lids.str(); }});
   out.push_back({args.get("-o", "-"), [&](std::ostream& os) { os << net.str(); }});
   WriteFilesAtomically(out);
+  if (!removed.empty()) std::cerr << removed;
   if (note_lmc)
     std::cerr << "ibunion: note: " << args.get("--guid2lid") << ": the generator's layout at LMC " << lmc
               << " (the fat-tree's paths per pair; --lmc L to choose; give OpenSM this lmc or a lower one)\n";

@@ -116,6 +116,9 @@ expect "fattree: FT(128,20) has more than 49151 hosts" bash -c "$limit; exec tim
 expect "fattree: FT(4,14) has 32768 hosts and 221184 switches, one LID each; together they exceed the unicast LID space (0xBFFF)" \
   bash -c "$limit; exec timeout 20 \"\$0\" topo fattree 4 14 -o $tmp/out/big.net" "$IBUNION"
 nothing_left "topo fattree beyond the LID space"
+expect "cannot remove 9 switch-to-switch links: the fabric has 8" "$IBUNION" topo fattree 4 2 --remove-links 9 -o "$tmp/out/cut.net"
+expect "option --remove-seed only applies together with --remove-links N" "$IBUNION" topo fattree 4 2 --remove-seed 3
+nothing_left "topo --remove-links beyond the cables"
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent
 short="--param measure_ns=2000 --param warmup_ns=100"  # short sim runs for the good cases

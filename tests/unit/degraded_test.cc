@@ -22,24 +22,6 @@
 namespace ibu::test {
 namespace {
 
-// Removes `count` distinct random switch-to-switch cables.
-void RemoveRandomLinks(Fabric& f, std::mt19937_64& rng, int count) {
-  std::vector<std::pair<int, int>> links;  // (switch, port), each cable once
-  for (size_t s = 0; s < f.switches.size(); ++s)
-    for (int p = 1; p <= f.switches[s].num_ports; ++p) {
-      const Peer& peer = f.switches[s].ports[p];
-      if (peer.is_switch() && peer.index > static_cast<int>(s)) links.emplace_back(s, p);
-    }
-  for (int i = 0; i < count; ++i) {
-    std::swap(links[i], links[i + rng() % (links.size() - i)]);
-    auto [s, p] = links[i];
-    Peer& peer = f.switches[s].ports[p];
-    f.switches[peer.index].ports[peer.port] = Peer{};
-    peer = Peer{};
-  }
-  f.Finalize();
-}
-
 // A copy of `f` without the hosts cabled to the switches `leaves` (all of
 // them powered off: OpenSM then sees leaves without hosts).
 Fabric WithoutHostsOf(const Fabric& f, const std::set<int>& leaves) {
@@ -147,8 +129,7 @@ void RandomLinksRemoved() {
                  Case{6, 3, 4, 1}, Case{6, 3, 4, 4}, Case{12, 2, 3, 2}})
     for (uint64_t seed = 1; seed <= 4; ++seed) {
       Fabric f = Generated(c.m, c.n, c.lmc);
-      std::mt19937_64 rng(seed * 7919 + c.links);
-      RemoveRandomLinks(f, rng, c.links);
+      RemoveRandomSwitchLinks(f, seed * 7919 + c.links, c.links);
       Outcome o = RouteAndCheck(f, seed, c.links > 6);
       refused += o.mcast_refused;
       heavy += c.links > 6;
@@ -187,8 +168,7 @@ void CompleteTreeUnchanged() {
   engine->RouteUnicast(f, healthy);
   CU_ASSERT(!RecognizeFatTree(f).degraded);
   Fabric broken = f;
-  std::mt19937_64 rng(3);
-  RemoveRandomLinks(broken, rng, 5);
+  RemoveRandomSwitchLinks(broken, 3, 5);
   engine->RouteUnicast(broken, degraded);
   engine->RouteUnicast(f, healed);
   for (size_t s = 0; s < f.switches.size(); ++s) CU_ASSERT(healthy.lft[s].out == healed.lft[s].out);

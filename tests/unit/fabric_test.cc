@@ -1,5 +1,6 @@
 // Net files, guid2lid files and ibroute dumps: round trips and bad input.
 #include <regex>
+#include <set>
 #include <sstream>
 
 #include "plugin/core/error.h"
@@ -1150,6 +1151,53 @@ void GeneratorRefusesBadSizes() {
   CU_ASSERT(Contains(ErrorOf([&] { AssignDefaultLids(f, 6); }), "do not fit"));
 }
 
+// Failed links for experiments: the drawn cables are gone at both ends,
+// nothing else moved, the draw is the seed's, and the net file written
+// without them reads back without them.
+void RemovedSwitchLinksAreGoneAtBothEnds() {
+  const Fabric full = MakeFatTree(8, 3);
+  Fabric f = full;
+  const std::vector<SwitchLink> gone = RemoveRandomSwitchLinks(f, 7, 5);
+  CU_ASSERT_EQUAL_FATAL(gone.size(), 5u);
+  std::set<std::pair<int, int>> unplugged;
+  for (const SwitchLink& c : gone) {
+    CU_ASSERT(c.switch_a < c.switch_b);
+    const Peer& was = full.switches[c.switch_a].ports[c.port_a];
+    CU_ASSERT(was.is_switch() && was.index == c.switch_b && was.port == c.port_b);
+    unplugged.insert({c.switch_a, c.port_a});
+    unplugged.insert({c.switch_b, c.port_b});
+  }
+  CU_ASSERT_EQUAL(unplugged.size(), 10u);  // five distinct cables
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    for (int p = 1; p <= f.switches[s].num_ports; ++p) {
+      const bool cut = unplugged.count({static_cast<int>(s), p}) > 0;
+      CU_ASSERT_EQUAL(f.switches[s].ports[p].connected(), !cut);
+      if (!cut) CU_ASSERT_EQUAL(f.switches[s].ports[p].index, full.switches[s].ports[p].index);
+    }
+  Fabric again = full;
+  const std::vector<SwitchLink> same = RemoveRandomSwitchLinks(again, 7, 5);
+  Fabric other = full;
+  const std::vector<SwitchLink> different = RemoveRandomSwitchLinks(other, 8, 5);
+  auto key = [](const std::vector<SwitchLink>& v) {
+    std::vector<std::pair<int, int>> k;
+    for (const SwitchLink& c : v) k.push_back({c.switch_a, c.port_a});
+    return k;
+  };
+  CU_ASSERT(key(same) == key(gone));
+  CU_ASSERT(key(different) != key(gone));
+  std::ostringstream os;
+  WriteNetFile(os, f, {});
+  const Fabric read = Parse(os.str());
+  int links = 0;
+  for (const Switch& sw : read.switches)
+    for (int p = 1; p <= sw.num_ports; ++p) links += sw.ports[p].is_switch();
+  CU_ASSERT_EQUAL(links, 2 * (256 - 5));  // FT(8,3): 2 x 128 switch cables
+  CU_ASSERT_EQUAL(read.end_ports.size(), full.end_ports.size());
+  Fabric small = MakeFatTree(4, 2);
+  CU_ASSERT(Contains(ErrorOf([&] { RemoveRandomSwitchLinks(small, 1, 9); }),
+                     "cannot remove 9 switch-to-switch links: the fabric has 8"));
+}
+
 }  // namespace
 
 void RegisterFabricSuite() {
@@ -1187,6 +1235,7 @@ void RegisterFabricSuite() {
   CU_add_test(s, "MFT dumps as strict as LFT dumps", MftDumpsAsStrictAsLfts);
   CU_add_test(s, "LFT and MFT row LIDs as ibroute prints them", DumpLidsAsIbroutePrintsThem);
   CU_add_test(s, "generator refuses bad sizes", GeneratorRefusesBadSizes);
+  CU_add_test(s, "removed switch links are gone at both ends", RemovedSwitchLinksAreGoneAtBothEnds);
 }
 
 }  // namespace ibu::test

@@ -163,6 +163,29 @@ std::vector<int> ShufflePorts(Fabric& f, uint64_t seed) {
   return order;
 }
 
+std::vector<SwitchLink> RemoveRandomSwitchLinks(Fabric& f, uint64_t seed, int count) {
+  std::vector<SwitchLink> cables;  // each once, from its lower-numbered switch
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    for (int p = 1; p <= f.switches[s].num_ports; ++p) {
+      const Peer& peer = f.switches[s].ports[p];
+      if (peer.is_switch() && peer.index > static_cast<int>(s))
+        cables.push_back({static_cast<int>(s), p, peer.index, peer.port});
+    }
+  if (count < 0 || static_cast<size_t>(count) > cables.size())
+    throw Error{"cannot remove " + std::to_string(count) + " switch-to-switch links: the fabric has " +
+                std::to_string(cables.size())};
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < count; ++i) {  // a partial Fisher-Yates: the first `count` are the draw
+    std::swap(cables[i], cables[i + Below(rng, cables.size() - i)]);
+    const SwitchLink& c = cables[i];
+    f.switches[c.switch_a].ports[c.port_a] = Peer{};
+    f.switches[c.switch_b].ports[c.port_b] = Peer{};
+  }
+  cables.resize(count);
+  f.Finalize();
+  return cables;
+}
+
 void WriteNetFile(std::ostream& os, const Fabric& f, const std::vector<int>& order_in) {
   const int ne = static_cast<int>(f.end_ports.size());
   std::vector<int> order = order_in;

@@ -25,6 +25,17 @@ Fabric MakeMesh(int x, int y);
 // Deterministic for a seed on every platform (own Fisher-Yates).
 std::vector<int> ShufflePorts(Fabric& f, uint64_t seed);
 
+// A cable between two switch ports, `a` the lower-numbered switch.
+struct SwitchLink {
+  int switch_a, port_a, switch_b, port_b;
+};
+
+// Unplugs `count` distinct switch-to-switch cables drawn from `seed`
+// (failed links; hosts stay cabled) and returns them in draw order.
+// Deterministic for a seed on every platform. Throws ibu::Error when the
+// fabric has fewer than `count` such cables.
+std::vector<SwitchLink> RemoveRandomSwitchLinks(Fabric& f, uint64_t seed, int count);
+
 // Writes an ibsim net file with explicit GUID lines; `order` lists records
 // as indices: end ports 0..E-1 then switches E..E+S-1 (empty: hosts first).
 void WriteNetFile(std::ostream& os, const Fabric& f, const std::vector<int>& order);
