@@ -55,10 +55,10 @@ for mode in --summary --replot; do
   expect "--out $tmp/none: no such directory" "$RUN" seed000 $mode --out "$tmp/none"
   [ ! -e "$tmp/none" ] && pass "$mode does not create --out" || fail "$mode created $tmp/none"
   mkdir -p "$tmp/empty"
-  for n in seed001 seed001-spread seed002 seed000 beyond beyond-perm beyond-radix beyond-mesh; do
+  for n in seed001 seed001-spread seed002 seed000 beyond beyond-perm beyond-radix beyond-degraded beyond-mesh; do
     expect "no CSV of $n in $tmp/empty" "$RUN" $n $mode --out "$tmp/empty"
   done
-  expect "no CSV of seed001, seed001-spread, seed002, seed000, beyond, beyond-perm, beyond-radix, beyond-mesh, beyond-mesh-perm in $tmp/empty" "$RUN" all $mode --out "$tmp/empty"
+  expect "no CSV of seed001, seed001-spread, seed002, seed000, beyond, beyond-perm, beyond-radix, beyond-degraded, beyond-mesh, beyond-mesh-perm in $tmp/empty" "$RUN" all $mode --out "$tmp/empty"
 done
 # A CSV of another layout (here: seed002's columns before `receivers`).
 mkdir -p "$tmp/old"
@@ -69,7 +69,7 @@ expect "expected scheme,sources,group,msg_bytes,completion_ns,receivers," "$RUN"
 mkdir -p "$tmp/some"
 cp "$FIG/beyond.csv" "$tmp/some/"
 if "$RUN" all --summary --out "$tmp/some" >"$tmp/stdout" 2>"$tmp/err" && grep -q '^### beyond' "$tmp/stdout" &&
-   ! grep -q '^### seed00' "$tmp/stdout" && grep -qF "no CSV of seed001, seed001-spread, seed002, seed000, beyond-perm, beyond-radix, beyond-mesh, beyond-mesh-perm in $tmp/some" "$tmp/err"; then
+   ! grep -q '^### seed00' "$tmp/stdout" && grep -qF "no CSV of seed001, seed001-spread, seed002, seed000, beyond-perm, beyond-radix, beyond-degraded, beyond-mesh, beyond-mesh-perm in $tmp/some" "$tmp/err"; then
   pass "all --summary with beyond.csv only: its table, the missing ones named"
 else
   fail "all --summary with beyond.csv only: rc, stdout $(head -c 300 "$tmp/stdout"), stderr $(cat "$tmp/err")"

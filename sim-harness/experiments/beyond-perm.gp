@@ -3,10 +3,14 @@
 # engines next to OpenSM's own (tables read back from the switches); a panel
 # per VL count. dat.'.'.VL.'.dat' rows: traffic, then one value per scheme.
 # gnuplot -e "dat='.../perm'; png='...'; fabric='FT(8,3)'; ymax='0.2'; schemes='slid mlid ... opensm-ftree ...'; vlss='1 4'" beyond-perm.gp
+# Other panels (beyond-degraded: rows are fabrics, a panel per traffic and
+# VL count): vlss names the dat files' suffixes, titles='"a b" "c d"' the
+# panels, one quoted title per suffix.
 n = words(vlss)
 set terminal png enhanced size 560 * n + 80,480 font "DejaVuSans,9"
 set output png
-set multiplot layout 1,n title sprintf("%s, permutation traffic: ibunion engines vs OpenSM's engines", fabric) \
+set multiplot layout 1,n title sprintf(exists("titles") ? "%s: ibunion engines vs OpenSM's engines" : \
+  "%s, permutation traffic: ibunion engines vs OpenSM's engines", fabric) \
   font "DejaVuSans,11"
 set ylabel "saturation throughput (bytes/ns/node)"
 set yrange [0:ymax + 0]
@@ -20,8 +24,9 @@ set key below font "DejaVuSans,8" maxrows 2
 label(s) = s eq "slid" ? "SLID" : (s eq "mlid" ? "MLID" : (s eq "mlid-paper" ? "MLID paper tables" : \
   (s eq "xy" ? "XY" : "OpenSM " . substr(s, 8, strlen(s)))))
 col(i) = word("#555555 #c0392b #e67e22 #1f5fbf #1e8449 #7d3c98 #17a589", i)
-do for [v in vlss] {
-  set title sprintf("%s VL%s", v, v eq "1" ? "" : "s")
+do for [panel = 1:n] {
+  v = word(vlss, panel)
+  set title exists("titles") ? word(titles, panel) : sprintf("%s VL%s", v, v eq "1" ? "" : "s")
   plot for [i = 1:words(schemes)] sprintf("%s.%s.dat", dat, v) using i + 1:xtic(1) lc rgb col(i) title label(word(schemes, i))
 }
 unset multiplot
