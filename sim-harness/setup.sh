@@ -3,6 +3,9 @@
 # Debian packages the project needs (as root, only those missing), then
 # autoreconf + configure + make when the build is missing or stale.
 # Sourced or run by the README's two commands; safe to run again.
+#   bash sim-harness/setup.sh [PACKAGE...]
+# PACKAGE...: Debian packages a tool needs beyond these (e.g. valgrind for
+# sim_bench.sh --instr), installed the same way.
 set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -10,7 +13,8 @@ packages=(opensm libopensm-dev ibsim-utils libumad2sim0 infiniband-diags
   libibumad-dev libibmad-dev libcunit1-dev autoconf automake libtool
   pkg-config g++ make gnuplot-nox procps
   parallel slurmctld slurmd slurm-client  # sim --emit-jobs runners, tests/e2e/sim_jobs.sh
-  clang libclang-rt-14-dev)  # libFuzzer for tests/fuzz/run_fuzzers.sh
+  clang libclang-rt-14-dev  # libFuzzer for tests/fuzz/run_fuzzers.sh
+  "$@")
 
 missing=()
 for p in "${packages[@]}"; do

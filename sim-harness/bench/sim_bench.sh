@@ -40,14 +40,16 @@ done
 # unbound variable, or as `ibunion sim` refusing "--load ft-4-3".
 [[ $reps =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "option --reps: expected 1..9999, got '$reps'"
 [ -z "$base" ] || [ -x "$base" ] && [ ! -d "$base" ] || usage_error "option --base $base: not an executable file"
-# --instr without valgrind printed the wall-time table alone, as if asked for nothing more.
-[ $instr -eq 0 ] || command -v valgrind >/dev/null || usage_error "option --instr: valgrind not found in PATH (install it)"
 for p in "${points[@]+"${points[@]}"}"; do
   [[ $p =~ ^([^:]+):([0-9]*\.?[0-9]+)$ ]] && [ -f "$top/topologies/${BASH_REMATCH[1]}.net" ] ||
     usage_error "point '$p': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)"
 done
 [ ${#points[@]} -gt 0 ] || points=(ft-8-3:0.6 ft-16-3:0.6)
-[ -x "$cur" ] || { echo "sim_bench: $cur not built" >&2; exit 2; }
+# The build and, for --instr, valgrind come from setup.sh, as for the
+# other benchmarks (it says what is missing when it cannot install).
+if [ ! -x "$cur" ] || { [ $instr -eq 1 ] && ! command -v valgrind >/dev/null; }; then
+  bash "$top/sim-harness/setup.sh" $([ $instr -eq 0 ] || echo valgrind) || { echo "sim_bench: setup failed" >&2; exit 2; }
+fi
 bins=("$cur")
 [ -z "$base" ] || bins+=("$base")
 
