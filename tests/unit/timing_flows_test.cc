@@ -6,6 +6,7 @@
 // broken routes named.
 #include <CUnit/CUnit.h>
 
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -206,6 +207,39 @@ void TestUniformBoundOnTree() {
   CU_ASSERT(Contains(sim::LoadJson(r4), "\"max_link_util\":" + sim::JsonNumber(0.2 * 16 / 7)));
 }
 
+// FT(8,3) with one leaf up-cable unplugged, uniform traffic: the leaf's
+// four hosts send 124/127 of their messages out over the three up links
+// left, 1.30 loads each when the failed link's LIDs are shared among them.
+// The degraded routing used to move them all to the next up port (1.95 on
+// that one link, under mlid and slid alike).
+double BusiestLinkWithoutOneLeafUplink(const std::string& engine) {
+  Fabric f = MakeFatTree(8, 3);
+  AssignDefaultLids(f, 4);
+  const int leaf = f.end_ports[0].switch_index;
+  const int up = f.switches[leaf].num_ports;  // canonical cabling: the last port climbs
+  const Peer parent = f.switches[leaf].ports[up];
+  CU_ASSERT_FATAL(parent.is_switch());
+  f.switches[parent.index].ports[parent.port] = Peer{};
+  f.switches[leaf].ports[up] = Peer{};
+  f.Finalize();
+  Params p;
+  p.vls = 4;
+  EngineRig rig(std::move(f), MakeEngine(engine, {}, nullptr), p, "uniform");
+  const Engine* e = rig.engine.get();
+  const Fabric* fab = &rig.fabric;
+  rig.wl->SetDlidFn([e, fab](int s, int d) { return e->SelectDlid(*fab, s, d); }, true);
+  return sim::AnalyseLoad(*rig.net, *rig.wl, p, 32).max_link_load;
+}
+
+void TestFailedLinkLoadShared() {
+  for (const char* engine : {"mlid", "slid"}) {
+    const double busiest = BusiestLinkWithoutOneLeafUplink(engine);
+    if (!(busiest < 1.35)) std::fprintf(stderr, "\n  %s: busiest link %.3f loads", engine, busiest);
+    CU_ASSERT(busiest >= 4 * 124.0 / 127 / 3 - 1e-9);
+    CU_ASSERT(busiest < 1.35);
+  }
+}
+
 // sl=random on 4 VLs: every SL as likely, so each VL channel of a link
 // carries a quarter of it (sl=hash spreads pairs unevenly).
 void TestRandomSlsWeighed() {
@@ -365,6 +399,7 @@ void RegisterTimingFlowsSuite() {
   CU_add_test(s, "hot spot: the hot link's load, the channel into its leaf binds", TestHotSpotBound);
   CU_add_test(s, "hot spot: the hot host saturates at the bound, the aggregate later", TestHotHostSaturatesAtTheBound);
   CU_add_test(s, "sl=random weighed: a quarter of each link on each of 4 VLs", TestRandomSlsWeighed);
+  CU_add_test(s, "a failed up link's load shared by the leaf's other up links", TestFailedLinkLoadShared);
   CU_add_test(s, "each analysis refuses the other's traffic and per-message draws", TestRefusals);
   CU_add_test(s, "loop, misdelivery and missing entry name the flow", TestBrokenRoutesNamed);
 }

@@ -109,6 +109,7 @@ class MlidRouter {
   void RouteDegradedSwitchLid(int target, const Reach& r, const std::vector<int>& bottom_up,
                               Tables& t) const;
   int UpPortReaching(int s, int preferred_digit, const Reach& r) const;
+  int UpPortAround(int s, int preferred_digit, Lid lid, const Reach& r) const;
   int DownPortToward(int s, int target, const Reach& r) const;
   bool DownReaches(int s, int leaf) const;
   // Multicast trees (McastTree's steps).

@@ -66,6 +66,35 @@ int MlidRouter::UpPortReaching(int s, int preferred_digit, const Reach& r) const
   return 0;
 }
 
+// For a host LID: the preferred digit's up port when its parent still
+// reaches the target, else one of the parents that do, picked by the LID
+// plus the sum of the switch's label digits (so that SLID's 2^LMC-aligned
+// base LIDs spread too, switch by switch). Sending all of a failed
+// parent's LIDs to the next digit's parent (UpPortReaching, which switch
+// LIDs keep) doubled the load on that one link: over 8 random draws each of
+// FT(8,3) minus 1, 2, 4, 8, 16 and 32 cables, uniform traffic under mlid,
+// the busiest link's mean load went from 1.91 / 1.94 / 1.96 / 2.32 / 2.96 /
+// 3.28 to 1.34 / 1.40 / 1.41 / 1.85 / 2.38 / 3.06 (1.30 is one leaf's four
+// hosts on three up links). Any parent that reaches the target keeps the
+// route up*/down*.
+int MlidRouter::UpPortAround(int s, int preferred_digit, Lid lid, const Reach& r) const {
+  if (tree_.level[s] == 0) return 0;
+  const auto reaching = [&](int digit) {
+    const int port = tree_.up_port[s][digit];
+    return port && r.any[f_.switches[s].ports[port].index] ? port : 0;
+  };
+  if (const int port = reaching(preferred_digit)) return port;
+  int alive = 0;
+  for (int d = 0; d < tree_.k; ++d) alive += reaching(d) != 0;
+  if (alive == 0) return 0;
+  uint32_t spread = lid;
+  for (int digit : tree_.w[s]) spread += static_cast<uint32_t>(digit);
+  int pick = static_cast<int>(spread % static_cast<uint32_t>(alive));
+  for (int d = 0; d < tree_.k; ++d)
+    if (const int port = reaching(d); port && pick-- == 0) return port;
+  return 0;  // not reached: pick < alive
+}
+
 // The down port of ancestor `s` toward `target` (its one child in the
 // target's subtree), 0 if that link is gone.
 int MlidRouter::DownPortToward(int s, int target, const Reach& r) const {
@@ -127,7 +156,7 @@ void MlidRouter::RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const L
     if (r.down[s]) {
       port = DownPortToward(s, leaf, r);
     } else if (r.any[s]) {
-      port = UpPortReaching(s, digit, r);
+      port = UpPortAround(s, digit, lid, r);
       stats_.lost_preferred += below || port != tree_.up_port[s][digit];
     } else {
       stats_.lost_preferred += 1;
