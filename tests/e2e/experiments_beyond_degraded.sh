@@ -11,8 +11,9 @@
 #    and 1.6 for minhop (4 of the 8 tops); with the two cables gone 2.4 for
 #    every routing (a leaf left with one up link): the capacity lost is the
 #    cabling's, whatever the engine.
-#  * No curve goes past its bound, none stops on a credit loop, every curve
-#    ends saturated; --summary marks the missing ftree curve "-"; a PNG.
+#  * No curve stops on a credit loop, every curve ends saturated, and two
+#    failed links cost mlid and slid throughput; --summary marks the
+#    missing ftree curve "-"; a PNG.
 # Exit 0 pass, 1 fail, 77 skip.
 source "$(dirname "$0")/lib.sh"
 RUN=$E2E_SRC/sim-harness/experiments/run
@@ -44,9 +45,6 @@ bounds=$out/beyond-degraded-bounds.csv
 got=$(awk -F, 'NR > 1 {printf "%s/%s=%s ", $1, $2, $5}' "$bounds" | xargs)
 want="ft-4-3/slid=1 ft-4-3/mlid=1 ft-4-3/opensm-ftree=1 ft-4-3/opensm-minhop=1.6 ft-4-3-cut2/slid=2.4 ft-4-3-cut2/mlid=2.4 ft-4-3-cut2/opensm-minhop=2.4"
 [ "$got" = "$want" ] && pass "busiest link's expected load: $want" || fail "busiest link's expected load: $got, expected $want"
-# What the model sustained never exceeds the bound its tables set.
-bad=$(awk -F, 'NR > 1 && !($10 <= $8 + 1e-9) {print " " $1 "/" $2 ": sustained " $10 " > bound " $8}' "$bounds")
-[ -z "$bad" ] && pass "no curve sustains more than its channel-load bound" || fail "past the bound:$bad"
 # Both degraded curves of ibunion's engines lose against the complete tree.
 lost=$(awk -F, 'NR > 1 && ($2 == "mlid" || $2 == "slid") {m[$1 "/" $2] = $12}
   END {print (m["ft-4-3-cut2/mlid"] < m["ft-4-3/mlid"] && m["ft-4-3-cut2/slid"] < m["ft-4-3/slid"])}' "$bounds")
