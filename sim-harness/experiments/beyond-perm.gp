@@ -7,9 +7,11 @@
 # VL count): vlss names the dat files' suffixes, titles='"a b" "c d"' the
 # panels, one quoted title per suffix.
 n = words(vlss)
-set terminal png enhanced size 560 * n + 80,480 font "DejaVuSans,9"
+rows = n > 3 ? 2 : 1
+cols = (n + rows - 1) / rows
+set terminal png enhanced size 560 * cols + 80,480 * rows font "DejaVuSans,9"
 set output png
-set multiplot layout 1,n title sprintf(exists("titles") ? "%s: ibunion engines vs OpenSM's engines" : \
+set multiplot layout rows,cols title sprintf(exists("titles") ? "%s: ibunion engines vs OpenSM's engines" : \
   "%s, permutation traffic: ibunion engines vs OpenSM's engines", fabric) \
   font "DejaVuSans,11"
 set ylabel "saturation throughput (bytes/ns/node)"
