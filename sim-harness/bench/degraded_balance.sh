@@ -1,0 +1,61 @@
+#!/bin/bash
+# How evenly mlid and slid spread the load of failed links: FT(M,N) with
+# CUTS random switch cables unplugged (`ibunion topo --remove-links`, seeds
+# 1..SEEDS), uniform traffic, the expected load of the busiest link
+# (`ibunion sim --flows`: 1 = what one source offers; no model run), mean
+# over the draws that leave every host pair a path. With --base, the same
+# fabrics through another build in the same run, and the ratio base / this
+# (above 1: this build's busiest link carries less).
+#
+#   sim-harness/bench/degraded_balance.sh [--base BIN] [--seeds S] [--tree M,N] [CUTS ...]
+#                                         (default FT(8,3), 8 seeds, 1 2 4 8 16 32)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cur=$top/ibunion base="" seeds=8 m=8 n=3 cuts=()
+usage_error() { echo "degraded_balance: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+  case $1 in
+    --base) [ $# -ge 2 ] || usage_error "option --base needs a value"; base=$2; shift 2 ;;
+    --seeds) [ $# -ge 2 ] || usage_error "option --seeds needs a value"; seeds=$2; shift 2 ;;
+    --tree) [ $# -ge 2 ] || usage_error "option --tree needs a value"
+      [[ $2 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --tree: expected M,N (e.g. 8,3), got '$2'"
+      m=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}; shift 2 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
+    -*) usage_error "unknown option $1 (see --help)" ;;
+    *) [[ $1 =~ ^[1-9][0-9]*$ ]] || usage_error "CUTS: expected a cable count, got '$1'"; cuts+=("$1"); shift ;;
+  esac
+done
+[[ $seeds =~ ^[1-9][0-9]{0,2}$ ]] || usage_error "option --seeds: expected 1..999, got '$seeds'"
+[ -z "$base" ] || [ -x "$base" ] && [ ! -d "$base" ] || usage_error "option --base $base: not an executable file"
+[ ${#cuts[@]} -gt 0 ] || cuts=(1 2 4 8 16 32)
+[ -x "$cur" ] || bash "$top/sim-harness/setup.sh" || { echo "degraded_balance: setup failed" >&2; exit 2; }
+source "$top/sim-harness/ibsim/temp-dir.sh"
+make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-balance.XXXXXX"
+
+busiest() {  # BIN ROUTING: the busiest link's expected load on $tmp/f.net, or nothing
+  "$1" sim "$tmp/f.net" --guid2lid "$tmp/f.g2l" --routing "$2" --traffic uniform --flows --json --quiet 2>/dev/null |
+    sed -n 's/.*"max_link_load":\([^,}]*\).*/\1/p' || true  # sim refused: nothing
+}
+printf '%-6s %5s %6s %10s %10s %7s\n' cuts draws engine this base ratio
+for c in "${cuts[@]}"; do
+  for r in mlid slid; do
+    sum=0 sum_base=0 count=0
+    for ((s = 1; s <= seeds; s++)); do
+      "$cur" topo fattree "$m" "$n" --guid2lid "$tmp/f.g2l" --remove-links "$c" --remove-seed "$s" -o "$tmp/f.net" 2>/dev/null ||
+        usage_error "FT($m,$n) has fewer than $c switch cables"
+      v=$(busiest "$cur" "$r")
+      [ -n "$v" ] || continue  # some host pair lost every up*/down* path: sim refuses the fabric
+      if [ -n "$base" ]; then
+        b=$(busiest "$base" "$r")
+        [ -n "$b" ] || continue
+        sum_base=$(awk -v a="$sum_base" -v b="$b" 'BEGIN {print a + b}')
+      fi
+      sum=$(awk -v a="$sum" -v b="$v" 'BEGIN {print a + b}')
+      count=$((count + 1))
+    done
+    awk -v c="$c" -v k=$count -v r=$r -v s="$sum" -v b="$sum_base" -v has_base="${base:+1}" 'BEGIN {
+      if (!k) { printf "%-6s %5d %6s %10s %10s %7s\n", c, 0, r, "-", "-", "-"; exit }
+      printf "%-6s %5d %6s %10.3f %10s %7s\n", c, k, r, s / k, has_base ? sprintf("%.3f", b / k) : "-",
+        has_base ? sprintf("%.2fx", b / s) : "-" }'
+  done
+done
