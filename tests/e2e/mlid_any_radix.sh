@@ -2,7 +2,8 @@
 # Fat-trees whose m/2 is no power of two, inside OpenSM over ibsim: 36- and
 # 40-port switches are the usual InfiniBand radixes. FT(6,3) with shuffled
 # cabling (9 paths per pair; LMC 4 gives 16 LIDs, 7 of them spare), folded
-# to LMC 2 (3 selectable paths) and degraded (a cable out), and FT(36,2),
+# to LMC 2 (3 selectable paths) and degraded (a cable out: its routes
+# shared by the up links left), and FT(36,2),
 # the 648-host two-level fabric of 36-port switches (18 paths, LMC 5). The tables read
 # back must be mlid's, reach every LID and be free of credit loops; the
 # plugin's path selection must send one subtree's sources out on different
@@ -86,6 +87,15 @@ routed_note "$out" "degraded FT(6,3): 1 of 108 switch links, 0 of 45 switches an
 check "ft63-cut: read-back LFTs = mlid's, every host reaches every host LID, no loop" \
   "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --engine mlid --host-lids
 check "ft63-cut: no credit loop" "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --deadlock --host-lids
+# The cut cable's routes are shared by the leaf's two up links left: the
+# switches' tables put 1.51 loads on the busiest link under uniform traffic
+# (the leaf's 3 hosts on 2 links: 1.44); moved all to one neighbour, as
+# before dfa406f, they put 1.92 there.
+load=$("$IBUNION" sim --routing "dump:$out" --traffic uniform --flows --json --quiet |
+  sed -n 's/.*"max_link_load":\([^,}]*\).*/\1/p')
+awk -v l="$load" 'BEGIN {exit !(l >= 1.44 && l < 1.6)}' &&
+  pass "ft63-cut: the failed cable's routes shared by the links left (busiest link $load loads)" ||
+  fail "ft63-cut: busiest link ${load:-?} loads under uniform traffic, expected 1.44-1.6"
 
 # --- FT(36,2): 648 hosts on 54 36-port switches, LMC 5 --------------------
 out=$E2E_TMP/ft36-2
