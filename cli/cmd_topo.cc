@@ -38,7 +38,8 @@ std::string RemovedLinksNote(Fabric& f, int count, uint64_t seed) {
 }  // namespace
 
 int TopoMain(int argc, char** argv) {
-  Args args(argc, argv, {"-o", "--shuffle", "--guid2lid", "--lmc", "--remove-links", "--remove-seed"}, {"-h", "--help"});
+  Args args(argc, argv, {"-o", "--shuffle", "--guid2lid", "--lmc", "--remove-links", "--remove-seed"},
+            {"-h", "--help"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
     return 0;
@@ -68,8 +69,9 @@ int TopoMain(int argc, char** argv) {
   // Before the shuffle: which cables fail does not depend on port numbers.
   std::string removed;
   if (args.has("--remove-links"))
-    removed = RemovedLinksNote(f, static_cast<int>(args.integer("--remove-links", 0, 0, 1 << 30)),
-                               static_cast<uint64_t>(args.integer("--remove-seed", 1, 0, 0x7fffffffffffffffL)));
+    removed =
+        RemovedLinksNote(f, static_cast<int>(args.integer("--remove-links", 0, 0, 1 << 30)),
+                         static_cast<uint64_t>(args.integer("--remove-seed", 1, 0, 0x7fffffffffffffffL)));
   std::vector<int> order;
   if (args.has("--shuffle"))
     order = ShufflePorts(f, static_cast<uint64_t>(ParseInt(args.get("--shuffle"), "option --shuffle", 0, 0x7fffffffffffffffL)));

@@ -2,7 +2,7 @@
 # Brings a fresh Debian 12 machine to a built ibunion tree: installs the
 # Debian packages the project needs (as root, only those missing), then
 # autoreconf + configure + make when the build is missing or stale.
-# Sourced or run by the README's two commands; safe to run again.
+# Run by the README's two commands and the benchmarks; safe to run again.
 #   bash sim-harness/setup.sh [PACKAGE...]
 # PACKAGE...: Debian packages a tool needs beyond these (e.g. valgrind for
 # sim_bench.sh --instr), installed the same way.

@@ -886,8 +886,9 @@ void TestSaturationRuleMatchesRunCurves() {
   const std::string src = env && *env ? env : ".";
   int curves = 0, stopped = 0;
   int looped = 0;
-  for (const char* name : {"seed001-ft-4-4", "seed001-ft-8-3", "seed001-ft-16-3", "seed001-ft-32-2", "beyond",
-                           "beyond-perm", "beyond-radix", "beyond-degraded", "beyond-mesh", "beyond-mesh-perm"}) {
+  for (const char* name :
+       {"seed001-ft-4-4", "seed001-ft-8-3", "seed001-ft-16-3", "seed001-ft-32-2", "beyond", "beyond-perm",
+        "beyond-radix", "beyond-degraded", "beyond-mesh", "beyond-mesh-perm"}) {
     std::ifstream in(src + "/docs/figures/" + std::string(name) + ".csv");
     CU_ASSERT_FATAL(bool(in));
     std::string line, key;
