@@ -817,7 +817,8 @@ expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD, FABRIC one of topologie
 # A --param value with a space reaches sim as one argument (it was split).
 expect "sim_bench: point 'ft-4-2:0.5': --param nosuch=a b: unknown parameter 'nosuch'" \
   timeout 60 bash "$sb" --reps 1 --param "nosuch=a b" ft-4-2:0.5
-# --instr without valgrind is refused, not dropped (PATH: dirname only).
+# --instr without valgrind is refused, not dropped (PATH: dirname only, so
+# sim-harness/setup.sh cannot install it either).
 mkdir -p "$tmp/novg" && ln -sf "$(command -v dirname)" "$tmp/novg/dirname"
 expect "sim_bench: option --instr: valgrind not found in PATH" env PATH="$tmp/novg" "$BASH" "$sb" --instr --reps 1 ft-4-2:0.5
 # A load sim refuses is found before the first point's timed runs.

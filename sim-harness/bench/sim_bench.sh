@@ -46,10 +46,15 @@ for p in "${points[@]+"${points[@]}"}"; do
 done
 [ ${#points[@]} -gt 0 ] || points=(ft-8-3:0.6 ft-16-3:0.6)
 # The build and, for --instr, valgrind come from setup.sh, as for the
-# other benchmarks (it says what is missing when it cannot install).
-if [ ! -x "$cur" ] || { [ $instr -eq 1 ] && ! command -v valgrind >/dev/null; }; then
-  bash "$top/sim-harness/setup.sh" $([ $instr -eq 0 ] || echo valgrind) || { echo "sim_bench: setup failed" >&2; exit 2; }
+# other benchmarks (it says why when it cannot install). --instr without
+# valgrind had printed the wall-time table alone, as if asked for nothing
+# more: it is refused when setup.sh cannot provide it.
+if [ $instr -eq 1 ] && ! command -v valgrind >/dev/null; then
+  "$BASH" "$top/sim-harness/setup.sh" valgrind || true
+  command -v valgrind >/dev/null ||
+    usage_error "option --instr: valgrind not found in PATH, and sim-harness/setup.sh could not install it (see above)"
 fi
+[ -x "$cur" ] || bash "$top/sim-harness/setup.sh" || { echo "sim_bench: setup failed: $cur not built" >&2; exit 2; }
 bins=("$cur")
 [ -z "$base" ] || bins+=("$base")
 
