@@ -25,13 +25,15 @@ constexpr const char* kUsage =
     "  --lmc L            LMC for that layout (0..7; default: on a fat-tree the LMC that\n"
     "                     gives mlid its paths per pair, as far as the LIDs fit; 0 on a mesh)\n";
 
-// Unplugs the cables and says which, one line each, by the switches'
-// names and their port numbers before any --shuffle.
-std::string RemovedLinksNote(Fabric& f, int count, uint64_t seed) {
+// The unplugged cables, one line each, by the switches' names and the port
+// numbers of the file written (`new_port`: the shuffle's, if any).
+std::string RemovedLinksNote(const Fabric& f, const std::vector<SwitchLink>& removed,
+                             const std::vector<std::vector<int>>& new_port) {
   std::ostringstream note;
-  for (const SwitchLink& c : RemoveRandomSwitchLinks(f, seed, count))
-    note << "ibunion: removed link " << f.switches[c.switch_a].name << " port " << c.port_a << " - "
-         << f.switches[c.switch_b].name << " port " << c.port_b << "\n";
+  const auto port = [&](int sw, int p) { return new_port.empty() ? p : new_port[sw][p]; };
+  for (const SwitchLink& c : removed)
+    note << "ibunion: removed link " << f.switches[c.switch_a].name << " port " << port(c.switch_a, c.port_a)
+         << " - " << f.switches[c.switch_b].name << " port " << port(c.switch_b, c.port_b) << "\n";
   return note.str();
 }
 
@@ -67,14 +69,16 @@ int TopoMain(int argc, char** argv) {
   // verify, sim and the rest say theirs): OpenSM's `lmc` has to fit it.
   const bool note_lmc = args.has("--guid2lid") && !args.has("--lmc") && lmc > 0;
   // Before the shuffle: which cables fail does not depend on port numbers.
-  std::string removed;
+  std::vector<SwitchLink> removed;
   if (args.has("--remove-links"))
-    removed =
-        RemovedLinksNote(f, static_cast<int>(args.integer("--remove-links", 0, 0, 1 << 30)),
-                         static_cast<uint64_t>(args.integer("--remove-seed", 1, 0, 0x7fffffffffffffffL)));
+    removed = RemoveRandomSwitchLinks(
+        f, static_cast<uint64_t>(args.integer("--remove-seed", 1, 0, 0x7fffffffffffffffL)),
+        static_cast<int>(args.integer("--remove-links", 0, 0, 1 << 30)));
   std::vector<int> order;
+  std::vector<std::vector<int>> new_port;
   if (args.has("--shuffle"))
-    order = ShufflePorts(f, static_cast<uint64_t>(ParseInt(args.get("--shuffle"), "option --shuffle", 0, 0x7fffffffffffffffL)));
+    order = ShufflePorts(f, static_cast<uint64_t>(ParseInt(args.get("--shuffle"), "option --shuffle", 0, 0x7fffffffffffffffL)),
+                         &new_port);
   std::ostringstream net, lids;
   WriteNetFile(net, f, order);
   WriteGuid2Lid(lids, f);
@@ -84,7 +88,7 @@ int TopoMain(int argc, char** argv) {
   if (args.has("--guid2lid")) out.push_back({args.get("--guid2lid"), [&](std::ostream& os) { os << lids.str(); }});
   out.push_back({args.get("-o", "-"), [&](std::ostream& os) { os << net.str(); }});
   WriteFilesAtomically(out);
-  if (!removed.empty()) std::cerr << removed;
+  std::cerr << RemovedLinksNote(f, removed, new_port);
   if (note_lmc)
     std::cerr << "ibunion: note: " << args.get("--guid2lid") << ": the generator's layout at LMC " << lmc
               << " (the fat-tree's paths per pair; --lmc L to choose; give OpenSM this lmc or a lower one)\n";

@@ -119,6 +119,19 @@ nothing_left "topo fattree beyond the LID space"
 expect "cannot remove 9 switch-to-switch links: the fabric has 8" "$IBUNION" topo fattree 4 2 --remove-links 9 -o "$tmp/out/cut.net"
 expect "option --remove-seed only applies together with --remove-links N" "$IBUNION" topo fattree 4 2 --remove-seed 3
 nothing_left "topo --remove-links beyond the cables"
+# The removed cables are named by the ports of the file written, also when
+# --shuffle renumbers them (the note gave the ports before the shuffle).
+"$IBUNION" topo fattree 8 3 --remove-links 2 --shuffle 5 -o "$tmp/cut.net" 2>"$tmp/cut.err"
+named=0 bad=""
+while read -r _ _ _ a _ pa _ b _ pb; do
+  for end in "$a $pa" "$b $pb"; do
+    named=$((named + 1))
+    awk -v sw="\"${end% *}\"" -v port="[${end#* }]" '$1 == "Switch" {on = ($3 == sw)} on && index($0, port "\t") == 1 {found = 1}
+      END {exit found}' "$tmp/cut.net" || bad+=" $end"
+  done
+done <"$tmp/cut.err"
+if [ $named -eq 4 ] && [ -z "$bad" ]; then echo "PASS: topo --remove-links --shuffle: the 4 named ports are unconnected in the file"
+else echo "FAIL: topo --remove-links --shuffle: $named ports named, connected in the file:$bad"; fails=$((fails + 1)); fi
 expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent
 short="--param measure_ns=2000 --param warmup_ns=100"  # short sim runs for the good cases

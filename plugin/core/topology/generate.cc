@@ -136,7 +136,7 @@ Fabric MakeMesh(int x, int y) {
   return f;
 }
 
-std::vector<int> ShufflePorts(Fabric& f, uint64_t seed) {
+std::vector<int> ShufflePorts(Fabric& f, uint64_t seed, std::vector<std::vector<int>>* new_port) {
   std::mt19937_64 rng(seed);
   std::vector<std::vector<int>> perm(f.switches.size());
   for (size_t s = 0; s < f.switches.size(); ++s) {
@@ -157,6 +157,7 @@ std::vector<int> ShufflePorts(Fabric& f, uint64_t seed) {
   for (size_t s = 0; s < f.switches.size(); ++s) f.switches[s].ports = std::move(ports[s]);
   for (EndPort& ep : f.end_ports) ep.switch_port = perm[ep.switch_index][ep.switch_port];
   f.Finalize();
+  if (new_port) *new_port = perm;
   std::vector<int> order(f.end_ports.size() + f.switches.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
   for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[Below(rng, i + 1)]);

@@ -23,7 +23,8 @@ Fabric MakeMesh(int x, int y);
 // Permutes the port numbers inside every switch (so port numbers no longer
 // tell up from down) and returns a permuted record order for WriteNetFile.
 // Deterministic for a seed on every platform (own Fisher-Yates).
-std::vector<int> ShufflePorts(Fabric& f, uint64_t seed);
+// `new_port`, when given, receives [switch][old port] -> new port.
+std::vector<int> ShufflePorts(Fabric& f, uint64_t seed, std::vector<std::vector<int>>* new_port = nullptr);
 
 // A cable between two switch ports, `a` the lower-numbered switch.
 struct SwitchLink {
