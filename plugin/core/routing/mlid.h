@@ -108,6 +108,7 @@ class MlidRouter {
   void RouteDegradedHostLid(int leaf, Lid lid, const Reach& r, const LidPlan& plan, Tables& t) const;
   void RouteDegradedSwitchLid(int target, const Reach& r, const std::vector<int>& bottom_up,
                               Tables& t) const;
+  int UpPortIfReaching(int s, int digit, const Reach& r) const;
   int UpPortReaching(int s, int preferred_digit, const Reach& r) const;
   int UpPortAround(int s, int preferred_digit, Lid lid, const Reach& r) const;
   int DownPortToward(int s, int target, const Reach& r) const;

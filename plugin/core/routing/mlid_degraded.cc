@@ -55,14 +55,19 @@ void MlidRouter::MarkReach(int target, Reach& r) const {
   }
 }
 
+// The up port of `s` at `digit` when it is cabled and its parent still
+// reaches the target; 0 otherwise.
+int MlidRouter::UpPortIfReaching(int s, int digit, const Reach& r) const {
+  const int port = tree_.up_port[s][digit];
+  return port && r.any[f_.switches[s].ports[port].index] ? port : 0;
+}
+
 // The up port of `s` whose parent still reaches the target, trying the
 // preferred digit first and then the following ones; 0 if none.
 int MlidRouter::UpPortReaching(int s, int preferred_digit, const Reach& r) const {
   if (tree_.level[s] == 0) return 0;
-  for (int i = 0; i < tree_.k; ++i) {
-    const int port = tree_.up_port[s][(preferred_digit + i) % tree_.k];
-    if (port && r.any[f_.switches[s].ports[port].index]) return port;
-  }
+  for (int i = 0; i < tree_.k; ++i)
+    if (const int port = UpPortIfReaching(s, (preferred_digit + i) % tree_.k, r)) return port;
   return 0;
 }
 
@@ -79,19 +84,17 @@ int MlidRouter::UpPortReaching(int s, int preferred_digit, const Reach& r) const
 // route up*/down*.
 int MlidRouter::UpPortAround(int s, int preferred_digit, Lid lid, const Reach& r) const {
   if (tree_.level[s] == 0) return 0;
-  const auto reaching = [&](int digit) {
-    const int port = tree_.up_port[s][digit];
-    return port && r.any[f_.switches[s].ports[port].index] ? port : 0;
-  };
-  if (const int port = reaching(preferred_digit)) return port;
-  int alive = 0;
-  for (int d = 0; d < tree_.k; ++d) alive += reaching(d) != 0;
+  if (const int port = UpPortIfReaching(s, preferred_digit, r)) return port;
+  // Two passes over the m/2 up ports rather than a list: no allocation per
+  // rerouted LFT entry.
+  uint32_t alive = 0;
+  for (int d = 0; d < tree_.k; ++d) alive += UpPortIfReaching(s, d, r) != 0;
   if (alive == 0) return 0;
   uint32_t spread = lid;
   for (int digit : tree_.w[s]) spread += static_cast<uint32_t>(digit);
-  int pick = static_cast<int>(spread % static_cast<uint32_t>(alive));
+  uint32_t pick = spread % alive;
   for (int d = 0; d < tree_.k; ++d)
-    if (const int port = reaching(d); port && pick-- == 0) return port;
+    if (const int port = UpPortIfReaching(s, d, r); port && pick-- == 0) return port;
   return 0;  // not reached: pick < alive
 }
 
