@@ -37,23 +37,27 @@ busiest() {  # BIN ROUTING: the busiest link's expected load on $tmp/f.net, or n
     sed -n 's/.*"max_link_load":\([^,}]*\).*/\1/p' || true  # sim refused: nothing
 }
 printf '%-6s %5s %6s %10s %10s %7s\n' cuts draws engine this base ratio
+engines=(mlid slid)
 for c in "${cuts[@]}"; do
-  for r in mlid slid; do
-    sum=0 sum_base=0 count=0
-    for ((s = 1; s <= seeds; s++)); do
-      "$cur" topo fattree "$m" "$n" --guid2lid "$tmp/f.g2l" --remove-links "$c" --remove-seed "$s" -o "$tmp/f.net" 2>/dev/null ||
-        usage_error "FT($m,$n) has fewer than $c switch cables"
+  declare -A sum=() sum_base=() count=()
+  for r in "${engines[@]}"; do sum[$r]=0 sum_base[$r]=0 count[$r]=0; done
+  for ((s = 1; s <= seeds; s++)); do  # each draw's fabric once, for every engine
+    "$cur" topo fattree "$m" "$n" --guid2lid "$tmp/f.g2l" --remove-links "$c" --remove-seed "$s" -o "$tmp/f.net" 2>/dev/null ||
+      usage_error "FT($m,$n) has fewer than $c switch cables"
+    for r in "${engines[@]}"; do
       v=$(busiest "$cur" "$r")
       [ -n "$v" ] || continue  # some host pair lost every up*/down* path: sim refuses the fabric
       if [ -n "$base" ]; then
         b=$(busiest "$base" "$r")
         [ -n "$b" ] || continue
-        sum_base=$(awk -v a="$sum_base" -v b="$b" 'BEGIN {print a + b}')
+        sum_base[$r]=$(awk -v a="${sum_base[$r]}" -v b="$b" 'BEGIN {print a + b}')
       fi
-      sum=$(awk -v a="$sum" -v b="$v" 'BEGIN {print a + b}')
-      count=$((count + 1))
+      sum[$r]=$(awk -v a="${sum[$r]}" -v b="$v" 'BEGIN {print a + b}')
+      count[$r]=$((count[$r] + 1))
     done
-    awk -v c="$c" -v k=$count -v r=$r -v s="$sum" -v b="$sum_base" -v has_base="${base:+1}" 'BEGIN {
+  done
+  for r in "${engines[@]}"; do
+    awk -v c="$c" -v k="${count[$r]}" -v r=$r -v s="${sum[$r]}" -v b="${sum_base[$r]}" -v has_base="${base:+1}" 'BEGIN {
       if (!k) { printf "%-6s %5d %6s %10s %10s %7s\n", c, 0, r, "-", "-", "-"; exit }
       printf "%-6s %5d %6s %10.3f %10s %7s\n", c, k, r, s / k, has_base ? sprintf("%.3f", b / k) : "-",
         has_base ? sprintf("%.2fx", b / s) : "-" }'
