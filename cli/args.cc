@@ -14,6 +14,18 @@
 
 namespace ibu::cli {
 
+namespace {
+
+// A separated value that is one of the command's options, or a long
+// option: the value was forgotten. A single dash (stdout) and negative
+// numbers stay values.
+bool LooksLikeOption(const std::string& word, const std::set<std::string>& with_value,
+                     const std::set<std::string>& flags) {
+  return (word.size() > 2 && word.rfind("--", 0) == 0) || with_value.count(word) || flags.count(word);
+}
+
+}  // namespace
+
 Args::Args(int argc, char** argv, const std::set<std::string>& with_value,
            const std::set<std::string>& flags) {
   for (int i = 0; i < argc; ++i) {
@@ -34,6 +46,9 @@ Args::Args(int argc, char** argv, const std::set<std::string>& with_value,
       } else {
         if (i + 1 >= argc) throw UsageError{"option " + name + " needs a value"};
         value = argv[++i];
+        // `-o --guid2lid` wrote the net file to a file named "--guid2lid".
+        if (LooksLikeOption(value, with_value, flags))
+          throw UsageError{"option " + name + " needs a value (got the option " + value + ")"};
       }
       // An empty file name meant stdout (`--guid2lid ''` mixed the guid2lid
       // file into the net file); no option takes an empty value.

@@ -280,6 +280,16 @@ expect "ibunion inspect: --guid2lid given twice ('$g2l', then '/nonexistent')" \
 expect "ibunion topo: -o given twice ('$tmp/out/a.net', then '$tmp/out/b.net')" \
   "$IBUNION" topo fattree 4 2 -o "$tmp/out/a.net" -o "$tmp/out/b.net"
 nothing_left "topo with -o twice"
+# A forgotten value: the next option is not taken for it (`-o --guid2lid`
+# wrote the net file to a file named "--guid2lid", `--csv --json` the CSV
+# to "--json", both with exit 0).
+expect "ibunion topo: option -o needs a value (got the option --guid2lid)" env -C "$tmp/out" "$IBUNION" topo fattree 4 2 -o --guid2lid
+nothing_left "topo -o without its value"
+expect "ibunion sim: option --csv needs a value (got the option --json)" env -C "$tmp/out" "$IBUNION" sim "$net" --routing mlid --csv --json
+nothing_left "sim --csv without its value"
+expect "ibunion route: option --lft needs a value (got the option --paths)" "$IBUNION" route "$net" --engine mlid --lft --paths "$tmp/out/p"
+expect "ibunion sim: option --guid2lid needs a value (got the option --routing)" "$IBUNION" sim "$net" --guid2lid --routing mlid
+nothing_left "route --lft without its value"
 expect "ibunion mcjoin: --state given twice ('full', then 'sendonly')" "$IBUNION" mcjoin join ff12::1 --state full --state sendonly
 # --port-guid by the core's GUID rule, 0x and 1..16 hex digits, refused
 # before any SA is opened (strtoull's base 0 took decimal and octal).

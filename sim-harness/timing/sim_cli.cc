@@ -470,6 +470,9 @@ CommandLine ParseCommandLine(const std::vector<std::string>& words) {
     if (!has_value) {
       if (i + 1 >= words.size()) throw Error("option --" + name + " needs a value");
       value = words[++i];
+      // `--csv --json` wrote the CSV to a file named "--json".
+      if (value.size() > 2 && value.rfind("--", 0) == 0)
+        throw Error("option --" + name + " needs a value (got the option " + value + ")");
     }
     // `--csv ''` wrote no CSV without a word: no option takes an empty value.
     if (value.empty()) throw Error("option --" + name + ": expected a value, got an empty one");
