@@ -311,7 +311,10 @@ int VerifyMain(int argc, char** argv) {
   std::unique_ptr<PathMap> paths;
   if (args.has("--disjoint")) {
     tree = std::make_unique<FatTree>(RecognizeFatTree(f));
-    if (args.has("--paths")) paths = std::make_unique<PathMap>(ReadPathMapFile(args.get("--paths"), f));
+    if (args.has("--paths")) {
+      paths = std::make_unique<PathMap>(ReadPathMapFile(args.get("--paths"), f));
+      RequireEveryPair(*paths, f, args.get("--paths"), "a missing pair would be checked with its base LID");
+    }
   }
   UnicastReport report = VerifyUnicast(f, t, 20, /*switch_lids=*/!args.has("--host-lids"));
   std::cout << report.Summary(f);

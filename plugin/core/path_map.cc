@@ -115,4 +115,19 @@ PathMap ReadPathMapFile(const std::string& path, const Fabric& f) {
   return ReadPathMap(in, path, f);
 }
 
+void RequireEveryPair(const PathMap& m, const Fabric& f, const std::string& file, const std::string& hint) {
+  std::vector<int> with_lid;
+  for (size_t e = 0; e < f.end_ports.size(); ++e)
+    if (f.end_ports[e].base_lid) with_lid.push_back(static_cast<int>(e));
+  const size_t want = with_lid.size() * (with_lid.size() - (with_lid.empty() ? 0 : 1));
+  if (m.pairs() == want) return;  // no pair twice, none with a LID-less port: all there
+  for (int s : with_lid)
+    for (int d : with_lid)
+      if (s != d && !m.has(s, d))
+        throw Error(file + ": " + std::to_string(m.pairs()) + " of the fabric's " + std::to_string(want) +
+                    " (source, destination) pairs, the first missing " + f.end_ports[static_cast<size_t>(s)].name +
+                    " -> " + f.end_ports[static_cast<size_t>(d)].name +
+                    "; the plugin and `ibunion route --paths` write every pair: a cut-off file? (" + hint + ")");
+}
+
 }  // namespace ibu

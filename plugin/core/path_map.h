@@ -32,6 +32,7 @@ class PathMap {
     return l ? l : base_[static_cast<size_t>(dst)];
   }
   size_t pairs() const { return pairs_; }
+  bool has(int src, int dst) const { return dlid_[static_cast<size_t>(src) * n_ + static_cast<size_t>(dst)] != 0; }
 
  private:
   friend PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f);
@@ -47,5 +48,12 @@ class PathMap {
 // without any pair.
 PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f);
 PathMap ReadPathMapFile(const std::string& path, const Fabric& f);
+
+// Throws "FILE: ..." naming the count and the first missing pair when the
+// map leaves out a pair of end ports that both have LIDs. The plugin and
+// `ibunion route --paths` write every such pair, so fewer is a cut-off
+// file, whose missing pairs would silently use base LIDs. `hint` ends the
+// message: what the caller would have done with a missing pair.
+void RequireEveryPair(const PathMap& m, const Fabric& f, const std::string& file, const std::string& hint);
 
 }  // namespace ibu

@@ -138,13 +138,7 @@ std::shared_ptr<const DumpedPathMap> ReadDumpedPathMap(const std::string& dir, c
     throw Error(dir + ": path-selection maps of several engines (" + found[0] + ", " + found[1] +
                 "): keep the one of the engine that made lfts.dump");
   PathMap map = ReadPathMapFile(found[0], f);
-  // The plugin writes every ordered pair; fewer is a cut-off file, whose
-  // missing pairs would have used base LIDs without a word.
-  const size_t n = f.end_ports.size();
-  if (map.pairs() != n * (n - 1))
-    throw Error(found[0] + ": " + std::to_string(map.pairs()) + " of the fabric's " + std::to_string(n * (n - 1)) +
-                " (source, destination) pairs; the plugin writes every pair: a cut-off dump? (without the file, "
-                "sources use base LIDs)");
+  RequireEveryPair(map, f, found[0], "without the file, sources use base LIDs");
   return std::make_shared<const DumpedPathMap>(DumpedPathMap{found[0], std::move(map)});
 }
 
