@@ -84,7 +84,7 @@ std::string ShellQuote(const std::string& word) {
 }
 
 void WriteJobSet(const std::string& dir_in, const std::vector<std::string>& words, int points,
-                 const std::string& head, const LinkNames& links) {
+                 const std::string& head, const std::string& run, const LinkNames& links) {
   const std::string dir = Absolute(dir_in);
   {
     std::ifstream old(dir + "/jobs.txt");
@@ -136,7 +136,8 @@ void WriteJobSet(const std::string& dir_in, const std::vector<std::string>& word
 
   // Written last: a set without it is incomplete.
   WriteFile(dir + "/sweep.txt",
-            "ibunion-sim-jobs 1\npoints " + std::to_string(points) + "\nhead " + head + "\n", false);
+            "ibunion-sim-jobs 1\npoints " + std::to_string(points) + "\nhead " + head + "\nrun " + run + "\n",
+            false);
 }
 
 JobSet ReadJobSet(const std::string& dir) {
@@ -159,6 +160,8 @@ JobSet ReadJobSet(const std::string& dir) {
       set.points = int(n);
     } else if (line.rfind("head ", 0) == 0) {
       set.head = line.substr(5);
+    } else if (line.rfind("run ", 0) == 0) {
+      set.run = line.substr(4);
     } else if (!line.empty()) {
       throw Error(where + ": unexpected line '" + line + "'");
     }
@@ -182,6 +185,13 @@ std::vector<PointResult> ReadPoints(const std::string& dir, const JobSet& set) {
     std::string why;
     if (!FromRecord(text.str(), &results[i], &why)) throw Error(path + ": " + why);
     if (results[i].index != i) throw Error(path + ": holds point " + std::to_string(results[i].index) + ", not " + std::to_string(i));
+    // A point of another sweep (other routing, message size, loads, ...)
+    // would be merged into this one's table and saturation line.
+    if (!set.run.empty() && results[i].run != set.run)
+      throw Error(path + ": a point of another run (" +
+                  (results[i].run.empty() ? std::string("saved without its settings") : results[i].run) +
+                  "), not of this job set's (" + set.run + "); point " + std::to_string(i) + " is line " +
+                  std::to_string(i + 1) + " of " + dir + "/jobs.txt");
   }
   if (!missing.empty()) {
     std::string list;

@@ -40,12 +40,14 @@ using LinkNames = std::vector<std::string>;
 // `points` the number of sweep points; `head` the table heading line;
 // `links` the fabric's link names. Creates DIR (and DIR/points); refuses a
 // DIR that already holds a job set. Throws ibu::Error.
+// `run` the settings' key (PointResult::run) that every point must carry.
 void WriteJobSet(const std::string& dir, const std::vector<std::string>& words, int points,
-                 const std::string& head, const LinkNames& links);
+                 const std::string& head, const std::string& run, const LinkNames& links);
 
 struct JobSet {
   int points = 0;
   std::string head;
+  std::string run;  // empty in sets written before it existed
 };
 
 // Reads DIR/sweep.txt; throws ibu::Error naming the file and line.

@@ -602,6 +602,27 @@ Settings ReadSettings(const CommandLine& cl) {
   return s;
 }
 
+// What a point's result depends on, as one line: the net file and every
+// setting but those that only pick the point or where results go. A job set
+// records it (sweep.txt) and each job saves it with its point, so that a
+// merge can refuse a point of another run.
+std::string RunKey(const Settings& s) {
+  static const std::vector<std::string> kNotTheRun = {"point", "save", "emit-jobs", "jobs", "config", "csv",
+                                                      "links", "plot", "members", "json", "quiet", "no-wall"};
+  std::string key;
+  for (const std::string& w : s.positional) key += w + " ";
+  for (const auto& [name, setting] : s.opt)
+    if (!IsIn(kNotTheRun, name)) key += name + "=" + setting.value + " ";
+  std::vector<std::string> params;
+  for (const auto& [name, setting] : s.params) params.push_back("param " + name + "=" + setting.value);
+  std::sort(params.begin(), params.end());
+  for (const std::string& p : params) key += p + " ";
+  for (char& c : key)
+    if (c == '\n' || c == '\r') c = ' ';  // one line in sweep.txt
+  if (!key.empty()) key.pop_back();
+  return key;
+}
+
 // --merge DIR: the sweep a job set computed, printed as the sweep would.
 int RunMerge(const Settings& s) {
   const std::map<std::string, Setting>& opt = s.opt;
@@ -1083,7 +1104,7 @@ std::string HeadLine(const Routing& r, const Workload& wl, const RunPlan& plan, 
 
 // --emit-jobs DIR: the sweep written as independent jobs, not run.
 void EmitJobs(const std::vector<std::string>& words, const std::string& dir, size_t points,
-              const std::string& head, const Network& network, bool quiet) {
+              const std::string& head, const std::string& run, const Network& network, bool quiet) {
   // The jobs repeat this command line without --emit-jobs.
   std::vector<std::string> job_words;
   for (size_t i = 0; i < words.size(); ++i) {
@@ -1100,7 +1121,7 @@ void EmitJobs(const std::vector<std::string>& words, const std::string& dir, siz
     if (words[i].rfind("--jobs=", 0) == 0) continue;
     job_words.push_back(words[i]);
   }
-  WriteJobSet(dir, job_words, int(points), head, NamesOf(network));
+  WriteJobSet(dir, job_words, int(points), head, run, NamesOf(network));
   if (!quiet)
     std::cerr << "ibunion sim: " << points << " job(s) in " << dir << "/jobs.txt; run them with\n"
               << "  parallel < " << dir << "/jobs.txt      (GNU parallel; or: bash " << dir << "/jobs.txt)\n"
@@ -1141,7 +1162,9 @@ int SaveAndReport(const Settings& s, const std::vector<PointResult>& results, co
                   const std::string& members_text, const Network& network) {
   const std::map<std::string, Setting>& opt = s.opt;
   if (opt.count("save")) {
-    const std::string record = ToRecord(results[0]) + "\n";
+    PointResult saved = results[0];
+    saved.run = RunKey(s);
+    const std::string record = ToRecord(saved) + "\n";
     WriteFilesAtomically({{opt.at("save").value, [&](std::ostream& os) { os << record; }}});
   }
   Output out;
@@ -1207,7 +1230,7 @@ int Run(int argc, char** argv) {
   if (!settings.quiet) std::cerr << "ibunion sim: " << head.substr(2) << "\n";
   if (settings.flows) return ReportFlows(settings, network, wl, p, plan.msg, plan.loads, head);
   if (opt.count("emit-jobs")) {
-    EmitJobs(words, opt.at("emit-jobs").value, plan.loads.size(), head, network, settings.quiet);
+    EmitJobs(words, opt.at("emit-jobs").value, plan.loads.size(), head, RunKey(settings), network, settings.quiet);
     return 0;
   }
   const std::vector<PointResult> results = RunAskedPoints(settings, network, wl, p, plan);

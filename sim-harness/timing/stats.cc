@@ -352,7 +352,7 @@ std::string ToRecord(const PointResult& r) {
      << ",\"packet_hops_per_s\":" << Full(r.packet_hops_per_s) << ",\"link_util_max\":" << Full(r.link_util_max)
      << ",\"link_util_avg\":" << Full(r.link_util_avg) << ",\"conservation_ok\":" << (r.conservation_ok ? "true" : "false")
      << ",\"deadlock\":" << (r.deadlock ? "true" : "false") << ",\"deadlock_report\":" << JsonString(r.deadlock_report)
-     << ",\"error\":" << JsonString(r.error) << ",\"vl_hops\":[";
+     << ",\"error\":" << JsonString(r.error) << ",\"run\":" << JsonString(r.run) << ",\"vl_hops\":[";
   for (size_t v = 0; v < r.vl_hops.size(); ++v) os << (v ? "," : "") << r.vl_hops[v];
   os << "],\"link_util\":[";
   for (size_t g = 0; g < r.link_util.size(); ++g) os << (g ? "," : "") << Full(r.link_util[g]);
@@ -376,6 +376,18 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
   if (!a.count("vl_hops") || !a.count("link_util")) {
     *why = "missing field \"vl_hops\" or \"link_util\"";
     return false;
+  }
+  // A hand-edited or foreign record: a negative or non-finite figure would
+  // be printed as a result ("accepted -1", "inf").
+  for (const char* key : {"load", "offered", "accepted", "hot_offered", "hot_accepted", "latency_avg_ns",
+                          "latency_p99_ns", "latency_max_ns", "wall_s", "packet_hops_per_s", "link_util_max",
+                          "link_util_avg"}) {
+    if (!s.count(key)) continue;
+    const double v = std::strtod(s[key].c_str(), nullptr);
+    if (!std::isfinite(v) || v < 0) {
+      *why = std::string("field \"") + key + "\": expected a finite number >= 0, got " + s[key];
+      return false;
+    }
   }
   auto d = [&](const char* k) { return std::strtod(s[k].c_str(), nullptr); };
   auto u = [&](const char* k) { return uint64_t(std::strtoull(s[k].c_str(), nullptr, 10)); };
@@ -405,6 +417,7 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
   p.deadlock = s["deadlock"] == "1";
   p.deadlock_report = s["deadlock_report"];
   p.error = s["error"];
+  p.run = s.count("run") ? s["run"] : "";  // records saved before it existed lack it
   for (double v : a["vl_hops"]) p.vl_hops.push_back(uint64_t(v));
   p.link_util = a["link_util"];
   *r = std::move(p);

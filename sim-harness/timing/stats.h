@@ -49,6 +49,9 @@ struct PointResult {
   bool deadlock = false;
   std::string deadlock_report;  // channels of the credit loop
   std::string error;            // failed run (no route, duplicate, ...)
+  // The settings that made the point (sim's RunKey), in saved records only:
+  // a merge refuses a point of another run.
+  std::string run;
 };
 
 // A number as every JSON and CSV field has it: 6 significant digits,

@@ -467,6 +467,27 @@ void TestCliEmitJobsAndMerge() {
     CU_ASSERT(!Slurp(work + "/p2-links.csv").empty() && !Slurp(work + "/p2.json").size());
   }
 
+  // A point of another run (here 64-byte messages) saved over one of the
+  // set's was merged into its table without a word; so was a hand-edited
+  // figure.
+  const std::string point2 = Slurp(work + "/set/points/2.json");
+  args = base;
+  args.insert(args.end(), {"--msg", "64", "--point", "2", "--save", work + "/set/points/2.json"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 0);
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--no-wall"}, nullptr, &err), 2);
+  CU_ASSERT(Contains(err, "points/2.json: a point of another run (") && Contains(err, " msg=64 ") &&
+            Contains(err, "), not of this job set's (") && Contains(err, "point 2 is line 3 of "));
+  std::string edited = point2;
+  const size_t at = edited.find("\"accepted\":");
+  CU_ASSERT_FATAL(at != std::string::npos);
+  edited.replace(at, edited.find(',', at) - at, "\"accepted\":-1");
+  std::ofstream(work + "/set/points/2.json") << edited;
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--no-wall"}, nullptr, &err), 2);
+  CU_ASSERT(Contains(err, "points/2.json: field \"accepted\": expected a finite number >= 0, got -1"));
+  std::ofstream(work + "/set/points/2.json") << point2;
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json", "--no-wall"}, &merged, &err), 0);
+  CU_ASSERT(merged == direct);
+
   // A job set whose link names are not the records' fabric: the merge
   // writes neither file.
   std::ofstream(work + "/set/links.txt") << "ibunion-sim-links 1\nports 3\n0 a -> b\n";
