@@ -1091,7 +1091,8 @@ for args in "--groups $tmp/one.groups|--mft FILE and --groups FILE go together" 
   "--disjoint|--disjoint needs --paths FILE or --engine E" \
   "--engine mlid --options mlid_rotate=maybe|option 'mlid_rotate=maybe': expected on or off" \
   "--options mlid_rotate=off|--options 'mlid_rotate=off': only with --engine E" \
-  "--paths $tmp/none|--paths FILE: only with --disjoint"; do
+  "--paths $tmp/none|--paths FILE: only with --disjoint" \
+  "--sl2vl $tmp/none|--sl2vl FILE: only with --engine E (compared with its VL policy) or --deadlock"; do
   # shellcheck disable=SC2086
   "$IBUNION" verify "$net" --lft "$tmp/good.lft" ${args%%|*} >"$tmp/o" 2>"$tmp/err"; rc=$?
   if [ $rc -eq 2 ] && [ ! -s "$tmp/o" ] && grep -qF -- "${args#*|}" "$tmp/err"; then echo "PASS: verify ${args%%|*}: $(tail -1 "$tmp/err")"
