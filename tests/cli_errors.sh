@@ -145,6 +145,8 @@ expect "$tmp/c.conf:2: routing = foo: unknown routing engine (known: mlid, slid,
 expect "--param engine.foo=1: option 'foo=1': unknown key" "$IBUNION" sim "$net" --routing mlid --param engine.foo=1
 # Settings only some runs read are refused elsewhere, not ignored.
 expect "--param hot=3: only with --traffic centric:F" "$IBUNION" sim "$net" --routing mlid --param hot=3
+# max_ns bounds batch runs only: a steady run ran past max_ns=1, exit 0.
+expect "--param max_ns=1: only with --param batch=N" "$IBUNION" sim "$net" --routing mlid --param max_ns=1
 printf 'shift = 2\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: shift = 2: only with --traffic shift" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 expect "--param mlid=49153: only with --routing dump:DIR and multicast traffic" \

@@ -45,7 +45,7 @@ constexpr Key kKeys[] = {
     {"warmup_ns", "warm-up before the measurement window [50000]"},
     {"measure_ns", "measurement window [200000]"},
     {"drain_ns", "max time after the window to deliver the window's messages [1000000]"},
-    {"max_ns", "hard limit on simulated time [1e10]"},
+    {"max_ns", "batch runs: hard limit on simulated time [1e10]"},
     {"batch", "N>0: each source queues N messages at t=0, run to completion [0]"},
     {"deadlock_check_ns", "period of the credit-loop search [100000]"},
     {"nic_msgs", "messages a host adapter holds ready (over its VLs); later arrivals wait [8]"},

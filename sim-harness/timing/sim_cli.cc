@@ -350,6 +350,8 @@ void RefuseUnreadSettings(const std::map<std::string, Setting>& opt,
     if (!batch.empty() &&
         (key == "arrival" || key == "warmup_ns" || key == "measure_ns" || key == "drain_ns"))
       only = not_batch;
+    // A steady run stops at warmup_ns + measure_ns + drain_ns.
+    if (batch.empty() && key == "max_ns") only = "only with --param batch=N (the limit of a batch run)";
     if (key == "hot" && spec.pattern != Pattern::kCentric) only = "only with --traffic centric:F";
     if (key == "shift" && spec.pattern != Pattern::kShift) only = "only with --traffic shift";
     if (key == "shift" && spec.shift) only = "not with " + spec.named + ", which sets it too";
