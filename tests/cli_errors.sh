@@ -139,6 +139,12 @@ short="--param measure_ns=2000 --param warmup_ns=100"  # short sim runs for the 
 # FILE:LINE of --config (key = value).
 printf 'traffic = foo\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: traffic = foo: unknown pattern 'foo'" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+# A NUL cut the message at that byte, the reason with it; an editor's
+# byte-order mark made the first key unknown, the mark invisible.
+printf 'load = 0.2\0x\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:1: a NUL byte at column 11: expected text lines 'key = value'" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+printf '\xEF\xBB\xBFtraffic = foo\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:1: traffic = foo: unknown pattern 'foo'" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 printf 'load = 0.2\nrouting = foo\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:2: routing = foo: unknown routing engine (known: mlid, slid, xymesh, dump:DIR)" \
   "$IBUNION" sim "$net" --config "$tmp/c.conf"

@@ -514,6 +514,13 @@ void ReadConfigFile(const std::string& path, Settings* s) {
   while (std::getline(in, line)) {
     ++no;
     const std::string where = path + ":" + std::to_string(no);
+    // A byte-order mark (an editor's UTF-8) made the first key unknown with
+    // the mark invisible in the message.
+    if (no == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
+    // A NUL ended every message quoting the line at that byte, reason and all.
+    if (const size_t nul = line.find('\0'); nul != std::string::npos)
+      throw Error(where + ": a NUL byte at column " + std::to_string(nul + 1) +
+                  ": expected text lines 'key = value' (a binary file?)");
     const size_t hash = line.find('#');
     if (hash != std::string::npos) line.resize(hash);
     line = Trim(line);
