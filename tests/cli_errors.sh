@@ -1098,6 +1098,7 @@ else echo "FAIL: trace --groups-per-switch: mesh: $(xargs <<<"$mesh_groups"); fa
 for args in "--groups $tmp/one.groups|--mft FILE and --groups FILE go together" \
   "--disjoint|--disjoint needs --paths FILE or --engine E" \
   "--engine mlid --options mlid_rotate=maybe|option 'mlid_rotate=maybe': expected on or off" \
+  "--engine mlid --options mlid_rotate=off,mlid_x=1|option 'mlid_rotate=off,mlid_x=1': expected on or off (or 1/0, yes/no, true/false; lower case); options are separated by spaces, not commas" \
   "--options mlid_rotate=off|--options 'mlid_rotate=off': only with --engine E" \
   "--paths $tmp/none|--paths FILE: only with --disjoint" \
   "--sl2vl $tmp/none|--sl2vl FILE: only with --engine E (compared with its VL policy) or --deadlock"; do
