@@ -841,6 +841,11 @@ expect "option --sm-host P(99): no node of $net has that name or description" "$
 expect "fabric-run: unknown option --no-mtf (see --help)" "$fr" --net "$net" --out "$tmp/fr-out" --no-mtf
 expect "fabric-run: unexpected argument '$net': every argument is an option" "$fr" "$net" --out "$tmp/fr-out"
 expect "fabric-run: option --out needs a value" "$fr" --net "$net" --out
+# A forgotten value is not the next option ('--out --net F' made a
+# directory named '--net').
+expect "fabric-run: option --out needs a value (got the option --net; see --help)" env -C "$tmp" "$fr" --out --net "$net"
+[ ! -e "$tmp/--net" ] && echo "PASS: fabric-run --out without its value: no directory '--net'" ||
+  { echo "FAIL: fabric-run --out --net made $tmp/--net"; fails=$((fails + 1)); }
 touch "$tmp/fr-file"
 expect "option --out $tmp/fr-file: exists and is not a directory" "$fr" --net "$net" --out "$tmp/fr-file"
 [ ! -e "$tmp/fr-out" ] && echo "PASS: fabric-run with bad options: no output directory made" ||
@@ -850,6 +855,7 @@ expect "option --out $tmp/fr-file: exists and is not a directory" "$fr" --net "$
 sb=$top/sim-harness/bench/sim_bench.sh
 expect "sim_bench: option --reps: expected 1..9999, got '0'" bash "$sb" --reps 0 ft-4-2:0.5
 expect "sim_bench: option --reps needs a value (see --help)" bash "$sb" ft-4-2:0.5 --reps
+expect "sim_bench: option --base needs a value (got the option --reps; see --help)" bash "$sb" --base --reps 2 ft-4-2:0.5
 expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate
 expect "sim_bench: option --base $tmp/none: not an executable file" bash "$sb" --base "$tmp/none" ft-4-2:0.5
 expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)" bash "$sb" ft-4-2

@@ -32,6 +32,9 @@ expect "--summary and --replot" "$RUN" seed001 --summary --replot --out "$FIG"
 expect "option --out given twice ('$tmp/o1' and again): give it once" "$RUN" seed001 --quick --out "$tmp/o1" --out "$tmp/o2"
 expect "option --work given twice ('$tmp/w1' and again)" "$RUN" seed001 --quick --work "$tmp/w1" --work "$tmp/w2" --out "$tmp/o"
 expect "option --jobs given twice ('2' and again)" "$RUN" seed001 --quick --jobs 2 --jobs 1 --out "$tmp/o"
+# A forgotten value is not the next option ('--out --jobs 2' was read as
+# the directory '--jobs' and then a second experiment name, '2').
+expect "--out needs a directory (got the option --jobs)" "$RUN" seed001 --quick --out --jobs 2
 [ ! -e "$tmp/o1" ] && [ ! -e "$tmp/o2" ] && [ ! -e "$tmp/o" ] && pass "a repeated option creates no --out" ||
   fail "a repeated option created $(ls -d "$tmp"/o* | xargs)"
 

@@ -13,11 +13,15 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cur=$top/ibunion base="" seeds=8 m=8 n=3 cuts=()
 usage_error() { echo "degraded_balance: $*" >&2; exit 2; }
+needs_value() {  # OPTION ARGS...: the option's value is there and not another option
+  [ $# -ge 2 ] || usage_error "option $1 needs a value"
+  [[ $2 != --?* ]] || usage_error "option $1 needs a value (got the option $2)"
+}
 while [ $# -gt 0 ]; do
   case $1 in
-    --base) [ $# -ge 2 ] || usage_error "option --base needs a value"; base=$2; shift 2 ;;
-    --seeds) [ $# -ge 2 ] || usage_error "option --seeds needs a value"; seeds=$2; shift 2 ;;
-    --tree) [ $# -ge 2 ] || usage_error "option --tree needs a value"
+    --base) needs_value "$@"; base=$2; shift 2 ;;
+    --seeds) needs_value "$@"; seeds=$2; shift 2 ;;
+    --tree) needs_value "$@"
       [[ $2 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --tree: expected M,N (e.g. 8,3), got '$2'"
       m=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;

@@ -23,7 +23,10 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cur=$top/ibunion
 base="" reps=3 instr=0 sweep=0 points=() params=()
 usage_error() { echo "sim_bench: $*" >&2; exit 2; }
-needs_value() { [ $# -ge 2 ] || usage_error "option $1 needs a value (see --help)"; }
+needs_value() {
+  [ $# -ge 2 ] || usage_error "option $1 needs a value (see --help)"
+  [[ $2 != --?* ]] || usage_error "option $1 needs a value (got the option $2; see --help)"
+}
 while [ $# -gt 0 ]; do
   case $1 in
     --base) needs_value "$@"; base=$2; shift 2 ;;
