@@ -270,6 +270,16 @@ bool IsMftDecoration(const std::string& line) {
   return IsCountLine(line, "mlids");
 }
 
+// "0x%04x %03u : " without printf: one per (switch, LID), 130 M of them at
+// 8,192 hosts, where formatting was a third of `route`'s time.
+void AppendLftEntry(Lid lid, uint8_t port, std::string* buf) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const char text[] = {'0', 'x', kHex[(lid >> 12) & 15], kHex[(lid >> 8) & 15], kHex[(lid >> 4) & 15],
+                       kHex[lid & 15], ' ', static_cast<char>('0' + port / 100),
+                       static_cast<char>('0' + port / 10 % 10), static_cast<char>('0' + port % 10), ' ', ':', ' '};
+  buf->append(text, sizeof text);
+}
+
 }  // namespace
 
 void WriteLfts(std::ostream& os, const Fabric& f, const Tables& t) {
@@ -285,12 +295,10 @@ void WriteLfts(std::ostream& os, const Fabric& f, const Tables& t) {
                  sw.lid, sw.guid, sw.name.c_str());
     buf += "  Lid  Out   Destination\n       Port     Info \n";
     int valid = 0;
-    char line[40];
     for (size_t lid = 1; lid < lft.out.size(); ++lid) {
       if (lft.out[lid] == kNoPort) continue;
       ++valid;
-      std::snprintf(line, sizeof line, "0x%04zx %03u : ", lid, lft.out[lid]);
-      buf += line;
+      AppendLftEntry(static_cast<Lid>(lid), lft.out[lid], &buf);
       if (lid < info.size()) buf += info[lid];
       buf += '\n';
     }
