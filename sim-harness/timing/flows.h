@@ -97,8 +97,9 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
 // every SL, each as likely.
 // Cost: O(sources x hosts x hops), every pair followed: 0.16 s end to end
 // on FT(16,3) (1,024 hosts), 8.4 s on FT(36,3) (11,664 hosts, 0.8 x 10^9
-// hops). The tables are arbitrary (dump:DIR), so no pair's route is taken
-// from another's.
+// hops). On a mesh a route is about sqrt(hosts) hops, so the cost grows as
+// hosts^2.5: 19 s on 64x64, about 100 s on 90x90 (8,100 hosts). The tables
+// are arbitrary (dump:DIR), so no pair's route is taken from another's.
 LoadReport AnalyseLoad(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
                        double load = 0);
 
