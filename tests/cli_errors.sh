@@ -856,6 +856,13 @@ sb=$top/sim-harness/bench/sim_bench.sh
 expect "sim_bench: option --reps: expected 1..9999, got '0'" bash "$sb" --reps 0 ft-4-2:0.5
 expect "sim_bench: option --reps needs a value (see --help)" bash "$sb" ft-4-2:0.5 --reps
 expect "sim_bench: option --base needs a value (got the option --reps; see --help)" bash "$sb" --base --reps 2 ft-4-2:0.5
+# The other benchmarks check their options the same way, before any run.
+tio=$top/sim-harness/bench/table_io.sh db=$top/sim-harness/bench/degraded_balance.sh
+expect "table_io: option --tree: expected M,N (e.g. 16,3), got '8'" bash "$tio" --tree 8
+expect "table_io: option --base needs a value (got the option --reps)" bash "$tio" --base --reps 2
+expect "table_io: option --reps: expected 1..99, got '0'" bash "$tio" --reps 0
+expect "degraded_balance: option --seeds: expected 1..999, got '0'" bash "$db" --seeds 0
+expect "degraded_balance: CUTS: expected a cable count, got 'x'" bash "$db" x
 expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate
 expect "sim_bench: option --base $tmp/none: not an executable file" bash "$sb" --base "$tmp/none" ft-4-2:0.5
 expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)" bash "$sb" ft-4-2

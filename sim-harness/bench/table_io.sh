@@ -1,0 +1,61 @@
+#!/bin/bash
+# Time spent on the routing tables' text at scale: `ibunion route --lft`
+# (routes, then writes one ibroute line per (switch, LID)) and `ibunion
+# verify` (reads the file back and checks it) on a generated FT(M,N),
+# mlid at its default LMC. With --base, the same two steps through another
+# build in the same run, on the same files, and the ratio base / this
+# (above 1: this build is faster). Wall seconds, the best of --reps runs.
+#
+#   sim-harness/bench/table_io.sh [--base BIN] [--reps N] [--tree M,N]   (default FT(16,3), 3 runs)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cur=$top/ibunion base="" reps=3 m=16 n=3
+usage_error() { echo "table_io: $*" >&2; exit 2; }
+needs_value() {  # OPTION ARGS...: the option's value is there and not another option
+  [ $# -ge 2 ] || usage_error "option $1 needs a value"
+  [[ $2 != --?* ]] || usage_error "option $1 needs a value (got the option $2)"
+}
+while [ $# -gt 0 ]; do
+  case $1 in
+    --base) needs_value "$@"; base=$2; shift 2 ;;
+    --reps) needs_value "$@"; reps=$2; shift 2 ;;
+    --tree) needs_value "$@"
+      [[ $2 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --tree: expected M,N (e.g. 16,3), got '$2'"
+      m=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}; shift 2 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
+    *) usage_error "unknown argument $1 (see --help)" ;;
+  esac
+done
+[[ $reps =~ ^[1-9][0-9]?$ ]] || usage_error "option --reps: expected 1..99, got '$reps'"
+[ -z "$base" ] || [ -x "$base" ] && [ ! -d "$base" ] || usage_error "option --base $base: not an executable file"
+[ -x "$cur" ] || bash "$top/sim-harness/setup.sh" || { echo "table_io: setup failed" >&2; exit 2; }
+source "$top/sim-harness/ibsim/temp-dir.sh"
+make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-table-io.XXXXXX"
+
+"$cur" topo fattree "$m" "$n" --guid2lid "$tmp/f.g2l" -o "$tmp/f.net" 2>/dev/null ||
+  usage_error "ibunion topo fattree $m $n failed (see ibunion topo --help for the sizes it makes)"
+best() {  # COMMAND...: the least wall time of $reps runs, seconds
+  local r t0 t1 best=""
+  for ((r = 0; r < reps; r++)); do
+    t0=$(date +%s.%N)
+    "$@" >/dev/null 2>&1 || { echo "table_io: failed: $*" >&2; exit 1; }
+    t1=$(date +%s.%N)
+    best=$(awk -v a="$best" -v t="$(awk -v x="$t0" -v y="$t1" 'BEGIN {print y - x}')" 'BEGIN {print (a == "" || t < a) ? t : a}')
+  done
+  echo "$best"
+}
+route() { "$1" route "$tmp/f.net" --guid2lid "$tmp/f.g2l" --engine mlid --lft "$tmp/$2.lft"; }
+verify() { "$1" verify "$tmp/f.net" --guid2lid "$tmp/f.g2l" --lft "$tmp/this.lft"; }  # the same file for both
+row() {  # STEP THIS BASE
+  awk -v s="$1" -v a="$2" -v b="$3" 'BEGIN {
+    printf "%-8s %10.2f %10s %7s\n", s, a, b == "" ? "-" : sprintf("%.2f", b), b == "" ? "-" : sprintf("%.2fx", b / a) }'
+}
+t_route=$(best route "$cur" this)
+[ -z "$base" ] || b_route=$(best route "$base" base)
+if [ -n "$base" ] && ! cmp -s "$tmp/this.lft" "$tmp/base.lft"; then echo "table_io: note: the two builds wrote different tables" >&2; fi
+echo "FT($m,$n): $(grep -c . "$tmp/this.lft") lines, $(($(stat -c %s "$tmp/this.lft") / 1000000)) MB of LFT text"
+printf '%-8s %10s %10s %7s\n' step this_s base_s ratio
+row route "$t_route" "${b_route:-}"
+t_verify=$(best verify "$cur")
+[ -z "$base" ] || b_verify=$(best verify "$base")
+row verify "$t_verify" "${b_verify:-}"
