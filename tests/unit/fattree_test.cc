@@ -129,6 +129,43 @@ void NamesACableBackToItsOwnSwitch() {
   }
 }
 
+// A leaf cabled straight to a top switch (on spare ports) pulls that top
+// switch down a level by distance, and its four correct cables then joined
+// "level 1 from level 1": port 1 was blamed. The cable that skips a level
+// is named. A loopback on a leaf counted as two switch links and blamed the
+// leaf's host for sitting on a middle switch; the loopback is named.
+void NamesTheCableThatSkipsALevel() {
+  auto with_spare_ports = [](Fabric& f, std::initializer_list<int> switches, int ports) {
+    for (int s : switches) {
+      f.switches[s].num_ports = ports;
+      f.switches[s].ports.resize(static_cast<size_t>(ports) + 1);
+    }
+  };
+  {
+    Fabric f = MakeFatTree(4, 3);
+    const int leaf = SwitchNamed(f, "SW<00,2>"), top = SwitchNamed(f, "SW<00,0>");
+    with_spare_ports(f, {leaf, top}, 5);
+    ConnectSwitches(f, leaf, 5, top, 5);
+    f.Finalize();
+    const std::string msg = ErrorOf([&] { RecognizeFatTree(f); });
+    CU_ASSERT(Contains(msg, "switch SW<00,0>"));
+    CU_ASSERT(Contains(msg, "port 5: link to switch SW<00,2>"));
+    CU_ASSERT(Contains(msg, "a cable that skips a level?"));
+    CU_ASSERT(!Contains(msg, "port 1:"));
+  }
+  {
+    Fabric f = MakeFatTree(4, 3);
+    const int leaf = SwitchNamed(f, "SW<00,2>");
+    with_spare_ports(f, {leaf}, 6);
+    ConnectSwitches(f, leaf, 5, leaf, 6);
+    f.Finalize();
+    const std::string msg = ErrorOf([&] { RecognizeFatTree(f); });
+    CU_ASSERT(Contains(msg, "switch SW<00,2>"));
+    CU_ASSERT(Contains(msg, "port 5: cabled back to its own switch (port 6)"));
+    CU_ASSERT(!Contains(msg, "hosts belong on leaves"));
+  }
+}
+
 // A chain of 70 switches with two hosts at one end reads as FT(4,70) by
 // its depth: refused for its size before any k^n is computed (2*2^70
 // overflowed, UBSan's "signed integer overflow", and the degraded
@@ -165,6 +202,7 @@ void RegisterFatTreeSuite() {
   CU_add_test(s, "shuffled labels obey the wiring rule", ShuffledLabelsObeyTheWiringRule);
   CU_add_test(s, "refuses what is not a fat-tree", RefusesWhatIsNotAFatTree);
   CU_add_test(s, "names a cable back to its own switch", NamesACableBackToItsOwnSwitch);
+  CU_add_test(s, "names the cable that skips a level", NamesTheCableThatSkipsALevel);
   CU_add_test(s, "refuses a deep chain by its size, without overflow", RefusesADeepChainByItsSize);
 }
 

@@ -104,7 +104,8 @@ class Recognizer {
         if (peer.is_end_port() && l != n - 1)
           Fail(s, p, "a host is cabled to a level-" + std::to_string(l) + " switch; hosts belong on leaves");
         if (peer.is_switch())
-          if (const std::string fault = LevelLinkFault(f_, t_.level, s, p); !fault.empty()) Fail(s, p, fault);
+          if (const CableFault fault = LevelLinkFault(f_, t_.level, s, p); !fault.what.empty())
+            Fail(fault.s, fault.p, fault.what);
       }
     }
     std::vector<long> per_level(n, 0);
@@ -328,22 +329,52 @@ std::vector<int> PortsTowardLevel(const Fabric& f, const FatTree& t, int s, int 
   return out;
 }
 
-std::string LevelLinkFault(const Fabric& f, const std::vector<int>& level, int s, int p) {
+namespace {
+
+// The first cable from below of switch `x` when more of its switch links
+// join its own level than come from below (a switch pulled down a level by
+// a cable that skips one), or 0.
+int PulledDownBy(const Fabric& f, const std::vector<int>& level, int x) {
+  const Switch& sw = f.switches[x];
+  int same = 0, below = 0, first_below = 0;
+  for (int p = 1; p <= sw.num_ports; ++p) {
+    const Peer& peer = sw.ports[p];
+    if (!peer.is_switch() || peer.index == x) continue;
+    if (level[peer.index] == level[x]) ++same;
+    if (level[peer.index] == level[x] + 1 && below++ == 0) first_below = p;
+  }
+  return same > below ? first_below : 0;
+}
+
+}  // namespace
+
+CableFault LevelLinkFault(const Fabric& f, const std::vector<int>& level, int s, int p) {
   const Peer& peer = f.switches[s].ports[p];
   if (peer.index == s)
-    return "cabled back to its own switch (port " + std::to_string(peer.port) +
-           "); links join switches of adjacent levels";
+    return {s, p, "cabled back to its own switch (port " + std::to_string(peer.port) +
+                      "); links join switches of adjacent levels"};
   const int l = level[s], lp = level[peer.index];
-  if (std::abs(lp - l) == 1) return "";
-  return "link to a switch of level " + std::to_string(lp) + " from level " + std::to_string(l) +
-         "; links join adjacent levels only";
+  if (std::abs(lp - l) == 1) return {};
+  if (l == lp)
+    for (const int x : {s, peer.index})
+      if (const int q = PulledDownBy(f, level, x)) {
+        const Peer& low = f.switches[x].ports[q];
+        return {x, q,
+                "link to " + f.SwitchLabel(low.index) + " of level " + std::to_string(level[low.index]) +
+                    ", while more of this switch's links go to switches of its own level " +
+                    std::to_string(level[x]) + ": a cable that skips a level? (links join adjacent levels only)"};
+      }
+  return {s, p, "link to a switch of level " + std::to_string(lp) + " from level " + std::to_string(l) +
+                    "; links join adjacent levels only"};
 }
 
 namespace {
 
-int SwitchLinks(const Switch& sw) {
+// Links to other switches: a cable back to the switch itself (two of its
+// ports) made a leaf look like a middle switch, its host blamed.
+int SwitchLinks(const Fabric& f, int s) {
   int c = 0;
-  for (const Peer& p : sw.ports) c += p.is_switch();
+  for (const Peer& p : f.switches[s].ports) c += p.is_switch() && p.index != s;
   return c;
 }
 
@@ -351,10 +382,10 @@ int SwitchLinks(const Switch& sw) {
 // (the tops and middles, 2k each when intact); 0 when every switch has hosts.
 int UsualInnerLinks(const Fabric& f) {
   std::map<int, int> count;
-  for (const Switch& sw : f.switches) {
+  for (size_t s = 0; s < f.switches.size(); ++s) {
     bool hosts = false;
-    for (const Peer& p : sw.ports) hosts |= p.is_end_port();
-    if (!hosts) ++count[SwitchLinks(sw)];
+    for (const Peer& p : f.switches[s].ports) hosts |= p.is_end_port();
+    if (!hosts) ++count[SwitchLinks(f, static_cast<int>(s))];
   }
   int best = 0, seen = 0;
   for (auto [links, c] : count)
@@ -373,7 +404,7 @@ std::string HostOnInnerSwitchFault(const Fabric& f) {
                                                          [](const Peer& p) { return p.is_end_port(); }));
   for (size_t s = 0; s < f.switches.size(); ++s) {
     const Switch& sw = f.switches[s];
-    const int links = SwitchLinks(sw);
+    const int links = SwitchLinks(f, static_cast<int>(s));
     // A leaf has at most m/2 switch links (k + a doubled cable or two); a
     // top or middle switch about m (2k). Three quarters of the usual inner
     // count lies between them even when a few links are missing. When many

@@ -369,7 +369,8 @@ class DegradedRecognizer {
           continue;
         }
         if (CutOff(peer.index)) continue;
-        if (const std::string fault = LevelLinkFault(f_, t_.level, s, p); !fault.empty()) Fail(s, p, fault);
+        if (const CableFault fault = LevelLinkFault(f_, t_.level, s, p); !fault.what.empty())
+          Fail(fault.s, fault.p, fault.what);
         (t_.level[peer.index] < l ? up : down)++;
       }
       if (up > k || down > (l == 0 ? 2 * k : k) || hosts > k)

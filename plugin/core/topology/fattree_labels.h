@@ -19,10 +19,19 @@ void LabelHostDigits(const Fabric& f, FatTree& t);
 std::vector<int> PortsTowardLevel(const Fabric& f, const FatTree& t, int s, int delta);
 
 // Why the switch cable on port `p` of switch `s` breaks the rule that links
-// join adjacent levels (`level`: the levels so far), or "" when it keeps it.
-// A cable back to the same switch (a loopback plug, two of its ports
-// joined) is named as such: its "other" switch is the switch itself.
-std::string LevelLinkFault(const Fabric& f, const std::vector<int>& level, int s, int p);
+// join adjacent levels (`level`: the levels so far), at the cable to blame;
+// `what` is "" when it keeps the rule. A cable back to the same switch (a
+// loopback plug, two of its ports joined) is named as such: its "other"
+// switch is the switch itself. Levels are distances from the leaves, so a
+// cable that skips a level (a leaf cabled to a top switch) pulls the upper
+// switch down one level, and its correct cables then join "equal" levels:
+// when one of the two switches has more such links than links from below,
+// the cable from below is the one named.
+struct CableFault {
+  int s = -1, p = 0;
+  std::string what;
+};
+CableFault LevelLinkFault(const Fabric& f, const std::vector<int>& level, int s, int p);
 
 // Names the first host cabled to a switch that has as many switch links as
 // a top or middle switch, or "" when there is none. Only for refusals: both
