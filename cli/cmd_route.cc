@@ -47,7 +47,9 @@ int RouteMain(int argc, char** argv) {
   if (!args.has("--engine")) throw UsageError{std::string("missing --engine\n") + kUsage};
   Fabric f = LoadFabric(args, args.positional()[0]);
   auto engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")),
-                           [](LogLevel, const std::string& m) { std::cerr << "note: " << m << "\n"; });
+                           [](LogLevel level, const std::string& m) {
+                             std::cerr << (level == LogLevel::kError ? "warning: " : "note: ") << m << "\n";
+                           });
   if (args.has("--mft") != args.has("--groups"))
     throw UsageError{"--groups FILE and --mft FILE go together"};
   Tables t;

@@ -44,7 +44,9 @@ class MlidEngine : public Engine {
       for (const std::string& note : router_->Notes()) log_(LogLevel::kInfo, note);
     router_->Route(t);
     const std::string degraded = router_->DegradedNote();
-    if (log_ && !degraded.empty()) log_(LogLevel::kInfo, degraded);
+    // Black holes are worth an administrator's eye: OpenSM logs errors by default.
+    if (log_ && !degraded.empty())
+      log_(router_->UnroutablePairs() > 0 ? LogLevel::kError : LogLevel::kInfo, degraded);
   }
 
   // Touches only this group's entries: the switches of its previous tree

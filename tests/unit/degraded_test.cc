@@ -540,6 +540,36 @@ void UnlabellableIsRefusedWithReason() {
   }
 }
 
+// Host pairs left without an up*/down* path are black holes: the note is
+// logged as an error (OpenSM shows errors by default; it was info, 0x02)
+// and names the first such pair. FT(8,2) minus 20 of its 32 cables (draw
+// 4) leaves 320 of them; one cable gone leaves none, an info note.
+void UnroutablePairsAreLoggedAsAnError() {
+  for (const int cut : {20, 1}) {
+    Fabric f = Generated(8, 2, 3);
+    RemoveRandomSwitchLinks(f, 4, cut);
+    std::vector<std::pair<LogLevel, std::string>> log;
+    auto engine = MakeEngine("mlid", {}, [&](LogLevel l, const std::string& m) { log.emplace_back(l, m); });
+    Tables t;
+    CU_ASSERT_FATAL(ErrorOf([&] { engine->RouteUnicast(f, t); }).empty());
+    int notes = 0;
+    for (const auto& [level, line] : log) {
+      if (!Contains(line, "degraded FT(8,2)")) continue;
+      ++notes;
+      if (cut == 20) {
+        CU_ASSERT(level == LogLevel::kError);
+        CU_ASSERT(Contains(line, " host pairs have no up*/down* path left (first: P("));
+        CU_ASSERT(Contains(line, "their packets are dropped: updn routes every pair)"));
+        CU_ASSERT(!Contains(line, " 0 host pairs"));
+      } else {
+        CU_ASSERT(level == LogLevel::kInfo);
+        CU_ASSERT(Contains(line, "; 0 host pairs have no up*/down* path left; "));
+      }
+    }
+    CU_ASSERT_EQUAL(notes, 1);
+  }
+}
+
 }  // namespace
 
 void RegisterDegradedSuite() {
@@ -549,6 +579,7 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "complete and healed trees keep their tables", CompleteTreeUnchanged);
   CU_add_test(s, "a switch cut off from below is left out", SwitchCutOffBelowIsLeftOut);
   CU_add_test(s, "a leaf without hosts is still a leaf", LeafWithoutHostsIsRouted);
+  CU_add_test(s, "unroutable host pairs are logged as an error", UnroutablePairsAreLoggedAsAnError);
   CU_add_test(s, "a lowest subtree without hosts, hosts on one leaf only", HostlessSubtreeIsRouted);
   CU_add_test(s, "a leaf without hosts and one link left is a leaf", LeafWithOneLinkLeft);
   CU_add_test(s, "a lowest subtree without hosts under one parent's link", HostlessSubtreeUnderOneParent);

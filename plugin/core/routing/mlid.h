@@ -64,6 +64,9 @@ class MlidRouter {
   // many LFT entries (destination LID, switch) lost their preferred route
   // and how many host pairs have no up*/down* path left. "" when complete.
   std::string DegradedNote() const;
+  // Host pairs the last routing left without a route (degraded trees only):
+  // the adapter logs the note as an error then.
+  long UnroutablePairs() const { return stats_.unroutable_pairs; }
 
   // Cyclic multicast (seed 002): the union of the MLID paths from an anchor
   // to every member, all taken with one path index, so every route from the
@@ -131,6 +134,7 @@ class MlidRouter {
   struct DegradedStats {
     long lost_preferred = 0;   // LFT entries of host LIDs off their preferred port
     long unroutable_pairs = 0; // host pairs with no up*/down* path
+    int first_cut_src = -1, first_cut_dst = -1;  // end ports of the first such pair
     long switch_lids_cut = 0;  // (switch LID, leaf) pairs without an up*/down* path
   };
   mutable DegradedStats stats_;
