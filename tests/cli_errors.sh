@@ -846,6 +846,17 @@ expect "fabric-run: option --out needs a value" "$fr" --net "$net" --out
 expect "fabric-run: option --out needs a value (got the option --net; see --help)" env -C "$tmp" "$fr" --out --net "$net"
 [ ! -e "$tmp/--net" ] && echo "PASS: fabric-run --out without its value: no directory '--net'" ||
   { echo "FAIL: fabric-run --out --net made $tmp/--net"; fails=$((fails + 1)); }
+# A net file ibsim cannot load: ibsim names no line, ibunion's parser does.
+if command -v ibsim >/dev/null; then
+  sed 's/^Switch\t4 "SW<0,1>"$/Swtch\t4 "SW<0,1>"/' "$net" >"$tmp/badkw.net"
+  line=$(grep -n '^Swtch' "$tmp/badkw.net" | cut -d: -f1)
+  timeout 120 "$fr" --net "$tmp/badkw.net" --engine minhop --out "$tmp/fr-bad" >/dev/null 2>"$tmp/err"; rc=$?
+  if [ $rc -eq 1 ] && [ -n "$line" ] &&
+    grep -qF "fabric-run: ibsim exited while loading $tmp/badkw.net; ibunion reads it as: $tmp/badkw.net:$line: expected a node header" "$tmp/err"
+  then echo "PASS: fabric-run names the net file's bad line ($line) when ibsim cannot load it"
+  else echo "FAIL: fabric-run on a bad net file: rc $rc, $(tail -1 "$tmp/err")"; fails=$((fails + 1)); fi
+  rm -rf "$tmp/fr-bad"
+fi
 touch "$tmp/fr-file"
 expect "option --out $tmp/fr-file: exists and is not a directory" "$fr" --net "$net" --out "$tmp/fr-file"
 [ ! -e "$tmp/fr-out" ] && echo "PASS: fabric-run with bad options: no output directory made" ||
