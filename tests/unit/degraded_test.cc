@@ -570,6 +570,31 @@ void UnroutablePairsAreLoggedAsAnError() {
   }
 }
 
+// One management host on a spare leaf port makes FT(4,3) the smallest tree
+// that fits, a gutted FT(6,3); the note said so without saying why. It now
+// names the switch and what set m.
+void OneSwitchThatSetsMIsNamed() {
+  Fabric f = MakeFatTree(4, 3);
+  const int leaf = SwitchNamed(f, "SW<00,2>");
+  f.switches[leaf].num_ports = 5;
+  f.switches[leaf].ports.resize(6);
+  EndPort mgmt;
+  mgmt.name = "MGMT";
+  mgmt.node_guid = mgmt.port_guid = 0x900000;
+  mgmt.switch_index = leaf;
+  mgmt.switch_port = 5;
+  f.end_ports.push_back(mgmt);
+  f.switches[leaf].ports[5] = Peer{Peer::Kind::kEndPort, static_cast<int>(f.end_ports.size()) - 1, 1};
+  f.Finalize();
+  const FatTree tree = RecognizeFatTree(f);
+  CU_ASSERT_EQUAL(tree.m, 6);
+  CU_ASSERT(Contains(tree.DegradedSummary(), "(m = 6 because SW<00,2> has 3 hosts, while every other switch fits m = 4)"));
+  // Where every switch agrees on m there is nothing to explain.
+  Fabric cut = MakeFatTree(4, 3);
+  RemoveRandomSwitchLinks(cut, 1, 1);
+  CU_ASSERT(!Contains(RecognizeFatTree(cut).DegradedSummary(), "because"));
+}
+
 }  // namespace
 
 void RegisterDegradedSuite() {
@@ -580,6 +605,7 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "a switch cut off from below is left out", SwitchCutOffBelowIsLeftOut);
   CU_add_test(s, "a leaf without hosts is still a leaf", LeafWithoutHostsIsRouted);
   CU_add_test(s, "unroutable host pairs are logged as an error", UnroutablePairsAreLoggedAsAnError);
+  CU_add_test(s, "the one switch that sets m is named", OneSwitchThatSetsMIsNamed);
   CU_add_test(s, "a lowest subtree without hosts, hosts on one leaf only", HostlessSubtreeIsRouted);
   CU_add_test(s, "a leaf without hosts and one link left is a leaf", LeafWithOneLinkLeft);
   CU_add_test(s, "a lowest subtree without hosts under one parent's link", HostlessSubtreeUnderOneParent);

@@ -39,6 +39,10 @@ struct FatTree {
     // or without hosts below and with no place in the tree the cabling fixes.
     long cut_off = 0;
   } missing;
+  // When one switch alone set m (a host or cable more than every other
+  // switch has, say a management node on a spare leaf port), which and why;
+  // "" otherwise. DegradedSummary ends with it.
+  std::string arity_note;
   // "degraded FT(4,3): 2 of 64 switch links, 0 of 20 switches and 0 of 16 hosts missing"
   std::string DegradedSummary() const;
 

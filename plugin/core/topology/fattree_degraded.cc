@@ -331,18 +331,33 @@ class DegradedRecognizer {
 
   // k = m/2 by arity_; false when rounding changes nothing.
   bool FindArity() {
-    int k = 2;
+    int k = 2, others = 2, widest = -1;  // others: the most any other switch needs
+    std::string why;
     for (int s = 0; s < ns_; ++s) {
       if (CutOff(s)) continue;
       int up = 0, down = 0;
       for (const Peer& p : f_.switches[s].ports)
         if (p.is_switch() && !CutOff(p.index)) (t_.level[p.index] < t_.level[s] ? up : down)++;
-      k = std::max({k, HostCount(s), up, t_.level[s] == 0 ? (down + 1) / 2 : down});
+      const int below = t_.level[s] == 0 ? (down + 1) / 2 : down;
+      const int needs = std::max({HostCount(s), up, below});
+      if (needs <= k) {
+        others = std::max(others, needs);
+        continue;
+      }
+      others = k, k = needs, widest = s;
+      why = needs == HostCount(s) ? std::to_string(needs) + " hosts"
+            : needs == up         ? std::to_string(up) + " up links"
+                                  : std::to_string(down) + " down links";
     }
     if (arity_ == Arity::kPowerOfTwo) {
       if ((k & (k - 1)) == 0) return false;
       k = 1 << CeilLog2(k);
+      others = 1 << CeilLog2(others);
     }
+    t_.arity_note.clear();
+    if (k > others && widest >= 0)
+      t_.arity_note = "m = " + std::to_string(2 * k) + " because " + f_.switches[widest].name + " has " + why +
+                      ", while every other switch fits m = " + std::to_string(2 * others);
     t_.k = k;
     t_.m = 2 * t_.k;
     if (t_.m > kMaxSwitchPorts) throw Error("m exceeds 254 ports");
@@ -724,6 +739,7 @@ std::string FatTree::DegradedSummary() const {
                     std::to_string(missing.total_hosts) + " hosts missing";
   if (missing.cut_off)
     out += ", " + std::to_string(missing.cut_off) + " switch(es) with no host below them left out";
+  if (!arity_note.empty()) out += " (" + arity_note + ")";
   return out;
 }
 
