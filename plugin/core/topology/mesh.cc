@@ -454,6 +454,59 @@ void RefuseIfOneLinkShort(const Fabric& f, const Links& l) {
          rule);
 }
 
+// One link more than an X x Y grid has? The mirror of OneLinkShortOfAGrid.
+bool OneLinkOverAGrid(const Links& l, int n) {
+  long links = 0;
+  for (const std::vector<int>& nb : l.nbr) links += static_cast<long>(nb.size());
+  links /= 2;
+  for (long x = 2; x * x <= n; ++x)
+    if (n % x == 0 && links - 1 == 2L * n - x - n / x) return true;
+  return false;
+}
+
+// Does the fabric lay out as a mesh without its link s - t?
+bool MeshWithoutLink(const Fabric& f, Links l, int s, int t) {
+  for (auto [a, b] : {std::pair{s, t}, {t, s}}) {
+    const size_t i = static_cast<size_t>(std::find(l.nbr[a].begin(), l.nbr[a].end(), b) - l.nbr[a].begin());
+    l.nbr[a].erase(l.nbr[a].begin() + static_cast<long>(i));
+    l.port[a].erase(l.port[a].begin() + static_cast<long>(i));
+  }
+  Mesh m;
+  try {
+    Layout(f, l, m).Run(Frames(l, Corners(f, l)).front());
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+// A fabric that is a mesh but for one extra cable (a wrap-around between
+// corners, say): the walk round the sides stopped somewhere else, and its
+// refusal ("reached twice walking the side...") named neither end. The
+// cable is named when removing it alone leaves a mesh, unless `refusal`
+// already names one of its ports. Each candidate (both ends with 3 or more
+// switch links, as an extra cable's ends have) costs one layout: O(links x
+// switches), refusals only, and only on fabrics with exactly one link over.
+void RefuseIfOneLinkOver(const Fabric& f, const Links& l, const std::string& refusal) {
+  const int n = static_cast<int>(f.switches.size());
+  if (!OneLinkOverAGrid(l, n)) return;
+  std::vector<std::pair<int, int>> extra;  // (s, index into l.nbr[s])
+  for (int s = 0; s < n; ++s)
+    for (size_t i = 0; i < l.nbr[s].size(); ++i) {
+      const int t = l.nbr[s][i];
+      if (t > s && l.nbr[s].size() >= 3 && l.nbr[t].size() >= 3 && MeshWithoutLink(f, l, s, t))
+        extra.push_back({s, static_cast<int>(i)});
+    }
+  if (extra.size() != 1) return;  // none, or the cabling cannot tell which
+  const auto [s, i] = extra[0];
+  const int t = l.nbr[s][static_cast<size_t>(i)];
+  const std::string here = f.PortLabel(s, l.port[s][static_cast<size_t>(i)]);
+  const std::string there = f.PortLabel(t, l.PortTo(t, s));
+  if (refusal.find(here) != std::string::npos || refusal.find(there) != std::string::npos) return;
+  Refuse(here, "a link to " + there + " that no mesh of these switches has (without it they form one)",
+         "no wrap-around, diagonal or skipping links");
+}
+
 }  // namespace
 
 const char* MeshDirName(int dir) {
@@ -485,6 +538,7 @@ Mesh RecognizeMesh(const Fabric& f) {
     LayOut(f, l, m);
   } catch (const Error& e) {
     RefuseIfOneLinkShort(f, l);
+    RefuseIfOneLinkOver(f, l, e.what());
     RefuseIfHostless(f, m, e);
     throw;
   }
