@@ -13,6 +13,12 @@
 # Set-up first (packages, configure, build). Exit 0 when every check passed.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+# No options: '--help' ran the whole job (tens of minutes for the tests).
+case ${1-} in
+  "") ;;
+  -h | --help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
+  *) echo "$(basename "$0"): takes no arguments, got '$1' (see --help)" >&2; exit 2 ;;
+esac
 bash "$top/sim-harness/setup.sh"
 cd "$top"
 

@@ -867,6 +867,13 @@ sb=$top/sim-harness/bench/sim_bench.sh
 expect "sim_bench: option --reps: expected 1..9999, got '0'" bash "$sb" --reps 0 ft-4-2:0.5
 expect "sim_bench: option --reps needs a value (see --help)" bash "$sb" ft-4-2:0.5 --reps
 expect "sim_bench: option --base needs a value (got the option --reps; see --help)" bash "$sb" --base --reps 2 ft-4-2:0.5
+# The README's two commands take no arguments: '--help' ran the whole job.
+for script in sim-harness/run-default.sh tests/run-all.sh; do
+  if bash "$top/$script" --help | grep -q '^Set-up first\|make check' && [ "${PIPESTATUS[0]}" -eq 0 ]; then
+    echo "PASS: $script --help prints its header and runs nothing"
+  else echo "FAIL: $script --help"; fails=$((fails + 1)); fi
+  expect "$(basename "$script"): takes no arguments, got '--frobnicate' (see --help)" bash "$top/$script" --frobnicate
+done
 # The other benchmarks check their options the same way, before any run.
 tio=$top/sim-harness/bench/table_io.sh db=$top/sim-harness/bench/degraded_balance.sh
 expect "table_io: option --tree: expected M,N (e.g. 16,3), got '8'" bash "$tio" --tree 8
