@@ -280,8 +280,9 @@ void CheckOptionCombinations(const Args& args) {
     throw UsageError{"--paths FILE: only with --disjoint (the selection it checks)"};
   // Read, then used by neither check: the user took the VLs as checked.
   if (args.has("--sl2vl") && !args.has("--engine") && !args.has("--deadlock"))
-    throw UsageError{"--sl2vl FILE: only with --engine E (compared with its VL policy) or --deadlock (the VLs "
-                     "the credit-loop check follows)"};
+    throw UsageError{
+        "--sl2vl FILE: only with --engine E (compared with its VL policy) or --deadlock (the VLs "
+        "the credit-loop check follows)"};
   if (args.has("--options") && !args.has("--engine"))
     throw UsageError{"--options '" + args.get("--options") +
                      "': only with --engine E (the engine they configure)"};

@@ -95,9 +95,10 @@ bool ParseOnOff(const std::string& key, const std::string& value) {
   if (value == "on" || value == "1" || value == "true" || value == "yes") return true;
   if (value == "off" || value == "0" || value == "false" || value == "no") return false;
   // "mlid_rotate=off,foo=1" read as one value: say how options are listed.
-  const std::string comma = value.find(',') != std::string::npos ? "; options are separated by spaces, not commas" : "";
-  throw Error("option '" + key + "=" + value + "': expected on or off (or 1/0, yes/no, true/false; lower case)" +
-              comma);
+  const std::string comma =
+      value.find(',') != std::string::npos ? "; options are separated by spaces, not commas" : "";
+  throw Error("option '" + key + "=" + value +
+              "': expected on or off (or 1/0, yes/no, true/false; lower case)" + comma);
 }
 
 void McastTreeTables::Apply(const Fabric& f, Lid mlid,

@@ -124,10 +124,11 @@ void RequireEveryPair(const PathMap& m, const Fabric& f, const std::string& file
   for (int s : with_lid)
     for (int d : with_lid)
       if (s != d && !m.has(s, d))
-        throw Error(file + ": " + std::to_string(m.pairs()) + " of the fabric's " + std::to_string(want) +
-                    " (source, destination) pairs, the first missing " + f.end_ports[static_cast<size_t>(s)].name +
-                    " -> " + f.end_ports[static_cast<size_t>(d)].name +
-                    "; the plugin and `ibunion route --paths` write every pair: a cut-off file? (" + hint + ")");
+        throw Error(
+            file + ": " + std::to_string(m.pairs()) + " of the fabric's " + std::to_string(want) +
+            " (source, destination) pairs, the first missing " + f.end_ports[static_cast<size_t>(s)].name +
+            " -> " + f.end_ports[static_cast<size_t>(d)].name +
+            "; the plugin and `ibunion route --paths` write every pair: a cut-off file? (" + hint + ")");
 }
 
 }  // namespace ibu

@@ -32,7 +32,9 @@ class PathMap {
     return l ? l : base_[static_cast<size_t>(dst)];
   }
   size_t pairs() const { return pairs_; }
-  bool has(int src, int dst) const { return dlid_[static_cast<size_t>(src) * n_ + static_cast<size_t>(dst)] != 0; }
+  bool has(int src, int dst) const {
+    return dlid_[static_cast<size_t>(src) * n_ + static_cast<size_t>(dst)] != 0;
+  }
 
  private:
   friend PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f);

@@ -274,10 +274,12 @@ bool IsMftDecoration(const std::string& line) {
 // 8,192 hosts, where formatting was a third of `route`'s time.
 void AppendLftEntry(Lid lid, uint8_t port, std::string* buf) {
   static constexpr char kHex[] = "0123456789abcdef";
-  const char text[] = {'0', 'x', kHex[(lid >> 12) & 15], kHex[(lid >> 8) & 15], kHex[(lid >> 4) & 15],
-                       kHex[lid & 15], ' ', static_cast<char>('0' + port / 100),
-                       static_cast<char>('0' + port / 10 % 10), static_cast<char>('0' + port % 10), ' ', ':', ' '};
-  buf->append(text, sizeof text);
+  char text[] = "0x0000 000 : ";
+  for (int i = 0; i < 4; ++i) text[5 - i] = kHex[(lid >> (4 * i)) & 15];
+  text[7] = static_cast<char>('0' + port / 100);
+  text[8] = static_cast<char>('0' + port / 10 % 10);
+  text[9] = static_cast<char>('0' + port % 10);
+  buf->append(text, sizeof text - 1);
 }
 
 }  // namespace

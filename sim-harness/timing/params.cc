@@ -50,17 +50,20 @@ constexpr Key kKeys[] = {
     {"deadlock_check_ns", "period of the credit-loop search [100000]"},
     {"nic_msgs", "messages a host adapter holds ready (over its VLs); later arrivals wait [8]"},
     {"arrival", "bernoulli|exp|periodic message arrivals; bernoulli offers loads up to 1 [bernoulli]"},
-    {"sl", "auto|engine|hash|random|N: SL per message (engine: the engine's PathSl, as the SA hands out;\n"
-           "                          auto: engine when it has a VL policy, e.g. xymesh, else hash) [auto]"},
-    {"dlid", "engine|base|random|hash: DLID a source uses [engine; for dump: the plugin's paths.dump, else base]"},
+    {"sl",
+     "auto|engine|hash|random|N: SL per message (engine: the engine's PathSl, as the SA hands out;\n"
+     "                          auto: engine when it has a VL policy, e.g. xymesh, else hash) [auto]"},
+    {"dlid",
+     "engine|base|random|hash: DLID a source uses [engine; for dump: the plugin's paths.dump, else base]"},
     {"hot", "centric: number of the hot host (see host_order) [0]"},
     {"mcast_trees", "hardware multicast: MLIDs per group, 1..sources; 0 = one per source [0]"},
     {"mlid", "dump: routing: MLID to use (0 = the one reaching most hosts) [0]"},
     {"shift", "shift pattern distance, below the host count (0 = hosts/2) [0]"},
-    {"host_order", "address|file: host numbers (hot=, permutations, drawn destinations and multicast\n"
-                   "                          hosts, arrival order): the fat-tree's P() or the mesh's N(x,y)\n"
-                   "                          labels (file order when neither is recognised), or net-file\n"
-                   "                          order [address]"},
+    {"host_order",
+     "address|file: host numbers (hot=, permutations, drawn destinations and multicast\n"
+     "                          hosts, arrival order): the fat-tree's P() or the mesh's N(x,y)\n"
+     "                          labels (file order when neither is recognised), or net-file\n"
+     "                          order [address]"},
     {"engine.KEY", "option KEY=VALUE passed to the routing engine"},
 };
 

@@ -616,8 +616,9 @@ Settings ReadSettings(const CommandLine& cl) {
 // records it (sweep.txt) and each job saves it with its point, so that a
 // merge can refuse a point of another run.
 std::string RunKey(const Settings& s) {
-  static const std::vector<std::string> kNotTheRun = {"point", "save", "emit-jobs", "jobs", "config", "csv",
-                                                      "links", "plot", "members", "json", "quiet", "no-wall"};
+  static const std::vector<std::string> kNotTheRun = {"point",   "save", "emit-jobs", "jobs",
+                                                      "config",  "csv",  "links",     "plot",
+                                                      "members", "json", "quiet",     "no-wall"};
   std::string key;
   for (const std::string& w : s.positional) key += w + " ";
   for (const auto& [name, setting] : s.opt)
@@ -1239,7 +1240,8 @@ int Run(int argc, char** argv) {
   if (!settings.quiet) std::cerr << "ibunion sim: " << head.substr(2) << "\n";
   if (settings.flows) return ReportFlows(settings, network, wl, p, plan.msg, plan.loads, head);
   if (opt.count("emit-jobs")) {
-    EmitJobs(words, opt.at("emit-jobs").value, plan.loads.size(), head, RunKey(settings), network, settings.quiet);
+    EmitJobs(words, opt.at("emit-jobs").value, plan.loads.size(), head, RunKey(settings), network,
+             settings.quiet);
     return 0;
   }
   const std::vector<PointResult> results = RunAskedPoints(settings, network, wl, p, plan);

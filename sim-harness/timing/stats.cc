@@ -343,16 +343,18 @@ std::string ToRecord(const PointResult& r) {
   std::ostringstream os;
   os << "{\"point\":" << r.index << ",\"load\":" << Full(r.load) << ",\"offered\":" << Full(r.offered)
      << ",\"accepted\":" << Full(r.accepted) << ",\"hot_offered\":" << Full(r.hot_offered)
-     << ",\"hot_accepted\":" << Full(r.hot_accepted)
-     << ",\"ops_measured\":" << r.ops_measured << ",\"ops_unfinished\":" << r.ops_unfinished
-     << ",\"latency_avg_ns\":" << Full(r.latency_avg_ns) << ",\"latency_p99_ns\":" << Full(r.latency_p99_ns)
-     << ",\"latency_max_ns\":" << Full(r.latency_max_ns) << ",\"completion_ns\":" << r.completion_ns
-     << ",\"packets_delivered\":" << r.packets_delivered << ",\"packet_hops\":" << r.packet_hops
-     << ",\"events\":" << r.events << ",\"simulated_ns\":" << r.simulated_ns << ",\"wall_s\":" << Full(r.wall_s)
-     << ",\"packet_hops_per_s\":" << Full(r.packet_hops_per_s) << ",\"link_util_max\":" << Full(r.link_util_max)
-     << ",\"link_util_avg\":" << Full(r.link_util_avg) << ",\"conservation_ok\":" << (r.conservation_ok ? "true" : "false")
-     << ",\"deadlock\":" << (r.deadlock ? "true" : "false") << ",\"deadlock_report\":" << JsonString(r.deadlock_report)
-     << ",\"error\":" << JsonString(r.error) << ",\"run\":" << JsonString(r.run) << ",\"vl_hops\":[";
+     << ",\"hot_accepted\":" << Full(r.hot_accepted) << ",\"ops_measured\":" << r.ops_measured
+     << ",\"ops_unfinished\":" << r.ops_unfinished << ",\"latency_avg_ns\":" << Full(r.latency_avg_ns)
+     << ",\"latency_p99_ns\":" << Full(r.latency_p99_ns) << ",\"latency_max_ns\":" << Full(r.latency_max_ns)
+     << ",\"completion_ns\":" << r.completion_ns << ",\"packets_delivered\":" << r.packets_delivered
+     << ",\"packet_hops\":" << r.packet_hops << ",\"events\":" << r.events
+     << ",\"simulated_ns\":" << r.simulated_ns << ",\"wall_s\":" << Full(r.wall_s)
+     << ",\"packet_hops_per_s\":" << Full(r.packet_hops_per_s)
+     << ",\"link_util_max\":" << Full(r.link_util_max) << ",\"link_util_avg\":" << Full(r.link_util_avg)
+     << ",\"conservation_ok\":" << (r.conservation_ok ? "true" : "false")
+     << ",\"deadlock\":" << (r.deadlock ? "true" : "false")
+     << ",\"deadlock_report\":" << JsonString(r.deadlock_report) << ",\"error\":" << JsonString(r.error)
+     << ",\"run\":" << JsonString(r.run) << ",\"vl_hops\":[";
   for (size_t v = 0; v < r.vl_hops.size(); ++v) os << (v ? "," : "") << r.vl_hops[v];
   os << "],\"link_util\":[";
   for (size_t g = 0; g < r.link_util.size(); ++g) os << (g ? "," : "") << Full(r.link_util[g]);
@@ -379,9 +381,9 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
   }
   // A hand-edited or foreign record: a negative or non-finite figure would
   // be printed as a result ("accepted -1", "inf").
-  for (const char* key : {"load", "offered", "accepted", "hot_offered", "hot_accepted", "latency_avg_ns",
-                          "latency_p99_ns", "latency_max_ns", "wall_s", "packet_hops_per_s", "link_util_max",
-                          "link_util_avg"}) {
+  for (const char* key :
+       {"load", "offered", "accepted", "hot_offered", "hot_accepted", "latency_avg_ns", "latency_p99_ns",
+        "latency_max_ns", "wall_s", "packet_hops_per_s", "link_util_max", "link_util_avg"}) {
     if (!s.count(key)) continue;
     const double v = std::strtod(s[key].c_str(), nullptr);
     if (!std::isfinite(v) || v < 0) {

@@ -588,7 +588,8 @@ void OneSwitchThatSetsMIsNamed() {
   f.Finalize();
   const FatTree tree = RecognizeFatTree(f);
   CU_ASSERT_EQUAL(tree.m, 6);
-  CU_ASSERT(Contains(tree.DegradedSummary(), "(m = 6 because SW<00,2> has 3 hosts, while every other switch fits m = 4)"));
+  CU_ASSERT(Contains(tree.DegradedSummary(),
+                     "(m = 6 because SW<00,2> has 3 hosts, while every other switch fits m = 4)"));
   // Where every switch agrees on m there is nothing to explain.
   Fabric cut = MakeFatTree(4, 3);
   RemoveRandomSwitchLinks(cut, 1, 1);

@@ -933,11 +933,12 @@ void LftFieldsAsIbroutePrintsThem() {
   CU_ASSERT(Contains(error(head + "0x0001 001 002\n"), "d:2: after the port '001': expected ': (destination)'"));
   // What ibroute (plain, -n, -a from LID 0) and OpenSM's dump print is read.
   Tables t;
-  std::istringstream ok(head + "0x0000 255 : (illegal port)\n0x0001 001 : (Channel Adapter portguid 0x1: 'a')\n"
-                               "0x0002 003 \n0x0003 004 # Switch portguid 0x0000000000200000: 'x'\n"
-                               // Read in place too (ParseWellFormedLftEntry): tabs, runs of blanks,
-                               // upper-case hex, a CRLF file's \r.
-                               "0x000A\t002\r\n0x000b   003   :\n6 lids dumped \n");
+  std::istringstream ok(head +
+                        "0x0000 255 : (illegal port)\n0x0001 001 : (Channel Adapter portguid 0x1: 'a')\n"
+                        "0x0002 003 \n0x0003 004 # Switch portguid 0x0000000000200000: 'x'\n"
+                        // Read in place too (ParseWellFormedLftEntry): tabs, runs of blanks,
+                        // upper-case hex, a CRLF file's \r.
+                        "0x000A\t002\r\n0x000b   003   :\n6 lids dumped \n");
   CU_ASSERT(ErrorOf([&] { ReadLfts(ok, "d", f, t); }).empty());
   CU_ASSERT_EQUAL(t.lft[0].port(1), 1);
   CU_ASSERT_EQUAL(t.lft[0].port(2), 3);

@@ -464,14 +464,16 @@ void RefusesOtherShapes() {
   Fabric d = MakeMesh(4, 4);
   ConnectSwitches(d, Node(d, 0, 3), 3, Node(d, 3, 0), 4);
   d.Finalize();
-  CU_ASSERT(Contains(Recognize(d), d.PortLabel(Node(d, 0, 3), 3) + ": a link to " + d.PortLabel(Node(d, 3, 0), 4) +
+  CU_ASSERT(Contains(Recognize(d), d.PortLabel(Node(d, 0, 3), 3) + ": a link to " +
+                                       d.PortLabel(Node(d, 3, 0), 4) +
                                        " that no mesh of these switches has (without it they form one)"));
   // A wrap-around along the bottom row, N(0,0) to N(3,0): it said "N(3,3)
   // reached twice walking the side from N(3,0)", naming neither end.
   Fabric w = MakeMesh(4, 4);
   ConnectSwitches(w, Node(w, 0, 0), 3, Node(w, 3, 0), 1);
   w.Finalize();
-  CU_ASSERT(Contains(Recognize(w), w.PortLabel(Node(w, 0, 0), 3) + ": a link to " + w.PortLabel(Node(w, 3, 0), 1)));
+  CU_ASSERT(
+      Contains(Recognize(w), w.PortLabel(Node(w, 0, 0), 3) + ": a link to " + w.PortLabel(Node(w, 3, 0), 1)));
   // A ring of 8 switches, one host each (of 6, it is a 2x3 mesh less a
   // rung: RefusesMissingLinksOfTwoWideMeshes).
   Fabric hollow = WithoutSwitch(MakeMesh(3, 3), 4);  // N(1,1): a ring of 8

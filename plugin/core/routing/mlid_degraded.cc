@@ -129,7 +129,8 @@ void MlidRouter::RouteDegraded(Tables& t, const LidPlan& plan) const {
     long dst_hosts = static_cast<long>(hosts_of[target].size());
     for (size_t y = 0; y < f_.switches.size() && dst_hosts; ++y) {
       if (r.any[y] || hosts_of[y].empty()) continue;
-      if (stats_.unroutable_pairs == 0) stats_.first_cut_src = hosts_of[y][0], stats_.first_cut_dst = hosts_of[target][0];
+      if (stats_.unroutable_pairs == 0)
+        stats_.first_cut_src = hosts_of[y][0], stats_.first_cut_dst = hosts_of[target][0];
       stats_.unroutable_pairs += dst_hosts * static_cast<long>(hosts_of[y].size());
     }
   }
@@ -282,12 +283,12 @@ std::string MlidRouter::DegradedNote() const {
   return tree_.DegradedSummary() + "; " + std::to_string(stats_.lost_preferred) +
          " (destination LID, switch) entries lost their preferred route; " +
          std::to_string(stats_.unroutable_pairs) + " host pairs have no up*/down* path left" +
-         (stats_.unroutable_pairs ? " (first: " + f_.end_ports[static_cast<size_t>(stats_.first_cut_src)].name +
-                                        " -> " + f_.end_ports[static_cast<size_t>(stats_.first_cut_dst)].name +
-                                        "; their packets are dropped: updn routes every pair)"
-                                  : std::string()) +
-         "; " +
-         std::to_string(stats_.switch_lids_cut) + " (switch LID, leaf) pairs have no route";
+         (stats_.unroutable_pairs
+              ? " (first: " + f_.end_ports[static_cast<size_t>(stats_.first_cut_src)].name + " -> " +
+                    f_.end_ports[static_cast<size_t>(stats_.first_cut_dst)].name +
+                    "; their packets are dropped: updn routes every pair)"
+              : std::string()) +
+         "; " + std::to_string(stats_.switch_lids_cut) + " (switch LID, leaf) pairs have no route";
 }
 
 }  // namespace ibu

@@ -351,8 +351,9 @@ int PulledDownBy(const Fabric& f, const std::vector<int>& level, int x) {
 CableFault LevelLinkFault(const Fabric& f, const std::vector<int>& level, int s, int p) {
   const Peer& peer = f.switches[s].ports[p];
   if (peer.index == s)
-    return {s, p, "cabled back to its own switch (port " + std::to_string(peer.port) +
-                      "); links join switches of adjacent levels"};
+    return {s, p,
+            "cabled back to its own switch (port " + std::to_string(peer.port) +
+                "); links join switches of adjacent levels"};
   const int l = level[s], lp = level[peer.index];
   if (std::abs(lp - l) == 1) return {};
   if (l == lp)
@@ -362,10 +363,12 @@ CableFault LevelLinkFault(const Fabric& f, const std::vector<int>& level, int s,
         return {x, q,
                 "link to " + f.SwitchLabel(low.index) + " of level " + std::to_string(level[low.index]) +
                     ", while more of this switch's links go to switches of its own level " +
-                    std::to_string(level[x]) + ": a cable that skips a level? (links join adjacent levels only)"};
+                    std::to_string(level[x]) +
+                    ": a cable that skips a level? (links join adjacent levels only)"};
       }
-  return {s, p, "link to a switch of level " + std::to_string(lp) + " from level " + std::to_string(l) +
-                    "; links join adjacent levels only"};
+  return {s, p,
+          "link to a switch of level " + std::to_string(lp) + " from level " + std::to_string(l) +
+              "; links join adjacent levels only"};
 }
 
 namespace {

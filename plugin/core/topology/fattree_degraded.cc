@@ -356,8 +356,8 @@ class DegradedRecognizer {
     }
     t_.arity_note.clear();
     if (k > others && widest >= 0)
-      t_.arity_note = "m = " + std::to_string(2 * k) + " because " + f_.switches[widest].name + " has " + why +
-                      ", while every other switch fits m = " + std::to_string(2 * others);
+      t_.arity_note = "m = " + std::to_string(2 * k) + " because " + f_.switches[widest].name + " has " +
+                      why + ", while every other switch fits m = " + std::to_string(2 * others);
     t_.k = k;
     t_.m = 2 * t_.k;
     if (t_.m > kMaxSwitchPorts) throw Error("m exceeds 254 ports");
