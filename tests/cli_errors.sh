@@ -877,7 +877,7 @@ done
 # The other benchmarks check their options the same way, before any run.
 tio=$top/sim-harness/bench/table_io.sh db=$top/sim-harness/bench/degraded_balance.sh
 expect "table_io: option --tree: expected M,N (e.g. 16,3), got '8'" bash "$tio" --tree 8
-expect "table_io: option --base needs a value (got the option --reps)" bash "$tio" --base --reps 2
+expect "table_io: option --base needs a value (got the option --reps; see --help)" bash "$tio" --base --reps 2
 expect "table_io: option --reps: expected 1..99, got '0'" bash "$tio" --reps 0
 expect "degraded_balance: option --seeds: expected 1..999, got '0'" bash "$db" --seeds 0
 expect "degraded_balance: CUTS: expected a cable count, got 'x'" bash "$db" x

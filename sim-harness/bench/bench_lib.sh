@@ -1,5 +1,5 @@
-# Shared by the benchmarks (source it): fabric-run stoppable by its PID,
-# OpenSM log phases, medians.
+# Shared by the benchmarks (source it): option checks, fabric-run stoppable
+# by its PID, OpenSM log phases, medians.
 
 # fabric-run in the background, awaited: bash runs a TERM trap only once
 # its foreground child has ended, so `kill BENCH-PID` left OpenSM sweeping
@@ -9,6 +9,30 @@
 fabric_run_pid=""
 # make_temp_dir VAR TEMPLATE stop_fabric_run: the benchmark's work dir.
 source "$(dirname "${BASH_SOURCE[0]}")/../ibsim/temp-dir.sh"
+# Option checks: set `bench` (the script's name, for messages) before
+# sourcing. They run before any build or measurement; a bad value exits 2
+# naming the option.
+
+usage_error() { echo "$bench: $*" >&2; exit 2; }
+
+# OPTION ARGS...: the option's value is there and is not the next option
+# ('--base --reps 2' took '--reps' for the binary).
+needs_value() {
+  [ $# -ge 2 ] || usage_error "option $1 needs a value (see --help)"
+  [[ $2 != --?* ]] || usage_error "option $1 needs a value (got the option $2; see --help)"
+}
+
+# BIN: empty, or a baseline build to measure against.
+check_base() {
+  [ -z "$1" ] || { [ -x "$1" ] && [ ! -d "$1" ]; } || usage_error "option --base $1: not an executable file"
+}
+
+# VALUE EXAMPLE: --tree M,N into the caller's m and n.
+tree_value() {
+  [[ $1 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --tree: expected M,N (e.g. $2), got '$1'"
+  m=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}
+}
+
 # -h/--help: the script's header comment (they took it for a fabric or a
 # sweep count and refused it).
 help_if_asked() {  # SCRIPT FIRST-ARG

@@ -12,28 +12,22 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cur=$top/ibunion base="" seeds=8 m=8 n=3 cuts=()
-usage_error() { echo "degraded_balance: $*" >&2; exit 2; }
-needs_value() {  # OPTION ARGS...: the option's value is there and not another option
-  [ $# -ge 2 ] || usage_error "option $1 needs a value"
-  [[ $2 != --?* ]] || usage_error "option $1 needs a value (got the option $2)"
-}
+bench=degraded_balance
+source "$top/sim-harness/bench/bench_lib.sh"
 while [ $# -gt 0 ]; do
   case $1 in
     --base) needs_value "$@"; base=$2; shift 2 ;;
     --seeds) needs_value "$@"; seeds=$2; shift 2 ;;
-    --tree) needs_value "$@"
-      [[ $2 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --tree: expected M,N (e.g. 8,3), got '$2'"
-      m=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}; shift 2 ;;
+    --tree) needs_value "$@"; tree_value "$2" 8,3; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
     -*) usage_error "unknown option $1 (see --help)" ;;
     *) [[ $1 =~ ^[1-9][0-9]*$ ]] || usage_error "CUTS: expected a cable count, got '$1'"; cuts+=("$1"); shift ;;
   esac
 done
 [[ $seeds =~ ^[1-9][0-9]{0,2}$ ]] || usage_error "option --seeds: expected 1..999, got '$seeds'"
-[ -z "$base" ] || [ -x "$base" ] && [ ! -d "$base" ] || usage_error "option --base $base: not an executable file"
+check_base "$base"
 [ ${#cuts[@]} -gt 0 ] || cuts=(1 2 4 8 16 32)
 [ -x "$cur" ] || bash "$top/sim-harness/setup.sh" || { echo "degraded_balance: setup failed" >&2; exit 2; }
-source "$top/sim-harness/ibsim/temp-dir.sh"
 make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-balance.XXXXXX"
 
 busiest() {  # BIN ROUTING: the busiest link's expected load on $tmp/f.net, or nothing

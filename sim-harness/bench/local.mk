@@ -10,3 +10,4 @@ sim_harness_bench_core_mcast_bench_LDADD = plugin/core/libibucore.la
 dist_noinst_SCRIPTS += sim-harness/bench/sweep_soak.sh
 dist_noinst_SCRIPTS += sim-harness/bench/sim_bench.sh
 dist_noinst_SCRIPTS += sim-harness/bench/degraded_balance.sh
+dist_noinst_SCRIPTS += sim-harness/bench/table_io.sh

@@ -22,11 +22,8 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cur=$top/ibunion
 base="" reps=3 instr=0 sweep=0 points=() params=()
-usage_error() { echo "sim_bench: $*" >&2; exit 2; }
-needs_value() {
-  [ $# -ge 2 ] || usage_error "option $1 needs a value (see --help)"
-  [[ $2 != --?* ]] || usage_error "option $1 needs a value (got the option $2; see --help)"
-}
+bench=sim_bench
+source "$top/sim-harness/bench/bench_lib.sh"
 while [ $# -gt 0 ]; do
   case $1 in
     --base) needs_value "$@"; base=$2; shift 2 ;;
@@ -42,7 +39,7 @@ done
 # Checked before anything runs: a bad value used to surface mid-run as an
 # unbound variable, or as `ibunion sim` refusing "--load ft-4-3".
 [[ $reps =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "option --reps: expected 1..9999, got '$reps'"
-[ -z "$base" ] || [ -x "$base" ] && [ ! -d "$base" ] || usage_error "option --base $base: not an executable file"
+check_base "$base"
 for p in "${points[@]+"${points[@]}"}"; do
   [[ $p =~ ^([^:]+):([0-9]*\.?[0-9]+)$ ]] && [ -f "$top/topologies/${BASH_REMATCH[1]}.net" ] ||
     usage_error "point '$p': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)"

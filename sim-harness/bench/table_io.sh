@@ -10,26 +10,20 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cur=$top/ibunion base="" reps=3 m=16 n=3
-usage_error() { echo "table_io: $*" >&2; exit 2; }
-needs_value() {  # OPTION ARGS...: the option's value is there and not another option
-  [ $# -ge 2 ] || usage_error "option $1 needs a value"
-  [[ $2 != --?* ]] || usage_error "option $1 needs a value (got the option $2)"
-}
+bench=table_io
+source "$top/sim-harness/bench/bench_lib.sh"
 while [ $# -gt 0 ]; do
   case $1 in
     --base) needs_value "$@"; base=$2; shift 2 ;;
     --reps) needs_value "$@"; reps=$2; shift 2 ;;
-    --tree) needs_value "$@"
-      [[ $2 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --tree: expected M,N (e.g. 16,3), got '$2'"
-      m=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}; shift 2 ;;
+    --tree) needs_value "$@"; tree_value "$2" 16,3; shift 2 ;;
     -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; exit 0 ;;
     *) usage_error "unknown argument $1 (see --help)" ;;
   esac
 done
 [[ $reps =~ ^[1-9][0-9]?$ ]] || usage_error "option --reps: expected 1..99, got '$reps'"
-[ -z "$base" ] || [ -x "$base" ] && [ ! -d "$base" ] || usage_error "option --base $base: not an executable file"
+check_base "$base"
 [ -x "$cur" ] || bash "$top/sim-harness/setup.sh" || { echo "table_io: setup failed" >&2; exit 2; }
-source "$top/sim-harness/ibsim/temp-dir.sh"
 make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-table-io.XXXXXX"
 
 "$cur" topo fattree "$m" "$n" --guid2lid "$tmp/f.g2l" -o "$tmp/f.net" 2>/dev/null ||
