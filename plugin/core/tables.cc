@@ -397,8 +397,8 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
   StaleLids stale;
   while (std::getline(is, line)) {
     ++no;
-    // Entries first: a header never starts with "0x".
-    if (!StartsWith(line, "0x") && line.find("Unicast lids") != std::string::npos) {
+    const bool entry = StartsWith(line, "0x");  // a header never starts so
+    if (!entry && line.find("Unicast lids") != std::string::npos) {
       refuse_uncounted();
       sw = SwitchOfHeader(line, file, no, f);
       RefuseRepeat(header_line[sw], [&] { return "the LFT of " + f.SwitchLabel(sw); }, file, no);
@@ -409,7 +409,7 @@ void ReadLfts(std::istream& is, const std::string& file, const Fabric& f, Tables
       counts_rows = !IsOpenSmLftHeader(line);
       continue;
     }
-    if (!StartsWith(line, "0x")) {
+    if (!entry) {
       if (sw >= 0 && IsLftCount(line)) {
         RefuseRepeat(
             count_line, [&] { return "the count line of the LFT of " + f.SwitchLabel(sw); }, file, no);

@@ -372,25 +372,21 @@ void LayOut(const Fabric& f, const Links& l, Mesh& m) {
   throw Error(best_error);
 }
 
-// Could one more link make the switches an X x Y mesh, X, Y >= 2? That has
-// X*Y switches and 2XY - X - Y links. Spares the search below on fabrics
-// with more damage.
-bool OneLinkShortOfAGrid(const Links& l, int n) {
+// Would `delta` more links (+1 or -1) make the switches an X x Y mesh, X,
+// Y >= 2? That has X*Y switches and 2XY - X - Y links. Spares the searches
+// below on fabrics with more damage.
+bool LinksOffAGridBy(const Links& l, int n, long delta) {
   long links = 0;
   for (const std::vector<int>& nb : l.nbr) links += static_cast<long>(nb.size());
   links /= 2;
   for (long x = 2; x * x <= n; ++x)
-    if (n % x == 0 && links + 1 == 2L * n - x - n / x) return true;
+    if (n % x == 0 && links + delta == 2L * n - x - n / x) return true;
   return false;
 }
 
-// Does the fabric lay out as a mesh with a link s - t added? Returns its
-// sides, smaller first, or {0, 0}. A mesh lays out in the first frame.
-std::pair<int, int> MeshWithLink(const Fabric& f, Links l, int s, int t) {
-  l.nbr[s].push_back(t);
-  l.port[s].push_back(f.switches[s].num_ports + 1);
-  l.nbr[t].push_back(s);
-  l.port[t].push_back(f.switches[t].num_ports + 1);
+// Do links `l` lay out as a mesh? Returns its sides, smaller first, or
+// {0, 0}. A mesh lays out in the first frame.
+std::pair<int, int> MeshSides(const Fabric& f, const Links& l) {
   Mesh m;
   try {
     Layout(f, l, m).Run(Frames(l, Corners(f, l)).front());
@@ -398,6 +394,15 @@ std::pair<int, int> MeshWithLink(const Fabric& f, Links l, int s, int t) {
     return {0, 0};
   }
   return {std::min(m.X, m.Y), std::max(m.X, m.Y)};
+}
+
+// ... with a link s - t added.
+std::pair<int, int> MeshWithLink(const Fabric& f, Links l, int s, int t) {
+  l.nbr[s].push_back(t);
+  l.port[s].push_back(f.switches[s].num_ports + 1);
+  l.nbr[t].push_back(s);
+  l.port[t].push_back(f.switches[t].num_ports + 1);
+  return MeshSides(f, l);
 }
 
 // The links whose addition makes the fabric a mesh, and the meshes made.
@@ -412,7 +417,7 @@ struct MissingLinks {
 MissingLinks MissingLinkCandidates(const Fabric& f, const Links& l) {
   const int n = static_cast<int>(f.switches.size());
   MissingLinks found;
-  if (!OneLinkShortOfAGrid(l, n)) return found;
+  if (!LinksOffAGridBy(l, n, +1)) return found;
   for (int s = 0; s < n; ++s) {
     if (l.nbr[s].size() >= 4) continue;
     std::set<int> ends;  // 3 links from s, in GUID-independent index order
@@ -454,30 +459,14 @@ void RefuseIfOneLinkShort(const Fabric& f, const Links& l) {
          rule);
 }
 
-// One link more than an X x Y grid has? The mirror of OneLinkShortOfAGrid.
-bool OneLinkOverAGrid(const Links& l, int n) {
-  long links = 0;
-  for (const std::vector<int>& nb : l.nbr) links += static_cast<long>(nb.size());
-  links /= 2;
-  for (long x = 2; x * x <= n; ++x)
-    if (n % x == 0 && links - 1 == 2L * n - x - n / x) return true;
-  return false;
-}
-
 // Does the fabric lay out as a mesh without its link s - t?
 bool MeshWithoutLink(const Fabric& f, Links l, int s, int t) {
   for (auto [a, b] : {std::pair{s, t}, {t, s}}) {
-    const size_t i = static_cast<size_t>(std::find(l.nbr[a].begin(), l.nbr[a].end(), b) - l.nbr[a].begin());
-    l.nbr[a].erase(l.nbr[a].begin() + static_cast<long>(i));
-    l.port[a].erase(l.port[a].begin() + static_cast<long>(i));
+    const auto i = std::find(l.nbr[a].begin(), l.nbr[a].end(), b) - l.nbr[a].begin();
+    l.nbr[a].erase(l.nbr[a].begin() + i);
+    l.port[a].erase(l.port[a].begin() + i);
   }
-  Mesh m;
-  try {
-    Layout(f, l, m).Run(Frames(l, Corners(f, l)).front());
-  } catch (const Error&) {
-    return false;
-  }
-  return true;
+  return MeshSides(f, l).first != 0;
 }
 
 // A fabric that is a mesh but for one extra cable (a wrap-around between
@@ -489,7 +478,7 @@ bool MeshWithoutLink(const Fabric& f, Links l, int s, int t) {
 // switches), refusals only, and only on fabrics with exactly one link over.
 void RefuseIfOneLinkOver(const Fabric& f, const Links& l, const std::string& refusal) {
   const int n = static_cast<int>(f.switches.size());
-  if (!OneLinkOverAGrid(l, n)) return;
+  if (!LinksOffAGridBy(l, n, -1)) return;
   std::vector<std::pair<int, int>> extra;  // (s, index into l.nbr[s])
   for (int s = 0; s < n; ++s)
     for (size_t i = 0; i < l.nbr[s].size(); ++i) {
