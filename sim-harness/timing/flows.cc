@@ -1,6 +1,7 @@
 #include "sim-harness/timing/flows.h"
 
 #include <algorithm>
+#include <array>
 #include <queue>
 #include <sstream>
 #include <tuple>
@@ -259,42 +260,295 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
 
 namespace {
 
-// Every pair with a share followed and its share added to the links and
-// channels it crosses; under dlid=random or sl=random every DLID and SL it
-// may draw, each with its part of the share (2^LMC x 16 times the work at
-// most). Destinations outside, sources inside: the pairs of
-// one destination read the same few LFT entries (its LIDs) on every
-// switch, which stay cached; the other way round each pair reads entries
-// no recent pair read (measured on FT(36,3), mlid, 4 VLs: 8.4 s against
-// 41 s end to end).
-void AddPairLoads(const Network& net, const Workload& wl, const Params& p, LoadReport* r) {
+// The pairs of `dst` with a share, each followed and its share added to
+// the links and channels it crosses; under dlid=random or sl=random every
+// DLID and SL it may draw, each with its part of the share. The reference
+// DestinationLoads is checked against, and the way its errors are found:
+// the first broken pair in this order is the one named.
+void AddPairLoadsOneByOne(const Network& net, const Workload& wl, const Params& p, int dst,
+                          FlowFollower* follower, LoadReport* r, double* crossings, double* shares) {
   const size_t vls = size_t(net.vls());
-  r->link_load.assign(size_t(net.num_global_ports()), 0.0);
-  r->channel_load.assign(r->link_load.size() * vls, 0.0);
-  r->sources = int(wl.sources().size());
-  FlowFollower follower(net, wl, p);
   const int sls = SlDraws(wl, p);
-  double crossings = 0, shares = 0;
-  for (int dst = 0; dst < wl.hosts(); ++dst) {
-    for (int src : wl.sources()) {
-      const double share = wl.Share(src, dst);
+  for (int src : wl.sources()) {
+    const double share = wl.Share(src, dst);
+    if (share <= 0) continue;
+    ++r->pairs;
+    const int lids = wl.DlidDraws(dst);
+    const double each = share / double(lids * sls);
+    for (int k = 0; k < lids; ++k) {
+      const Lid dlid = follower->PairDlid(src, dst, k);
+      for (int s = 0; s < sls; ++s) {
+        const std::vector<Hop>& hops = follower->Follow(src, dst, dlid, sls > 1 ? s : follower->PairSl(src, dst, dlid));
+        for (const Hop& h : hops) {
+          r->link_load[size_t(h.gp)] += each;
+          r->channel_load[size_t(h.gp) * vls + size_t(h.vl)] += each;
+        }
+        *crossings += each * double(hops.size());
+      }
+    }
+    *shares += share;
+  }
+}
+
+// The same loads by destination LID: the LFT entries of one LID form a
+// tree towards its end port, so the shares of every source that draws it
+// enter at their host links and flow down that tree switch by switch,
+// added up where routes merge. Per destination that is O(draws + switches
+// on the tree x arrival ports x SL classes) instead of O(draws x hops):
+// on a 64x64 mesh, whose routes are 43 hops on average, most of the cost
+// went. Loads are carried per SL class (Network::SlClassLeaders): SLs that
+// take the same VL on every hop share one. A broken route (no entry, a loop, a
+// wrong end port, back out its arrival port, too long) makes AddDestination
+// return false; the caller then follows that destination's pairs one by one
+// for the error.
+class DestinationLoads {
+ public:
+  DestinationLoads(const Network& net, const Workload& wl, const Params& p, LoadReport* r)
+      : net_(net), wl_(wl), p_(p), r_(r), follower_(net, wl, p), classes_(NumberClasses(net)),
+        node_stamp_(size_t(net.num_switches()), 0), dist_(size_t(net.num_switches()), 0),
+        out_gp_(size_t(net.num_switches()), -1), in_head_(size_t(net.num_switches()), -1),
+        in_stamp_(size_t(net.num_global_ports()), 0), in_next_(size_t(net.num_global_ports()), -1),
+        in_classes_(size_t(net.num_global_ports()), 0), in_load_(size_t(net.num_global_ports()) * classes_, 0.0) {}
+
+  bool AddDestination(int dst, double* crossings, double* shares) {
+    CollectDraws(dst, shares);
+    for (size_t b = 0; b + 1 < group_start_.size(); ++b)
+      if (!SpreadLid(dst, group_start_[b], group_start_[b + 1], crossings)) return false;
+    return true;
+  }
+
+ private:
+  // Dense class numbers: class_of_ by SL, leader_sl_ the SL each stands for.
+  size_t NumberClasses(const Network& net) {
+    const std::array<uint8_t, 16> leader = net.SlClassLeaders();
+    size_t n = 0;
+    for (int sl = 0; sl < 16; ++sl) {
+      if (leader[size_t(sl)] == sl) {
+        leader_sl_[n] = sl;
+        class_of_[size_t(sl)] = uint16_t(n++);
+      } else {
+        class_of_[size_t(sl)] = class_of_[leader[size_t(sl)]];
+      }
+    }
+    return n;
+  }
+
+  struct Draw {
+    Lid dlid;
+    uint16_t sl_class;
+    int src;
+    double load;
+  };
+
+  // Every draw of every pair into `dst`, grouped by DLID (a counting sort:
+  // a destination's LIDs are a few consecutive numbers).
+  void CollectDraws(int dst, double* shares) {
+    draws_.clear();
+    const int sls = SlDraws(wl_, p_);
+    const int lids = wl_.DlidDraws(dst);
+    for (int src : wl_.sources()) {
+      const double share = wl_.Share(src, dst);
       if (share <= 0) continue;
-      ++r->pairs;
-      const int lids = wl.DlidDraws(dst);
+      ++r_->pairs;
+      *shares += share;
       const double each = share / double(lids * sls);
       for (int k = 0; k < lids; ++k) {
-        const Lid dlid = follower.PairDlid(src, dst, k);
+        const Lid dlid = follower_.PairDlid(src, dst, k);
         for (int s = 0; s < sls; ++s) {
-          const std::vector<Hop>& hops = follower.Follow(src, dst, dlid, sls > 1 ? s : follower.PairSl(src, dst, dlid));
-          for (const Hop& h : hops) {
-            r->link_load[size_t(h.gp)] += each;
-            r->channel_load[size_t(h.gp) * vls + size_t(h.vl)] += each;
-          }
-          crossings += each * double(hops.size());
+          const int sl = sls > 1 ? s : follower_.PairSl(src, dst, dlid);
+          draws_.push_back({dlid, class_of_[size_t(sl)], src, each});
         }
       }
-      shares += share;
     }
+    GroupByDlid();
+  }
+
+  void GroupByDlid() {
+    group_start_.clear();
+    if (draws_.empty()) return;
+    Lid lo = draws_[0].dlid, hi = lo;
+    for (const Draw& d : draws_) {
+      lo = std::min(lo, d.dlid);
+      hi = std::max(hi, d.dlid);
+    }
+    count_.assign(size_t(hi - lo) + 2, 0);
+    for (const Draw& d : draws_) ++count_[size_t(d.dlid - lo) + 1];
+    for (size_t i = 1; i < count_.size(); ++i) count_[i] += count_[i - 1];
+    for (size_t i = 0; i + 1 < count_.size(); ++i)
+      if (count_[i + 1] > count_[i]) group_start_.push_back(count_[i]);
+    group_start_.push_back(draws_.size());
+    sorted_.resize(draws_.size());
+    for (const Draw& d : draws_) sorted_[count_[size_t(d.dlid - lo)]++] = d;
+    draws_.swap(sorted_);
+  }
+
+  // The draws [begin, end), all to one DLID of `dst`.
+  bool SpreadLid(int dst, size_t begin, size_t end, double* crossings) {
+    const Lid dlid = draws_[begin].dlid;
+    const size_t vls = size_t(net_.vls());
+    ++stamp_;
+    for (std::vector<int>& level : by_dist_) level.clear();
+    for (size_t i = begin; i < end; ++i) {
+      const Draw& d = draws_[i];
+      const int host_gp = net_.HostPort(d.src);
+      r_->link_load[size_t(host_gp)] += d.load;
+      r_->channel_load[size_t(host_gp) * vls + size_t(net_.HostVl(d.src, leader_sl_[d.sl_class]))] += d.load;
+      const int in_gp = net_.port(host_gp).peer;
+      if (in_gp < 0) return false;
+      const GlobalPort& in = net_.port(in_gp);
+      if (in.is_host) {
+        if (in.node != dst) return false;
+        *crossings += d.load;
+        continue;
+      }
+      if (!Climb(in.node, dlid, dst)) return false;
+      const int links = 1 + dist_[size_t(in.node)];
+      if (links > net_.MaxHops()) return false;
+      *crossings += d.load * links;
+      if (!AddInflow(in_gp, d.sl_class, d.load)) return false;
+    }
+    return FlowDownTree(vls);
+  }
+
+  // Follows the LFT from `sw` until a switch already on the tree or the
+  // destination, recording each new switch's out port and its distance
+  // (links to the end port).
+  bool Climb(int sw, Lid dlid, int dst) {
+    path_.clear();
+    int reached_dist = 0;
+    for (;;) {
+      if (node_stamp_[size_t(sw)] == stamp_) {
+        if (dist_[size_t(sw)] < 0) return false;  // met its own path again: a loop
+        reached_dist = dist_[size_t(sw)];
+        break;
+      }
+      node_stamp_[size_t(sw)] = stamp_;
+      dist_[size_t(sw)] = -1;
+      in_head_[size_t(sw)] = -1;
+      path_.push_back(sw);
+      const uint8_t out = net_.Lft(sw, dlid);
+      if (out == kNoPort || out == 0) return false;
+      const int out_gp = net_.SwitchPort(sw, out);
+      const int peer = net_.port(out_gp).peer;
+      if (peer < 0) return false;
+      out_gp_[size_t(sw)] = out_gp;
+      const GlobalPort& next = net_.port(peer);
+      if (next.is_host) {
+        if (next.node != dst) return false;
+        break;
+      }
+      sw = next.node;
+    }
+    for (size_t i = path_.size(); i-- > 0;) {
+      dist_[size_t(path_[i])] = ++reached_dist;
+      if (by_dist_.size() <= size_t(reached_dist)) by_dist_.resize(size_t(reached_dist) + 1);
+      by_dist_[size_t(reached_dist)].push_back(path_[i]);
+    }
+    return true;
+  }
+
+  // `load` of SL class `cls` arrives at a switch on global port `in_gp`.
+  bool AddInflow(int in_gp, int cls, double load) {
+    const GlobalPort& in = net_.port(in_gp);
+    if (net_.port(out_gp_[size_t(in.node)]).port == in.port) return false;  // back out its arrival port
+    if (in_stamp_[size_t(in_gp)] != stamp_) {
+      in_stamp_[size_t(in_gp)] = stamp_;
+      in_classes_[size_t(in_gp)] = 0;
+      in_next_[size_t(in_gp)] = in_head_[size_t(in.node)];
+      in_head_[size_t(in.node)] = in_gp;
+    }
+    const uint32_t bit = 1u << cls;
+    double& slot = in_load_[size_t(in_gp) * classes_ + size_t(cls)];
+    if (!(in_classes_[size_t(in_gp)] & bit)) {
+      in_classes_[size_t(in_gp)] |= bit;
+      slot = 0;
+    }
+    slot += load;
+    return true;
+  }
+
+  // The tree's switches farthest first, so a switch has all its inflow
+  // when it passes it on.
+  bool FlowDownTree(size_t vls) {
+    for (size_t d = by_dist_.size(); d-- > 0;)
+      for (int sw : by_dist_[d])
+        if (!PassOn(sw, vls)) return false;
+    return true;
+  }
+
+  // A switch's inflow onto its out link's channels, and on to the next.
+  bool PassOn(int sw, size_t vls) {
+      const int out_gp = out_gp_[size_t(sw)];
+      const int out = net_.port(out_gp).port;
+      double total = 0;
+      double onward[16];  // by class, set where onward_classes has its bit
+      uint32_t onward_classes = 0;
+      for (int in_gp = in_head_[size_t(sw)]; in_gp >= 0; in_gp = in_next_[size_t(in_gp)]) {
+        const int in_port = net_.port(in_gp).port;
+        for (uint32_t c = in_classes_[size_t(in_gp)]; c; c &= c - 1) {
+          const int cls = __builtin_ctz(c);
+          const double load = in_load_[size_t(in_gp) * classes_ + size_t(cls)];
+          // One VL: no SL2VL lookup (a cache miss per switch on large meshes).
+          const int vl = vls == 1 ? 0 : net_.Vl(sw, in_port, out, leader_sl_[cls]);
+          r_->channel_load[size_t(out_gp) * vls + size_t(vl)] += load;
+          onward[cls] = (onward_classes & (1u << cls)) ? onward[cls] + load : load;
+          onward_classes |= 1u << cls;
+          total += load;
+        }
+      }
+      r_->link_load[size_t(out_gp)] += total;
+      const int peer = net_.port(out_gp).peer;
+      if (net_.port(peer).is_host) return true;
+      for (uint32_t c = onward_classes; c; c &= c - 1)
+        if (!AddInflow(peer, __builtin_ctz(c), onward[__builtin_ctz(c)])) return false;
+      return true;
+  }
+
+  const Network& net_;
+  const Workload& wl_;
+  const Params& p_;
+  LoadReport* r_;
+  FlowFollower follower_;
+  std::array<uint16_t, 16> class_of_{};
+  std::array<int, 16> leader_sl_{};
+  const size_t classes_;
+  std::vector<Draw> draws_, sorted_;
+  std::vector<size_t> group_start_, count_;
+  // Per switch, valid when its stamp is the current one: distance to the
+  // end port (-1 while its path is being climbed), out global port, first
+  // arrival port with inflow.
+  uint64_t stamp_ = 0;
+  std::vector<uint64_t> node_stamp_;
+  std::vector<int> dist_, out_gp_, in_head_;
+  // Per arrival global port: the next with inflow at its switch, the SL
+  // classes arriving and their loads.
+  std::vector<uint64_t> in_stamp_;
+  std::vector<int> in_next_;
+  std::vector<uint16_t> in_classes_;
+  std::vector<double> in_load_;
+  std::vector<int> path_;
+  std::vector<std::vector<int>> by_dist_;  // the tree's switches by distance
+};
+
+void AddPairLoads(const Network& net, const Workload& wl, const Params& p, bool by_destination, LoadReport* r) {
+  r->link_load.assign(size_t(net.num_global_ports()), 0.0);
+  r->channel_load.assign(r->link_load.size() * size_t(net.vls()), 0.0);
+  r->sources = int(wl.sources().size());
+  FlowFollower follower(net, wl, p);
+  DestinationLoads loads(net, wl, p, r);
+  double crossings = 0, shares = 0;
+  for (int dst = 0; dst < wl.hosts(); ++dst) {
+    if (!by_destination) {
+      AddPairLoadsOneByOne(net, wl, p, dst, &follower, r, &crossings, &shares);
+      continue;
+    }
+    if (loads.AddDestination(dst, &crossings, &shares)) continue;
+    // Some route into dst is broken: the pairs one by one name the first.
+    LoadReport scratch = *r;
+    double unused = 0;
+    AddPairLoadsOneByOne(net, wl, p, dst, &follower, &scratch, &unused, &unused);
+    throw Error("internal: --flows: a route into end port " + net.fabric().end_ports[size_t(dst)].name +
+                " is broken by destination but not pair by pair");
   }
   r->mean_hops = shares > 0 ? crossings / shares : 0.0;
 }
@@ -337,9 +591,8 @@ std::string ChannelName(const LoadReport& r, const Network& net, int channel) {
   return net.LinkName(channel / vls) + " VL " + std::to_string(channel % vls);
 }
 
-}  // namespace
-
-LoadReport AnalyseLoad(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes, double load) {
+LoadReport AnalyseLoadBy(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes, double load,
+                         bool by_destination) {
   RefuseUnfollowable(wl.spec(), p);
   if (HasOneFlowPerSource(wl.spec()))
     throw Error("--flows: " + wl.spec().named + ": a permutation has one flow per source; AnalyseFlows is its analysis");
@@ -348,9 +601,20 @@ LoadReport AnalyseLoad(const Network& net, const Workload& wl, const Params& p, 
   r.link_rate = 1.0 / double(p.byte_ns);
   r.channel_limit = std::min(r.link_rate, ChannelLimit(p, msg_bytes));
   r.load = load;
-  AddPairLoads(net, wl, p, &r);
+  AddPairLoads(net, wl, p, by_destination, &r);
   FindBound(net, &r);
   return r;
+}
+
+}  // namespace
+
+LoadReport AnalyseLoad(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes, double load) {
+  return AnalyseLoadBy(net, wl, p, msg_bytes, load, true);
+}
+
+LoadReport AnalyseLoadPairByPair(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
+                                 double load) {
+  return AnalyseLoadBy(net, wl, p, msg_bytes, load, false);
 }
 
 std::string LoadText(const LoadReport& r, const Network& net) {

@@ -92,16 +92,27 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
                         double load = 0);
 
 // Throws as RefuseUnfollowable (and for a permutation: AnalyseFlows is
-// its analysis), and when a pair's route is missing, loops or misdelivers.
+// its analysis), and when a pair's route is missing, loops or misdelivers
+// (the first such pair named, in destination then source order).
 // dlid=random and sl=random are weighed: every LID of the destination and
 // every SL, each as likely.
-// Cost: O(sources x hosts x hops), every pair followed: 0.16 s end to end
-// on FT(16,3) (1,024 hosts), 8.4 s on FT(36,3) (11,664 hosts, 0.8 x 10^9
-// hops). On a mesh a route is about sqrt(hosts) hops, so the cost grows as
-// hosts^2.5: 19 s on 64x64, about 100 s on 90x90 (8,100 hosts). The tables
-// are arbitrary (dump:DIR), so no pair's route is taken from another's.
+// Cost: every (source, destination) pair's DLID and SL are drawn, O(sources
+// x hosts); the loads are then added per destination LID down the tree its
+// LFT entries form, O(switches on it x arrival ports x SL classes), not
+// along every pair's route. So it grows as hosts^2 on meshes too, whose
+// routes are about sqrt(hosts) hops: 1.7 s on a 64x64 mesh, 6.7 s on 90x90
+// (8,100 hosts), where following every pair (AnalyseLoadPairByPair) took
+// 18 s and 104 s; on fat-trees, whose routes are short, about the same as
+// before (0.2 s on FT(16,3), 9 s against 13 s on FT(36,3)).
+// The tables are arbitrary (dump:DIR), so every LID's tree is read, none
+// taken from another's.
 LoadReport AnalyseLoad(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
                        double load = 0);
+// The same loads with every pair followed along its route as the model
+// forwards it: O(sources x hosts x hops). The reference AnalyseLoad is
+// tested against; the same errors.
+LoadReport AnalyseLoadPairByPair(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
+                                 double load = 0);
 
 // The report for people: flows, links by the flows they carry, the
 // `busiest` most loaded links named, the fluid rates.

@@ -187,6 +187,30 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
   }
 }
 
+std::array<uint8_t, 16> Network::SlClassLeaders() const {
+  // Rows of 16 VLs, one per SL: per switch (in, out) pair and per host.
+  std::vector<const uint8_t*> rows;
+  for (const SwitchSl2Vl& m : sl2vl_)
+    for (size_t r = 0; r < m.vl.size(); r += 16) rows.push_back(&m.vl[r]);
+  for (size_t r = 0; r < host_vl_.size(); r += 16) rows.push_back(&host_vl_[r]);
+  if (sl2vl_.empty() || host_vl_.empty()) rows.push_back(sl_mod_vls_);
+  auto same_everywhere = [&rows](int a, int b) {
+    for (const uint8_t* row : rows)
+      if (row[a] != row[b]) return false;
+    return true;
+  };
+  std::array<uint8_t, 16> leader;
+  for (int sl = 0; sl < 16; ++sl) {
+    leader[size_t(sl)] = uint8_t(sl);
+    for (int l = 0; l < sl; ++l)
+      if (leader[size_t(l)] == l && same_everywhere(l, sl)) {
+        leader[size_t(sl)] = uint8_t(l);
+        break;
+      }
+  }
+  return leader;
+}
+
 void Network::FreeBlock::operator()(uint8_t* p) const { std::free(p); }
 
 std::string Network::RouteProblem(int sw, Lid dlid, int in_port) const {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -92,6 +93,11 @@ class Network {
   int HostVl(int host, int sl) const {
     return host_vl_.empty() ? sl_mod_vls_[sl] : host_vl_[size_t(host) * 16 + sl];
   }
+  // SLs that take the same VL on every hop, host links included, form a
+  // class; the load analysis carries one load per class instead of per SL.
+  // Per SL the lowest SL of its class (an SL, so Vl() and HostVl() take it).
+  // O(SL2VL entries x classes), on demand.
+  std::array<uint8_t, 16> SlClassLeaders() const;
 
   // The out port of `dlid` at `sw` for a packet that arrived on `in_port`
   // when the LFT names a usable one (set, not the switch itself, not the

@@ -6,6 +6,8 @@
 // broken routes named.
 #include <CUnit/CUnit.h>
 
+#include <array>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -383,6 +385,102 @@ void TestBrokenRoutesNamed() {
   Setup hole = Tree(2, 2);
   hole.tables.lft[0].set(hole.fabric.end_ports[2].base_lid, kNoPort);
   CU_ASSERT(Contains(AnalysisError(Rig(std::move(hole), p, "shift:2"), p), "has no LFT entry for LID 3"));
+  // The expected-load analysis names the same first broken pair.
+  Setup wrong_load = Tree(2, 2);
+  wrong_load.tables.lft[1].set(wrong_load.fabric.end_ports[2].base_lid, 3);
+  const std::string misdelivered = LoadError(Rig(std::move(wrong_load), p, "uniform"), p);
+  CU_ASSERT(Contains(misdelivered, "flow from end port H0 to H2"));
+  CU_ASSERT(Contains(misdelivered, "misdelivery: the route ends at end port H1"));
+  Setup hole_load = Tree(2, 2);
+  hole_load.tables.lft[0].set(hole_load.fabric.end_ports[2].base_lid, kNoPort);
+  CU_ASSERT(Contains(LoadError(Rig(std::move(hole_load), p, "uniform"), p),
+                     "flow from end port H0 to H2 (LID 3): no route"));
+  // The root sends host 2's LID back down to leaf 0, whose packets came
+  // from there: back out the arrival port.
+  Setup back = Tree(2, 2);
+  back.tables.lft[0].set(back.fabric.end_ports[2].base_lid, 1);
+  const std::string bounced = LoadError(Rig(std::move(back), p, "uniform"), p);
+  CU_ASSERT(Contains(bounced, "flow from end port H0 to H2 (LID 3)"));
+}
+
+// AnalyseLoad adds each destination LID's loads down the tree its LFT
+// entries form; AnalyseLoadPairByPair follows every pair. Both must give
+// the same loads on every link and VL channel, whatever the tables: several
+// DLIDs per destination (mlid's selection, dlid=random), SLs drawn or
+// hashed, per-hop SL2VL tables whose SLs fall into classes, a degraded tree.
+void ExpectSameLoads(const sim::Network& net, const sim::Workload& wl, const Params& p) {
+  const sim::LoadReport a = sim::AnalyseLoad(net, wl, p, 32);
+  const sim::LoadReport b = sim::AnalyseLoadPairByPair(net, wl, p, 32);
+  CU_ASSERT_EQUAL(a.pairs, b.pairs);
+  CU_ASSERT(a.pairs > 0);
+  CU_ASSERT(Near(a.mean_hops, b.mean_hops));
+  CU_ASSERT_EQUAL_FATAL(a.link_load.size(), b.link_load.size());
+  CU_ASSERT_EQUAL_FATAL(a.channel_load.size(), b.channel_load.size());
+  int differ = 0;
+  for (size_t i = 0; i < a.link_load.size(); ++i) differ += std::abs(a.link_load[i] - b.link_load[i]) > 1e-9;
+  for (size_t i = 0; i < a.channel_load.size(); ++i)
+    differ += std::abs(a.channel_load[i] - b.channel_load[i]) > 1e-9;
+  if (differ) std::fprintf(stderr, "\n  %d loads differ", differ);
+  CU_ASSERT_EQUAL(differ, 0);
+  CU_ASSERT(Near(a.max_link_load, b.max_link_load));
+  CU_ASSERT(Near(a.max_channel_load, b.max_channel_load));
+}
+
+// FT(4,3) at LMC 2 under an engine, the DLIDs its SelectDlid picks.
+struct TreeUnder : EngineRig {
+  TreeUnder(const std::string& engine, const Params& p, const std::string& traffic, int removed_cables = 0)
+      : EngineRig(Degraded(removed_cables), MakeEngine(engine, {}, nullptr), p, traffic) {
+    const Engine* e = engine_ptr();
+    const Fabric* fab = &fabric;
+    wl->SetDlidFn([e, fab](int s, int d) { return e->SelectDlid(*fab, s, d); }, true);
+  }
+  const Engine* engine_ptr() const { return engine.get(); }
+  // Unplugs the first `n` up cables of the leaves, leaf by leaf.
+  static Fabric Degraded(int n) {
+    Fabric f = MakeFatTree(4, 3);
+    AssignDefaultLids(f, 2);
+    for (int leaf = 0; n > 0 && leaf < int(f.switches.size()); ++leaf) {
+      if (f.switches[size_t(leaf)].ports.size() < 5) continue;
+      const Peer up = f.switches[size_t(leaf)].ports[4];
+      if (!up.is_switch()) continue;
+      f.switches[up.index].ports[up.port] = Peer{};
+      f.switches[size_t(leaf)].ports[4] = Peer{};
+      --n;
+    }
+    f.Finalize();
+    return f;
+  }
+};
+
+void TestByDestinationMatchesPairByPair() {
+  Params four;
+  four.vls = 4;
+  for (const char* traffic : {"uniform", "centric:0.3"}) {
+    TreeUnder mlid("mlid", four, traffic);
+    ExpectSameLoads(*mlid.net, *mlid.wl, four);
+    TreeUnder degraded("mlid", four, traffic, 3);
+    ExpectSameLoads(*degraded.net, *degraded.wl, four);
+  }
+  Params drawn = four;
+  drawn.dlid = sim::DlidPolicy::kRandom;
+  drawn.sl = sim::SlPolicy::kRandom;
+  TreeUnder slid("slid", drawn, "uniform");
+  ExpectSameLoads(*slid.net, *slid.wl, drawn);
+  // Per-hop SL2VL tables: every SL its own class (out ports 0-3 take
+  // different bits of it), then SLs in pairs.
+  Rig tree(Tree(3, 3), four, "uniform");
+  for (int pairs = 1; pairs <= 2; ++pairs) {
+    const sim::Network net(tree.st.fabric, tree.st.tables, 4, [pairs](int sw, int in, int out, int sl) {
+      const int s = sl / pairs;
+      return sw < 0 ? (s + in) % 4 : ((s >> (out % 4)) + in + sw) % 4;
+    });
+    const std::array<uint8_t, 16> leaders = net.SlClassLeaders();
+    for (int sl = 0; sl < 16; ++sl) CU_ASSERT_EQUAL(leaders[size_t(sl)], sl - sl % pairs);
+    ExpectSameLoads(net, *tree.wl, four);
+  }
+  const sim::Network plain(tree.st.fabric, tree.st.tables, 4);
+  const std::array<uint8_t, 16> by_vl = plain.SlClassLeaders();  // SL mod 4
+  for (int sl = 0; sl < 16; ++sl) CU_ASSERT_EQUAL(by_vl[size_t(sl)], sl % 4);
 }
 
 }  // namespace
@@ -402,6 +500,7 @@ void RegisterTimingFlowsSuite() {
   CU_add_test(s, "a failed up link's load shared by the leaf's other up links", TestFailedLinkLoadShared);
   CU_add_test(s, "each analysis refuses the other's traffic and per-message draws", TestRefusals);
   CU_add_test(s, "loop, misdelivery and missing entry name the flow", TestBrokenRoutesNamed);
+  CU_add_test(s, "expected loads by destination LID equal those pair by pair", TestByDestinationMatchesPairByPair);
 }
 
 }  // namespace ibu::simtest
