@@ -1,0 +1,64 @@
+#!/bin/bash
+# Time of the expected-load analysis, `ibunion sim --flows` under uniform
+# traffic (no model run): on a generated X x Y mesh (xymesh, 1 VL, whose
+# routes are long) and FT(M,N) (mlid at its default LMC, 4 VLs). With
+# --base, the same through another build in the same run, on the same
+# files, and the ratio base / this (above 1: this build is faster); a note
+# on stderr if the two print different reports. Wall seconds, the best of
+# --reps runs.
+#
+#   sim-harness/bench/flows_bench.sh [--base BIN] [--reps N] [--mesh X,Y] [--tree M,N]
+#   (defaults: 64x64 mesh, FT(16,3), 3 runs)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cur=$top/ibunion base="" reps=3 mx=64 my=64 m=16 n=3
+bench=flows_bench
+source "$top/sim-harness/bench/bench_lib.sh"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --base) needs_value "$@"; base=$2; shift 2 ;;
+    --reps) needs_value "$@"; reps=$2; shift 2 ;;
+    --tree) needs_value "$@"; tree_value "$2" 16,3; shift 2 ;;
+    --mesh)
+      needs_value "$@"
+      [[ $2 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --mesh: expected X,Y (e.g. 64,64), got '$2'"
+      mx=${BASH_REMATCH[1]} my=${BASH_REMATCH[2]}
+      shift 2 ;;
+    -h|--help) help_if_asked "$0" "$1" ;;
+    *) usage_error "unknown argument $1 (see --help)" ;;
+  esac
+done
+[[ $reps =~ ^[1-9][0-9]?$ ]] || usage_error "option --reps: expected 1..99, got '$reps'"
+check_base "$base"
+[ -x "$cur" ] || bash "$top/sim-harness/setup.sh" || { echo "flows_bench: setup failed" >&2; exit 2; }
+make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-flows-bench.XXXXXX"
+cd "$top"
+generate_net flows_bench "mesh $mx,$my" "$tmp/mesh.net" mesh "$mx" "$my" --guid2lid "$tmp/mesh.g2l"
+generate_net flows_bench "tree $m,$n" "$tmp/tree.net" fattree "$m" "$n" --guid2lid "$tmp/tree.g2l"
+
+flows() {  # BIN FABRIC ROUTING VLS
+  "$1" sim "$tmp/$2.net" --guid2lid "$tmp/$2.g2l" --routing "$3" --vls "$4" --traffic uniform --flows --json --quiet
+}
+best() {  # OUT COMMAND...: the least wall time of $reps runs, seconds; the report into OUT
+  local out=$1 r t0 t1 best=""
+  shift
+  for ((r = 0; r < reps; r++)); do
+    t0=$(date +%s.%N)
+    "$@" >"$out" 2>&1 || { echo "flows_bench: failed: $* ($(tail -1 "$out"))" >&2; exit 1; }
+    t1=$(date +%s.%N)
+    best=$(awk -v a="$best" -v t="$(awk -v x="$t0" -v y="$t1" 'BEGIN {print y - x}')" 'BEGIN {print (a == "" || t < a) ? t : a}')
+  done
+  echo "$best"
+}
+printf '%-22s %10s %10s %7s\n' fabric this_s base_s ratio
+for spec in "mesh xymesh 1 ${mx}x${my}-mesh" "tree mlid 4 FT($m,$n)"; do
+  read -r fabric routing vls label <<<"$spec"
+  t=$(best "$tmp/this.json" flows "$cur" "$fabric" "$routing" "$vls")
+  b=""
+  if [ -n "$base" ]; then
+    b=$(best "$tmp/base.json" flows "$base" "$fabric" "$routing" "$vls")
+    cmp -s "$tmp/this.json" "$tmp/base.json" || echo "flows_bench: note: $label: the two builds printed different reports" >&2
+  fi
+  awk -v s="$label" -v a="$t" -v b="$b" 'BEGIN {
+    printf "%-22s %10.2f %10s %7s\n", s, a, b == "" ? "-" : sprintf("%.2f", b), b == "" ? "-" : sprintf("%.2fx", b / a) }'
+done
