@@ -879,6 +879,10 @@ tio=$top/sim-harness/bench/table_io.sh db=$top/sim-harness/bench/degraded_balanc
 expect "table_io: option --tree: expected M,N (e.g. 16,3), got '8'" bash "$tio" --tree 8
 expect "table_io: option --base needs a value (got the option --reps; see --help)" bash "$tio" --base --reps 2
 expect "table_io: option --reps: expected 1..99, got '0'" bash "$tio" --reps 0
+fb=$top/sim-harness/bench/flows_bench.sh
+expect "flows_bench: option --mesh: expected X,Y (e.g. 64,64), got '8'" bash "$fb" --mesh 8
+expect "flows_bench: option --tree needs a value (got the option --reps; see --help)" bash "$fb" --tree --reps 2
+expect "flows_bench: option --base $tmp/none: not an executable file" bash "$fb" --base "$tmp/none"
 expect "degraded_balance: option --seeds: expected 1..999, got '0'" bash "$db" --seeds 0
 expect "degraded_balance: CUTS: expected a cable count, got 'x'" bash "$db" x
 expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate
