@@ -147,6 +147,13 @@ UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors,
   for (const EndPort& ep : f.end_ports) ++sources[ep.switch_index];
   std::vector<long> flow(f.switches.size());
   std::vector<std::vector<int>> by_hops;
+  // Counted in flat arrays, moved into the report's maps at the end: a map
+  // update per (LID, switch) was a fifth of plain verify's time on FT(16,3).
+  std::vector<long> hops_count;
+  std::vector<size_t> port_base(f.switches.size() + 1, 0);
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    port_base[s + 1] = port_base[s] + static_cast<size_t>(f.switches[s].num_ports) + 1;
+  std::vector<long> port_routes(port_base.back(), 0);
   LidWalker walker(f, t, r, max_errors);
   for (Lid lid = 1; lid <= f.max_lid(); ++lid) {
     LidOwner owner = f.owner(lid);
@@ -173,7 +180,8 @@ UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors,
                              std::to_string(lid) + ": " + std::to_string(h) +
                              " links, the diameter is " + std::to_string(r.diameter));
       }
-      r.hops_histogram[h] += src;
+      if (hops_count.size() <= static_cast<size_t>(h)) hops_count.resize(h + 1, 0);
+      hops_count[h] += src;
       flow[s] = src;
     }
     if (!to_end_port) continue;
@@ -182,11 +190,17 @@ UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors,
       for (int s : by_hops[h]) {
         if (flow[s] == 0) continue;
         const int port = walker.next(s);
-        r.link_routes[{s, port}] += flow[s];
+        port_routes[port_base[s] + port] += flow[s];
         const Peer& peer = f.switches[s].ports[port];
         if (peer.is_switch()) flow[peer.index] += flow[s];
       }
   }
+  for (size_t h = 0; h < hops_count.size(); ++h)
+    if (hops_count[h]) r.hops_histogram[static_cast<int>(h)] = hops_count[h];
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    for (size_t port = 0; port < port_base[s + 1] - port_base[s]; ++port)
+      if (port_routes[port_base[s] + port])
+        r.link_routes[{static_cast<int>(s), static_cast<int>(port)}] = port_routes[port_base[s] + port];
   return r;
 }
 
