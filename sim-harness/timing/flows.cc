@@ -278,7 +278,8 @@ void AddPairLoadsOneByOne(const Network& net, const Workload& wl, const Params& 
     for (int k = 0; k < lids; ++k) {
       const Lid dlid = follower->PairDlid(src, dst, k);
       for (int s = 0; s < sls; ++s) {
-        const std::vector<Hop>& hops = follower->Follow(src, dst, dlid, sls > 1 ? s : follower->PairSl(src, dst, dlid));
+        const std::vector<Hop>& hops =
+            follower->Follow(src, dst, dlid, sls > 1 ? s : follower->PairSl(src, dst, dlid));
         for (const Hop& h : hops) {
           r->link_load[size_t(h.gp)] += each;
           r->channel_load[size_t(h.gp) * vls + size_t(h.vl)] += each;
@@ -304,11 +305,20 @@ void AddPairLoadsOneByOne(const Network& net, const Workload& wl, const Params& 
 class DestinationLoads {
  public:
   DestinationLoads(const Network& net, const Workload& wl, const Params& p, LoadReport* r)
-      : net_(net), wl_(wl), p_(p), r_(r), follower_(net, wl, p), classes_(NumberClasses(net)),
-        node_stamp_(size_t(net.num_switches()), 0), dist_(size_t(net.num_switches()), 0),
-        out_gp_(size_t(net.num_switches()), -1), in_head_(size_t(net.num_switches()), -1),
-        in_stamp_(size_t(net.num_global_ports()), 0), in_next_(size_t(net.num_global_ports()), -1),
-        in_classes_(size_t(net.num_global_ports()), 0), in_load_(size_t(net.num_global_ports()) * classes_, 0.0) {}
+      : net_(net),
+        wl_(wl),
+        p_(p),
+        r_(r),
+        follower_(net, wl, p),
+        classes_(NumberClasses(net)),
+        node_stamp_(size_t(net.num_switches()), 0),
+        dist_(size_t(net.num_switches()), 0),
+        out_gp_(size_t(net.num_switches()), -1),
+        in_head_(size_t(net.num_switches()), -1),
+        in_stamp_(size_t(net.num_global_ports()), 0),
+        in_next_(size_t(net.num_global_ports()), -1),
+        in_classes_(size_t(net.num_global_ports()), 0),
+        in_load_(size_t(net.num_global_ports()) * classes_, 0.0) {}
 
   bool AddDestination(int dst, double* crossings, double* shares) {
     CollectDraws(dst, shares);
@@ -478,30 +488,30 @@ class DestinationLoads {
 
   // A switch's inflow onto its out link's channels, and on to the next.
   bool PassOn(int sw, size_t vls) {
-      const int out_gp = out_gp_[size_t(sw)];
-      const int out = net_.port(out_gp).port;
-      double total = 0;
-      double onward[16];  // by class, set where onward_classes has its bit
-      uint32_t onward_classes = 0;
-      for (int in_gp = in_head_[size_t(sw)]; in_gp >= 0; in_gp = in_next_[size_t(in_gp)]) {
-        const int in_port = net_.port(in_gp).port;
-        for (uint32_t c = in_classes_[size_t(in_gp)]; c; c &= c - 1) {
-          const int cls = __builtin_ctz(c);
-          const double load = in_load_[size_t(in_gp) * classes_ + size_t(cls)];
-          // One VL: no SL2VL lookup (a cache miss per switch on large meshes).
-          const int vl = vls == 1 ? 0 : net_.Vl(sw, in_port, out, leader_sl_[cls]);
-          r_->channel_load[size_t(out_gp) * vls + size_t(vl)] += load;
-          onward[cls] = (onward_classes & (1u << cls)) ? onward[cls] + load : load;
-          onward_classes |= 1u << cls;
-          total += load;
-        }
+    const int out_gp = out_gp_[size_t(sw)];
+    const int out = net_.port(out_gp).port;
+    double total = 0;
+    double onward[16];  // by class, set where onward_classes has its bit
+    uint32_t onward_classes = 0;
+    for (int in_gp = in_head_[size_t(sw)]; in_gp >= 0; in_gp = in_next_[size_t(in_gp)]) {
+      const int in_port = net_.port(in_gp).port;
+      for (uint32_t c = in_classes_[size_t(in_gp)]; c; c &= c - 1) {
+        const int cls = __builtin_ctz(c);
+        const double load = in_load_[size_t(in_gp) * classes_ + size_t(cls)];
+        // One VL: no SL2VL lookup (a cache miss per switch on large meshes).
+        const int vl = vls == 1 ? 0 : net_.Vl(sw, in_port, out, leader_sl_[cls]);
+        r_->channel_load[size_t(out_gp) * vls + size_t(vl)] += load;
+        onward[cls] = (onward_classes & (1u << cls)) ? onward[cls] + load : load;
+        onward_classes |= 1u << cls;
+        total += load;
       }
-      r_->link_load[size_t(out_gp)] += total;
-      const int peer = net_.port(out_gp).peer;
-      if (net_.port(peer).is_host) return true;
-      for (uint32_t c = onward_classes; c; c &= c - 1)
-        if (!AddInflow(peer, __builtin_ctz(c), onward[__builtin_ctz(c)])) return false;
-      return true;
+    }
+    r_->link_load[size_t(out_gp)] += total;
+    const int peer = net_.port(out_gp).peer;
+    if (net_.port(peer).is_host) return true;
+    for (uint32_t c = onward_classes; c; c &= c - 1)
+      if (!AddInflow(peer, __builtin_ctz(c), onward[__builtin_ctz(c)])) return false;
+    return true;
   }
 
   const Network& net_;
@@ -530,7 +540,8 @@ class DestinationLoads {
   std::vector<std::vector<int>> by_dist_;  // the tree's switches by distance
 };
 
-void AddPairLoads(const Network& net, const Workload& wl, const Params& p, bool by_destination, LoadReport* r) {
+void AddPairLoads(const Network& net, const Workload& wl, const Params& p, bool by_destination,
+                  LoadReport* r) {
   r->link_load.assign(size_t(net.num_global_ports()), 0.0);
   r->channel_load.assign(r->link_load.size() * size_t(net.vls()), 0.0);
   r->sources = int(wl.sources().size());
@@ -591,8 +602,8 @@ std::string ChannelName(const LoadReport& r, const Network& net, int channel) {
   return net.LinkName(channel / vls) + " VL " + std::to_string(channel % vls);
 }
 
-LoadReport AnalyseLoadBy(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes, double load,
-                         bool by_destination) {
+LoadReport AnalyseLoadBy(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
+                         double load, bool by_destination) {
   RefuseUnfollowable(wl.spec(), p);
   if (HasOneFlowPerSource(wl.spec()))
     throw Error("--flows: " + wl.spec().named + ": a permutation has one flow per source; AnalyseFlows is its analysis");
@@ -608,7 +619,8 @@ LoadReport AnalyseLoadBy(const Network& net, const Workload& wl, const Params& p
 
 }  // namespace
 
-LoadReport AnalyseLoad(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes, double load) {
+LoadReport AnalyseLoad(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
+                       double load) {
   return AnalyseLoadBy(net, wl, p, msg_bytes, load, true);
 }
 

@@ -500,7 +500,8 @@ void RegisterTimingFlowsSuite() {
   CU_add_test(s, "a failed up link's load shared by the leaf's other up links", TestFailedLinkLoadShared);
   CU_add_test(s, "each analysis refuses the other's traffic and per-message draws", TestRefusals);
   CU_add_test(s, "loop, misdelivery and missing entry name the flow", TestBrokenRoutesNamed);
-  CU_add_test(s, "expected loads by destination LID equal those pair by pair", TestByDestinationMatchesPairByPair);
+  CU_add_test(s, "expected loads by destination LID equal those pair by pair",
+              TestByDestinationMatchesPairByPair);
 }
 
 }  // namespace ibu::simtest
