@@ -1,6 +1,7 @@
 #include "plugin/core/topology/mesh.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
@@ -372,15 +373,59 @@ void LayOut(const Fabric& f, const Links& l, Mesh& m) {
   throw Error(best_error);
 }
 
-// Would `delta` more links (+1 or -1) make the switches an X x Y mesh, X,
-// Y >= 2? That has X*Y switches and 2XY - X - Y links. Spares the searches
-// below on fabrics with more damage.
+// Squares (4-cycles) among the links: a grid X x Y has (X-1)(Y-1), and one
+// link more or less changes that by at most 2. O(links x 16).
+long Squares(const Links& l) {
+  long found = 0;  // each square once from each of its 4 links, both ways
+  for (size_t s = 0; s < l.nbr.size(); ++s)
+    for (int t : l.nbr[s])
+      for (int a : l.nbr[s])
+        if (a != t)
+          for (int b : l.nbr[static_cast<size_t>(t)])
+            if (b != static_cast<int>(s) && b != a && l.Linked(a, b)) ++found;
+  return found / 8;
+}
+
+// Switches by number of switch links, 0..4.
+std::array<long, 5> DegreeCounts(const Links& l) {
+  std::array<long, 5> count{};
+  for (const std::vector<int>& nb : l.nbr) ++count[std::min<size_t>(nb.size(), 4)];
+  return count;
+}
+
+// Could `delta` more links (+1 or -1) make the switches an X x Y mesh, X,
+// Y >= 2? Such a mesh has X*Y switches, 2XY - X - Y links, (X-1)(Y-1)
+// squares, and 4 corners, 2(X-2) + 2(Y-2) sides and (X-2)(Y-2) inner
+// switches of 2, 3 and 4 links; the link added or removed moves two
+// switches by one link. Spares the searches below, a layout per candidate
+// link, on fabrics with more damage: a 90x90 mesh short of 2 links has
+// the link count of 75x108 plus one, but fewer squares.
 bool LinksOffAGridBy(const Links& l, int n, long delta) {
   long links = 0;
   for (const std::vector<int>& nb : l.nbr) links += static_cast<long>(nb.size());
   links /= 2;
-  for (long x = 2; x * x <= n; ++x)
-    if (n % x == 0 && links + delta == 2L * n - x - n / x) return true;
+  long squares = -1;  // counted once a grid's link count matches
+  const std::array<long, 5> have = DegreeCounts(l);
+  for (long x = 2; x * x <= n; ++x) {
+    const long y = n / x;
+    if (n % x != 0 || links + delta != 2L * n - x - y) continue;
+    if (squares < 0) squares = Squares(l);
+    if (squares - (delta < 0 ? 0 : -2) < (x - 1) * (y - 1)) continue;
+    // The grid's degree counts, moved by the link at two switches of grid
+    // degrees a and b (2..4), must be the fabric's.
+    const std::array<long, 5> grid{0, 0, 4, 2 * (x - 2) + 2 * (y - 2), (x - 2) * (y - 2)};
+    for (int a = 2; a <= 4; ++a)
+      for (int b = a; b <= 4; ++b) {
+        std::array<long, 5> moved = grid;
+        bool fits = true;
+        for (int d : {a, b}) {
+          const int to = d - static_cast<int>(delta);  // one link fewer or more than in the grid
+          if (to < 0 || to > 4) fits = false;
+          else --moved[static_cast<size_t>(d)], ++moved[static_cast<size_t>(to)];
+        }
+        if (fits && moved == have) return true;
+      }
+  }
   return false;
 }
 
@@ -459,14 +504,29 @@ void RefuseIfOneLinkShort(const Fabric& f, const Links& l) {
          rule);
 }
 
-// Does the fabric lay out as a mesh without its link s - t?
-bool MeshWithoutLink(const Fabric& f, Links l, int s, int t) {
+// Does the fabric lay out as a mesh without its link s - t? `l` is put
+// back as it was (a copy per candidate was most of the search's time).
+bool MeshWithoutLink(const Fabric& f, Links& l, int s, int t) {
+  struct Taken {
+    int sw;
+    std::ptrdiff_t at;
+    int nbr, port;
+  };
+  Taken taken[2];
+  int k = 0;
   for (auto [a, b] : {std::pair{s, t}, {t, s}}) {
     const auto i = std::find(l.nbr[a].begin(), l.nbr[a].end(), b) - l.nbr[a].begin();
+    taken[k++] = {a, i, l.nbr[a][static_cast<size_t>(i)], l.port[a][static_cast<size_t>(i)]};
     l.nbr[a].erase(l.nbr[a].begin() + i);
     l.port[a].erase(l.port[a].begin() + i);
   }
-  return MeshSides(f, l).first != 0;
+  const bool mesh = MeshSides(f, l).first != 0;
+  for (int j = 1; j >= 0; --j) {
+    const Taken& e = taken[j];
+    l.nbr[e.sw].insert(l.nbr[e.sw].begin() + e.at, e.nbr);
+    l.port[e.sw].insert(l.port[e.sw].begin() + e.at, e.port);
+  }
+  return mesh;
 }
 
 // A fabric that is a mesh but for one extra cable (a wrap-around between
@@ -480,10 +540,11 @@ void RefuseIfOneLinkOver(const Fabric& f, const Links& l, const std::string& ref
   const int n = static_cast<int>(f.switches.size());
   if (!LinksOffAGridBy(l, n, -1)) return;
   std::vector<std::pair<int, int>> extra;  // (s, index into l.nbr[s])
+  Links trial = l;
   for (int s = 0; s < n; ++s)
     for (size_t i = 0; i < l.nbr[s].size(); ++i) {
       const int t = l.nbr[s][i];
-      if (t > s && l.nbr[s].size() >= 3 && l.nbr[t].size() >= 3 && MeshWithoutLink(f, l, s, t))
+      if (t > s && l.nbr[s].size() >= 3 && l.nbr[t].size() >= 3 && MeshWithoutLink(f, trial, s, t))
         extra.push_back({s, static_cast<int>(i)});
     }
   if (extra.size() != 1) return;  // none, or the cabling cannot tell which
