@@ -420,8 +420,10 @@ bool LinksOffAGridBy(const Links& l, int n, long delta) {
         bool fits = true;
         for (int d : {a, b}) {
           const int to = d - static_cast<int>(delta);  // one link fewer or more than in the grid
-          if (to < 0 || to > 4) fits = false;
-          else --moved[static_cast<size_t>(d)], ++moved[static_cast<size_t>(to)];
+          if (to < 0 || to > 4)
+            fits = false;
+          else
+            --moved[static_cast<size_t>(d)], ++moved[static_cast<size_t>(to)];
         }
         if (fits && moved == have) return true;
       }
