@@ -67,8 +67,12 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
   r.tree_switches = static_cast<int>(tree.size());
   std::vector<char> is_member(f.end_ports.size(), 0);
   for (int m : g.members) is_member.at(m) = 1;
-  std::vector<int> copies(f.end_ports.size());
-  std::vector<int> visits(f.switches.size());
+  // Per sender; only the entries a flood touched are reset, so a sender
+  // costs O(its tree + members), not O(end ports + switches) (small groups
+  // on a large fabric).
+  std::vector<int> copies(f.end_ports.size(), 0);
+  std::vector<int> visits(f.switches.size(), 0);
+  std::vector<int> got_copies, visited, wrong;
   const std::string group = "MLID 0x" + [&] {
     char b[8];
     snprintf(b, sizeof b, "%04x", g.mlid);
@@ -88,8 +92,10 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
   };
   for (int sender : g.members) {
     ++r.senders_checked;
-    std::fill(copies.begin(), copies.end(), 0);
-    std::fill(visits.begin(), visits.end(), 0);
+    for (int e : got_copies) copies[e] = 0;
+    for (int sw : visited) visits[sw] = 0;
+    got_copies.clear();
+    visited.clear();
     const EndPort& src = f.end_ports[sender];
     std::deque<Hop> queue{{src.switch_index, src.switch_port, 1}};
     bool looped = false;
@@ -97,6 +103,7 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
       Hop h = queue.front();
       queue.pop_front();
       // A tree reaches a switch once per packet; more means a cycle.
+      if (visits[h.sw] == 0) visited.push_back(h.sw);
       if (++visits[h.sw] > 1) {
         error(group + " from " + src.name + ": " + f.SwitchLabel(h.sw) +
               " receives the packet twice (the mask has a cycle), the second time on port " +
@@ -115,7 +122,9 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
       for (int p = 1; p <= sw.num_ports; ++p) {
         if (!mask->test(p) || p == h.in_port) continue;
         const Peer& peer = sw.ports[p];
-        if (peer.is_end_port()) ++copies[peer.index];
+        if (peer.is_end_port()) {
+          if (copies[peer.index]++ == 0) got_copies.push_back(peer.index);
+        }
         else if (peer.is_switch()) queue.push_back({peer.index, peer.port, h.depth + 1});
         else error(group + ": " + f.PortLabel(h.sw, p) + " is in the mask but not cabled");
       }
@@ -123,14 +132,23 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
     if (looped) continue;
     // Each end port hangs off one switch port and a switch reached twice
     // stops the walk above, so a copy too many comes from that one port.
-    for (size_t e = 0; e < f.end_ports.size(); ++e) {
-      const int want = is_member[e] && static_cast<int>(e) != sender ? 1 : 0;
-      if (copies[e] == want) continue;
+    // Only members and end ports that got a copy can be wrong; named in
+    // end-port order.
+    wrong.clear();
+    auto want_of = [&](int e) { return is_member[e] && e != sender ? 1 : 0; };
+    for (int e : g.members)
+      if (copies[e] != want_of(e)) wrong.push_back(e);
+    for (int e : got_copies)
+      if (!is_member[e] && copies[e] != want_of(e)) wrong.push_back(e);
+    std::sort(wrong.begin(), wrong.end());
+    wrong.erase(std::unique(wrong.begin(), wrong.end()), wrong.end());
+    for (int e : wrong) {
+      const int want = want_of(e);
       const EndPort& ep = f.end_ports[e];
       std::string where;  // found only for errors that are kept: the search is not free
       if (r.errors.size() < max_errors)
         where = copies[e] > want ? f.PortLabel(ep.switch_index, ep.switch_port) + " forwards it (in the mask)"
-                                 : WhereLost(f, t, g.mlid, static_cast<int>(e), visits);
+                                 : WhereLost(f, t, g.mlid, e, visits);
       error(group + " from " + f.end_ports[sender].name + ": " + ep.name +
             (is_member[e] ? " (member)" : " (not a member)") + " gets " + std::to_string(copies[e]) +
             " copies, expected " + std::to_string(want) + ": " + where);
