@@ -66,6 +66,23 @@ generate_net() {  # PROG NAME OUT TOPO-ARGS...
   shift 3
   err=$(./ibunion topo "$@" -o "$out" 2>&1) || { echo "$prog: fabric '$name': ${err#ibunion topo: }" >&2; exit 2; }
 }
+# The least wall time of $reps runs of COMMAND, in seconds; its output
+# goes to OUT (/dev/null to drop it), and a failure exits 1 naming it.
+best_wall() {  # OUT COMMAND...
+  local out=$1 r t0 t1 best="" last
+  shift
+  for ((r = 0; r < reps; r++)); do
+    t0=$(date +%s.%N)
+    if ! "$@" >"$out" 2>&1; then
+      last=$([ -f "$out" ] && tail -1 "$out" || true)
+      echo "$bench: failed: $*${last:+ ($last)}" >&2
+      exit 1
+    fi
+    t1=$(date +%s.%N)
+    best=$(awk -v a="$best" -v x="$t0" -v y="$t1" 'BEGIN {t = y - x; print (a == "" || t < a) ? t : a}')
+  done
+  echo "$best"
+}
 # Median of numbers on stdin ("nan" when none).
 median() { sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}'; }
 # OpenSM under fabric-run (daemon mode, no read-back) made to route three

@@ -39,24 +39,13 @@ generate_net flows_bench "tree $m,$n" "$tmp/tree.net" fattree "$m" "$n" --guid2l
 flows() {  # BIN FABRIC ROUTING VLS
   "$1" sim "$tmp/$2.net" --guid2lid "$tmp/$2.g2l" --routing "$3" --vls "$4" --traffic uniform --flows --json --quiet
 }
-best() {  # OUT COMMAND...: the least wall time of $reps runs, seconds; the report into OUT
-  local out=$1 r t0 t1 best=""
-  shift
-  for ((r = 0; r < reps; r++)); do
-    t0=$(date +%s.%N)
-    "$@" >"$out" 2>&1 || { echo "flows_bench: failed: $* ($(tail -1 "$out"))" >&2; exit 1; }
-    t1=$(date +%s.%N)
-    best=$(awk -v a="$best" -v t="$(awk -v x="$t0" -v y="$t1" 'BEGIN {print y - x}')" 'BEGIN {print (a == "" || t < a) ? t : a}')
-  done
-  echo "$best"
-}
 printf '%-22s %10s %10s %7s\n' fabric this_s base_s ratio
 for spec in "mesh xymesh 1 ${mx}x${my}-mesh" "tree mlid 4 FT($m,$n)"; do
   read -r fabric routing vls label <<<"$spec"
-  t=$(best "$tmp/this.json" flows "$cur" "$fabric" "$routing" "$vls")
+  t=$(best_wall "$tmp/this.json" flows "$cur" "$fabric" "$routing" "$vls")
   b=""
   if [ -n "$base" ]; then
-    b=$(best "$tmp/base.json" flows "$base" "$fabric" "$routing" "$vls")
+    b=$(best_wall "$tmp/base.json" flows "$base" "$fabric" "$routing" "$vls")
     cmp -s "$tmp/this.json" "$tmp/base.json" || echo "flows_bench: note: $label: the two builds printed different reports" >&2
   fi
   awk -v s="$label" -v a="$t" -v b="$b" 'BEGIN {

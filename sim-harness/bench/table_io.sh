@@ -28,28 +28,18 @@ make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-table-io.XXXXXX"
 
 "$cur" topo fattree "$m" "$n" --guid2lid "$tmp/f.g2l" -o "$tmp/f.net" 2>/dev/null ||
   usage_error "ibunion topo fattree $m $n failed (see ibunion topo --help for the sizes it makes)"
-best() {  # COMMAND...: the least wall time of $reps runs, seconds
-  local r t0 t1 best=""
-  for ((r = 0; r < reps; r++)); do
-    t0=$(date +%s.%N)
-    "$@" >/dev/null 2>&1 || { echo "table_io: failed: $*" >&2; exit 1; }
-    t1=$(date +%s.%N)
-    best=$(awk -v a="$best" -v t="$(awk -v x="$t0" -v y="$t1" 'BEGIN {print y - x}')" 'BEGIN {print (a == "" || t < a) ? t : a}')
-  done
-  echo "$best"
-}
 route() { "$1" route "$tmp/f.net" --guid2lid "$tmp/f.g2l" --engine mlid --lft "$tmp/$2.lft"; }
 verify() { "$1" verify "$tmp/f.net" --guid2lid "$tmp/f.g2l" --lft "$tmp/this.lft"; }  # the same file for both
 row() {  # STEP THIS BASE
   awk -v s="$1" -v a="$2" -v b="$3" 'BEGIN {
     printf "%-8s %10.2f %10s %7s\n", s, a, b == "" ? "-" : sprintf("%.2f", b), b == "" ? "-" : sprintf("%.2fx", b / a) }'
 }
-t_route=$(best route "$cur" this)
-[ -z "$base" ] || b_route=$(best route "$base" base)
+t_route=$(best_wall /dev/null route "$cur" this)
+[ -z "$base" ] || b_route=$(best_wall /dev/null route "$base" base)
 if [ -n "$base" ] && ! cmp -s "$tmp/this.lft" "$tmp/base.lft"; then echo "table_io: note: the two builds wrote different tables" >&2; fi
 echo "FT($m,$n): $(grep -c . "$tmp/this.lft") lines, $(($(stat -c %s "$tmp/this.lft") / 1000000)) MB of LFT text"
 printf '%-8s %10s %10s %7s\n' step this_s base_s ratio
 row route "$t_route" "${b_route:-}"
-t_verify=$(best verify "$cur")
-[ -z "$base" ] || b_verify=$(best verify "$base")
+t_verify=$(best_wall /dev/null verify "$cur")
+[ -z "$base" ] || b_verify=$(best_wall /dev/null verify "$base")
 row verify "$t_verify" "${b_verify:-}"
