@@ -455,7 +455,8 @@ std::pair<int, int> MeshWithLink(const Fabric& f, Links l, int s, int t) {
 // The links whose addition makes the fabric a mesh, and the meshes made.
 // A link of a mesh (2 x 2 or larger) is a side of a grid square, so its
 // ends, with fewer than 4 switch links once it is gone, are 3 links apart
-// round the square. Each candidate costs one layout: refusals only.
+// round the square. Each candidate costs one layout: refusals only, and
+// only on fabrics that fit a grid less one link (LinksOffAGridBy).
 struct MissingLinks {
   std::vector<std::pair<int, int>> links;
   std::set<std::pair<int, int>> sides;
@@ -537,7 +538,8 @@ bool MeshWithoutLink(const Fabric& f, Links& l, int s, int t) {
 // cable is named when removing it alone leaves a mesh, unless `refusal`
 // already names one of its ports. Each candidate (both ends with 3 or more
 // switch links, as an extra cable's ends have) costs one layout: O(links x
-// switches), refusals only, and only on fabrics with exactly one link over.
+// switches), refusals only, and only on fabrics whose links, squares and
+// link counts per switch fit a grid plus one link (LinksOffAGridBy).
 void RefuseIfOneLinkOver(const Fabric& f, const Links& l, const std::string& refusal) {
   const int n = static_cast<int>(f.switches.size());
   if (!LinksOffAGridBy(l, n, -1)) return;
