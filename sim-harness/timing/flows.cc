@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <queue>
 #include <sstream>
 #include <tuple>
@@ -260,35 +261,42 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
 
 namespace {
 
-// The pairs of `dst` with a share, each followed and its share added to
-// the links and channels it crosses; under dlid=random or sl=random every
-// DLID and SL it may draw, each with its part of the share. The reference
-// DestinationLoads is checked against, and the way its errors are found:
-// the first broken pair in this order is the one named.
-void AddPairLoadsOneByOne(const Network& net, const Workload& wl, const Params& p, int dst,
-                          FlowFollower* follower, LoadReport* r, double* crossings, double* shares) {
-  const size_t vls = size_t(net.vls());
+// Every draw of the pairs into `dst` with a share: fn(src, dlid, sl, part
+// of the share); under dlid=random or sl=random every DLID and SL a message
+// may draw, each with its part. Counts the pairs and sums the shares.
+template <typename Fn>
+void ForEachDraw(const Workload& wl, const Params& p, int dst, FlowFollower* follower, LoadReport* r,
+                 double* shares, Fn fn) {
   const int sls = SlDraws(wl, p);
+  const int lids = wl.DlidDraws(dst);
   for (int src : wl.sources()) {
     const double share = wl.Share(src, dst);
     if (share <= 0) continue;
     ++r->pairs;
-    const int lids = wl.DlidDraws(dst);
+    *shares += share;
     const double each = share / double(lids * sls);
     for (int k = 0; k < lids; ++k) {
       const Lid dlid = follower->PairDlid(src, dst, k);
-      for (int s = 0; s < sls; ++s) {
-        const std::vector<Hop>& hops =
-            follower->Follow(src, dst, dlid, sls > 1 ? s : follower->PairSl(src, dst, dlid));
-        for (const Hop& h : hops) {
-          r->link_load[size_t(h.gp)] += each;
-          r->channel_load[size_t(h.gp) * vls + size_t(h.vl)] += each;
-        }
-        *crossings += each * double(hops.size());
-      }
+      for (int s = 0; s < sls; ++s) fn(src, dlid, sls > 1 ? s : follower->PairSl(src, dst, dlid), each);
     }
-    *shares += share;
   }
+}
+
+// Each draw into `dst` followed and its share added to the links and
+// channels it crosses. The reference DestinationLoads is checked against,
+// and the way its errors are found: the first broken pair in this order is
+// the one named.
+void AddPairLoadsOneByOne(const Network& net, const Workload& wl, const Params& p, int dst,
+                          FlowFollower* follower, LoadReport* r, double* crossings, double* shares) {
+  const size_t vls = size_t(net.vls());
+  ForEachDraw(wl, p, dst, follower, r, shares, [&](int src, Lid dlid, int sl, double each) {
+    const std::vector<Hop>& hops = follower->Follow(src, dst, dlid, sl);
+    for (const Hop& h : hops) {
+      r->link_load[size_t(h.gp)] += each;
+      r->channel_load[size_t(h.gp) * vls + size_t(h.vl)] += each;
+    }
+    *crossings += each * double(hops.size());
+  });
 }
 
 // The same loads by destination LID: the LFT entries of one LID form a
@@ -304,12 +312,13 @@ void AddPairLoadsOneByOne(const Network& net, const Workload& wl, const Params& 
 // for the error.
 class DestinationLoads {
  public:
-  DestinationLoads(const Network& net, const Workload& wl, const Params& p, LoadReport* r)
+  DestinationLoads(const Network& net, const Workload& wl, const Params& p, FlowFollower* follower,
+                   LoadReport* r)
       : net_(net),
         wl_(wl),
         p_(p),
         r_(r),
-        follower_(net, wl, p),
+        follower_(follower),
         classes_(NumberClasses(net)),
         node_stamp_(size_t(net.num_switches()), 0),
         dist_(size_t(net.num_switches()), 0),
@@ -354,22 +363,9 @@ class DestinationLoads {
   // a destination's LIDs are a few consecutive numbers).
   void CollectDraws(int dst, double* shares) {
     draws_.clear();
-    const int sls = SlDraws(wl_, p_);
-    const int lids = wl_.DlidDraws(dst);
-    for (int src : wl_.sources()) {
-      const double share = wl_.Share(src, dst);
-      if (share <= 0) continue;
-      ++r_->pairs;
-      *shares += share;
-      const double each = share / double(lids * sls);
-      for (int k = 0; k < lids; ++k) {
-        const Lid dlid = follower_.PairDlid(src, dst, k);
-        for (int s = 0; s < sls; ++s) {
-          const int sl = sls > 1 ? s : follower_.PairSl(src, dst, dlid);
-          draws_.push_back({dlid, class_of_[size_t(sl)], src, each});
-        }
-      }
-    }
+    ForEachDraw(wl_, p_, dst, follower_, r_, shares, [&](int src, Lid dlid, int sl, double each) {
+      draws_.push_back({dlid, class_of_[size_t(sl)], src, each});
+    });
     GroupByDlid();
   }
 
@@ -518,7 +514,7 @@ class DestinationLoads {
   const Workload& wl_;
   const Params& p_;
   LoadReport* r_;
-  FlowFollower follower_;
+  FlowFollower* follower_;  // the DLID and SL rules
   std::array<uint16_t, 16> class_of_{};
   std::array<int, 16> leader_sl_{};
   const size_t classes_;
@@ -546,14 +542,15 @@ void AddPairLoads(const Network& net, const Workload& wl, const Params& p, bool 
   r->channel_load.assign(r->link_load.size() * size_t(net.vls()), 0.0);
   r->sources = int(wl.sources().size());
   FlowFollower follower(net, wl, p);
-  DestinationLoads loads(net, wl, p, r);
+  std::optional<DestinationLoads> loads;
+  if (by_destination) loads.emplace(net, wl, p, &follower, r);
   double crossings = 0, shares = 0;
   for (int dst = 0; dst < wl.hosts(); ++dst) {
-    if (!by_destination) {
+    if (!loads) {
       AddPairLoadsOneByOne(net, wl, p, dst, &follower, r, &crossings, &shares);
       continue;
     }
-    if (loads.AddDestination(dst, &crossings, &shares)) continue;
+    if (loads->AddDestination(dst, &crossings, &shares)) continue;
     // Some route into dst is broken: the pairs one by one name the first.
     LoadReport scratch = *r;
     double unused = 0;
