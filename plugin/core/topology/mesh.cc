@@ -443,13 +443,19 @@ std::pair<int, int> MeshSides(const Fabric& f, const Links& l) {
   return {std::min(m.X, m.Y), std::max(m.X, m.Y)};
 }
 
-// ... with a link s - t added.
-std::pair<int, int> MeshWithLink(const Fabric& f, Links l, int s, int t) {
-  l.nbr[s].push_back(t);
-  l.port[s].push_back(f.switches[s].num_ports + 1);
-  l.nbr[t].push_back(s);
-  l.port[t].push_back(f.switches[t].num_ports + 1);
-  return MeshSides(f, l);
+// ... with a link s - t added; `l` is put back as it was, as in
+// MeshWithoutLink (no copy of every adjacency list per candidate).
+std::pair<int, int> MeshWithLink(const Fabric& f, Links& l, int s, int t) {
+  for (auto [a, b] : {std::pair{s, t}, {t, s}}) {
+    l.nbr[a].push_back(b);
+    l.port[a].push_back(f.switches[a].num_ports + 1);
+  }
+  const std::pair<int, int> sides = MeshSides(f, l);
+  for (int a : {s, t}) {
+    l.nbr[a].pop_back();
+    l.port[a].pop_back();
+  }
+  return sides;
 }
 
 // The links whose addition makes the fabric a mesh, and the meshes made.
@@ -466,6 +472,7 @@ MissingLinks MissingLinkCandidates(const Fabric& f, const Links& l) {
   const int n = static_cast<int>(f.switches.size());
   MissingLinks found;
   if (!LinksOffAGridBy(l, n, +1)) return found;
+  Links trial = l;
   for (int s = 0; s < n; ++s) {
     if (l.nbr[s].size() >= 4) continue;
     std::set<int> ends;  // 3 links from s, in GUID-independent index order
@@ -474,7 +481,7 @@ MissingLinks MissingLinkCandidates(const Fabric& f, const Links& l) {
         for (int t : l.nbr[b])
           if (t > s && b != s && t != a && l.nbr[t].size() < 4 && !l.Linked(s, t)) ends.insert(t);
     for (int t : ends) {
-      const std::pair<int, int> sides = MeshWithLink(f, l, s, t);
+      const std::pair<int, int> sides = MeshWithLink(f, trial, s, t);
       if (sides.first == 0) continue;
       found.links.push_back({s, t});
       found.sides.insert(sides);
