@@ -66,6 +66,19 @@ generate_net() {  # PROG NAME OUT TOPO-ARGS...
   shift 3
   err=$(./ibunion topo "$@" -o "$out" 2>&1) || { echo "$prog: fabric '$name': ${err#ibunion topo: }" >&2; exit 2; }
 }
+# After the options of a benchmark that times ibunion against --base:
+# --reps is 1..99, --base an executable, and this build ($cur) is made.
+check_timing_options() {
+  [[ $reps =~ ^[1-9][0-9]?$ ]] || usage_error "option --reps: expected 1..99, got '$reps'"
+  check_base "$base"
+  [ -x "$cur" ] || bash "$top/sim-harness/setup.sh" || { echo "$bench: setup failed" >&2; exit 2; }
+}
+# WIDTH LABEL THIS BASE: a row of this build's and the base's seconds and
+# base / this ("-" without a base).
+ratio_row() {
+  awk -v w="$1" -v s="$2" -v a="$3" -v b="$4" 'BEGIN {
+    printf "%-" w "s %10.2f %10s %7s\n", s, a, b == "" ? "-" : sprintf("%.2f", b), b == "" ? "-" : sprintf("%.2fx", b / a) }'
+}
 # The least wall time of $reps runs of COMMAND, in seconds; its output
 # goes to OUT (/dev/null to drop it), and a failure exits 1 naming it.
 best_wall() {  # OUT COMMAND...

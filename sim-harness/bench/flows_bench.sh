@@ -28,9 +28,7 @@ while [ $# -gt 0 ]; do
     *) usage_error "unknown argument $1 (see --help)" ;;
   esac
 done
-[[ $reps =~ ^[1-9][0-9]?$ ]] || usage_error "option --reps: expected 1..99, got '$reps'"
-check_base "$base"
-[ -x "$cur" ] || bash "$top/sim-harness/setup.sh" || { echo "flows_bench: setup failed" >&2; exit 2; }
+check_timing_options
 make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-flows-bench.XXXXXX"
 cd "$top"
 generate_net flows_bench "mesh $mx,$my" "$tmp/mesh.net" mesh "$mx" "$my" --guid2lid "$tmp/mesh.g2l"
@@ -48,6 +46,5 @@ for spec in "mesh xymesh 1 ${mx}x${my}-mesh" "tree mlid 4 FT($m,$n)"; do
     b=$(best_wall "$tmp/base.json" flows "$base" "$fabric" "$routing" "$vls")
     cmp -s "$tmp/this.json" "$tmp/base.json" || echo "flows_bench: note: $label: the two builds printed different reports" >&2
   fi
-  awk -v s="$label" -v a="$t" -v b="$b" 'BEGIN {
-    printf "%-22s %10.2f %10s %7s\n", s, a, b == "" ? "-" : sprintf("%.2f", b), b == "" ? "-" : sprintf("%.2fx", b / a) }'
+  ratio_row 22 "$label" "$t" "$b"
 done

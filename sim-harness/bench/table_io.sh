@@ -21,19 +21,14 @@ while [ $# -gt 0 ]; do
     *) usage_error "unknown argument $1 (see --help)" ;;
   esac
 done
-[[ $reps =~ ^[1-9][0-9]?$ ]] || usage_error "option --reps: expected 1..99, got '$reps'"
-check_base "$base"
-[ -x "$cur" ] || bash "$top/sim-harness/setup.sh" || { echo "table_io: setup failed" >&2; exit 2; }
+check_timing_options
 make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-table-io.XXXXXX"
 
 "$cur" topo fattree "$m" "$n" --guid2lid "$tmp/f.g2l" -o "$tmp/f.net" 2>/dev/null ||
   usage_error "ibunion topo fattree $m $n failed (see ibunion topo --help for the sizes it makes)"
 route() { "$1" route "$tmp/f.net" --guid2lid "$tmp/f.g2l" --engine mlid --lft "$tmp/$2.lft"; }
 verify() { "$1" verify "$tmp/f.net" --guid2lid "$tmp/f.g2l" --lft "$tmp/this.lft"; }  # the same file for both
-row() {  # STEP THIS BASE
-  awk -v s="$1" -v a="$2" -v b="$3" 'BEGIN {
-    printf "%-8s %10.2f %10s %7s\n", s, a, b == "" ? "-" : sprintf("%.2f", b), b == "" ? "-" : sprintf("%.2fx", b / a) }'
-}
+row() { ratio_row 8 "$@"; }  # STEP THIS BASE
 t_route=$(best_wall /dev/null route "$cur" this)
 [ -z "$base" ] || b_route=$(best_wall /dev/null route "$base" base)
 if [ -n "$base" ] && ! cmp -s "$tmp/this.lft" "$tmp/base.lft"; then echo "table_io: note: the two builds wrote different tables" >&2; fi
