@@ -883,6 +883,10 @@ fb=$top/sim-harness/bench/flows_bench.sh
 expect "flows_bench: option --mesh: expected X,Y (e.g. 64,64), got '8'" bash "$fb" --mesh 8
 expect "flows_bench: option --tree needs a value (got the option --reps; see --help)" bash "$fb" --tree --reps 2
 expect "flows_bench: option --base $tmp/none: not an executable file" bash "$fb" --base "$tmp/none"
+cb=$top/sim-harness/bench/checks_bench.sh
+expect "checks_bench: option --cut: expected a cable count >= 1, got '0'" bash "$cb" --cut 0
+expect "checks_bench: option --mesh: expected X,Y (e.g. 90,90), got '90x90'" bash "$cb" --mesh 90x90
+expect "checks_bench: option --reps: expected 1..99, got '100'" bash "$cb" --reps 100
 expect "degraded_balance: option --seeds: expected 1..999, got '0'" bash "$db" --seeds 0
 expect "degraded_balance: CUTS: expected a cable count, got 'x'" bash "$db" x
 expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate

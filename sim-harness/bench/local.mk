@@ -12,3 +12,4 @@ dist_noinst_SCRIPTS += sim-harness/bench/sim_bench.sh
 dist_noinst_SCRIPTS += sim-harness/bench/degraded_balance.sh
 dist_noinst_SCRIPTS += sim-harness/bench/table_io.sh
 dist_noinst_SCRIPTS += sim-harness/bench/flows_bench.sh
+dist_noinst_SCRIPTS += sim-harness/bench/checks_bench.sh

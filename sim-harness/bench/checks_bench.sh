@@ -1,0 +1,69 @@
+#!/bin/bash
+# Time of two checks that grew with the fabric before session 33: refusing
+# a damaged mesh (`ibunion inspect` on an X x Y mesh with --cut cables
+# unplugged: the search for one missing or extra cable) and `ibunion verify
+# --mft` (FT(M,N) at LMC 0, 4,096 groups of 8 hosts drawn with a fixed
+# seed; the unicast check is in it too). With --base, the same through another build in the same run,
+# on the same files, and the ratio base / this (above 1: this build is
+# faster); a note on stderr if the two print different output. Wall
+# seconds, the best of --reps runs.
+#
+#   sim-harness/bench/checks_bench.sh [--base BIN] [--reps N] [--mesh X,Y] [--cut K] [--tree M,N]
+#   (defaults: 90x90 mesh, 2 cables, FT(24,3), 3 runs)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cur=$top/ibunion base="" reps=3 mx=90 my=90 cut=2 m=24 n=3
+bench=checks_bench
+source "$top/sim-harness/bench/bench_lib.sh"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --base) needs_value "$@"; base=$2; shift 2 ;;
+    --reps) needs_value "$@"; reps=$2; shift 2 ;;
+    --tree) needs_value "$@"; tree_value "$2" 24,3; shift 2 ;;
+    --cut)
+      needs_value "$@"
+      [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "option --cut: expected a cable count >= 1, got '$2'"
+      cut=$2
+      shift 2 ;;
+    --mesh)
+      needs_value "$@"
+      [[ $2 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --mesh: expected X,Y (e.g. 90,90), got '$2'"
+      mx=${BASH_REMATCH[1]} my=${BASH_REMATCH[2]}
+      shift 2 ;;
+    -h|--help) help_if_asked "$0" "$1" ;;
+    *) usage_error "unknown argument $1 (see --help)" ;;
+  esac
+done
+check_timing_options
+make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-checks-bench.XXXXXX"
+cd "$top"
+generate_net checks_bench "mesh $mx,$my" "$tmp/mesh.net" mesh "$mx" "$my" --remove-links "$cut"
+generate_net checks_bench "tree $m,$n" "$tmp/tree.net" fattree "$m" "$n" --lmc 0 --guid2lid "$tmp/tree.g2l"
+# 4,096 groups of 8 distinct hosts, by their node descriptions.
+awk -F'"' '/^(Hca|Ca)\t/ {print $2}' "$tmp/tree.net" >"$tmp/hosts"
+awk 'BEGIN {srand(3)} {h[NR - 1] = $0} END {
+  for (g = 0; g < 4096; g++) {
+    line = sprintf("0x%04X", 49153 + g); delete used
+    for (k = 0; k < 8 && k < NR; ) { i = int(rand() * NR); if (!(i in used)) { used[i] = 1; line = line " \"" h[i] "\""; k++ } }
+    print line } }' "$tmp/hosts" >"$tmp/groups"
+"$cur" route "$tmp/tree.net" --guid2lid "$tmp/tree.g2l" --engine mlid --lft "$tmp/tree.lft" \
+  --groups "$tmp/groups" --mft "$tmp/tree.mft" >/dev/null 2>&1 || { echo "checks_bench: route failed" >&2; exit 1; }
+
+# A refusal exits 2: that is the output timed here.
+refuse() { ! "$1" inspect "$tmp/mesh.net"; }
+verify_groups() { "$1" verify "$tmp/tree.net" --guid2lid "$tmp/tree.g2l" --lft "$tmp/tree.lft" --mft "$tmp/tree.mft" --groups "$tmp/groups"; }
+# BIN NAME: the refusal's and verify's seconds, their output in NAME.*.
+measure() {
+  echo "$(best_wall "$tmp/$2.refuse" refuse "$1") $(best_wall "$tmp/$2.verify" verify_groups "$1")"
+}
+read -r t_refuse t_mcast <<<"$(measure "$cur" this)"
+b_refuse="" b_mcast=""
+if [ -n "$base" ]; then
+  read -r b_refuse b_mcast <<<"$(measure "$base" base)"
+  for f in refuse verify; do
+    cmp -s "$tmp/this.$f" "$tmp/base.$f" || { echo "checks_bench: note: the two builds printed different $f output:" >&2; diff "$tmp/this.$f" "$tmp/base.$f" | head -4 >&2; }
+  done
+fi
+printf '%-34s %10s %10s %7s\n' check this_s base_s ratio
+ratio_row 34 "refuse ${mx}x${my} mesh minus $cut" "$t_refuse" "$b_refuse"
+ratio_row 34 "verify --mft FT($m,$n), 4096 x 8" "$t_mcast" "$b_mcast"
