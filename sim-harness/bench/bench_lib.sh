@@ -33,6 +33,11 @@ tree_value() {
   m=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}
 }
 
+# VALUE EXAMPLE: --mesh X,Y into the caller's mx and my.
+mesh_value() {
+  [[ $1 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --mesh: expected X,Y (e.g. $2), got '$1'"
+  mx=${BASH_REMATCH[1]} my=${BASH_REMATCH[2]}
+}
 # -h/--help: the script's header comment (they took it for a fabric or a
 # sweep count and refused it).
 help_if_asked() {  # SCRIPT FIRST-ARG

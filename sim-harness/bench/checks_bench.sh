@@ -25,11 +25,7 @@ while [ $# -gt 0 ]; do
       [[ $2 =~ ^[1-9][0-9]*$ ]] || usage_error "option --cut: expected a cable count >= 1, got '$2'"
       cut=$2
       shift 2 ;;
-    --mesh)
-      needs_value "$@"
-      [[ $2 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --mesh: expected X,Y (e.g. 90,90), got '$2'"
-      mx=${BASH_REMATCH[1]} my=${BASH_REMATCH[2]}
-      shift 2 ;;
+    --mesh) needs_value "$@"; mesh_value "$2" 90,90; shift 2 ;;
     -h|--help) help_if_asked "$0" "$1" ;;
     *) usage_error "unknown argument $1 (see --help)" ;;
   esac

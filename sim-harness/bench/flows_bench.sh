@@ -19,11 +19,7 @@ while [ $# -gt 0 ]; do
     --base) needs_value "$@"; base=$2; shift 2 ;;
     --reps) needs_value "$@"; reps=$2; shift 2 ;;
     --tree) needs_value "$@"; tree_value "$2" 16,3; shift 2 ;;
-    --mesh)
-      needs_value "$@"
-      [[ $2 =~ ^([0-9]+),([0-9]+)$ ]] || usage_error "option --mesh: expected X,Y (e.g. 64,64), got '$2'"
-      mx=${BASH_REMATCH[1]} my=${BASH_REMATCH[2]}
-      shift 2 ;;
+    --mesh) needs_value "$@"; mesh_value "$2" 64,64; shift 2 ;;
     -h|--help) help_if_asked "$0" "$1" ;;
     *) usage_error "unknown argument $1 (see --help)" ;;
   esac
