@@ -49,8 +49,8 @@ void ProgressBar::PointDone(int done, int total, const PointResult& r) {
   if (r.index >= 0 && size_t(r.index) < partial_.size()) partial_[size_t(r.index)] = 1.0;
   if (total > 1) {
     ClearLocked();
-    std::fprintf(out_, "ibunion sim: [%d/%d] load %.4g: accepted %.5g, latency %.1f ns (%.2f s)\n", done, total,
-                 r.load, r.accepted, r.latency_avg_ns, r.wall_s);
+    std::fprintf(out_, "ibunion sim: [%d/%d] load %s: accepted %.5g, latency %.1f ns (%.2f s)\n", done, total,
+                 LoadText(r).c_str(), r.accepted, r.latency_avg_ns, r.wall_s);
   }
   if (tty_) DrawLocked(true);
   std::fflush(out_);

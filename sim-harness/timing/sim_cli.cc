@@ -283,20 +283,20 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
   table.flush();
   for (const PointResult& r : results) {
     if (r.deadlock) {
-      std::cerr << "ibunion sim: point " << r.index << " (load " << r.load << "): " << r.deadlock_report << "\n";
+      std::cerr << "ibunion sim: point " << r.index << " (load " << LoadText(r) << "): " << r.deadlock_report << "\n";
       status = 1;
     } else if (!r.error.empty()) {
-      std::cerr << "ibunion sim: point " << r.index << " (load " << r.load << "): " << r.error << "\n";
+      std::cerr << "ibunion sim: point " << r.index << " (load " << LoadText(r) << "): " << r.error << "\n";
       status = 1;
     } else if (!r.conservation_ok) {
       std::cerr << "ibunion sim: point " << r.index << ": conservation check failed (packets lost or duplicated)\n";
       status = 1;
     } else if (r.ops_unfinished && !o.quiet) {
-      std::cerr << "ibunion sim: note: point " << r.index << " (load " << r.load << "): " << r.ops_unfinished
+      std::cerr << "ibunion sim: note: point " << r.index << " (load " << LoadText(r) << "): " << r.ops_unfinished
                 << " measured messages undelivered after drain_ns (saturated); latency is over the delivered ones\n";
     } else if (r.ops_measured == 0 && !o.quiet) {
       // Latency 0 would read as a result: say there was none to measure.
-      std::cerr << "ibunion sim: note: point " << r.index << " (load " << r.load
+      std::cerr << "ibunion sim: note: point " << r.index << " (load " << LoadText(r)
                 << "): no message with a receiver was measured (a steady run: none arrived in the "
                    "measurement window); the latency fields are 0 for want of one\n";
     }
@@ -633,6 +633,18 @@ std::string RunKey(const Settings& s) {
   return key;
 }
 
+// Whether a job set's run (RunKey) was a --sweep, so that its merge prints
+// the saturation line as the sweep did, and a single --load or batch point
+// none. Sets written before the run was kept were all treated as sweeps.
+bool RunWasASweep(const std::string& run) {
+  if (run.empty()) return true;
+  std::istringstream words(run);
+  std::string w;
+  while (words >> w)
+    if (w.rfind("sweep=", 0) == 0) return true;
+  return false;
+}
+
 // --merge DIR: the sweep a job set computed, printed as the sweep would.
 int RunMerge(const Settings& s) {
   const std::map<std::string, Setting>& opt = s.opt;
@@ -654,7 +666,7 @@ int RunMerge(const Settings& s) {
   out.quiet = s.quiet;
   out.with_wall = s.with_wall;
   out.head = set.head;
-  out.saturation = true;
+  out.saturation = RunWasASweep(set.run);
   if (opt.count("csv")) out.csv = opt.at("csv").value;
   if (opt.count("plot")) out.plot = opt.at("plot").value;
   const std::vector<PointResult> results = ReadPoints(dir, set);

@@ -1442,7 +1442,7 @@ PointResult Engine<kV, kOne>::Run() {
   const auto wall0 = std::chrono::steady_clock::now();
   SetUpArrivals();
   result_ = PointResult{};
-  result_.load = load_;
+  result_.load = mode_ == Mode::kBatch ? std::numeric_limits<double>::quiet_NaN() : load_;
   if (mode_ == Mode::kSteady) {
     w0_ = p_.warmup_ns;
     w1_ = p_.warmup_ns + p_.measure_ns;

@@ -17,9 +17,14 @@ std::string JsonNumber(double v) {
   return buf;
 }
 
+std::string LoadText(const PointResult& r) { return std::isnan(r.load) ? "batch" : JsonNumber(r.load); }
+
 namespace {
 
 std::string Num(double v) { return JsonNumber(v); }
+
+// CSV leaves a batch run's load empty.
+std::string CsvNumber(double v) { return std::isfinite(v) ? JsonNumber(v) : ""; }
 
 std::string JsonString(const std::string& s) {
   std::string out = "\"";
@@ -128,7 +133,7 @@ std::string CsvHeader() {
 
 std::string ToCsv(const PointResult& r, bool with_wall) {
   std::ostringstream os;
-  os << r.index << "," << Num(r.load) << "," << Num(r.offered) << "," << Num(r.accepted) << ","
+  os << r.index << "," << CsvNumber(r.load) << "," << Num(r.offered) << "," << Num(r.accepted) << ","
      << Num(r.latency_avg_ns) << "," << Num(r.latency_p99_ns) << "," << Num(r.latency_max_ns)
      << "," << r.ops_measured << "," << r.ops_unfinished << "," << r.completion_ns << ","
      << Num(r.hot_offered) << "," << Num(r.hot_accepted) << "," << Num(r.link_util_max) << ","
@@ -148,9 +153,10 @@ std::string TableHeader(bool with_wall) {
 std::string ToTableRow(const PointResult& r, bool with_wall) {
   char wall[32] = "";
   if (with_wall) std::snprintf(wall, sizeof wall, " %10.3g", r.packet_hops_per_s);
+  char load[16] = "  batch";
+  if (!std::isnan(r.load)) std::snprintf(load, sizeof load, "%7.4f", r.load);
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%7.4f %8.5f %8.5f %11.1f %11.1f %9.3f %11llu%s%s", r.load,
-                r.offered, r.accepted, r.latency_avg_ns, r.latency_p99_ns, r.link_util_max,
+  std::snprintf(buf, sizeof buf, "%s %8.5f %8.5f %11.1f %11.1f %9.3f %11llu%s%s", load, r.offered, r.accepted, r.latency_avg_ns, r.latency_p99_ns, r.link_util_max,
                 static_cast<unsigned long long>(r.packets_delivered), wall,
                 r.deadlock ? "  DEADLOCK" : (r.error.empty() ? "" : "  ERROR"));
   return buf;
@@ -341,7 +347,8 @@ class FlatJson {
 
 std::string ToRecord(const PointResult& r) {
   std::ostringstream os;
-  os << "{\"point\":" << r.index << ",\"load\":" << Full(r.load) << ",\"offered\":" << Full(r.offered)
+  os << "{\"point\":" << r.index << ",\"load\":" << (std::isnan(r.load) ? "null" : Full(r.load))
+     << ",\"offered\":" << Full(r.offered)
      << ",\"accepted\":" << Full(r.accepted) << ",\"hot_offered\":" << Full(r.hot_offered)
      << ",\"hot_accepted\":" << Full(r.hot_accepted) << ",\"ops_measured\":" << r.ops_measured
      << ",\"ops_unfinished\":" << r.ops_unfinished << ",\"latency_avg_ns\":" << Full(r.latency_avg_ns)
@@ -386,6 +393,7 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
         "latency_max_ns", "wall_s", "packet_hops_per_s", "link_util_max", "link_util_avg"}) {
     if (!s.count(key)) continue;
     const double v = std::strtod(s[key].c_str(), nullptr);
+    if (std::isnan(v) && std::strcmp(key, "load") == 0) continue;  // a batch run's (null)
     if (!std::isfinite(v) || v < 0) {
       *why = std::string("field \"") + key + "\": expected a finite number >= 0, got " + s[key];
       return false;

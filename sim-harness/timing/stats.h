@@ -13,7 +13,9 @@ namespace ibu::sim {
 
 struct PointResult {
   int index = 0;      // sweep point
-  double load = 0;    // offered load asked for, fraction of link bandwidth
+  // Offered load asked for, fraction of link bandwidth; NaN for a batch run,
+  // which queues its messages at t=0 and offers no load (JSON null).
+  double load = 0;
 
   // Window averages (bytes/ns/host). offered counts every byte that is to
   // reach a receiver (a multicast message once per receiver).
@@ -57,6 +59,8 @@ struct PointResult {
 // A number as every JSON and CSV field has it: 6 significant digits,
 // null when not finite.
 std::string JsonNumber(double v);
+// A point's load for people: "0.6", or "batch" for a batch run.
+std::string LoadText(const PointResult& r);
 
 // One JSON object on one line. `with_wall` = false drops wall_s and
 // packet_hops_per_s (the only fields that differ between identical runs).

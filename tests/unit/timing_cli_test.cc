@@ -515,6 +515,46 @@ void TestCliEmitJobsAndMerge() {
   CU_ASSERT_EQUAL(std::system(("rm -rf " + work).c_str()), 0);
 }
 
+// A batch run queues its messages at t=0: it offers no load, and its rows
+// said the default one (0.1). Its load is "batch" in the table, null in
+// JSON and the saved record, empty in CSV; its merge, like the direct run
+// and a single --load point's, prints no saturation line.
+void TestCliBatchPointHasNoLoad() {
+  DumpDir d;
+  char tmpl[] = "/tmp/ibusim-batch-XXXXXX";
+  const std::string work = mkdtemp(tmpl);
+  char self[4096];
+  CU_ASSERT_FATAL(realpath("ibunion", self) != nullptr);
+  setenv("IBUNION_PROGRAM", self, 1);
+  const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
+                                         "--param", "batch=2", "--no-wall"};
+  std::string table, json, err;
+  auto args = base;
+  args.insert(args.end(), {"--csv", work + "/direct.csv"});
+  CU_ASSERT_EQUAL(Sim(args, &table, &err), 0);
+  CU_ASSERT(Contains(table, "\n  batch ") && !Contains(table, "saturation") && !Contains(table, "0.1000"));
+  CU_ASSERT(Contains(Slurp(work + "/direct.csv"), "\n0,,"));
+  args = base;
+  args.push_back("--json");
+  CU_ASSERT_EQUAL(Sim(args, &json, &err), 0);
+  CU_ASSERT(json.rfind("{\"point\":0,\"load\":null,", 0) == 0);
+
+  args = base;
+  args.insert(args.end(), {"--emit-jobs", work + "/set"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 0);
+  const std::string loop = "bash " + work + "/set/jobs.txt";
+  CU_ASSERT_EQUAL(std::system(loop.c_str()), 0);
+  CU_ASSERT(Slurp(work + "/set/points/0.json").rfind("{\"point\":0,\"load\":null,", 0) == 0);
+  std::string merged;
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--no-wall", "--csv", work + "/merged.csv"}, &merged, &err), 0);
+  CU_ASSERT(merged == table);
+  CU_ASSERT(Slurp(work + "/merged.csv") == Slurp(work + "/direct.csv"));
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json", "--no-wall"}, &merged, &err), 0);
+  CU_ASSERT(merged == json);
+  unsetenv("IBUNION_PROGRAM");
+  CU_ASSERT_EQUAL(std::system(("rm -rf " + work).c_str()), 0);
+}
+
 void TestCliBadInput() {
   DumpDir d;
   const std::string routing = "dump:" + d.dir;
@@ -1016,6 +1056,7 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "dump: path-sl.dump gives each message its path's SL", TestCliDumpPathSls);
   CU_add_test(s, "progress bar text", TestProgressBarText);
   CU_add_test(s, "--emit-jobs, a shell loop, --merge: the direct sweep byte for byte", TestCliEmitJobsAndMerge);
+  CU_add_test(s, "a batch run has no load: 'batch', null, empty; no saturation line", TestCliBatchPointHasNoLoad);
   CU_add_test(s, "slurm.sh: more than 1000 points in chunks per array task", TestCliSlurmChunks);
   CU_add_test(s, "--plot: PNG by gnuplot, all files or none, gnuplot checked first", TestCliPlot);
   CU_add_test(s, "--plot style = the experiment plots' (seed001.gp)", TestPlotStyleIsTheExperiments);
