@@ -188,6 +188,26 @@ bool InRoutingChain(const char* routing_engines, const std::string& name) {
   return false;
 }
 
+// OpenSM reads opensm.conf with fgets(line, 1023, ...): at most 1,022
+// characters of a line, the rest read as a line of its own whose first word
+// it prints as an "Unrecognized token" (stdout and syslog, not its log file)
+// and whose other words it drops. After
+// "event_plugin_options" and a blank, the value holds at most 1,001.
+constexpr size_t kOpenSmOptionsRoom = 1022 - (sizeof("event_plugin_options") - 1) - 1;
+
+// Non-empty when the options string is so long that OpenSM may have cut it
+// (a cut after blanks, or after several blanks before the value, leaves it
+// a little short of the room): the words past the cut never reach ibunion,
+// and a word cut in two reads as another option.
+std::string CutWarning(const std::string& options) {
+  if (options.size() + 40 < kOpenSmOptionsRoom) return "";
+  return "event_plugin_options is " + std::to_string(options.size()) + " characters, at OpenSM's limit (" +
+         std::to_string(kOpenSmOptionsRoom) +
+         " after the key: it reads 1022 characters of an opensm.conf line); words past the limit never "
+         "reached ibunion (OpenSM prints the first on its standard output as an \"Unrecognized "
+         "token\"), and the last word read may be cut in two";
+}
+
 }  // namespace
 
 extern "C" {
@@ -201,8 +221,10 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
     e->name = name;
     e->log = log;
     e->log_ctx = log_ctx;
+    const std::string cut = CutWarning(options ? options : "");
     try {
       std::string text = options ? options : "";
+      if (!cut.empty() && e->name == ibu_osm_engine_names[0]) e->Log(IBU_LOG_ERROR, cut);
       if (options_shared) {
         std::vector<std::string> others;
         text = ibu::OwnOptionWords(text, &others);
@@ -245,7 +267,8 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
     } catch (const std::exception& err) {
       e->option_error = err.what();
       e->Log(IBU_LOG_ERROR, std::string("bad event_plugin_options: ") + err.what() +
-                                "; this engine will refuse every fabric");
+                                "; this engine will refuse every fabric" +
+                                (cut.empty() ? "" : " (" + cut + ")"));
     }
     return e;
   } catch (...) {

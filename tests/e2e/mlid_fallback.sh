@@ -126,6 +126,25 @@ grep -q "mlid tables configured" "$E2E_TMP/shared/opensm.log" && ! grep -q "bad 
 "$IBUNION" verify "$E2E_TMP/shared/fabric.net" --lft "$E2E_TMP/shared/lfts.dump" --engine mlid --options mlid_rotate=off \
   >/dev/null && pass "the tables are mlid's with mlid_rotate=off" || fail "tables are not mlid_rotate=off's"
 
+# OpenSM reads 1,022 characters of an opensm.conf line: here another
+# plugin's long word, then ours, the last cut to "mlid_dump=o" and "ff" read
+# as a line of its own. The cut word is refused as a bad value, and the log
+# says the string was at OpenSM's limit, so the lost words are not a mystery.
+long_word="absent_pad=$(printf 'A%.0s' $(seq 962))"
+read_part="$long_word mlid_rotate=off mlid_dump=o"  # what fits in the line
+cut_options="${read_part}ff"
+[ ${#read_part} -eq 1001 ] || fail "the cut is not where the test means it"
+check "ft-4-3 with event_plugin_options cut by OpenSM comes up" \
+  "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine mlid,minhop --plugin-dir "$PLUGIN_DIR" \
+  --plugin-name "ibunion ibunion-e2e-absent" --plugin-options "$cut_options" --no-mft --out "$E2E_TMP/cut"
+grep -q "ibunion/mlid: event_plugin_options is 1001 characters, at OpenSM's limit (1001 after the key" \
+  "$E2E_TMP/cut/opensm.log" && pass "cut options: the log says the string reached OpenSM's line limit" ||
+  fail "cut options: no line about OpenSM's limit"
+expect_fallback "cut options" "$E2E_TMP/cut" \
+  "bad event_plugin_options: option 'mlid_dump=o': expected on or off"
+grep -F "option 'mlid_dump=o'" "$E2E_TMP/cut/opensm.log" | grep -q "at OpenSM's limit" &&
+  pass "cut options: the refusal names the cut word and the limit" || fail "cut options: refusal without the limit"
+
 # ibunion listed twice: OpenSM loads it twice; the first copy's engines
 # route, the second's cannot register the same names and say why.
 check "ft-4-3 with ibunion listed twice comes up" \
