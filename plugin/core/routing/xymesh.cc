@@ -276,15 +276,18 @@ namespace {
 // trees on the multicast VL (a copy arriving on a switch link waits for
 // every other switch link of the mask), counted per edge so one group can
 // be taken out again. A tree is admitted only if the graph stays acyclic.
-// Cost per admission: O(tree) to add plus a DFS over the graph, at most
-// 4 x switches channels.
+// The graph was acyclic before the tree came, so a new cycle runs through
+// one of the tree's edges: the search starts at their tails only. Cost per
+// admission: O(tree) plus the part of the graph reachable from the tree,
+// at most every channel (4 x switches on a mesh) and edge once.
 class McastVlGraph {
  public:
   bool TryAdmit(const Fabric& f, Lid mlid, const std::vector<std::pair<int, PortMask>>& tree) {
     Remove(mlid);
+    if (succ_.empty()) Size(f);
     std::vector<Edge> edges = TreeEdges(f, tree);
-    for (const Edge& e : edges) ++count_[e];
-    if (Acyclic()) {
+    for (const Edge& e : edges) Add(e);
+    if (NoCycleFrom(edges)) {
       edges_[mlid] = std::move(edges);
       return true;
     }
@@ -300,64 +303,86 @@ class McastVlGraph {
   }
 
   bool Admitted(Lid mlid) const { return edges_.count(mlid) > 0; }
-  void Clear() { count_.clear(), edges_.clear(); }
+  void Clear() { succ_.clear(), mark_.clear(), edges_.clear(); }
 
  private:
-  using Channel = std::pair<int, int>;  // (switch, out port)
+  using Channel = int;  // switch x stride_ + out port
   using Edge = std::pair<Channel, Channel>;
+  struct Succ {
+    Channel to;
+    int count;
+  };
 
-  static std::vector<Edge> TreeEdges(const Fabric& f,
-                                     const std::vector<std::pair<int, PortMask>>& tree) {
+  void Size(const Fabric& f) {
+    stride_ = 1;
+    for (const Switch& s : f.switches) stride_ = std::max(stride_, s.num_ports + 1);
+    succ_.assign(f.switches.size() * size_t(stride_), {});
+    mark_.assign(succ_.size(), 0);
+  }
+
+  std::vector<Edge> TreeEdges(const Fabric& f, const std::vector<std::pair<int, PortMask>>& tree) const {
     std::vector<Edge> edges;
     for (const auto& [sw, mask] : tree) {
       const Switch& s = f.switches[sw];
       for (int in = 1; in <= s.num_ports; ++in) {
         if (!mask.test(in) || !s.ports[in].is_switch()) continue;
-        const Channel arrival{s.ports[in].index, s.ports[in].port};
+        const Channel arrival = s.ports[in].index * stride_ + s.ports[in].port;
         for (int out = 1; out <= s.num_ports; ++out)
-          if (out != in && mask.test(out) && s.ports[out].is_switch())
-            edges.push_back({arrival, {sw, out}});
+          if (out != in && mask.test(out) && s.ports[out].is_switch()) edges.push_back({arrival, sw * stride_ + out});
       }
     }
     return edges;
   }
 
-  void Drop(const std::vector<Edge>& edges) {
-    for (const Edge& e : edges)
-      if (--count_[e] == 0) count_.erase(e);
+  void Add(const Edge& e) {
+    std::vector<Succ>& out = succ_[size_t(e.first)];
+    for (Succ& d : out)
+      if (d.to == e.second) return void(++d.count);
+    out.push_back({e.second, 1});
   }
 
-  // Iterative DFS with white/grey/black colours over the counted edges.
-  bool Acyclic() const {
-    std::map<Channel, std::vector<Channel>> succ;
-    for (const auto& [e, n] : count_) succ[e.first].push_back(e.second);
-    std::map<Channel, int> colour;  // absent white, 1 grey, 2 black
-    for (const auto& [start, unused] : succ) {
-      if (colour.count(start)) continue;
-      std::vector<std::pair<Channel, size_t>> stack{{start, 0}};
-      colour[start] = 1;
+  void Drop(const std::vector<Edge>& edges) {
+    for (const Edge& e : edges) {
+      std::vector<Succ>& out = succ_[size_t(e.first)];
+      const auto it = std::find_if(out.begin(), out.end(), [&](const Succ& d) { return d.to == e.second; });
+      if (--it->count > 0) continue;
+      *it = out.back();
+      out.pop_back();
+    }
+  }
+
+  // Iterative DFS with white/grey/black colours from the edges' tails;
+  // colours are stamps of this search, so nothing is cleared between them.
+  bool NoCycleFrom(const std::vector<Edge>& edges) {
+    stamp_ += 2;
+    const uint32_t grey = stamp_ - 1, black = stamp_;
+    std::vector<std::pair<Channel, size_t>> stack;
+    for (const Edge& root : edges) {
+      if (mark_[size_t(root.first)] >= grey) continue;
+      stack.push_back({root.first, 0});
+      mark_[size_t(root.first)] = grey;
       while (!stack.empty()) {
         auto& [c, next] = stack.back();
-        auto it = succ.find(c);
-        if (it == succ.end() || next == it->second.size()) {
-          colour[c] = 2;
+        const std::vector<Succ>& out = succ_[size_t(c)];
+        if (next == out.size()) {
+          mark_[size_t(c)] = black;
           stack.pop_back();
           continue;
         }
-        const Channel d = it->second[next++];
-        const auto seen = colour.find(d);
-        if (seen == colour.end()) {
-          colour[d] = 1;
-          stack.push_back({d, 0});
-        } else if (seen->second == 1) {
-          return false;
-        }
+        const Channel d = out[next++].to;
+        if (mark_[size_t(d)] == grey) return false;
+        if (mark_[size_t(d)] == black) continue;
+        mark_[size_t(d)] = grey;
+        stack.push_back({d, 0});
       }
     }
     return true;
   }
 
-  std::map<Edge, int> count_;
+  int stride_ = 1;
+  std::vector<std::vector<Succ>> succ_;  // by channel
+  std::vector<uint32_t> mark_;           // by channel: grey or black of search stamp_
+  uint32_t stamp_ = 0;
   std::unordered_map<Lid, std::vector<Edge>> edges_;
 };
 
