@@ -1,9 +1,11 @@
 #!/bin/bash
-# Time of two checks that grew with the fabric before session 33: refusing
-# a damaged mesh (`ibunion inspect` on an X x Y mesh with --cut cables
-# unplugged: the search for one missing or extra cable) and `ibunion verify
-# --mft` (FT(M,N) at LMC 0, 4,096 groups of 8 hosts drawn with a fixed
-# seed; the unicast check is in it too). With --base, the same through another build in the same run,
+# Time of three steps that grew with the fabric: refusing a damaged mesh
+# (`ibunion inspect` on an X x Y mesh with --cut cables unplugged: the
+# search for one missing or extra cable), `ibunion verify --mft` (FT(M,N)
+# at LMC 0, 4,096 groups of 8 hosts drawn with a fixed seed; the unicast
+# check is in it too), and xymesh_mcast=paper's admission of anchor trees
+# (`ibunion route` on the intact X x Y mesh with 2,048 groups of 8 hosts;
+# the LFTs' text, written to /dev/null, is in it too). With --base, the same through another build in the same run,
 # on the same files, and the ratio base / this (above 1: this build is
 # faster); a note on stderr if the two print different output. Wall
 # seconds, the best of --reps runs.
@@ -34,32 +36,44 @@ check_timing_options
 make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-checks-bench.XXXXXX"
 cd "$top"
 generate_net checks_bench "mesh $mx,$my" "$tmp/mesh.net" mesh "$mx" "$my" --remove-links "$cut"
+generate_net checks_bench "mesh $mx,$my" "$tmp/whole.net" mesh "$mx" "$my" --guid2lid "$tmp/whole.g2l"
 generate_net checks_bench "tree $m,$n" "$tmp/tree.net" fattree "$m" "$n" --lmc 0 --guid2lid "$tmp/tree.g2l"
-# 4,096 groups of 8 distinct hosts, by their node descriptions.
-awk -F'"' '/^(Hca|Ca)\t/ {print $2}' "$tmp/tree.net" >"$tmp/hosts"
-awk 'BEGIN {srand(3)} {h[NR - 1] = $0} END {
-  for (g = 0; g < 4096; g++) {
-    line = sprintf("0x%04X", 49153 + g); delete used
-    for (k = 0; k < 8 && k < NR; ) { i = int(rand() * NR); if (!(i in used)) { used[i] = 1; line = line " \"" h[i] "\""; k++ } }
-    print line } }' "$tmp/hosts" >"$tmp/groups"
+# COUNT groups of 8 distinct hosts of NET, by their node descriptions.
+draw_groups() {  # NET COUNT OUT
+  awk -F'"' '/^(Hca|Ca)\t/ {print $2}' "$1" >"$tmp/hosts"
+  awk -v count="$2" 'BEGIN {srand(3)} {h[NR - 1] = $0} END {
+    for (g = 0; g < count; g++) {
+      line = sprintf("0x%04X", 49153 + g); delete used
+      for (k = 0; k < 8 && k < NR; ) { i = int(rand() * NR); if (!(i in used)) { used[i] = 1; line = line " \"" h[i] "\""; k++ } }
+      print line } }' "$tmp/hosts" >"$3"
+}
+draw_groups "$tmp/tree.net" 4096 "$tmp/groups"
+draw_groups "$tmp/whole.net" 2048 "$tmp/mesh-groups"
 "$cur" route "$tmp/tree.net" --guid2lid "$tmp/tree.g2l" --engine mlid --lft "$tmp/tree.lft" \
   --groups "$tmp/groups" --mft "$tmp/tree.mft" >/dev/null 2>&1 || { echo "checks_bench: route failed" >&2; exit 1; }
 
 # A refusal exits 2: that is the output timed here.
 refuse() { ! "$1" inspect "$tmp/mesh.net"; }
-verify_groups() { "$1" verify "$tmp/tree.net" --guid2lid "$tmp/tree.g2l" --lft "$tmp/tree.lft" --mft "$tmp/tree.mft" --groups "$tmp/groups"; }
-# BIN NAME: the refusal's and verify's seconds, their output in NAME.*.
-measure() {
-  echo "$(best_wall "$tmp/$2.refuse" refuse "$1") $(best_wall "$tmp/$2.verify" verify_groups "$1")"
+paper_trees() {
+  "$1" route "$tmp/whole.net" --guid2lid "$tmp/whole.g2l" --engine xymesh --options xymesh_mcast=paper \
+    --groups "$tmp/mesh-groups" --lft /dev/null --mft /dev/stdout 2>&1
 }
-read -r t_refuse t_mcast <<<"$(measure "$cur" this)"
-b_refuse="" b_mcast=""
+verify_groups() { "$1" verify "$tmp/tree.net" --guid2lid "$tmp/tree.g2l" --lft "$tmp/tree.lft" --mft "$tmp/tree.mft" --groups "$tmp/groups"; }
+# BIN NAME: the refusal's, verify's and paper routing's seconds, their
+# output in NAME.*.
+measure() {
+  echo "$(best_wall "$tmp/$2.refuse" refuse "$1") $(best_wall "$tmp/$2.verify" verify_groups "$1")" \
+    "$(best_wall "$tmp/$2.paper" paper_trees "$1")"
+}
+read -r t_refuse t_mcast t_paper <<<"$(measure "$cur" this)"
+b_refuse="" b_mcast="" b_paper=""
 if [ -n "$base" ]; then
-  read -r b_refuse b_mcast <<<"$(measure "$base" base)"
-  for f in refuse verify; do
+  read -r b_refuse b_mcast b_paper <<<"$(measure "$base" base)"
+  for f in refuse verify paper; do
     cmp -s "$tmp/this.$f" "$tmp/base.$f" || { echo "checks_bench: note: the two builds printed different $f output:" >&2; diff "$tmp/this.$f" "$tmp/base.$f" | head -4 >&2; }
   done
 fi
 printf '%-34s %10s %10s %7s\n' check this_s base_s ratio
 ratio_row 34 "refuse ${mx}x${my} mesh minus $cut" "$t_refuse" "$b_refuse"
 ratio_row 34 "verify --mft FT($m,$n), 4096 x 8" "$t_mcast" "$b_mcast"
+ratio_row 34 "paper trees ${mx}x${my}, 2048 x 8" "$t_paper" "$b_paper"
