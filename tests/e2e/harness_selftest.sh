@@ -22,6 +22,15 @@ st=0; "$FABRIC_RUN" --net "$net" --out "$E2E_TMP/x" --lmc 9 >"$E2E_TMP/usage.log
 st=0; "$FABRIC_RUN" --net "$E2E_TMP/none.net" --out "$E2E_TMP/x" >"$E2E_TMP/usage.log" 2>&1 || st=$?
 [ $st -eq 2 ] && grep -q "none.net: cannot read" "$E2E_TMP/usage.log" && pass "missing net file: exit 2, file named" || fail "missing file gave $st"
 
+# LIDs run out (here at the LID limit ibsim is given): OpenSM repeats
+# "has LID 0" for every port, so the run says the cause instead.
+out=$E2E_TMP/nolids
+st=0; "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine minhop --lmc 7 --no-mft --ibsim-args "-L 1024" --out "$out" \
+  >"$E2E_TMP/nolids.log" 2>&1 || st=$?
+[ $st -eq 1 ] && grep -q "fabric-run: OpenSM ran out of LIDs (ERR 0307 in $out/opensm.log): .*ft-4-3.net has 16 end ports and 20 switches; at LMC 7 .* up to 4672 LIDs .*ibsim (-L)" \
+  "$E2E_TMP/nolids.log" && [ -z "$(survivors "$out")" ] && pass "LIDs run out: exit 1, the cause and the LMC named" ||
+  fail "LIDs run out gave $st: $(tail -n 1 "$E2E_TMP/nolids.log")"
+
 out=$E2E_TMP/timeout
 st=0; TMPDIR=$E2E_TMP "$FABRIC_RUN" --net "$net" --engine minhop --daemon --timeout 8 --exec 'sleep 60' --keep \
   --out "$out" >"$E2E_TMP/t.log" 2>&1 || st=$?
