@@ -13,17 +13,30 @@ namespace ibu::sim {
 Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl)
     : fabric_(&f), vls_(vls) {
   for (int sl = 0; sl < 16; ++sl) sl_mod_vls_[sl] = uint8_t(sl % std::max(1, vls));
-  const int S = int(f.switches.size());
-  const int H = int(f.end_ports.size());
-  if (int(t.lft.size()) != S)
+  CheckTableCounts(f, t);
+  NumberGlobalPorts(f);
+  CheckLftPorts(f, t);
+  CheckEndPortLids(f, t);
+  CopyLftRows(t);
+  FlattenMfts(f, t);
+  if (sl2vl) TabulateSl2Vl(f, vls, sl2vl);
+}
+
+void Network::CheckTableCounts(const Fabric& f, const Tables& t) {
+  const size_t S = f.switches.size();
+  if (t.lft.size() != S)
     throw Error("tables do not match the fabric: they hold " + std::to_string(t.lft.size()) +
                 " LFTs, the fabric has " + std::to_string(S) + " switches");
-  if (!t.mft.empty() && int(t.mft.size()) != S)
+  if (!t.mft.empty() && t.mft.size() != S)
     throw Error("tables do not match the fabric: they hold " + std::to_string(t.mft.size()) +
                 " MFTs, the fabric has " + std::to_string(S) + " switches");
+}
 
-  // Global ports: switch s port p at sw_base_[s] + p (p = 0 unused), then
-  // one per end port.
+// Global ports: switch s port p at sw_base_[s] + p (p = 0 unused), then
+// one per end port.
+void Network::NumberGlobalPorts(const Fabric& f) {
+  const int S = int(f.switches.size());
+  const int H = int(f.end_ports.size());
   sw_base_.resize(S);
   int32_t next = 0;
   for (int s = 0; s < S; ++s) {
@@ -55,10 +68,12 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
     g.peer = sw_base_[ep.switch_index] + ep.switch_port;
     if (ep.base_lid == 0) throw Error("end port " + ep.name + " has no LID");
   }
+}
 
-  // LFT sanity: every entry for a LID the fabric assigns points at a
-  // connected port of that switch (or port 0 for the switch's own LID).
-  for (int s = 0; s < S; ++s) {
+// Every LFT entry for a LID the fabric assigns points at a connected port
+// of that switch (or port 0 for the switch's own LID).
+void Network::CheckLftPorts(const Fabric& f, const Tables& t) {
+  for (size_t s = 0; s < f.switches.size(); ++s) {
     const Switch& sw = f.switches[s];
     const ibu::Lft& l = t.lft[s];
     for (size_t lid = 1; lid < l.out.size() && lid <= kMaxUnicastLid; ++lid) {
@@ -66,23 +81,23 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
       if (port == kNoPort || port == 0) continue;
       if (!f.owner(Lid(lid)).valid()) continue;
       if (port > sw.num_ports)
-        throw Error("tables do not match the fabric: " + f.SwitchLabel(s) + " LFT sends LID " +
-                    std::to_string(lid) + " to port " + std::to_string(port) +
-                    " but the switch has " + std::to_string(sw.num_ports) + " ports");
+        throw Error("tables do not match the fabric: " + f.SwitchLabel(int(s)) + " LFT sends LID " +
+                    std::to_string(lid) + " to port " + std::to_string(port) + " but the switch has " +
+                    std::to_string(sw.num_ports) + " ports");
       if (!sw.ports[port].connected())
-        throw Error("tables do not match the fabric: " + f.SwitchLabel(s) + " LFT sends LID " +
-                    std::to_string(lid) + " to port " + std::to_string(port) +
-                    ", which is not cabled");
+        throw Error("tables do not match the fabric: " + f.SwitchLabel(int(s)) + " LFT sends LID " +
+                    std::to_string(lid) + " to port " + std::to_string(port) + ", which is not cabled");
     }
   }
+}
 
-  // Every LID of an end port must leave its own switch through the port the
-  // end port is cabled to: anything else never delivers (it would leave the
-  // switch and have to come back). The usual cause is LFTs from a run that
-  // assigned other LIDs than this fabric's (--guid2lid), so it is reported
-  // here, naming the first such LID, instead of as a routing error mid-run.
-  for (int h = 0; h < H; ++h) {
-    const EndPort& ep = f.end_ports[h];
+// Every LID of an end port must leave its own switch through the port the
+// end port is cabled to: anything else never delivers (it would leave the
+// switch and have to come back). The usual cause is LFTs from a run that
+// assigned other LIDs than this fabric's (--guid2lid), so it is reported
+// here, naming the first such LID, instead of as a routing error mid-run.
+void Network::CheckEndPortLids(const Fabric& f, const Tables& t) {
+  for (const EndPort& ep : f.end_ports) {
     const ibu::Lft& l = t.lft[ep.switch_index];
     for (int k = 0; k < ep.lid_count(); ++k) {
       const size_t lid = size_t(ep.base_lid) + size_t(k);
@@ -94,7 +109,10 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
                     "; were the tables made with other LIDs? (--guid2lid of the run that made them)");
     }
   }
+}
 
+void Network::CopyLftRows(const Tables& t) {
+  const int S = int(t.lft.size());
   lft_row_.resize(S);
   lft_len_.resize(S);
   size_t stride = 0;
@@ -124,8 +142,11 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
       lft_len_[s] = uint32_t(t.lft[s].out.size());
     }
   }
+}
 
-  // MFTs flattened: MLID -> compact index, then (switch, index) -> ports.
+// MFTs flattened: MLID -> compact index, then (switch, index) -> ports.
+void Network::FlattenMfts(const Fabric& f, const Tables& t) {
+  const size_t S = f.switches.size();
   std::vector<bool> seen(0x4000, false);
   for (const ibu::Mft& m : t.mft)
     for (const auto& [mlid, mask] : m.groups)
@@ -156,35 +177,36 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
       }
     }
   }
+}
 
-  if (sl2vl) {
-    sl2vl_.resize(S);
-    for (int s = 0; s < S; ++s) {
-      SwitchSl2Vl& m = sl2vl_[s];
-      m.stride = f.switches[s].num_ports + 1;
-      m.vl.resize(size_t(m.stride) * m.stride * 16);
-      for (int in = 0; in < m.stride; ++in)
-        for (int out = 0; out < m.stride; ++out)
-          for (int sl = 0; sl < 16; ++sl) {
-            const int vl = sl2vl(s, in, out, sl);
-            if (vl < 0 || vl >= vls)
-              throw Error("SL2VL of " + f.SwitchLabel(s) + " maps SL " + std::to_string(sl) +
-                          " from port " + std::to_string(in) + " to port " +
-                          std::to_string(out) + " onto VL " + std::to_string(vl) +
-                          ", outside 0.." + std::to_string(vls - 1));
-            m.vl[(size_t(in) * m.stride + out) * 16 + sl] = uint8_t(vl);
-          }
-    }
-    host_vl_.resize(size_t(H) * 16);
-    for (int h = 0; h < H; ++h)
-      for (int sl = 0; sl < 16; ++sl) {
-        const int vl = sl2vl(-1, h, f.end_ports[h].port_num, sl);
-        if (vl < 0 || vl >= vls)
-          throw Error("SL2VL of end port " + f.end_ports[h].name + " maps SL " +
-                      std::to_string(sl) + " onto VL " + std::to_string(vl));
-        host_vl_[size_t(h) * 16 + sl] = uint8_t(vl);
-      }
+void Network::TabulateSl2Vl(const Fabric& f, int vls, const Sl2VlFn& sl2vl) {
+  const int S = int(f.switches.size());
+  const int H = int(f.end_ports.size());
+  sl2vl_.resize(S);
+  for (int s = 0; s < S; ++s) {
+    SwitchSl2Vl& m = sl2vl_[s];
+    m.stride = f.switches[s].num_ports + 1;
+    m.vl.resize(size_t(m.stride) * m.stride * 16);
+    for (int in = 0; in < m.stride; ++in)
+      for (int out = 0; out < m.stride; ++out)
+        for (int sl = 0; sl < 16; ++sl) {
+          const int vl = sl2vl(s, in, out, sl);
+          if (vl < 0 || vl >= vls)
+            throw Error("SL2VL of " + f.SwitchLabel(s) + " maps SL " + std::to_string(sl) + " from port " +
+                        std::to_string(in) + " to port " + std::to_string(out) + " onto VL " +
+                        std::to_string(vl) + ", outside 0.." + std::to_string(vls - 1));
+          m.vl[(size_t(in) * m.stride + out) * 16 + sl] = uint8_t(vl);
+        }
   }
+  host_vl_.resize(size_t(H) * 16);
+  for (int h = 0; h < H; ++h)
+    for (int sl = 0; sl < 16; ++sl) {
+      const int vl = sl2vl(-1, h, f.end_ports[h].port_num, sl);
+      if (vl < 0 || vl >= vls)
+        throw Error("SL2VL of end port " + f.end_ports[h].name + " maps SL " + std::to_string(sl) +
+                    " onto VL " + std::to_string(vl));
+      host_vl_[size_t(h) * 16 + sl] = uint8_t(vl);
+    }
 }
 
 std::array<uint8_t, 16> Network::SlClassLeaders() const {

@@ -121,6 +121,16 @@ class Network {
   std::string LinkName(int gp) const;
 
  private:
+  // The constructor's steps, in order; each throws ibu::Error naming what
+  // does not match.
+  static void CheckTableCounts(const Fabric& f, const Tables& t);
+  void NumberGlobalPorts(const Fabric& f);
+  static void CheckLftPorts(const Fabric& f, const Tables& t);
+  static void CheckEndPortLids(const Fabric& f, const Tables& t);
+  void CopyLftRows(const Tables& t);
+  void FlattenMfts(const Fabric& f, const Tables& t);
+  void TabulateSl2Vl(const Fabric& f, int vls, const Sl2VlFn& sl2vl);
+
   struct SwitchSl2Vl {
     int stride = 0;
     std::vector<uint8_t> vl;
