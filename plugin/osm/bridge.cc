@@ -208,6 +208,51 @@ std::string CutWarning(const std::string& options) {
          "token\"), and the last word read may be cut in two";
 }
 
+// Options shared with other event plugins: the words with an ibunion
+// prefix; the others are listed once (by the first engine) as theirs.
+std::string OwnWords(const ibu_engine& e, const std::string& text, bool first) {
+  std::vector<std::string> others;
+  std::string own = ibu::OwnOptionWords(text, &others);
+  if (!others.empty() && first) {
+    std::string list;
+    for (const std::string& w : others) list += " " + ibu::VisibleWord(w);
+    e.Log(IBU_LOG_INFO, "event_plugin_options: left to the other event plugins:" + list);
+  }
+  return own;
+}
+
+// An engine OpenSM never calls: a bad option of its own was logged as an
+// error that makes it "refuse every fabric", beside an engine in the chain
+// routing fine. Its words are only listed, and not read.
+void SetAsideUnusedOptions(ibu_engine& e, const std::string& text, const char* routing_engines) {
+  std::istringstream words(text);
+  std::string listed;
+  for (std::string w; words >> w;)
+    if (w.rfind(e.name + "_", 0) == 0) listed += " " + ibu::VisibleWord(w);
+  const std::string chain = routing_engines && *routing_engines
+                                ? std::string("routing_engine ") + routing_engines
+                                : "routing_engine (not set: OpenSM routes with minhop)";
+  if (!listed.empty())
+    e.Log(IBU_LOG_INFO,
+          "not in " + chain + ", so these event_plugin_options are not used (nor checked):" + listed);
+  e.option_error = "not in " + chain + ", so its options were not read";
+}
+
+// <engine>_dump belongs to the adapter, not the algorithm: read here, and
+// the other words handed on.
+std::vector<std::string> TakeDumpOption(ibu_engine& e, const std::vector<std::string>& words) {
+  const std::string key = e.name + "_dump=";
+  std::vector<std::string> rest;
+  for (const std::string& w : words) {
+    if (w.rfind(key, 0) != 0) {
+      rest.push_back(w);
+      continue;
+    }
+    e.dump = ibu::ParseOnOff(key.substr(0, key.size() - 1), w.substr(key.size()));
+  }
+  return rest;
+}
+
 }  // namespace
 
 extern "C" {
@@ -221,48 +266,18 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
     e->name = name;
     e->log = log;
     e->log_ctx = log_ctx;
+    const bool first = e->name == ibu_osm_engine_names[0];  // says what concerns all engines once
     const std::string cut = CutWarning(options ? options : "");
     try {
       std::string text = options ? options : "";
-      if (!cut.empty() && e->name == ibu_osm_engine_names[0]) e->Log(IBU_LOG_ERROR, cut);
-      if (options_shared) {
-        std::vector<std::string> others;
-        text = ibu::OwnOptionWords(text, &others);
-        if (!others.empty() && e->name == ibu_osm_engine_names[0]) {
-          std::string list;
-          for (const std::string& w : others) list += " " + ibu::VisibleWord(w);
-          e->Log(IBU_LOG_INFO, "event_plugin_options: left to the other event plugins:" + list);
-        }
-      }
-      // An engine OpenSM never calls: a bad option of its own was logged as
-      // an error that makes it "refuse every fabric", beside an engine in the
-      // chain routing fine. Its words are only listed, and not read.
+      if (!cut.empty() && first) e->Log(IBU_LOG_ERROR, cut);
+      if (options_shared) text = OwnWords(*e, text, first);
       if (!InRoutingChain(routing_engines, e->name)) {
-        std::istringstream words(text);
-        std::string listed;
-        for (std::string w; words >> w;)
-          if (w.rfind(e->name + "_", 0) == 0) listed += " " + ibu::VisibleWord(w);
-        const std::string chain = routing_engines && *routing_engines
-                                      ? std::string("routing_engine ") + routing_engines
-                                      : "routing_engine (not set: OpenSM routes with minhop)";
-        if (!listed.empty())
-          e->Log(IBU_LOG_INFO, "not in " + chain + ", so these event_plugin_options are not used (nor checked):" +
-                                   listed);
-        e->option_error = "not in " + chain + ", so its options were not read";
+        SetAsideUnusedOptions(*e, text, routing_engines);
         return e;
       }
-      // <engine>_dump belongs to the adapter, not the algorithm.
-      std::vector<std::string> words;
-      for (const std::string& w : ibu::SplitOptions(text)) {
-        const std::string key = std::string(name) + "_dump=";
-        if (w.rfind(key, 0) != 0) {
-          words.push_back(w);
-          continue;
-        }
-        e->dump = ibu::ParseOnOff(key.substr(0, key.size() - 1), w.substr(key.size()));
-      }
       e->engine = ibu::MakeEngine(
-          name, words, SinkOf(e),
+          name, TakeDumpOption(*e, ibu::SplitOptions(text)), SinkOf(e),
           std::vector<std::string>(ibu_osm_engine_names, ibu_osm_engine_names + IBU_OSM_NUM_ENGINES));
     } catch (const std::exception& err) {
       e->option_error = err.what();
