@@ -203,6 +203,35 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       hot_ = host_at_[size_t(hot_)];
       for (int h = 0; h < n; ++h) sources_.push_back(h);
       break;
+    case Pattern::kMcast:
+      DrawGroupAndSources(f, rng);
+      break;
+    default:
+      PermuteHostNumbers(p, rng);
+  }
+  TranslatePermutation();
+  SortByNumber(sources_);
+  for (int h : sources_) source_flag_[h] = true;
+  BuildTrees();
+}
+
+void Workload::DrawGroupAndSources(const Fabric& f, Mt64& rng) {
+  const int n = hosts_;
+  RefuseTooManyHosts(spec_.named, spec_.sources, "SOURCES", n, "the fabric's " + std::to_string(n));
+  RefuseTooManyHosts(spec_.named, spec_.group, "GROUP", n, "the fabric's " + std::to_string(n));
+  const std::string hosts_text = "the fabric's " + std::to_string(n) + " hosts";
+  RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", n, hosts_text);
+  RefuseNoHosts(spec_.named, spec_.group, "GROUP", n, hosts_text);
+  SetGroup(EndPortsOf(Sample(n, spec_.group.Resolve(n), rng)));
+  sources_ = EndPortsOf(Sample(n, spec_.sources.Resolve(n), rng));
+  RefuseLoneSource(f, "");
+}
+
+// shift, bitrev, transpose, randperm: perm_[number] = the number it sends
+// to, refused when the pattern does not fit the host count.
+void Workload::PermuteHostNumbers(const Params& p, Mt64& rng) {
+  const int n = hosts_;
+  switch (spec_.pattern) {
     case Pattern::kShift: {
       const int k = spec_.shift ? spec_.shift : (p.shift ? p.shift : n / 2);
       RefuseShiftBeyondHosts(spec_.shift ? spec_.named : NamedParam("shift", k), k, n);
@@ -240,18 +269,15 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
         if (perm_[h] == h) std::swap(perm_[h], perm_[(h + 1) % n]);
       break;
     }
-    case Pattern::kMcast: {
-      RefuseTooManyHosts(spec_.named, spec_.sources, "SOURCES", n, "the fabric's " + std::to_string(n));
-      RefuseTooManyHosts(spec_.named, spec_.group, "GROUP", n, "the fabric's " + std::to_string(n));
-      const std::string hosts_text = "the fabric's " + std::to_string(n) + " hosts";
-      RefuseNoHosts(spec_.named, spec_.sources, "SOURCES", n, hosts_text);
-      RefuseNoHosts(spec_.named, spec_.group, "GROUP", n, hosts_text);
-      SetGroup(EndPortsOf(Sample(n, spec_.group.Resolve(n), rng)));
-      sources_ = EndPortsOf(Sample(n, spec_.sources.Resolve(n), rng));
-      RefuseLoneSource(f, "");
+    default:
       break;
-    }
   }
+}
+
+// perm_ from host numbers to end ports; without drawn sources, every host
+// that sends to another is one.
+void Workload::TranslatePermutation() {
+  const int n = hosts_;
   std::vector<int> by_number(n, -1);
   for (int i = 0; i < n; ++i)
     if (perm_[i] >= 0) by_number[size_t(host_at_[i])] = host_at_[size_t(perm_[i])];
@@ -264,9 +290,6 @@ Workload::Workload(const TrafficSpec& spec, const Params& p, const Fabric& f, ui
       throw Error(spec_.named + ": every one of the fabric's " + std::to_string(n) +
                   " hosts maps to itself, so nothing is sent");
   }
-  SortByNumber(sources_);
-  for (int h : sources_) source_flag_[h] = true;
-  BuildTrees();
 }
 
 void Workload::SortByNumber(std::vector<int>& end_ports) const {

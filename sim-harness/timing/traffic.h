@@ -198,6 +198,10 @@ class Workload {
   std::string Describe() const;
 
  private:
+  // The constructor's steps by pattern.
+  void DrawGroupAndSources(const Fabric& f, Mt64& rng);
+  void PermuteHostNumbers(const Params& p, Mt64& rng);
+  void TranslatePermutation();
   void BuildTrees();
   // `given` replaces the sources, drawn from `of` hosts (of_what names
   // them); refused unless it has the count SOURCES resolves to there.
