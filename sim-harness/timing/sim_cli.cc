@@ -670,6 +670,9 @@ int RunMerge(const Settings& s) {
   if (opt.count("csv")) out.csv = opt.at("csv").value;
   if (opt.count("plot")) out.plot = opt.at("plot").value;
   const std::vector<PointResult> results = ReadPoints(dir, set);
+  // The heading the direct run gives on stderr; the engine's notes and
+  // the progress lines were the jobs'.
+  if (!s.quiet && set.head.size() > 2) std::cerr << "ibunion sim: " << set.head.substr(2) << "\n";
   LinkNames names;
   if (opt.count("links")) {
     names = ReadLinkNames(dir, results);

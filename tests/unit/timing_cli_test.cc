@@ -518,7 +518,8 @@ void TestCliEmitJobsAndMerge() {
 // A batch run queues its messages at t=0: it offers no load, and its rows
 // said the default one (0.1). Its load is "batch" in the table, null in
 // JSON and the saved record, empty in CSV; its merge, like the direct run
-// and a single --load point's, prints no saturation line.
+// and a single --load point's, prints no saturation line, and gives the
+// direct run's heading on stderr.
 void TestCliBatchPointHasNoLoad() {
   DumpDir d;
   char tmpl[] = "/tmp/ibusim-batch-XXXXXX";
@@ -528,10 +529,10 @@ void TestCliBatchPointHasNoLoad() {
   setenv("IBUNION_PROGRAM", self, 1);
   const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
                                          "--param", "batch=2", "--no-wall"};
-  std::string table, json, err;
+  std::string table, json, err, direct_err;
   auto args = base;
   args.insert(args.end(), {"--csv", work + "/direct.csv"});
-  CU_ASSERT_EQUAL(Sim(args, &table, &err), 0);
+  CU_ASSERT_EQUAL(Sim(args, &table, &direct_err), 0);
   CU_ASSERT(Contains(table, "\n  batch ") && !Contains(table, "saturation") && !Contains(table, "0.1000"));
   CU_ASSERT(Contains(Slurp(work + "/direct.csv"), "\n0,,"));
   args = base;
@@ -546,8 +547,14 @@ void TestCliBatchPointHasNoLoad() {
   CU_ASSERT_EQUAL(std::system(loop.c_str()), 0);
   CU_ASSERT(Slurp(work + "/set/points/0.json").rfind("{\"point\":0,\"load\":null,", 0) == 0);
   std::string merged;
-  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--no-wall", "--csv", work + "/merged.csv"}, &merged, &err), 0);
+  std::string merge_err;
+  CU_ASSERT_EQUAL(
+      Sim({"--merge", work + "/set", "--no-wall", "--csv", work + "/merged.csv"}, &merged, &merge_err), 0);
   CU_ASSERT(merged == table);
+  // The heading the direct run gave on stderr, without the engine's notes.
+  const size_t head_at = direct_err.find("ibunion sim: " + d.dir);
+  CU_ASSERT_FATAL(head_at != std::string::npos);
+  CU_ASSERT(merge_err == direct_err.substr(head_at, direct_err.find('\n', head_at) + 1 - head_at));
   CU_ASSERT(Slurp(work + "/merged.csv") == Slurp(work + "/direct.csv"));
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json", "--no-wall"}, &merged, &err), 0);
   CU_ASSERT(merged == json);
