@@ -191,16 +191,19 @@ bool InRoutingChain(const char* routing_engines, const std::string& name) {
 // OpenSM reads opensm.conf with fgets(line, 1023, ...): at most 1,022
 // characters of a line, the rest read as a line of its own whose first word
 // it prints as an "Unrecognized token" (stdout and syslog, not its log file)
-// and whose other words it drops. After
-// "event_plugin_options" and a blank, the value holds at most 1,001.
+// and whose other words it drops. After "event_plugin_options" and a
+// blank, the value holds at most 1,001.
 constexpr size_t kOpenSmOptionsRoom = 1022 - (sizeof("event_plugin_options") - 1) - 1;
+// A cut value can be this much shorter than the room: OpenSM strips the
+// blanks before a cut, and aligned config files put several blanks or
+// tabs after the key.
+constexpr size_t kCutSlack = 40;
 
-// Non-empty when the options string is so long that OpenSM may have cut it
-// (a cut after blanks, or after several blanks before the value, leaves it
-// a little short of the room): the words past the cut never reach ibunion,
-// and a word cut in two reads as another option.
+// Non-empty when the options string is so long that OpenSM may have cut
+// it: the words past the cut never reach ibunion, and a word cut in two
+// reads as another option.
 std::string CutWarning(const std::string& options) {
-  if (options.size() + 40 < kOpenSmOptionsRoom) return "";
+  if (options.size() + kCutSlack < kOpenSmOptionsRoom) return "";
   return "event_plugin_options is " + std::to_string(options.size()) + " characters, at OpenSM's limit (" +
          std::to_string(kOpenSmOptionsRoom) +
          " after the key: it reads 1022 characters of an opensm.conf line); words past the limit never "
