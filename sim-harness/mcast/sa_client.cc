@@ -271,6 +271,26 @@ Gid SaClient::GidOfPort(uint64_t guid) const {
   return g;
 }
 
+namespace {
+
+// MCMemberRecord's MTU and rate are 6-bit values under a 2-bit selector in
+// the same byte; libibmad's field is the value alone (0x84 written reads
+// back as 0x04) and has none for the selector, so a selector packed into
+// the value was dropped and went out as 0, "greater than". The byte is
+// found by writing the field into a blank record.
+void SetSelected(uint8_t* data, enum MAD_FIELDS field, uint32_t value, uint32_t selector) {
+  uint8_t probe[IB_SA_DATA_SIZE] = {};
+  mad_set_field(probe, 0, field, 0x3f);
+  const uint8_t* byte = std::find_if(probe, probe + sizeof probe, [](uint8_t b) { return b != 0; });
+  mad_set_field(data, 0, field, value);
+  uint8_t& target = data[byte - probe];
+  target = static_cast<uint8_t>((target & 0x3f) | (selector << 6));
+}
+
+constexpr uint32_t kExactly = 2;  // selector: exactly the value given
+
+}  // namespace
+
 MemberReply SaClient::Join(const MemberRequest& req) { return Call(IB_MAD_METHOD_SET, req); }
 MemberReply SaClient::Leave(const MemberRequest& req) { return Call(IB_MAD_METHOD_DELETE, req); }
 
@@ -291,14 +311,14 @@ MemberReply SaClient::Call(int method, const MemberRequest& req) {
     mad_set_field(data, 0, IB_SA_MCM_TCLASS_F, 0);
     mad_set_field(data, 0, IB_SA_MCM_FLOW_LABEL_F, 0);
     mask |= kQkey | kPkey | kSl | kTclass | kFlow;
-    // MTU and rate only when asked for, as "exactly" (selector 2): the SA
-    // refuses a create whose values the fabric cannot carry.
+    // MTU and rate only when asked for, as "exactly": the SA refuses a
+    // create whose values the fabric cannot carry.
     if (req.mtu) {
-      mad_set_field(data, 0, IB_SA_MCM_MTU_F, (2u << 6) | req.mtu);
+      SetSelected(data, IB_SA_MCM_MTU_F, req.mtu, kExactly);
       mask |= kMtuSel | kMtu;
     }
     if (req.rate) {
-      mad_set_field(data, 0, IB_SA_MCM_RATE_F, (2u << 6) | req.rate);
+      SetSelected(data, IB_SA_MCM_RATE_F, req.rate, kExactly);
       mask |= kRateSel | kRate;
     }
   }

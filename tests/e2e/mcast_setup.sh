@@ -53,6 +53,14 @@ sleep 1; "$READ_TABLES" "$E2E_TMP/after" >/dev/null || exit 1
 j "P(000)" leave ff12:e1b0::99 >"$E2E_TMP/err.unknown" 2>&1; echo \$? >>"$E2E_TMP/err.unknown"
 j "P(000)" join ff12:e1b0::98 --pkey 0x0000 >"$E2E_TMP/err.pkey" 2>&1; echo \$? >>"$E2E_TMP/err.pkey"
 j "P(000)" join ff12:e1b0::97 --port-guid 0xdead0001 >"$E2E_TMP/err.port" 2>&1; echo \$? >>"$E2E_TMP/err.port"
+# Exact MTU and rate: the fabric's own (2048, 4x SDR), lower ones, and one
+# it cannot carry. The selector went out as 0 ("greater than") before.
+j "P(000)" join ff12:e1b0::a1 --mtu 4 --rate 3 >/dev/null || exit 1
+j "P(000)" join ff12:e1b0::a2 --mtu 1 --rate 2 >/dev/null || exit 1
+j "P(000)" join ff12:e1b0::a3 --mtu 5 >"$E2E_TMP/err.mtu" 2>&1; echo \$? >>"$E2E_TMP/err.mtu"
+# One group per query: saquery -g gets the first SA MAD only (3 records) here.
+for g in a1 a2; do LD_PRELOAD=\$IBUNION_UMAD2SIM saquery --mgid ff12:e1b0::\$g MCMR >"$E2E_TMP/group.\$g" 2>&1 || exit 1; done
+for g in a1 a2; do j "P(000)" leave ff12:e1b0::\$g >/dev/null || exit 1; done
 for h in "P(000)" "P(101)" "P(210)"; do j "\$h" leave ff12:e1b0::77 >/dev/null || exit 1; done
 LD_PRELOAD=\$IBUNION_UMAD2SIM ibnetdiscover >live.net
 LD_PRELOAD=\$IBUNION_UMAD2SIM "$IBUNION" mcsetup measure live.net --sizes 8 --reps 1 --workers 4 \
@@ -91,6 +99,14 @@ expect_output "leave of an unknown MGID: SA's status decoded" "SA: request inval
 [ "$(tail -n 1 "$E2E_TMP/err.unknown")" = 1 ] && pass "... and exit 1" || fail "unknown MGID: exit $(tail -n 1 "$E2E_TMP/err.unknown")"
 expect_output "join with P_Key 0x0000: refused, status decoded" "SA: request invalid" cat "$E2E_TMP/err.pkey"
 expect_output "join for a port the SM does not know: refused, status decoded" "SA: request invalid" cat "$E2E_TMP/err.port"
+# saquery's MCMemberRecord of each group: mtu and rate with the selector
+# in the top two bits (2: exactly).
+sa_field() { awk -v f="$2" '$1 ~ "^" f "\\." {sub(/^[^.]*\.+/, "", $1); print $1; exit}' "$E2E_TMP/group.$1"; }
+[ "$(sa_field a1 mtu) $(sa_field a1 rate)" = "0x84 0x83" ] && [ "$(sa_field a2 mtu) $(sa_field a2 rate)" = "0x81 0x82" ] &&
+  pass "exact --mtu/--rate: groups created at 2048/SDR and 256/2.5 Gb/s, as asked" ||
+  fail "exact --mtu/--rate: a1 $(sa_field a1 mtu) $(sa_field a1 rate), a2 $(sa_field a2 mtu) $(sa_field a2 rate)"
+expect_output "exact --mtu 5 (4096) on a 2048 fabric: refused" "SA: request invalid" cat "$E2E_TMP/err.mtu"
+[ "$(tail -n 1 "$E2E_TMP/err.mtu")" = 1 ] && pass "... and exit 1" || fail "--mtu 5: exit $(tail -n 1 "$E2E_TMP/err.mtu")"
 expect_output "failing harness run says where it stopped" "--fail-after-joins" cat "$E2E_TMP/err.harness"
 [ "$(tail -n 1 "$E2E_TMP/err.harness")" = 2 ] && pass "... and exits 2" || fail "harness exit $(tail -n 1 "$E2E_TMP/err.harness")"
 [ ! -s "$E2E_TMP/survivors" ] && pass "no harness or SA worker process left" || fail "survivors: $(cat "$E2E_TMP/survivors")"
