@@ -72,7 +72,12 @@ std::string RequestLine(const SaOp& op) {
     std::fprintf(out, "fail %s\n", e.what());
     std::fflush(out);
   }
-  _exit(0);
+  // exit, not _exit: libumad2sim hands its ibsim client slot back (and
+  // removes its ./sys-PID tree) in an atexit handler. With _exit every
+  // worker kept a slot of ibsim's 10 until ibsim stopped, so a second
+  // mcsetup run in the same subnet could not attach. The parent flushed
+  // its stdio before the fork, so nothing of its is written twice.
+  std::exit(0);
 }
 
 // Reads what is available on fd into `pending`; returns complete lines.
@@ -112,6 +117,7 @@ SaWorkerPool::SaWorkerPool(const std::vector<std::string>& hosts, int timeout_ms
       throw Error(std::string("pipe: ") + std::strerror(errno));
     }
     const pid_t parent = getpid();
+    std::fflush(nullptr);  // the worker exits with exit(): no buffered output twice
     const pid_t pid = fork();
     if (pid < 0) {
       StopAll(/*wait_for_exit=*/false);

@@ -76,6 +76,12 @@ for _ in \$(seq 600); do grep -q " rep 1:" "$E2E_TMP/err.sigterm" && break; slee
 kill -TERM \$harness; wait \$harness; echo \$? >>"$E2E_TMP/err.sigterm"
 pgrep -f "mcsetup measure" >"$E2E_TMP/survivors.sigterm" || true
 sleep 1; "$READ_TABLES" "$E2E_TMP/interrupted" >/dev/null || exit 1
+# Workers hand their ibsim client slots back (libumad2sim's exit handler):
+# of ibsim's 10, the two runs above held 8 when they kept them, and this
+# one needs 5 more. Only OpenSM's ./sys-PID tree is left.
+LD_PRELOAD=\$IBUNION_UMAD2SIM "$IBUNION" mcsetup measure live.net --sizes 4 --reps 1 --workers 4 \
+  >/dev/null 2>"$E2E_TMP/err.third"; echo \$? >>"$E2E_TMP/err.third"
+ls -d sys-* >"$E2E_TMP/sys-dirs" 2>/dev/null || true
 EOS
 check "FT(4,3): joins, a leave, SA errors and a failing harness run under OpenSM + mlid" \
   "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --engine mlid,minhop \
@@ -122,5 +128,9 @@ expect_output "SIGTERM mid-run: the harness says it stopped and left its groups"
 left=$(grep -c '^0xc' "$E2E_TMP/interrupted/mfts.dump" || true)
 [ "$left" -eq 0 ] && pass "after SIGTERM mid-run no switch holds any MLID (the harness left its groups)" \
   || { fail "after SIGTERM mid-run $left MFT entries remain"; grep '^0xc' "$E2E_TMP/interrupted/mfts.dump" | head -3; }
+[ "$(tail -n 1 "$E2E_TMP/err.third")" = 0 ] && pass "a third harness run attaches: the first two gave their ibsim slots back" ||
+  fail "third harness run: $(grep -m1 -E 'refused|slots' "$E2E_TMP/err.third") exit $(tail -n 1 "$E2E_TMP/err.third")"
+[ "$(wc -l <"$E2E_TMP/sys-dirs")" -eq 1 ] && pass "no SA worker left its ./sys-PID tree (only OpenSM's is there)" ||
+  fail "./sys-PID trees left: $(xargs <"$E2E_TMP/sys-dirs")"
 [ -z "$(survivors "$E2E_TMP/run")" ] && pass "nothing left running" || fail "processes left: $(survivors "$E2E_TMP/run")"
 finish
