@@ -8,9 +8,9 @@ out=$E2E_TMP/ok
 # Files of an earlier run into the same DIR (another engine's, a mesh's)
 # must not pass for this run's: sim dump: and verify would read them.
 mkdir -p "$out"
-touch "$out/ibunion-mlid-paths.dump" "$out/sl2vl.dump" "$out/keep.txt"
+touch "$out/ibunion-mlid-paths.dump" "$out/sl2vl.dump" "$out/path-sl.dump" "$out/keep.txt"
 check "a run produces fabric.net, lfts.dump, mfts.dump" "$FABRIC_RUN" --net "$net" --engine minhop --out "$out"
-[ ! -e "$out/ibunion-mlid-paths.dump" ] && [ ! -e "$out/sl2vl.dump" ] && [ -e "$out/keep.txt" ] &&
+[ ! -e "$out/ibunion-mlid-paths.dump" ] && [ ! -e "$out/sl2vl.dump" ] && [ ! -e "$out/path-sl.dump" ] && [ -e "$out/keep.txt" ] &&
   pass "an earlier run's dumps in DIR are removed, other files kept" || fail "stale files left: $(ls "$out" | xargs)"
 switches=$(grep -c '^Switch' "$net")
 [ "$(grep -c 'Unicast lids' "$out/lfts.dump")" -eq "$switches" ] && pass "one LFT per switch ($switches)" || fail "LFT count"
