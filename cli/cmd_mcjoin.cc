@@ -25,7 +25,7 @@ constexpr const char* kUsage =
     "  --port-guid 0xG    act for another port (proxy join/leave; the SA requires a shared P_Key)\n"
     "  --timeout MS       SA answer timeout (default 1000)\n"
     "prints 'mlid 0xC0NN' (and 'mgid ...' when the SA assigned it); exit 0 on success,\n"
-    "1 when the SA refused (its status decoded), 2 on bad usage or no port (under ibsim:\n"
+    "1 when the SA refused (its status decoded) or did not answer, 2 on bad usage or no port (under ibsim:\n"
     "ibsim not serving its socket, or refusing SIM_HOST).\n"
     "Under ibsim run it with IBSIM_SOCKNAME of the run and the full path of libumad2sim.so\n"
     "($IBUNION_UMAD2SIM inside fabric-run --exec): LD_PRELOAD=";

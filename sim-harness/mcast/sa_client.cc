@@ -355,12 +355,25 @@ bool SaClient::Rpc(int method, int attr, uint64_t mask, uint8_t* data, uint32_t*
   ib_portid_t sm{};
   ib_portid_set(&sm, sm_lid_, 1, IB_DEFAULT_QP1_QKEY);
   errno = 0;
+  const auto t0 = std::chrono::steady_clock::now();
   void* p = mad_rpc(port_, &rpc, &sm, data, data);
   *status = rpc.rstatus;
   if (p) return true;
-  *error = rpc.rstatus ? DecodeMadStatus(rpc.rstatus)
-                       : std::string("no answer from the SA at LID ") + std::to_string(sm_lid_) + " within " +
-                             std::to_string(timeout_ms_) + " ms";
+  if (rpc.rstatus) {
+    *error = DecodeMadStatus(rpc.rstatus);
+    return false;
+  }
+  const long waited = static_cast<long>(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  *error = "no answer from the SA at LID " + std::to_string(sm_lid_);
+  // Given up before the timeout: the request or its answer was dropped on
+  // the way, and the message said it had waited the whole timeout.
+  if (waited >= timeout_ms_) *error += " within " + std::to_string(timeout_ms_) + " ms";
+  else
+    *error += " (the MAD was lost after " + std::to_string(waited) + " ms, before the " +
+              std::to_string(timeout_ms_) + " ms timeout" +
+              (Umad2SimLoaded() ? std::string(": ibsim forwards a LID-routed MAD over at most 16 switches") : "") +
+              ")";
   return false;
 }
 

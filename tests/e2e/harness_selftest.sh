@@ -243,7 +243,15 @@ out=$E2E_TMP/m216
 check "2x16 mesh (top LID 64, 17 switches across): xymesh over ibsim, LFTs and SL2VL read back" \
   "$FABRIC_RUN" --net "$E2E_TMP/m216.net" --guid2lid "$E2E_TMP/m216.g2l" --engine xymesh,minhop \
   --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_vls=2 xymesh_vl_mode=dedicated" \
-  --conf-line "qos TRUE" --out "$out" --daemon --exec "'$E2E_SRC/sim-harness/ibsim/read-sl2vl' \$IBUNION_OUT"
+  --conf-line "qos TRUE" --out "$out" --daemon --exec "'$E2E_SRC/sim-harness/ibsim/read-sl2vl' \$IBUNION_OUT" \
+  --exec "SIM_HOST='H(1,15)' LD_PRELOAD=\$IBUNION_UMAD2SIM '$IBUNION' mcjoin join ff12:e1b0::5 >'$E2E_TMP/far.log' 2>&1;
+          echo \$? >>'$E2E_TMP/far.log'"
+# An SA client 17 switches from the SM's host: ibsim drops its request,
+# and mcjoin said it had waited the whole timeout when it had not.
+grep -q "no answer from the SA at LID .* (the MAD was lost after [0-9]* ms, before the 1000 ms timeout: ibsim forwards a LID-routed MAD over at most 16 switches)" \
+  "$E2E_TMP/far.log" && [ "$(tail -n 1 "$E2E_TMP/far.log")" = 1 ] &&
+  pass "mcjoin 17 switches from the SM: exit 1, the lost MAD and ibsim's 16-switch limit named" ||
+  fail "mcjoin 17 switches from the SM: $(xargs <"$E2E_TMP/far.log")"
 check "2x16 mesh: every switch's LFT holds top LID 64, port for port xymesh's" \
   "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --engine xymesh
 check "2x16 mesh: SL2VL of all 32 switches and 32 CA ports, dedicated VLs, no credit loop" \
