@@ -256,6 +256,17 @@ std::vector<std::string> TakeDumpOption(ibu_engine& e, const std::vector<std::st
   return rest;
 }
 
+// The core lists an engine's own keys when it refuses one; <engine>_dump
+// is the adapter's, and a log that left it out sent a user looking for
+// how to turn the dumps off.
+std::string WithAdapterKeys(const std::string& error, const std::string& engine) {
+  const std::string known = "unknown key for engine " + engine + " (known: ";
+  const size_t at = error.find(known);
+  if (at == std::string::npos) return error;
+  std::string out = error;
+  return out.insert(at + known.size(), engine + "_dump=on|off, ");
+}
+
 }  // namespace
 
 extern "C" {
@@ -283,8 +294,8 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
           name, TakeDumpOption(*e, ibu::SplitOptions(text)), SinkOf(e),
           std::vector<std::string>(ibu_osm_engine_names, ibu_osm_engine_names + IBU_OSM_NUM_ENGINES));
     } catch (const std::exception& err) {
-      e->option_error = err.what();
-      e->Log(IBU_LOG_ERROR, std::string("bad event_plugin_options: ") + err.what() +
+      e->option_error = WithAdapterKeys(err.what(), e->name);
+      e->Log(IBU_LOG_ERROR, "bad event_plugin_options: " + e->option_error +
                                 "; this engine will refuse every fabric" +
                                 (cut.empty() ? "" : " (" + cut + ")"));
     }

@@ -128,6 +128,19 @@ void DumpOptionReadLikeEngineOptions() {
   Describe(e, f);
   CU_ASSERT_NOT_EQUAL(ibu_route_unicast(e), 0);
   ibu_engine_free(e);
+
+  // An unknown key lists the engine's keys, the adapter's _dump among them.
+  for (const char* name : {"mlid", "xymesh"}) {
+    Log unknown;
+    const std::string word = std::string(name) + "_foo=1";
+    e = ibu_engine_new(name, word.c_str(), 0, name, Record, &unknown);
+    CU_ASSERT_FATAL(e != nullptr);
+    CU_ASSERT_EQUAL(
+        Count(unknown, IBU_LOG_ERROR,
+              "unknown key for engine " + std::string(name) + " (known: " + name + "_dump=on|off, " + name),
+        1);
+    ibu_engine_free(e);
+  }
 }
 
 // Beside other event plugins (event_plugin_name lists several), the
