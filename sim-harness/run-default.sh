@@ -6,7 +6,8 @@
 #      `ibunion mcjoin`; LFTs and MFTs read back from the simulated switches;
 #   2. verification of what was read back: reachability, no loops, equal to
 #      the MLID scheme, disjoint paths, multicast exactly once;
-#   3. OpenSM's own ftree and minhop on the same fabric, verified the same way;
+#   3. OpenSM's own ftree and minhop on the same fabric, checked for reachability
+#      and loops (no group is joined for them);
 #   4. the timing model replaying all of them under the same uniform traffic
 #      (the mlid replay with the plugin's exported path selection must equal
 #      the core's mlid exactly, and ftree's replay the core's slid).
