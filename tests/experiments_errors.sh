@@ -37,6 +37,17 @@ expect "option --jobs given twice ('2' and again)" "$RUN" seed001 --quick --jobs
 expect "--out needs a directory (got the option --jobs)" "$RUN" seed001 --quick --out --jobs 2
 [ ! -e "$tmp/o1" ] && [ ! -e "$tmp/o2" ] && [ ! -e "$tmp/o" ] && pass "a repeated option creates no --out" ||
   fail "a repeated option created $(ls -d "$tmp"/o* | xargs)"
+# Found before any simulation: --jobs without a count (an unbound-variable
+# crash, exit 1) or past the shell's integers (no limit at all), a
+# SEED001_FABRICS name the topologies lack (found after the fabrics before
+# it had run), an --out that cannot be written (found at the first CSV).
+expect "--jobs needs a count 1..64" "$RUN" seed001 --quick --out "$tmp/o" --jobs
+expect "--jobs needs a count 1..64, got '99999999999999999999'" "$RUN" seed001 --quick --out "$tmp/o" --jobs 99999999999999999999
+expect "SEED001_FABRICS: 'ft-9-9': expected space-separated fat-trees of topologies/" \
+  env SEED001_FABRICS="ft-4-3 ft-9-9" "$RUN" seed001 --quick --out "$tmp/o"
+expect "SEED001_FABRICS: 'ft-4-3,ft-8-3': expected space-separated" env SEED001_FABRICS=ft-4-3,ft-8-3 "$RUN" seed001 --quick --out "$tmp/o"
+expect "--out /proc/ibunion-nope: cannot create it or write there" "$RUN" seed001 --quick --out /proc/ibunion-nope --work "$tmp/w"
+[ ! -e "$tmp/o" ] && pass "refused before any run: no --out made" || fail "a refused run created $tmp/o"
 
 # --- seed001-spread: its seeds, and the seed001 curves it reruns --------------
 expect "SPREAD_SEEDS=1: expected 2..100 seeds" env SPREAD_SEEDS=1 "$RUN" seed001-spread --out "$tmp/o"

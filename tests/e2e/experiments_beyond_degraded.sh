@@ -28,9 +28,9 @@ curves=$(awk -F, 'NR > 1 {print $1 "/" $2}' "$csv" | sort -u | xargs)
 grep -qF "OpenSM could not route FT(4,3) minus 2 links with ftree and fell back to minhop: ftree left out" "$E2E_TMP/log" &&
   pass "OpenSM's ftree refuses the degraded tree, and the runner says so" ||
   { fail "no fallback line for ftree on FT(4,3) minus 2 links"; grep ftree "$E2E_TMP/log"; }
-[ "$(cat "$E2E_TMP/work/beyond-degraded-q-cut2-ftree/engine" 2>/dev/null)" = minhop ] &&
+[ "$(cat "$E2E_TMP/work/quick/beyond-degraded-q-cut2-ftree/engine" 2>/dev/null)" = minhop ] &&
   pass "OpenSM's log names minhop as the engine that routed in ftree's place" ||
-  fail "engine of the ftree run on the degraded tree: $(cat "$E2E_TMP/work/beyond-degraded-q-cut2-ftree/engine" 2>&1)"
+  fail "engine of the ftree run on the degraded tree: $(cat "$E2E_TMP/work/quick/beyond-degraded-q-cut2-ftree/engine" 2>&1)"
 
 # Per curve (fabric/scheme): loads rising, no credit loop, the last point
 # saturated by the runner's rule.

@@ -45,7 +45,7 @@ for traffic in uniform randperm; do
   sweep=(--traffic "$traffic" --json --no-wall --quiet --sweep 0.1:0.7:0.3 --seed 3)
   "$IBUNION" sim "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --routing slid "${sweep[@]}" \
     >"$E2E_TMP/slid-$traffic.json" 2>&1 || true
-  "$IBUNION" sim --routing "dump:$E2E_TMP/work/beyond-perm-ftree" "${sweep[@]}" >"$E2E_TMP/ftree-$traffic.json" 2>&1 || true
+  "$IBUNION" sim --routing "dump:$E2E_TMP/work/quick/beyond-perm-ftree" "${sweep[@]}" >"$E2E_TMP/ftree-$traffic.json" 2>&1 || true
   if [ -s "$E2E_TMP/slid-$traffic.json" ] && cmp -s "$E2E_TMP/slid-$traffic.json" "$E2E_TMP/ftree-$traffic.json"; then
     pass "$traffic: ftree's replay prints slid's run byte for byte"
   else

@@ -38,8 +38,8 @@ decided() {  # LOG N: N engines' tables reused or being made
 }
 
 # 1. Fresh: both quick engines (ftree, minhop) run and are stamped.
-beyond "$tmp/log1" test -s "$tmp/work/beyond-minhop/stamp"
-[ -s "$tmp/work/beyond-ftree/stamp" ] && pass "first run: OpenSM ftree and minhop tables made" || fail "first run: no tables"
+beyond "$tmp/log1" test -s "$tmp/work/quick/beyond-minhop/stamp"
+[ -s "$tmp/work/quick/beyond-ftree/stamp" ] && pass "first run: OpenSM ftree and minhop tables made" || fail "first run: no tables"
 # 2. Nothing changed: reused.
 beyond "$tmp/log2" decided "$tmp/log2" 2
 [ "$(grep -c 'tables from an earlier run' "$tmp/log2")" -eq 2 ] && pass "same fabric: both tables reused" ||
@@ -71,15 +71,15 @@ esac
 exec "$EXPCACHE_IBUNION" "$@"
 EOF
 chmod +x "$tmp/bin/ibunion"
-EXPCACHE_WORK=$tmp/work EXPCACHE_FDS=$tmp/fds EXPCACHE_IBUNION=$BUILD/ibunion IBUNION_BUILD=$tmp/bin \
+EXPCACHE_WORK=$tmp/work/quick EXPCACHE_FDS=$tmp/fds EXPCACHE_IBUNION=$BUILD/ibunion IBUNION_BUILD=$tmp/bin \
   IBUNION_SRC=$tmp/src "$RUN" beyond --quick --out "$tmp/out" --work "$tmp/work" 2>"$tmp/log4" &
 run_pid=$!
 echo "$run_pid" >"$tmp/run.pid"
 replayed() { compgen -G "$tmp/fds/run.*[0-9]" >/dev/null; }
 if wait_for 180 replayed; then
   held=$(cat "$tmp"/fds/sim.* | grep '\.lock' | sed 's/.*-> //' | sort -u | xargs)
-  if ! grep -q "$tmp/work/beyond-ftree.lock" "$tmp"/fds/run.*[0-9]; then
-    fail "run holds no lock on $tmp/work/beyond-ftree.lock while it replays: $(cat "$tmp"/fds/run.*[0-9])"
+  if ! grep -q "$tmp/work/quick/beyond-ftree.lock" "$tmp"/fds/run.*[0-9]; then
+    fail "run holds no lock on $tmp/work/quick/beyond-ftree.lock while it replays: $(cat "$tmp"/fds/run.*[0-9])"
   elif [ -n "$held" ]; then
     fail "ibunion sim holds run's locks: $held"
   else

@@ -59,7 +59,7 @@ if ! command -v ibsim >/dev/null || ! { command -v opensm >/dev/null || [ -x /us
   echo "SKIP: no ibsim/OpenSM"
   [ $fails -eq 0 ] && exit 77 || exit 1
 fi
-pids=$tmp/work2/seed002-opensm/run/pids
+pids=$tmp/work2/quick/seed002-opensm/run/pids
 "$RUN" seed002 --quick --out "$tmp/out2" --work "$tmp/work2" 2>"$tmp/log2" &
 run_pid=$!
 if wait_for 120 grep -q '^opensm ' "$pids" 2>/dev/null; then
@@ -69,7 +69,7 @@ if wait_for 120 grep -q '^opensm ' "$pids" 2>/dev/null; then
   # (and their MLIDs) under the first: refused, naming --work.
   timeout 60 "$RUN" seed002 --quick --out "$tmp/out3" --work "$tmp/work2" >/dev/null 2>"$tmp/log3"
   rc=$?
-  if [ $rc -eq 2 ] && grep -qF "run: --work $tmp/work2: seed002-opensm is in use by another run" "$tmp/log3"; then
+  if [ $rc -eq 2 ] && grep -qF "run: --work $tmp/work2/quick: seed002-opensm is in use by another run" "$tmp/log3"; then
     pass "seed002: a second run on the same --work: $(cat "$tmp/log3")"
   else
     fail "seed002: a second run on the same --work: exit $rc, $(tail -n 3 "$tmp/log3")"
@@ -83,7 +83,7 @@ if wait_for 120 grep -q '^opensm ' "$pids" 2>/dev/null; then
   [ -z "$alive" ] && pass "seed002: OpenSM ($osm_pid) and ibsim ($ibsim_pid) stopped" || fail "seed002: still running:$alive"
   left=$(ours fabric-run)
   [ -z "$left" ] && pass "seed002: no fabric-run left" || fail "seed002: fabric-run still running: $left"
-  [ ! -e "$tmp/work2/seed002-opensm/stamp" ] && pass "seed002: no stamp for the interrupted OpenSM run" ||
+  [ ! -e "$tmp/work2/quick/seed002-opensm/stamp" ] && pass "seed002: no stamp for the interrupted OpenSM run" ||
     fail "seed002: the interrupted OpenSM run was stamped as complete"
   [ -z "$(ls -A "$tmp/out2" 2>/dev/null)" ] && pass "seed002: no CSV written" || fail "seed002: wrote $(ls "$tmp/out2")"
   no_temp_left seed002

@@ -16,7 +16,7 @@
 source "$(dirname "$0")/lib.sh"
 RUN=$E2E_SRC/sim-harness/experiments/run
 out=$E2E_TMP/out
-work=$E2E_TMP/work
+work=$E2E_TMP/work/quick  # a --quick run keeps its OpenSM tables there
 quick_experiment seed002
 csv=$out/seed002.csv buf4=$out/seed002-buf4.csv
 want="scheme,sources,group,msg_bytes,completion_ns,receivers,packet_hops,wall_s,packet_hops_per_s,deadlock"

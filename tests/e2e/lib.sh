@@ -39,7 +39,7 @@ finish() { [ "$E2E_FAILS" -eq 0 ] && echo "all checks passed" || echo "$E2E_FAIL
 # Processes still alive among the PIDs a fabric-run recorded.
 survivors() { awk '{print $2}' "$1/pids" 2>/dev/null | while read -r p; do kill -0 "$p" 2>/dev/null && echo "$p"; done || true; }
 # quick_experiment NAME: `sim-harness/experiments/run NAME --quick` with this
-# build, CSV and PNG in $E2E_TMP/out, OpenSM's tables in $E2E_TMP/work, its
+# build, CSV and PNG in $E2E_TMP/out, OpenSM's tables in $E2E_TMP/work/quick, its
 # log in $E2E_TMP/log; the test stops there if the run fails.
 quick_experiment() {
   if IBUNION_SRC=$E2E_SRC IBUNION_BUILD=$E2E_BUILD "$E2E_SRC/sim-harness/experiments/run" "$1" --quick \
