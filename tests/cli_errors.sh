@@ -972,6 +972,10 @@ sb "setup-bench: --quick measures ft-4-3 only, not with --fabrics ft-8-3" --quic
 sb "setup-bench: --fabrics ft-4-3,ft-16-3: ft-16-3 has 16-port switches; ibsim's multicast tables are unusable past 15 ports" \
   --fabrics ft-4-3,ft-16-3 --out "$tmp/sb-out"
 sb "setup-bench: output directory /sys/kernel/ibunion-sb: cannot create it or write there" --out /sys/kernel/ibunion-sb
+# A value option given twice (the last one won) or without its value.
+sb "setup-bench: option --out given twice: give it once" --out "$tmp/sb-out" --out "$tmp/sb-out2"
+sb "setup-bench: option --fabrics given twice: give it once" --fabrics ft-4-3 --fabrics ft-8-3 --out "$tmp/sb-out"
+sb "setup-bench: --out needs a directory (got the option --quick)" --out --quick
 [ ! -e "$tmp/sb-out" ] && echo "PASS: setup-bench refusals: no output directory made" ||
   { echo "FAIL: setup-bench refusals made $tmp/sb-out"; fails=$((fails + 1)); }
 # A net file with LIDs on some ports only: refused at the first port without
