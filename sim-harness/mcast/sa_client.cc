@@ -368,12 +368,14 @@ bool SaClient::Rpc(int method, int attr, uint64_t mask, uint8_t* data, uint32_t*
   *error = "no answer from the SA at LID " + std::to_string(sm_lid_);
   // Given up before the timeout: the request or its answer was dropped on
   // the way, and the message said it had waited the whole timeout.
-  if (waited >= timeout_ms_) *error += " within " + std::to_string(timeout_ms_) + " ms";
+  if (waited >= timeout_ms_)
+    *error += " within " + std::to_string(timeout_ms_) + " ms";
   else
-    *error += " (the MAD was lost after " + std::to_string(waited) + " ms, before the " +
-              std::to_string(timeout_ms_) + " ms timeout" +
-              (Umad2SimLoaded() ? std::string(": ibsim forwards a LID-routed MAD over at most 16 switches") : "") +
-              ")";
+    *error +=
+        " (the MAD was lost after " + std::to_string(waited) + " ms, before the " +
+        std::to_string(timeout_ms_) + " ms timeout" +
+        (Umad2SimLoaded() ? std::string(": ibsim forwards a LID-routed MAD over at most 16 switches") : "") +
+        ")";
   return false;
 }
 

@@ -51,8 +51,10 @@ constexpr const char* kUsage =
     "         [--config FILE]\n"
     "         [--param key=value ...]\n"
     "         [--quiet] [--no-wall] [--emit-jobs DIR | --point N --save FILE]\n"
-    "       ibunion sim NETFILE ... --routing R --traffic PERMUTATION|uniform|centric:F --flows [--load L] [--json] [--links FILE]\n"
-    "       ibunion sim --merge DIR [--json] [--csv FILE] [--links FILE] [--plot FILE.png] [--no-wall] [--quiet]\n"
+    "       ibunion sim NETFILE ... --routing R --traffic PERMUTATION|uniform|centric:F --flows [--load L] "
+    "[--json] [--links FILE]\n"
+    "       ibunion sim --merge DIR [--json] [--csv FILE] [--links FILE] [--plot FILE.png] [--no-wall] "
+    "[--quiet]\n"
     "\n"
     "Packet-level timing model of the fabric in NETFILE, forwarding strictly by\n"
     "the tables of the routing engine (or by the dumps in DIR as the ibsim harness\n"
@@ -107,7 +109,8 @@ constexpr const char* kUsage =
     "              dumped group: a replay then sends from the hosts another run drew\n"
     "  --quiet     no notes, engine messages or progress on stderr (warnings and\n"
     "              errors still)\n"
-    "  --no-wall   leave out wall_s and packet_hops_per_s (JSON; in CSV their columns stay, empty) and hops/s\n"
+    "  --no-wall   leave out wall_s and packet_hops_per_s (JSON; in CSV their columns stay, empty) and "
+    "hops/s\n"
     "              (table): output identical run to run\n"
     "  --emit-jobs write the sweep as independent jobs into DIR instead of running it:\n"
     "              DIR/jobs.txt (one command per point: `parallel < DIR/jobs.txt`),\n"
@@ -284,7 +287,8 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
   table.flush();
   for (const PointResult& r : results) {
     if (r.deadlock) {
-      std::cerr << "ibunion sim: point " << r.index << " (load " << LoadText(r) << "): " << r.deadlock_report << "\n";
+      std::cerr << "ibunion sim: point " << r.index << " (load " << LoadText(r) << "): " << r.deadlock_report
+                << "\n";
       status = 1;
     } else if (!r.error.empty()) {
       std::cerr << "ibunion sim: point " << r.index << " (load " << LoadText(r) << "): " << r.error << "\n";
@@ -293,8 +297,10 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
       std::cerr << "ibunion sim: point " << r.index << ": conservation check failed (packets lost or duplicated)\n";
       status = 1;
     } else if (r.ops_unfinished && !o.quiet) {
-      std::cerr << "ibunion sim: note: point " << r.index << " (load " << LoadText(r) << "): " << r.ops_unfinished
-                << " measured messages undelivered after drain_ns (saturated); latency is over the delivered ones\n";
+      std::cerr << "ibunion sim: note: point " << r.index << " (load " << LoadText(r)
+                << "): " << r.ops_unfinished
+                << " measured messages undelivered after drain_ns (saturated); latency is over the delivered "
+                   "ones\n";
     } else if (r.ops_measured == 0 && !o.quiet) {
       // Latency 0 would read as a result: say there was none to measure.
       std::cerr << "ibunion sim: note: point " << r.index << " (load " << LoadText(r)

@@ -134,13 +134,12 @@ std::string CsvHeader() {
 std::string ToCsv(const PointResult& r, bool with_wall) {
   std::ostringstream os;
   os << r.index << "," << CsvNumber(r.load) << "," << Num(r.offered) << "," << Num(r.accepted) << ","
-     << Num(r.latency_avg_ns) << "," << Num(r.latency_p99_ns) << "," << Num(r.latency_max_ns)
-     << "," << r.ops_measured << "," << r.ops_unfinished << "," << r.completion_ns << ","
-     << Num(r.hot_offered) << "," << Num(r.hot_accepted) << "," << Num(r.link_util_max) << ","
-     << Num(r.link_util_avg) << ","
+     << Num(r.latency_avg_ns) << "," << Num(r.latency_p99_ns) << "," << Num(r.latency_max_ns) << ","
+     << r.ops_measured << "," << r.ops_unfinished << "," << r.completion_ns << "," << Num(r.hot_offered)
+     << "," << Num(r.hot_accepted) << "," << Num(r.link_util_max) << "," << Num(r.link_util_avg) << ","
      << r.packets_delivered << "," << r.packet_hops << "," << r.events << "," << r.simulated_ns << ","
-     << (with_wall ? Num(r.wall_s) : "") << "," << (with_wall ? Num(r.packet_hops_per_s) : "")
-     << "," << (r.conservation_ok ? "ok" : "violated") << "," << (r.deadlock ? 1 : 0) << ","
+     << (with_wall ? Num(r.wall_s) : "") << "," << (with_wall ? Num(r.packet_hops_per_s) : "") << ","
+     << (r.conservation_ok ? "ok" : "violated") << "," << (r.deadlock ? 1 : 0) << ","
      << CsvString(r.deadlock ? r.deadlock_report : r.error);
   return os.str();
 }
@@ -156,7 +155,8 @@ std::string ToTableRow(const PointResult& r, bool with_wall) {
   char load[16] = "  batch";
   if (!std::isnan(r.load)) std::snprintf(load, sizeof load, "%7.4f", r.load);
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%s %8.5f %8.5f %11.1f %11.1f %9.3f %11llu%s%s", load, r.offered, r.accepted, r.latency_avg_ns, r.latency_p99_ns, r.link_util_max,
+  std::snprintf(buf, sizeof buf, "%s %8.5f %8.5f %11.1f %11.1f %9.3f %11llu%s%s", load, r.offered, r.accepted,
+                r.latency_avg_ns, r.latency_p99_ns, r.link_util_max,
                 static_cast<unsigned long long>(r.packets_delivered), wall,
                 r.deadlock ? "  DEADLOCK" : (r.error.empty() ? "" : "  ERROR"));
   return buf;
@@ -348,15 +348,14 @@ class FlatJson {
 std::string ToRecord(const PointResult& r) {
   std::ostringstream os;
   os << "{\"point\":" << r.index << ",\"load\":" << (std::isnan(r.load) ? "null" : Full(r.load))
-     << ",\"offered\":" << Full(r.offered)
-     << ",\"accepted\":" << Full(r.accepted) << ",\"hot_offered\":" << Full(r.hot_offered)
-     << ",\"hot_accepted\":" << Full(r.hot_accepted) << ",\"ops_measured\":" << r.ops_measured
-     << ",\"ops_unfinished\":" << r.ops_unfinished << ",\"latency_avg_ns\":" << Full(r.latency_avg_ns)
-     << ",\"latency_p99_ns\":" << Full(r.latency_p99_ns) << ",\"latency_max_ns\":" << Full(r.latency_max_ns)
-     << ",\"completion_ns\":" << r.completion_ns << ",\"packets_delivered\":" << r.packets_delivered
-     << ",\"packet_hops\":" << r.packet_hops << ",\"events\":" << r.events
-     << ",\"simulated_ns\":" << r.simulated_ns << ",\"wall_s\":" << Full(r.wall_s)
-     << ",\"packet_hops_per_s\":" << Full(r.packet_hops_per_s)
+     << ",\"offered\":" << Full(r.offered) << ",\"accepted\":" << Full(r.accepted)
+     << ",\"hot_offered\":" << Full(r.hot_offered) << ",\"hot_accepted\":" << Full(r.hot_accepted)
+     << ",\"ops_measured\":" << r.ops_measured << ",\"ops_unfinished\":" << r.ops_unfinished
+     << ",\"latency_avg_ns\":" << Full(r.latency_avg_ns) << ",\"latency_p99_ns\":" << Full(r.latency_p99_ns)
+     << ",\"latency_max_ns\":" << Full(r.latency_max_ns) << ",\"completion_ns\":" << r.completion_ns
+     << ",\"packets_delivered\":" << r.packets_delivered << ",\"packet_hops\":" << r.packet_hops
+     << ",\"events\":" << r.events << ",\"simulated_ns\":" << r.simulated_ns
+     << ",\"wall_s\":" << Full(r.wall_s) << ",\"packet_hops_per_s\":" << Full(r.packet_hops_per_s)
      << ",\"link_util_max\":" << Full(r.link_util_max) << ",\"link_util_avg\":" << Full(r.link_util_avg)
      << ",\"conservation_ok\":" << (r.conservation_ok ? "true" : "false")
      << ",\"deadlock\":" << (r.deadlock ? "true" : "false")

@@ -528,7 +528,7 @@ void TestCliBatchPointHasNoLoad() {
   CU_ASSERT_FATAL(realpath("ibunion", self) != nullptr);
   setenv("IBUNION_PROGRAM", self, 1);
   const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
-                                         "--param", "batch=2", "--no-wall"};
+                                         "--param",   "batch=2",       "--no-wall"};
   std::string table, json, err, direct_err;
   auto args = base;
   args.insert(args.end(), {"--csv", work + "/direct.csv"});
@@ -1063,7 +1063,8 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "dump: path-sl.dump gives each message its path's SL", TestCliDumpPathSls);
   CU_add_test(s, "progress bar text", TestProgressBarText);
   CU_add_test(s, "--emit-jobs, a shell loop, --merge: the direct sweep byte for byte", TestCliEmitJobsAndMerge);
-  CU_add_test(s, "a batch run has no load: 'batch', null, empty; no saturation line", TestCliBatchPointHasNoLoad);
+  CU_add_test(s, "a batch run has no load: 'batch', null, empty; no saturation line",
+              TestCliBatchPointHasNoLoad);
   CU_add_test(s, "slurm.sh: more than 1000 points in chunks per array task", TestCliSlurmChunks);
   CU_add_test(s, "--plot: PNG by gnuplot, all files or none, gnuplot checked first", TestCliPlot);
   CU_add_test(s, "--plot style = the experiment plots' (seed001.gp)", TestPlotStyleIsTheExperiments);

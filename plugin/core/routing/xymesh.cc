@@ -328,7 +328,8 @@ class McastVlGraph {
         if (!mask.test(in) || !s.ports[in].is_switch()) continue;
         const Channel arrival = s.ports[in].index * stride_ + s.ports[in].port;
         for (int out = 1; out <= s.num_ports; ++out)
-          if (out != in && mask.test(out) && s.ports[out].is_switch()) edges.push_back({arrival, sw * stride_ + out});
+          if (out != in && mask.test(out) && s.ports[out].is_switch())
+            edges.push_back({arrival, sw * stride_ + out});
       }
     }
     return edges;
