@@ -48,6 +48,15 @@ expect "SEED001_FABRICS: 'ft-9-9': expected space-separated fat-trees of topolog
 expect "SEED001_FABRICS: 'ft-4-3,ft-8-3': expected space-separated" env SEED001_FABRICS=ft-4-3,ft-8-3 "$RUN" seed001 --quick --out "$tmp/o"
 expect "--out /proc/ibunion-nope: cannot create it or write there" "$RUN" seed001 --quick --out /proc/ibunion-nope --work "$tmp/w"
 [ ! -e "$tmp/o" ] && pass "refused before any run: no --out made" || fail "a refused run created $tmp/o"
+expect "--out $tmp/afile/sub: cannot create it or write there" "$RUN" seed001 --quick --out "$tmp/afile/sub" --work "$tmp/w9"
+[ ! -e "$tmp/w9" ] && pass "an --out that cannot be made: no --work made either" || fail "a refused run created $tmp/w9"
+# SPREAD_SEEDS is seed001-spread's: another run does not read it.
+if SPREAD_SEEDS=abc "$RUN" seed000 --summary --out "$FIG" >"$tmp/stdout" 2>"$tmp/err"; then
+  pass "SPREAD_SEEDS=abc: not read by seed000"
+else
+  fail "SPREAD_SEEDS=abc stopped seed000 --summary: $(tail -1 "$tmp/err")"
+fi
+expect "SPREAD_SEEDS=abc: expected 2..100 seeds" env SPREAD_SEEDS=abc "$RUN" seed001-spread --quick --out "$tmp/o"
 
 # --- seed001-spread: its seeds, and the seed001 curves it reruns --------------
 expect "SPREAD_SEEDS=1: expected 2..100 seeds" env SPREAD_SEEDS=1 "$RUN" seed001-spread --out "$tmp/o"
