@@ -281,9 +281,9 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
     e->log = log;
     e->log_ctx = log_ctx;
     const bool first = e->name == ibu_osm_engine_names[0];  // says what concerns all engines once
-    const std::string cut = CutWarning(options ? options : "");
+    std::string text = options ? options : "";
+    const std::string cut = CutWarning(text);
     try {
-      std::string text = options ? options : "";
       if (!cut.empty() && first) e->Log(IBU_LOG_ERROR, cut);
       if (options_shared) text = OwnWords(*e, text, first);
       if (!InRoutingChain(routing_engines, e->name)) {

@@ -145,6 +145,20 @@ void TestCliDumpRun() {
   CU_ASSERT(Contains(out, "\"ops_measured\":15"));
 }
 
+// A fresh directory /tmp/ibusim-NAME-XXXXXX for a test's files.
+std::string ScratchDir(const std::string& name) {
+  std::string tmpl = "/tmp/ibusim-" + name + "-XXXXXX";
+  return mkdtemp(&tmpl[0]);
+}
+
+// Job sets (--emit-jobs) run this build's ibunion (make check builds it
+// first); the test unsets IBUNION_PROGRAM when done.
+void UseThisBuildForJobs() {
+  char self[4096];
+  CU_ASSERT_FATAL(realpath("ibunion", self) != nullptr);
+  setenv("IBUNION_PROGRAM", self, 1);
+}
+
 std::string Slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -381,11 +395,8 @@ void TestCliSaveWithJson() {
 // between two runs).
 void TestCliEmitJobsAndMerge() {
   DumpDir d;
-  char tmpl[] = "/tmp/ibusim-jobs-XXXXXX";
-  const std::string work = mkdtemp(tmpl);
-  char self[4096];
-  CU_ASSERT_FATAL(realpath("ibunion", self) != nullptr);  // make check builds it first
-  setenv("IBUNION_PROGRAM", self, 1);
+  const std::string work = ScratchDir("jobs");
+  UseThisBuildForJobs();
   const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
                                          "--traffic", "centric:0.2", "--vls", "2", "--seed", "9", "--quiet",
                                          "--param", "warmup_ns=2000", "--param", "measure_ns=20000",
@@ -522,11 +533,8 @@ void TestCliEmitJobsAndMerge() {
 // direct run's heading on stderr.
 void TestCliBatchPointHasNoLoad() {
   DumpDir d;
-  char tmpl[] = "/tmp/ibusim-batch-XXXXXX";
-  const std::string work = mkdtemp(tmpl);
-  char self[4096];
-  CU_ASSERT_FATAL(realpath("ibunion", self) != nullptr);
-  setenv("IBUNION_PROGRAM", self, 1);
+  const std::string work = ScratchDir("batch");
+  UseThisBuildForJobs();
   const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
                                          "--param",   "batch=2",       "--no-wall"};
   std::string table, json, err, direct_err;
@@ -788,8 +796,7 @@ void TestCliDeadlockExitCode() {
 // before the fabric is even read.
 void TestCliPlot() {
   DumpDir d;
-  char tmpl[] = "/tmp/ibusim-plot-XXXXXX";
-  const std::string work = mkdtemp(tmpl);
+  const std::string work = ScratchDir("plot");
   const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
                                          "--sweep", "0.1:0.7:0.2", "--no-wall", "--jobs", "2"};
   std::string out, err;
@@ -856,11 +863,8 @@ void TestPlotStyleIsTheExperiments() {
 // A merge with most points missing lists the first commands to rerun.
 void TestCliSlurmChunks() {
   DumpDir d;
-  char tmpl[] = "/tmp/ibusim-chunks-XXXXXX";
-  const std::string work = mkdtemp(tmpl);
-  char self[4096];
-  CU_ASSERT_FATAL(realpath("ibunion", self) != nullptr);
-  setenv("IBUNION_PROGRAM", self, 1);
+  const std::string work = ScratchDir("chunks");
+  UseThisBuildForJobs();
   const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
                                          "--quiet", "--param", "warmup_ns=200", "--param", "measure_ns=1000"};
   std::string err;
