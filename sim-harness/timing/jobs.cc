@@ -62,6 +62,24 @@ void WriteFile(const std::string& path, const std::string& text, bool executable
 
 std::string PointFile(const std::string& dir, int i) { return dir + "/points/" + std::to_string(i) + ".json"; }
 
+// The #SBATCH --output value for the task logs in `dir`: double-quoted,
+// because sbatch splits an #SBATCH line at blanks ("Invalid directive" for
+// a directory with a space), and with Slurm's filename patterns escaped
+// (% starts one: a directory "a%j" would become the job id). A double
+// quote or a backslash has no escape there, so such a directory is refused.
+std::string SlurmOutputPattern(const std::string& option_dir, const std::string& dir) {
+  std::string out = "\"";
+  for (char c : dir) {
+    if (c == '"' || c == '\\' || c == '\n')
+      throw Error("--emit-jobs " + option_dir +
+                  ": Slurm's #SBATCH --output cannot hold a double quote, backslash or "
+                  "newline; choose a directory without one");
+    out += c;
+    if (c == '%') out += '%';
+  }
+  return out + "/slurm-%a.log\"";
+}
+
 }  // namespace
 
 std::vector<std::string> JobSetFiles(const std::string& dir, const JobSet& set) {
@@ -86,6 +104,8 @@ std::string ShellQuote(const std::string& word) {
 void WriteJobSet(const std::string& dir_in, const std::vector<std::string>& words, int points,
                  const std::string& head, const std::string& run, const LinkNames& links) {
   const std::string dir = Absolute(dir_in);
+  const std::string slurm_output =
+      SlurmOutputPattern(dir_in, dir + "/points");  // may refuse: before any file
   {
     std::ifstream old(dir + "/jobs.txt");
     if (old) throw Error("--emit-jobs " + dir_in + ": already holds a job set (jobs.txt); remove it or choose another directory");
@@ -112,12 +132,13 @@ void WriteJobSet(const std::string& dir_in, const std::vector<std::string>& word
         << kMaxArrayTasks << " tasks: Slurm's\n"
         << "# default MaxArraySize is 1001).\n"
         << "# Submit with: sbatch " << ShellQuote(dir + "/slurm.sh") << "\n"
-        << "# then, when all tasks are done: ibunion sim --merge " << ShellQuote(dir) << " [--json] [--csv FILE]\n"
+        << "# then, when all tasks are done: ibunion sim --merge " << ShellQuote(dir)
+        << " [--json] [--csv FILE]\n"
         << "#SBATCH --job-name=ibunion-sim\n"
         << "#SBATCH --array=0-" << tasks - 1 << "\n"
         << "#SBATCH --ntasks=1\n"
         << "#SBATCH --cpus-per-task=1\n"
-        << "#SBATCH --output=" << dir << "/points/slurm-%a.log\n"
+        << "#SBATCH --output=" << slurm_output << "\n"
         << "set -euo pipefail\n"
         << ": \"${SLURM_ARRAY_TASK_ID:?run me with sbatch (a job array)}\"\n"
         << "per=" << per << "\n"

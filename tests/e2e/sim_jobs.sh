@@ -151,15 +151,18 @@ if [ $started -eq 0 ]; then
 fi
 pass "one-node Slurm cluster up ($host, $cpus CPUs, port $port)"
 
-"$IBUNION" sim "${sweep[@]}" --emit-jobs "$tmp/slurm-jobs" 2>"$tmp/slurm.emit"
-if timeout 300 sbatch --wait --quiet "$tmp/slurm-jobs/slurm.sh" >"$tmp/sbatch.log" 2>&1; then
-  pass "sbatch --wait: the job array of $(grep -o 'array=[0-9-]*' "$tmp/slurm-jobs/slurm.sh") finished"
+# A blank and a % in the directory: sbatch splits #SBATCH lines at blanks
+# and expands % patterns in --output (slurm.sh quotes and escapes them).
+sj="$tmp/slurm jobs %j"
+"$IBUNION" sim "${sweep[@]}" --emit-jobs "$sj" 2>"$tmp/slurm.emit"
+if timeout 300 sbatch --wait --quiet "$sj/slurm.sh" >"$tmp/sbatch.log" 2>&1; then
+  pass "sbatch --wait: the job array of $(grep -o 'array=[0-9-]*' "$sj/slurm.sh") finished (directory with a blank and a %)"
 else
-  fail "sbatch slurm.sh"; cat "$tmp/sbatch.log"; tail -n 5 "$tmp"/slurm-jobs/points/slurm-*.log 2>/dev/null || true
+  fail "sbatch slurm.sh"; cat "$tmp/sbatch.log"; tail -n 5 "$sj"/points/slurm-*.log 2>/dev/null || true
 fi
-logs=$(ls "$tmp"/slurm-jobs/points/slurm-*.log 2>/dev/null | wc -l)
-[ "$logs" -eq 4 ] && pass "one Slurm log per array task ($logs)" || fail "Slurm task logs: $logs, expected 4"
-merge_matches slurm "$tmp/slurm-jobs"
+logs=$(ls "$sj"/points/slurm-*.log 2>/dev/null | wc -l)
+[ "$logs" -eq 4 ] && pass "one Slurm log per array task ($logs)" || fail "Slurm task logs in '$sj/points': $logs, expected 4"
+merge_matches slurm "$sj"
 
 # A sweep of more than 1000 points: sbatch refuses array indices of
 # MaxArraySize (default 1001) and above, so slurm.sh runs consecutive

@@ -522,6 +522,14 @@ void TestCliEmitJobsAndMerge() {
   args.insert(args.end(), {"--emit-jobs", work + "/set"});
   CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "already holds a job set"));
+  // slurm.sh's #SBATCH --output has no escape for a double quote: refused
+  // before anything is written.
+  args = base;
+  args.insert(args.end(), {"--emit-jobs", work + "/q\"uote"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
+  CU_ASSERT(
+      Contains(err, "--emit-jobs " + work + "/q\"uote: Slurm's #SBATCH --output cannot hold a double quote"));
+  CU_ASSERT(access((work + "/q\"uote").c_str(), F_OK) != 0);
   unsetenv("IBUNION_PROGRAM");
   CU_ASSERT_EQUAL(std::system(("rm -rf " + work).c_str()), 0);
 }
