@@ -837,7 +837,7 @@ RunPlan PlanRun(const Settings& settings, const Params& p) {
                        opt.count("routing") && opt.at("routing").value.rfind("dump:", 0) == 0);
   plan.msg = opt.count("msg") ? ToBytes(opt.at("msg")) : 32;
   plan.seed =
-      opt.count("seed") ? uint64_t(ToInt(opt.at("seed"), "a seed (non-negative integer)", 0, INT64_MAX)) : 1;
+      opt.count("seed") ? uint64_t(ToInt(opt.at("seed"), "a seed 0..9223372036854775807 (2^63 - 1)", 0, INT64_MAX)) : 1;
   plan.jobs = opt.count("jobs") ? int(ToInt(opt.at("jobs"), "a thread count 1..256", 1, 256)) : 1;
   double top_load = 0;
   plan.loads = ReadLoads(opt, &top_load);
@@ -881,16 +881,40 @@ std::string DumpSlNote(const Params& p, const DumpedPathSls* path_sls) {
   }
 }
 
+// How `given` differs from `dumped` by switch and end-port GUIDs (the
+// first difference), or "" when both hold the same nodes.
+std::string FabricDifference(const Fabric& given, const Fabric& dumped) {
+  auto counts = [](const Fabric& f) {
+    return std::to_string(f.switches.size()) + " switches and " + std::to_string(f.end_ports.size()) + " end ports";
+  };
+  if (given.switches.size() != dumped.switches.size() || given.end_ports.size() != dumped.end_ports.size())
+    return "it has " + counts(given) + ", the dump " + counts(dumped);
+  for (const Switch& sw : given.switches)
+    if (dumped.SwitchByGuid(sw.guid) < 0) return "its switch " + Hex16(sw.guid) + " is not in the dump";
+  for (const EndPort& ep : given.end_ports)
+    if (dumped.EndPortByGuid(ep.port_guid) < 0)
+      return "its end port " + Hex16(ep.port_guid) + " (" + ep.name + ") is not in the dump";
+  return "";
+}
+
 // dump:DIR: the fabric and tables as the ibsim harness dumped them.
 void ReadDump(const Settings& s, const Params& p, Routing* r) {
   const std::map<std::string, Setting>& opt = s.opt;
   Fabric& fabric = r->fabric;
   Tables& tables = r->tables;
   const std::string dir = r->name.substr(5);  // not empty: refused in CheckRouting
-  if (!r->net.empty() && !s.quiet && !SameFile(r->net, dir + "/fabric.net"))
-    std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
-              << r->net << "\n";
   fabric = ReadNetFile(dir + "/fabric.net");
+  if (!r->net.empty() && !SameFile(r->net, dir + "/fabric.net")) {
+    // Another file of the same fabric (the topology the run was given) is
+    // harmless; another fabric is a mix-up that would replay silently.
+    const std::string other = FabricDifference(ReadNetFile(r->net), fabric);
+    if (!other.empty())
+      throw Error("NETFILE " + r->net + " is not the fabric of " + r->name + ": " + other + " (" + dir +
+                  "/fabric.net); leave NETFILE out, dump:DIR replays its own fabric.net");
+    if (!s.quiet)
+      std::cerr << "ibunion sim: note: using " << dir << "/fabric.net (with the LIDs the SM assigned), not "
+                << r->net << " (the same switches and end ports)\n";
+  }
   if (opt.count("guid2lid")) {  // a warning is printed even with --quiet
     const std::string warning = ApplyGuid2LidFile(opt.at("guid2lid").value, fabric, CarriesLids(fabric));
     if (!warning.empty()) std::cerr << "ibunion sim: warning: " << warning << "\n";
@@ -980,6 +1004,10 @@ void RouteTraffic(const Params& p, const GivenSources& given, Routing* r, Worklo
   const std::shared_ptr<const DumpedPathMap>& path_map = r->path_map;
   if (wl.is_mcast() && dump) {
     // The dumped group, in either mode: unicast copies go to its members.
+    const std::string mfts = r->name.substr(5) + "/mfts.dump";
+    if (!FileExists(mfts))
+      throw Error(mfts + ": missing (fabric-run --no-mft writes none), and multicast traffic replays the "
+                  "group the SM set in the MFTs; rerun fabric-run without --no-mft");
     wl.UseDumpedTree(fabric, tables, p.mlid, given);
   } else if (!given.empty()) {
     wl.UseGivenSources(fabric, given);

@@ -145,6 +145,56 @@ void TestCliDumpRun() {
   CU_ASSERT(Contains(out, "\"ops_measured\":15"));
 }
 
+// A NETFILE beside dump:DIR: a file of the same fabric is replaced by
+// the dump's (a note says so), another fabric is refused, also under
+// --quiet, where it used to replay the dump's fabric without a word.
+void TestCliNetfileWithDump() {
+  DumpDir d;
+  auto write_net = [&](const std::string& name, const Setup& st) {
+    std::ofstream(d.dir + "/" + name) << [&] {
+      std::ostringstream os;
+      WriteNetFile(os, st.fabric, {});
+      return os.str();
+    }();
+  };
+  write_net("same.net", Tree(3, 3));
+  write_net("other.net", Tree(4, 2));
+  const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid",
+                                         "--load", "0.1", "--no-wall"};
+  std::string out, err;
+  auto args = base;
+  args.insert(args.begin(), d.dir + "/same.net");
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 0);
+  CU_ASSERT(Contains(err, "note: using " + d.dir + "/fabric.net (with the LIDs the SM assigned), not " + d.dir +
+                              "/same.net (the same switches and end ports)"));
+  args = base;
+  args.insert(args.begin(), d.dir + "/other.net");
+  args.push_back("--quiet");
+  CU_ASSERT_EQUAL(Sim(args, &out, &err), 2);
+  CU_ASSERT(Contains(err, "NETFILE " + d.dir + "/other.net is not the fabric of dump:" + d.dir +
+                              ": it has 5 switches and 8 end ports, the dump 4 switches and 9 end ports"));
+  CU_ASSERT(Contains(err, "leave NETFILE out, dump:DIR replays its own fabric.net"));
+  CU_ASSERT(out.empty());
+  std::remove((d.dir + "/same.net").c_str());
+  std::remove((d.dir + "/other.net").c_str());
+}
+
+// A dump without mfts.dump (fabric-run --no-mft) and multicast traffic:
+// the missing file is named, not "no multicast group" in the MFTs.
+void TestCliDumpWithoutMfts() {
+  DumpDir d;
+  std::remove((d.dir + "/mfts.dump").c_str());
+  std::string err;
+  const std::vector<std::string> base = {"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid", "--quiet"};
+  auto args = base;
+  args.insert(args.end(), {"--traffic", "mcast:1:all", "--param", "batch=1"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 2);
+  CU_ASSERT(Contains(err, d.dir + "/mfts.dump: missing (fabric-run --no-mft writes none)"));
+  args = base;
+  args.insert(args.end(), {"--load", "0.1"});
+  CU_ASSERT_EQUAL(Sim(args, nullptr, &err), 0);  // unicast needs none
+}
+
 // A fresh directory /tmp/ibusim-NAME-XXXXXX for a test's files.
 std::string ScratchDir(const std::string& name) {
   std::string tmpl = "/tmp/ibusim-" + name + "-XXXXXX";
@@ -1060,6 +1110,8 @@ void RegisterTimingCliSuite() {
   CU_pSuite s = CU_add_suite("timing_cli", nullptr, nullptr);
   CU_add_test(s, "same seed, same output with 1, 2 and 3 jobs", TestSameSeedSameOutputAnyJobs);
   CU_add_test(s, "ibunion sim on a dump directory, JSON and CSV", TestCliDumpRun);
+  CU_add_test(s, "NETFILE with dump:DIR: the same fabric noted, another refused", TestCliNetfileWithDump);
+  CU_add_test(s, "dump:DIR without mfts.dump: multicast traffic names the file", TestCliDumpWithoutMfts);
   CU_add_test(s, "bad input: exit 2 naming the option, file or line", TestCliBadInput);
   CU_add_test(s, "dump: --mcast-mode unicast sends to the dumped group", TestCliDumpUnicastUsesDumpedGroup);
   CU_add_test(s,
