@@ -897,6 +897,16 @@ std::string FabricDifference(const Fabric& given, const Fabric& dumped) {
   return "";
 }
 
+// "; LFTs by ENGINE (DIR/engine)": the engine fabric-run saw set the
+// tables, which is OpenSM's fallback when the one asked for could not
+// route the fabric; empty for a directory without the file.
+std::string RoutedByNote(const std::string& dir) {
+  std::ifstream in(dir + "/engine");
+  std::string engine;
+  if (!(in >> engine)) return "";
+  return "; LFTs by " + engine + " (" + dir + "/engine)";
+}
+
 // dump:DIR: the fabric and tables as the ibsim harness dumped them.
 void ReadDump(const Settings& s, const Params& p, Routing* r) {
   const std::map<std::string, Setting>& opt = s.opt;
@@ -934,7 +944,7 @@ void ReadDump(const Settings& s, const Params& p, Routing* r) {
               << "; DLIDs "
               << (r->path_map ? "by " + r->path_map->file + " (the plugin's path selection)"
                               : std::string("base LIDs (no ibunion-*-paths.dump)"))
-              << "; " << DumpSlNote(p, r->path_sls.get()) << "\n";
+              << "; " << DumpSlNote(p, r->path_sls.get()) << RoutedByNote(dir) << "\n";
 }
 
 // An engine's tables for the fabric in NETFILE.

@@ -15,6 +15,24 @@ for fabric in ft-4-3 ft-8-3; do
 done
 grep -q "ftree tables configured on all switches\|Fat-tree routing\|FatTree" "$E2E_TMP/ft-8-3-ftree/opensm.log" &&
   pass "ftree really routed ft-8-3 (LMC 0)" || fail "ftree did not route ft-8-3"
+[ "$(cat "$E2E_TMP/ft-8-3-ftree/engine" 2>&1)" = ftree ] && pass "fabric-run names ftree in DIR/engine" ||
+  fail "DIR/engine of the ftree run: $(cat "$E2E_TMP/ft-8-3-ftree/engine" 2>&1)"
+
+# ftree cannot route a mesh: OpenSM falls back to minhop and comes up all
+# the same. fabric-run says whose tables DIR holds, and the replay too.
+out=$E2E_TMP/mesh-ftree
+if "$FABRIC_RUN" --net "$TOPO/mesh-4x4.net" --guid2lid "$TOPO/mesh-4x4.guid2lid" --engine ftree --out "$out" \
+  >"$E2E_TMP/mesh-ftree.log" 2>&1; then
+  grep -q "^fabric-run: warning: the tables are minhop's, not ftree's: OpenSM could not route this fabric with ftree" \
+    "$E2E_TMP/mesh-ftree.log" && grep -q "SUBNET UP, routed by minhop, tables of 16 switches" "$E2E_TMP/mesh-ftree.log" &&
+    [ "$(cat "$out/engine")" = minhop ] &&
+    pass "ftree on a mesh: fabric-run warns that the tables are minhop's (DIR/engine minhop)" ||
+    { fail "ftree on a mesh: no fallback warning or DIR/engine"; cat "$E2E_TMP/mesh-ftree.log"; }
+  expect_output "the replay of the mesh run names minhop's LFTs" "; LFTs by minhop ($out/engine)" \
+    "$IBUNION" sim --routing "dump:$out" --load 0.05
+else
+  fail "ftree on a mesh: fabric-run failed"; tail -n 20 "$E2E_TMP/mesh-ftree.log"
+fi
 
 # A deliberately broken LFT: SW<00,2> of ft-4-3 (minhop) loses its entry
 # for P(311), and its count line says one row less, as ibroute would print
