@@ -80,6 +80,13 @@ std::string SlurmOutputPattern(const std::string& option_dir, const std::string&
   return out + "/slurm-%a.log\"";
 }
 
+// Two run keys (RunKey) with the same settings, whatever their input
+// files' digest (the last word, inputs-fnv1a=...).
+bool SameSettings(const std::string& a, const std::string& b) {
+  auto settings = [](const std::string& key) { return key.substr(0, key.rfind(" inputs-fnv1a=")); };
+  return settings(a) == settings(b);
+}
+
 }  // namespace
 
 std::vector<std::string> JobSetFiles(const std::string& dir, const JobSet& set) {
@@ -208,6 +215,12 @@ std::vector<PointResult> ReadPoints(const std::string& dir, const JobSet& set) {
     if (results[i].index != i) throw Error(path + ": holds point " + std::to_string(results[i].index) + ", not " + std::to_string(i));
     // A point of another sweep (other routing, message size, loads, ...)
     // would be merged into this one's table and saturation line.
+    if (!set.run.empty() && results[i].run != set.run && SameSettings(results[i].run, set.run))
+      throw Error(path +
+                  ": computed on other input files than this job set's (the NETFILE, --guid2lid or "
+                  "the dump directory's files changed after --emit-jobs); point " +
+                  std::to_string(i) + " is line " + std::to_string(i + 1) + " of " + dir +
+                  "/jobs.txt: rerun the set's jobs");
     if (!set.run.empty() && results[i].run != set.run)
       throw Error(path + ": a point of another run (" +
                   (results[i].run.empty() ? std::string("saved without its settings") : results[i].run) +

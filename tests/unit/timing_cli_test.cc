@@ -584,6 +584,26 @@ void TestCliEmitJobsAndMerge() {
   CU_ASSERT_EQUAL(std::system(("rm -rf " + work).c_str()), 0);
 }
 
+// A dump directory refilled between --emit-jobs and its jobs: the points
+// were computed on other tables, and the merge refuses them (it used to
+// merge them into one curve under the set's name).
+void TestCliMergeRefusesChangedInputs() {
+  DumpDir d;
+  const std::string work = ScratchDir("inputs");
+  UseThisBuildForJobs();
+  std::string err;
+  CU_ASSERT_EQUAL(Sim({"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid", "--sweep",
+                       "0.1:0.2:0.1", "--no-wall", "--emit-jobs", work + "/set"},
+                      nullptr, &err),
+                  0);
+  std::ofstream(d.dir + "/lfts.dump", std::ios::app) << "\n";  // other bytes, the same tables
+  CU_ASSERT_EQUAL(std::system(("bash " + work + "/set/jobs.txt").c_str()), 0);
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--no-wall"}, nullptr, &err), 2);
+  CU_ASSERT(Contains(err, "/set/points/0.json: computed on other input files than this job set's"));
+  unsetenv("IBUNION_PROGRAM");
+  CU_ASSERT_EQUAL(std::system(("rm -rf " + work).c_str()), 0);
+}
+
 // A batch run queues its messages at t=0: it offers no load, and its rows
 // said the default one (0.1). Its load is "batch" in the table, null in
 // JSON and the saved record, empty in CSV; its merge, like the direct run
@@ -1112,6 +1132,7 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "ibunion sim on a dump directory, JSON and CSV", TestCliDumpRun);
   CU_add_test(s, "NETFILE with dump:DIR: the same fabric noted, another refused", TestCliNetfileWithDump);
   CU_add_test(s, "dump:DIR without mfts.dump: multicast traffic names the file", TestCliDumpWithoutMfts);
+  CU_add_test(s, "--merge refuses points computed on changed input files", TestCliMergeRefusesChangedInputs);
   CU_add_test(s, "bad input: exit 2 naming the option, file or line", TestCliBadInput);
   CU_add_test(s, "dump: --mcast-mode unicast sends to the dumped group", TestCliDumpUnicastUsesDumpedGroup);
   CU_add_test(s,
