@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -318,6 +319,55 @@ void McastLinesNameTheMlidOnce() {
   ibu_engine_free(e);
 }
 
+// A join that no SL-15 tree fits (paper mode): OpenSM has cleared the
+// MLID before asking, and a refusal left the group with no tree at all,
+// its working members cut off by the newcomer. The group keeps the tree
+// it had (reported to OpenSM again), the newcomer is named, and a group
+// routed for the first time is still refused. (Also: the note that a
+// group is not on SL 15 comes once per group.)
+void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
+  Fabric f = MakeMesh(5, 5);
+  AssignDefaultLids(f, 0);
+  Log log;
+  ibu_engine* e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
+  auto guids = [&f](std::vector<std::string> names) {
+    std::vector<uint64_t> out;
+    for (const std::string& n : names) out.push_back(f.end_ports[f.EndPortByName(n)].port_guid);
+    return out;
+  };
+  std::set<std::pair<uint64_t, int>> masks;
+  auto record = [](void* ctx, uint64_t sw, int port) {
+    static_cast<std::set<std::pair<uint64_t, int>>*>(ctx)->insert({sw, port});
+  };
+  const std::vector<uint64_t> a = guids({"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
+  const std::vector<uint64_t> b = guids({"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 4, record, &masks), 0);  // b without H(2,4)
+  const std::set<std::pair<uint64_t, int>> before = masks;
+  CU_ASSERT_FATAL(!before.empty());
+  masks.clear();
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, record, &masks), 0);  // H(2,4) joins
+  CU_ASSERT(masks == before);
+  CU_ASSERT_EQUAL(
+      Count(log, IBU_LOG_ERROR,
+            "ibunion/xymesh: multicast group 0xc002: SL 15 (the multicast VL) and no tree with its 5 "
+            "members fits on it without a credit loop; it keeps its previous tree, which does not "
+            "reach H(2,4); create the group with another SL"),
+      1);
+  CU_ASSERT_NOT_EQUAL(ibu_route_mcast(e, 0xC003, 15, b.data(), 5, NoMask, nullptr), 0);  // no previous tree
+  CU_ASSERT_EQUAL(
+      Count(
+          log, IBU_LOG_ERROR,
+          "ibunion/xymesh: multicast group 0xc003 refused: SL 15 (the multicast VL) and no tree with its 5"),
+      1);
+  // A group on another SL is noted once, not at each of its rebuilds.
+  for (int members = 2; members <= 5; ++members)
+    CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC004, 3, a.data(), members, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "multicast group 0xc004: SL 3 from the SA, not 15"), 1);
+  ibu_engine_free(e);
+}
+
 }  // namespace
 
 void RegisterBridgeSuite() {
@@ -328,6 +378,8 @@ void RegisterBridgeSuite() {
   CU_add_test(s, "options of engines not in routing_engine", OptionsOfEnginesNotInTheChain);
   CU_add_test(s, "end ports without a LID: logged, no path-map line", EndPortsWithoutLid);
   CU_add_test(s, "multicast lines name the MLID once, as 0xc0nn", McastLinesNameTheMlidOnce);
+  CU_add_test(s, "a join no SL-15 tree fits keeps the group's previous tree",
+              McastJoinThatFitsNoTreeKeepsThePreviousOne);
 }
 
 }  // namespace ibu::test

@@ -410,13 +410,19 @@ class XyMeshEngine : public Engine {
   // and of its new one.
   void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
     if (!router_) throw Error("xymesh: multicast needs unicast routing first");
+    // A tree on the multicast VL now: what the group keeps if no new one fits.
+    const Tree previous = paper_trees_.Admitted(g.mlid) ? CurrentTree(g.mlid, t) : Tree{};
+    const bool first_build = group_sl_.count(g.mlid) == 0;  // OpenSM rebuilds on every join and leave
     group_sl_.erase(g.mlid);
     paper_trees_.Remove(g.mlid);
     auto tree = router_->McastTree(g);
     uint8_t sl = router_->McastSl(g);
     if (OnMcastVl(g)) {
-      PlaceOnMcastVl(f, g, tree, sl, t);
-    } else if (opt_.mcast == McastScheme::kPaper) {
+      if (!PlaceOnMcastVl(f, g, tree, sl)) {
+        KeepPreviousTree(f, g, previous, t);
+        return;
+      }
+    } else if (opt_.mcast == McastScheme::kPaper && first_build) {
       Log("multicast group " + HexLid(g.mlid) + ": SL " + std::to_string(g.sl) +
           " from the SA, not " + std::to_string(kPaperMcastSl) + ": trunk-row tree on the data VLs");
     }
@@ -460,23 +466,62 @@ class XyMeshEngine : public Engine {
 
   // Paper mode: the anchor tree on SL 15 if admission takes it; else the
   // trunk-row tree `tree` (on its own SL when the engine picks, on the
-  // multicast VL when the SA fixed SL 15, which admission must take, or
-  // the group is refused with its old tree erased).
-  void PlaceOnMcastVl(const Fabric& f, const McastGroup& g, Tree& tree, uint8_t& sl, Tables& t) {
+  // multicast VL when the SA fixed SL 15, which admission must take).
+  // False when the SA fixed SL 15 and neither tree fits.
+  bool PlaceOnMcastVl(const Fabric& f, const McastGroup& g, Tree& tree, uint8_t& sl) {
     Tree anchored = router_->AnchorTree(g);
     if (paper_trees_.TryAdmit(f, g.mlid, anchored)) {
       tree = std::move(anchored);
       sl = kPaperMcastSl;
-      return;
+      return true;
     }
     Log("multicast group " + HexLid(g.mlid) +
         ": its anchor tree would close a credit loop on the multicast VL; trunk-row tree" +
         (g.sl < 0 ? " on the data VLs instead" : " instead"));
-    if (g.sl < 0 || paper_trees_.TryAdmit(f, g.mlid, tree)) return;
-    trees_.Apply(f, g.mlid, {}, t);
-    throw Error("multicast group " + HexLid(g.mlid) +
-                ": SL 15 (the multicast VL) and no tree fits on it without a credit "
-                "loop; create the group with another SL");
+    return g.sl < 0 || paper_trees_.TryAdmit(f, g.mlid, tree);
+  }
+
+  // No tree for the new membership fits on the multicast VL. OpenSM has
+  // cleared the MLID before asking, so failing here would take multicast
+  // from every member a working tree served (a join turning a group off):
+  // the group keeps that tree, which admission takes back (the graph is
+  // then what it was before), and the members it misses are named. A
+  // group without one is refused.
+  void KeepPreviousTree(const Fabric& f, const McastGroup& g, const Tree& previous, Tables& t) {
+    const std::string why = "SL 15 (the multicast VL) and no tree with its " +
+                            std::to_string(g.members.size()) + " members fits on it without a credit loop";
+    if (previous.empty() || !paper_trees_.TryAdmit(f, g.mlid, previous)) {
+      trees_.Apply(f, g.mlid, {}, t);
+      throw Error("multicast group " + HexLid(g.mlid) + ": " + why + "; create the group with another SL");
+    }
+    group_sl_[g.mlid] = kPaperMcastSl;
+    trees_.Apply(f, g.mlid, previous, t);
+    std::string missed;
+    for (int ep : g.members)
+      if (!Reaches(f, previous, ep)) missed += (missed.empty() ? "" : ", ") + f.end_ports[ep].name;
+    if (log_)
+      log_(LogLevel::kError, "multicast group " + HexLid(g.mlid) + ": " + why +
+                                 "; it keeps its previous tree" +
+                                 (missed.empty() ? "" : ", which does not reach " + missed) +
+                                 "; create the group with another SL");
+  }
+
+  // The group's entries in t: its tree as routed last.
+  Tree CurrentTree(Lid mlid, const Tables& t) const {
+    Tree tree;
+    if (const std::vector<int>* sws = trees_.Switches(mlid))
+      for (int sw : *sws) {
+        const auto it = t.mft[sw].groups.find(mlid);
+        if (it != t.mft[sw].groups.end()) tree.emplace_back(sw, it->second);
+      }
+    return tree;
+  }
+
+  static bool Reaches(const Fabric& f, const Tree& tree, int ep) {
+    const EndPort& e = f.end_ports[ep];
+    for (const auto& [sw, mask] : tree)
+      if (sw == e.switch_index) return mask.test(e.switch_port);
+    return false;
   }
 
   // The SL recorded when the group was routed; for an MLID never routed
