@@ -79,4 +79,33 @@ check "exactly once from every member, nothing to others (read-back LFTs + MFTs)
 check "unicast + paper multicast: channel dependencies acyclic (multicast VL 1)" \
   "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups" \
   --deadlock --engine xymesh --options "xymesh_mcast=paper"
+
+# A join that no SL-15 tree fits: group A over four corners and H(2,0),
+# then B over the same corners; H(2,4) joining B would close a credit loop
+# on the multicast VL with A's tree whichever tree B takes. OpenSM clears
+# the MLID before the engine builds it: B must keep the tree it had.
+join() {  # MGID HOST...: commands for --exec, one join per host
+  local mgid=$1 h cmds=""
+  shift
+  for h in "$@"; do
+    cmds="$cmds SIM_HOST='$h' LD_PRELOAD=\$IBUNION_UMAD2SIM '$IBUNION' mcjoin join $mgid --sl 15 >>\$IBUNION_OUT/joins-$mgid.txt &&"
+  done
+  echo "$cmds"
+}
+out=$E2E_TMP/keep
+check "mesh-5x5 paper: groups A and B joined, then H(2,4) joins B" \
+  "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_mcast=paper" \
+  --conf-line "qos TRUE" --out "$out" --daemon \
+  --exec "$(join ff12:e001::a 'H(0,0)' 'H(0,4)' 'H(4,0)' 'H(4,4)' 'H(2,0)') sleep 1" \
+  --exec "$(join ff12:e001::b 'H(0,0)' 'H(0,4)' 'H(4,0)' 'H(4,4)') sleep 1" \
+  --exec "$(join ff12:e001::b 'H(2,4)') sleep 2"
+mlid_b=$(awk '{print $2}' "$out/joins-ff12:e001::b.txt" | sort -u)
+grep -q "multicast group $(printf '0x%04x' "$mlid_b"): SL 15 (the multicast VL) and no tree with its 5 members fits on it without a credit loop; it keeps its previous tree, which does not reach H(2,4)" \
+  "$out/opensm.log" && pass "H(2,4)'s join: B keeps its previous tree, the error names H(2,4)" ||
+  { fail "no 'keeps its previous tree' error for B ($mlid_b)"; grep -i "xymesh.*multicast" "$out/opensm.log" | tail -n 5; }
+# B's members but H(2,4) still get exactly one copy from every member.
+echo "$mlid_b sl=15 H(0,0) H(0,4) H(4,0) H(4,4)" >"$E2E_TMP/groups-b"
+check "B's tree, read back after the join, still serves its first four members exactly once" \
+  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups-b"
 finish
