@@ -44,7 +44,9 @@ constexpr const char* kUsage =
     "the SA and the time from the last join until the MFTs read back from every\n"
     "switch deliver exactly once (multicast testing); Pool: a group of every host,\n"
     "the non-members of the communicator leave. Every group is left again, also\n"
-    "on Ctrl-C, SIGTERM or SIGHUP (exit status 128 + the signal).\n"
+    "on Ctrl-C, SIGTERM or SIGHUP (exit status 128 + the signal). Exit status 1\n"
+    "when the subnet does not go along (the SA refuses or loses a request, a tree\n"
+    "is not ready or not gone in time), 2 for bad input.\n"
     "effective: Basic / Lazy / Pool / point-to-point effective latency per broadcast\n"
     "from a measure CSV and broadcast costs (CSV label,size,p2p_msg_us,hw_bcast_us\n"
     "from the timing model); tables on stdout, or on stderr with --csv - (the CSV\n"
@@ -357,6 +359,10 @@ int OnLiveSubnet(int (*run)(const Args&), const Args& args) {
     return run(args);
   } catch (const Error& e) {
     const int sig = mcast::PendingInterrupt();
+    if (!sig && dynamic_cast<const mcast::SubnetFailure*>(&e)) {
+      std::cerr << "ibunion mcsetup: " << e.what() << "\n";
+      return 1;
+    }
     if (!sig) throw;
     std::cerr << "ibunion mcsetup: " << mcast::Interrupted(sig).what()
               << ": stopped; every group this run joined was left again\n";

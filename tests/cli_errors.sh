@@ -781,6 +781,10 @@ if [ -n "${IBUNION_UMAD2SIM:-}" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
     umad env IBSIM_SOCKNAME=ibunion-cli-none-$$ "$IBUNION" mcjoin join ff12:e001::1
   if [ $((SECONDS - start)) -le 15 ]; then echo "PASS: mcjoin with no ibsim gave up in $((SECONDS - start)) s"
   else echo "FAIL: mcjoin with no ibsim took $((SECONDS - start)) s"; fails=$((fails + 1)); fi
+  # mcsetup's SA workers say it too, without their protocol word ("fail ibsim ...").
+  expect "SA worker on host 'P(000)': ibsim is not reachable: nothing serves ibsim's socket" \
+    umad env IBSIM_SOCKNAME=ibunion-cli-none-$$ "$IBUNION" mcsetup burst "$top/topologies/ft-4-3.net" \
+    --guid2lid "$top/topologies/ft-4-3.guid2lid" --groups 1 --members 2 --workers 1
   if command -v ibsim >/dev/null; then
     # An ibsim of our own, stopped by PID (the EXIT trap too, on failure).
     sock=ibunion-cli-$$

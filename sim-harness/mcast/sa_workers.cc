@@ -157,7 +157,10 @@ SaWorkerPool::SaWorkerPool(const std::vector<std::string>& hosts, int timeout_ms
     }
     unsigned long long guid = 0;
     if (lines.empty() || std::sscanf(lines[0].c_str(), "ready %llx", &guid) != 1) {
-      const std::string why = lines.empty() ? "exited" : lines[0];
+      // The worker's line is "fail REASON" (its protocol word is not part of the reason).
+      const std::string why = lines.empty()                     ? "exited"
+                              : lines[0].rfind("fail ", 0) == 0 ? lines[0].substr(5)
+                                                                : lines[0];
       StopAll(/*wait_for_exit=*/false);
       throw Error("SA worker on host '" + w.host + "': " + why);
     }

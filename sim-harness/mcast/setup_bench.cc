@@ -71,7 +71,7 @@ class GroupLedger {
                       FormatGid(ops[i].mgid) + " failed: " + r[i].error;
       }
     }
-    if (!first_error.empty()) throw Error(first_error);
+    if (!first_error.empty()) throw SubnetFailure(first_error);
     ThrowIfInterrupted();  // after the booking: what was joined is left
     return r;
   }
@@ -114,7 +114,7 @@ std::vector<double> SaMs(const std::vector<SaOpResult>& r, size_t from = 0) {
 }
 
 void Require(const TreeWait& w, const std::string& what) {
-  if (!w.ok) throw Error(what + ": " + w.why);
+  if (!w.ok) throw SubnetFailure(what + ": " + w.why);
 }
 
 }  // namespace
@@ -230,7 +230,7 @@ std::vector<SetupSample> RunSetupBench(const Fabric& f, SaWorkerPool& sa, MftRea
       for (size_t i = 1; i < members.size(); ++i) joins.push_back(ledger.Op(true, mgid, members[i]));
       auto joined = ledger.Run(joins, &wall, "join");
       if (cfg.fail_after_joins)
-        throw Error("stopping after the joins of the first group, as asked (--fail-after-joins)");
+        throw SubnetFailure("stopping after the joins of the first group, as asked (--fail-after-joins)");
       const auto t_last_join = Clock::now();
       smp.joins_wall_ms = MsBetween(t_create, t_last_join);
       smp.join_med_ms = Median(SaMs(joined));

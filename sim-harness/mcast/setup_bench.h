@@ -11,11 +11,20 @@
 #include <string>
 #include <vector>
 
+#include "plugin/core/error.h"
 #include "plugin/core/fabric.h"
 #include "sim-harness/mcast/mft_reader.h"
 #include "sim-harness/mcast/sa_workers.h"
 
 namespace ibu::mcast {
+
+// A run on the live subnet that did not go through: the SA refused or lost
+// a request, or a tree did not come up (or go) in time. mcsetup exits 1
+// for it, as mcjoin does for a refusal; exit 2 stays for bad input.
+class SubnetFailure : public Error {
+ public:
+  using Error::Error;
+};
 
 using Clock = std::chrono::steady_clock;
 
