@@ -17,7 +17,8 @@ constexpr const char* kUsage =
     "  MGID               multicast GID (ff..) in IPv6 notation, e.g. ff12:401b::1\n"
     "                     (join with :: lets the SA pick one)\n"
     "  --state S          full (default), sendonly or nonmember\n"
-    "  --qkey Q --pkey P --sl S   group parameters, join only (defaults 0x80010000, 0xffff, 0)\n"
+    "  --qkey Q --pkey P --sl S   group parameters, join only: a new group's (defaults 0x80010000,\n"
+    "                     0xffff, 0); an existing group is joined as it is, and those given must match it\n"
     "  --mtu M --rate R   exact MTU / rate (IB encodings), join only; default: the SA chooses\n"
     "  --ca NAME --port N local HCA and port (default: the first)\n"
     "  --sim-host NAME    under ibsim: the simulated node to act from (sets SIM_HOST;\n"
@@ -97,6 +98,10 @@ int McJoinMain(int argc, char** argv) {
   req.qkey = static_cast<uint32_t>(args.integer("--qkey", req.qkey, 0, 0xffffffffL));
   req.pkey = static_cast<uint16_t>(args.integer("--pkey", req.pkey, 0, 0xffff));
   req.sl = static_cast<uint8_t>(args.integer("--sl", req.sl, 0, 15));
+  // A join takes an existing group as it is; the values given must match it.
+  req.join_as_is = true;
+  req.given = (args.has("--qkey") ? mcast::kGivenQkey : 0) | (args.has("--pkey") ? mcast::kGivenPkey : 0) |
+              (args.has("--sl") ? mcast::kGivenSl : 0);
   req.mtu = static_cast<uint8_t>(args.integer("--mtu", 0, 1, 5));
   req.rate = static_cast<uint8_t>(args.integer("--rate", 0, 2, 63));
   // Read before the SA is opened: a bad GUID is bad usage, with or without a port.

@@ -291,10 +291,18 @@ constexpr uint32_t kExactly = 2;  // selector: exactly the value given
 
 }  // namespace
 
-MemberReply SaClient::Join(const MemberRequest& req) { return Call(IB_MAD_METHOD_SET, req); }
-MemberReply SaClient::Leave(const MemberRequest& req) { return Call(IB_MAD_METHOD_DELETE, req); }
+MemberReply SaClient::Join(const MemberRequest& req) {
+  if (!req.join_as_is || req.mgid == Gid{}) return Call(IB_MAD_METHOD_SET, req, true);
+  MemberReply r = Call(IB_MAD_METHOD_SET, req, false);
+  constexpr uint32_t kInsufficientComponents = 6;  // SA status: here, no such group to join
+  if (!r.ok && ((r.mad_status >> 8) & 0xff) == kInsufficientComponents)
+    return Call(IB_MAD_METHOD_SET, req, true);
+  return r;
+}
 
-MemberReply SaClient::Call(int method, const MemberRequest& req) {
+MemberReply SaClient::Leave(const MemberRequest& req) { return Call(IB_MAD_METHOD_DELETE, req, false); }
+
+MemberReply SaClient::Call(int method, const MemberRequest& req, bool all_components) {
   uint8_t data[IB_SA_DATA_SIZE] = {};
   Gid mgid = req.mgid;
   mad_set_array(data, 0, IB_SA_MCM_MGID_F, mgid.data());
@@ -304,13 +312,16 @@ MemberReply SaClient::Call(int method, const MemberRequest& req) {
   uint64_t mask = kMgid | kPortGid | kJoinState;
   if (method == IB_MAD_METHOD_SET) {
     // A create needs these components; a join of an existing group must
-    // match them, so they are always sent.
+    // match those it sends (Join says which).
     mad_set_field(data, 0, IB_SA_MCM_QKEY_F, req.qkey);
     mad_set_field(data, 0, IB_SA_MCM_PKEY_F, req.pkey);
     mad_set_field(data, 0, IB_SA_MCM_SL_F, req.sl);
     mad_set_field(data, 0, IB_SA_MCM_TCLASS_F, 0);
     mad_set_field(data, 0, IB_SA_MCM_FLOW_LABEL_F, 0);
-    mask |= kQkey | kPkey | kSl | kTclass | kFlow;
+    if (all_components) mask |= kQkey | kPkey | kSl | kTclass | kFlow;
+    if (req.given & kGivenQkey) mask |= kQkey;
+    if (req.given & kGivenPkey) mask |= kPkey;
+    if (req.given & kGivenSl) mask |= kSl;
     // MTU and rate only when asked for, as "exactly": the SA refuses a
     // create whose values the fabric cannot carry.
     if (req.mtu) {

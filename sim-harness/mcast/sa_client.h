@@ -39,7 +39,17 @@ struct MemberRequest {
   // makes a proxy join (IBA ProxyJoin; OpenSM accepts it when both ports
   // share a P_Key), which lets one SA client act for many hosts.
   Gid port_gid{};
+  // A join of an existing group must match its Q_Key, P_Key and SL when it
+  // sends them, and a create must send them. With `join_as_is` a join
+  // sends only the components in `given` (kGivenQkey ...; MTU and rate go
+  // when set), so it takes the group as it is, and is sent again with all
+  // of them as a create when the SA answers that no such group exists
+  // (insufficient components). Without it (mcsetup, which creates its
+  // groups and measures the create's latency) every join sends all.
+  bool join_as_is = false;
+  unsigned given = 0;
 };
+constexpr unsigned kGivenQkey = 1, kGivenPkey = 2, kGivenSl = 4;
 
 struct MemberReply {
   bool ok = false;
@@ -81,7 +91,9 @@ class SaClient {
   Gid GidOfPort(uint64_t guid) const;
 
  private:
-  MemberReply Call(int method, const MemberRequest& req);
+  // `all_components`: a SET sends Q_Key, P_Key, SL, TClass and FlowLabel
+  // whether given or not (a create).
+  MemberReply Call(int method, const MemberRequest& req, bool all_components);
   // One SA request; false (and `error` set) when it failed.
   bool Rpc(int method, int attr, uint64_t mask, uint8_t* data, uint32_t* status, std::string* error);
 

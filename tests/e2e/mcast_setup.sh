@@ -63,6 +63,13 @@ j "P(000)" join ff12:e1b0::97 --port-guid 0xdead0001 >"$E2E_TMP/err.port" 2>&1; 
 j "P(000)" join ff12:e1b0::a1 --mtu 4 --rate 3 >/dev/null || exit 1
 j "P(000)" join ff12:e1b0::a2 --mtu 1 --rate 2 >/dev/null || exit 1
 j "P(000)" join ff12:e1b0::a3 --mtu 5 >"$E2E_TMP/err.mtu" 2>&1; echo \$? >>"$E2E_TMP/err.mtu"
+# A group created with its own Q_Key and SL: a plain join takes it as it is
+# (it was refused, "request invalid", for sending the defaults); a join
+# naming another Q_Key is refused.
+j "P(000)" join ff12:e1b0::b1 --qkey 0x1234 --sl 3 >"$E2E_TMP/join.b1.create" || exit 1
+j "P(101)" join ff12:e1b0::b1 >"$E2E_TMP/join.b1.plain" 2>&1; echo \$? >>"$E2E_TMP/join.b1.plain"
+j "P(210)" join ff12:e1b0::b1 --qkey 0x1111 >"$E2E_TMP/err.qkey" 2>&1; echo \$? >>"$E2E_TMP/err.qkey"
+for h in "P(000)" "P(101)"; do j "\$h" leave ff12:e1b0::b1 >/dev/null || exit 1; done
 # One group per query: saquery -g gets the first SA MAD only (3 records) here.
 for g in a1 a2; do LD_PRELOAD=\$IBUNION_UMAD2SIM saquery --mgid ff12:e1b0::\$g MCMR >"$E2E_TMP/group.\$g" 2>&1 || exit 1; done
 for g in a1 a2; do j "P(000)" leave ff12:e1b0::\$g >/dev/null || exit 1; done
@@ -110,6 +117,11 @@ expect_output "leave of an unknown MGID: SA's status decoded" "SA: request inval
 [ "$(tail -n 1 "$E2E_TMP/err.unknown")" = 1 ] && pass "... and exit 1" || fail "unknown MGID: exit $(tail -n 1 "$E2E_TMP/err.unknown")"
 expect_output "join with P_Key 0x0000: refused, status decoded" "SA: request invalid" cat "$E2E_TMP/err.pkey"
 expect_output "join for a port the SM does not know: refused, status decoded" "SA: request invalid" cat "$E2E_TMP/err.port"
+[ "$(tail -n 1 "$E2E_TMP/join.b1.plain")" = 0 ] && [ "$(head -n 1 "$E2E_TMP/join.b1.plain")" = "$(cat "$E2E_TMP/join.b1.create")" ] &&
+  pass "a plain join of a group created with Q_Key 0x1234 and SL 3 joins it ($(cat "$E2E_TMP/join.b1.create"))" ||
+  { fail "plain join of the Q_Key 0x1234 / SL 3 group"; cat "$E2E_TMP/join.b1.plain"; }
+expect_output "a join naming another Q_Key than the group's: refused" "SA: request invalid" cat "$E2E_TMP/err.qkey"
+[ "$(tail -n 1 "$E2E_TMP/err.qkey")" = 1 ] && pass "... and exit 1" || fail "other Q_Key: exit $(tail -n 1 "$E2E_TMP/err.qkey")"
 # saquery's MCMemberRecord of each group: mtu and rate with the selector
 # in the top two bits (2: exactly).
 sa_field() { awk -v f="$2" '$1 ~ "^" f "\\." {sub(/^[^.]*\.+/, "", $1); print $1; exit}' "$E2E_TMP/group.$1"; }
