@@ -149,6 +149,12 @@ printf 'load = 0.2\nrouting = foo\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:2: routing = foo: unknown routing engine (known: mlid, slid, xymesh, dump:DIR)" \
   "$IBUNION" sim "$net" --config "$tmp/c.conf"
 expect "--param engine.foo=1: option 'foo=1': unknown key" "$IBUNION" sim "$net" --routing mlid --param engine.foo=1
+# A config file's net file that cannot be opened: named with the config's
+# line, and where a relative path is taken from (it said only "cannot open
+# topology file", naming neither).
+printf 'routing = mlid\nnet = no/such.net\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:2: net = no/such.net: cannot open (No such file or directory); a relative path is taken from the working directory, not from the config file's folder" \
+  "$IBUNION" sim --config "$tmp/c.conf"
 # Settings only some runs read are refused elsewhere, not ignored.
 expect "--param hot=3: only with --traffic centric:F" "$IBUNION" sim "$net" --routing mlid --param hot=3
 # max_ns bounds batch runs only: a steady run ran past max_ns=1, exit 0.

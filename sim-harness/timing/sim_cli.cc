@@ -794,6 +794,26 @@ void CheckOutputs(const Settings& settings) {
   CheckOutputsWritable(outputs, InputFiles(settings));
 }
 
+// A config file's input files (net, guid2lid, sources) that cannot be
+// opened are named with the file's line: a path relative to the working
+// directory, not to the config file's folder, read as a plain "cannot open
+// topology file" with nothing pointing at the config.
+void CheckConfigInputs(const Settings& settings) {
+  for (const char* key : {"net", "guid2lid", "sources"}) {
+    const auto it = settings.opt.find(key);
+    if (it == settings.opt.end() || it->second.key.empty()) continue;  // the command line's: named as given
+    const std::string& path = it->second.value;
+    errno = 0;
+    if (std::ifstream(path)) continue;
+    const std::string why = errno ? std::strerror(errno) : "unreadable";
+    throw Error(
+        it->second.where + ": " + key + " = " + path + ": cannot open (" + why + ")" +
+        (path.empty() || path[0] == '/'
+             ? ""
+             : "; a relative path is taken from the working directory, not from the config file's folder"));
+  }
+}
+
 // The model's parameters: the --param settings, then --vls and --mcast-mode.
 Params BuildParams(const Settings& settings) {
   const std::map<std::string, Setting>& opt = settings.opt;
@@ -1306,6 +1326,7 @@ int Run(int argc, char** argv) {
   RefuseUnreadByFlows(settings);
   if (opt.count("merge")) return RunMerge(settings);
   CheckOutputs(settings);
+  CheckConfigInputs(settings);
 
   const Params p = BuildParams(settings);
   const RunPlan plan = PlanRun(settings, p);
