@@ -794,12 +794,12 @@ void CheckOutputs(const Settings& settings) {
   CheckOutputsWritable(outputs, InputFiles(settings));
 }
 
-// A config file's input files (net, guid2lid, sources) that cannot be
+// A config file's input files (net, guid2lid) that cannot be
 // opened are named with the file's line: a path relative to the working
 // directory, not to the config file's folder, read as a plain "cannot open
 // topology file" with nothing pointing at the config.
 void CheckConfigInputs(const Settings& settings) {
-  for (const char* key : {"net", "guid2lid", "sources"}) {
+  for (const char* key : {"net", "guid2lid"}) {  // sources names its line itself
     const auto it = settings.opt.find(key);
     if (it == settings.opt.end() || it->second.key.empty()) continue;  // the command line's: named as given
     const std::string& path = it->second.value;
