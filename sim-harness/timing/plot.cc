@@ -100,7 +100,41 @@ std::string Full(double v) {
   return buf;
 }
 
+// gnuplot's double-quoted string of `s` (\n breaks the line there).
+std::string DoubleQuote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
 }  // namespace
+
+std::string WrapTitle(const std::string& title, size_t width) {
+  std::vector<std::string> parts;
+  for (size_t at = 0; at <= title.size();) {
+    const size_t end = title.find("; ", at);
+    parts.push_back(title.substr(at, end == std::string::npos ? std::string::npos : end + 1 - at));
+    if (end == std::string::npos) break;
+    at = end + 2;
+  }
+  std::string out, line;
+  for (std::string part : parts) {
+    if (part.size() > width)
+      part = "..." + part.substr(part.size() - (width - 3));  // a path's tail says most
+    if (!line.empty() && line.size() + 1 + part.size() > width) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + part;
+  }
+  return out + line;
+}
 
 // As in sim-harness/experiments/seed001.gp (a unit test holds the two
 // together): two panels side by side.
@@ -122,6 +156,23 @@ void CheckPlotter(const std::string& what) {
                 (err.empty() ? std::string(")") : ": " + err + ")"));
 }
 
+namespace {
+
+// Characters of the 11-point title that fit the 1200-pixel canvas.
+constexpr size_t kTitleWidth = 150;
+
+// "; N of M points not drawn (deadlock or error)" when some failed: the
+// saturation line alone reads as if all had run.
+std::string FailedNote(const std::vector<PointResult>& points) {
+  size_t failed = 0;
+  for (const PointResult& r : points) failed += r.deadlock || !r.error.empty();
+  if (!failed) return "";
+  return "; " + std::to_string(failed) + " of " + std::to_string(points.size()) +
+         " points not drawn (deadlock or error)";
+}
+
+}  // namespace
+
 std::string PlotPng(const std::vector<PointResult>& points, const std::string& title, const std::string& what) {
   const Saturation sat = FindSaturation(points);
   std::string rows;
@@ -140,12 +191,14 @@ std::string PlotPng(const std::vector<PointResult>& points, const std::string& t
   std::ostringstream gp;
   gp << PlotStyle() << "set output " << Quote(png.path) << "\n"
      << "set datafile separator whitespace\n"
-     << "set multiplot layout 1,2 title " << Quote(title) << " . \"\\n\" . " << Quote(SaturationText(sat, points))
+     << "set multiplot layout 1,2 title "
+     << DoubleQuote(WrapTitle(title, kTitleWidth) + "\n" + SaturationText(sat, points) + FailedNote(points))
      << " font \"DejaVuSans,11\" noenhanced\n"
      << "set title \"(a) latency vs accepted traffic\"\n"
      << "set ylabel \"message latency (ns)\"\n"
      << "plot " << Quote(data.path)
-     << " using 3:($4 > 0 ? $4 : NaN) with linespoints lc rgb \"#1f5fbf\" pt 7 ps 0.8 lw 2 title \"average\", \\\n"
+     << " using 3:($4 > 0 ? $4 : NaN) with linespoints lc rgb \"#1f5fbf\" pt 7 ps 0.8 lw 2 title "
+        "\"average\", \\\n"
      << "  '' using 3:($5 > 0 ? $5 : NaN) with linespoints lc rgb \"#c0392b\" dt 2 pt 4 ps 0.8 lw 1 "
         "title \"99th percentile\"\n"
      << "unset logscale y\n"

@@ -5,6 +5,7 @@
 // (sim-harness/experiments/seed001.gp: PlotStyle() is its common part).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,11 @@ void CheckPlotter(const std::string& what);
 // The lines the plot shares with the experiment plots (terminal, x label,
 // log scale, grid, key), one per line.
 std::string PlotStyle();
+
+// `title` in lines of at most `width` characters, broken after its "; "
+// separators (a run heading: fabric; routing; traffic; ...); a part longer
+// than a line keeps its tail ("...", as a path's end names it best).
+std::string WrapTitle(const std::string& title, size_t width);
 
 // The PNG of `points` (failed points left out) under `title`. Data and
 // image go through temporary files that are removed again; the caller

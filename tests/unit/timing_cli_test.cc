@@ -919,6 +919,16 @@ void TestCliPlot() {
   CU_ASSERT_EQUAL(std::system(("rm -rf " + work).c_str()), 0);
 }
 
+// --plot's title is the run heading, wider than the canvas for a dump
+// directory's path: broken after its "; " separators, a part too long for
+// a line cut to its tail (the path's end names the run).
+void TestPlotTitleWraps() {
+  CU_ASSERT_EQUAL(sim::WrapTitle("a; b; c", 4), "a;\nb; c");
+  CU_ASSERT_EQUAL(sim::WrapTitle("short; enough", 80), "short; enough");
+  CU_ASSERT_EQUAL(sim::WrapTitle("/a/long/path/runs/x/fabric.net: 8 end ports; routing dump:x", 24),
+                  "...ric.net: 8 end ports;\nrouting dump:x");
+}
+
 // The plot's style is the experiment plots': every line of PlotStyle() is a
 // line of sim-harness/experiments/seed001.gp.
 void TestPlotStyleIsTheExperiments() {
@@ -1153,6 +1163,7 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "slurm.sh: more than 1000 points in chunks per array task", TestCliSlurmChunks);
   CU_add_test(s, "--plot: PNG by gnuplot, all files or none, gnuplot checked first", TestCliPlot);
   CU_add_test(s, "--plot style = the experiment plots' (seed001.gp)", TestPlotStyleIsTheExperiments);
+  CU_add_test(s, "--plot title: the heading broken into lines that fit", TestPlotTitleWraps);
   CU_add_test(s, "saturation rule on hand-made points", TestSaturationRule);
   CU_add_test(s, "saturation rule = where run stopped its checked-in curves", TestSaturationRuleMatchesRunCurves);
   CU_add_test(s, "--sweep: saturation line after the table, on stderr with --json", TestCliSaturationLine);
