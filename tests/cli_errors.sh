@@ -811,6 +811,10 @@ if [ -n "${IBUNION_UMAD2SIM:-}" ] && [ -z "${ASAN_OPTIONS:-}" ]; then
       umad env -u SIM_HOST IBSIM_SOCKNAME=$sock "$IBUNION" mcjoin join ff12:e001::1
     expect "no subnet manager known to the local port (SM LID is 0) (under ibsim at SIM_HOST='P(01)')" \
       umad env IBSIM_SOCKNAME=$sock "$IBUNION" mcjoin join ff12:e001::1 --sim-host 'P(01)'
+    # A CA or port the simulated node does not have: named as such (it
+    # asked whether LD_PRELOAD was set and ibsim running, both true).
+    expect "cannot open local IB port bogus port 1: no such CA or port here (CAs: " \
+      umad env IBSIM_SOCKNAME=$sock "$IBUNION" mcjoin join ff12:e001::1 --sim-host 'P(01)' --ca bogus --port 1
     # mcsetup's SA workers die with the harness when it is killed (they were
     # left running, reparented to init, holding ibsim client slots): here
     # they hang on an ibsim that is stopped (SIGSTOP: its socket is there,

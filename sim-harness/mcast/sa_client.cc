@@ -191,6 +191,19 @@ std::string SimNodeNote(::ibmad_port* port, int timeout_ms) {
   return p;
 }
 
+namespace {
+
+// The CAs umad lists, for a message ("none" when it lists none).
+std::string CaNames() {
+  char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
+  const int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
+  std::string out;
+  for (int i = 0; i < n; ++i) out += (i ? ", " : "") + std::string(names[i]);
+  return out.empty() ? "none" : out;
+}
+
+}  // namespace
+
 Gid ParseGid(const std::string& text) {
   Gid g{};
   if (inet_pton(AF_INET6, text.c_str(), g.data()) != 1)
@@ -233,10 +246,14 @@ std::string DecodeMadStatus(uint32_t status) {
 SaClient::SaClient(const std::string& ca, int port, int timeout_ms) : timeout_ms_(timeout_ms) {
   int classes[] = {IB_SMI_CLASS, IB_SMI_DIRECT_CLASS, IB_SA_CLASS};
   port_ = OpenLocalPort(ca, port, classes, 3);
-  if (!port_)
-    throw Error("cannot open local IB port " + (ca.empty() ? std::string("(first CA)") : ca) +
-                " port " + std::to_string(port) + " (under ibsim: is LD_PRELOAD=" + Umad2SimPath() +
-                " set and ibsim running?)");
+  if (!port_) {
+    const std::string which = "cannot open local IB port " + (ca.empty() ? std::string("(first CA)") : ca) +
+                              " port " + std::to_string(port);
+    // Under libumad2sim ibsim answered already (OpenLocalPort checks): the
+    // CA or port is what is wrong, and the hint about LD_PRELOAD misled.
+    if (Umad2SimLoaded()) throw Error(which + ": no such CA or port here (CAs: " + CaNames() + ")");
+    throw Error(which + " (under ibsim: is LD_PRELOAD=" + Umad2SimPath() + " set and ibsim running?)");
+  }
   ib_portid_t self{};
   ibmad_gid_t gid;
   int portnum = 0;
