@@ -41,6 +41,21 @@ mcast::JoinState ParseState(const std::string& s) {
   throw UsageError{"option --state: expected full, sendonly or nonmember, got '" + s + "'"};
 }
 
+// What "request invalid" most likely means here: the SA says no more (its
+// log does), and the usual causes are the caller's to fix.
+std::string RefusalHint(bool join, mcast::JoinState state, const mcast::MemberReply& r) {
+  constexpr uint32_t kRequestInvalid = 2;
+  if (((r.mad_status >> 8) & 0xff) != kRequestInvalid) return "";
+  if (!join)
+    return " (a leave must name a group the port is in, with a join state it joined with: --state; the SM's "
+           "log "
+           "says which)";
+  if (state != mcast::JoinState::kFull)
+    return " (only a full member creates a group: does the MGID exist yet? the SM's log says)";
+  return " (a value given that the group, the port or the fabric does not fit: Q_Key, P_Key, SL, MTU, rate, "
+         "--port-guid? the SM's log says which)";
+}
+
 // A port GUID by the core's one rule, as ibstat and ibnetdiscover print it:
 // 0x and 1..16 hex digits (strtoull's base 0 took decimal and octal too).
 uint64_t ParsePortGuid(const std::string& text) {
@@ -112,8 +127,8 @@ int McJoinMain(int argc, char** argv) {
   if (proxy != 0) req.port_gid = sa.GidOfPort(proxy);
   mcast::MemberReply r = join ? sa.Join(req) : sa.Leave(req);
   if (!r.ok) {
-    std::cerr << "ibunion mcjoin " << pos[0] << " " << pos[1] << " from port 0x" << std::hex
-              << sa.port_guid() << std::dec << ": " << r.error << "\n";
+    std::cerr << "ibunion mcjoin " << pos[0] << " " << pos[1] << " from port 0x" << std::hex << sa.port_guid()
+              << std::dec << ": " << r.error << RefusalHint(join, req.state, r) << "\n";
     return 1;
   }
   if (!join) {

@@ -113,7 +113,8 @@ check "after P(311) left: exactly once among the 3, and P(311) gets nothing" "$I
   "$E2E_TMP/after/fabric.net" --lft "$E2E_TMP/after/lfts.dump" --mft "$E2E_TMP/after/mfts.dump" --groups "$E2E_TMP/g3"
 cmp -s "$E2E_TMP/m.before" "$E2E_TMP/m.after" && fail "MFTs did not change after the leave" \
   || pass "MFTs shrank after the leave: $(diff "$E2E_TMP/m.before" "$E2E_TMP/m.after" | grep -c '^[<>]') mask lines changed"
-expect_output "leave of an unknown MGID: SA's status decoded" "SA: request invalid" cat "$E2E_TMP/err.unknown"
+expect_output "leave of an unknown MGID: SA's status decoded, with what it most likely means" \
+  "SA: request invalid (0x0200) (a leave must name a group the port is in" cat "$E2E_TMP/err.unknown"
 [ "$(tail -n 1 "$E2E_TMP/err.unknown")" = 1 ] && pass "... and exit 1" || fail "unknown MGID: exit $(tail -n 1 "$E2E_TMP/err.unknown")"
 expect_output "join with P_Key 0x0000: refused, status decoded" "SA: request invalid" cat "$E2E_TMP/err.pkey"
 expect_output "join for a port the SM does not know: refused, status decoded" "SA: request invalid" cat "$E2E_TMP/err.port"
