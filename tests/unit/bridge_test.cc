@@ -281,6 +281,13 @@ void EndPortsWithoutLid() {
   rmdir(dir.c_str());
 }
 
+// The port GUIDs of the end ports `names`, in that order.
+std::vector<uint64_t> PortGuids(const Fabric& f, const std::vector<std::string>& names) {
+  std::vector<uint64_t> out;
+  for (const std::string& n : names) out.push_back(f.end_ports[f.EndPortByName(n)].port_guid);
+  return out;
+}
+
 // The bridge's multicast lines name the MLID as the rest of the log does
 // (0xc002, not the GUID-wide 0x000000000000c002) and say the group once
 // (it was 'multicast group 0x000000000000c002 refused: multicast group
@@ -291,13 +298,8 @@ void McastLinesNameTheMlidOnce() {
   AssignDefaultLids(f, 0);
   Log log;
   ibu_engine* e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
-  auto guids = [&f](std::vector<std::string> names) {
-    std::vector<uint64_t> out;
-    for (const std::string& n : names) out.push_back(f.end_ports[f.EndPortByName(n)].port_guid);
-    return out;
-  };
-  const std::vector<uint64_t> a = guids({"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
-  const std::vector<uint64_t> b = guids({"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
+  const std::vector<uint64_t> a = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
+  const std::vector<uint64_t> b = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
   CU_ASSERT_NOT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
   CU_ASSERT_EQUAL(
       Count(log, IBU_LOG_ERROR, "ibunion/xymesh: multicast group 0xc001 refused: no unicast routing yet"), 1);
@@ -330,17 +332,12 @@ void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
   AssignDefaultLids(f, 0);
   Log log;
   ibu_engine* e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
-  auto guids = [&f](std::vector<std::string> names) {
-    std::vector<uint64_t> out;
-    for (const std::string& n : names) out.push_back(f.end_ports[f.EndPortByName(n)].port_guid);
-    return out;
-  };
   std::set<std::pair<uint64_t, int>> masks;
   auto record = [](void* ctx, uint64_t sw, int port) {
     static_cast<std::set<std::pair<uint64_t, int>>*>(ctx)->insert({sw, port});
   };
-  const std::vector<uint64_t> a = guids({"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
-  const std::vector<uint64_t> b = guids({"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
+  const std::vector<uint64_t> a = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
+  const std::vector<uint64_t> b = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 4, record, &masks), 0);  // b without H(2,4)
