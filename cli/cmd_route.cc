@@ -53,6 +53,14 @@ int RouteMain(int argc, char** argv) {
                            });
   if (args.has("--mft") != args.has("--groups"))
     throw UsageError{"--groups FILE and --mft FILE go together"};
+  // An engine with one data VL sets no SL-to-VL table: the file came out
+  // empty, and verify then refused it as bad input.
+  if (args.has("--sl2vl") && engine->DataVls() <= 1)
+    throw UsageError{
+        "--sl2vl: engine " + args.get("--engine") +
+        (args.has("--options") ? " with --options '" + args.get("--options") + "'" : std::string()) +
+        " has one data VL and sets no SL-to-VL tables (every SL on VL 0); only a VL policy "
+        "writes them, e.g. --engine xymesh --options xymesh_vls=2"};
   Tables t;
   engine->RouteUnicast(f, t);
   engine->RouteSl2Vl(f, t);

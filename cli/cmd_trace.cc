@@ -21,15 +21,18 @@ namespace {
 constexpr const char* kUsage =
     "usage: ibunion trace NETFILE --lft FILE --from HOST --dlid LID\n"
     "       ibunion trace NETFILE --lft FILE --base-lid-load\n"
+    "       ibunion trace NETFILE --mft FILE --mlid MLID | --groups-per-switch\n"
     "  --from HOST --dlid LID  print the route as SWITCH:OUTPORT hops (fat-tree or mesh\n"
     "                          labels when the fabric is one, node descriptions otherwise);\n"
-    "                          HOST: a node description, port GUID, LID or label;\n"
+    "                          HOST: a label (as printed), else a node description, port GUID\n"
+    "                          or LID;\n"
     "                          exit status 1 unless it reaches the LID's owner (a loop,\n"
     "                          a missing entry or port, another host: said after '->')\n"
     "  --base-lid-load         routes from every host to every other host's base LID\n"
-    "                          crossing each switch: 'LABEL level L routes N'\n"
+    "                          crossing each switch: 'LABEL level L routes N' (fat-trees)\n"
     "  --mft FILE --mlid MLID  print the MLID's mask on every switch that has it:\n"
-    "                          'LABEL: P P P' (P = ports set, 0 = the switch itself)\n"
+    "                          'LABEL: P P P' (P = ports set, 0 = the switch itself);\n"
+    "                          exit status 1 when no switch has it\n"
     "  --mft FILE --groups-per-switch\n"
     "                          how many MLIDs each switch carries: 'LABEL level L groups N'\n"
     "                          on a fat-tree, 'LABEL groups N' otherwise (a mesh has no levels;\n"
@@ -45,6 +48,11 @@ void RefuseMixedUses(const Args& args) {
     if (args.has(use)) given.push_back(use);
   if (given.size() > 1)
     throw UsageError{given[1] + ": not with " + given[0] + " (one use of trace at a time)"};
+  // The unicast uses read the LFTs only: an MFT beside them was read and ignored.
+  if (args.has("--mft") && !given.empty() && given[0] != "--mlid" && given[0] != "--groups-per-switch")
+    throw UsageError{"--mft: not with " + given[0] +
+                     " (it follows the LFTs only; --mft goes with --mlid or "
+                     "--groups-per-switch)"};
 }
 
 // Switch and host names as the user knows them: fat-tree or mesh labels
@@ -77,14 +85,17 @@ class Labels {
     if (mesh_ && sw >= 0) return "H" + mesh_->Label(sw).substr(1);
     return f_.end_ports[ep].name;
   }
-  // An end port by node description, port GUID or LID (as group files name
-  // members), else by its label; -1 if none. A node description several end
-  // ports share is refused, not read as the first of them.
+  // An end port by its label, else by node description, port GUID or LID
+  // (as group files name members); -1 if none. Labels first: trace prints
+  // them, and on a shuffled or degraded fabric a host's description can be
+  // another host's label (--from 'P(122)' started at the host described so
+  // and printed a route "from P(122) to P(122)"). A node description
+  // several end ports share is refused, not read as the first of them.
   int FindHost(const std::string& name) const {
-    int ep = EndPortOfWord(f_, IndexEndPortNames(f_), name);
-    if (ep < 0 && tree_) ep = tree_->EndPortByLabel(name);
+    int ep = tree_ ? tree_->EndPortByLabel(name) : -1;
     for (int e = 0; ep < 0 && mesh_ && e < static_cast<int>(f_.end_ports.size()); ++e)
       if (Host(e) == name) ep = e;
+    if (ep < 0) ep = EndPortOfWord(f_, IndexEndPortNames(f_), name);
     return ep;
   }
 
@@ -97,15 +108,21 @@ class Labels {
 int PrintMlidMasks(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {
   if (!args.has("--mft")) throw UsageError{"--mlid needs --mft FILE"};
   const Lid mlid = static_cast<Lid>(ParseInt(args.get("--mlid"), "option --mlid", kMulticastLidBase, 0xFFFE));
+  bool any = false;
   for (size_t s = 0; s < f.switches.size(); ++s) {
     auto it = t.mft[s].groups.find(mlid);
     if (it == t.mft[s].groups.end() || it->second.none()) continue;
+    any = true;
     std::printf("%s:", labels.Switch(static_cast<int>(s)).c_str());
     for (int p = 0; p <= f.switches[s].num_ports; ++p)
       if (it->second.test(p)) std::printf(" %d", p);
     std::printf("\n");
   }
-  return 0;
+  if (any) return 0;
+  // An MLID of no switch printed nothing and exit 0: a typo read as an answer.
+  std::fprintf(stderr, "ibunion trace: no switch of %s has MLID 0x%04x in %s\n", args.positional()[0].c_str(),
+               static_cast<unsigned>(mlid), args.get("--mft").c_str());
+  return 1;
 }
 
 int PrintGroupsPerSwitch(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {

@@ -1010,6 +1010,31 @@ expect "ibunion trace: option --dlid: no end port or switch of $net has LID 1000
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 1000
 expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace at a time)" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 4 --base-lid-load
+expect "ibunion trace: --mft: not with --from/--dlid (it follows the LFTs only" \
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --mft /dev/null --from 'P(00)' --dlid 4
+# An MLID no switch has printed nothing with status 0 (a typo as an answer).
+echo "0xc001 P(00) P(31)" >"$tmp/one.groups"
+"$IBUNION" route "$net" --engine mlid --lft /dev/null --groups "$tmp/one.groups" --mft "$tmp/one.mft" 2>/dev/null
+"$IBUNION" trace "$net" --mft "$tmp/one.mft" --mlid 0xc0ff >"$tmp/out.txt" 2>"$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$tmp/out.txt" ] && grep -qF "ibunion trace: no switch of $net has MLID 0xc0ff in $tmp/one.mft" "$tmp/err"
+then echo "PASS: $(tail -n 1 "$tmp/err")"
+else echo "FAIL: trace --mlid of no switch -> rc $rc: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+# route --sl2vl of an engine with one data VL wrote an empty file (exit 0)
+# that verify then refused as bad input.
+expect "ibunion route: --sl2vl: engine mlid has one data VL and sets no SL-to-VL tables" \
+  "$IBUNION" route "$net" --engine mlid --lft "$tmp/sl.lft" --sl2vl "$tmp/sl.sl2vl"
+[ ! -e "$tmp/sl.sl2vl" ] && [ ! -e "$tmp/sl.lft" ] && echo "PASS: ... and writes neither file" ||
+  { echo "FAIL: route --sl2vl refused but left a file"; fails=$((fails + 1)); }
+# --from takes the label trace prints: on a shuffled tree the host whose
+# description is P(122) is another host, and trace printed a five-hop route
+# "from P(122) to P(122)". To its own LID a host's route is one hop.
+"$IBUNION" topo fattree 8 3 --shuffle 7 --guid2lid "$tmp/sh.g2l" -o "$tmp/sh.net" &&
+  "$IBUNION" route "$tmp/sh.net" --guid2lid "$tmp/sh.g2l" --engine mlid --lft "$tmp/sh.lft" 2>/dev/null
+lid=$("$IBUNION" inspect "$tmp/sh.net" --guid2lid "$tmp/sh.g2l" 2>/dev/null | awk '$1 == "host" && $NF == "P(122)" {print $4}')
+out=$("$IBUNION" trace "$tmp/sh.net" --guid2lid "$tmp/sh.g2l" --lft "$tmp/sh.lft" --from 'P(122)' --dlid "$lid" 2>&1)
+if [ -n "$lid" ] && [[ $out =~ ^SW\<[0-9]+,2\>:[0-9]+\ -\>\ P\(122\)$ ]]; then echo "PASS: trace --from a label on a shuffled tree: $out"
+else echo "FAIL: trace --from 'P(122)' to its own LID $lid on a shuffled tree: $out"; fails=$((fails + 1)); fi
 # trace ends a route where it reaches the DLID's owner, and only there with
 # status 0: one delivered to another host or to a switch's own port 0 was
 # printed as if it had arrived (status 0), a loop circled for 64 hops and
