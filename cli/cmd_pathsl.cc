@@ -28,6 +28,7 @@ constexpr const char* kUsage =
     "  --ca NAME --port N local HCA and port (default: the first)\n"
     "  --sim-host NAME    under ibsim: the simulated node to ask from (sets SIM_HOST)\n"
     "  --timeout MS       SA answer timeout (default 1000)\n"
+    "  --guid2lid FILE | --lmc L  the subnet's LIDs when NETFILE has none (one or the other)\n"
     "One PathRecord Get per path: hosts x LIDs queries (16,256 on a 128-host fabric).\n"
     "exit 0 on success, 1 when the SA refused or did not answer a path (named), 2 on bad\n"
     "usage or input or no port.\n"

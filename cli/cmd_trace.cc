@@ -162,9 +162,13 @@ int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Arg
   if (src < 0) throw UsageError{"--from " + args.get("--from") + ": no such host in " + args.positional()[0]};
   const Lid dlid = static_cast<Lid>(ParseInt(args.get("--dlid"), "option --dlid", 1, kMaxUnicastLid));
   // A LID of nothing is the user's mistake, not a broken route of the tables.
-  if (!f.owner(dlid).valid())
+  if (!f.owner(dlid).valid()) {
+    Lid first = 1;  // a LID below the first read "its LIDs end at N"
+    while (first < f.max_lid() && !f.owner(first).valid()) ++first;
     throw UsageError{"option --dlid: no end port or switch of " + args.positional()[0] + " has LID " +
-                     args.get("--dlid") + " (its LIDs end at " + std::to_string(f.max_lid()) + ")"};
+                     args.get("--dlid") + " (its LIDs run from " + std::to_string(first) + " to " +
+                     std::to_string(f.max_lid()) + ", with gaps where LMC leaves them)"};
+  }
   const auto hops = TraceRoute(f, t, src, dlid);
   if (hops.empty()) {  // the host is cabled to no switch
     std::printf("-> nowhere: %s is not cabled to a switch\n", labels.Host(src).c_str());

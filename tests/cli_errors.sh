@@ -1006,7 +1006,7 @@ expect "$tmp/junk.net:3: unexpected 'junk' after \"SW<0,1>\"[1]: expected a '#' 
   "$IBUNION" inspect "$tmp/junk.net"
 # trace: a DLID nothing has is no "broken route" of the tables (exit 1);
 # options of another use of trace are not ignored.
-expect "ibunion trace: option --dlid: no end port or switch of $net has LID 1000 (its LIDs end at 23)" \
+expect "ibunion trace: option --dlid: no end port or switch of $net has LID 1000 (its LIDs run from 2 to 23" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 1000
 expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace at a time)" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 4 --base-lid-load

@@ -147,7 +147,7 @@ void VerifierCatchesBrokenMasks() {
   extra.mft[leaf0].groups[g.mlid].set(f.end_ports[1].switch_port);
   McastReport r = VerifyMulticast(f, extra, g);
   CU_ASSERT(!r.ok());
-  CU_ASSERT(!r.errors.empty() && Contains(r.errors[0], "(not a member) gets 1 copies, expected 0"));
+  CU_ASSERT(!r.errors.empty() && Contains(r.errors[0], "(not a member) gets 1 copy, expected 0"));
   // Cut the tree: a member no longer receives.
   Tables cut = t;
   cut.mft[f.end_ports[15].switch_index].groups.erase(g.mlid);
@@ -213,8 +213,8 @@ void VerifierNamesWhereCopiesGo() {
   const EndPort& p000 = f.end_ports[f.EndPortByName("P(000)")];
   extra.mft[p000.switch_index].groups[g.mlid].set(p000.switch_port);
   check(extra, "P(000)",
-        "P(000) (not a member) gets 1 copies, expected 0: " +
-            f.PortLabel(p000.switch_index, p000.switch_port) + " forwards it (in the mask)");
+        "P(000) (not a member) gets 1 copy, expected 0: " + f.PortLabel(p000.switch_index, p000.switch_port) +
+            " forwards it (in the mask)");
   // Port 0 in a tree switch's mask: a copy to the switch itself, which is no
   // member. Flooding never sends out of port 0, so it passed unnoticed.
   Tables self = t;

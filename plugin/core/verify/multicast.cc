@@ -151,7 +151,7 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
                                  : WhereLost(f, t, g.mlid, e, visits);
       error(group + " from " + f.end_ports[sender].name + ": " + ep.name +
             (is_member[e] ? " (member)" : " (not a member)") + " gets " + std::to_string(copies[e]) +
-            " copies, expected " + std::to_string(want) + ": " + where);
+            (copies[e] == 1 ? " copy" : " copies") + ", expected " + std::to_string(want) + ": " + where);
     }
   }
   return r;
