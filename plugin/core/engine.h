@@ -76,6 +76,12 @@ class Engine {
     return 0;
   }
 
+  // Whether PathSl matters for the routing (its VLs keep it deadlock-free):
+  // only then does the plugin replace the SL OpenSM would hand out (its QoS
+  // policy's, or one a PathRecord query asks for). Without a policy, SL 0
+  // for every path dropped QoS SLs and refused queries for another SL.
+  virtual bool HasSlPolicy() const { return false; }
+
   // Number of data VLs the engine's SL2VL tables use (1 = no VL policy).
   virtual int DataVls() const { return 1; }
 

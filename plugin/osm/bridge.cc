@@ -446,7 +446,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
 }
 
 int ibu_path_sl(const ibu_engine* e, uint16_t slid, uint16_t dlid, uint8_t* sl) {
-  if (!e->routed) return -1;
+  if (!e->routed || !e->engine->HasSlPolicy()) return -1;  // OpenSM's own SL stands
   try {
     *sl = e->engine->PathSl(e->fabric, slid, dlid);
     return 0;

@@ -47,13 +47,30 @@ expect_output "mesh: ... with the options that fit" "give --param sl=N with an S
   "$IBUNION" sim --routing "dump:$mesh" --vls 2 --load 0.1
 
 # 2. xymesh, 2 shared VLs: the SL of each path (the plugin's path_sl, as
-# the SA hands it out) read back with PathRecords (read-path-sl).
+# the SA hands it out) read back with PathRecords (read-path-sl). A QoS
+# policy says SL 3 for everything: the engine's SLs keep its VLs
+# deadlock-free, so they stand; mlid has no SL policy and leaves OpenSM's
+# (it handed out SL 0 for every path, dropping the policy's).
+printf 'qos-ulps\n    default : 3\nend-qos-ulps\n' >"$E2E_TMP/qos.policy"
 shared=$E2E_TMP/shared
 check "OpenSM + xymesh (2 VLs shared) over ibsim, SL2VL and the SA's path SLs read back" \
   "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
   --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_vls=2" \
-  --conf-line "qos TRUE" --out "$shared" --daemon \
+  --conf-line "qos TRUE" --conf-line "qos_policy_file $E2E_TMP/qos.policy" --out "$shared" --daemon \
   --exec "'$READ_SL2VL' \$IBUNION_OUT" --exec "'$READ_PATH_SL' \$IBUNION_OUT"
+qosmlid=$E2E_TMP/qos-mlid
+check "OpenSM + mlid with a QoS policy (SL 3) over ibsim, the SA's path SLs read back" \
+  "$FABRIC_RUN" --net "$TOPO/ft-4-2.net" --guid2lid "$TOPO/ft-4-2.guid2lid" --lmc 1 --engine mlid,minhop \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --conf-line "qos TRUE" \
+  --conf-line "qos_policy_file $E2E_TMP/qos.policy" --out "$qosmlid" --daemon --no-mft \
+  --exec "'$READ_PATH_SL' \$IBUNION_OUT"
+[ "$(awk '!/^#/ {print $3}' "$qosmlid/path-sl.dump" | sort -u | xargs)" = 3 ] &&
+  [ "$(cat "$qosmlid/engine")" = mlid ] &&
+  pass "mlid (no SL policy): every path gets the QoS policy's SL 3 ($(grep -vc '^#' "$qosmlid/path-sl.dump") paths)" ||
+  fail "mlid with a QoS policy: path SLs $(awk '!/^#/ {print $3}' "$qosmlid/path-sl.dump" | sort -u | xargs), engine $(cat "$qosmlid/engine" 2>&1)"
+[ "$(awk '!/^#/ {print $3}' "$shared/path-sl.dump" | sort -u | xargs)" = "0 1" ] &&
+  pass "xymesh shared: the engine's SLs 0 and 1 stand against the policy's 3" ||
+  fail "xymesh shared with a QoS policy: path SLs $(awk '!/^#/ {print $3}' "$shared/path-sl.dump" | sort -u | xargs)"
 [ "$(grep -vc '^#' "$shared/path-sl.dump")" = 600 ] && pass "path-sl.dump: 600 paths (25 hosts)" ||
   fail "path-sl.dump: $(grep -vc '^#' "$shared/path-sl.dump" 2>&1) paths, expected 600"
 sim "$shared/fabric.net" --routing xymesh --vls 2 >"$E2E_TMP/shared-core.json" 2>&1 || true

@@ -365,6 +365,32 @@ void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
   ibu_engine_free(e);
 }
 
+// OpenSM's path_sl: an engine whose VLs do not depend on the SL leaves
+// OpenSM's SL (a QoS policy's, or the one a PathRecord asks for); mlid
+// answered SL 0 for every path, and a query for SL 3 got no path at all.
+void PathSlOnlyWhereTheEngineNeedsIt() {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"mlid", "mlid_dump=off"},
+      {"xymesh", "xymesh_dump=off"},
+      {"xymesh", "xymesh_dump=off xymesh_vls=2 xymesh_vl_mode=dedicated"},
+      {"xymesh", "xymesh_dump=off xymesh_vls=2"},
+      {"xymesh", "xymesh_dump=off xymesh_mcast=paper"}};
+  const std::vector<bool> answers = {false, false, false, true, true};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    Fabric f = cases[i].first == "mlid" ? MakeFatTree(4, 2) : MakeMesh(3, 3);
+    AssignDefaultLids(f, 0);
+    Log log;
+    ibu_engine* e = EngineOn(f, cases[i].first.c_str(), cases[i].second.c_str(), &log);
+    CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+    uint8_t sl = 99;
+    const int rc = ibu_path_sl(e, f.end_ports[0].base_lid, f.end_ports[1].base_lid, &sl);
+    if ((rc == 0) != answers[i])
+      fprintf(stderr, "\n  %s %s: path_sl %d", cases[i].first.c_str(), cases[i].second.c_str(), rc);
+    CU_ASSERT_EQUAL(rc == 0, answers[i]);
+    ibu_engine_free(e);
+  }
+}
+
 }  // namespace
 
 void RegisterBridgeSuite() {
@@ -375,6 +401,7 @@ void RegisterBridgeSuite() {
   CU_add_test(s, "options of engines not in routing_engine", OptionsOfEnginesNotInTheChain);
   CU_add_test(s, "end ports without a LID: logged, no path-map line", EndPortsWithoutLid);
   CU_add_test(s, "multicast lines name the MLID once, as 0xc0nn", McastLinesNameTheMlidOnce);
+  CU_add_test(s, "path_sl answered only by engines whose VLs need the SL", PathSlOnlyWhereTheEngineNeedsIt);
   CU_add_test(s, "a join no SL-15 tree fits keeps the group's previous tree",
               McastJoinThatFitsNoTreeKeepsThePreviousOne);
 }

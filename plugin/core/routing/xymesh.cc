@@ -454,6 +454,14 @@ class XyMeshEngine : public Engine {
     return router_->UnicastSl(o.index);
   }
 
+  // The SL picks the VL in shared mode with several VLs (the unicast SLs
+  // keep each VL's graph acyclic), and paper mode keeps SL 15 for its
+  // multicast VL: unicast there must not get it from a QoS policy. A trunk
+  // mesh on one VL, or dedicated VLs by direction, ignores the SL.
+  bool HasSlPolicy() const override {
+    return opt_.mcast == McastScheme::kPaper || (opt_.mode == VlMode::kShared && opt_.vls > 1);
+  }
+
   // Known before routing: OpenSM's adapter installs update_sl2vl from it.
   int DataVls() const override { return opt_.vls + (opt_.mcast == McastScheme::kPaper ? 1 : 0); }
 
