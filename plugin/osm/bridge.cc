@@ -131,6 +131,23 @@ std::vector<ibu::OutputFile> DumpFiles(const ibu_engine& e, const std::string& d
   return files;
 }
 
+// The engine's dumps of an earlier routing, which would pass for this one's
+// (they no longer describe the switches once OpenSM routes with its
+// fallback, or after a routing whose map is not written): removed, and the
+// log says so once per removal.
+void RemoveStaleDumps(const ibu_engine& e, const std::string& dir, const std::string& why,
+                      bool paths_only = false) {
+  const std::string base = dir + "/ibunion-" + e.name;
+  std::string removed;
+  for (const char* suffix : {"-lfts.dump", "-paths.dump"}) {
+    if (paths_only && std::string(suffix) == "-lfts.dump") continue;
+    if (std::remove((base + suffix).c_str()) == 0) removed += (removed.empty() ? "" : ", ") + base + suffix;
+  }
+  if (!removed.empty())
+    e.Log(IBU_LOG_INFO, "removed " + removed + " of an earlier routing (" + why +
+                            "): they no longer describe the switches");
+}
+
 // OpenSM leaves end ports without a LID when the unicast LIDs run out (its
 // 'OPENSM RAN OUT OF LIDS' errors): they are routed as absent, which must
 // not pass silently, so one line per routing counts them and names the first.
@@ -493,9 +510,15 @@ int ibu_vlarb_block(const ibu_engine* e, int block, uint8_t* vl, uint8_t* weight
 int ibu_data_vls(const ibu_engine* e) { return e->engine ? e->engine->DataVls() : 1; }
 
 void ibu_dump(const ibu_engine* e, const char* dir) {
-  if (!e->routed || !e->dump || !dir || !*dir) return;
+  if (!dir || !*dir) return;
+  if (!e->routed || !e->dump) {
+    RemoveStaleDumps(*e, dir, e->routed ? "dumps are off" : "this routing was refused");
+    return;
+  }
   try {
     ibu::WriteFilesAtomically(DumpFiles(*e, dir));  // both or neither: they describe one routing
+    if (e->fabric.end_ports.size() > kMaxPathMapPorts)
+      RemoveStaleDumps(*e, dir, "too many end ports for the map", /*paths_only=*/true);
   } catch (const std::exception& err) {
     // err names the file and the system's reason; routing is not affected.
     e->Log(IBU_LOG_ERROR, std::string("dumps not written: ") + err.what() + "; dump_files_dir " +

@@ -99,7 +99,10 @@ int ibu_vlarb_block(const ibu_engine *e, int block, uint8_t *vl, uint8_t *weight
 /* Writes ibunion-<engine>-lfts.dump and, for fabrics of at most 4096 end
  * ports, ibunion-<engine>-paths.dump ("src_guid dst_guid dlid") into dir,
  * through temp files renamed into place once both are complete (both or
- * neither); a failure is logged with the file and the reason. */
+ * neither); a failure is logged with the file and the reason. After a
+ * refused routing, with the dumps off, or beyond 4096 end ports (the map),
+ * it removes the files an earlier routing left (logged): they would pass
+ * for this routing's. */
 void ibu_dump(const ibu_engine *e, const char *dir);
 
 #ifdef __cplusplus

@@ -86,9 +86,11 @@ static int cb_build_lid_matrices(void *context)
 
 	import_subnet(e);
 	e->vl_short_logged = 0;
-	if (ibu_route_unicast(e->core))
-		return -1;
-	/* Only once the engine routes: beside a refusal its VLs never matter. */
+        if (ibu_route_unicast(e->core)) {
+          ibu_dump(e->core, e->osm->subn.opt.dump_files_dir); /* removes the last routing's dumps */
+          return -1;
+        }
+        /* Only once the engine routes: beside a refusal its VLs never matter. */
 	if (ibu_data_vls(e->core) > 1 && !e->osm->subn.opt.qos)
 		OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
 			"ibunion/%s: %d data VLs were requested but QoS is off, so OpenSM never "

@@ -391,6 +391,45 @@ void PathSlOnlyWhereTheEngineNeedsIt() {
   }
 }
 
+// The plugin's dumps describe the routing in place: a refused routing
+// (OpenSM then routes with its fallback) removes the last one's files, as
+// does a later engine with the dumps off. They used to stay, looking
+// current, with OpenSM's fallback tables in the switches.
+void StaleDumpsRemoved() {
+  char tmpl[] = "/tmp/ibu-dumps-XXXXXX";
+  const std::string dir = mkdtemp(tmpl);
+  const std::string lfts = dir + "/ibunion-mlid-lfts.dump", paths = dir + "/ibunion-mlid-paths.dump";
+  auto exists = [](const std::string& p) { return access(p.c_str(), F_OK) == 0; };
+  Fabric tree = MakeFatTree(4, 2);
+  AssignDefaultLids(tree, 1);
+  Fabric mesh = MakeMesh(3, 3);
+  AssignDefaultLids(mesh, 0);
+  Log log;
+  ibu_engine* e = EngineOn(tree, "mlid", "", &log);
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  ibu_dump(e, dir.c_str());
+  CU_ASSERT(exists(lfts) && exists(paths));
+  Describe(e, mesh);  // a cabling mlid refuses
+  CU_ASSERT_NOT_EQUAL(ibu_route_unicast(e), 0);
+  ibu_dump(e, dir.c_str());
+  CU_ASSERT(!exists(lfts) && !exists(paths));
+  CU_ASSERT_EQUAL(
+      Count(log, IBU_LOG_INFO,
+            "removed " + lfts + ", " + paths + " of an earlier routing (this routing was refused)"),
+      1);
+  ibu_engine_free(e);
+
+  Log off;
+  std::ofstream(lfts) << "old\n";
+  e = EngineOn(tree, "mlid", "mlid_dump=off", &off);
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  ibu_dump(e, dir.c_str());
+  CU_ASSERT(!exists(lfts));
+  CU_ASSERT_EQUAL(Count(off, IBU_LOG_INFO, "(dumps are off)"), 1);
+  ibu_engine_free(e);
+  rmdir(dir.c_str());
+}
+
 }  // namespace
 
 void RegisterBridgeSuite() {
@@ -402,6 +441,7 @@ void RegisterBridgeSuite() {
   CU_add_test(s, "end ports without a LID: logged, no path-map line", EndPortsWithoutLid);
   CU_add_test(s, "multicast lines name the MLID once, as 0xc0nn", McastLinesNameTheMlidOnce);
   CU_add_test(s, "path_sl answered only by engines whose VLs need the SL", PathSlOnlyWhereTheEngineNeedsIt);
+  CU_add_test(s, "a refused routing or dumps off remove the last routing's dumps", StaleDumpsRemoved);
   CU_add_test(s, "a join no SL-15 tree fits keeps the group's previous tree",
               McastJoinThatFitsNoTreeKeepsThePreviousOne);
 }
