@@ -544,6 +544,12 @@ if [ "$(run)" = "$(run --lmc 2)" ] && [ "$(run)" = "$(run --guid2lid "$top/topol
   grep -qF "FT(4,3): 4 selectable paths per pair (LMC 2)" "$tmp/err"
 then echo "PASS: sim mlid without LIDs runs at the LMC it wants (2 on FT(4,3))"
 else echo "FAIL: sim mlid without LIDs: $(run | head -c 200)"; fails=$((fails + 1)); fi
+# An LMC above the tree's: the LIDs beyond its paths repeat them, and the
+# note says so on power-of-two trees too (it did only for m/2 = 3, 9, ...).
+if "$IBUNION" route "$ft43" --engine mlid --lmc 7 --lft /dev/null 2>"$tmp/err" &&
+  grep -qF "note: FT(4,3): 4 selectable paths per pair (LMC 7); the 124 LIDs beyond them repeat paths" "$tmp/err"
+then echo "PASS: mlid at LMC 7 on FT(4,3): the 124 LIDs beyond its 4 paths are said to repeat them"
+else echo "FAIL: mlid at LMC 7 on FT(4,3): $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # Every option of the usage lines has its description.
 help=$("$IBUNION" sim --help)
 undescribed=""

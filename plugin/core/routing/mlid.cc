@@ -112,13 +112,13 @@ std::vector<std::string> MlidRouter::Notes() const {
                     " selectable and the remaining path digits are folded onto the "
                     "destination" + (want > 7 ? " (LMC is at most 7)" : ""));
   } else {
-    // m/2 no power of two: 2^LMC LIDs cannot match the paths exactly.
+    // More LIDs than paths: m/2 no power of two (2^LMC cannot match the
+    // paths exactly), or an LMC above the tree's (FT(4,3) at LMC 7: 124 of
+    // a port's 128 LIDs repeat its 4 paths, which the note left unsaid).
     const long spare = (1L << min_lmc) - paths;
     notes.push_back(shape + ": " + std::to_string(paths) + " selectable paths per pair (LMC " +
                     std::to_string(min_lmc) + ")" +
-                    (spare > 0 && !k_power_of_two_ ? "; the " + std::to_string(spare) +
-                                                         " LIDs beyond them repeat paths"
-                                                   : ""));
+                    (spare > 0 ? "; the " + std::to_string(spare) + " LIDs beyond them repeat paths" : ""));
   }
   notes.push_back(std::string("path index rotation ") + (opt_.rotate ? "on" : "off (paper mode)"));
   return notes;
