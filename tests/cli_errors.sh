@@ -859,6 +859,10 @@ expect "option --sm-host P(99): no node of $net has that name or description" "$
 # A misspelt flag last on the line is unknown, not an option without its
 # value; a net file given without --net is named as such.
 expect "fabric-run: unknown option --no-mtf (see --help)" "$fr" --net "$net" --out "$tmp/fr-out" --no-mtf
+# OpenSM's log without INFO holds neither SUBNET UP nor the engine: a run
+# that came up was reported as "OpenSM exited before SUBNET UP".
+expect "fabric-run: --conf-line 'log_flags 0x01': fabric-run reads SUBNET UP and the engine that routed from OpenSM's log, both logged at INFO (0x02); use log_flags 0x03" \
+  "$fr" --net "$net" --out "$tmp/fr-out" --conf-line "log_flags 0x01"
 expect "fabric-run: unexpected argument '$net': every argument is an option" "$fr" "$net" --out "$tmp/fr-out"
 expect "fabric-run: option --out needs a value" "$fr" --net "$net" --out
 # A forgotten value is not the next option ('--out --net F' made a
