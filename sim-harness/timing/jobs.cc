@@ -3,10 +3,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -196,6 +198,23 @@ JobSet ReadJobSet(const std::string& dir) {
   }
   if (!magic || set.points == 0) throw Error(path + ": incomplete (no 'points N' line)");
   return set;
+}
+
+std::vector<std::string> StrayPointFiles(const std::string& dir, const JobSet& set) {
+  std::vector<std::string> stray;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/points", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() < 6 || name.compare(name.size() - 5, 5, ".json") != 0)
+      continue;  // Slurm's logs live here too
+    const std::string stem = name.substr(0, name.size() - 5);
+    const bool digits =
+        !stem.empty() && stem.size() <= 9 && stem.find_first_not_of("0123456789") == std::string::npos;
+    const bool is_point = digits && (stem == "0" || stem[0] != '0') && std::stoi(stem) < set.points;
+    if (!is_point) stray.push_back(name);
+  }
+  std::sort(stray.begin(), stray.end());
+  return stray;
 }
 
 std::vector<PointResult> ReadPoints(const std::string& dir, const JobSet& set) {

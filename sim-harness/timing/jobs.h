@@ -62,6 +62,11 @@ std::vector<std::string> JobSetFiles(const std::string& dir, const JobSet& set);
 // 10), or naming the malformed file.
 std::vector<PointResult> ReadPoints(const std::string& dir, const JobSet& set);
 
+// The .json files in DIR/points that are no point of `set` (7.json in a
+// set of 7 points, 00.json): leftovers of another run, which the merge
+// does not read; the merge names them.
+std::vector<std::string> StrayPointFiles(const std::string& dir, const JobSet& set);
+
 // DIR/links.txt, checked against the points' per-link values; throws
 // ibu::Error naming the file and line, or the point file that does not fit.
 LinkNames ReadLinkNames(const std::string& dir, const std::vector<PointResult>& points);

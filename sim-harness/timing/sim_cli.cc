@@ -706,6 +706,14 @@ int RunMerge(const Settings& s) {
   // The heading the direct run gives on stderr; the engine's notes and
   // the progress lines were the jobs'.
   if (!s.quiet && set.head.size() > 2) std::cerr << "ibunion sim: " << set.head.substr(2) << "\n";
+  if (!s.quiet)
+    if (const std::vector<std::string> stray = StrayPointFiles(dir, set); !stray.empty()) {
+      std::string list;
+      for (size_t k = 0; k < stray.size() && k < 5; ++k) list += (k ? ", " : "") + stray[k];
+      std::cerr << "ibunion sim: note: " << dir << "/points holds " << stray.size()
+                << " file(s) that are no point of this set of " << set.points << " (" << list
+                << (stray.size() > 5 ? ", ..." : "") << "): not merged\n";
+    }
   LinkNames names;
   if (opt.count("links")) {
     names = ReadLinkNames(dir, results);
