@@ -225,7 +225,16 @@ std::string HotText(const Saturation& s, const std::vector<PointResult>& points)
 std::string SaturationText(const Saturation& s, const std::vector<PointResult>& points) {
   if (s.judged == 0) return "saturation: unknown (no point ran without an error)";
   auto at = [&](int i) { return Num(points[size_t(i)].offered) + " (load " + Num(points[size_t(i)].load) + ")"; };
-  const std::string most = "; accepted at most " + Num(s.max_accepted) + " bytes/ns/host" + HotText(s, points);
+  // The rule lets a point accept up to 5% less than it offers (window
+  // noise), so the last point it calls sustained can already offer more
+  // than any point accepted: the capacity is then below the interval.
+  const bool past = s.reached() && s.below >= 0 && points[size_t(s.below)].offered > s.max_accepted;
+  const std::string most =
+      "; accepted at most " + Num(s.max_accepted) + " bytes/ns/host" +
+      (past ? " (below offered " + Num(points[size_t(s.below)].offered) +
+                  ": the capacity lies below the interval, within the rule's 5% of offered)"
+            : "") +
+      HotText(s, points);
   if (!s.reached()) return "saturation: not reached up to offered " + at(s.last) + " bytes/ns/host" + most;
   if (s.below < 0) return "saturation: at or below offered " + at(s.at) + " bytes/ns/host, the first point" + most;
   return "saturation: between offered " + at(s.below) + " and " + at(s.at) + " bytes/ns/host" + most;

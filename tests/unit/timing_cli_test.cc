@@ -1017,6 +1017,16 @@ void TestSaturationRule() {
                   "saturation: between offered 0.05 (load 0.2) and 0.1 (load 0.4) bytes/ns/host; "
                   "accepted at most 0.087 bytes/ns/host");
 
+  // The 5% allowance: a point offering more than any point accepted still
+  // counts as sustained; the line says the capacity is below the interval.
+  const std::vector<PointResult> past = {pt(0.3, 0.07738, 0.07754), pt(0.4, 0.10068, 0.09676),
+                                         pt(0.5, 0.12498, 0.09744)};
+  CU_ASSERT_EQUAL(
+      sim::SaturationText(sim::FindSaturation(past), past),
+      "saturation: between offered 0.10068 (load 0.4) and 0.12498 (load 0.5) bytes/ns/host; "
+      "accepted at most 0.09744 bytes/ns/host (below offered 0.10068: the capacity lies below the "
+      "interval, within the rule's 5% of offered)");
+
   // A failed point is skipped: the interval runs from the last good point.
   v[1].deadlock = true;
   s = sim::FindSaturation(v);
