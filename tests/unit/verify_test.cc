@@ -84,6 +84,22 @@ void SwitchWithoutHostRoutesIsChecked() {
   CU_ASSERT(VerifyUnicast(x.f, x.t, 20, /*switch_lids=*/false).ok());
 }
 
+// --host-lids leaves switch LIDs free to be unrouted (valleys on degraded
+// trees), but an entry for one that loops or delivers to a host is wrong:
+// such tables passed, as switch LIDs were not walked at all.
+void HostLidsStillCheckSwitchLids() {
+  Fixture x;
+  const int leaf = SwitchNamed(x.f, "SW<00,2>"), mid = SwitchNamed(x.f, "SW<00,1>");
+  const Lid mid_lid = x.f.switches[mid].lid;
+  x.t.lft[leaf].set(mid_lid, 1);  // to host P(000), not to the switch above
+  UnicastReport r = VerifyUnicast(x.f, x.t, 20, /*switch_lids=*/false);
+  CU_ASSERT(Contains(AllErrors(r), "wrong destination: switch SW<00,2>"));
+  CU_ASSERT(Contains(AllErrors(r), "leads to end port P(000), which does not own the LID"));
+  x.t.lft[leaf].set(mid_lid, kNoPort);  // unrouted: allowed here
+  CU_ASSERT(VerifyUnicast(x.f, x.t, 20, /*switch_lids=*/false).ok());
+  CU_ASSERT(!VerifyUnicast(x.f, x.t).ok());
+}
+
 void UncabledPortIsNamed() {
   Fabric f = MakeFatTree(4, 2);
   AssignDefaultLids(f, 0);
@@ -137,6 +153,7 @@ void RegisterVerifySuite() {
   CU_add_test(s, "loop is named", LoopIsNamed);
   CU_add_test(s, "wrong host is named", WrongHostIsNamed);
   CU_add_test(s, "uncabled port is named", UncabledPortIsNamed);
+  CU_add_test(s, "--host-lids: switch LIDs may be unrouted, not wrong", HostLidsStillCheckSwitchLids);
   CU_add_test(s, "a switch on no host's route is checked", SwitchWithoutHostRoutesIsChecked);
   CU_add_test(s, "base-LID load equals tracing every pair", BaseLidLoadEqualsTracingEveryPair);
 }
