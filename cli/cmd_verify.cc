@@ -51,7 +51,9 @@ constexpr const char* kUsage =
     "  --disjoint         fat-trees: sources of one subtree that select different DLIDs\n"
     "                     for a destination leave the subtree on different links; the\n"
     "                     selection comes from --paths FILE (the plugin's\n"
-    "                     ibunion-mlid-paths.dump) or from --engine\n"
+    "                     ibunion-mlid-paths.dump) or from --engine; with both, the map\n"
+    "                     must also be the engine's selection (sources that share a DLID\n"
+    "                     pass the rule alone: a folded LMC makes some share)\n"
     "  --paths FILE       path-selection map: src_guid dst_guid dlid per line\n"
     "  --deadlock         channel-dependency (credit-loop) check over (link, VL) for the\n"
     "                     LFTs and, with --mft/--groups, the MFTs; SL2VL tables and SLs\n"
@@ -188,6 +190,28 @@ bool VerifyGroups(const Fabric& f, const Tables& t, const std::vector<McastGroup
   return ok;
 }
 
+// --paths with --engine: the map must be the engine's selection. The
+// disjointness rule alone excuses sources that share a DLID (a folded LMC
+// makes some share), so a map in which two of them chose one DLID they did
+// not have to passed. O(end ports^2).
+bool PathMapIsTheEngines(const Fabric& f, const FatTree& tree, const PathMap& paths, const Reference& ref) {
+  const int ne = static_cast<int>(f.end_ports.size());
+  long differ = 0;
+  std::string first;
+  for (int s = 0; s < ne; ++s)
+    for (int d = 0; d < ne; ++d) {
+      if (s == d) continue;
+      const Lid got = paths.Select(s, d), want = ref.engine->SelectDlid(f, s, d);
+      if (got == want) continue;
+      if (differ++ < 10)
+        std::cout << "error: path map: " << tree.HostLabel(s) << " -> " << tree.HostLabel(d) << " uses DLID "
+                  << got << ", " << ref.engine->name() << " selects " << want << "\n";
+    }
+  std::printf("path map vs %s's selection: %ld of %ld pairs differ\n", ref.engine->name(), differ,
+              long(ne) * (ne - 1));
+  return differ == 0;
+}
+
 bool VerifyDisjoint(const Fabric& f, const Tables& t, const FatTree& tree, const PathMap* paths,
                     const Reference* ref) {
   std::function<Lid(int, int)> select;
@@ -200,7 +224,7 @@ bool VerifyDisjoint(const Fabric& f, const Tables& t, const FatTree& tree, const
   std::printf("disjoint up links: %ld source subtrees checked, %ld violations\n", r.subtrees_checked,
               r.violations);
   for (const std::string& e : r.errors) std::cout << "error: " << e << "\n";
-  return r.ok();
+  return r.ok() && (!paths || !ref || PathMapIsTheEngines(f, tree, *paths, *ref));
 }
 
 bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& groups, const Reference* ref,

@@ -1030,6 +1030,18 @@ rc=$?
 if [ $rc -eq 1 ] && [ ! -s "$tmp/out.txt" ] && grep -qF "ibunion trace: no switch of $net has MLID 0xc0ff in $tmp/one.mft" "$tmp/err"
 then echo "PASS: $(tail -n 1 "$tmp/err")"
 else echo "FAIL: trace --mlid of no switch -> rc $rc: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+# verify --disjoint --paths with --engine: the map must be the engine's
+# selection. Two sources of one subtree sharing a DLID passed (the rule
+# excuses shared DLIDs, which a folded LMC forces).
+"$IBUNION" route "$ft43" --engine mlid --options mlid_rotate=off --lft "$tmp/r.lft" --paths "$tmp/r.paths" 2>/dev/null
+sed 's/^0x0000000000100001 0x0000000000100019 52$/0x0000000000100001 0x0000000000100019 53/' "$tmp/r.paths" >"$tmp/p.paths"
+"$IBUNION" verify "$ft43" --lft "$tmp/r.lft" --disjoint --paths "$tmp/p.paths" --engine mlid --options mlid_rotate=off \
+  >"$tmp/out.txt" 2>/dev/null
+rc=$?
+if [ $rc -eq 1 ] && ! cmp -s "$tmp/p.paths" "$tmp/r.paths" &&
+  grep -qF "error: path map: P(000) -> P(300) uses DLID 53, mlid selects 52" "$tmp/out.txt"
+then echo "PASS: verify --disjoint: a path map that is not the engine's selection is named (exit 1)"
+else echo "FAIL: verify --disjoint of a changed map -> rc $rc: $(tail -n 3 "$tmp/out.txt")"; fails=$((fails + 1)); fi
 # route --sl2vl of an engine with one data VL wrote an empty file (exit 0)
 # that verify then refused as bad input.
 expect "ibunion route: --sl2vl: engine mlid has one data VL and sets no SL-to-VL tables" \
