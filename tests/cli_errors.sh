@@ -1042,6 +1042,14 @@ if [ $rc -eq 1 ] && ! cmp -s "$tmp/p.paths" "$tmp/r.paths" &&
   grep -qF "error: path map: P(000) -> P(300) uses DLID 53, mlid selects 52" "$tmp/out.txt"
 then echo "PASS: verify --disjoint: a path map that is not the engine's selection is named (exit 1)"
 else echo "FAIL: verify --disjoint of a changed map -> rc $rc: $(tail -n 3 "$tmp/out.txt")"; fails=$((fails + 1)); fi
+# MFT rows of an MLID the groups file leaves out are not walked: said.
+printf '0xc001 P(000) P(311)\n0xc00f P(100) P(200)\n' >"$tmp/two.groups"
+head -n 1 "$tmp/two.groups" >"$tmp/one.groups"
+"$IBUNION" route "$ft43" --engine mlid --lft "$tmp/two.lft" --groups "$tmp/two.groups" --mft "$tmp/two.mft" 2>/dev/null
+if "$IBUNION" verify "$ft43" --lft "$tmp/two.lft" --mft "$tmp/two.mft" --groups "$tmp/one.groups" >"$tmp/out.txt" 2>/dev/null &&
+  grep -qF "note: 1 MLID(s) in the MFTs are not in --groups and were not checked: 0xc00f" "$tmp/out.txt"
+then echo "PASS: verify names the MLIDs of the MFTs it did not check (0xc00f)"
+else echo "FAIL: verify with an MLID left out of --groups: $(tail -n 2 "$tmp/out.txt")"; fails=$((fails + 1)); fi
 # route --sl2vl of an engine with one data VL wrote an empty file (exit 0)
 # that verify then refused as bad input.
 expect "ibunion route: --sl2vl: engine mlid has one data VL and sets no SL-to-VL tables" \
