@@ -1023,11 +1023,11 @@ expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace
 expect "ibunion trace: --mft: not with --from/--dlid (it follows the LFTs only" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --mft /dev/null --from 'P(00)' --dlid 4
 # An MLID no switch has printed nothing with status 0 (a typo as an answer).
-echo "0xc001 P(00) P(31)" >"$tmp/one.groups"
-"$IBUNION" route "$net" --engine mlid --lft /dev/null --groups "$tmp/one.groups" --mft "$tmp/one.mft" 2>/dev/null
-"$IBUNION" trace "$net" --mft "$tmp/one.mft" --mlid 0xc0ff >"$tmp/out.txt" 2>"$tmp/err"
+echo "0xc001 P(00) P(31)" >"$tmp/trace-mlid.groups"
+"$IBUNION" route "$net" --engine mlid --lft /dev/null --groups "$tmp/trace-mlid.groups" --mft "$tmp/trace-mlid.mft" 2>/dev/null
+"$IBUNION" trace "$net" --mft "$tmp/trace-mlid.mft" --mlid 0xc0ff >"$tmp/out.txt" 2>"$tmp/err"
 rc=$?
-if [ $rc -eq 1 ] && [ ! -s "$tmp/out.txt" ] && grep -qF "ibunion trace: no switch of $net has MLID 0xc0ff in $tmp/one.mft" "$tmp/err"
+if [ $rc -eq 1 ] && [ ! -s "$tmp/out.txt" ] && grep -qF "ibunion trace: no switch of $net has MLID 0xc0ff in $tmp/trace-mlid.mft" "$tmp/err"
 then echo "PASS: $(tail -n 1 "$tmp/err")"
 else echo "FAIL: trace --mlid of no switch -> rc $rc: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # verify --disjoint --paths with --engine: the map must be the engine's
@@ -1043,10 +1043,12 @@ if [ $rc -eq 1 ] && ! cmp -s "$tmp/p.paths" "$tmp/r.paths" &&
 then echo "PASS: verify --disjoint: a path map that is not the engine's selection is named (exit 1)"
 else echo "FAIL: verify --disjoint of a changed map -> rc $rc: $(tail -n 3 "$tmp/out.txt")"; fails=$((fails + 1)); fi
 # MFT rows of an MLID the groups file leaves out are not walked: said.
-printf '0xc001 P(000) P(311)\n0xc00f P(100) P(200)\n' >"$tmp/two.groups"
-head -n 1 "$tmp/two.groups" >"$tmp/one.groups"
-"$IBUNION" route "$ft43" --engine mlid --lft "$tmp/two.lft" --groups "$tmp/two.groups" --mft "$tmp/two.mft" 2>/dev/null
-if "$IBUNION" verify "$ft43" --lft "$tmp/two.lft" --mft "$tmp/two.mft" --groups "$tmp/one.groups" >"$tmp/out.txt" 2>/dev/null &&
+printf '0xc001 P(000) P(311)\n0xc00f P(100) P(200)\n' >"$tmp/unchecked2.groups"
+head -n 1 "$tmp/unchecked2.groups" >"$tmp/unchecked1.groups"
+"$IBUNION" route "$ft43" --engine mlid --lft "$tmp/unchecked.lft" --groups "$tmp/unchecked2.groups" \
+  --mft "$tmp/unchecked.mft" 2>/dev/null
+if "$IBUNION" verify "$ft43" --lft "$tmp/unchecked.lft" --mft "$tmp/unchecked.mft" --groups "$tmp/unchecked1.groups" \
+  >"$tmp/out.txt" 2>/dev/null &&
   grep -qF "note: 1 MLID(s) in the MFTs are not in --groups and were not checked: 0xc00f" "$tmp/out.txt"
 then echo "PASS: verify names the MLIDs of the MFTs it did not check (0xc00f)"
 else echo "FAIL: verify with an MLID left out of --groups: $(tail -n 2 "$tmp/out.txt")"; fails=$((fails + 1)); fi
