@@ -215,6 +215,23 @@ void VerifierNamesWhereCopiesGo() {
   check(extra, "P(000)",
         "P(000) (not a member) gets 1 copy, expected 0: " + f.PortLabel(p000.switch_index, p000.switch_port) +
             " forwards it (in the mask)");
+  // A stray bit toward a switch off the tree: the drop is named with the
+  // bit that sent the packet there (it named only the switch reached,
+  // inviting an entry there rather than clearing the bit).
+  Tables stray = t;
+  int off_tree = -1, up_port = 0;
+  for (int p = 1; p <= f.switches[mid20].num_ports && off_tree < 0; ++p) {
+    const Peer& peer = f.switches[mid20].ports[p];
+    if (peer.is_switch() && !stray.mft[peer.index].groups.count(g.mlid)) off_tree = peer.index, up_port = p;
+  }
+  CU_ASSERT_FATAL(off_tree >= 0);
+  stray.mft[mid20].groups[g.mlid].set(up_port);
+  bool sender_named = false;
+  for (const std::string& e : VerifyMulticast(f, stray, g).errors)
+    sender_named = sender_named || Contains(e, f.SwitchLabel(off_tree) + " has no MFT entry (sent there by " +
+                                                   f.PortLabel(mid20, up_port) +
+                                                   ", set in its mask); the packet is dropped there");
+  CU_ASSERT(sender_named);
   // Port 0 in a tree switch's mask: a copy to the switch itself, which is no
   // member. Flooding never sends out of port 0, so it passed unnoticed.
   Tables self = t;

@@ -114,8 +114,14 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
       r.depth = std::max(r.depth, h.depth);
       const PortMask* mask = MaskOf(t, h.sw, g.mlid);
       if (!mask || mask->none()) {
-        error(group + " from " + src.name + ": " + f.SwitchLabel(h.sw) +
-              " has no MFT entry; the packet is dropped there");
+        // Name the mask bit that sent it here: the fix is usually to clear
+        // that bit, not to add an entry where the packet was dropped.
+        const Peer& from = f.switches[h.sw].ports[h.in_port];
+        const std::string sent_by =
+            from.is_switch() ? " (sent there by " + f.PortLabel(from.index, from.port) + ", set in its mask)"
+                             : " (the sender's own switch)";
+        error(group + " from " + src.name + ": " + f.SwitchLabel(h.sw) + " has no MFT entry" + sent_by +
+              "; the packet is dropped there");
         continue;
       }
       const Switch& sw = f.switches[h.sw];

@@ -68,6 +68,23 @@ class LidWalker {
     return f_.SwitchLabel(sw) + ", LID " + std::to_string(lid_);
   }
 
+  // The switches of the loop `chain` closed at `again`, in route order
+  // ("A -> B -> A"; the first 8): where to look, not just where the walk
+  // noticed it.
+  std::string LoopOf(const std::vector<int>& chain, int again) const {
+    const auto from = std::find(chain.begin(), chain.end(), again);
+    std::string out;
+    int shown = 0;
+    for (auto it = from; it != chain.end(); ++it) {
+      if (shown++ == 8) {
+        out += " -> ...";
+        break;
+      }
+      out += (it == from ? "" : " -> ") + f_.switches[*it].name;  // descriptions: the labels are long
+    }
+    return out + " -> " + f_.switches[again].name;
+  }
+
   // Iterative: follow the LFT until a resolved switch, then unwind.
   void Resolve(int start) {
     if (hops_[start] != kUnknown) return;
@@ -76,7 +93,7 @@ class LidWalker {
     int result = kBroken;
     while (true) {
       if (hops_[s] == kInProgress) {
-        Error("loop: " + Where(s) + " is reached again by its own route");
+        Error("loop: " + Where(s) + " is reached again by its own route (" + LoopOf(chain, s) + ")");
         break;
       }
       if (hops_[s] != kUnknown) {
