@@ -224,7 +224,6 @@ bool VerifyGroups(const Fabric& f, const Tables& t, const std::vector<McastGroup
 bool PathMapIsTheEngines(const Fabric& f, const FatTree& tree, const PathMap& paths, const Reference& ref) {
   const int ne = static_cast<int>(f.end_ports.size());
   long differ = 0;
-  std::string first;
   for (int s = 0; s < ne; ++s)
     for (int d = 0; d < ne; ++d) {
       if (s == d) continue;
