@@ -7,18 +7,19 @@
 #include <memory>
 #include <set>
 
+#include <fstream>
+#include <sstream>
 #include "cli/commands.h"
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/groups.h"
 #include "plugin/core/path_map.h"
+#include "plugin/core/path_sls.h"
+#include "plugin/core/tables.h"
+#include "plugin/core/topology/fattree.h"
+#include "plugin/core/verify/deadlock.h"
 #include "plugin/core/verify/multicast.h"
 #include "plugin/core/verify/paths.h"
-#include "plugin/core/verify/deadlock.h"
-#include "plugin/core/topology/fattree.h"
-#include <fstream>
-#include <sstream>
-#include "plugin/core/tables.h"
 #include "plugin/core/verify/unicast.h"
 
 namespace ibu::cli {
@@ -70,6 +71,11 @@ constexpr const char* kUsage =
     "                     --deadlock uses them instead of the engine's, and with --engine\n"
     "                     every connected out port's and every host's table must equal\n"
     "                     the engine's VL policy\n"
+    "  --path-sl FILE     the SA's SL per path read back ('SLID DLID SL' lines, read-path-sl or\n"
+    "                     ibunion pathsl): --deadlock walks each route on it instead of the\n"
+    "                     engine's SLs or SL 0 (dfsssp and lash are deadlock-free only on\n"
+    "                     theirs); routes to and from switches are then not walked (the\n"
+    "                     file has no SL for them)\n"
     "exit status: 0 all checks pass, 1 a check failed, 2 bad input\n";
 
 // The --engine's own tables on this fabric, routed once for every
@@ -254,7 +260,7 @@ bool VerifyDisjoint(const Fabric& f, const Tables& t, const FatTree& tree, const
 }
 
 bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& groups, const Reference* ref,
-                    const Args& args) {
+                    const PathSls* path_sls, const Args& args) {
   DeadlockOptions opt;
   if (ref) {
     // The engine's VL policy on this fabric: its SL2VL tables and SLs.
@@ -268,7 +274,18 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& g
     t.end_port_sl = ref->want.end_port_sl;
     opt = EngineSls(f, *ref->engine);
   }
+  // What the SA hands out, read back: it replaces the engine's SLs as
+  // --sl2vl replaces its tables (the walk follows what the fabric does).
   opt.switch_sources = !args.has("--host-lids");
+  if (path_sls) {
+    opt.path_sl = [path_sls](int src, Lid dlid) { return static_cast<uint8_t>(path_sls->Sl(src, dlid)); };
+    // The file has the SLs of end ports' paths to end ports only: routes to
+    // switch LIDs and from switches would be walked on SLs nobody gave.
+    opt.end_port_lids_only = true;
+    opt.switch_sources = false;
+    std::cout << "deadlock: routes between end ports on the SLs of " << args.get("--path-sl")
+              << " (routes to and from switches are not walked: it has no SL for them)\n";
+  }
   DeadlockReport r = CheckDeadlock(f, t, groups, opt);
   std::cout << "deadlock: " << r.Summary(f) << "\n";
   return r.acyclic();
@@ -334,6 +351,9 @@ void CheckOptionCombinations(const Args& args) {
     throw UsageError{
         "--sl2vl FILE: only with --engine E (compared with its VL policy) or --deadlock (the VLs "
         "the credit-loop check follows)"};
+  if (args.has("--path-sl") && !args.has("--deadlock"))
+    throw UsageError{
+        "--path-sl FILE: only with --deadlock (the SLs the credit-loop check walks the routes on)"};
   if (args.has("--options") && !args.has("--engine"))
     throw UsageError{"--options '" + args.get("--options") +
                      "': only with --engine E (the engine they configure)"};
@@ -343,8 +363,9 @@ void CheckOptionCombinations(const Args& args) {
 }  // namespace
 
 int VerifyMain(int argc, char** argv) {
-  Args args(argc, argv, {"--lft", "--guid2lid", "--lmc", "--engine", "--options", "--mft", "--groups", "--paths",
-             "--sl2vl"},
+  Args args(argc, argv,
+            {"--lft", "--guid2lid", "--lmc", "--engine", "--options", "--mft", "--groups", "--paths",
+             "--sl2vl", "--path-sl"},
             {"-h", "--help", "--disjoint", "--deadlock", "--host-lids"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
@@ -360,6 +381,8 @@ int VerifyMain(int argc, char** argv) {
   // the first line of the report: a bad one is refused (exit 2) without a
   // report cut short after its unicast part.
   if (args.has("--sl2vl")) ReadSl2VlFile(args.get("--sl2vl"), f, t);
+  std::unique_ptr<PathSls> path_sls;  // end ports x LIDs bytes: the file is quadratic
+  if (args.has("--path-sl")) path_sls = std::make_unique<PathSls>(ReadPathSlsFile(args.get("--path-sl"), f));
   if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);  // a switch without its table: bad input
   std::vector<McastGroup> groups;
   if (args.has("--groups")) groups = ReadGroupsFile(args.get("--groups"), f);
@@ -386,7 +409,7 @@ int VerifyMain(int argc, char** argv) {
     if (ref) ok = CompareMftsWithEngine(f, t, groups, *ref) == 0 && ok;
   }
   if (args.has("--disjoint")) ok = VerifyDisjoint(f, t, *tree, paths.get(), ref.get()) && ok;
-  if (args.has("--deadlock")) ok = VerifyDeadlock(f, t, groups, ref.get(), args) && ok;
+  if (args.has("--deadlock")) ok = VerifyDeadlock(f, t, groups, ref.get(), path_sls.get(), args) && ok;
   std::cout << (ok ? "PASS" : "FAIL") << "\n";
   return ok ? 0 : 1;
 }

@@ -1042,6 +1042,8 @@ if [ $rc -eq 1 ] && ! cmp -s "$tmp/p.paths" "$tmp/r.paths" &&
   grep -qF "error: path map: P(000) -> P(300) uses DLID 53, mlid selects 52" "$tmp/out.txt"
 then echo "PASS: verify --disjoint: a path map that is not the engine's selection is named (exit 1)"
 else echo "FAIL: verify --disjoint of a changed map -> rc $rc: $(tail -n 3 "$tmp/out.txt")"; fails=$((fails + 1)); fi
+expect "ibunion verify: --path-sl FILE: only with --deadlock (the SLs the credit-loop check walks the routes on)" \
+  "$IBUNION" verify "$ft43" --lft /dev/null --path-sl /dev/null
 # MFT rows of an MLID the groups file leaves out are not walked: said.
 printf '0xc001 P(000) P(311)\n0xc00f P(100) P(200)\n' >"$tmp/unchecked2.groups"
 head -n 1 "$tmp/unchecked2.groups" >"$tmp/unchecked1.groups"

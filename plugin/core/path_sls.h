@@ -23,10 +23,12 @@ class PathSls {
  public:
   // The SL of the path from end port `src` to unicast `dlid`; 0 for a
   // LID the table does not cover (an MLID: a group's SL is the one its
-  // members joined with, 0 by default).
+  // members joined with, 0 by default; a switch's LID, which the SA was
+  // not asked about).
   int Sl(int src, Lid dlid) const {
     if (dlid >= lids_) return 0;
-    return sl_[static_cast<size_t>(src) * lids_ + dlid];
+    const uint8_t sl = sl_[static_cast<size_t>(src) * lids_ + dlid];
+    return sl == 0xff ? 0 : sl;  // 0xff: no line gave this path
   }
   // The SLs some path uses, ascending.
   std::vector<int> Used() const;

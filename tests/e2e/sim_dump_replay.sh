@@ -105,6 +105,17 @@ status=0
   fail "dfsssp on SL 0: exit $status, $(head -c 300 "$E2E_TMP/dfsssp-sl0.json")"
 expect_output "dfsssp: path SLs on VLs beyond --vls are refused, naming the path SL file" \
   "path-sl.dump gives paths SLs 0..7" "$IBUNION" sim --routing "dump:$dfsssp" --vls 4 --load 0.1
+# The verifier says the same of the tables the switches hold: acyclic on
+# the SA's SLs (verify --path-sl), a credit loop with every path on SL 0.
+check "dfsssp: verify --deadlock on the read-back SL2VL tables and the SA's path SLs: acyclic" \
+  "$IBUNION" verify "$dfsssp/fabric.net" --lft "$dfsssp/lfts.dump" --sl2vl "$dfsssp/sl2vl.dump" \
+  --path-sl "$dfsssp/path-sl.dump" --deadlock
+status=0
+"$IBUNION" verify "$dfsssp/fabric.net" --lft "$dfsssp/lfts.dump" --sl2vl "$dfsssp/sl2vl.dump" --deadlock \
+  >"$E2E_TMP/dfsssp-verify-sl0.txt" 2>&1 || status=$?
+[ "$status" = 1 ] && grep -q "deadlock: credit loop of" "$E2E_TMP/dfsssp-verify-sl0.txt" &&
+  pass "dfsssp: verify --deadlock with every path on SL 0 finds the credit loop (exit 1)" ||
+  fail "dfsssp verify on SL 0: exit $status, $(tail -n 3 "$E2E_TMP/dfsssp-verify-sl0.txt")"
 
 # 4. mlid, LMC 2: the plugin's path-selection map picks each source's DLID.
 ft=$E2E_TMP/ft

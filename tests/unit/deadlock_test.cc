@@ -456,6 +456,15 @@ void SwitchSentRoutesCloseALoop() {
   t.lft[1].set(f.end_ports[0].base_lid, 2);
   t.lft[3].set(f.end_ports[1].base_lid, 2);
   CU_ASSERT(CheckDeadlock(f, t, {}).acyclic());
+  // With the SA's path SLs (verify --path-sl) only routes between end ports
+  // are walked: the file has no SL for a switch's LID.
+  DeadlockOptions end_ports;
+  end_ports.switch_sources = false;
+  end_ports.end_port_lids_only = true;
+  const DeadlockReport hosts_only = CheckDeadlock(f, t, {}, end_ports);
+  CU_ASSERT_EQUAL(hosts_only.unicast_routes, 2);  // h0 -> h2 and back
+  CU_ASSERT_EQUAL(hosts_only.switch_routes, 0);
+  CU_ASSERT_EQUAL(CheckDeadlock(f, t, {}, host_lids).unicast_routes, 2 * (2 + 4) - 2);
 }
 
 // A switch-sent packet leaves on the VL its port 0's SL2VL entry gives:

@@ -237,6 +237,7 @@ DeadlockReport CheckDeadlock(const Fabric& f, const Tables& t,
   Builder b(f, t, opt, g);
   for (Lid lid = 1; lid <= f.max_lid() && lid != 0; ++lid) {
     if (!f.owner(lid).valid()) continue;
+    if (opt.end_port_lids_only && f.owner(lid).kind != Peer::Kind::kEndPort) continue;
     r.unicast_routes += b.Unicast(lid);  // starts the LID's epoch
     if (opt.switch_sources) r.switch_routes += b.FromSwitches(lid);
   }

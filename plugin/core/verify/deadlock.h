@@ -33,6 +33,10 @@ struct DeadlockOptions {
   // switches send on LIDs, see CheckDeadlock); false keeps the routes from
   // end ports only (verify --host-lids, for degraded trees).
   bool switch_sources = true;
+  // Walk routes to end-port LIDs only: a path SL file read back from the SA
+  // (ibunion pathsl) has no SL for a switch's LID, and SL 0 there showed
+  // credit loops in dfsssp's tables that its SLs avoid.
+  bool end_port_lids_only = false;
 };
 
 // Path SLs as an engine hands them out (Engine::PathSl from the source's
