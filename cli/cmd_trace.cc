@@ -49,7 +49,7 @@ void RefuseMixedUses(const Args& args) {
   if (given.size() > 1)
     throw UsageError{given[1] + ": not with " + given[0] + " (one use of trace at a time)"};
   // The unicast uses read the LFTs only: an MFT beside them was read and ignored.
-  if (args.has("--mft") && !given.empty() && given[0] != "--mlid" && given[0] != "--groups-per-switch")
+  if (args.has("--mft") && given.size() == 1 && (given[0] == "--from/--dlid" || given[0] == "--base-lid-load"))
     throw UsageError{"--mft: not with " + given[0] +
                      " (it follows the LFTs only; --mft goes with --mlid or "
                      "--groups-per-switch)"};

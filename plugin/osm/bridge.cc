@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -136,13 +137,11 @@ std::vector<ibu::OutputFile> DumpFiles(const ibu_engine& e, const std::string& d
 // fallback, or after a routing whose map is not written): removed, and the
 // log says so once per removal.
 void RemoveStaleDumps(const ibu_engine& e, const std::string& dir, const std::string& why,
-                      bool paths_only = false) {
+                      std::initializer_list<const char*> suffixes = {"-lfts.dump", "-paths.dump"}) {
   const std::string base = dir + "/ibunion-" + e.name;
   std::string removed;
-  for (const char* suffix : {"-lfts.dump", "-paths.dump"}) {
-    if (paths_only && std::string(suffix) == "-lfts.dump") continue;
+  for (const char* suffix : suffixes)
     if (std::remove((base + suffix).c_str()) == 0) removed += (removed.empty() ? "" : ", ") + base + suffix;
-  }
   if (!removed.empty())
     e.Log(IBU_LOG_INFO, "removed " + removed + " of an earlier routing (" + why +
                             "): they no longer describe the switches");
@@ -518,7 +517,7 @@ void ibu_dump(const ibu_engine* e, const char* dir) {
   try {
     ibu::WriteFilesAtomically(DumpFiles(*e, dir));  // both or neither: they describe one routing
     if (e->fabric.end_ports.size() > kMaxPathMapPorts)
-      RemoveStaleDumps(*e, dir, "too many end ports for the map", /*paths_only=*/true);
+      RemoveStaleDumps(*e, dir, "too many end ports for the map", {"-paths.dump"});
   } catch (const std::exception& err) {
     // err names the file and the system's reason; routing is not affected.
     e->Log(IBU_LOG_ERROR, std::string("dumps not written: ") + err.what() + "; dump_files_dir " +

@@ -811,14 +811,15 @@ void CheckConfigInputs(const Settings& settings) {
     const auto it = settings.opt.find(key);
     if (it == settings.opt.end() || it->second.key.empty()) continue;  // the command line's: named as given
     const std::string& path = it->second.value;
-    errno = 0;
-    if (std::ifstream(path)) continue;
-    const std::string why = errno ? std::strerror(errno) : "unreadable";
-    throw Error(
-        it->second.where + ": " + key + " = " + path + ": cannot open (" + why + ")" +
-        (path.empty() || path[0] == '/'
-             ? ""
-             : "; a relative path is taken from the working directory, not from the config file's folder"));
+    try {
+      OpenInputFile(path, "");
+    } catch (const Error& e) {  // "PATH: cannot open (reason)", with the config's line and where paths start
+      throw Error(
+          it->second.where + ": " + key + " = " + e.what() +
+          (path.empty() || path[0] == '/'
+               ? ""
+               : "; a relative path is taken from the working directory, not from the config file's folder"));
+    }
   }
 }
 

@@ -410,8 +410,9 @@ class XyMeshEngine : public Engine {
   // and of its new one.
   void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
     if (!router_) throw Error("xymesh: multicast needs unicast routing first");
-    // A tree on the multicast VL now: what the group keeps if no new one fits.
-    const Tree previous = paper_trees_.Admitted(g.mlid) ? CurrentTree(g.mlid, t) : Tree{};
+    // A tree on the multicast VL now: what the group keeps if no new one
+    // fits (read from t only then; t keeps it until Apply below).
+    const bool had_vl_tree = paper_trees_.Admitted(g.mlid);
     const bool first_build = group_sl_.count(g.mlid) == 0;  // OpenSM rebuilds on every join and leave
     group_sl_.erase(g.mlid);
     paper_trees_.Remove(g.mlid);
@@ -419,7 +420,7 @@ class XyMeshEngine : public Engine {
     uint8_t sl = router_->McastSl(g);
     if (OnMcastVl(g)) {
       if (!PlaceOnMcastVl(f, g, tree, sl)) {
-        KeepPreviousTree(f, g, previous, t);
+        KeepPreviousTree(f, g, had_vl_tree ? CurrentTree(g.mlid, t) : Tree{}, t);
         return;
       }
     } else if (opt_.mcast == McastScheme::kPaper && first_build) {
