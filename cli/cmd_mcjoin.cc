@@ -16,7 +16,8 @@ constexpr const char* kUsage =
     "usage: ibunion mcjoin join|leave MGID [options]\n"
     "  MGID               multicast GID (ff..) in IPv6 notation, e.g. ff12:401b::1\n"
     "                     (join with :: lets the SA pick one)\n"
-    "  --state S          full (default), sendonly or nonmember\n"
+    "  --state S          full (default), sendonly, nonmember or sendonlyfull (IBA 1.3's\n"
+    "                     SendOnlyFullMember: sends only, and like full it may create the group)\n"
     "  --qkey Q --pkey P --sl S   group parameters, join only: a new group's (defaults 0x80010000,\n"
     "                     0xffff, 0); an existing group is joined as it is, and those given must match it\n"
     "  --mtu M --rate R   exact MTU / rate (IB encodings), join only; default: the SA chooses\n"
@@ -38,7 +39,8 @@ mcast::JoinState ParseState(const std::string& s) {
   if (s == "full") return mcast::JoinState::kFull;
   if (s == "sendonly") return mcast::JoinState::kSendOnly;
   if (s == "nonmember") return mcast::JoinState::kNonMember;
-  throw UsageError{"option --state: expected full, sendonly or nonmember, got '" + s + "'"};
+  if (s == "sendonlyfull") return mcast::JoinState::kSendOnlyFull;
+  throw UsageError{"option --state: expected full, sendonly, nonmember or sendonlyfull, got '" + s + "'"};
 }
 
 // What "request invalid" most likely means here: the SA says no more (its
@@ -50,8 +52,9 @@ std::string RefusalHint(bool join, mcast::JoinState state, const mcast::MemberRe
     return " (a leave must name a group the port is in, with a join state it joined with: --state; the SM's "
            "log "
            "says which)";
-  if (state != mcast::JoinState::kFull)
-    return " (only a full member creates a group: does the MGID exist yet? the SM's log says)";
+  if (state != mcast::JoinState::kFull && state != mcast::JoinState::kSendOnlyFull)
+    return " (only a full or send-only full member creates a group: does the MGID exist yet? the SM's log "
+           "says)";
   return " (a value given that the group, the port or the fabric does not fit: Q_Key, P_Key, SL, MTU, rate, "
          "--port-guid? the SM's log says which)";
 }

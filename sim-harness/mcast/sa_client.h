@@ -25,7 +25,10 @@ std::string Umad2SimPath();
 
 using Gid = std::array<uint8_t, 16>;
 
-enum class JoinState : uint8_t { kFull = 1, kNonMember = 2, kSendOnly = 4 };
+// JoinState bits of the MCMemberRecord. SendOnlyFullMember (IBA 1.3) sends
+// without receiving, and unlike SendOnly it may create the group (OpenSM
+// 3.3.23 does so).
+enum class JoinState : uint8_t { kFull = 1, kNonMember = 2, kSendOnly = 4, kSendOnlyFull = 8 };
 
 struct MemberRequest {
   Gid mgid{};                     // all zero: the SA assigns one (create)

@@ -3,6 +3,7 @@
 # harness run on FT(4,3) (groups of 4, 8 and 16, ibunion and OpenSM's
 # default multicast) gives consistent numbers; a leave really removes the
 # host from the MFTs read back from the switches; SA errors are decoded;
+# the join states behave as OpenSM has them;
 # a harness run that fails half-way, or gets SIGTERM, leaves no group and
 # no process behind.
 source "$(dirname "$0")/lib.sh"
@@ -70,6 +71,14 @@ j "P(000)" join ff12:e1b0::b1 --qkey 0x1234 --sl 3 >"$E2E_TMP/join.b1.create" ||
 j "P(101)" join ff12:e1b0::b1 >"$E2E_TMP/join.b1.plain" 2>&1; echo \$? >>"$E2E_TMP/join.b1.plain"
 j "P(210)" join ff12:e1b0::b1 --qkey 0x1111 >"$E2E_TMP/err.qkey" 2>&1; echo \$? >>"$E2E_TMP/err.qkey"
 for h in "P(000)" "P(101)"; do j "\$h" leave ff12:e1b0::b1 >/dev/null || exit 1; done
+# SendOnlyFullMember (IBA 1.3) creates a group as a full member does; a
+# plain send-only join cannot. A leave must name the state joined with.
+j "P(000)" join ff12:e1b0::c1 --state sendonly >"$E2E_TMP/err.sendonly" 2>&1; echo \$? >>"$E2E_TMP/err.sendonly"
+j "P(000)" join ff12:e1b0::c1 --state sendonlyfull >"$E2E_TMP/join.c1.sof" || exit 1
+j "P(101)" join ff12:e1b0::c1 >"$E2E_TMP/join.c1.full" || exit 1
+j "P(000)" leave ff12:e1b0::c1 >"$E2E_TMP/err.c1.state" 2>&1; echo \$? >>"$E2E_TMP/err.c1.state"
+j "P(000)" leave ff12:e1b0::c1 --state sendonlyfull >/dev/null || exit 1
+j "P(101)" leave ff12:e1b0::c1 >/dev/null || exit 1
 # One group per query: saquery -g gets the first SA MAD only (3 records) here.
 for g in a1 a2; do LD_PRELOAD=\$IBUNION_UMAD2SIM saquery --mgid ff12:e1b0::\$g MCMR >"$E2E_TMP/group.\$g" 2>&1 || exit 1; done
 for g in a1 a2; do j "P(000)" leave ff12:e1b0::\$g >/dev/null || exit 1; done
@@ -123,6 +132,14 @@ expect_output "join for a port the SM does not know: refused, status decoded" "S
   { fail "plain join of the Q_Key 0x1234 / SL 3 group"; cat "$E2E_TMP/join.b1.plain"; }
 expect_output "a join naming another Q_Key than the group's: refused" "SA: request invalid" cat "$E2E_TMP/err.qkey"
 [ "$(tail -n 1 "$E2E_TMP/err.qkey")" = 1 ] && pass "... and exit 1" || fail "other Q_Key: exit $(tail -n 1 "$E2E_TMP/err.qkey")"
+expect_output "a send-only join of a new group: refused, with who may create one" \
+  "only a full or send-only full member creates a group" cat "$E2E_TMP/err.sendonly"
+[ "$(tail -n 1 "$E2E_TMP/err.sendonly")" = 1 ] && pass "... and exit 1" || fail "send-only create: exit $(tail -n 1 "$E2E_TMP/err.sendonly")"
+[ -s "$E2E_TMP/join.c1.sof" ] && [ "$(cat "$E2E_TMP/join.c1.sof")" = "$(cat "$E2E_TMP/join.c1.full")" ] &&
+  pass "--state sendonlyfull created a group a full member then joined ($(cat "$E2E_TMP/join.c1.sof"))" ||
+  fail "sendonlyfull create: '$(cat "$E2E_TMP/join.c1.sof")', full join after it: '$(cat "$E2E_TMP/join.c1.full")'"
+expect_output "leaving a send-only full membership as full: refused" "SA: request invalid" cat "$E2E_TMP/err.c1.state"
+[ "$(tail -n 1 "$E2E_TMP/err.c1.state")" = 1 ] && pass "... and exit 1" || fail "leave in another state: exit $(tail -n 1 "$E2E_TMP/err.c1.state")"
 # saquery's MCMemberRecord of each group: mtu and rate with the selector
 # in the top two bits (2: exactly).
 sa_field() { awk -v f="$2" '$1 ~ "^" f "\\." {sub(/^[^.]*\.+/, "", $1); print $1; exit}' "$E2E_TMP/group.$1"; }
