@@ -516,6 +516,12 @@ class Engine final : public Simulator::Impl {
   // its unfinished messages anyway).
   int hot_ = -1;
   uint64_t hot_offered_bytes_ = 0;
+  // Measured messages still waiting in their sources' backlogs at the end
+  // never had a destination drawn: their expected bytes for the hot host.
+  // Without them a saturated run offered the hot host ever less as the load
+  // rose (0.08 bytes/ns at load 8 on FT(4,2), centric:0.5, against 8), and
+  // the hot-host rule called such a sweep unsaturated.
+  double BackloggedHotBytes() const;
   std::vector<uint64_t> host_rx_;
   LatencySamples latencies_;  // of the measured ops
   int64_t last_delivery_ = 0;
@@ -1256,6 +1262,15 @@ void Engine<kV, kOne>::MessageDone(uint32_t mi, int64_t) {
 }
 
 template <int kV, bool kOne>
+double Engine<kV, kOne>::BackloggedHotBytes() const {
+  double bytes = 0;
+  for (int h = 0; h < H_; ++h)
+    for (size_t i = backlog_head_[h]; i < backlog_[h].size(); ++i)
+      if (Measured(backlog_[h][i])) bytes += double(msg_bytes_) * wl_.Share(h, hot_);
+  return bytes;
+}
+
+template <int kV, bool kOne>
 void Engine<kV, kOne>::CheckDone() {
   if (mode_ == Mode::kSteady) {
     if (window_over_ && measured_pending_ == 0) stop_ = true;
@@ -1511,7 +1526,7 @@ PointResult Engine<kV, kOne>::Run() {
   r.offered = double(offered_bytes_) / window / H_;
   r.accepted = double(accepted_bytes_) / window / H_;
   if (hot_ >= 0) {
-    r.hot_offered = double(hot_offered_bytes_) / window;
+    r.hot_offered = (double(hot_offered_bytes_) + BackloggedHotBytes()) / window;
     r.hot_accepted = double(host_rx_[hot_]) / window;
   }
   r.ops_measured = latencies_.count();

@@ -318,6 +318,29 @@ void TestHotHostSaturatesAtTheBound() {
   CU_ASSERT(!Contains(sim::SaturationText(sim::FindSaturation(u), u), "hot"));
 }
 
+// Far past saturation most measured messages still wait in their
+// sources' adapters at the end, with no destination drawn yet. What the
+// hot host was offered counts them by their share: FT(4,2), centric:0.5,
+// periodic arrivals offer it 7 x L x 0.25 x (0.5 + 0.5/7) = L bytes/ns,
+// more than its link carries from L = 0.25 on (at 0.1 it takes it all).
+// Counting only the drawn ones gave 0.08 at load 8, below what it
+// accepted, and the sweep "not saturated up to load 8".
+void TestHotOfferedCountsBackloggedMessages() {
+  Params p;
+  p.arrival = sim::Arrival::kPeriodic;
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  EngineRig rig(std::move(f), MakeEngine("slid", {}, nullptr), p, "centric:0.5");
+  std::vector<sim::PointResult> points;
+  for (double load : {0.1, 2.0, 8.0})
+    points.push_back(sim::RunPoint(*rig.net, *rig.wl, rig.p, 32, load, int(points.size()), 0));
+  CU_ASSERT(points[2].ops_unfinished > 0);
+  for (const sim::PointResult& q : points) CU_ASSERT(std::abs(q.hot_offered / q.load - 1) < 0.02);
+  const sim::Saturation s = sim::FindSaturation(points);
+  CU_ASSERT_EQUAL(s.hot_at, 1);
+  CU_ASSERT(Contains(sim::SaturationText(s, points), "; the hot host: between load 0.1 and 2"));
+}
+
 std::string AnalysisError(const Rig& rig, const Params& p) {
   return test::ErrorOf([&] { sim::AnalyseFlows(*rig.net, *rig.wl, p, 32); });
 }
@@ -496,6 +519,8 @@ void RegisterTimingFlowsSuite() {
   CU_add_test(s, "uniform on two leaves: expected loads, channel bound, model below it", TestUniformBoundOnTree);
   CU_add_test(s, "hot spot: the hot link's load, the channel into its leaf binds", TestHotSpotBound);
   CU_add_test(s, "hot spot: the hot host saturates at the bound, the aggregate later", TestHotHostSaturatesAtTheBound);
+  CU_add_test(s, "hot spot: messages left in the adapters count in what the hot host was offered",
+              TestHotOfferedCountsBackloggedMessages);
   CU_add_test(s, "sl=random weighed: a quarter of each link on each of 4 VLs", TestRandomSlsWeighed);
   CU_add_test(s, "a failed up link's load shared by the leaf's other up links", TestFailedLinkLoadShared);
   CU_add_test(s, "each analysis refuses the other's traffic and per-message draws", TestRefusals);
