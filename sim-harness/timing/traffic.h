@@ -201,6 +201,7 @@ class Workload {
   // The constructor's steps by pattern.
   void DrawGroupAndSources(const Fabric& f, Mt64& rng);
   void PermuteHostNumbers(const Params& p, Mt64& rng);
+  void DrawDerangement(Mt64& rng);
   void TranslatePermutation();
   void BuildTrees();
   // `given` replaces the sources, drawn from `of` hosts (of_what names

@@ -188,6 +188,34 @@ void TestShuffledFatTreeGetsTheSameTrafficByLabel() {
   }
 }
 
+// randperm draws every permutation with no host sending to itself alike:
+// over 3000 seeds on 8 hosts, host k+1 sends to k (or to any given other
+// host) in 1/7 of them. Repairing a fixed point by a swap with the next
+// host had made k+1 -> k about twice as likely.
+void TestRandpermIsUniformOverDerangements() {
+  const Fabric f = MakeFatTree(4, 2);
+  const Params p;
+  const int n = 8, seeds = 3000;
+  int to_previous = 0, to_next = 0;
+  sim::Mt64 rng(1);  // not drawn from: a permutation's Destination is fixed
+  for (int seed = 1; seed <= seeds; ++seed) {
+    const sim::Workload w(sim::ParseTraffic("randperm"), p, f, uint64_t(seed));
+    CU_ASSERT_EQUAL_FATAL(int(w.sources().size()), n);
+    std::vector<int> hit(n, 0);
+    for (int h : w.sources()) {
+      const int from = w.Number(h), to = w.Number(w.Destination(h, rng));
+      CU_ASSERT(to != from);
+      ++hit[size_t(to)];
+      to_previous += to == (from + n - 1) % n;
+      to_next += to == (from + 1) % n;
+    }
+    CU_ASSERT(std::count(hit.begin(), hit.end(), 1) == n);
+  }
+  const double expected = double(seeds) * n / (n - 1);  // 1/7 of 8 hosts x 3000
+  CU_ASSERT(std::abs(to_previous / expected - 1) < 0.08);
+  CU_ASSERT(std::abs(to_next / expected - 1) < 0.08);
+}
+
 // A pair's hashed SL (a dump without the SA's path SLs, or sl=hash) is
 // keyed by host numbers as well: on 4 VLs the reversed file's replay gives
 // each flow the VL the generator's file gives it. Keyed by end-port
@@ -264,6 +292,7 @@ void RegisterTimingTrafficSuite() {
               TestReversedFabricRunsTheSameRun);
   CU_add_test(s, "shuffled FT(8,3): the same traffic by its labels", TestShuffledFatTreeGetsTheSameTrafficByLabel);
   CU_add_test(s, "a pair's hashed SL follows the host numbers", TestHashedSlFollowsHostNumbers);
+  CU_add_test(s, "randperm: every derangement alike", TestRandpermIsUniformOverDerangements);
   CU_add_test(s, "shuffled 4x4 and 6x6 meshes: transpose swaps x and y; not a square: refused",
               TestShuffledMeshTransposes);
   CU_add_test(s, "neither tree nor mesh: file order, said", TestOtherFabricsKeepFileOrder);
