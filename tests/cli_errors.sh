@@ -903,6 +903,12 @@ tio=$top/sim-harness/bench/table_io.sh db=$top/sim-harness/bench/degraded_balanc
 expect "table_io: option --tree: expected M,N (e.g. 16,3), got '8'" bash "$tio" --tree 8
 expect "table_io: option --base needs a value (got the option --reps; see --help)" bash "$tio" --base --reps 2
 expect "table_io: option --reps: expected 1..99, got '0'" bash "$tio" --reps 0
+# A baseline whose run fails stops the benchmark (exit 1, naming the run),
+# now that the two builds take turns inside one function.
+bash "$tio" --tree 4,2 --reps 2 --base /bin/false >"$tmp/tio.out" 2>"$tmp/tio.err"; rc=$?
+if [ $rc -eq 1 ] && grep -qF "table_io: failed: route /bin/false" "$tmp/tio.err" && ! grep -q '^route' "$tmp/tio.out"; then
+  echo "PASS: table_io --base /bin/false: $(head -1 "$tmp/tio.err"), exit 1, no row printed"
+else echo "FAIL: table_io --base /bin/false -> rc $rc, stderr: $(head -2 "$tmp/tio.err" | xargs)"; fails=$((fails + 1)); fi
 fb=$top/sim-harness/bench/flows_bench.sh
 expect "flows_bench: option --mesh: expected X,Y (e.g. 64,64), got '8'" bash "$fb" --mesh 8
 expect "flows_bench: option --tree needs a value (got the option --reps; see --help)" bash "$fb" --tree --reps 2

@@ -84,22 +84,42 @@ ratio_row() {
   awk -v w="$1" -v s="$2" -v a="$3" -v b="$4" 'BEGIN {
     printf "%-" w "s %10.2f %10s %7s\n", s, a, b == "" ? "-" : sprintf("%.2f", b), b == "" ? "-" : sprintf("%.2fx", b / a) }'
 }
-# The least wall time of $reps runs of COMMAND, in seconds; its output
-# goes to OUT (/dev/null to drop it), and a failure exits 1 naming it.
-best_wall() {  # OUT COMMAND...
-  local out=$1 r t0 t1 best="" last
+# Seconds of one run of COMMAND, its output to OUT; a failure exits 1
+# naming it.
+wall_once() {  # OUT COMMAND...
+  local out=$1 t0 t1 last
   shift
+  t0=$(date +%s.%N)
+  if ! "$@" >"$out" 2>&1; then
+    last=$([ -f "$out" ] && tail -1 "$out" || true)
+    echo "$bench: failed: $*${last:+ ($last)}" >&2
+    exit 1
+  fi
+  t1=$(date +%s.%N)
+  awk -v x="$t0" -v y="$t1" 'BEGIN {print y - x}'
+}
+least() { awk -v a="$1" -v t="$2" 'BEGIN {print (a == "" || t < a) ? t : a}'; }
+# The least wall time of $reps runs of `COMMAND BIN ARGS...` for this
+# build ($cur) and, with --base, for the baseline: "THIS [BASE]". The two
+# take turns, run by run, so that whatever else the machine does hits
+# both alike; all of one build's runs first had made a build look up to
+# 2.5x faster than itself. BENCH_ROLE is "this" or "base" during a run;
+# the output goes to OUT, the baseline's to OUT.base. Call it as
+# `walls=$(best_walls ...)`: a failed run then stops the benchmark under
+# set -e (`read ... <<<"$(...)"` would go on without the numbers).
+best_walls() {  # OUT COMMAND ARGS...
+  local out=$1 cmd=$2 r t best_this="" best_base=""
+  shift 2
   for ((r = 0; r < reps; r++)); do
-    t0=$(date +%s.%N)
-    if ! "$@" >"$out" 2>&1; then
-      last=$([ -f "$out" ] && tail -1 "$out" || true)
-      echo "$bench: failed: $*${last:+ ($last)}" >&2
-      exit 1
-    fi
-    t1=$(date +%s.%N)
-    best=$(awk -v a="$best" -v x="$t0" -v y="$t1" 'BEGIN {t = y - x; print (a == "" || t < a) ? t : a}')
+    BENCH_ROLE=this
+    t=$(wall_once "$out" "$cmd" "$cur" "$@") || exit 1
+    best_this=$(least "$best_this" "$t")
+    [ -n "$base" ] || continue
+    BENCH_ROLE=base
+    t=$(wall_once "$out.base" "$cmd" "$base" "$@") || exit 1
+    best_base=$(least "$best_base" "$t")
   done
-  echo "$best"
+  echo "$best_this${base:+ $best_base}"
 }
 # Median of numbers on stdin ("nan" when none).
 median() { sort -g | awk '{v[NR] = $1} END {print (NR ? v[int((NR + 1) / 2)] : "nan")}'; }

@@ -59,18 +59,15 @@ paper_trees() {
     --groups "$tmp/mesh-groups" --lft /dev/null --mft /dev/stdout 2>&1
 }
 verify_groups() { "$1" verify "$tmp/tree.net" --guid2lid "$tmp/tree.g2l" --lft "$tmp/tree.lft" --mft "$tmp/tree.mft" --groups "$tmp/groups"; }
-# BIN NAME: the refusal's, verify's and paper routing's seconds, their
-# output in NAME.*.
-measure() {
-  echo "$(best_wall "$tmp/$2.refuse" refuse "$1") $(best_wall "$tmp/$2.verify" verify_groups "$1")" \
-    "$(best_wall "$tmp/$2.paper" paper_trees "$1")"
-}
-read -r t_refuse t_mcast t_paper <<<"$(measure "$cur" this)"
-b_refuse="" b_mcast="" b_paper=""
+walls=$(best_walls "$tmp/refuse" refuse)
+read -r t_refuse b_refuse <<<"$walls"
+walls=$(best_walls "$tmp/verify" verify_groups)
+read -r t_mcast b_mcast <<<"$walls"
+walls=$(best_walls "$tmp/paper" paper_trees)
+read -r t_paper b_paper <<<"$walls"
 if [ -n "$base" ]; then
-  read -r b_refuse b_mcast b_paper <<<"$(measure "$base" base)"
   for f in refuse verify paper; do
-    cmp -s "$tmp/this.$f" "$tmp/base.$f" || { echo "checks_bench: note: the two builds printed different $f output:" >&2; diff "$tmp/this.$f" "$tmp/base.$f" | head -4 >&2; }
+    cmp -s "$tmp/$f" "$tmp/$f.base" || { echo "checks_bench: note: the two builds printed different $f output:" >&2; diff "$tmp/$f" "$tmp/$f.base" | head -4 >&2; }
   done
 fi
 printf '%-34s %10s %10s %7s\n' check this_s base_s ratio

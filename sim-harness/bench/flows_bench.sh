@@ -36,11 +36,9 @@ flows() {  # BIN FABRIC ROUTING VLS
 printf '%-22s %10s %10s %7s\n' fabric this_s base_s ratio
 for spec in "mesh xymesh 1 ${mx}x${my}-mesh" "tree mlid 4 FT($m,$n)"; do
   read -r fabric routing vls label <<<"$spec"
-  t=$(best_wall "$tmp/this.json" flows "$cur" "$fabric" "$routing" "$vls")
-  b=""
-  if [ -n "$base" ]; then
-    b=$(best_wall "$tmp/base.json" flows "$base" "$fabric" "$routing" "$vls")
-    cmp -s "$tmp/this.json" "$tmp/base.json" || echo "flows_bench: note: $label: the two builds printed different reports" >&2
-  fi
-  ratio_row 22 "$label" "$t" "$b"
+  walls=$(best_walls "$tmp/report.json" flows "$fabric" "$routing" "$vls")
+  read -r t b <<<"$walls"
+  [ -z "$base" ] || cmp -s "$tmp/report.json" "$tmp/report.json.base" ||
+    echo "flows_bench: note: $label: the two builds printed different reports" >&2
+  ratio_row 22 "$label" "$t" "${b:-}"
 done

@@ -26,15 +26,14 @@ make_temp_dir tmp "${TMPDIR:-/tmp}/ibunion-table-io.XXXXXX"
 
 "$cur" topo fattree "$m" "$n" --guid2lid "$tmp/f.g2l" -o "$tmp/f.net" 2>/dev/null ||
   usage_error "ibunion topo fattree $m $n failed (see ibunion topo --help for the sizes it makes)"
-route() { "$1" route "$tmp/f.net" --guid2lid "$tmp/f.g2l" --engine mlid --lft "$tmp/$2.lft"; }
+route() { "$1" route "$tmp/f.net" --guid2lid "$tmp/f.g2l" --engine mlid --lft "$tmp/$BENCH_ROLE.lft"; }
 verify() { "$1" verify "$tmp/f.net" --guid2lid "$tmp/f.g2l" --lft "$tmp/this.lft"; }  # the same file for both
-row() { ratio_row 8 "$@"; }  # STEP THIS BASE
-t_route=$(best_wall /dev/null route "$cur" this)
-[ -z "$base" ] || b_route=$(best_wall /dev/null route "$base" base)
+walls=$(best_walls /dev/null route)
+read -r t_route b_route <<<"$walls"
 if [ -n "$base" ] && ! cmp -s "$tmp/this.lft" "$tmp/base.lft"; then echo "table_io: note: the two builds wrote different tables" >&2; fi
 echo "FT($m,$n): $(grep -c . "$tmp/this.lft") lines, $(($(stat -c %s "$tmp/this.lft") / 1000000)) MB of LFT text"
 printf '%-8s %10s %10s %7s\n' step this_s base_s ratio
-row route "$t_route" "${b_route:-}"
-t_verify=$(best_wall /dev/null verify "$cur")
-[ -z "$base" ] || b_verify=$(best_wall /dev/null verify "$base")
-row verify "$t_verify" "${b_verify:-}"
+ratio_row 8 route "$t_route" "${b_route:-}"
+walls=$(best_walls /dev/null verify)
+read -r t_verify b_verify <<<"$walls"
+ratio_row 8 verify "$t_verify" "${b_verify:-}"
