@@ -919,6 +919,12 @@ expect "checks_bench: option --mesh: expected X,Y (e.g. 90,90), got '90x90'" bas
 expect "checks_bench: option --reps: expected 1..99, got '100'" bash "$cb" --reps 100
 expect "degraded_balance: option --seeds: expected 1..999, got '0'" bash "$db" --seeds 0
 expect "degraded_balance: CUTS: expected a cable count, got 'x'" bash "$db" x
+# A tree or cut topo cannot make: topo's reason, before the table's header.
+expect "degraded_balance: FT(7,3) minus 1 cables: fattree: M must be even" bash "$db" --tree 7,3
+expect "degraded_balance: FT(4,2) minus 99 cables: cannot remove 99 switch-to-switch links: the fabric has 8" \
+  bash "$db" --tree 4,2 1 99
+[ -z "$(bash "$db" --tree 4,2 1 99 2>/dev/null)" ] && echo "PASS: degraded_balance: nothing on stdout before refusing a cut" ||
+  { echo "FAIL: degraded_balance printed before refusing a cut"; fails=$((fails + 1)); }
 expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate
 expect "sim_bench: option --base $tmp/none: not an executable file" bash "$sb" --base "$tmp/none" ft-4-2:0.5
 expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)" bash "$sb" ft-4-2

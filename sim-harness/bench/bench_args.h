@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "plugin/core/int_math.h"
@@ -19,6 +20,16 @@ inline int IntArg(const char* prog, const char* what, const char* text, long min
     std::exit(2);
   }
   return static_cast<int>(v);
+}
+
+// -h or --help anywhere: the usage on stdout, exit 0 (it was refused as
+// a missing argument, exit 2).
+inline void HelpIfAsked(int argc, char** argv, const char* usage) {
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
+      std::printf("usage: %s\n", usage);
+      std::exit(0);
+    }
 }
 
 // Exits 2 with the usage line and why.

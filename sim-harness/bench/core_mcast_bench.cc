@@ -16,6 +16,7 @@
 int main(int argc, char** argv) {
   const char* prog = "core_mcast_bench";
   const char* usage = "core_mcast_bench M N MEMBERS [--repeat R]";
+  ibu::bench::HelpIfAsked(argc, argv, usage);
   if (argc < 4) ibu::bench::UsageExit(prog, usage, "expected M N MEMBERS");
   // M and N are checked by the generator, MEMBERS against the fabric below.
   const int m = ibu::bench::IntArg(prog, "M", argv[1], -1000000, 1000000);

@@ -16,6 +16,7 @@
 int main(int argc, char** argv) {
   const char* prog = "core_route_bench";
   const char* usage = "core_route_bench M N LMC [ENGINE] [--repeat R]";
+  ibu::bench::HelpIfAsked(argc, argv, usage);
   if (argc < 4) ibu::bench::UsageExit(prog, usage, "expected M N LMC");
   // M and N are checked by the generator, which names the rule broken.
   const int m = ibu::bench::IntArg(prog, "M", argv[1], -1000000, 1000000);
