@@ -12,7 +12,7 @@ cols = (n + rows - 1) / rows
 set terminal png enhanced size 560 * cols + 80,480 * rows font "DejaVuSans,9"
 set output png
 set multiplot layout rows,cols title sprintf(exists("titles") ? "%s: ibunion engines vs OpenSM's engines" : \
-  "%s, permutation traffic: ibunion engines vs OpenSM's engines", fabric) \
+  "%s, saturation throughput by traffic: ibunion engines vs OpenSM's engines", fabric) \
   font "DejaVuSans,11"
 set ylabel "saturation throughput (bytes/ns/node)"
 set yrange [0:ymax + 0]

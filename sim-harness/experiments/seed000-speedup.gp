@@ -9,7 +9,7 @@ set multiplot layout 1,2 title "16x16 mesh: speedup of XY multicast over unicast
 set logscale x
 set logscale y
 set xtics ("32" 32, "128" 128, "512" 512, "2K" 2048, "8K" 8192, "32K" 32768, "128K" 131072)
-set xlabel "message size"
+set xlabel "message size (bytes)"
 set ylabel "completion time unicast / multicast"
 set grid
 set key top left box opaque font "DejaVuSans,8"

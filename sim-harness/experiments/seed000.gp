@@ -9,7 +9,7 @@ if (strstrt(vlcfgs, "4-")) vls = vls . " 4"
 n = words(vls)
 set terminal png enhanced size 420 * n + 60,560 font "DejaVuSans,9"
 set output png
-set multiplot layout 1,n title sprintf("16x16 mesh: %s-source multicast, destination group %s; completion time vs message size", src eq "1" ? "one" : (src eq "100%" ? "all" : src), grp) font "DejaVuSans,11"
+set multiplot layout 1,n title sprintf("16x16 mesh: %s-source multicast, destination group %s; completion time vs message size (bytes)", src eq "1" ? "one" : (src eq "100%" ? "all" : src), grp) font "DejaVuSans,11"
 set logscale xy
 set xtics ("32" 32, "128" 128, "512" 512, "2K" 2048, "8K" 8192, "32K" 32768, "128K" 131072)
 set format y "10^{%L}"

@@ -9,12 +9,14 @@ osm = strstrt(schemes, "opensm") > 0
 np = osm ? (strlen(buf4) ? 3 : 2) : 1
 set terminal png enhanced size 550 * np,450 font "DejaVuSans,9"
 set output png
-set multiplot layout 1,np title sprintf("FT(8,3): speedup of cyclic multicast, %d-byte messages", msg + 0) font "DejaVuSans,11"
+set multiplot layout 1,np title sprintf("FT(8,3): speedup of cyclic multicast, %d-byte messages%s", msg + 0, \
+  np == 3 ? sprintf("; (c) %d-byte", msg4 + 0) : "") font "DejaVuSans,11"
 set xlabel "multicast group size (% of the 128 nodes)"
 set xrange [0:110]
 set xtics (10, 40, 70, 100)
 set grid
 set key top right box opaque font "DejaVuSans,9"
+set offsets 0, 0, graph 0.08, 0  # a curve of speedups all 1 (--quick's panel c) sat on the top frame
 # speedup rows: group(%) ratio, for one source count, from completion times
 spf(other, s, m, f) = sprintf("< awk -F, -v o=%s -v s='%s' -v m=%s 'NR > 1 && $2 == s && $4 == m { g = $3; sub(/%%/, \"\", g); t[$1, g] = $5; gs[g] = 1 } END { for (g in gs) if (t[\"cyclic\", g] > 0 && t[o, g] > 0) print g, t[o, g] / t[\"cyclic\", g] }' '%s' | sort -n", other, s, m, f)
 sp(other, s) = spf(other, s, msg, csv)
