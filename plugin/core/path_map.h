@@ -58,4 +58,14 @@ PathMap ReadPathMapFile(const std::string& path, const Fabric& f);
 // message: what the caller would have done with a missing pair.
 void RequireEveryPair(const PathMap& m, const Fabric& f, const std::string& file, const std::string& hint);
 
+// The plugin's dump file names in its dump directory: ibunion-<engine>-
+// followed by one of these suffixes. The timing model's dump:DIR finds the
+// path maps by them.
+inline constexpr const char* kDumpPrefix = "ibunion-";
+inline constexpr const char* kLftsDumpSuffix = "-lfts.dump";
+inline constexpr const char* kPathsDumpSuffix = "-paths.dump";
+inline std::string EngineDumpBase(const std::string& dir, const std::string& engine) {
+  return dir + "/" + kDumpPrefix + engine;
+}
+
 }  // namespace ibu

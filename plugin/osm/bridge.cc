@@ -112,9 +112,9 @@ constexpr size_t kMaxPathMapPorts = 4096;
 
 // ibunion-<engine>-lfts.dump and, on fabrics small enough, -paths.dump.
 std::vector<ibu::OutputFile> DumpFiles(const ibu_engine& e, const std::string& dir) {
-  const std::string base = dir + "/ibunion-" + e.name;
+  const std::string base = ibu::EngineDumpBase(dir, e.name);
   std::vector<ibu::OutputFile> files = {
-      {base + "-lfts.dump", [&e](std::ostream& os) { ibu::WriteLfts(os, e.fabric, e.tables); }}};
+      {base + ibu::kLftsDumpSuffix, [&e](std::ostream& os) { ibu::WriteLfts(os, e.fabric, e.tables); }}};
   const size_t n = e.fabric.end_ports.size();
   if (n > kMaxPathMapPorts) {
     e.Log(IBU_LOG_INFO, "path-selection map not dumped: " + std::to_string(n) +
@@ -122,7 +122,7 @@ std::vector<ibu::OutputFile> DumpFiles(const ibu_engine& e, const std::string& d
                             "Engine::SelectDlid, computed on demand by ibunion route --paths)");
     return files;
   }
-  files.push_back({base + "-paths.dump", [&e](std::ostream& os) {
+  files.push_back({base + ibu::kPathsDumpSuffix, [&e](std::ostream& os) {
                      os << "# src_port_guid dst_port_guid dlid (ibunion " << e.name
                         << " path selection)\n";
                      ibu::WritePathMap(os, e.fabric, [&e](int s, int d) {
@@ -137,8 +137,9 @@ std::vector<ibu::OutputFile> DumpFiles(const ibu_engine& e, const std::string& d
 // fallback, or after a routing whose map is not written): removed, and the
 // log says so once per removal.
 void RemoveStaleDumps(const ibu_engine& e, const std::string& dir, const std::string& why,
-                      std::initializer_list<const char*> suffixes = {"-lfts.dump", "-paths.dump"}) {
-  const std::string base = dir + "/ibunion-" + e.name;
+                      std::initializer_list<const char*> suffixes = {ibu::kLftsDumpSuffix,
+                                                                     ibu::kPathsDumpSuffix}) {
+  const std::string base = ibu::EngineDumpBase(dir, e.name);
   std::string removed;
   for (const char* suffix : suffixes)
     if (std::remove((base + suffix).c_str()) == 0) removed += (removed.empty() ? "" : ", ") + base + suffix;
@@ -517,7 +518,7 @@ void ibu_dump(const ibu_engine* e, const char* dir) {
   try {
     ibu::WriteFilesAtomically(DumpFiles(*e, dir));  // both or neither: they describe one routing
     if (e->fabric.end_ports.size() > kMaxPathMapPorts)
-      RemoveStaleDumps(*e, dir, "too many end ports for the map", {"-paths.dump"});
+      RemoveStaleDumps(*e, dir, "too many end ports for the map", {ibu::kPathsDumpSuffix});
   } catch (const std::exception& err) {
     // err names the file and the system's reason; routing is not affected.
     e->Log(IBU_LOG_ERROR, std::string("dumps not written: ") + err.what() + "; dump_files_dir " +

@@ -99,7 +99,7 @@ std::vector<std::string> PathMapFilesIn(const std::string& dir) {
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    const std::string prefix = "ibunion-", suffix = "-paths.dump";  // as the plugin names it
+    const std::string prefix = kDumpPrefix, suffix = kPathsDumpSuffix;  // as the plugin names it
     if (name.size() > prefix.size() + suffix.size() && name.rfind(prefix, 0) == 0 &&
         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
       found.push_back(e.path().string());

@@ -16,6 +16,7 @@
 
 #include "plugin/core/fabric.h"
 #include "plugin/core/tables.h"
+#include "plugin/core/verify/paths.h"
 
 namespace ibu::sim {
 
@@ -110,10 +111,9 @@ class Network {
   // Why UsableOutPort refused, for the error: "no route: SW has no LFT
   // entry for LID 5 (packet arrived on port 2)" and alike.
   std::string RouteProblem(int sw, Lid dlid, int in_port) const;
-  // Links a packet may cross before it is taken for a routing loop: one
-  // without a loop enters each switch once, so the switch count, at least
-  // 64 (a fixed 64 failed the 127-switch routes of a 64x64 mesh).
-  int MaxHops() const { return std::max(64, num_switches()); }
+  // Links a packet may cross before it is taken for a routing loop: the
+  // verifier's and trace's limit (TraceHopLimit says why).
+  int MaxHops() const { return TraceHopLimit(*fabric_); }
 
   // "switch NAME (...) port P" / "host NAME"
   std::string PortName(int gp) const;

@@ -257,15 +257,15 @@ class Workload {
   std::vector<int> lid_count_;
 };
 
-// SL of a message from `src` to `dlid` that no script entry fixes: the
-// engine's path SL when the workload takes those, else the policy of `p`;
-// `key` spreads the hash policy (unicast: Workload::PairKey).
 // The SLs MessageSl may give, each as likely (for analyses that weigh
 // every draw): the 16 of sl=random, SL k for draw k, unless the engine's
 // path SLs rule; otherwise the one it gives.
 inline int SlDraws(const Workload& wl, const Params& p) {
   return !wl.UsesPathSl() && p.sl == SlPolicy::kRandom ? 16 : 1;
 }
+// SL of a message from `src` to `dlid` that no script entry fixes: the
+// engine's path SL when the workload takes those, else the policy of `p`;
+// `key` spreads the hash policy (unicast: Workload::PairKey).
 inline int MessageSl(const Workload& wl, const Params& p, int src, uint64_t key, Lid dlid, Mt64& rng) {
   if (wl.UsesPathSl()) return wl.PathSl(src, dlid);
   switch (p.sl) {
