@@ -8,6 +8,7 @@
 #include "plugin/core/output_files.h"
 #include "plugin/core/topology/fattree.h"
 #include "plugin/core/topology/mesh.h"
+#include "plugin/core/topology/recognize.h"
 
 namespace ibu::cli {
 
@@ -54,8 +55,7 @@ void PrintMesh(std::FILE* out, const Fabric& f, const Mesh& m) {
                  port(m.port[s][kSouth]).c_str(), port(m.host_port[s]).c_str());
   for (size_t e = 0; e < f.end_ports.size(); ++e) {
     const int sw = f.end_ports[e].switch_index;
-    const std::string label =
-        sw < 0 ? "-" : "H(" + std::to_string(m.x[sw]) + "," + std::to_string(m.y[sw]) + ")";
+    const std::string label = sw < 0 ? "-" : m.HostLabel(sw);
     std::fprintf(out, "host 0x%016" PRIx64 " lid %u lmc %u %s\n", f.end_ports[e].port_guid,
                  f.end_ports[e].base_lid, f.end_ports[e].lmc, label.c_str());
   }
@@ -77,23 +77,15 @@ int InspectMain(int argc, char** argv) {
   if (!dor_order.empty()) CheckOutputsWritable({dor_order}, inputs);
   std::FILE* out = !dor_order.empty() && IsStdout(dor_order) ? stderr : stdout;
   Fabric f = LoadFabric(args, netfile);
-  // A fabric is one or the other, so the second refusal only follows the first.
-  std::string not_fat_tree;
-  try {
-    const FatTree t = RecognizeFatTree(f);
+  const KnownTopology k = RecognizeTopology(f);
+  if (k.tree) {
     if (!dor_order.empty())
       throw UsageError{"--dor-order: " + netfile + " is a fat-tree; dor's port order is for a 2-D mesh"};
-    PrintFatTree(out, f, t);
+    PrintFatTree(out, f, *k.tree);
     return 0;
-  } catch (const Error& e) {
-    not_fat_tree = e.what();
   }
-  Mesh m;
-  try {
-    m = RecognizeMesh(f);
-  } catch (const Error& e) {
-    throw Error(not_fat_tree + "; " + e.what());
-  }
+  if (!k.mesh) throw Error(k.not_tree + "; " + k.not_mesh);
+  const Mesh& m = *k.mesh;
   PrintMesh(out, f, m);
   if (!dor_order.empty()) {
     std::fflush(out);

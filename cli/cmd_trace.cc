@@ -2,7 +2,6 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "plugin/core/tables.h"
 #include "plugin/core/topology/fattree.h"
 #include "plugin/core/topology/mesh.h"
+#include "plugin/core/topology/recognize.h"
 #include "plugin/core/verify/paths.h"
 
 namespace ibu::cli {
@@ -59,30 +59,23 @@ void RefuseMixedUses(const Args& args) {
 // when the fabric is one, node descriptions otherwise.
 class Labels {
  public:
-  explicit Labels(const Fabric& f) : f_(f) {
-    try {
-      tree_ = std::make_unique<FatTree>(RecognizeFatTree(f));
-    } catch (const Error&) {
-    }
-    if (!tree_) try {
-        mesh_ = std::make_unique<Mesh>(RecognizeMesh(f));
-      } catch (const Error&) {
-      }
-  }
-  const FatTree* tree() const { return tree_.get(); }
+  explicit Labels(const Fabric& f) : f_(f), known_(RecognizeTopology(f)) {}
+  const FatTree* tree() const { return known_.tree ? &*known_.tree : nullptr; }
 
   // A switch a degraded tree's labelling left out has no label ("SW<,-1>"
   // was printed): its GUID (its node description may be another switch's
   // label, the tree being relabelled).
   std::string Switch(int sw) const {
-    if (tree_ && tree_->level[sw] < 0) return Hex16(f_.switches[sw].guid);
-    return tree_ ? tree_->SwitchLabel(sw) : mesh_ ? mesh_->Label(sw) : f_.switches[sw].name;
+    if (known_.tree && known_.tree->level[sw] < 0) return Hex16(f_.switches[sw].guid);
+    return known_.tree   ? known_.tree->SwitchLabel(sw)
+           : known_.mesh ? known_.mesh->Label(sw)
+                         : f_.switches[sw].name;
   }
   // Hosts are H(x,y) after their switch N(x,y), as inspect and `topo mesh` name them.
   std::string Host(int ep) const {
-    if (tree_) return tree_->HostLabel(ep);
+    if (known_.tree) return known_.tree->HostLabel(ep);
     const int sw = f_.end_ports[ep].switch_index;
-    if (mesh_ && sw >= 0) return "H" + mesh_->Label(sw).substr(1);
+    if (known_.mesh && sw >= 0) return known_.mesh->HostLabel(sw);
     return f_.end_ports[ep].name;
   }
   // An end port by its label, else by node description, port GUID or LID
@@ -92,8 +85,8 @@ class Labels {
   // and printed a route "from P(122) to P(122)"). A node description
   // several end ports share is refused, not read as the first of them.
   int FindHost(const std::string& name) const {
-    int ep = tree_ ? tree_->EndPortByLabel(name) : -1;
-    for (int e = 0; ep < 0 && mesh_ && e < static_cast<int>(f_.end_ports.size()); ++e)
+    int ep = known_.tree ? known_.tree->EndPortByLabel(name) : -1;
+    for (int e = 0; ep < 0 && known_.mesh && e < static_cast<int>(f_.end_ports.size()); ++e)
       if (Host(e) == name) ep = e;
     if (ep < 0) ep = EndPortOfWord(f_, IndexEndPortNames(f_), name);
     return ep;
@@ -101,8 +94,7 @@ class Labels {
 
  private:
   const Fabric& f_;
-  std::unique_ptr<FatTree> tree_;
-  std::unique_ptr<Mesh> mesh_;
+  const KnownTopology known_;
 };
 
 int PrintMlidMasks(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {

@@ -16,6 +16,7 @@ plugin_core_libibucore_la_SOURCES = \
 	plugin/core/topology/fattree_degraded.cc \
 	plugin/core/topology/generate.h plugin/core/topology/generate.cc \
 	plugin/core/topology/host_order.h plugin/core/topology/host_order.cc \
+	plugin/core/topology/recognize.h plugin/core/topology/recognize.cc \
 	plugin/core/routing/mlid.h plugin/core/routing/mlid.cc \
 	plugin/core/routing/mlid_degraded.cc \
 	plugin/core/topology/mesh.h plugin/core/topology/mesh.cc \

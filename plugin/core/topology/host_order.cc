@@ -5,6 +5,7 @@
 #include "plugin/core/error.h"
 #include "plugin/core/topology/fattree.h"
 #include "plugin/core/topology/mesh.h"
+#include "plugin/core/topology/recognize.h"
 
 namespace ibu {
 
@@ -48,15 +49,9 @@ HostOrder HostsInFileOrder(const Fabric& f) {
 }
 
 HostOrder HostsInAddressOrder(const Fabric& f) {
-  // A fabric is one or the other; a refusal only means "not this one".
-  try {
-    return FatTreeOrder(f, RecognizeFatTree(f));
-  } catch (const Error&) {
-  }
-  try {
-    return MeshOrder(f, RecognizeMesh(f));
-  } catch (const Error&) {
-  }
+  const KnownTopology k = RecognizeTopology(f);
+  if (k.tree) return FatTreeOrder(f, *k.tree);
+  if (k.mesh) return MeshOrder(f, *k.mesh);
   HostOrder o = HostsInFileOrder(f);
   o.name += " (neither a fat-tree nor a 2-D mesh is recognised)";
   return o;

@@ -576,6 +576,7 @@ const char* MeshDirName(int dir) {
 }
 
 std::string Mesh::Label(int sw) const { return "N" + Coord(x[sw], y[sw]); }
+std::string Mesh::HostLabel(int sw) const { return "H" + Coord(x[sw], y[sw]); }
 
 Mesh RecognizeMesh(const Fabric& f) {
   const int n = static_cast<int>(f.switches.size());

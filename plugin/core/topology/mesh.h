@@ -68,7 +68,8 @@ struct Mesh {
 
   int SwitchAt(int cx, int cy) const { return at[static_cast<size_t>(cx) * Y + cy]; }
   int DirOf(int sw, int p) const { return dir[sw][p]; }
-  std::string Label(int sw) const;  // "N(x,y)"
+  std::string Label(int sw) const;      // "N(x,y)"
+  std::string HostLabel(int sw) const;  // "H(x,y)": the host on switch N(x,y)
 };
 
 // Recognises an X x Y mesh. Cost O(switches x ports) (x32 frames when
