@@ -20,6 +20,7 @@
 #include "plugin/core/verify/deadlock.h"
 #include "plugin/core/verify/multicast.h"
 #include "plugin/core/verify/paths.h"
+#include "plugin/core/verify/scheme.h"
 #include "plugin/core/verify/unicast.h"
 
 namespace ibu::cli {
@@ -82,97 +83,33 @@ constexpr const char* kUsage =
 // comparison (each made the engine and routed the whole fabric again, up to
 // five times): unicast, VLs, then the groups in the file's order, as OpenSM
 // calls them. A group the engine refuses is kept with its reason.
-struct Reference {
-  std::unique_ptr<Engine> engine;
-  Tables want;
-  std::map<Lid, std::string> refused;  // MLID -> why the engine built no tree
-};
+SchemeReference RouteReference(const Fabric& f, const std::vector<McastGroup>& groups, const Args& args) {
+  return RouteScheme(f, groups,
+                     MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr));
+}
 
-Reference RouteReference(const Fabric& f, const std::vector<McastGroup>& groups, const Args& args) {
-  Reference r;
-  r.engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
-  r.engine->RouteUnicast(f, r.want);
-  r.engine->RouteSl2Vl(f, r.want);
-  r.want.Resize(f);
-  for (const McastGroup& g : groups) {
-    try {
-      r.engine->RouteMulticast(f, g, r.want);
-    } catch (const Error& e) {
-      r.refused.emplace(g.mlid, e.what());
-    }
-  }
-  return r;
+void PrintErrors(const SchemeReport& r) {
+  for (const std::string& e : r.errors) std::cout << "error: " << e << "\n";
 }
 
 // Entries where `t` differs from the engine's own tables.
-long CompareWithEngine(const Fabric& f, const Tables& t, const Reference& ref) {
-  const Engine* engine = ref.engine.get();
-  const Tables& want = ref.want;
-  long mismatches = 0;
-  for (size_t s = 0; s < f.switches.size(); ++s)
-    for (Lid lid = 1; lid <= f.max_lid(); ++lid) {
-      if (!f.owner(lid).valid()) continue;
-      const int have = t.lft[s].port(lid), expect = want.lft[s].port(lid);
-      if (have == expect) continue;
-      if (++mismatches <= 20)
-        std::cout << "error: scheme mismatch: " << f.SwitchLabel(static_cast<int>(s)) << ", LID "
-                  << lid << ": table says port " << have << ", " << engine->name()
-                  << " says port " << expect << "\n";
-    }
-  std::cout << "scheme " << engine->name() << ": " << mismatches << " entries differ\n";
-  return mismatches;
+bool SameLftsAsEngine(const Fabric& f, const Tables& t, const SchemeReference& ref) {
+  const SchemeReport r = CompareLftsWithScheme(f, t, ref);
+  PrintErrors(r);
+  std::cout << "scheme " << ref.engine->name() << ": " << r.differ << " entries differ\n";
+  return r.ok();
 }
 
-// "1 3 7", or "none": the ports of a mask.
-std::string MaskPorts(const PortMask& mask) {
-  std::string out;
-  for (size_t p = 0; p < mask.size(); ++p)
-    if (mask.test(p)) out += (out.empty() ? "" : " ") + std::to_string(p);
-  return out.empty() ? "none" : out;
-}
-
-PortMask GroupMask(const Tables& t, size_t sw, Lid mlid) {
-  if (sw >= t.mft.size()) return {};
-  const auto it = t.mft[sw].groups.find(mlid);
-  return it == t.mft[sw].groups.end() ? PortMask{} : it->second;
-}
-
-// MFT entries (switch, MLID of --groups) where `t` differs from the trees
-// the engine builds on the same fabric. The groups are routed in the file's
-// order: xymesh_mcast=paper admits anchor trees onto its multicast VL first
-// come, first served, so there a group's tree depends on the groups routed
-// before it; the other trees depend only on the group (MLID, members,
-// anchor=, sl=), the fabric and the options, not on the order or the LMC.
-long CompareMftsWithEngine(const Fabric& f, const Tables& t, const std::vector<McastGroup>& groups,
-                           const Reference& ref) {
-  const Engine* engine = ref.engine.get();
-  const Tables& want = ref.want;
-  long mismatches = 0, refused = 0;
-  for (const McastGroup& g : groups) {
-    const std::string mlid = HexLid(g.mlid);
-    if (const auto no_tree = ref.refused.find(g.mlid); no_tree != ref.refused.end()) {
-      // No tree: every entry the tables hold differs.
-      ++refused;
-      std::cout << "error: scheme mismatch: MLID " << mlid << ": " << engine->name() << " builds no tree ("
-                << no_tree->second << ")\n";
-    }
-    for (size_t s = 0; s < f.switches.size(); ++s) {
-      const PortMask have = GroupMask(t, s, g.mlid), expect = GroupMask(want, s, g.mlid);
-      if (have == expect) continue;
-      if (++mismatches > 20) continue;
-      std::cout << "error: scheme mismatch: " << f.SwitchLabel(static_cast<int>(s)) << ", MLID " << mlid
-                << ": table says ports " << MaskPorts(have) << ", " << engine->name() << " says ports "
-                << MaskPorts(expect) << " (only in the table: " << MaskPorts(have & ~expect) << "; only in "
-                << engine->name() << "'s: " << MaskPorts(expect & ~have) << ")\n";
-    }
-  }
-  std::cout << "scheme " << engine->name() << ": " << mismatches << " MFT entries differ (" << groups.size()
+bool SameMftsAsEngine(const Fabric& f, const Tables& t, const std::vector<McastGroup>& groups,
+                      const SchemeReference& ref) {
+  const SchemeReport r = CompareMftsWithScheme(f, t, groups, ref);
+  const std::string engine = ref.engine->name();
+  PrintErrors(r);
+  std::cout << "scheme " << engine << ": " << r.differ << " MFT entries differ (" << groups.size()
             << (groups.size() == 1 ? " group" : " groups") << ", routed in the groups file's order)";
-  // A refused group fails the comparison even where the tables hold no
-  // entry for it either: the scheme has no tree to compare them with.
-  if (refused) std::cout << "; " << engine->name() << " builds no tree for " << refused << " of them";
+  if (r.refused) std::cout << "; " << engine << " builds no tree for " << r.refused << " of them";
   std::cout << "\n";
-  return mismatches + refused;
+  return r.ok();
 }
 
 // MFT rows of MLIDs the groups file does not list are not walked (OpenSM's
@@ -223,29 +160,18 @@ bool VerifyGroups(const Fabric& f, const Tables& t, const std::vector<McastGroup
   return ok;
 }
 
-// --paths with --engine: the map must be the engine's selection. The
-// disjointness rule alone excuses sources that share a DLID (a folded LMC
-// makes some share), so a map in which two of them chose one DLID they did
-// not have to passed. O(end ports^2).
-bool PathMapIsTheEngines(const Fabric& f, const FatTree& tree, const PathMap& paths, const Reference& ref) {
-  const int ne = static_cast<int>(f.end_ports.size());
-  long differ = 0;
-  for (int s = 0; s < ne; ++s)
-    for (int d = 0; d < ne; ++d) {
-      if (s == d) continue;
-      const Lid got = paths.Select(s, d), want = ref.engine->SelectDlid(f, s, d);
-      if (got == want) continue;
-      if (differ++ < 10)
-        std::cout << "error: path map: " << tree.HostLabel(s) << " -> " << tree.HostLabel(d) << " uses DLID "
-                  << got << ", " << ref.engine->name() << " selects " << want << "\n";
-    }
-  std::printf("path map vs %s's selection: %ld of %ld pairs differ\n", ref.engine->name(), differ,
-              long(ne) * (ne - 1));
-  return differ == 0;
+// --paths with --engine: the map must be the engine's selection.
+bool PathMapIsTheEngines(const Fabric& f, const FatTree& tree, const PathMap& paths,
+                         const SchemeReference& ref) {
+  const SchemeReport r = ComparePathMapWithScheme(f, tree, paths, ref);
+  PrintErrors(r);
+  std::printf("path map vs %s's selection: %ld of %ld pairs differ\n", ref.engine->name(), r.differ,
+              r.compared);
+  return r.ok();
 }
 
 bool VerifyDisjoint(const Fabric& f, const Tables& t, const FatTree& tree, const PathMap* paths,
-                    const Reference* ref) {
+                    const SchemeReference* ref) {
   std::function<Lid(int, int)> select;
   if (paths) {
     select = [paths](int s, int d) { return paths->Select(s, d); };
@@ -259,8 +185,8 @@ bool VerifyDisjoint(const Fabric& f, const Tables& t, const FatTree& tree, const
   return r.ok() && (!paths || !ref || PathMapIsTheEngines(f, tree, *paths, *ref));
 }
 
-bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& groups, const Reference* ref,
-                    const PathSls* path_sls, const Args& args) {
+bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& groups,
+                    const SchemeReference* ref, const PathSls* path_sls, const Args& args) {
   DeadlockOptions opt;
   if (ref) {
     // The engine's VL policy on this fabric: its SL2VL tables and SLs.
@@ -291,49 +217,13 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& g
   return r.acyclic();
 }
 
-// Entries of the read-back SL2VL tables that differ from the engine's VL
-// policy: every (in, out, SL) of each switch out port that is cabled (port
-// 0 and dark ports keep whatever the switch had) and each host's table.
-long CompareSl2Vl(const Fabric& f, const Tables& t, const Reference& ref) {
-  const Engine* engine = ref.engine.get();
-  const Tables& want = ref.want;
-  long mismatches = 0, compared = 0;
-  auto report = [&](const std::string& where, int sl, int have, int expect) {
-    if (++mismatches <= 20)
-      std::cout << "error: SL2VL mismatch: " << where << " SL " << sl << ": table says VL " << have
-                << ", " << engine->name() << " says VL " << expect << "\n";
-  };
-  for (size_t s = 0; s < f.switches.size(); ++s) {
-    const Switch& sw = f.switches[s];
-    if (want.sl2vl.size() <= s || want.sl2vl[s].empty()) continue;
-    if (t.sl2vl.size() <= s || t.sl2vl[s].empty()) {
-      report(f.SwitchLabel(static_cast<int>(s)) + " (no table read back)", 0, -1, 0);
-      continue;
-    }
-    for (int out = 1; out <= sw.num_ports; ++out) {
-      if (!sw.ports[out].connected()) continue;
-      for (int in = 0; in <= sw.num_ports; ++in)
-        for (int sl = 0; sl < 16; ++sl, ++compared) {
-          const int have = t.sl2vl[s].get(in, out, sl), expect = want.sl2vl[s].get(in, out, sl);
-          if (have != expect)
-            report(f.SwitchLabel(static_cast<int>(s)) + " in " + std::to_string(in) + " out " +
-                       std::to_string(out),
-                   sl, have, expect);
-        }
-    }
-  }
-  for (size_t e = 0; e < f.end_ports.size(); ++e) {
-    if (f.end_ports[e].switch_index < 0) continue;
-    const auto expect = EndPortVls(f, want, static_cast<int>(e));
-    const auto it = t.end_port_sl2vl.find(static_cast<int>(e));
-    for (int sl = 0; sl < 16; ++sl, ++compared) {
-      const int have = it == t.end_port_sl2vl.end() ? -1 : it->second[sl];
-      if (have != expect[sl]) report("host " + f.end_ports[e].name, sl, have, expect[sl]);
-    }
-  }
-  std::printf("sl2vl: %ld entries compared with %s's VL policy, %ld mismatches\n", compared,
-              engine->name(), mismatches);
-  return mismatches;
+// The read-back SL2VL tables against the engine's VL policy.
+bool SameSl2VlAsEngine(const Fabric& f, const Tables& t, const SchemeReference& ref) {
+  const SchemeReport r = CompareSl2VlWithScheme(f, t, ref);
+  PrintErrors(r);
+  std::printf("sl2vl: %ld entries compared with %s's VL policy, %ld mismatches\n", r.compared,
+              ref.engine->name(), r.differ);
+  return r.ok();
 }
 
 // Options that only work together, and the engine with its options, are
@@ -398,15 +288,15 @@ int VerifyMain(int argc, char** argv) {
   UnicastReport report = VerifyUnicast(f, t, 20, /*switch_lids=*/!args.has("--host-lids"));
   std::cout << report.Summary(f);
   bool ok = report.ok();
-  std::unique_ptr<Reference> ref;
+  std::unique_ptr<SchemeReference> ref;
   if (args.has("--engine")) {
-    ref = std::make_unique<Reference>(RouteReference(f, groups, args));
-    ok = CompareWithEngine(f, t, *ref) == 0 && ok;
+    ref = std::make_unique<SchemeReference>(RouteReference(f, groups, args));
+    ok = SameLftsAsEngine(f, t, *ref) && ok;
   }
-  if (args.has("--sl2vl") && ref) ok = CompareSl2Vl(f, t, *ref) == 0 && ok;
+  if (args.has("--sl2vl") && ref) ok = SameSl2VlAsEngine(f, t, *ref) && ok;
   if (args.has("--mft")) {
     ok = VerifyGroups(f, t, groups) && ok;
-    if (ref) ok = CompareMftsWithEngine(f, t, groups, *ref) == 0 && ok;
+    if (ref) ok = SameMftsAsEngine(f, t, groups, *ref) && ok;
   }
   if (args.has("--disjoint")) ok = VerifyDisjoint(f, t, *tree, paths.get(), ref.get()) && ok;
   if (args.has("--deadlock")) ok = VerifyDeadlock(f, t, groups, ref.get(), path_sls.get(), args) && ok;

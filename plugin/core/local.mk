@@ -24,4 +24,5 @@ plugin_core_libibucore_la_SOURCES = \
 	plugin/core/verify/deadlock.h plugin/core/verify/deadlock.cc \
 	plugin/core/verify/unicast.h plugin/core/verify/unicast.cc \
 	plugin/core/verify/multicast.h plugin/core/verify/multicast.cc \
+	plugin/core/verify/scheme.h plugin/core/verify/scheme.cc \
 	plugin/core/verify/paths.h plugin/core/verify/paths.cc
