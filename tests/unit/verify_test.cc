@@ -5,6 +5,7 @@
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/generate.h"
 #include "plugin/core/verify/paths.h"
+#include "plugin/core/verify/scheme.h"
 #include "plugin/core/verify/unicast.h"
 #include "tests/unit/test_util.h"
 
@@ -149,6 +150,32 @@ void BaseLidLoadEqualsTracingEveryPair() {
 
 }  // namespace
 
+// Tables against an engine's scheme: mlid's own tables are mlid's; one
+// changed entry is named with both ports; of two LIDs unrouted on all 20
+// switches, 20 entries are worded and all 40 counted.
+void SchemeComparisonNamesEntries() {
+  Fixture x;
+  const SchemeReference mlid = RouteScheme(x.f, {}, MakeEngine("mlid", {}, nullptr));
+  CU_ASSERT(CompareLftsWithScheme(x.f, x.t, mlid).ok());
+  Tables changed = x.t;
+  const Lid lid = x.f.end_ports[5].base_lid;
+  const int was = changed.lft[0].port(lid);
+  changed.lft[0].set(lid, was == 3 ? 4 : 3);
+  const SchemeReport one = CompareLftsWithScheme(x.f, changed, mlid);
+  CU_ASSERT_EQUAL(one.differ, 1);
+  CU_ASSERT_FATAL(one.errors.size() == 1);
+  CU_ASSERT(Contains(one.errors[0], "LID " + std::to_string(lid) + ": table says port " +
+                                        std::to_string(was == 3 ? 4 : 3) + ", mlid says port " +
+                                        std::to_string(was)));
+  Tables broken = x.t;
+  const Lid other = x.f.end_ports[9].base_lid;
+  for (size_t s = 0; s < x.f.switches.size(); ++s)
+    broken.lft[s].set(lid, kNoPort), broken.lft[s].set(other, kNoPort);
+  const SchemeReport many = CompareLftsWithScheme(x.f, broken, mlid);
+  CU_ASSERT_EQUAL(many.differ, 2 * long(x.f.switches.size()));
+  CU_ASSERT_EQUAL(many.errors.size(), 20u);
+}
+
 void RegisterVerifySuite() {
   CU_pSuite s = CU_add_suite("unicast verifier", nullptr, nullptr);
   CU_add_test(s, "clean tables pass", CleanTablesPass);
@@ -159,6 +186,7 @@ void RegisterVerifySuite() {
   CU_add_test(s, "--host-lids: switch LIDs may be unrouted, not wrong", HostLidsStillCheckSwitchLids);
   CU_add_test(s, "a switch on no host's route is checked", SwitchWithoutHostRoutesIsChecked);
   CU_add_test(s, "base-LID load equals tracing every pair", BaseLidLoadEqualsTracingEveryPair);
+  CU_add_test(s, "tables against an engine's scheme: entries named, counted", SchemeComparisonNamesEntries);
 }
 
 }  // namespace ibu::test
