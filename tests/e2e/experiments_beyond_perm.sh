@@ -43,13 +43,14 @@ diff=$(awk -F, 'NR > 1 && ($2 == "slid" || $2 == "opensm-ftree") {
 [ -z "$diff" ] && pass "ftree's replay = slid's run, every point and column" || fail "ftree's replay differs from slid:$diff"
 for traffic in uniform randperm; do
   sweep=(--traffic "$traffic" --json --no-wall --quiet --sweep 0.1:0.7:0.3 --seed 3)
-  "$IBUNION" sim "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --routing slid "${sweep[@]}" \
-    >"$E2E_TMP/slid-$traffic.json" 2>&1 || true
-  "$IBUNION" sim --routing "dump:$E2E_TMP/work/quick/beyond-perm-ftree" "${sweep[@]}" >"$E2E_TMP/ftree-$traffic.json" 2>&1 || true
-  if [ -s "$E2E_TMP/slid-$traffic.json" ] && cmp -s "$E2E_TMP/slid-$traffic.json" "$E2E_TMP/ftree-$traffic.json"; then
+  slid=$E2E_TMP/slid-$traffic.json ftree=$E2E_TMP/ftree-$traffic.json
+  if run_json "$slid" "$IBUNION" sim "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --routing slid "${sweep[@]}" &&
+    run_json "$ftree" "$IBUNION" sim --routing "dump:$E2E_TMP/work/quick/beyond-perm-ftree" "${sweep[@]}" &&
+    cmp -s "$slid" "$ftree"; then
     pass "$traffic: ftree's replay prints slid's run byte for byte"
   else
-    fail "$traffic: ftree's replay differs from slid's run"; diff "$E2E_TMP/slid-$traffic.json" "$E2E_TMP/ftree-$traffic.json" | head -4
+    fail "$traffic: ftree's replay differs from slid's run, or a run failed"
+    cat "$slid.err" "$ftree.err" 2>/dev/null | head -4; diff "$slid" "$ftree" | head -4
   fi
 done
 

@@ -87,7 +87,7 @@ st=0; gone_within 15 $fr && wait $fr || st=$?
 [ $st -eq 143 ] && gone_within 5 $(awk '{print $2}' "$out/pids") && [ -z "$(ls -A "$E2E_TMP/term2-tmp")" ] &&
   pass "TERM twice: the clean-up is not cut short, nothing survives, no temp dir left" ||
   fail "TERM twice gave $st; alive: $(survivors "$out" | xargs); left: $(ls -A "$E2E_TMP/term2-tmp" | xargs)"
-for p in $(survivors "$out"); do kill -KILL "$p" 2>/dev/null || true; done
+for p in $(survivors "$out" | grep -x '[0-9]*'); do kill -KILL "$p" 2>/dev/null || true; done
 # INT to the whole process group (Ctrl-C): fabric-run died of SIGINT, not
 # exit 1, or its caller took it for a failed run and went on (a benchmark
 # to its next engine).
@@ -175,21 +175,27 @@ out=$E2E_TMP/killed
 mkdir -p "$E2E_TMP/killed-tmp"
 TMPDIR=$E2E_TMP/killed-tmp "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec "$hold" --out "$out" \
   >/dev/null 2>&1 & fr=$!
-in_exec "$out" && kill -KILL $fr
+# Only a run that reached its --exec, recorded its PIDs and was killed
+# there counts: gone_within passes on no PIDs at all.
+killed=0
+in_exec "$out" && kill -KILL $fr && killed=1
 wait $fr 2>/dev/null || true
-helper=$(awk '/^helper/ {print $2}' "$out/pids")
-gone_within 10 $(awk '{print $2}' "$out/pids") && ! kill -0 -- "-$helper" 2>/dev/null &&
+helper=$(awk '/^helper/ {print $2}' "$out/pids" 2>/dev/null)
+[ $killed -eq 1 ] && [ -s "$out/pids" ] && [ -n "$helper" ] &&
+  gone_within 10 $(awk '{print $2}' "$out/pids") && ! kill -0 -- "-$helper" 2>/dev/null &&
   [ -z "$(ls -A "$E2E_TMP/killed-tmp")" ] &&
   pass "fabric-run killed with KILL: ibsim, OpenSM and the --exec command stop, the temp dir goes" ||
-  fail "fabric-run killed with KILL: alive: $(survivors "$out" | xargs) (--exec group $helper: $(kill -0 -- "-$helper" 2>/dev/null && echo alive || echo gone)); left: $(ls -A "$E2E_TMP/killed-tmp" | xargs)"
+  fail "fabric-run killed with KILL (reached --exec and killed: $killed): alive: $(survivors "$out" | xargs) (--exec group $helper: $(kill -0 -- "-$helper" 2>/dev/null && echo alive || echo gone)); left: $(ls -A "$E2E_TMP/killed-tmp" | xargs)"
 out=$E2E_TMP/orphan
 # The parent is started from a subshell, not as a job of this one: no
 # "Killed" notice.
 parent=$( (bash -c '"$@"; true' parent "$FABRIC_RUN" --net "$net" --engine minhop --daemon --exec "$hold" \
   --out "$out" >/dev/null 2>&1 & echo $!))
-in_exec "$out" && kill -KILL $parent
-gone_within 10 $(awk '{print $2}' "$out/pids") && pass "parent killed: fabric-run stops ibsim and OpenSM" ||
-  fail "parent killed: $(survivors "$out" | xargs) still alive 10 s later"
+killed=0
+in_exec "$out" && kill -KILL $parent && killed=1
+[ $killed -eq 1 ] && [ -s "$out/pids" ] && gone_within 10 $(awk '{print $2}' "$out/pids") &&
+  pass "parent killed: fabric-run stops ibsim and OpenSM" ||
+  fail "parent killed (reached --exec and killed: $killed): $(survivors "$out" | xargs) still alive 10 s later"
 
 # A script's temp dir goes when timeout(1) stops it: TERM to it, then to its
 # process group (the second TERM cut an EXIT-only trap short): here an e2e

@@ -36,8 +36,21 @@ expect_output() {
   if grep -qF -- "$needle" "$log"; then pass "$what"; else fail "$what (no '$needle')"; tail -n 30 "$log"; fi
 }
 finish() { [ "$E2E_FAILS" -eq 0 ] && echo "all checks passed" || echo "$E2E_FAILS checks failed"; exit $(( E2E_FAILS > 0 )); }
-# Processes still alive among the PIDs a fabric-run recorded.
-survivors() { awk '{print $2}' "$1/pids" 2>/dev/null | while read -r p; do kill -0 "$p" 2>/dev/null && echo "$p"; done || true; }
+# Processes still alive among the PIDs a fabric-run recorded; a run that
+# recorded none (no pids file, or an empty one) says so, so that a check
+# for "nothing left" cannot pass on a run that never started.
+survivors() {
+  [ -s "$1/pids" ] || { echo "(no PIDs recorded in $1/pids)"; return 0; }
+  awk '{print $2}' "$1/pids" | while read -r p; do kill -0 "$p" 2>/dev/null && echo "$p"; done || true
+}
+# run_json OUT CMD...: CMD's stdout in OUT, its stderr in OUT.err; status 0
+# only when CMD exits 0 and printed a point ("packets_delivered"). Two runs
+# that failed alike printed the same error text, which compared equal.
+run_json() {
+  local out=$1
+  shift
+  "$@" >"$out" 2>"$out.err" && grep -q '"packets_delivered"' "$out"
+}
 # quick_experiment NAME: `sim-harness/experiments/run NAME --quick` with this
 # build, CSV and PNG in $E2E_TMP/out, OpenSM's tables in $E2E_TMP/work/quick, its
 # log in $E2E_TMP/log; the test stops there if the run fails.

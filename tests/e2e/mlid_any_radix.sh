@@ -50,7 +50,7 @@ check "FT(6,3) shuffled, LMC 4: OpenSM + mlid over ibsim, 12 joins through the S
 routed_note "$out" "FT(6,3): 9 selectable paths per pair (LMC 4); the 7 LIDs beyond them repeat paths"
 tables_are_mlids "$out-live" "$out"
 mlid=$(awk '{print $3}' "$out-live.log" | sort -u)
-[ "$(echo "$mlid" | wc -l)" -eq 1 ] && pass "one MLID for the group: $mlid" || fail "MLIDs: $mlid"
+[ -n "$mlid" ] && [ "$(echo "$mlid" | wc -l)" -eq 1 ] && pass "one MLID for the group: $mlid" || fail "MLIDs: '$mlid'"
 echo "$mlid $(sample 5 12 "$E2E_TMP/hosts" | tr '\n' ' ')" >"$E2E_TMP/ft63.groups"
 check "FT(6,3): the read-back MFTs deliver exactly once from every member" "$IBUNION" verify "$out-live/fabric.net" \
   --lft "$out-live/lfts.dump" --mft "$out-live/mfts.dump" --groups "$E2E_TMP/ft63.groups"
@@ -59,12 +59,12 @@ check "FT(6,3): ... and are mlid's cyclic tree, entry for entry" "$IBUNION" veri
 # The timing model takes the read-back run (LFTs and the plugin's selection)
 # as it takes the core's engine: the same bytes.
 sim() { "$IBUNION" sim "$@" --json --no-wall --quiet --sweep 0.2:0.8:0.3 --seed 5; }
-sim "$out/fabric.net" --routing mlid >"$E2E_TMP/core.json" 2>&1 || true
-sim --routing "dump:$out" >"$E2E_TMP/dump.json" 2>&1 || true
-if [ -s "$E2E_TMP/core.json" ] && cmp -s "$E2E_TMP/core.json" "$E2E_TMP/dump.json"; then
+if run_json "$E2E_TMP/core.json" sim "$out/fabric.net" --routing mlid && run_json "$E2E_TMP/dump.json" sim --routing "dump:$out" &&
+  cmp -s "$E2E_TMP/core.json" "$E2E_TMP/dump.json"; then
   pass "FT(6,3): the timing model's replay of the OpenSM run = the core's mlid"
 else
-  fail "FT(6,3): replay differs from the core's mlid"; diff "$E2E_TMP/core.json" "$E2E_TMP/dump.json" | head -5
+  fail "FT(6,3): replay differs from the core's mlid, or a run failed"
+  cat "$E2E_TMP/core.json.err" "$E2E_TMP/dump.json.err" 2>/dev/null | head -4; diff "$E2E_TMP/core.json" "$E2E_TMP/dump.json" | head -5
 fi
 
 # --- FT(6,3), LMC 2: fewer LIDs than paths, folded -------------------------

@@ -27,7 +27,7 @@ expect_fallback "mesh-4x4" "$E2E_TMP/mesh" "ibunion/mlid: refusing: not an m-por
 # ft-4-3 plus one cable between two leaves (a fifth port on each).
 sed -e 's/^Switch\t4 "SW<00,2>"$/Switch\t5 "SW<00,2>"\n[5]\t"SW<11,2>"[5]/' \
     -e 's/^Switch\t4 "SW<11,2>"$/Switch\t5 "SW<11,2>"\n[5]\t"SW<00,2>"[5]/' "$TOPO/ft-4-3.net" >"$E2E_TMP/cross.net"
-grep -c '\[5\]' "$E2E_TMP/cross.net" | grep -q 2 || fail "could not build the cross-linked fabric"
+grep -c '\[5\]' "$E2E_TMP/cross.net" | grep -qx 2 || fail "could not build the cross-linked fabric"
 check "ft-4-3 with a cross link comes up" run "$E2E_TMP/cross.net" "$E2E_TMP/cross" ""
 expect_fallback "ft-4-3 + cross link" "$E2E_TMP/cross" "port 5: link to a switch of level 2 from level 2; links join adjacent levels only"
 
