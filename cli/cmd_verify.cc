@@ -199,6 +199,7 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& g
     if (!args.has("--sl2vl")) t.sl2vl = ref->want.sl2vl;  // else: what the switches hold
     t.end_port_sl = ref->want.end_port_sl;
     opt = EngineSls(f, *ref->engine);
+    opt.anchor_sends_only = ref->engine->TreesForAnchorOnly();
   }
   // What the SA hands out, read back: it replaces the engine's SLs as
   // --sl2vl replaces its tables (the walk follows what the fabric does).

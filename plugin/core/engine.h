@@ -76,6 +76,13 @@ class Engine {
     return 0;
   }
 
+  // Whether the multicast trees carry their anchor's packets only (one
+  // sender per group, as the timing model's per-source trees have): their
+  // freedom from credit loops holds for that sender alone, so the
+  // credit-loop check floods them from the anchor, and OpenSM, whose
+  // groups let every member send, must not get them.
+  virtual bool TreesForAnchorOnly() const { return false; }
+
   // Whether PathSl matters for the routing (its VLs keep it deadlock-free):
   // only then does the plugin replace the SL OpenSM would hand out (its QoS
   // policy's, or one a PathRecord query asks for). Without a policy, SL 0

@@ -310,6 +310,13 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
       e->engine = ibu::MakeEngine(
           name, TakeDumpOption(*e, ibu::SplitOptions(text)), SinkOf(e),
           std::vector<std::string>(ibu_osm_engine_names, ibu_osm_engine_names + IBU_OSM_NUM_ENGINES));
+      if (e->engine->TreesForAnchorOnly()) {
+        e->engine.reset();
+        throw ibu::Error(
+            "option 'xymesh_mcast=source': its trees are for their anchor alone to send on (the timing "
+            "model's per-source trees), and every member of an SA group may send: use xymesh_mcast=trunk "
+            "or paper");
+      }
     } catch (const std::exception& err) {
       e->option_error = WithAdapterKeys(err.what(), e->name);
       e->Log(IBU_LOG_ERROR, "bad event_plugin_options: " + e->option_error +

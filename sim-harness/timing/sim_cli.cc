@@ -1081,6 +1081,13 @@ void RouteTraffic(const Params& p, const GivenSources& given, Routing* r, Worklo
     wl.UseGivenSources(fabric, given);
   }
   if (wl.hardware_mcast() && !dump) {
+    // Such trees are free of credit loops for their anchor's packets only.
+    if (engine->TreesForAnchorOnly() && wl.trees().size() < wl.sources().size())
+      throw Error("engine." + std::string(engine->name()) +
+                  " trees (xymesh_mcast=source) carry their anchor's "
+                  "packets only, and mcast_trees = " +
+                  std::to_string(wl.trees().size()) + " puts " + std::to_string(wl.sources().size()) +
+                  " sources on them: leave mcast_trees at 0 (one per source)");
     for (const McastTree& t : wl.trees()) {
       McastGroup g;
       g.mlid = t.mlid;

@@ -186,6 +186,17 @@ void OptionsSharedWithOtherPlugins() {
   e = ibu_engine_new("mlid", options, 0, "mlid", Record, &alone);
   CU_ASSERT_EQUAL(Count(alone, IBU_LOG_ERROR, "bad event_plugin_options"), 1);
   ibu_engine_free(e);
+
+  // Trees for one sender each (the timing model's) are not for SA groups,
+  // in which every member may send: refused, so OpenSM falls back.
+  Log source;
+  e = ibu_engine_new("xymesh", "xymesh_mcast=source", 0, "xymesh", Record, &source);
+  CU_ASSERT_EQUAL(
+      Count(source, IBU_LOG_ERROR,
+            "bad event_plugin_options: option 'xymesh_mcast=source': its trees are for their anchor "
+            "alone to send on"),
+      1);
+  ibu_engine_free(e);
 }
 
 // OpenSM calls only the engines in its routing_engine chain: a bad option

@@ -309,6 +309,57 @@ void PaperTreesAreAcyclic() {
     }
 }
 
+// xymesh_mcast=source: one group per source, anchored at it, all hosts
+// members (the timing model's per-source trees): each mask is seed 000's
+// union of XY paths from the source, port for port (AnchorTree with that
+// anchor), exactly once, and acyclic with XY unicast on the data VLs in
+// every VL mode when each tree carries its anchor's packets only. Flooded
+// from every member, as an SA group's would be, they loop: hence the
+// adapter's refusal and the check's anchor_sends_only.
+void SourceTreesAreAcyclicForTheirAnchor() {
+  for (int vls : {1, 2, 4})
+    for (const char* mode : {"shared", "dedicated"}) {
+      Fabric f = MakeMesh(6, 5);
+      ShufflePorts(f, 11);
+      AssignDefaultLids(f, 0);
+      auto e = MakeXyMeshEngine(
+          {"xymesh_vls=" + std::to_string(vls), std::string("xymesh_vl_mode=") + mode, "xymesh_mcast=source"},
+          nullptr);
+      CU_ASSERT(e->TreesForAnchorOnly());
+      CU_ASSERT_EQUAL(e->DataVls(), vls);
+      Tables t;
+      e->RouteUnicast(f, t);
+      e->RouteSl2Vl(f, t);
+      std::vector<int> all;
+      for (int h = 0; h < static_cast<int>(f.end_ports.size()); ++h) all.push_back(h);
+      std::vector<McastGroup> groups;
+      XyRouter router(f, RecognizeMesh(f), {});
+      for (int h = 0; h < static_cast<int>(f.end_ports.size()); h += 3) {
+        McastGroup g{static_cast<Lid>(0xC001 + groups.size()), all, h};
+        e->RouteMulticast(f, g, t);
+        CU_ASSERT(VerifyMulticast(f, t, g).ok());
+        for (const auto& [sw, mask] : router.AnchorTree(g)) CU_ASSERT(t.mft[sw].groups.at(g.mlid) == mask);
+        groups.push_back(g);
+      }
+      DeadlockOptions from_anchor = EngineSls(f, *e);
+      from_anchor.anchor_sends_only = true;
+      const DeadlockReport r = CheckDeadlock(f, t, groups, from_anchor);
+      if (!r.acyclic()) fprintf(stderr, "\n  source vls=%d %s: %s", vls, mode, r.Summary(f).c_str());
+      CU_ASSERT(r.acyclic());
+      CU_ASSERT_EQUAL(r.mcast_senders, static_cast<long>(groups.size()));
+      if (vls == 1) CU_ASSERT(!CheckDeadlock(f, t, groups, EngineSls(f, *e)).acyclic());
+    }
+  // The tree is rooted at its sender: a group without an anchor is refused.
+  Fabric f = MakeMesh(3, 3);
+  AssignDefaultLids(f, 0);
+  auto e = MakeXyMeshEngine({"xymesh_mcast=source"}, nullptr);
+  Tables t;
+  e->RouteUnicast(f, t);
+  const McastGroup no_anchor{0xC001, {0, 4, 8}, -1};
+  CU_ASSERT(Contains(ErrorOf([&] { e->RouteMulticast(f, no_anchor, t); }),
+                     "multicast group 0xc001: xymesh_mcast=source roots the tree at the group's one sender"));
+}
+
 // Groups whose SL the SA fixed (any SL, not the MLID's class): each tree
 // is built for the VL its SL rides, so the whole stays acyclic in every
 // mode; in paper mode an SL-15 group that fits nowhere is refused.
@@ -498,6 +549,8 @@ void RegisterDeadlockSuite() {
   CU_add_test(s, "trees rooted on two rows have a cycle", TreesOnTwoRowsHaveACycle);
   CU_add_test(s, "xymesh: every VL mode acyclic", EveryVlModeIsAcyclic);
   CU_add_test(s, "xymesh paper trees: own VL, admission, acyclic", PaperTreesAreAcyclic);
+  CU_add_test(s, "xymesh source trees: the paper's, acyclic for their anchor",
+              SourceTreesAreAcyclicForTheirAnchor);
   CU_add_test(s, "xymesh groups with the SA's SL: acyclic", GroupSlFromTheSa);
   CU_add_test(s, "xymesh groups with the SA's SL, no engine: acyclic", GroupSlWithoutEngine);
   CU_add_test(s, "fat-tree mlid/slid with multicast acyclic", FatTreeIsAcyclic);

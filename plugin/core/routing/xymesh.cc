@@ -52,12 +52,14 @@ XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words) {
         opt.mcast = McastScheme::kTrunk;
       else if (value == "paper")
         opt.mcast = McastScheme::kPaper;
+      else if (value == "source")
+        opt.mcast = McastScheme::kSource;
       else
-        throw Error("option '" + word + "': expected xymesh_mcast=trunk or paper");
+        throw Error("option '" + word + "': expected xymesh_mcast=trunk, paper or source");
     } else {
       throw Error("option '" + word +
                   "': unknown key for engine xymesh (known: xymesh_vls=1|2|4, "
-                  "xymesh_vl_mode=shared|dedicated, xymesh_mcast=trunk|paper)");
+                  "xymesh_vl_mode=shared|dedicated, xymesh_mcast=trunk|paper|source)");
     }
   }
   return opt;
@@ -118,6 +120,7 @@ uint8_t XyRouter::McastSl(const McastGroup& g) const {
 }
 
 std::vector<std::pair<int, PortMask>> XyRouter::McastTree(const McastGroup& g) const {
+  if (opt_.mcast == McastScheme::kSource) return SourceTree(g);
   CheckMembers(f_, g);
   std::vector<int> reach;
   for (int m : g.members) reach.push_back(f_.end_ports[m].switch_index);
@@ -163,6 +166,17 @@ std::vector<std::pair<int, PortMask>> XyRouter::AnchorTree(const McastGroup& g) 
   std::vector<int> reach;
   for (int m : g.members) reach.push_back(f_.end_ports[m].switch_index);
   return UnionTree(f_.end_ports[anchor].switch_index, reach, g.members);
+}
+
+std::vector<std::pair<int, PortMask>> XyRouter::SourceTree(const McastGroup& g) const {
+  CheckMembers(f_, g);
+  if (g.anchor < 0 || f_.end_ports[g.anchor].switch_index < 0)
+    throw Error(
+        "multicast group " + HexLid(g.mlid) +
+        ": xymesh_mcast=source roots the tree at the group's one sender, and it names none (anchor=)");
+  std::vector<int> reach;
+  for (int m : g.members) reach.push_back(f_.end_ports[m].switch_index);
+  return UnionTree(f_.end_ports[g.anchor].switch_index, reach, g.members);
 }
 
 int XyRouter::McastVl() const { return opt_.mcast == McastScheme::kPaper ? opt_.vls : -1; }
@@ -261,6 +275,11 @@ std::vector<std::string> XyRouter::Notes() const {
                      : opt_.vls == 4 ? " (E0 N1 W2 S3)"
                                      : "") +
                     ", SL 0, multicast rooted on trunk row " + rows);
+  if (opt_.mcast == McastScheme::kSource)
+    notes.push_back(
+        "multicast xymesh_mcast=source: union of XY paths from each group's anchor, its one "
+        "sender (per-source trees), on the data VLs with the class SL; not for groups whose "
+        "other members send");
   if (opt_.mcast == McastScheme::kPaper)
     notes.push_back("multicast xymesh_mcast=paper: union of XY paths from each group's "
                     "anchor, on its own VL " + std::to_string(McastVl()) + " (SL " +
@@ -462,6 +481,8 @@ class XyMeshEngine : public Engine {
   bool HasSlPolicy() const override {
     return opt_.mcast == McastScheme::kPaper || (opt_.mode == VlMode::kShared && opt_.vls > 1);
   }
+
+  bool TreesForAnchorOnly() const override { return opt_.mcast == McastScheme::kSource; }
 
   // Known before routing: OpenSM's adapter installs update_sl2vl from it.
   int DataVls() const override { return opt_.vls + (opt_.mcast == McastScheme::kPaper ? 1 : 0); }

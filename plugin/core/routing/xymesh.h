@@ -62,6 +62,16 @@
 //    engine's to choose (offline), else (SL 15 from the SA) on the
 //    multicast VL if that tree passes admission, or no tree at all
 //    (refused, logged). CheckDeadlock proves the whole.
+//
+// Source multicast, option xymesh_mcast=source: seed 000's tree exactly,
+// the union of XY paths from the group's anchor (required), for groups in
+// which the anchor alone sends: the timing model's per-source trees (one
+// MLID per source, anchored at it). Its packets then only turn X-then-Y,
+// as XY unicast does, so the trees share the data VLs with it (class SL as
+// trunk trees). Another sender would turn Y-then-X on the tree, so
+// OpenSM's adapter refuses the option (every member of an SA group may
+// send) and the credit-loop check floods these trees from their anchors
+// (Engine::TreesForAnchorOnly).
 #pragma once
 
 #include <memory>
@@ -75,7 +85,7 @@
 namespace ibu {
 
 enum class VlMode { kShared, kDedicated };
-enum class McastScheme { kTrunk, kPaper };
+enum class McastScheme { kTrunk, kPaper, kSource };
 
 // SL whose packets ride the multicast VL in paper mode.
 constexpr uint8_t kPaperMcastSl = 15;
@@ -87,8 +97,8 @@ struct XyMeshOptions {
 };
 
 // Reads "xymesh_vls=1|2|4", "xymesh_vl_mode=shared|dedicated" and
-// "xymesh_mcast=trunk|paper"; words of other engines are ignored. Throws ibu::Error naming the word on a bad
-// value, an unknown xymesh_ key or a word without '='.
+// "xymesh_mcast=trunk|paper|source"; words of other engines are ignored. Throws ibu::Error naming the word on
+// a bad value, an unknown xymesh_ key or a word without '='.
 XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words);
 
 class XyRouter {
@@ -117,6 +127,10 @@ class XyRouter {
   // (members + tree) x log tree): each path is walked back only until it
   // meets the tree (UnionTree).
   std::vector<std::pair<int, PortMask>> McastTree(const McastGroup& g) const;
+
+  // Source mode: the union of XY paths from the group's anchor, which it
+  // requires (ibu::Error naming the group otherwise).
+  std::vector<std::pair<int, PortMask>> SourceTree(const McastGroup& g) const;
 
   // Paper mode: the union of XY paths from the group's anchor switch (see
   // above for the anchor), and that anchor's end-port index.

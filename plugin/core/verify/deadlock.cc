@@ -122,11 +122,13 @@ class Builder {
     return routes;
   }
 
-  // Every member floods the group's tree; memoised per group.
+  // Every member floods the group's tree (its anchor alone with
+  // anchor_sends_only); memoised per group.
   long Multicast(const McastGroup& grp) {
     g_.NewEpoch();
     long senders = 0;
-    for (int m : grp.members) {
+    const std::vector<int> anchor = {grp.anchor};
+    for (int m : opt_.anchor_sends_only&& grp.anchor >= 0 ? anchor : grp.members) {
       if (m < 0 || m >= static_cast<int>(f_.end_ports.size())) continue;
       const EndPort& ep = f_.end_ports[m];
       if (ep.switch_index < 0) continue;

@@ -37,6 +37,10 @@ struct DeadlockOptions {
   // (ibunion pathsl) has no SL for a switch's LID, and SL 0 there showed
   // credit loops in dfsssp's tables that its SLs avoid.
   bool end_port_lids_only = false;
+  // Each group's packets come from its anchor alone (Engine::
+  // TreesForAnchorOnly): its tree is flooded from there, not from every
+  // member. A group without an anchor is flooded from every member.
+  bool anchor_sends_only = false;
 };
 
 // Path SLs as an engine hands them out (Engine::PathSl from the source's
