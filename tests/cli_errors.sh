@@ -192,6 +192,24 @@ expect "--param shift=5: not with --traffic shift:3, which sets it too" \
 # More MLIDs than sources: the extra ones were dropped without a word.
 expect "--param mcast_trees=3: more MLIDs than the 2 source(s) spread over them (give 1..2, or 0 for one per source)" \
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:all --param mcast_trees=3
+# Source trees (xymesh_mcast=source) are free of credit loops for their
+# anchor's packets only: one tree per source, and verify floods them from
+# their anchors (from every member they loop).
+mesh5=$top/topologies/mesh-5x5.net
+expect "engine.xymesh trees (xymesh_mcast=source) carry their anchor's packets only, and mcast_trees = 1 puts 4 sources on them" \
+  "$IBUNION" sim "$mesh5" --routing xymesh --traffic mcast:4:all --param batch=1 --param engine.xymesh_mcast=source \
+  --param mcast_trees=1
+printf '0xC001 H(0,0) H(4,4) H(2,2) H(0,4) H(4,0) anchor=H(0,3)\n0xC002 H(0,0) H(4,4) H(2,2) H(0,4) H(4,0) anchor=H(3,0)\n' \
+  >"$tmp/source.groups"
+if "$IBUNION" route "$mesh5" --engine xymesh --options xymesh_mcast=source --lft "$tmp/source.lft" \
+  --groups "$tmp/source.groups" --mft "$tmp/source.mft" 2>/dev/null &&
+  "$IBUNION" verify "$mesh5" --lft "$tmp/source.lft" --mft "$tmp/source.mft" --groups "$tmp/source.groups" \
+    --engine xymesh --options xymesh_mcast=source --deadlock >"$tmp/source.out" &&
+  grep -q 'acyclic (.* and 2 multicast senders' "$tmp/source.out" &&
+  ! "$IBUNION" verify "$mesh5" --lft "$tmp/source.lft" --mft "$tmp/source.mft" --groups "$tmp/source.groups" \
+    --deadlock >/dev/null; then
+  echo "PASS: xymesh_mcast=source: verify --deadlock floods each tree from its anchor (acyclic), from every member it loops"
+else echo "FAIL: xymesh_mcast=source verify: $(grep deadlock "$tmp/source.out" 2>/dev/null)"; fails=$((fails + 1)); fi
 expect "--param mcast_trees=2: only with --traffic mcast:S:G, hardware multicast (mcast_mode hw) and an engine's --routing" \
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:all --mcast-mode unicast --param mcast_trees=2
 # Bernoulli arrivals are one trial per message time: a load above 1 ran as
