@@ -19,7 +19,7 @@ E2E_TESTS = tests/e2e/topologies_regenerate.sh tests/e2e/harness_selftest.sh \
 	tests/e2e/mesh_vls.sh tests/e2e/mlid_linkflap.sh tests/e2e/experiments_quick.sh tests/e2e/mcast_setup.sh \
 	tests/e2e/mcast_fdbcap.sh tests/e2e/experiments_interrupt.sh tests/e2e/experiments_cache.sh \
 	tests/e2e/sim_jobs.sh tests/e2e/sim_dump_replay.sh tests/e2e/experiments_beyond_mesh.sh \
-	tests/e2e/experiments_beyond_perm.sh tests/e2e/experiments_beyond_radix.sh tests/e2e/experiments_seed002.sh \
+	tests/e2e/experiments_beyond_perm.sh tests/e2e/experiments_beyond_radix.sh tests/e2e/experiments_seed002.sh tests/e2e/experiments_seed000.sh \
 	tests/e2e/experiments_beyond_degraded.sh
 TESTS += $(E2E_TESTS)
 EXTRA_DIST += tests/e2e/lib.sh

@@ -1,7 +1,8 @@
 # seed 000/004 (Figs. 10-27): completion time vs message size on a 16x16
 # mesh for one source/group combination, a panel per VL count; XY
-# multicast and unicast, VLs shared, dedicated per direction, or the
-# engine's own (a trunk row and an SL per VL).
+# multicast (the engine's trunk-row trees, and dashed the paper's source
+# trees) and unicast, VLs shared, dedicated per direction, or the engine's
+# own (a trunk row and an SL per VL).
 # gnuplot -e "csv='...'; png='...'; src='40%'; grp='100%'; vlcfgs='1 2-shared ...'" seed000.gp
 vls = "1"
 if (strstrt(vlcfgs, "2-")) vls = vls . " 2"
@@ -25,14 +26,19 @@ mname(m) = m eq "shared" ? "shared VLs" : (m eq "engine" ? "engine's VLs (SL per
 name(s, m) = sprintf("%s, %s", s eq "mcast" ? "multicast" : "unicast", mname(m))
 modes = "shared dedicated"
 if (strstrt(vlcfgs, "-engine")) modes = modes . " engine"
-name1(s) = s eq "mcast" ? "multicast" : "unicast"
+name1(s) = s eq "mcast" ? "multicast (engine's trunk-row trees)" : "unicast"
+# The paper's source trees (scheme mcast-paper), dashed in multicast's colours.
+paper = "multicast, the paper's source trees"
 do for [v in vls] {
   set title sprintf("%s virtual lane%s", v, v eq "1" ? "" : "s")
   if (v eq "1") {
-    plot for [s in "unicast mcast"] sel(s, "1") using 1:2 with linespoints lc rgb col(s) pt 7 ps 0.7 lw 1.3 title name1(s)
+    plot for [s in "unicast mcast"] sel(s, "1") using 1:2 with linespoints lc rgb col(s) pt 7 ps 0.7 lw 1.3 title name1(s), \
+      sel("mcast-paper", "1") using 1:2 with linespoints lc rgb col("mcast") dt 2 pt 6 ps 0.9 lw 1.3 title paper
   } else {
     plot for [s in "unicast mcast"] for [m in modes] sel(s, v . "-" . m) using 1:2 with linespoints \
-      lc rgb col2(s, m) pt ptype(m) ps 0.8 lw (m eq "dedicated" ? 1 : 2) title name(s, m)
+      lc rgb col2(s, m) pt ptype(m) ps 0.8 lw (m eq "dedicated" ? 1 : 2) title name(s, m), \
+      for [m in "shared dedicated"] sel("mcast-paper", v . "-" . m) using 1:2 with linespoints \
+      lc rgb col2("mcast", m) dt 2 pt 6 ps 0.9 lw (m eq "dedicated" ? 1 : 2) title sprintf("%s, %s", paper, mname(m))
   }
 }
 unset multiplot
