@@ -264,17 +264,19 @@ std::vector<std::string> XyRouter::Notes() const {
   for (int c = 0; c < McastClasses(); ++c)
     rows += (c ? "," : "") + std::to_string((2 * c + 1) * mesh_.Y / (2 * McastClasses()));
   const std::string vls = std::to_string(opt_.vls) + " data VL" + (opt_.vls > 1 ? "s" : "");
+  const std::string roots = opt_.mcast == McastScheme::kSource ? "at each group's anchor" : "on trunk row";
   if (opt_.mode == VlMode::kShared)
     notes.push_back(vls + ", shared: SL s on VL s mod " + std::to_string(opt_.vls) +
                     ", unicast SL (x+y) mod " + std::to_string(opt_.vls) +
-                    ", multicast SL (MLID-0xC000) mod " + std::to_string(opt_.vls) +
-                    " rooted on trunk row(s) " + rows);
+                    ", multicast SL (MLID-0xC000) mod " + std::to_string(opt_.vls) + " rooted " +
+                    (opt_.mcast == McastScheme::kSource ? roots : roots + "(s) " + rows));
   else
     notes.push_back(vls + ", dedicated: VL by out direction" +
                     (opt_.vls == 2   ? " (E,N VL0; W,S VL1)"
                      : opt_.vls == 4 ? " (E0 N1 W2 S3)"
                                      : "") +
-                    ", SL 0, multicast rooted on trunk row " + rows);
+                    ", SL 0, multicast rooted " +
+                    (opt_.mcast == McastScheme::kSource ? roots : roots + " " + rows));
   if (opt_.mcast == McastScheme::kSource)
     notes.push_back(
         "multicast xymesh_mcast=source: union of XY paths from each group's anchor, its one "
