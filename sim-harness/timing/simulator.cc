@@ -222,6 +222,10 @@ class Engine final : public Simulator::Impl {
   [[noreturn]] void ReportLost();
   template <bool kPrefetch>
   void EventLoop();
+  // Run()'s steps around the event loop.
+  void ScheduleRun();
+  void SettleDrainedRun();
+  void FillResult(double wall);
   // One of the network event types (< kNetTypes).
   IBU_HOT void OnNetEvent(uint64_t type, uint64_t arg) {
     switch (type) {
@@ -1458,6 +1462,25 @@ PointResult Engine<kV, kOne>::Run() {
   SetUpArrivals();
   result_ = PointResult{};
   result_.load = mode_ == Mode::kBatch ? std::numeric_limits<double>::quiet_NaN() : load_;
+  ScheduleRun();
+  Push(p_.deadlock_check_ns, kDeadlockCheck, 0);
+  CheckDone();
+
+  if (prefetch_ahead_)
+    EventLoop<true>();
+  else
+    EventLoop<false>();
+  SettleDrainedRun();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  FillResult(wall);
+  return result_;
+}
+
+// The measurement window and the first events: each source's first
+// arrival at a random phase (steady state), every source's batch at t=0,
+// the script's messages; and the run's end.
+template <int kV, bool kOne>
+void Engine<kV, kOne>::ScheduleRun() {
   if (mode_ == Mode::kSteady) {
     w0_ = p_.warmup_ns;
     w1_ = p_.warmup_ns + p_.measure_ns;
@@ -1490,15 +1513,14 @@ PointResult Engine<kV, kOne>::Run() {
       Push(script_[i].t, kScript, i);
     }
   }
-  Push(p_.deadlock_check_ns, kDeadlockCheck, 0);
-  CheckDone();
+}
 
-  if (prefetch_ahead_) EventLoop<true>();
-  else EventLoop<false>();
+// A drained run lets the last tails and credits settle, so the buffers
+// are empty and FillResult's conservation check is exact.
+template <int kV, bool kOne>
+void Engine<kV, kOne>::SettleDrainedRun() {
   int64_t t = 0;
   uint64_t ev = 0;
-  // A drained run lets the last tails and credits settle, so the buffers
-  // are empty and the conservation check below is exact.
   if (mode_ != Mode::kSteady && !result_.deadlock && !hit_limit_) {
     while (pending_net_ > 0 && q_.Pop(t, ev)) {
       const uint64_t type = ev >> kTypeShift;
@@ -1508,8 +1530,12 @@ PointResult Engine<kV, kOne>::Run() {
       OnNetEvent(type, arg);
     }
   }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+}
 
+// Throughput, latency, link use and the conservation check, from the
+// run's counters; `wall` seconds of it.
+template <int kV, bool kOne>
+void Engine<kV, kOne>::FillResult(double wall) {
   PointResult& r = result_;
   const int64_t end = std::max(q_.now(), last_delivery_);
   r.simulated_ns = end;
@@ -1563,7 +1589,6 @@ PointResult Engine<kV, kOne>::Run() {
   if (drained)
     r.conservation_ok = r.conservation_ok && live_pkts_ == 0 && live_ops_ == 0 &&
                         delivered_total_ == expected_total_ && delivered_pkts_ + sunk_ == freed_delivered_;
-  return r;
 }
 
 // The specialised engines cover the papers' configurations; anything else
