@@ -183,8 +183,8 @@ std::unique_ptr<Engine> MakeEngine(const std::string& name,
       check_owner(word);
       if (!Owns(key, name)) continue;
       if (key == name + "_rotate") opt.rotate = ParseOnOff(key, value);
-      else throw Error("option '" + word + "': unknown key for engine " + name +
-                       " (known: " + name + "_rotate=on|off)");
+      else
+        throw UnknownOptionKey(word, name, name + "_rotate=on|off");
     }
     return std::make_unique<MlidEngine>(opt, std::move(log), name == "mlid" ? "mlid" : "slid");
   }

@@ -273,17 +273,6 @@ std::vector<std::string> TakeDumpOption(ibu_engine& e, const std::vector<std::st
   return rest;
 }
 
-// The core lists an engine's own keys when it refuses one; <engine>_dump
-// is the adapter's, and a log that left it out sent a user looking for
-// how to turn the dumps off.
-std::string WithAdapterKeys(const std::string& error, const std::string& engine) {
-  const std::string known = "unknown key for engine " + engine + " (known: ";
-  const size_t at = error.find(known);
-  if (at == std::string::npos) return error;
-  std::string out = error;
-  return out.insert(at + known.size(), engine + "_dump=on|off, ");
-}
-
 }  // namespace
 
 extern "C" {
@@ -318,7 +307,11 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
             "or paper");
       }
     } catch (const std::exception& err) {
-      e->option_error = WithAdapterKeys(err.what(), e->name);
+      // The core lists an engine's own keys when it refuses one;
+      // <engine>_dump is the adapter's, and a log that left it out sent a
+      // user looking for how to turn the dumps off.
+      const auto* unknown = dynamic_cast<const ibu::UnknownOptionKey*>(&err);
+      e->option_error = unknown ? unknown->WithKeys(e->name + "_dump=on|off") : err.what();
       e->Log(IBU_LOG_ERROR, "bad event_plugin_options: " + e->option_error +
                                 "; this engine will refuse every fabric" +
                                 (cut.empty() ? "" : " (" + cut + ")"));

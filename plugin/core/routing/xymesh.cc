@@ -57,9 +57,9 @@ XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words) {
       else
         throw Error("option '" + word + "': expected xymesh_mcast=trunk, paper or source");
     } else {
-      throw Error("option '" + word +
-                  "': unknown key for engine xymesh (known: xymesh_vls=1|2|4, "
-                  "xymesh_vl_mode=shared|dedicated, xymesh_mcast=trunk|paper|source)");
+      throw UnknownOptionKey(word, "xymesh",
+                             "xymesh_vls=1|2|4, xymesh_vl_mode=shared|dedicated, "
+                             "xymesh_mcast=trunk|paper|source");
     }
   }
   return opt;
