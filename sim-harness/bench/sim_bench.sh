@@ -101,10 +101,12 @@ for p in "${points[@]}"; do
   unset best
   if [ $instr -eq 1 ]; then
     for b in "${bins[@]}"; do
-      # Only the simulation loop (Engine<...>::Run, Simulator::Impl::Run
-      # before the engine was specialised), not the set-up.
+      # Only the simulation loop (Kernel<...>::Run; a --base build may have
+      # it as Engine<...>::Run, before the rename, or Simulator::Impl::Run,
+      # before the specialisation), not the set-up.
       ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
-        --toggle-collect='*Engine*::Run()' --toggle-collect='ibu::sim::Simulator::Impl::Run()' "$b" sim "${args[@]}" --json --quiet 2>&1 |
+        --toggle-collect='*Kernel*::Run()' --toggle-collect='*Engine*::Run()' \
+        --toggle-collect='ibu::sim::Simulator::Impl::Run()' "$b" sim "${args[@]}" --json --quiet 2>&1 |
         awk '/refs:/ {gsub(",", "", $NF); print $NF}')
       echo "  instructions in the simulation loop ($b): $ir, $(awk -v i="$ir" -v h="$hops" 'BEGIN {printf "%.0f", i / h}') per packet-hop"
     done

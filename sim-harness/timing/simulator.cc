@@ -54,10 +54,11 @@ int64_t DrawnNs(double ns) {
 
 }  // namespace
 
-// The engine behind Simulator, specialised at compile time for the common
+// The kernel behind Simulator (its event engine; "Kernel" so that it is not
+// taken for a routing engine, ibu::Engine), specialised at compile time for the common
 // configurations (1, 2 or 4 VLs with one-packet buffers, the papers'
 // defaults) so that channel addressing and ring arithmetic fold into
-// constants; Engine<0, false> takes any VL count and buffer depth.
+// constants; Kernel<0, false> takes any VL count and buffer depth.
 class Simulator::Impl {
  public:
   virtual ~Impl() = default;
@@ -73,9 +74,9 @@ namespace {
 // kV: VL count, 0 = taken from the network at run time. kOne: input and
 // output buffers of one packet.
 template <int kV, bool kOne>
-class Engine final : public Simulator::Impl {
+class Kernel final : public Simulator::Impl {
  public:
-  Engine(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed);
+  Kernel(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed);
 
   void AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) override;
   PointResult Run() override;
@@ -537,8 +538,7 @@ class Engine final : public Simulator::Impl {
 };
 
 template <int kV, bool kOne>
-Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p, double load,
-                      uint64_t seed)
+Kernel<kV, kOne>::Kernel(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed)
     : net_(net),
       wl_(wl),
       p_(p),
@@ -618,7 +618,7 @@ Engine<kV, kOne>::Engine(const Network& net, const Workload& wl, const Params& p
 }
 
 template <int kV, bool kOne>
-uint32_t Engine<kV, kOne>::AllocPacket() {
+uint32_t Kernel<kV, kOne>::AllocPacket() {
   ++live_pkts_;
   if (!free_pkts_.empty()) {
     const uint32_t pi = free_pkts_.back();
@@ -636,7 +636,7 @@ uint32_t Engine<kV, kOne>::AllocPacket() {
 // mcast:0.4:0.4 saturated: 3277 x 8 x 3277 x 4 B = 0.34 GB). Bounded by the
 // ops in flight, not by the simulated time.
 template <int kV, bool kOne>
-uint32_t Engine<kV, kOne>::AllocCounters(uint32_t n) {
+uint32_t Kernel<kV, kOne>::AllocCounters(uint32_t n) {
   if (free_blocks_.size() <= n) free_blocks_.resize(n + 1);
   std::vector<uint32_t>& fb = free_blocks_[n];
   uint32_t off;
@@ -652,7 +652,7 @@ uint32_t Engine<kV, kOne>::AllocCounters(uint32_t n) {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
+void Kernel<kV, kOne>::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
   if (src < 0 || src >= H_ || dst >= H_) throw SimFailure("AddMessage: host index out of range");
   if (dst < 0 && !wl_.hardware_mcast() && !wl_.is_mcast())
     throw SimFailure("AddMessage: multicast message without a multicast workload");
@@ -664,7 +664,7 @@ void Engine<kV, kOne>::AddMessage(int64_t t, int src, int dst, uint32_t bytes, i
 // The arrival process's constants, once per point rather than per message
 // (each was a division there).
 template <int kV, bool kOne>
-void Engine<kV, kOne>::SetUpArrivals() {
+void Kernel<kV, kOne>::SetUpArrivals() {
   const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
   gap_mean_ns_ = msg_ns / load_;
   log1p_neg_load_ = std::log1p(-std::min(1.0, load_));
@@ -674,7 +674,7 @@ void Engine<kV, kOne>::SetUpArrivals() {
 }
 
 template <int kV, bool kOne>
-int64_t Engine<kV, kOne>::Interarrival(int h) {
+int64_t Kernel<kV, kOne>::Interarrival(int h) {
   switch (p_.arrival) {
     case Arrival::kExponential:
       return CarriedGap(h, -gap_mean_ns_ * std::log(UniformOpen(rng_)));
@@ -696,7 +696,7 @@ int64_t Engine<kV, kOne>::Interarrival(int h) {
 // messages at load 0.9) 11% more as 4 ns, exponential ones about 2% less
 // (draws below 0.5 ns became 1).
 template <int kV, bool kOne>
-int64_t Engine<kV, kOne>::CarriedGap(int h, double ns) {
+int64_t Kernel<kV, kOne>::CarriedGap(int h, double ns) {
   if (!(ns < double(kPastAnyRun))) return kPastAnyRun;
   const double exact = ns + gap_carry_[h];
   const int64_t gap = DrawnNs(exact);
@@ -718,8 +718,7 @@ uint32_t TakeSlot(std::vector<T>& pool, std::vector<uint32_t>& free_list) {
 }
 
 template <int kV, bool kOne>
-uint32_t Engine<kV, kOne>::NewMessage(uint32_t op, int src, int dst, Lid dlid, uint32_t bytes,
-                                     int sl) {
+uint32_t Kernel<kV, kOne>::NewMessage(uint32_t op, int src, int dst, Lid dlid, uint32_t bytes, int sl) {
   const uint32_t mi = TakeSlot(msgs_, free_msgs_);
   Message& m = msgs_[mi];
   m.op = op;
@@ -738,7 +737,7 @@ uint32_t Engine<kV, kOne>::NewMessage(uint32_t op, int src, int dst, Lid dlid, u
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::Enqueue(int h, uint32_t mi) {
+void Kernel<kV, kOne>::Enqueue(int h, uint32_t mi) {
   const size_t q = size_t(h) * V() + msgs_[mi].vl;
   ++inflight_msgs_[h];
   if (hq_tail_[q] == kNone) {
@@ -750,8 +749,8 @@ void Engine<kV, kOne>::Enqueue(int h, uint32_t mi) {
 }
 
 template <int kV, bool kOne>
-bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
-                                 bool precounted) {
+bool Kernel<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
+                                  bool precounted) {
   const bool measured = Measured(t);
   // A script entry's SL, else the workload's (MessageSl).
   auto pick_sl = [&](uint64_t key, Lid dlid) -> int {
@@ -844,7 +843,7 @@ bool Engine<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::Arrive(int h) {
+void Kernel<kV, kOne>::Arrive(int h) {
   const int64_t t = q_.now();
   if (Measured(t)) {
     ++measured_pending_;
@@ -864,7 +863,7 @@ void Engine<kV, kOne>::Arrive(int h) {
 // The message that arrived at `t` enters h's adapter; one with no receiver
 // (a source alone in its group) takes back what Arrive booked.
 template <int kV, bool kOne>
-void Engine<kV, kOne>::GenerateArrived(int h, int64_t t) {
+void Kernel<kV, kOne>::GenerateArrived(int h, int64_t t) {
   if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) && Measured(t)) {
     --measured_pending_;
     offered_bytes_ -= uint64_t(msg_bytes_) * receivers_[h];
@@ -872,7 +871,7 @@ void Engine<kV, kOne>::GenerateArrived(int h, int64_t t) {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::Materialise(int h) {
+void Kernel<kV, kOne>::Materialise(int h) {
   std::vector<int64_t>& b = backlog_[h];
   uint32_t& head = backlog_head_[h];
   while (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && head < b.size()) {
@@ -890,7 +889,7 @@ void Engine<kV, kOne>::Materialise(int h) {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::OnGen(int h) {
+void Kernel<kV, kOne>::OnGen(int h) {
   --gen_pending_;
   if (mode_ == Mode::kBatch) {
     for (int i = 0; i < p_.batch; ++i) Arrive(h);
@@ -907,7 +906,7 @@ void Engine<kV, kOne>::OnGen(int h) {
 // --- hosts ---
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::HostTransmitNext(int h) {
+void Kernel<kV, kOne>::HostTransmitNext(int h) {
   const int gp = net_.HostPort(h);
   const int last_vl = Hdr(gp).rr_vl;
   for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
@@ -954,7 +953,7 @@ void Engine<kV, kOne>::HostTransmitNext(int h) {
 // --- links ---
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
+IBU_HOT void Kernel<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   const int64_t t = q_.now();
   Packet& P = pkts_[pi];
   const int64_t dur = int64_t(P.bytes) * p_.byte_ns;
@@ -993,7 +992,7 @@ IBU_HOT void Engine<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::TransmitNext(int gp) {
+void Kernel<kV, kOne>::TransmitNext(int gp) {
   const bool to_host = Hdr(gp).to_host;
   const int last_vl = Hdr(gp).rr_vl;
   for (uint32_t order = RoundRobin(Hdr(gp).ready, last_vl); order; order &= order - 1) {
@@ -1009,7 +1008,7 @@ void Engine<kV, kOne>::TransmitNext(int gp) {
 }
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::OnTxDone(int gp) {
+IBU_HOT void Kernel<kV, kOne>::OnTxDone(int gp) {
   PortHdr& g = Hdr(gp);
   g.busy = 0;
   if (g.is_host) {
@@ -1028,7 +1027,7 @@ IBU_HOT void Engine<kV, kOne>::OnTxDone(int gp) {
 }
 
 template <int kV, bool kOne>
-IBU_HOT bool Engine<kV, kOne>::Absorb(size_t oc) {
+IBU_HOT bool Kernel<kV, kOne>::Absorb(size_t oc) {
   const int64_t now = q_.now();
   bool got = false;
   while (St(oc).pend_count && Pend(oc)[PendHeadOf(St(oc))] <= now) {
@@ -1041,14 +1040,14 @@ IBU_HOT bool Engine<kV, kOne>::Absorb(size_t oc) {
 }
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::WaitCredit(size_t oc) {
+IBU_HOT void Kernel<kV, kOne>::WaitCredit(size_t oc) {
   if (St(oc).wake || !St(oc).pend_count) return;
   St(oc).wake = 1;
   Push(std::max(q_.now(), Pend(oc)[PendHeadOf(St(oc))]), kCredit, oc);
 }
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::OnCredit(int oc) {
+IBU_HOT void Kernel<kV, kOne>::OnCredit(int oc) {
   St(oc).wake = 0;
   Absorb(size_t(oc));
   const int sender = oc >> Vsh();
@@ -1060,7 +1059,7 @@ IBU_HOT void Engine<kV, kOne>::OnCredit(int oc) {
 // --- switches ---
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::OnRouted(uint32_t pi) {
+IBU_HOT void Kernel<kV, kOne>::OnRouted(uint32_t pi) {
   Packet& P = pkts_[pi];
   P.flags |= kFlagRouted;
   const int ic = (P.up_gp << Vsh()) | P.in_vl;
@@ -1069,14 +1068,14 @@ IBU_HOT void Engine<kV, kOne>::OnRouted(uint32_t pi) {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::OnInputAdvance(int ic) {
+void Kernel<kV, kOne>::OnInputAdvance(int ic) {
   if constexpr (!kOne) St(ic).in_wait = 0;
   if (St(ic).in_count == 0) return;
   if (pkts_[InHead(ic)].flags & kFlagRouted) Request(ic);
 }
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::Request(int ic) {
+IBU_HOT void Kernel<kV, kOne>::Request(int ic) {
   const uint32_t pi = InHead(ic);
   Packet& P = pkts_[pi];
   const int sw = P.in_node;
@@ -1122,7 +1121,7 @@ IBU_HOT void Engine<kV, kOne>::Request(int ic) {
 }
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::Grant(int ic, int oc) {
+IBU_HOT void Kernel<kV, kOne>::Grant(int ic, int oc) {
   const uint32_t pi = InHead(ic);
   uint32_t qi = pi;
   if (pkts_[pi].flags & kFlagMcast) {
@@ -1145,7 +1144,7 @@ IBU_HOT void Engine<kV, kOne>::Grant(int ic, int oc) {
 }
 
 template <int kV, bool kOne>
-IBU_HOT void Engine<kV, kOne>::ReleaseInput(int ic, int64_t tail_gone) {
+IBU_HOT void Kernel<kV, kOne>::ReleaseInput(int ic, int64_t tail_gone) {
   const int sender = ic >> Vsh();
   const size_t oc = size_t(ic);  // the input's credits live in its sender's channel
   int slot = PendHeadOf(St(oc)) + St(oc).pend_count;
@@ -1167,7 +1166,7 @@ IBU_HOT void Engine<kV, kOne>::ReleaseInput(int ic, int64_t tail_gone) {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::Arbitrate(int oc) {
+void Kernel<kV, kOne>::Arbitrate(int oc) {
   std::vector<int32_t>& r = req_[oc];
   while (St(oc).out_count < OutCap() && !r.empty()) {
     // Cost: linear in the waiting requesters, at most ports x VLs of the
@@ -1196,7 +1195,7 @@ void Engine<kV, kOne>::Arbitrate(int oc) {
 // --- delivery and bookkeeping ---
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::Deliver(uint32_t pi, int h, int64_t t) {
+void Kernel<kV, kOne>::Deliver(uint32_t pi, int h, int64_t t) {
   const Packet& P = pkts_[pi];
   const uint32_t mi = P.msg;
   Message& m = msgs_[mi];
@@ -1245,7 +1244,7 @@ void Engine<kV, kOne>::Deliver(uint32_t pi, int h, int64_t t) {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::MessageDone(uint32_t mi, int64_t) {
+void Kernel<kV, kOne>::MessageDone(uint32_t mi, int64_t) {
   const uint32_t oi = msgs_[mi].op;
   msgs_[mi].live = false;
   free_msgs_.push_back(mi);
@@ -1266,7 +1265,7 @@ void Engine<kV, kOne>::MessageDone(uint32_t mi, int64_t) {
 }
 
 template <int kV, bool kOne>
-double Engine<kV, kOne>::BackloggedHotBytes() const {
+double Kernel<kV, kOne>::BackloggedHotBytes() const {
   double bytes = 0;
   for (int h = 0; h < H_; ++h)
     for (size_t i = backlog_head_[h]; i < backlog_[h].size(); ++i)
@@ -1275,7 +1274,7 @@ double Engine<kV, kOne>::BackloggedHotBytes() const {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::CheckDone() {
+void Kernel<kV, kOne>::CheckDone() {
   if (mode_ == Mode::kSteady) {
     if (window_over_ && measured_pending_ == 0) stop_ = true;
   } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_total_ == 0) {
@@ -1290,7 +1289,7 @@ void Engine<kV, kOne>::CheckDone() {
 // FT(16,3) with 4 VLs about 90k channels, negligible next to the events of
 // 100 us, but it grows with the fabric, not with the traffic.
 template <int kV, bool kOne>
-bool Engine<kV, kOne>::FindCycle(std::vector<int>* cycle) {
+bool Kernel<kV, kOne>::FindCycle(std::vector<int>* cycle) {
   const size_t C = size_t(G_) << Vsh();
   // Input buffer (numbered by its receiving port, as in req_) -> output
   // channels its head is waiting for.
@@ -1341,7 +1340,7 @@ bool Engine<kV, kOne>::FindCycle(std::vector<int>* cycle) {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::ReportDeadlock(bool stalled) {
+void Kernel<kV, kOne>::ReportDeadlock(bool stalled) {
   std::vector<int> cycle;
   std::ostringstream os;
   os << "deadlock at t=" << q_.now() << " ns with " << live_pkts_ << " packets in the network";
@@ -1369,7 +1368,7 @@ void Engine<kV, kOne>::ReportDeadlock(bool stalled) {
 }
 
 template <int kV, bool kOne>
-void Engine<kV, kOne>::ReportLost() {
+void Kernel<kV, kOne>::ReportLost() {
   uint64_t n = 0;
   std::string first;
   const Fabric& f = net_.fabric();
@@ -1403,7 +1402,7 @@ void Engine<kV, kOne>::ReportLost() {
 // kept (the others cannot move a packet).
 template <int kV, bool kOne>
 template <bool kPrefetch>
-void Engine<kV, kOne>::EventLoop() {
+void Kernel<kV, kOne>::EventLoop() {
   int64_t t = 0;
   uint64_t ev = 0;
   uint64_t events = 0;  // a local: the handlers' stores cannot clobber it
@@ -1445,7 +1444,7 @@ void Engine<kV, kOne>::EventLoop() {
 // No network event is pending: packets still buffered are deadlocked;
 // with none, incomplete messages that nobody will send lost deliveries.
 template <int kV, bool kOne>
-void Engine<kV, kOne>::OnQuiet() {
+void Kernel<kV, kOne>::OnQuiet() {
   if (live_pkts_ > 0) {
     ReportDeadlock(true);
   } else if (live_ops_ > 0 && backlog_total_ == 0 &&
@@ -1457,7 +1456,7 @@ void Engine<kV, kOne>::OnQuiet() {
 // --- run ---
 
 template <int kV, bool kOne>
-PointResult Engine<kV, kOne>::Run() {
+PointResult Kernel<kV, kOne>::Run() {
   const auto wall0 = std::chrono::steady_clock::now();
   SetUpArrivals();
   result_ = PointResult{};
@@ -1480,7 +1479,7 @@ PointResult Engine<kV, kOne>::Run() {
 // arrival at a random phase (steady state), every source's batch at t=0,
 // the script's messages; and the run's end.
 template <int kV, bool kOne>
-void Engine<kV, kOne>::ScheduleRun() {
+void Kernel<kV, kOne>::ScheduleRun() {
   if (mode_ == Mode::kSteady) {
     w0_ = p_.warmup_ns;
     w1_ = p_.warmup_ns + p_.measure_ns;
@@ -1518,7 +1517,7 @@ void Engine<kV, kOne>::ScheduleRun() {
 // A drained run lets the last tails and credits settle, so the buffers
 // are empty and FillResult's conservation check is exact.
 template <int kV, bool kOne>
-void Engine<kV, kOne>::SettleDrainedRun() {
+void Kernel<kV, kOne>::SettleDrainedRun() {
   int64_t t = 0;
   uint64_t ev = 0;
   if (mode_ != Mode::kSteady && !result_.deadlock && !hit_limit_) {
@@ -1535,7 +1534,7 @@ void Engine<kV, kOne>::SettleDrainedRun() {
 // Throughput, latency, link use and the conservation check, from the
 // run's counters; `wall` seconds of it.
 template <int kV, bool kOne>
-void Engine<kV, kOne>::FillResult(double wall) {
+void Kernel<kV, kOne>::FillResult(double wall) {
   PointResult& r = result_;
   const int64_t end = std::max(q_.now(), last_delivery_);
   r.simulated_ns = end;
@@ -1593,26 +1592,28 @@ void Engine<kV, kOne>::FillResult(double wall) {
 
 // The specialised engines cover the papers' configurations; anything else
 // runs on the general one.
-std::unique_ptr<Simulator::Impl> MakeEngine(const Network& net, const Workload& wl, const Params& p,
+std::unique_ptr<Simulator::Impl> MakeKernel(const Network& net, const Workload& wl, const Params& p,
                                             double load, uint64_t seed) {
   if (p.in_buf == 1 && p.out_buf == 1 && p.vls == net.vls()) {
     switch (net.vls()) {
-      case 1: return std::make_unique<Engine<1, true>>(net, wl, p, load, seed);
-      case 2: return std::make_unique<Engine<2, true>>(net, wl, p, load, seed);
-      case 4: return std::make_unique<Engine<4, true>>(net, wl, p, load, seed);
+      case 1:
+        return std::make_unique<Kernel<1, true>>(net, wl, p, load, seed);
+      case 2:
+        return std::make_unique<Kernel<2, true>>(net, wl, p, load, seed);
+      case 4:
+        return std::make_unique<Kernel<4, true>>(net, wl, p, load, seed);
       default: break;
     }
   }
-  return std::make_unique<Engine<0, false>>(net, wl, p, load, seed);
+  return std::make_unique<Kernel<0, false>>(net, wl, p, load, seed);
 }
 
 }  // namespace
 
 // --- public wrapper ---
 
-Simulator::Simulator(const Network& net, const Workload& wl, const Params& p, double load,
-                     uint64_t seed)
-    : impl_(MakeEngine(net, wl, p, load, seed)) {}
+Simulator::Simulator(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed)
+    : impl_(MakeKernel(net, wl, p, load, seed)) {}
 Simulator::~Simulator() = default;
 void Simulator::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
   impl_->AddMessage(t, src, dst, bytes, sl);

@@ -73,7 +73,7 @@ class Simulator {
   // Deliveries so far to host `h` (packet copies), for tests.
   uint64_t DeliveredTo(int h) const;
 
-  // The engine, specialised in simulator.cc for common configurations.
+  // The kernel, specialised in simulator.cc for common configurations.
   class Impl;
 
  private:
