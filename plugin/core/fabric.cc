@@ -6,6 +6,10 @@
 
 namespace ibu {
 
+std::string LidRange(long lo, long hi) {
+  return lo == hi ? "LID " + std::to_string(lo) : "LIDs " + std::to_string(lo) + "-" + std::to_string(hi);
+}
+
 std::string HexLid(Lid lid) {
   char text[8];
   std::snprintf(text, sizeof text, "0x%04x", static_cast<unsigned>(lid));

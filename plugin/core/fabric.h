@@ -21,6 +21,8 @@ constexpr uint8_t kNoPort = 255;
 
 // "0xc001": a LID as ibroute and OpenSM's log print it, for messages.
 std::string HexLid(Lid lid);
+// "LID 4" or "LIDs 4-7", as messages show a port's LIDs.
+std::string LidRange(long lo, long hi);
 
 // What sits at the far end of a switch port.
 struct Peer {

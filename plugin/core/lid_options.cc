@@ -1,6 +1,7 @@
 #include "plugin/core/lid_options.h"
 
 #include "plugin/core/error.h"
+#include "plugin/core/guid2lid.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/routing/mlid.h"
 

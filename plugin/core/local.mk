@@ -5,6 +5,7 @@ plugin_core_libibucore_la_SOURCES = \
 	plugin/core/error.h plugin/core/int_math.h \
 	plugin/core/fabric.h plugin/core/fabric.cc \
 	plugin/core/netfile.h plugin/core/netfile.cc \
+	plugin/core/guid2lid.h plugin/core/guid2lid.cc \
 	plugin/core/lid_options.h plugin/core/lid_options.cc \
 	plugin/core/output_files.h plugin/core/output_files.cc plugin/core/input_files.h plugin/core/fields.h \
 	plugin/core/tables.h plugin/core/tables.cc \

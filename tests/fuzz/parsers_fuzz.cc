@@ -12,6 +12,7 @@
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/groups.h"
+#include "plugin/core/guid2lid.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/path_sls.h"
 #include "plugin/core/tables.h"

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/guid2lid.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/tables.h"
 #include "plugin/core/topology/generate.h"
