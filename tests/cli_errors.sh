@@ -933,6 +933,14 @@ bash "$tio" --tree 4,2 --reps 2 --base /bin/false >"$tmp/tio.out" 2>"$tmp/tio.er
 if [ $rc -eq 1 ] && grep -qF "table_io: failed: route /bin/false" "$tmp/tio.err" && ! grep -q '^route' "$tmp/tio.out"; then
   echo "PASS: table_io --base /bin/false: $(head -1 "$tmp/tio.err"), exit 1, no row printed"
 else echo "FAIL: table_io --base /bin/false -> rc $rc, stderr: $(head -2 "$tmp/tio.err" | xargs)"; fails=$((fails + 1)); fi
+# With a real baseline whose output table_io drops, nothing is written
+# beside /dev/null (the baseline's output went to /dev/null.base, a
+# regular file as root and a failed run otherwise).
+[ -f /dev/null.base ] && rm -f /dev/null.base
+if bash "$tio" --tree 4,2 --reps 1 --base "$IBUNION" >"$tmp/tio.out" 2>"$tmp/tio.err" && grep -q '^route ' "$tmp/tio.out" &&
+  [ ! -e /dev/null.base ]; then
+  echo "PASS: table_io --base: both builds timed, their dropped output not written to /dev/null.base"
+else echo "FAIL: table_io --base $IBUNION: $(head -2 "$tmp/tio.err" | xargs) (/dev/null.base: $(ls -l /dev/null.base 2>&1))"; fails=$((fails + 1)); fi
 fb=$top/sim-harness/bench/flows_bench.sh
 expect "flows_bench: option --mesh: expected X,Y (e.g. 64,64), got '8'" bash "$fb" --mesh 8
 expect "flows_bench: option --tree needs a value (got the option --reps; see --help)" bash "$fb" --tree --reps 2

@@ -104,11 +104,13 @@ least() { awk -v a="$1" -v t="$2" 'BEGIN {print (a == "" || t < a) ? t : a}'; }
 # take turns, run by run, so that whatever else the machine does hits
 # both alike; all of one build's runs first had made a build look up to
 # 2.5x faster than itself. BENCH_ROLE is "this" or "base" during a run;
-# the output goes to OUT, the baseline's to OUT.base. Call it as
+# the output goes to OUT, the baseline's to OUT.base (/dev/null stays
+# /dev/null). Call it as
 # `walls=$(best_walls ...)`: a failed run then stops the benchmark under
 # set -e (`read ... <<<"$(...)"` would go on without the numbers).
 best_walls() {  # OUT COMMAND ARGS...
-  local out=$1 cmd=$2 r t best_this="" best_base=""
+  local out=$1 cmd=$2 r t best_this="" best_base="" base_out=$1.base
+  [ "$out" != /dev/null ] || base_out=/dev/null  # not /dev/null.base, a file beside the device
   shift 2
   for ((r = 0; r < reps; r++)); do
     BENCH_ROLE=this
@@ -116,7 +118,7 @@ best_walls() {  # OUT COMMAND ARGS...
     best_this=$(least "$best_this" "$t")
     [ -n "$base" ] || continue
     BENCH_ROLE=base
-    t=$(wall_once "$out.base" "$cmd" "$base" "$@") || exit 1
+    t=$(wall_once "$base_out" "$cmd" "$base" "$@") || exit 1
     best_base=$(least "$best_base" "$t")
   done
   echo "$best_this${base:+ $best_base}"

@@ -348,6 +348,12 @@ void SourceTreesAreAcyclicForTheirAnchor() {
       CU_ASSERT(r.acyclic());
       CU_ASSERT_EQUAL(r.mcast_senders, static_cast<long>(groups.size()));
       if (vls == 1) CU_ASSERT(!CheckDeadlock(f, t, groups, EngineSls(f, *e)).acyclic());
+      // An anchor no port of the fabric sends from: every member is walked,
+      // not none (which would pass as acyclic).
+      std::vector<McastGroup> lost = groups;
+      for (McastGroup& g : lost) g.anchor = static_cast<int>(f.end_ports.size());
+      const DeadlockReport no_anchor = CheckDeadlock(f, t, lost, from_anchor);
+      CU_ASSERT_EQUAL(no_anchor.mcast_senders, static_cast<long>(groups.size() * all.size()));
     }
   // The tree is rooted at its sender: a group without an anchor is refused.
   Fabric f = MakeMesh(3, 3);

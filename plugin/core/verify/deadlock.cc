@@ -127,8 +127,13 @@ class Builder {
   long Multicast(const McastGroup& grp) {
     g_.NewEpoch();
     long senders = 0;
+    // An anchor that is not plugged in sends nothing: every member is
+    // walked then, rather than no sender (a vacuous "acyclic").
     const std::vector<int> anchor = {grp.anchor};
-    for (int m : opt_.anchor_sends_only&& grp.anchor >= 0 ? anchor : grp.members) {
+    const bool from_anchor = opt_.anchor_sends_only && grp.anchor >= 0 &&
+                             grp.anchor < static_cast<int>(f_.end_ports.size()) &&
+                             f_.end_ports[grp.anchor].switch_index >= 0;
+    for (int m : from_anchor ? anchor : grp.members) {
       if (m < 0 || m >= static_cast<int>(f_.end_ports.size())) continue;
       const EndPort& ep = f_.end_ports[m];
       if (ep.switch_index < 0) continue;

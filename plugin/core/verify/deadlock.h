@@ -39,7 +39,8 @@ struct DeadlockOptions {
   bool end_port_lids_only = false;
   // Each group's packets come from its anchor alone (Engine::
   // TreesForAnchorOnly): its tree is flooded from there, not from every
-  // member. A group without an anchor is flooded from every member.
+  // member. A group without an anchor, or whose anchor is not plugged in,
+  // is flooded from every member.
   bool anchor_sends_only = false;
 };
 
