@@ -93,8 +93,11 @@ for n in $(seq ${#scenarios[@]}); do
   check "scenario $n down: every host reaches every host LID, multicast exactly once, no credit loop" \
     "$IBUNION" verify "$out/down$n/fabric.net" --lft "$out/down$n/lfts.dump" --host-lids \
     --mft "$out/down$n/mfts.dump" --groups "$out/groups" --deadlock
-  since "$out/log.up$n" "$out/log.down$n" | grep -c "mlid tables configured on all switches" >/dev/null &&
-    ! since "$out/log.up$n" "$out/log.down$n" | grep -c "ibunion/mlid: degraded" >/dev/null &&
+  # The last mlid routing after the cables came back is of the complete
+  # tree: cables brought up one by one may show OpenSM a sweep in between
+  # that still misses one (a degraded line, then a complete routing).
+  since "$out/log.up$n" "$out/log.down$n" | awk '/ibunion\/mlid: degraded/ {d = NR} /mlid tables configured on all switches/ {c = NR}
+    END {exit !(c > d)}' &&
     pass "scenario $n up: mlid routes the complete tree again" || fail "scenario $n up: mlid did not route the complete tree"
   cmp -s "$out/healthy/lfts.dump" "$out/up$n/lfts.dump" && cmp -s "$out/healthy/mfts.dump" "$out/up$n/mfts.dump" &&
     pass "scenario $n up: the switches hold exactly the healthy LFTs and MFTs again" ||
