@@ -129,9 +129,7 @@ void NoteUncheckedMlids(const Tables& t, const std::vector<McastGroup>& groups) 
       list += " ...";
       break;
     }
-    char hex[12];
-    std::snprintf(hex, sizeof hex, " 0x%04x", static_cast<unsigned>(mlid));
-    list += hex;
+    list += " " + HexLid(mlid);
   }
   std::printf("note: %zu MLID(s) in the MFTs are not in --groups and were not checked:%s\n", unchecked.size(),
               list.c_str());

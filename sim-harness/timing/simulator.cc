@@ -1267,9 +1267,12 @@ void Kernel<kV, kOne>::MessageDone(uint32_t mi, int64_t) {
 template <int kV, bool kOne>
 double Kernel<kV, kOne>::BackloggedHotBytes() const {
   double bytes = 0;
-  for (int h = 0; h < H_; ++h)
-    for (size_t i = backlog_head_[h]; i < backlog_[h].size(); ++i)
-      if (Measured(backlog_[h][i])) bytes += double(msg_bytes_) * wl_.Share(h, hot_);
+  for (int h = 0; h < H_; ++h) {
+    const auto& b = backlog_[h];
+    const auto measured =
+        std::count_if(b.begin() + backlog_head_[h], b.end(), [this](int64_t t) { return Measured(t); });
+    bytes += double(measured) * double(msg_bytes_) * wl_.Share(h, hot_);
+  }
   return bytes;
 }
 

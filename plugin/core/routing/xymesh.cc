@@ -170,13 +170,12 @@ std::vector<std::pair<int, PortMask>> XyRouter::AnchorTree(const McastGroup& g) 
 
 std::vector<std::pair<int, PortMask>> XyRouter::SourceTree(const McastGroup& g) const {
   CheckMembers(f_, g);
-  if (g.anchor < 0 || f_.end_ports[g.anchor].switch_index < 0)
+  if (g.anchor < 0 || g.anchor >= static_cast<int>(f_.end_ports.size()) ||
+      f_.end_ports[g.anchor].switch_index < 0)
     throw Error(
         "multicast group " + HexLid(g.mlid) +
         ": xymesh_mcast=source roots the tree at the group's one sender, and it names none (anchor=)");
-  std::vector<int> reach;
-  for (int m : g.members) reach.push_back(f_.end_ports[m].switch_index);
-  return UnionTree(f_.end_ports[g.anchor].switch_index, reach, g.members);
+  return AnchorTree(g);  // the paper's union from the anchor, which is given here
 }
 
 int XyRouter::McastVl() const { return opt_.mcast == McastScheme::kPaper ? opt_.vls : -1; }
@@ -264,19 +263,22 @@ std::vector<std::string> XyRouter::Notes() const {
   for (int c = 0; c < McastClasses(); ++c)
     rows += (c ? "," : "") + std::to_string((2 * c + 1) * mesh_.Y / (2 * McastClasses()));
   const std::string vls = std::to_string(opt_.vls) + " data VL" + (opt_.vls > 1 ? "s" : "");
-  const std::string roots = opt_.mcast == McastScheme::kSource ? "at each group's anchor" : "on trunk row";
+  // Where multicast trees are rooted ("row" or "row(s)" as the mode has one or several).
+  auto rooted = [&](const std::string& row_word) {
+    return opt_.mcast == McastScheme::kSource ? std::string("at each group's anchor")
+                                              : "on " + row_word + " " + rows;
+  };
   if (opt_.mode == VlMode::kShared)
     notes.push_back(vls + ", shared: SL s on VL s mod " + std::to_string(opt_.vls) +
                     ", unicast SL (x+y) mod " + std::to_string(opt_.vls) +
                     ", multicast SL (MLID-0xC000) mod " + std::to_string(opt_.vls) + " rooted " +
-                    (opt_.mcast == McastScheme::kSource ? roots : roots + "(s) " + rows));
+                    rooted("trunk row(s)"));
   else
     notes.push_back(vls + ", dedicated: VL by out direction" +
                     (opt_.vls == 2   ? " (E,N VL0; W,S VL1)"
                      : opt_.vls == 4 ? " (E0 N1 W2 S3)"
                                      : "") +
-                    ", SL 0, multicast rooted " +
-                    (opt_.mcast == McastScheme::kSource ? roots : roots + " " + rows));
+                    ", SL 0, multicast rooted " + rooted("trunk row"));
   if (opt_.mcast == McastScheme::kSource)
     notes.push_back(
         "multicast xymesh_mcast=source: union of XY paths from each group's anchor, its one "

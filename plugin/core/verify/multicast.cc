@@ -73,11 +73,7 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
   std::vector<int> copies(f.end_ports.size(), 0);
   std::vector<int> visits(f.switches.size(), 0);
   std::vector<int> got_copies, visited, wrong;
-  const std::string group = "MLID 0x" + [&] {
-    char b[8];
-    snprintf(b, sizeof b, "%04x", g.mlid);
-    return std::string(b);
-  }();
+  const std::string group = "MLID " + HexLid(g.mlid);
   // Port 0 in a switch's mask hands a copy to the switch itself (its
   // management port): right only for a switch that joined the group, and
   // members here are end ports. The flooding below sends out of ports 1..N
