@@ -46,8 +46,7 @@ mcast::JoinState ParseState(const std::string& s) {
 // What "request invalid" most likely means here: the SA says no more (its
 // log does), and the usual causes are the caller's to fix.
 std::string RefusalHint(bool join, mcast::JoinState state, const mcast::MemberReply& r) {
-  constexpr uint32_t kRequestInvalid = 2;
-  if (((r.mad_status >> 8) & 0xff) != kRequestInvalid) return "";
+  if (mcast::SaStatus(r.mad_status) != mcast::kSaRequestInvalid) return "";
   if (!join)
     return " (a leave must name a group the port is in, with a join state it joined with: --state; the SM's "
            "log "

@@ -227,7 +227,7 @@ std::string DecodeMadStatus(uint32_t status) {
                                     "insufficient components",
                                     "request denied"};
   std::string out;
-  const unsigned sa = (status >> 8) & 0xff;
+  const unsigned sa = SaStatus(status);
   if (sa && sa < sizeof kSa / sizeof kSa[0]) out = std::string("SA: ") + kSa[sa];
   else if (sa) out = "SA: class-specific error " + std::to_string(sa);
   switch (status & 0x1c) {
@@ -311,9 +311,8 @@ constexpr uint32_t kExactly = 2;  // selector: exactly the value given
 MemberReply SaClient::Join(const MemberRequest& req) {
   if (!req.join_as_is || req.mgid == Gid{}) return Call(IB_MAD_METHOD_SET, req, true);
   MemberReply r = Call(IB_MAD_METHOD_SET, req, false);
-  constexpr uint32_t kInsufficientComponents = 6;  // SA status: here, no such group to join
-  if (!r.ok && ((r.mad_status >> 8) & 0xff) == kInsufficientComponents)
-    return Call(IB_MAD_METHOD_SET, req, true);
+  // Insufficient components: here, no such group to join.
+  if (!r.ok && SaStatus(r.mad_status) == kSaInsufficientComponents) return Call(IB_MAD_METHOD_SET, req, true);
   return r;
 }
 

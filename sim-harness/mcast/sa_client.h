@@ -69,6 +69,11 @@ std::string FormatGid(const Gid& g);
 // Names the SA/MAD status bits ("SA: request denied (0x0700)").
 std::string DecodeMadStatus(uint32_t status);
 
+// The SA's class-specific code in a MAD status (bits 8-15), e.g.
+// kSaRequestInvalid; 0 when the SA reported none.
+constexpr unsigned kSaRequestInvalid = 2, kSaInsufficientComponents = 6;
+inline unsigned SaStatus(uint32_t mad_status) { return (mad_status >> 8) & 0xff; }
+
 struct PathReply {
   bool ok = false;
   uint8_t sl = 0;
