@@ -52,6 +52,14 @@ std::string CsvString(const std::string& s) {
   return out + "\"";
 }
 
+// Hops per VL in one CSV field, VL 0 first, separated by ';' (no quoting
+// needed): how the SL-to-VL tables spread the traffic, as JSON's vl_hops.
+std::string VlHopsField(const PointResult& r) {
+  std::string out;
+  for (size_t v = 0; v < r.vl_hops.size(); ++v) out += (v ? ";" : "") + std::to_string(r.vl_hops[v]);
+  return out;
+}
+
 }  // namespace
 
 double Quantile(std::vector<int64_t>& v, double q) {
@@ -128,7 +136,7 @@ std::string CsvHeader() {
   return "point,load,offered,accepted,latency_avg_ns,latency_p99_ns,latency_max_ns,ops_measured,"
          "ops_unfinished,completion_ns,hot_offered,hot_accepted,link_util_max,link_util_avg,"
          "packets_delivered,packet_hops,events,simulated_ns,wall_s,packet_hops_per_s,conservation,"
-         "deadlock,error";
+         "deadlock,vl_hops,error";
 }
 
 std::string ToCsv(const PointResult& r, bool with_wall) {
@@ -139,7 +147,7 @@ std::string ToCsv(const PointResult& r, bool with_wall) {
      << "," << Num(r.hot_accepted) << "," << Num(r.link_util_max) << "," << Num(r.link_util_avg) << ","
      << r.packets_delivered << "," << r.packet_hops << "," << r.events << "," << r.simulated_ns << ","
      << (with_wall ? Num(r.wall_s) : "") << "," << (with_wall ? Num(r.packet_hops_per_s) : "") << ","
-     << (r.conservation_ok ? "ok" : "violated") << "," << (r.deadlock ? 1 : 0) << ","
+     << (r.conservation_ok ? "ok" : "violated") << "," << (r.deadlock ? 1 : 0) << "," << VlHopsField(r) << ","
      << CsvString(r.deadlock ? r.deadlock_report : r.error);
   return os.str();
 }

@@ -107,6 +107,21 @@ std::string NoWall(const std::string& s) {
   return std::regex_replace(s, std::regex(",\"wall_s\":[^,]*,\"packet_hops_per_s\":[^,]*"), "");
 }
 
+// The fields of a CSV row; a quoted field (the error text) may hold commas.
+std::vector<std::string> SplitCsv(const std::string& row) {
+  std::vector<std::string> fields(1);
+  bool quoted = false;
+  for (char c : row) {
+    if (c == '"')
+      quoted = !quoted;
+    else if (c == ',' && !quoted)
+      fields.emplace_back();
+    else
+      fields.back() += c;
+  }
+  return fields;
+}
+
 void TestCliDumpRun() {
   DumpDir d;
   std::string out, err;
@@ -133,6 +148,26 @@ void TestCliDumpRun() {
   std::string header;
   std::getline(csv, header);
   CU_ASSERT(Contains(header, "latency_p99_ns"));
+  // Every row has the header's columns, vl_hops one field per point with
+  // the point's 2 VLs' hops summing to packet_hops.
+  const std::vector<std::string> columns = SplitCsv(header);
+  const auto column = [&](const char* name) {
+    return size_t(std::find(columns.begin(), columns.end(), name) - columns.begin());
+  };
+  CU_ASSERT(column("vl_hops") + 2 == columns.size());  // before the error text
+  int rows = 0;
+  for (std::string row; std::getline(csv, row); ++rows) {
+    const std::vector<std::string> f = SplitCsv(row);
+    CU_ASSERT_EQUAL_FATAL(f.size(), columns.size());
+    uint64_t sum = 0;
+    int vls = 0;
+    std::istringstream hops(f[column("vl_hops")]);
+    for (std::string v; std::getline(hops, v, ';'); ++vls) sum += std::stoull(v);
+    CU_ASSERT_EQUAL(vls, 2);
+    CU_ASSERT_EQUAL(sum, std::stoull(f[column("packet_hops")]));
+    CU_ASSERT(sum > 0);
+  }
+  CU_ASSERT_EQUAL(rows, 4);
 
   // Hardware multicast from the dumped MFT (--traffic given once: a
   // repeated option is refused), a batch run: without the window, which
