@@ -190,35 +190,37 @@ int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Arg
   // A route that arrives somewhere is right only where the LID's owner is:
   // one that delivered to another host, or to a switch's own port 0, was
   // printed as if it had arrived, with status 0.
-  const auto [last_sw, last_port] = hops.back();
+  const int last_sw = hops.back().first;
+  const LftStep step = StepOf(f, t, last_sw, dlid);
   const std::string last = labels.Switch(last_sw);
-  if (last_port == 0) {
-    if (owner.kind == Peer::Kind::kSwitch && owner.index == last_sw) {
-      std::printf("-> switch itself\n");
-      return 0;
-    }
-    std::printf("-> %s itself (port 0), not LID %u's owner %s (wrong destination)\n", last.c_str(),
-                static_cast<unsigned>(dlid), owner_name.c_str());
-    return 1;
+  const bool arrived = EndsAtOwner(f, last_sw, step, dlid);
+  switch (step.kind) {
+    case LftStep::Kind::kPortZero:
+      if (arrived) {
+        std::printf("-> switch itself\n");
+      } else {
+        std::printf("-> %s itself (port 0), not LID %u's owner %s (wrong destination)\n", last.c_str(),
+                    static_cast<unsigned>(dlid), owner_name.c_str());
+      }
+      break;
+    case LftStep::Kind::kEndPort:
+      if (arrived) {
+        std::printf("-> %s\n", labels.Host(step.next).c_str());
+      } else {
+        std::printf("-> %s, not LID %u's owner %s (wrong destination)\n", labels.Host(step.next).c_str(),
+                    static_cast<unsigned>(dlid), owner_name.c_str());
+      }
+      break;
+    case LftStep::Kind::kNoEntry:
+      std::printf("-> nowhere: %s has no LFT entry for LID %u (broken route)\n", last.c_str(),
+                  static_cast<unsigned>(dlid));
+      break;
+    default:  // no such port, or no cable (a switch step cannot end the walk: it came back round)
+      std::printf("-> nowhere: port %d of %s %s (broken route)\n", step.port, last.c_str(),
+                  step.kind == LftStep::Kind::kNoSuchPort ? "does not exist" : "is not connected");
+      break;
   }
-  if (last_port == kNoPort) {
-    std::printf("-> nowhere: %s has no LFT entry for LID %u (broken route)\n", last.c_str(),
-                static_cast<unsigned>(dlid));
-    return 1;
-  }
-  const Peer& peer = last_port <= f.switches[last_sw].num_ports ? f.switches[last_sw].ports[last_port] : Peer{};
-  if (!peer.is_end_port()) {
-    std::printf("-> nowhere: port %d of %s %s (broken route)\n", last_port, last.c_str(),
-                last_port > f.switches[last_sw].num_ports ? "does not exist" : "is not connected");
-    return 1;
-  }
-  if (owner.kind == Peer::Kind::kEndPort && owner.index == peer.index) {
-    std::printf("-> %s\n", labels.Host(peer.index).c_str());
-    return 0;
-  }
-  std::printf("-> %s, not LID %u's owner %s (wrong destination)\n", labels.Host(peer.index).c_str(),
-              static_cast<unsigned>(dlid), owner_name.c_str());
-  return 1;
+  return arrived ? 0 : 1;
 }
 
 }  // namespace

@@ -1128,6 +1128,8 @@ sw31='/^Unicast lids .*(SW<3,1>):$/,/valid lids dumped/'
 bent "SW<3,1>:1 -> P(30), not LID 16's owner P(31) (wrong destination)" "${sw31}s/^0x0010 002 /0x0010 001 /"
 bent "SW<3,1>:0 -> SW<3,1> itself (port 0), not LID 16's owner P(31) (wrong destination)" "${sw31}s/^0x0010 002 /0x0010 000 /"
 bent "SW<0,1>:4 SW<1,0>:4 SW<3,1>:4 -> loop: back at SW<1,0> (LID 16 is P(31)'s)" "${sw31}s/^0x0010 002 /0x0010 004 /"
+bent "SW<0,1>:4 SW<1,0>:4 SW<3,1>:- -> nowhere: SW<3,1> has no LFT entry for LID 16 (broken route)" \
+  "${sw31}{/^0x0010 002 /d;s/^22 valid/21 valid/}"
 "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 16 >"$tmp/out.txt" 2>/dev/null &&
   [ "$(cat "$tmp/out.txt")" = "SW<0,1>:4 SW<1,0>:4 SW<3,1>:2 -> P(31)" ] &&
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 23 >"$tmp/out.txt" 2>/dev/null &&

@@ -119,6 +119,41 @@ void UncabledPortIsNamed() {
   CU_ASSERT(Contains(AllErrors(r), "points to port 5, which is not cabled"));
 }
 
+// Every kind of step the walks share, and which of them end at the owner.
+void StepKindsAndOwners() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 0);
+  Tables t;
+  MakeEngine("mlid", {}, nullptr)->RouteUnicast(f, t);
+  Switch& sw = f.switches[0];
+  sw.num_ports = 5;
+  sw.ports.resize(6);  // port 5 exists, uncabled
+  f.Finalize();
+  const int host = 0, leaf = f.end_ports[host].switch_index;
+  const Lid lid = f.end_ports[host].base_lid, other = f.end_ports[1].base_lid;
+  using K = LftStep::Kind;
+  LftStep step = StepOf(f, t, leaf, lid);
+  CU_ASSERT(step.kind == K::kEndPort && step.next == host && EndsAtOwner(f, leaf, step, lid));
+  t.lft[leaf].set(other, t.lft[leaf].port(lid));  // another host's LID to this host
+  step = StepOf(f, t, leaf, other);
+  CU_ASSERT(step.kind == K::kEndPort && !EndsAtOwner(f, leaf, step, other));
+  step = StepOf(f, t, 0, f.switches[0].lid);
+  CU_ASSERT(step.kind == K::kPortZero && EndsAtOwner(f, 0, step, f.switches[0].lid));
+  t.lft[0].set(lid, 0);
+  step = StepOf(f, t, 0, lid);
+  CU_ASSERT(step.kind == K::kPortZero && !EndsAtOwner(f, 0, step, lid));
+  t.lft[0].set(lid, 5);
+  CU_ASSERT(StepOf(f, t, 0, lid).kind == K::kUncabled);
+  t.lft[0].set(lid, 7);
+  CU_ASSERT(StepOf(f, t, 0, lid).kind == K::kNoSuchPort);
+  t.lft[0].set(lid, kNoPort);
+  CU_ASSERT(StepOf(f, t, 0, lid).kind == K::kNoEntry);
+  t.lft[0].set(lid, 1);
+  step = StepOf(f, t, 0, lid);
+  CU_ASSERT(step.kind == K::kSwitch && step.next == f.switches[0].ports[1].index &&
+            !EndsAtOwner(f, 0, step, lid));
+}
+
 // BaseLidLoad walks once per source switch; it must count what tracing every
 // (source, destination) pair counts, also through black holes and loops.
 std::vector<long> NaiveBaseLidLoad(const Fabric& f, const Tables& t) {
@@ -183,6 +218,7 @@ void RegisterVerifySuite() {
   CU_add_test(s, "loop is named", LoopIsNamed);
   CU_add_test(s, "wrong host is named", WrongHostIsNamed);
   CU_add_test(s, "uncabled port is named", UncabledPortIsNamed);
+  CU_add_test(s, "route steps: kinds and where they end", StepKindsAndOwners);
   CU_add_test(s, "--host-lids: switch LIDs may be unrouted, not wrong", HostLidsStillCheckSwitchLids);
   CU_add_test(s, "a switch on no host's route is checked", SwitchWithoutHostRoutesIsChecked);
   CU_add_test(s, "base-LID load equals tracing every pair", BaseLidLoadEqualsTracingEveryPair);

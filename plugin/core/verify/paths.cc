@@ -8,17 +8,39 @@ namespace ibu {
 
 int TraceHopLimit(const Fabric& f) { return std::max(64, static_cast<int>(f.switches.size())); }
 
+LftStep StepOf(const Fabric& f, const Tables& t, int sw, Lid lid) {
+  const int port = t.lft.at(sw).port(lid);
+  const Switch& s = f.switches[sw];
+  if (port == kNoPort) return {LftStep::Kind::kNoEntry, port};
+  if (port == 0) return {LftStep::Kind::kPortZero, port};
+  if (port > s.num_ports) return {LftStep::Kind::kNoSuchPort, port};
+  const Peer& peer = s.ports[port];
+  if (peer.is_switch()) return {LftStep::Kind::kSwitch, port, peer.index};
+  if (peer.is_end_port()) return {LftStep::Kind::kEndPort, port, peer.index};
+  return {LftStep::Kind::kUncabled, port};
+}
+
+bool EndsAtOwner(const Fabric& f, int sw, const LftStep& step, Lid lid) {
+  const LidOwner o = f.owner(lid);
+  switch (step.kind) {
+    case LftStep::Kind::kPortZero:
+      return o.kind == Peer::Kind::kSwitch && o.index == sw;
+    case LftStep::Kind::kEndPort:
+      return o.kind == Peer::Kind::kEndPort && o.index == step.next;
+    default:
+      return false;
+  }
+}
+
 std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, int src, Lid dlid,
                                             int max_hops) {
   if (max_hops < 0) max_hops = TraceHopLimit(f);
   std::vector<std::pair<int, int>> hops;
   int sw = f.end_ports.at(src).switch_index;
   for (int i = 0; i < max_hops && sw >= 0; ++i) {
-    const int port = t.lft.at(sw).port(dlid);
-    hops.push_back({sw, port});
-    if (port == 0 || port == kNoPort || port > f.switches[sw].num_ports) break;
-    const Peer& peer = f.switches[sw].ports[port];
-    sw = peer.is_switch() ? peer.index : -1;
+    const LftStep step = StepOf(f, t, sw, dlid);
+    hops.push_back({sw, step.port});
+    sw = step.kind == LftStep::Kind::kSwitch ? step.next : -1;
   }
   return hops;
 }
@@ -42,10 +64,8 @@ std::vector<long> BaseLidLoad(const Fabric& f, const Tables& t) {
       int sw = start;
       for (int i = 0; i < max_hops && sw >= 0; ++i) {
         load[sw] += n;
-        const int port = t.lft.at(sw).port(dlid);
-        if (port == 0 || port == kNoPort || port > f.switches[sw].num_ports) break;
-        const Peer& peer = f.switches[sw].ports[port];
-        sw = peer.is_switch() ? peer.index : -1;
+        const LftStep step = StepOf(f, t, sw, dlid);
+        sw = step.kind == LftStep::Kind::kSwitch ? step.next : -1;
       }
     }
   }

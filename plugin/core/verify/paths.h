@@ -14,9 +14,31 @@
 
 namespace ibu {
 
-// (switch, out port) hops from end port `src` toward `dlid`; stops at the
-// destination, a missing entry (port 255) or after max_hops (default
-// TraceHopLimit(f)).
+// One step of a route over the LFTs: where switch `sw`'s entry for a LID
+// leads. Every walk over the LFTs (trace, verify, the load counts) takes
+// its steps here, so they agree on where a route ends and why.
+struct LftStep {
+  enum class Kind {
+    kSwitch,      // on to switch `next`
+    kEndPort,     // out to end port `next` (the LID's owner or not)
+    kPortZero,    // to the switch's own management port
+    kNoEntry,     // no entry (port 255)
+    kNoSuchPort,  // a port number above the switch's ports
+    kUncabled,    // a port with no cable
+  };
+  Kind kind;
+  int port;       // the entry
+  int next = -1;  // kSwitch: switch index; kEndPort: end-port index
+};
+LftStep StepOf(const Fabric& f, const Tables& t, int sw, Lid lid);
+
+// Whether a route whose last step is `step`, taken at switch `sw`, ended at
+// the owner of `lid` (an end port, or the switch itself on port 0).
+bool EndsAtOwner(const Fabric& f, int sw, const LftStep& step, Lid lid);
+
+// (switch, out port) hops from end port `src` toward `dlid`; stops where
+// StepOf leaves the switches (the destination, a missing entry, an
+// uncabled port) or after max_hops (default TraceHopLimit(f)).
 std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, int src, Lid dlid,
                                             int max_hops = -1);
 

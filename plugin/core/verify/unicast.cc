@@ -4,6 +4,8 @@
 #include <queue>
 #include <sstream>
 
+#include "plugin/core/verify/paths.h"
+
 namespace ibu {
 
 namespace {
@@ -85,6 +87,26 @@ class LidWalker {
     return out + " -> " + f_.switches[again].name;
   }
 
+  // Why a route ends at switch `s` with `step` short of the LID's owner.
+  void ReportBrokenEnd(int s, const LftStep& step) {
+    switch (step.kind) {
+      case LftStep::Kind::kNoEntry:
+        if (!unrouted_ok_) Error("black hole: " + Where(s) + " has no out port");
+        return;
+      case LftStep::Kind::kPortZero:
+        Error("wrong destination: " + Where(s) + " delivers to its own management port");
+        return;
+      case LftStep::Kind::kEndPort:
+        Error("wrong destination: " + Where(s) + " port " + std::to_string(step.port) +
+              " leads to end port " + f_.end_ports[step.next].name + ", which does not own the LID");
+        return;
+      default:
+        Error("black hole: " + Where(s) + " points to port " + std::to_string(step.port) +
+              ", which is not cabled");
+        return;
+    }
+  }
+
   // Iterative: follow the LFT until a resolved switch, then unwind.
   void Resolve(int start) {
     if (hops_[start] != kUnknown) return;
@@ -102,39 +124,17 @@ class LidWalker {
       }
       hops_[s] = kInProgress;
       chain.push_back(s);
-      const int port = t_.lft[s].port(lid_);
-      const Switch& sw = f_.switches[s];
-      if (port == kNoPort) {
-        if (!unrouted_ok_) Error("black hole: " + Where(s) + " has no out port");
-        break;
+      const LftStep step = StepOf(f_, t_, s, lid_);
+      if (step.kind == LftStep::Kind::kSwitch) {
+        s = step.next;
+        continue;
       }
-      if (port == 0) {
-        LidOwner o = f_.owner(lid_);
-        if (o.kind == Peer::Kind::kSwitch && o.index == s) {
-          result = 0;
-        } else {
-          Error("wrong destination: " + Where(s) + " delivers to its own management port");
-        }
-        break;
+      if (EndsAtOwner(f_, s, step, lid_)) {
+        result = 0;
+      } else {
+        ReportBrokenEnd(s, step);
       }
-      if (port > sw.num_ports || !sw.ports[port].connected()) {
-        Error("black hole: " + Where(s) + " points to port " + std::to_string(port) +
-              ", which is not cabled");
-        break;
-      }
-      const Peer& peer = sw.ports[port];
-      if (peer.is_end_port()) {
-        LidOwner o = f_.owner(lid_);
-        if (o.kind == Peer::Kind::kEndPort && o.index == peer.index) {
-          result = 0;
-        } else {
-          Error("wrong destination: " + Where(s) + " port " + std::to_string(port) +
-                " leads to end port " + f_.end_ports[peer.index].name +
-                ", which does not own the LID");
-        }
-        break;
-      }
-      s = peer.index;
+      break;
     }
     // Unwind: the last switch of the chain gets `result`, each earlier one
     // is one link farther.
