@@ -108,6 +108,65 @@ double LatencySamples::Quantile(double q) {
   return double(sparse_[k - (below - next)]);
 }
 
+void Summarise(const RunCounters& c, const RunEnd& e, LatencySamples& latencies, double wall_s,
+               PointResult* out) {
+  PointResult& r = *out;
+  const int64_t end = std::max(e.now_ns, c.last_delivery_ns);
+  r.simulated_ns = end;
+  r.wall_s = wall_s;
+  r.packet_hops = c.hops;
+  r.vl_hops = c.vl_hops;
+  r.events = c.events;
+  r.packets_delivered = c.delivered_pkts;
+  r.packet_hops_per_s = wall_s > 0 ? double(c.hops) / wall_s : 0;
+  if (!e.steady && !r.deadlock && e.hit_limit && e.live_ops > 0)
+    r.error = "run did not complete within max_ns=" + std::to_string(e.max_ns) + " ns (" +
+              std::to_string(e.live_ops) + " messages undelivered)";
+  // A drained run's window is the whole run, up to the hard limit.
+  const double window =
+      e.steady ? double(e.window_ns) : double(std::max<int64_t>(1, std::min(end, e.max_ns)));
+  r.offered = double(c.offered_bytes) / window / e.hosts;
+  r.accepted = double(c.accepted_bytes) / window / e.hosts;
+  if (e.centric) {
+    r.hot_offered = (double(c.hot_offered_bytes) + e.hot_backlogged_bytes) / window;
+    r.hot_accepted = double(e.hot_accepted_bytes) / window;
+  }
+  r.ops_measured = latencies.count();
+  r.ops_unfinished = e.ops_unfinished;
+  if (latencies.count()) {
+    r.latency_avg_ns = latencies.sum() / double(latencies.count());
+    r.latency_max_ns = double(latencies.max());
+    r.latency_p99_ns = latencies.Quantile(0.99);
+  }
+  if (!e.steady) r.completion_ns = c.last_delivery_ns;
+  r.link_util.assign(e.link_busy_ns.size(), 0.0);
+  double sum = 0;
+  int links = 0;
+  for (size_t gp = 0; gp < e.link_busy_ns.size(); ++gp) {
+    if (e.link_busy_ns[gp] < 0) continue;
+    const double u = double(e.link_busy_ns[gp]) / window;
+    r.link_util[gp] = u;
+    r.link_util_max = std::max(r.link_util_max, u);
+    sum += u;
+    ++links;
+  }
+  r.link_util_avg = links ? sum / links : 0;
+  // Conservation, double entry: every packet created (injected or
+  // replicated) was freed after its delivery, consumed by its last
+  // replication, dropped at a dead-end branch, or is still in a buffer;
+  // every delivery counted was of a packet that reached the last link. When
+  // the run drained, every expected delivery happened (duplicates and
+  // strays are rejected as they happen by the kernel's per-receiver counters).
+  const uint64_t created = c.injected + c.copies;
+  r.conservation_ok = created == c.freed_delivered + c.consumed + c.dropped + e.live_pkts &&
+                      c.delivered_pkts + c.sunk >= c.freed_delivered && e.live_pkts == e.pool_in_use;
+  const bool drained = !r.deadlock && r.error.empty() && !e.steady;
+  if (drained)
+    r.conservation_ok = r.conservation_ok && e.live_pkts == 0 && e.live_ops == 0 &&
+                        c.delivered_total == c.expected_total &&
+                        c.delivered_pkts + c.sunk == c.freed_delivered;
+}
+
 std::string ToJson(const PointResult& r, bool with_wall) {
   std::ostringstream os;
   os << "{\"point\":" << r.index << ",\"load\":" << Num(r.load) << ",\"offered\":" << Num(r.offered)

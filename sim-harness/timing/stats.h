@@ -163,4 +163,54 @@ class LatencySamples {
   std::vector<int64_t> sparse_;  // the rest: >= kDense, negative, or a full count
 };
 
+// What the kernel tallies while a point runs, raw. Summarise derives the
+// point's statistics from it, so what each number means is decided here,
+// not in the event loop (BookSim's split of simulator and statistics).
+struct RunCounters {
+  // Packets and links, the whole run.
+  uint64_t hops = 0;              // link traversals (injection links included)
+  std::vector<uint64_t> vl_hops;  // ... per VL
+  uint64_t events = 0;
+  uint64_t injected = 0;         // packets the hosts sent
+  uint64_t copies = 0;           // multicast replications in the switches
+  uint64_t freed_delivered = 0;  // freed once their last link, to an end port, was taken
+  uint64_t consumed = 0;         // freed by their last replication
+  uint64_t dropped = 0;          // ended at a branch with no port left
+  uint64_t delivered_pkts = 0;   // copies delivered to receivers
+  uint64_t sunk = 0;             // copies that reached a send-only source, dropped there
+  uint64_t expected_total = 0;   // deliveries the generated messages are due (sunk ones too)
+  uint64_t delivered_total = 0;  // ... and those made
+  int64_t last_delivery_ns = 0;
+  // Bytes of the measured messages: offered (a multicast byte once per
+  // receiver), to the hot host (centric: counted when the destination is
+  // drawn), and accepted inside the window.
+  uint64_t offered_bytes = 0;
+  uint64_t hot_offered_bytes = 0;
+  uint64_t accepted_bytes = 0;
+};
+
+// The state at a point's end that its statistics need beside the counters.
+struct RunEnd {
+  bool steady = true;      // steady state with a window; else batch or script, run until drained
+  bool hit_limit = false;  // stopped by max_ns (batch, script) or the drain limit
+  int64_t now_ns = 0;
+  int64_t window_ns = 0;  // steady state: the measurement window's length
+  int64_t max_ns = 0;     // batch, script: the hard limit
+  int hosts = 0;
+  bool centric = false;
+  double hot_backlogged_bytes = 0;    // measured messages still in adapters: their expected share
+  uint64_t hot_accepted_bytes = 0;    // into the hot host, in the window
+  std::vector<int64_t> link_busy_ns;  // per global port, inside the window; -1: not cabled
+  uint64_t live_pkts = 0;             // packets still in buffers
+  uint64_t pool_in_use = 0;           // packet slots taken (must equal live_pkts)
+  uint64_t live_ops = 0;              // messages not complete
+  uint64_t ops_unfinished = 0;        // ... of them measured
+};
+
+// Fills `r`'s statistics from a run's counters and end state, `wall_s`
+// seconds of it: throughput, latency, link use, and the conservation check
+// (which, like the error for a run cut at max_ns, reads r->deadlock).
+void Summarise(const RunCounters& c, const RunEnd& e, LatencySamples& latencies, double wall_s,
+               PointResult* r);
+
 }  // namespace ibu::sim

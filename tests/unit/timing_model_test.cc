@@ -515,6 +515,59 @@ void TestLatencySamplesEqualVector() {
   }
 }
 
+// The statistics from hand-made counters, without a kernel: the window's
+// averages, link use over cabled ports only, and each leg of the
+// conservation ledger failing on its own.
+void TestSummariseFromCounters() {
+  sim::RunCounters c;
+  c.hops = 40;
+  c.vl_hops = {30, 10};
+  c.injected = 10, c.copies = 2, c.freed_delivered = 11, c.dropped = 1;
+  c.delivered_pkts = 11, c.expected_total = 11, c.delivered_total = 11;
+  c.offered_bytes = 4000, c.accepted_bytes = 2000, c.hot_offered_bytes = 300;
+  c.last_delivery_ns = 900;
+  sim::RunEnd e;
+  e.now_ns = 1000, e.window_ns = 1000, e.hosts = 8;
+  e.centric = true, e.hot_backlogged_bytes = 100, e.hot_accepted_bytes = 250;
+  e.link_busy_ns = {500, -1, 250};
+  sim::LatencySamples lat;
+  for (int64_t ns : {100, 300}) lat.Add(ns);
+  sim::PointResult r;
+  sim::Summarise(c, e, lat, 2.0, &r);
+  CU_ASSERT_DOUBLE_EQUAL(r.offered, 0.5, 1e-12);  // 4000 B / 1000 ns / 8 hosts
+  CU_ASSERT_DOUBLE_EQUAL(r.accepted, 0.25, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(r.hot_offered, 0.4, 1e-12);  // (300 + 100) / 1000
+  CU_ASSERT_DOUBLE_EQUAL(r.hot_accepted, 0.25, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(r.link_util_max, 0.5, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(r.link_util_avg, 0.375, 1e-12);  // the uncabled port is no link
+  CU_ASSERT_DOUBLE_EQUAL(r.latency_avg_ns, 200, 1e-12);
+  CU_ASSERT_DOUBLE_EQUAL(r.packet_hops_per_s, 20, 1e-12);
+  CU_ASSERT_EQUAL(r.simulated_ns, 1000);
+  CU_ASSERT(r.conservation_ok);
+  const auto ok_with = [&](auto change) {
+    sim::RunCounters c2 = c;
+    sim::RunEnd e2 = e;
+    change(c2, e2);
+    sim::PointResult r2;
+    sim::Summarise(c2, e2, lat, 2.0, &r2);
+    return r2.conservation_ok;
+  };
+  CU_ASSERT(!ok_with([](sim::RunCounters& c2, sim::RunEnd&) { ++c2.copies; }));  // a packet unaccounted
+  CU_ASSERT(!ok_with([](sim::RunCounters& c2, sim::RunEnd&) { --c2.delivered_pkts; }));
+  CU_ASSERT(!ok_with([](sim::RunCounters&, sim::RunEnd& e2) { e2.pool_in_use = 1; }));  // a leaked slot
+  // A drained run must have made every delivery it was due.
+  CU_ASSERT(ok_with([](sim::RunCounters&, sim::RunEnd& e2) { e2.steady = false, e2.max_ns = 5000; }));
+  CU_ASSERT(!ok_with([](sim::RunCounters& c2, sim::RunEnd& e2) {
+    e2.steady = false, e2.max_ns = 5000, ++c2.expected_total;
+  }));
+  // ... and one cut at max_ns with messages left is an error, not a drain.
+  sim::RunEnd cut = e;
+  cut.steady = false, cut.max_ns = 1000, cut.hit_limit = true, cut.live_ops = 3;
+  sim::PointResult rc;
+  sim::Summarise(c, cut, lat, 2.0, &rc);
+  CU_ASSERT(Contains(rc.error, "run did not complete within max_ns=1000 ns (3 messages undelivered)"));
+}
+
 void TestTablesMustMatchFabric() {
   Setup st = Line(2);
   st.tables.lft[0].out[2] = 9;  // L0 has 3 ports
@@ -594,6 +647,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "routing loop is reported", TestRoutingLoopIsReported);
   CU_add_test(s, "a route through 100 switches is no loop", TestLongRouteIsNoLoop);
   CU_add_test(s, "latency samples equal the plain vector", TestLatencySamplesEqualVector);
+  CU_add_test(s, "statistics from hand-made counters, the conservation ledger", TestSummariseFromCounters);
   CU_add_test(s, "tables not matching the fabric are refused", TestTablesMustMatchFabric);
   CU_add_test(s, "SL2VL hook", TestSl2VlHook);
   CU_add_test(s, "the network runs with its Tables freed", TestNetworkOwnsItsTables);
