@@ -62,8 +62,7 @@ int RouteMain(int argc, char** argv) {
         " has one data VL and sets no SL-to-VL tables (every SL on VL 0); only a VL policy "
         "writes them, e.g. --engine xymesh --options xymesh_vls=2"};
   Tables t;
-  engine->RouteUnicast(f, t);
-  engine->RouteSl2Vl(f, t);
+  RouteUnicastAndVls(*engine, f, t);
   if (args.has("--groups"))
     for (const McastGroup& g : ReadGroupsFile(args.get("--groups"), f)) engine->RouteMulticast(f, g, t);
   // All outputs or none: a bad --paths must not leave a fresh --lft behind.

@@ -195,6 +195,12 @@ std::unique_ptr<Engine> MakeEngine(const std::string& name,
   throw Error("unknown routing engine '" + name + "' (known: mlid, slid, xymesh)");
 }
 
+void RouteUnicastAndVls(Engine& engine, const Fabric& f, Tables& t) {
+  t.Resize(f);
+  engine.RouteUnicast(f, t);
+  engine.RouteSl2Vl(f, t);
+}
+
 std::vector<std::pair<uint8_t, uint8_t>> EqualVlArbitration(int vls, int block) {
   constexpr uint8_t kWeight = 32;  // in 64-byte units: one 2 KB packet per turn
   std::vector<std::pair<uint8_t, uint8_t>> entries;

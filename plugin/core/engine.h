@@ -100,6 +100,13 @@ class Engine {
   }
 };
 
+// A fabric's unicast routes and the SL-to-VL tables that keep them free of
+// credit loops (empty for engines without a VL policy), into fresh `t`:
+// the first step of every front door (OpenSM's adapter, route, verify's
+// scheme comparison, sim), before any multicast group. Throws as
+// RouteUnicast does.
+void RouteUnicastAndVls(Engine& engine, const Fabric& f, Tables& t);
+
 // The MFT entries of multicast trees, per MLID, kept so that rebuilding one
 // group (a join or a leave) erases only the switches of its previous tree
 // instead of scanning every switch: cost O(tree), not O(fabric).

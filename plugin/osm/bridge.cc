@@ -386,8 +386,7 @@ int ibu_route_unicast(ibu_engine* e) {
     BuildFabric(e);
     NoteEndPortsWithoutLid(*e);
     e->tables = ibu::Tables{};
-    e->engine->RouteUnicast(e->fabric, e->tables);
-    e->engine->RouteSl2Vl(e->fabric, e->tables);
+    ibu::RouteUnicastAndVls(*e->engine, e->fabric, e->tables);
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     char buf[160];

@@ -1033,9 +1033,7 @@ void RouteWithEngine(const Settings& s, const Params& p, Routing* r) {
   for (const std::string& o : engine_options) has_vls = has_vls || o.rfind("xymesh_vls=", 0) == 0;
   if (r->name == "xymesh" && !has_vls) engine_options.push_back("xymesh_vls=" + std::to_string(p.vls));
   r->engine = MakeEngine(r->name, engine_options, log);
-  r->tables.Resize(r->fabric);
-  r->engine->RouteUnicast(r->fabric, r->tables);
-  r->engine->RouteSl2Vl(r->fabric, r->tables);  // engines with a VL policy (xymesh dedicated)
+  RouteUnicastAndVls(*r->engine, r->fabric, r->tables);
 }
 
 // Filled in place: the workload and the network keep pointers into it.

@@ -33,9 +33,7 @@ SchemeReference RouteScheme(const Fabric& f, const std::vector<McastGroup>& grou
                             std::unique_ptr<Engine> engine) {
   SchemeReference r;
   r.engine = std::move(engine);
-  r.engine->RouteUnicast(f, r.want);
-  r.engine->RouteSl2Vl(f, r.want);
-  r.want.Resize(f);
+  RouteUnicastAndVls(*r.engine, f, r.want);
   for (const McastGroup& g : groups) {
     try {
       r.engine->RouteMulticast(f, g, r.want);
