@@ -22,6 +22,11 @@ nothing_left() {  # WHAT: the output dir holds no file at all (temporaries inclu
 }
 mkdir -p "$tmp/out"
 expect "/nonexistent.net: cannot open topology file (No such file or directory)" "$IBUNION" route /nonexistent.net --engine mlid
+# A LID space overflow says what would fit.
+expect "8192 end ports at LMC 3 do not fit in the unicast LID space (0xBFFF); LMC 2 is the largest that fits" \
+  "$IBUNION" topo fattree 32 3 --lmc 3 --guid2lid "$tmp/lids-big.g2l" -o "$tmp/lids-big.net"
+expect "mesh: 160x160 exceeds the unicast LID space (0xBFFF): 25600 switches and as many hosts need 51200 LIDs, 49151 exist (X*Y at most 24575, e.g. 156x156)" \
+  "$IBUNION" topo mesh 160 160 -o "$tmp/lids-big.net"
 expect "/nonexistent: cannot open guid2lid file" "$IBUNION" route "$net" --engine mlid --guid2lid /nonexistent
 # A guid2lid file of another fabric: none of its GUIDs is here.
 sed 's/^0x00000000002/0x00000000009/; s/^0x00000000001/0x00000000008/' "$top/topologies/ft-4-2.guid2lid" >"$tmp/alien"

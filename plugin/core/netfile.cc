@@ -794,6 +794,18 @@ bool CarriesLids(const Fabric& f) {
   return false;
 }
 
+namespace {
+
+// What to do when the default layout at `lmc` overflows: the largest LMC
+// whose layout fits, or that none does.
+std::string LargestFittingLmcHint(const Fabric& f, int lmc) {
+  for (int l = lmc - 1; l >= 0; --l)
+    if (DefaultLidsFit(f, l)) return "; LMC " + std::to_string(l) + " is the largest that fits";
+  return "; no LMC fits: the fabric has more ports than unicast LIDs";
+}
+
+}  // namespace
+
 void AssignDefaultLids(Fabric& f, int lmc) {
   if (lmc < 0 || lmc > 7) throw Error("LMC must be 0..7, got " + std::to_string(lmc));
   const long step = 1L << lmc;
@@ -804,15 +816,17 @@ void AssignDefaultLids(Fabric& f, int lmc) {
     ep.base_lid = 0;
     long lid = step * static_cast<long>(i + 1);
     if (lid + step - 1 > kMaxUnicastLid)
-      throw Error(std::to_string(f.end_ports.size()) + " end ports at LMC " +
-                  std::to_string(lmc) + " do not fit in the unicast LID space (0xBFFF)");
+      throw Error(std::to_string(f.end_ports.size()) + " end ports at LMC " + std::to_string(lmc) +
+                  " do not fit in the unicast LID space (0xBFFF)" + LargestFittingLmcHint(f, lmc));
     ep.base_lid = static_cast<Lid>(lid);
     next = lid + step;
   }
   if (next == 0) next = 1;
   for (Switch& sw : f.switches) {
     if (next > kMaxUnicastLid)
-      throw Error("switch LIDs do not fit in the unicast LID space (0xBFFF)");
+      throw Error("the switch LIDs after " + std::to_string(f.end_ports.size()) + " end ports at LMC " +
+                  std::to_string(lmc) + " do not fit in the unicast LID space (0xBFFF)" +
+                  LargestFittingLmcHint(f, lmc));
     sw.lid = static_cast<Lid>(next++);
     sw.lmc = 0;
   }

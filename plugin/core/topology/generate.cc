@@ -118,7 +118,10 @@ Fabric MakeMesh(int x, int y) {
                 std::to_string(x) + "x" + std::to_string(y));
   if (2L * x * y > kMaxUnicastLid)
     throw Error("mesh: " + std::to_string(x) + "x" + std::to_string(y) +
-                " exceeds the unicast LID space (0xBFFF)");
+                " exceeds the unicast LID space (0xBFFF): " + std::to_string(x * y) +
+                " switches and as many hosts need " + std::to_string(2L * x * y) + " LIDs, " +
+                std::to_string(kMaxUnicastLid) + " exist (X*Y at most " + std::to_string(kMaxUnicastLid / 2) +
+                ", e.g. 156x156)");
   Fabric f;
   auto label = [](int i, int j) { return "(" + std::to_string(i) + "," + std::to_string(j) + ")"; };
   for (int i = 0; i < x; ++i)
