@@ -230,6 +230,36 @@ void FoldingIsLogged() {
   CU_ASSERT(VerifyUnicast(f, t).ok());
 }
 
+// FT(6,3) at LMC 2: a path digit takes 3 values, a port has 4 LIDs. The
+// note says which LIDs selection by digit uses and what the fourth does,
+// and the tables agree: with rotation a far source's 4 LIDs toward one port
+// cross 4 different top switches; in paper mode the fourth repeats the
+// first's path.
+void DigitWiderThanLidsIsSaid() {
+  for (const bool rotate : {true, false}) {
+    Fabric f = MakeFatTree(6, 3);
+    AssignDefaultLids(f, 2);
+    std::vector<std::string> notes;
+    auto e = MakeEngine("mlid", {rotate ? "mlid_rotate=on" : "mlid_rotate=off"},
+                        [&](LogLevel, const std::string& m) { notes.push_back(m); });
+    Tables t;
+    e->RouteUnicast(f, t);
+    const std::string said =
+        rotate ? "(a path digit takes 3 values, a port has 4 LIDs; with rotation the 4 LIDs "
+                 "still lead over 4 different paths)"
+               : "(a path digit takes 3 values, a port has 4 LIDs; its other LID repeats "
+                 "one of them)";
+    CU_ASSERT(!notes.empty() &&
+              Contains(notes[0], "LMC is 2, so 3 paths are selectable by path digit " + said));
+    const int src = 0, dst = static_cast<int>(f.end_ports.size()) - 1;  // under different tops
+    std::vector<int> tops;
+    for (int j = 0; j < 4; ++j) tops.push_back(Trace(f, t, src, f.end_ports[dst].base_lid + j)[2].first);
+    const std::set<int> distinct(tops.begin(), tops.end());
+    CU_ASSERT_EQUAL(distinct.size(), rotate ? 4u : 3u);
+    if (!rotate) CU_ASSERT_EQUAL(tops[3], tops[0]);
+  }
+}
+
 // A guid2lid file may give end ports different LMCs: each port keeps the
 // paths its own LIDs give, and the note says so rather than "LMC is 0, so
 // 1 path is selectable" (the smallest, said of the whole fabric).
@@ -446,6 +476,7 @@ void RegisterMlidSuite() {
   CU_add_test(s, "SLID baseline", SlidIsOneLidPerHost);
   CU_add_test(s, "folding is logged", FoldingIsLogged);
   CU_add_test(s, "mixed LMCs: per port, and said so", MixedLmcIsPerPort);
+  CU_add_test(s, "a path digit wider than the LIDs: said, and the tables agree", DigitWiderThanLidsIsSaid);
   CU_add_test(s, "bad options are refused", BadOptionsAreRefused);
   CU_add_test(s, "path-selection map: round trip, bad lines", PathMapRoundTripAndErrors);
   CU_add_test(s, "default LMC: every path where the LIDs fit", DefaultLmcIsThePapers);

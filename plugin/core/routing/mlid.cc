@@ -105,12 +105,26 @@ std::vector<std::string> MlidRouter::Notes() const {
                                       "are folded onto the destination"
                                     : ""));
   } else if (min_lmc < want) {
-    notes.push_back(shape + " has " + std::to_string(paths) + " paths per pair (LMC " +
-                    std::to_string(want) + " wanted); LMC is " + std::to_string(min_lmc) +
-                    ", so " + std::to_string(selectable_[min_lmc]) +
-                    (selectable_[min_lmc] == 1 ? " path is" : " paths are") +
-                    " selectable and the remaining path digits are folded onto the "
-                    "destination" + (want > 7 ? " (LMC is at most 7)" : ""));
+    // With m/2 no power of two a digit may not fit in the LIDs (FT(24,3):
+    // 12 values, 8 LIDs at LMC 3): selection by digit then uses fewer LIDs
+    // than there are, while rotation still gives each LID its own path
+    // ("1 path is selectable" read as if the LIDs all took one path).
+    const long lids = 1L << min_lmc, digit = selectable_[min_lmc];
+    const std::string unused =
+        digit == lids
+            ? ""
+            : " (a path digit takes " + std::to_string(tree_.k) + " values, a port has " +
+                  std::to_string(lids) + " LIDs; " +
+                  (opt_.rotate ? "with rotation the " + std::to_string(lids) + " LIDs still lead over " +
+                                     std::to_string(lids) + " different paths)"
+                   : lids - digit == 1 ? std::string("its other LID repeats one of them)")
+                                       : "its other " + std::to_string(lids - digit) + " LIDs repeat " +
+                                             (digit == 1 ? "that path)" : "those paths)"));
+    notes.push_back(shape + " has " + std::to_string(paths) + " paths per pair (LMC " + std::to_string(want) +
+                    " wanted); LMC is " + std::to_string(min_lmc) + ", so " + std::to_string(digit) +
+                    (digit == 1 ? " path is" : " paths are") + " selectable by path digit" + unused +
+                    " and the remaining path digits are folded onto the destination" +
+                    (want > 7 ? " (LMC is at most 7)" : ""));
   } else {
     // More LIDs than paths: m/2 no power of two (2^LMC cannot match the
     // paths exactly), or an LMC above the tree's (FT(4,3) at LMC 7: 124 of
