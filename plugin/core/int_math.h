@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 namespace ibu {
 
@@ -46,11 +47,23 @@ inline bool IsDecimalDigits(const std::string& text) {
 // A GUID as OpenSM and ibnetdiscover print them: 0x and 1..16 hex digits,
 // nothing else (no sign, no decimal, no trailing text). `digits`: how many
 // hex digits there were (16 for a GUID printed in full).
-inline bool ParseHexGuid(const std::string& text, unsigned long long* guid, size_t* digits = nullptr) {
+inline bool ParseHexGuid(std::string_view text, unsigned long long* guid, size_t* digits = nullptr) {
   if (text.size() < 3 || text.size() > 18 || text[0] != '0' || (text[1] != 'x' && text[1] != 'X')) return false;
-  for (size_t i = 2; i < text.size(); ++i)
-    if (!std::isxdigit(static_cast<unsigned char>(text[i]))) return false;
-  *guid = std::strtoull(text.c_str() + 2, nullptr, 16);
+  unsigned long long v = 0;
+  for (size_t i = 2; i < text.size(); ++i) {
+    const char c = text[i];
+    int d;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    else
+      return false;
+    v = v << 4 | static_cast<unsigned long long>(d);
+  }
+  *guid = v;
   if (digits) *digits = text.size() - 2;
   return true;
 }

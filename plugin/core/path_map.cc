@@ -9,6 +9,7 @@
 #include <istream>
 #include <ostream>
 #include <sstream>
+#include <string_view>
 
 #include "plugin/core/error.h"
 #include "plugin/core/input_files.h"
@@ -35,15 +36,31 @@ namespace {
 // An end port named by its port GUID, as WritePathMap prints it: 0x and up
 // to 16 hex digits, the core's one GUID rule (strtoull also took bare hex,
 // a sign and leading zeros past 16 digits).
-int EndPortOf(const std::string& word, const Fabric& f, const std::string& file, int no) {
+// `guess`: the end port the word most likely names (the next one in
+// fabric order, as WritePathMap goes), checked before the GUID index.
+int EndPortOf(std::string_view word, const Fabric& f, const std::string& file, int no, int guess = -1) {
   unsigned long long guid = 0;
   if (!ParseHexGuid(word, &guid))
-    throw InputError(
-        file, no,
-        "'" + word + "': expected a port GUID, 0x and up to 16 hex digits (e.g. 0x0008f10400411a2b)");
+    throw InputError(file, no,
+                     "'" + std::string(word) +
+                         "': expected a port GUID, 0x and up to 16 hex digits (e.g. 0x0008f10400411a2b)");
+  if (guess >= 0 && static_cast<size_t>(guess) < f.end_ports.size() && f.end_ports[guess].port_guid == guid)
+    return guess;
   const int ep = f.EndPortByGuid(guid);
-  if (ep < 0) throw InputError(file, no, "port GUID " + word + " is no end port of the fabric");
+  if (ep < 0) throw InputError(file, no, "port GUID " + std::string(word) + " is no end port of the fabric");
   return ep;
+}
+
+// The next blank-separated word of `line` from `pos` on ("" at the end).
+// A plain loop: find_first_of with a set of blanks scans the set for every
+// character, 400 instructions a word.
+std::string_view NextWord(const std::string& line, size_t& pos) {
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  const size_t n = line.size();
+  while (pos < n && blank(line[pos])) ++pos;
+  const size_t begin = pos;
+  while (pos < n && !blank(line[pos])) ++pos;
+  return std::string_view(line).substr(begin, pos - begin);
 }
 
 // The line that first gave pair (s, d), found by reading `is` again, so
@@ -73,18 +90,30 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
   m.dlid_.assign(m.n_ * m.n_, 0);
   m.base_.resize(m.n_);
   for (size_t e = 0; e < m.n_; ++e) m.base_[e] = f.end_ports[e].base_lid;
+  // Words are taken in place and a run of lines from one source looks its
+  // GUID up once: a stream per line and the GUIDs parsed each time read
+  // 62 MB/s, 47 s for FT(32,3)'s 2.9 GB map.
   std::string line;
+  std::string last_a;
+  int last_s = -1, last_d = -1;
   int no = 0;
   while (std::getline(is, line)) {
     ++no;
-    std::istringstream ls(line);
-    std::string a, b, lid_word, extra;
-    if (!(ls >> a) || a[0] == '#') continue;  // blank or comment
-    if (!(ls >> b >> lid_word) || (ls >> extra))
+    size_t pos = 0;
+    const std::string_view a = NextWord(line, pos);
+    if (a.empty() || a[0] == '#') continue;  // blank or comment
+    const std::string_view b = NextWord(line, pos);
+    const std::string lid_word(NextWord(line, pos));
+    if (b.empty() || lid_word.empty() || !NextWord(line, pos).empty())
       throw InputError(file, no, "expected 'src_port_guid dst_port_guid dlid'");
-    const int s = EndPortOf(a, f, file, no);
-    const int d = EndPortOf(b, f, file, no);
-    if (s == d) throw InputError(file, no, "source and destination are the same port (" + a + ")");
+    if (a != last_a || last_s < 0) {
+      last_s = EndPortOf(a, f, file, no);
+      last_a = a;
+    }
+    const int s = last_s;
+    const int d = last_d = EndPortOf(b, f, file, no, last_d + 1 == s ? s + 1 : last_d + 1);
+    if (s == d)
+      throw InputError(file, no, "source and destination are the same port (" + std::string(a) + ")");
     // Decimal as WritePathMap prints it, or 0x hex; never octal ("010" is
     // ten, as everywhere in ibunion: strtoul's base 0 read it as 8).
     long long dlid = 0;
@@ -99,8 +128,10 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
     const size_t slot = static_cast<size_t>(s) * m.n_ + static_cast<size_t>(d);
     if (m.dlid_[slot] != 0) {  // DLIDs are never 0: the pair came before
       int first = FirstLineOfPair(is, f, s, d);
-      if (first == 0) throw InputError(file, no, "pair " + a + " " + b + " appears again");
-      RefuseRepeat(first, [&] { return "pair " + a + " " + b; }, file, no);
+      const std::string pair = "pair " + std::string(a) + " " + std::string(b);
+      if (first == 0) throw InputError(file, no, pair + " appears again");
+      RefuseRepeat(
+          first, [&] { return pair; }, file, no);
     }
     m.dlid_[slot] = static_cast<Lid>(dlid);
     ++m.pairs_;

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Time spent on the routing tables' text at scale: `ibunion route --lft`
-# (routes, then writes one ibroute line per (switch, LID)) and `ibunion
-# verify` (reads the file back and checks it) on a generated FT(M,N),
+# (routes, then writes one ibroute line per (switch, LID)), `ibunion
+# verify` (reads the file back and checks it), and `ibunion verify
+# --disjoint --paths` (reads the LFTs and the path-selection map, one line
+# per pair of end ports, and checks the paths are disjoint) on a generated FT(M,N),
 # mlid at its default LMC. With --base, the same two steps through another
 # build in the same run, on the same files, and the ratio base / this
 # (above 1: this build is faster). Wall seconds, the best of --reps runs.
@@ -37,3 +39,9 @@ ratio_row 8 route "$t_route" "${b_route:-}"
 walls=$(best_walls /dev/null verify)
 read -r t_verify b_verify <<<"$walls"
 ratio_row 8 verify "$t_verify" "${b_verify:-}"
+"$cur" route "$tmp/f.net" --guid2lid "$tmp/f.g2l" --engine mlid --lft /dev/null --paths "$tmp/this.paths" 2>/dev/null ||
+  { echo "table_io: route --paths failed" >&2; exit 1; }
+paths() { "$1" verify "$tmp/f.net" --guid2lid "$tmp/f.g2l" --lft "$tmp/this.lft" --disjoint --paths "$tmp/this.paths"; }
+walls=$(best_walls /dev/null paths)
+read -r t_paths b_paths <<<"$walls"
+ratio_row 8 paths "$t_paths" "${b_paths:-}"
