@@ -260,7 +260,7 @@ void EndPortsWithoutLid() {
   char tmpl[] = "/tmp/ibu-bridge-XXXXXX";
   const std::string dir = mkdtemp(tmpl);
   Log log;
-  ibu_engine* e = EngineOn(f, "mlid", "", &log);
+  ibu_engine* e = EngineOn(f, "mlid", "mlid_dump=on", &log);
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   CU_ASSERT_EQUAL(
       Count(log, IBU_LOG_ERROR,
@@ -416,7 +416,7 @@ void StaleDumpsRemoved() {
   Fabric mesh = MakeMesh(3, 3);
   AssignDefaultLids(mesh, 0);
   Log log;
-  ibu_engine* e = EngineOn(tree, "mlid", "", &log);
+  ibu_engine* e = EngineOn(tree, "mlid", "mlid_dump=on", &log);
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   ibu_dump(e, dir.c_str());
   CU_ASSERT(exists(lfts) && exists(paths));
@@ -437,6 +437,17 @@ void StaleDumpsRemoved() {
   ibu_dump(e, dir.c_str());
   CU_ASSERT(!exists(lfts));
   CU_ASSERT_EQUAL(Count(off, IBU_LOG_INFO, "(dumps are off)"), 1);
+  ibu_engine_free(e);
+
+  // Off is the default, as for OpenSM's own dumps (they are switches x
+  // LIDs of text, written inside the routing phase).
+  Log by_default;
+  std::ofstream(lfts) << "old\n";
+  e = EngineOn(tree, "mlid", "", &by_default);
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  ibu_dump(e, dir.c_str());
+  CU_ASSERT(!exists(lfts) && !exists(paths));
+  CU_ASSERT_EQUAL(Count(by_default, IBU_LOG_INFO, "(dumps are off)"), 1);
   ibu_engine_free(e);
   rmdir(dir.c_str());
 }
