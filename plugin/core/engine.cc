@@ -123,8 +123,11 @@ std::vector<std::string> EngineNames() { return {"mlid", "slid", "xymesh"}; }
 
 std::string OwnOptionWords(const std::string& text, std::vector<std::string>* others) {
   std::istringstream in(text);
+  std::vector<std::string> words;
+  for (std::string w; in >> w;) words.push_back(w);
   std::string own;
-  for (std::string w; in >> w;) {
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
     const std::string key = w.substr(0, w.find('='));
     bool ours = false;
     for (const std::string& engine : EngineNames()) ours = ours || Owns(key, engine);
@@ -133,9 +136,37 @@ std::string OwnOptionWords(const std::string& text, std::vector<std::string>* ot
       continue;
     }
     own += (own.empty() ? "" : " ") + w;
+    // "mlid_rotate = off": the '=' and the value go with their key, so
+    // that SplitOptions names the blanks (else: "mlid_rotate: expected
+    // key=value", and '=' and "off" handed to the other plugins).
+    if (w.find('=') == std::string::npos && i + 1 < words.size() && words[i + 1][0] == '=') {
+      own += " " + words[++i];
+      if (words[i] == "=" && i + 1 < words.size() && words[i + 1].find('=') == std::string::npos)
+        own += " " + words[++i];
+    }
   }
   return own;
 }
+
+namespace {
+
+// "mlid_rotate = off" (or "mlid_rotate =off", "mlid_rotate= off") split
+// into words that read as a word without '=' and a bad key; named whole.
+void RefuseBlanksAroundEquals(const std::vector<std::string>& words) {
+  const auto no_eq = [](const std::string& w) { return w.find('=') == std::string::npos; };
+  for (size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    size_t first = i, last = i;
+    if (w[0] == '=' && i > 0 && no_eq(words[i - 1])) first = i - 1;
+    if (w.back() == '=' && i + 1 < words.size() && no_eq(words[i + 1])) last = i + 1;
+    if (first == last) continue;
+    std::string given, fixed;
+    for (size_t j = first; j <= last; ++j) given += (j > first ? " " : "") + words[j], fixed += words[j];
+    throw Error("option '" + given + "': blanks around '='; expected key=value as one word (" + fixed + ")");
+  }
+}
+
+}  // namespace
 
 std::vector<std::string> SplitOptions(const std::string& text) {
   std::istringstream in(text);
@@ -147,6 +178,10 @@ std::vector<std::string> SplitOptions(const std::string& text) {
     if (odd != w.end())
       throw Error("option '" + VisibleWord(w) + "': byte " + VisibleWord(std::string(1, *odd)) +
                   " is not printable ASCII; expected key=value words separated by spaces or tabs");
+    words.push_back(w);
+  }
+  RefuseBlanksAroundEquals(words);
+  for (const std::string& w : words) {
     const size_t eq = w.find('=');
     if (eq != std::string::npos && eq > 0) {
       const auto [it, fresh] = seen.emplace(w.substr(0, eq), w);
@@ -154,7 +189,6 @@ std::vector<std::string> SplitOptions(const std::string& text) {
         throw Error("option '" + w + "': key " + it->first + " given twice (first as '" +
                     it->second + "'); expected each key once");
     }
-    words.push_back(w);
   }
   return words;
 }

@@ -313,6 +313,22 @@ void BadOptionsAreRefused() {
   CU_ASSERT(Contains(ErrorOf([] { SplitOptions("mlid_rotate=on xymesh_vls=2 mlid_rotate=off"); }),
                      "option 'mlid_rotate=off': key mlid_rotate given twice (first as 'mlid_rotate=on')"));
   CU_ASSERT_EQUAL(SplitOptions(" mlid_rotate=on  xymesh_vls=2 ").size(), 2u);
+  // Blanks around '=' are named whole, with the word meant.
+  for (const char* text :
+       {"mlid_rotate = off", "mlid_dump=on mlid_rotate =off", "mlid_rotate= off xymesh_vls=2"})
+    CU_ASSERT(Contains(ErrorOf([&] { SplitOptions(text); }),
+                       "': blanks around '='; expected key=value as one word (mlid_rotate=off)"));
+  CU_ASSERT(
+      Contains(ErrorOf([] { SplitOptions("mlid_rotate = off"); }), "option 'mlid_rotate = off': blanks"));
+  // OpenSM's one options line: the pieces go with their key, not to other plugins.
+  std::vector<std::string> others;
+  CU_ASSERT_EQUAL(OwnOptionWords("verbose mlid_rotate = off perfx=1", &others), "mlid_rotate = off");
+  CU_ASSERT(others == std::vector<std::string>({"verbose", "perfx=1"}));
+  others.clear();
+  CU_ASSERT_EQUAL(OwnOptionWords("mlid_rotate =off verbose", &others), "mlid_rotate =off");
+  CU_ASSERT(others == std::vector<std::string>({"verbose"}));
+  // An empty value before another key=value word is no blank: the engine refuses the value.
+  CU_ASSERT_EQUAL(ErrorOf([] { SplitOptions("mlid_dump= mlid_rotate=off"); }), "");
   // A byte that is no printable ASCII is shown as \xNN: a no-break space
   // read as a blank, a control character as nothing ("option
   // 'mlid_rotate=off': expected on or off").
