@@ -426,6 +426,10 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
     ibu::McastGroup g;
     g.mlid = mlid;
     g.sl = sl;
+    // Several MGIDs may share the MLID (consolidate_ipv6_snm_req), and a
+    // port in two of them is listed twice: the tree spans it once, and the
+    // log counted it twice. First listing kept, so the order stays OpenSM's.
+    std::vector<char> listed(e->fabric.end_ports.size(), 0);
     for (int i = 0; i < n; ++i) {
       const int ep = e->fabric.EndPortByGuid(member_guids[i]);
       if (ep < 0) {
@@ -433,7 +437,8 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
                                  " is not an end port of the routed fabric; skipped");
         continue;
       }
-      g.members.push_back(ep);
+      if (!listed[ep]) g.members.push_back(ep);
+      listed[ep] = 1;
     }
     if (g.members.empty()) {  // nothing to forward; OpenSM cleared the MLID
       e->engine->ForgetMulticast(e->fabric, mlid, e->tables);

@@ -98,6 +98,11 @@ void McastRebuildLineOnlyWhenVerbose() {
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, members, 3, NoMask, nullptr), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, "tree of 3 members rebuilt in "), 1);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, " us (rebuild 1)"), 1);
+  // Two MGIDs on one MLID (consolidated SNM groups) list a port in both:
+  // it is one member of the tree, and the line counts it once.
+  const uint64_t twice[] = {members[0], members[1], members[2], members[1], members[0]};
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, twice, 5, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, "tree of 3 members rebuilt in "), 2);
   ibu_engine_free(e);
 
   // Without a log_active callback every level is handed over, as before.
