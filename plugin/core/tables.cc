@@ -365,18 +365,22 @@ struct StaleLids {
 // LMC or guid2lid file, a net file edited since): the entries for LIDs the
 // fabric has then mean other destinations too, as with a header's switch
 // LID that differs, so they are refused, not kept unread. (OpenSM sets a
-// LID no port has any more to no route, 255, which is not refused.)
+// LID no port has any more to no route, 255, which is not refused; but with
+// use_ucast_cache TRUE it reconfigures from its cache after a port left
+// and keeps that port's entries, which the message names as the other cause.)
 void RefuseStaleLids(const StaleLids& stale, const std::string& file, const Fabric& f) {
   if (stale.count == 0) return;
   const StaleLids::Entry& e = stale.first;
   std::string note;
   if (e.lid > f.max_lid()) note = Printf("; the fabric's LIDs end at 0x%04x", f.max_lid());
   if (stale.count > 1) note += Printf("; nor do the LIDs of %ld more entries of the file", stale.count - 1);
-  throw InputError(file, e.line,
-                   Printf("LID 0x%04x (out port %d) in the LFT of %s: no end port or switch of the fabric "
-                          "has it%s: tables made for another fabric or other LIDs (expected the net file, and "
-                          "the LMC or guid2lid file, they were made with)",
-                          e.lid, e.port, f.SwitchLabel(e.sw).c_str(), note.c_str()));
+  throw InputError(
+      file, e.line,
+      Printf("LID 0x%04x (out port %d) in the LFT of %s: no end port or switch of the fabric "
+             "has it%s: tables made for another fabric or other LIDs (expected the net file, and "
+             "the LMC or guid2lid file, they were made with), or read from switches whose OpenSM runs "
+             "use_ucast_cache TRUE, which keeps the entries of a port that left",
+             e.lid, e.port, f.SwitchLabel(e.sw).c_str(), note.c_str()));
 }
 
 }  // namespace
