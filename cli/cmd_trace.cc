@@ -215,7 +215,7 @@ int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Arg
       std::printf("-> nowhere: %s has no LFT entry for LID %u (broken route)\n", last.c_str(),
                   static_cast<unsigned>(dlid));
       break;
-    default:  // no such port, or no cable (a switch step cannot end the walk: it came back round)
+    default:  // no such port, or no cable (a walk of TraceHopLimit hops shows a loop's repeat above)
       std::printf("-> nowhere: port %d of %s %s (broken route)\n", step.port, last.c_str(),
                   step.kind == LftStep::Kind::kNoSuchPort ? "does not exist" : "is not connected");
       break;

@@ -139,10 +139,14 @@ std::string OwnOptionWords(const std::string& text, std::vector<std::string>* ot
     // "mlid_rotate = off": the '=' and the value go with their key, so
     // that SplitOptions names the blanks (else: "mlid_rotate: expected
     // key=value", and '=' and "off" handed to the other plugins).
+    // So does the value of "mlid_rotate= off" (no key of ours takes an
+    // empty value, so the next word is taken as meant for it).
     if (w.find('=') == std::string::npos && i + 1 < words.size() && words[i + 1][0] == '=') {
       own += " " + words[++i];
       if (words[i] == "=" && i + 1 < words.size() && words[i + 1].find('=') == std::string::npos)
         own += " " + words[++i];
+    } else if (w.back() == '=' && i + 1 < words.size() && words[i + 1].find('=') == std::string::npos) {
+      own += " " + words[++i];
     }
   }
   return own;

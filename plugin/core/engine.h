@@ -157,14 +157,17 @@ bool ParseOnOff(const std::string& key, const std::string& value);
 std::string VisibleWord(const std::string& word);
 
 // Splits "a=1 b=2" into words; throws ibu::Error naming a key given twice
-// ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess) and
-// a word with a byte that is not printable ASCII (shown by VisibleWord).
+// ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess),
+// blanks around '=' ("mlid_rotate = off", with the word meant) and a word
+// with a byte that is not printable ASCII (shown by VisibleWord).
 std::vector<std::string> SplitOptions(const std::string& text);
 
 // The words of `text` whose key starts "<engine>_" for an engine of
 // EngineNames(), joined by blanks; the other words are appended to
 // *others. OpenSM hands one event_plugin_options string to every event
-// plugin it loads, so beside other plugins only these words are ours.
+// plugin it loads, so beside other plugins only these words are ours. The
+// pieces of "mlid_rotate = off", "mlid_rotate =off" and "mlid_rotate= off"
+// stay with their key, so SplitOptions names the blanks.
 std::string OwnOptionWords(const std::string& text, std::vector<std::string>* others);
 
 }  // namespace ibu

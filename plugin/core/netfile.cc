@@ -786,6 +786,12 @@ bool DefaultLidsFit(const Fabric& f, int lmc) {
          first_switch + static_cast<long>(f.switches.size()) - 1 <= kMaxUnicastLid;
 }
 
+int LargestFittingLmc(const Fabric& f, int at_most) {
+  int lmc = std::min(at_most, 7);
+  while (lmc >= 0 && !DefaultLidsFit(f, lmc)) --lmc;
+  return lmc;
+}
+
 bool CarriesLids(const Fabric& f) {
   for (const Switch& sw : f.switches)
     if (sw.lid != 0) return true;
@@ -799,8 +805,8 @@ namespace {
 // What to do when the default layout at `lmc` overflows: the largest LMC
 // whose layout fits, or that none does.
 std::string LargestFittingLmcHint(const Fabric& f, int lmc) {
-  for (int l = lmc - 1; l >= 0; --l)
-    if (DefaultLidsFit(f, l)) return "; LMC " + std::to_string(l) + " is the largest that fits";
+  const int fits = LargestFittingLmc(f, lmc - 1);
+  if (fits >= 0) return "; LMC " + std::to_string(fits) + " is the largest that fits";
   return "; no LMC fits: the fabric has more ports than unicast LIDs";
 }
 

@@ -47,4 +47,7 @@ bool CarriesLids(const Fabric& f);
 // Whether AssignDefaultLids(f, lmc) fits below 0xBFFF (lmc 0..7).
 bool DefaultLidsFit(const Fabric& f, int lmc);
 
+// The largest LMC up to `at_most` whose default layout fits; -1 if none.
+int LargestFittingLmc(const Fabric& f, int at_most);
+
 }  // namespace ibu

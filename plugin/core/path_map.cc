@@ -52,10 +52,11 @@ int EndPortOf(std::string_view word, const Fabric& f, const std::string& file, i
 }
 
 // The next blank-separated word of `line` from `pos` on ("" at the end).
-// A plain loop: find_first_of with a set of blanks scans the set for every
-// character, 400 instructions a word.
+// Blanks as a stream reads them (space, tab, CR, \v, \f). A plain loop:
+// find_first_of with a set of blanks scans the set for every character,
+// 400 instructions a word.
 std::string_view NextWord(const std::string& line, size_t& pos) {
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  const auto blank = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r'); };
   const size_t n = line.size();
   while (pos < n && blank(line[pos])) ++pos;
   const size_t begin = pos;

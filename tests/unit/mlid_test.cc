@@ -1,4 +1,5 @@
 // MLID unicast: seed 001's worked examples, disjointness, spreading.
+#include <cctype>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -327,6 +328,9 @@ void BadOptionsAreRefused() {
   others.clear();
   CU_ASSERT_EQUAL(OwnOptionWords("mlid_rotate =off verbose", &others), "mlid_rotate =off");
   CU_ASSERT(others == std::vector<std::string>({"verbose"}));
+  others.clear();
+  CU_ASSERT_EQUAL(OwnOptionWords("perfx=1 mlid_rotate= off", &others), "mlid_rotate= off");
+  CU_ASSERT(others == std::vector<std::string>({"perfx=1"}));
   // An empty value before another key=value word is no blank: the engine refuses the value.
   CU_ASSERT_EQUAL(ErrorOf([] { SplitOptions("mlid_dump= mlid_rotate=off"); }), "");
   // A byte that is no printable ASCII is shown as \xNN: a no-break space
@@ -372,6 +376,31 @@ void PathMapRoundTripAndErrors() {
         selected_beyond_base += map.Select(s, d) != f.end_ports[d].base_lid;
       }
   CU_ASSERT(selected_beyond_base > 0);  // LMC 2: the map is more than base LIDs
+  {
+    // Blanks as a stream reads them (tab, CR, \v, \f), 0X and upper-case
+    // hex, lines in reverse order (the next-port guess misses every time):
+    // the same map.
+    std::vector<std::string> lines;
+    std::istringstream split(os.str());
+    for (std::string l; std::getline(split, l);) lines.push_back(l);
+    std::string odd;
+    const char* blanks[] = {"\t", " \v", "\f ", "  "};
+    for (size_t i = lines.size(); i-- > 0;) {
+      std::string l = lines[i];
+      l.replace(l.find(' '), 1, blanks[i % 4]);
+      if (i % 3 == 0) l.replace(0, 2, "0X");
+      if (i % 5 == 0)
+        for (char& c : l) c = char(std::toupper(static_cast<unsigned char>(c)));
+      odd += l + (i % 2 ? "\r\n" : "\n");
+    }
+    std::istringstream in2(odd + "\f\n");
+    const PathMap same = ReadPathMap(in2, "p", f);
+    CU_ASSERT_EQUAL(same.pairs(), map.pairs());
+    long differ = 0;
+    for (int s = 0; s < n; ++s)
+      for (int d = 0; d < n; ++d) differ += s != d && same.Select(s, d) != map.Select(s, d);
+    CU_ASSERT_EQUAL(differ, 0);
+  }
 
   auto guid = [&](int ep) {
     char b[24];

@@ -119,6 +119,36 @@ void UncabledPortIsNamed() {
   CU_ASSERT(Contains(AllErrors(r), "points to port 5, which is not cabled"));
 }
 
+// A loop through every switch shows its repeat: on an 8x8 mesh (64
+// switches) a route that snakes through all of them and steps back takes
+// 65 hops to come round, one more than the old limit, where trace called
+// the last (cabled) step "not connected".
+void LoopThroughEverySwitchShowsItsRepeat() {
+  Fabric f = MakeMesh(8, 8);
+  AssignDefaultLids(f, 0);
+  Tables t;
+  MakeEngine("xymesh", {}, nullptr)->RouteUnicast(f, t);
+  std::vector<int> order;  // serpentine: N(0,0) .. N(0,7), N(1,7) .. N(1,0), ...
+  for (int x = 0; x < 8; ++x)
+    for (int k = 0; k < 8; ++k)
+      order.push_back(
+          SwitchNamed(f, "N(" + std::to_string(x) + "," + std::to_string(x % 2 ? 7 - k : k) + ")"));
+  auto port_to = [&](int a, int b) {
+    for (int p = 1; p <= f.switches[a].num_ports; ++p)
+      if (f.switches[a].ports[p].is_switch() && f.switches[a].ports[p].index == b) return p;
+    return 0;
+  };
+  const Lid lid = f.end_ports.back().base_lid;
+  for (size_t i = 0; i + 1 < order.size(); ++i) t.lft[order[i]].set(lid, port_to(order[i], order[i + 1]));
+  t.lft[order.back()].set(lid, port_to(order.back(), order[order.size() - 2]));
+  int src = -1;
+  for (size_t e = 0; e < f.end_ports.size(); ++e)
+    if (f.end_ports[e].switch_index == order[0]) src = static_cast<int>(e);
+  const auto hops = TraceRoute(f, t, src, lid);
+  CU_ASSERT_EQUAL_FATAL(hops.size(), 65u);
+  CU_ASSERT_EQUAL(hops.back().first, order[62]);  // back at a switch crossed before
+}
+
 // Every kind of step the walks share, and which of them end at the owner.
 void StepKindsAndOwners() {
   Fabric f = MakeFatTree(4, 2);
@@ -219,6 +249,7 @@ void RegisterVerifySuite() {
   CU_add_test(s, "wrong host is named", WrongHostIsNamed);
   CU_add_test(s, "uncabled port is named", UncabledPortIsNamed);
   CU_add_test(s, "route steps: kinds and where they end", StepKindsAndOwners);
+  CU_add_test(s, "a loop through every switch shows its repeat", LoopThroughEverySwitchShowsItsRepeat);
   CU_add_test(s, "--host-lids: switch LIDs may be unrouted, not wrong", HostLidsStillCheckSwitchLids);
   CU_add_test(s, "a switch on no host's route is checked", SwitchWithoutHostRoutesIsChecked);
   CU_add_test(s, "base-LID load equals tracing every pair", BaseLidLoadEqualsTracingEveryPair);

@@ -11,9 +11,7 @@
 namespace ibu {
 
 int MlidDefaultLmc(const Fabric& f) {
-  int lmc = std::min(CeilLog2(RecognizeFatTree(f).paths()), 7);
-  while (lmc > 0 && !DefaultLidsFit(f, lmc)) --lmc;
-  return lmc;
+  return std::max(0, LargestFittingLmc(f, CeilLog2(RecognizeFatTree(f).paths())));
 }
 
 int DefaultLmc(const Fabric& f) {

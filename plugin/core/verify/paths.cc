@@ -6,7 +6,7 @@
 
 namespace ibu {
 
-int TraceHopLimit(const Fabric& f) { return std::max(64, static_cast<int>(f.switches.size())); }
+int TraceHopLimit(const Fabric& f) { return std::max(64, static_cast<int>(f.switches.size()) + 1); }
 
 LftStep StepOf(const Fabric& f, const Tables& t, int sw, Lid lid) {
   const int port = t.lft.at(sw).port(lid);

@@ -15,8 +15,9 @@
 namespace ibu {
 
 // One step of a route over the LFTs: where switch `sw`'s entry for a LID
-// leads. Every walk over the LFTs (trace, verify, the load counts) takes
-// its steps here, so they agree on where a route ends and why.
+// leads. Trace, verify's unicast walk and the load counts take their steps
+// here, so they agree on where a route ends and why (the credit-loop
+// check follows channels, deadlock.cc).
 struct LftStep {
   enum class Kind {
     kSwitch,      // on to switch `next`
@@ -43,8 +44,10 @@ std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, in
                                             int max_hops = -1);
 
 // Hops after which a route is surely a loop: a route without one visits
-// each switch once, so the fabric's switch count (at least 64). A fixed 64
-// cut the 127-switch routes of a 64x64 mesh short.
+// each switch once, so one more than the fabric's switch count (at least
+// 64), and a walk that long shows the switch it came back to (trace called
+// the last step of a loop through every switch "not connected"). A fixed
+// 64 cut the 127-switch routes of a 64x64 mesh short.
 int TraceHopLimit(const Fabric& f);
 
 // Per switch (by index): routes from every end port to every other end
