@@ -4,7 +4,7 @@
 # search for one missing or extra cable), `ibunion verify --mft` (FT(M,N)
 # at LMC 0, 4,096 groups of 8 hosts drawn with a fixed seed; and a 48x48
 # mesh with 400 groups of 256 hosts, where each of a group's senders
-# floods a tree of about a thousand switches; the unicast check is in
+# floods a tree of 1,500-1,700 switches; the unicast check is in
 # both), and xymesh_mcast=paper's admission of anchor trees
 # (`ibunion route` on the intact X x Y mesh with 2,048 groups of 8 hosts;
 # the LFTs' text, written to /dev/null, is in it too). With --base, the same through another build in the same run,

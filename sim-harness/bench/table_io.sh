@@ -4,7 +4,7 @@
 # verify` (reads the file back and checks it), and `ibunion verify
 # --disjoint --paths` (reads the LFTs and the path-selection map, one line
 # per pair of end ports, and checks the paths are disjoint) on a generated FT(M,N),
-# mlid at its default LMC. With --base, the same two steps through another
+# mlid at its default LMC. With --base, the same three steps through another
 # build in the same run, on the same files, and the ratio base / this
 # (above 1: this build is faster). Wall seconds, the best of --reps runs.
 #
