@@ -161,12 +161,15 @@ void RefuseBlanksAroundEquals(const std::vector<std::string>& words) {
   for (size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
     size_t first = i, last = i;
-    if (w[0] == '=' && i > 0 && no_eq(words[i - 1])) first = i - 1;
+    if (w[0] == '=' && i > 0 && (no_eq(words[i - 1]) || words[i - 1].back() == '=')) first = i - 1;
     if (w.back() == '=' && i + 1 < words.size() && no_eq(words[i + 1])) last = i + 1;
     if (first == last) continue;
     std::string given, fixed;
     for (size_t j = first; j <= last; ++j) given += (j > first ? " " : "") + words[j], fixed += words[j];
-    throw Error("option '" + given + "': blanks around '='; expected key=value as one word (" + fixed + ")");
+    // The word meant, when closing the blanks gives one ("mlid_rotate= = off" does not).
+    const bool one_word = fixed[0] != '=' && std::count(fixed.begin(), fixed.end(), '=') == 1;
+    throw Error("option '" + given + "': blanks around '='; expected key=value as one word" +
+                (one_word ? " (" + fixed + ")" : std::string()));
   }
 }
 

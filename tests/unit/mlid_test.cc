@@ -321,6 +321,11 @@ void BadOptionsAreRefused() {
                        "': blanks around '='; expected key=value as one word (mlid_rotate=off)"));
   CU_ASSERT(
       Contains(ErrorOf([] { SplitOptions("mlid_rotate = off"); }), "option 'mlid_rotate = off': blanks"));
+  // No word meant to offer when closing the blanks gives none.
+  const std::string twice = ErrorOf([] { SplitOptions("mlid_rotate= = off"); });
+  CU_ASSERT(
+      Contains(twice, "option 'mlid_rotate= = off': blanks around '='; expected key=value as one word") &&
+      !Contains(twice, "("));
   // OpenSM's one options line: the pieces go with their key, not to other plugins.
   std::vector<std::string> others;
   CU_ASSERT_EQUAL(OwnOptionWords("verbose mlid_rotate = off perfx=1", &others), "mlid_rotate = off");
