@@ -141,11 +141,12 @@ std::string OwnOptionWords(const std::string& text, std::vector<std::string>* ot
     // key=value", and '=' and "off" handed to the other plugins).
     // So does the value of "mlid_rotate= off" (no key of ours takes an
     // empty value, so the next word is taken as meant for it).
-    if (w.find('=') == std::string::npos && i + 1 < words.size() && words[i + 1][0] == '=') {
+    const auto no_eq = [](const std::string& x) { return x.find('=') == std::string::npos; };
+    const bool open = no_eq(w) || w.back() == '=';  // the value may follow
+    if (open && i + 1 < words.size() && words[i + 1][0] == '=') {
       own += " " + words[++i];
-      if (words[i] == "=" && i + 1 < words.size() && words[i + 1].find('=') == std::string::npos)
-        own += " " + words[++i];
-    } else if (w.back() == '=' && i + 1 < words.size() && words[i + 1].find('=') == std::string::npos) {
+      if (words[i].back() == '=' && i + 1 < words.size() && no_eq(words[i + 1])) own += " " + words[++i];
+    } else if (w.back() == '=' && i + 1 < words.size() && no_eq(words[i + 1])) {
       own += " " + words[++i];
     }
   }

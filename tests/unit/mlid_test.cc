@@ -336,6 +336,9 @@ void BadOptionsAreRefused() {
   others.clear();
   CU_ASSERT_EQUAL(OwnOptionWords("perfx=1 mlid_rotate= off", &others), "mlid_rotate= off");
   CU_ASSERT(others == std::vector<std::string>({"perfx=1"}));
+  others.clear();
+  CU_ASSERT_EQUAL(OwnOptionWords("mlid_rotate= = off verbose", &others), "mlid_rotate= = off");
+  CU_ASSERT(others == std::vector<std::string>({"verbose"}));
   // An empty value before another key=value word is no blank: the engine refuses the value.
   CU_ASSERT_EQUAL(ErrorOf([] { SplitOptions("mlid_dump= mlid_rotate=off"); }), "");
   // A byte that is no printable ASCII is shown as \xNN: a no-break space
