@@ -121,6 +121,26 @@ const std::vector<int>* McastTreeTables::Switches(Lid mlid) const {
 
 std::vector<std::string> EngineNames() { return {"mlid", "slid", "xymesh"}; }
 
+namespace {
+
+// The last of the words that a blank split off words[first]: "mlid_rotate",
+// "=", "off"; "mlid_rotate", "=off"; "mlid_rotate=", "off" (no key takes an
+// empty value, so the next bare word is taken as meant for it). `first`
+// itself when nothing was split off. The one rule for SplitOptions, which
+// refuses such words, and OwnOptionWords, which keeps them together.
+size_t LastPieceOf(const std::vector<std::string>& words, size_t first) {
+  const auto no_eq = [](const std::string& w) { return w.find('=') == std::string::npos; };
+  const auto value_follows = [&](size_t j) {  // a word ending in '=' before a bare word
+    return words[j].back() == '=' && j + 1 < words.size() && no_eq(words[j + 1]);
+  };
+  const std::string& w = words[first];
+  if ((no_eq(w) || w.back() == '=') && first + 1 < words.size() && words[first + 1][0] == '=')
+    return value_follows(first + 1) ? first + 2 : first + 1;
+  return value_follows(first) ? first + 1 : first;
+}
+
+}  // namespace
+
 std::string OwnOptionWords(const std::string& text, std::vector<std::string>* others) {
   std::istringstream in(text);
   std::vector<std::string> words;
@@ -139,16 +159,7 @@ std::string OwnOptionWords(const std::string& text, std::vector<std::string>* ot
     // "mlid_rotate = off": the '=' and the value go with their key, so
     // that SplitOptions names the blanks (else: "mlid_rotate: expected
     // key=value", and '=' and "off" handed to the other plugins).
-    // So does the value of "mlid_rotate= off" (no key of ours takes an
-    // empty value, so the next word is taken as meant for it).
-    const auto no_eq = [](const std::string& x) { return x.find('=') == std::string::npos; };
-    const bool open = no_eq(w) || w.back() == '=';  // the value may follow
-    if (open && i + 1 < words.size() && words[i + 1][0] == '=') {
-      own += " " + words[++i];
-      if (words[i].back() == '=' && i + 1 < words.size() && no_eq(words[i + 1])) own += " " + words[++i];
-    } else if (w.back() == '=' && i + 1 < words.size() && no_eq(words[i + 1])) {
-      own += " " + words[++i];
-    }
+    for (const size_t last = LastPieceOf(words, i); i < last;) own += " " + words[++i];
   }
   return own;
 }
@@ -158,12 +169,8 @@ namespace {
 // "mlid_rotate = off" (or "mlid_rotate =off", "mlid_rotate= off") split
 // into words that read as a word without '=' and a bad key; named whole.
 void RefuseBlanksAroundEquals(const std::vector<std::string>& words) {
-  const auto no_eq = [](const std::string& w) { return w.find('=') == std::string::npos; };
-  for (size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    size_t first = i, last = i;
-    if (w[0] == '=' && i > 0 && (no_eq(words[i - 1]) || words[i - 1].back() == '=')) first = i - 1;
-    if (w.back() == '=' && i + 1 < words.size() && no_eq(words[i + 1])) last = i + 1;
+  for (size_t first = 0; first < words.size(); ++first) {
+    const size_t last = LastPieceOf(words, first);
     if (first == last) continue;
     std::string given, fixed;
     for (size_t j = first; j <= last; ++j) given += (j > first ? " " : "") + words[j], fixed += words[j];

@@ -36,16 +36,12 @@ namespace {
 // An end port named by its port GUID, as WritePathMap prints it: 0x and up
 // to 16 hex digits, the core's one GUID rule (strtoull also took bare hex,
 // a sign and leading zeros past 16 digits).
-// `guess`: the end port the word most likely names (the next one in
-// fabric order, as WritePathMap goes), checked before the GUID index.
-int EndPortOf(std::string_view word, const Fabric& f, const std::string& file, int no, int guess = -1) {
+int EndPortOf(std::string_view word, const Fabric& f, const std::string& file, int no) {
   unsigned long long guid = 0;
   if (!ParseHexGuid(word, &guid))
     throw InputError(file, no,
                      "'" + std::string(word) +
                          "': expected a port GUID, 0x and up to 16 hex digits (e.g. 0x0008f10400411a2b)");
-  if (guess >= 0 && static_cast<size_t>(guess) < f.end_ports.size() && f.end_ports[guess].port_guid == guid)
-    return guess;
   const int ep = f.EndPortByGuid(guid);
   if (ep < 0) throw InputError(file, no, "port GUID " + std::string(word) + " is no end port of the fabric");
   return ep;
@@ -96,7 +92,7 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
   // 62 MB/s, 47 s for FT(32,3)'s 2.9 GB map.
   std::string line;
   std::string last_a;
-  int last_s = -1, last_d = -1;
+  int last_s = -1;
   int no = 0;
   while (std::getline(is, line)) {
     ++no;
@@ -112,7 +108,7 @@ PathMap ReadPathMap(std::istream& is, const std::string& file, const Fabric& f) 
       last_a = a;
     }
     const int s = last_s;
-    const int d = last_d = EndPortOf(b, f, file, no, last_d + 1 == s ? s + 1 : last_d + 1);
+    const int d = EndPortOf(b, f, file, no);
     if (s == d)
       throw InputError(file, no, "source and destination are the same port (" + std::string(a) + ")");
     // Decimal as WritePathMap prints it, or 0x hex; never octal ("010" is
