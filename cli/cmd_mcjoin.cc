@@ -51,9 +51,12 @@ std::string RefusalHint(bool join, mcast::JoinState state, const mcast::MemberRe
     return " (a leave must name a group the port is in, with a join state it joined with: --state; the SM's "
            "log "
            "says which)";
-  if (state != mcast::JoinState::kFull && state != mcast::JoinState::kSendOnlyFull)
+  if (state != mcast::JoinState::kFull && state != mcast::JoinState::kSendOnlyFull) {
+    if (r.group == mcast::GroupFound::kNo)
+      return " (no such group yet, and only a full or send-only full member creates one)";
     return " (only a full or send-only full member creates a group: does the MGID exist yet? the SM's log "
            "says)";
+  }
   return " (a value given that the group, the port or the fabric does not fit: Q_Key, P_Key, SL, MTU, rate, "
          "--port-guid? the SM's log says which)";
 }

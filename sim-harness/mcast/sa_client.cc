@@ -308,12 +308,30 @@ constexpr uint32_t kExactly = 2;  // selector: exactly the value given
 
 }  // namespace
 
+// Asked first, so that a new group's first join goes out as a create. A
+// join without the create's components was refused for a group not there
+// yet, and OpenSM logged that as an error (ERR 1B11) although the create
+// sent next succeeded: one error line per group an administrator made.
 MemberReply SaClient::Join(const MemberRequest& req) {
   if (!req.join_as_is || req.mgid == Gid{}) return Call(IB_MAD_METHOD_SET, req, true);
-  MemberReply r = Call(IB_MAD_METHOD_SET, req, false);
-  // Insufficient components: here, no such group to join.
-  if (!r.ok && SaStatus(r.mad_status) == kSaInsufficientComponents) return Call(IB_MAD_METHOD_SET, req, true);
+  const GroupFound found = FindGroup(req.mgid);
+  MemberReply r = Call(IB_MAD_METHOD_SET, req, found == GroupFound::kNo);
+  // Insufficient components: no such group after all (it went after the
+  // query, or the query went unanswered).
+  if (!r.ok && found != GroupFound::kNo && SaStatus(r.mad_status) == kSaInsufficientComponents)
+    r = Call(IB_MAD_METHOD_SET, req, true);
+  r.group = found;
   return r;
+}
+
+GroupFound SaClient::FindGroup(const Gid& mgid) {
+  uint8_t data[IB_SA_DATA_SIZE] = {};
+  Gid g = mgid;
+  mad_set_array(data, 0, IB_SA_MCM_MGID_F, g.data());
+  uint32_t status = 0;
+  std::string error;
+  if (Rpc(IB_MAD_METHOD_GET, IB_SA_ATTR_MCRECORD, kMgid, data, &status, &error)) return GroupFound::kYes;
+  return SaStatus(status) == kSaNoRecords ? GroupFound::kNo : GroupFound::kUnknown;
 }
 
 MemberReply SaClient::Leave(const MemberRequest& req) { return Call(IB_MAD_METHOD_DELETE, req, false); }

@@ -43,19 +43,23 @@ struct MemberRequest {
   // share a P_Key), which lets one SA client act for many hosts.
   Gid port_gid{};
   // A join of an existing group must match its Q_Key, P_Key and SL when it
-  // sends them, and a create must send them. With `join_as_is` a join
-  // sends only the components in `given` (kGivenQkey ...; MTU and rate go
-  // when set), so it takes the group as it is, and is sent again with all
-  // of them as a create when the SA answers that no such group exists
-  // (insufficient components). Without it (mcsetup, which creates its
-  // groups and measures the create's latency) every join sends all.
+  // sends them, and a create must send them. With `join_as_is` the SA is
+  // first asked whether the group exists (FindGroup): a new one is created
+  // with all of them; an existing one is joined with only the components
+  // in `given` (kGivenQkey ...; MTU and rate go when set), so it is taken
+  // as it is. Without it (mcsetup, which creates its groups and measures
+  // the create's latency) every join sends all.
   bool join_as_is = false;
   unsigned given = 0;
 };
 constexpr unsigned kGivenQkey = 1, kGivenPkey = 2, kGivenSl = 4;
 
+// Whether the SA has a group of some MGID; kUnknown when it did not say.
+enum class GroupFound { kUnknown, kYes, kNo };
+
 struct MemberReply {
   bool ok = false;
+  GroupFound group = GroupFound::kUnknown;  // a join_as_is: before the join
   uint16_t mlid = 0;
   Gid mgid{};
   uint32_t mad_status = 0;  // 0 on success
@@ -71,7 +75,7 @@ std::string DecodeMadStatus(uint32_t status);
 
 // The SA's class-specific code in a MAD status (bits 8-15), e.g.
 // kSaRequestInvalid; 0 when the SA reported none.
-constexpr unsigned kSaRequestInvalid = 2, kSaInsufficientComponents = 6;
+constexpr unsigned kSaRequestInvalid = 2, kSaNoRecords = 3, kSaInsufficientComponents = 6;
 inline unsigned SaStatus(uint32_t mad_status) { return (mad_status >> 8) & 0xff; }
 
 struct PathReply {
@@ -90,6 +94,9 @@ class SaClient {
   SaClient& operator=(const SaClient&) = delete;
 
   MemberReply Join(const MemberRequest& req);
+  // SubnAdmGet(MCMemberRecord) by MGID alone: one record or "no records",
+  // one MAD either way, and OpenSM logs neither as an error.
+  GroupFound FindGroup(const Gid& mgid);
   MemberReply Leave(const MemberRequest& req);
   // PathRecord Get for the path from `slid` to `dlid` (one record: both
   // LIDs given), as an application asks before it connects.
