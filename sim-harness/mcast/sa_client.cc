@@ -314,23 +314,27 @@ constexpr uint32_t kExactly = 2;  // selector: exactly the value given
 // sent next succeeded: one error line per group an administrator made.
 MemberReply SaClient::Join(const MemberRequest& req) {
   if (!req.join_as_is || req.mgid == Gid{}) return Call(IB_MAD_METHOD_SET, req, true);
-  const GroupFound found = FindGroup(req.mgid);
-  MemberReply r = Call(IB_MAD_METHOD_SET, req, found == GroupFound::kNo);
+  MemberReply r;
+  const GroupFound found = FindGroup(req.mgid, &r.error);
+  // Unanswered: a join would wait as long again for the same answer.
+  if (!r.error.empty()) return r;
+  r = Call(IB_MAD_METHOD_SET, req, found == GroupFound::kNo);
   // Insufficient components: no such group after all (it went after the
-  // query, or the query went unanswered).
+  // query, or the SA answered the query with another status).
   if (!r.ok && found != GroupFound::kNo && SaStatus(r.mad_status) == kSaInsufficientComponents)
     r = Call(IB_MAD_METHOD_SET, req, true);
   r.group = found;
   return r;
 }
 
-GroupFound SaClient::FindGroup(const Gid& mgid) {
+GroupFound SaClient::FindGroup(const Gid& mgid, std::string* no_answer) {
   uint8_t data[IB_SA_DATA_SIZE] = {};
   Gid g = mgid;
   mad_set_array(data, 0, IB_SA_MCM_MGID_F, g.data());
   uint32_t status = 0;
   std::string error;
   if (Rpc(IB_MAD_METHOD_GET, IB_SA_ATTR_MCRECORD, kMgid, data, &status, &error)) return GroupFound::kYes;
+  if (status == 0) *no_answer = error;
   return SaStatus(status) == kSaNoRecords ? GroupFound::kNo : GroupFound::kUnknown;
 }
 

@@ -95,8 +95,9 @@ class SaClient {
 
   MemberReply Join(const MemberRequest& req);
   // SubnAdmGet(MCMemberRecord) by MGID alone: one record or "no records",
-  // one MAD either way, and OpenSM logs neither as an error.
-  GroupFound FindGroup(const Gid& mgid);
+  // one MAD either way, and OpenSM logs neither as an error. kUnknown on
+  // another status, or with `no_answer` set when the SA did not answer.
+  GroupFound FindGroup(const Gid& mgid, std::string* no_answer);
   MemberReply Leave(const MemberRequest& req);
   // PathRecord Get for the path from `slid` to `dlid` (one record: both
   // LIDs given), as an application asks before it connects.
