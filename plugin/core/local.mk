@@ -2,7 +2,7 @@
 # library so the OpenSM plugin (.so) and the CLI link the same objects.
 noinst_LTLIBRARIES += plugin/core/libibucore.la
 plugin_core_libibucore_la_SOURCES = \
-	plugin/core/error.h plugin/core/int_math.h \
+	plugin/core/error.h plugin/core/int_math.h plugin/core/find_cycle.h \
 	plugin/core/fabric.h plugin/core/fabric.cc \
 	plugin/core/netfile.h plugin/core/netfile.cc \
 	plugin/core/guid2lid.h plugin/core/guid2lid.cc \

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "plugin/core/find_cycle.h"
 #include "sim-harness/timing/event_queue.h"
 
 namespace ibu::sim {
@@ -1303,39 +1304,13 @@ bool Kernel<kV, kOne>::FindCycle(std::vector<int>* cycle) {
     if (peer < 0 || Hdr(oc >> Vsh()).to_host) return false;
     return St(oc).in_count == InCap();  // oc feeds that buffer
   };
-  std::vector<uint8_t> color(C, 0);  // 0 new, 1 on stack, 2 done
-  std::vector<int32_t> parent(C, -1);
-  for (size_t root = 0; root < C; ++root) {
-    if (color[root] || !stuck(root)) continue;
-    // Iterative DFS over stuck output channels.
-    std::vector<std::pair<int32_t, size_t>> stack{{int32_t(root), 0}};
-    color[root] = 1;
-    while (!stack.empty()) {
-      auto& [oc, next] = stack.back();
-      const int peer = Hdr(oc >> Vsh()).peer;
-      const std::vector<int32_t>& succ = waits[(size_t(peer) << Vsh()) | (oc & Vmask())];
-      if (next < succ.size()) {
-        const int32_t n = succ[next++];
-        if (!stuck(size_t(n))) continue;
-        if (color[n] == 1) {
-          cycle->clear();
-          for (int32_t c = oc; c != n; c = parent[c]) cycle->push_back(c);
-          cycle->push_back(n);
-          std::reverse(cycle->begin(), cycle->end());
-          return true;
-        }
-        if (color[n] == 0) {
-          color[n] = 1;
-          parent[n] = oc;
-          stack.push_back({n, 0});
-        }
-      } else {
-        color[oc] = 2;
-        stack.pop_back();
-      }
-    }
-  }
-  return false;
+  // What a stuck channel waits for: the outputs the head of the input
+  // buffer it feeds asked for.
+  const auto on_wait = [&](int oc) -> const std::vector<int32_t>& {
+    return waits[(size_t(Hdr(oc >> Vsh()).peer) << Vsh()) | (oc & Vmask())];
+  };
+  *cycle = ibu::FindCycle(int(C), on_wait, [&](int oc) { return !stuck(size_t(oc)); });
+  return !cycle->empty();
 }
 
 template <int kV, bool kOne>

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "plugin/core/find_cycle.h"
+
 namespace ibu {
 
 namespace {
@@ -195,38 +197,6 @@ class Builder {
   Graph& g_;
 };
 
-// Iterative DFS; returns one cycle (in dependency order) or nothing.
-std::vector<int> FindCycle(const Graph& g) {
-  const int n = static_cast<int>(g.size());
-  std::vector<char> color(n, 0);  // 0 new, 1 on the stack, 2 done
-  std::vector<std::pair<int, size_t>> stack;
-  for (int root = 0; root < n; ++root) {
-    if (color[root]) continue;
-    color[root] = 1;
-    stack.push_back({root, 0});
-    while (!stack.empty()) {
-      auto& [v, next] = stack.back();
-      if (next == g.succ(v).size()) {
-        color[v] = 2;
-        stack.pop_back();
-        continue;
-      }
-      const int w = g.succ(v)[next++];
-      if (color[w] == 0) {
-        color[w] = 1;
-        stack.push_back({w, 0});
-      } else if (color[w] == 1) {
-        size_t i = stack.size();
-        while (stack[i - 1].first != w) --i;
-        std::vector<int> cycle;
-        for (--i; i < stack.size(); ++i) cycle.push_back(stack[i].first);
-        return cycle;
-      }
-    }
-  }
-  return {};
-}
-
 }  // namespace
 
 DeadlockOptions EngineSls(const Fabric& f, const Engine& e) {
@@ -251,7 +221,9 @@ DeadlockReport CheckDeadlock(const Fabric& f, const Tables& t,
   for (const McastGroup& grp : groups) r.mcast_senders += b.Multicast(grp);
   r.channels = static_cast<long>(g.size());
   for (int c = 0; c < static_cast<int>(g.size()); ++c) r.dependencies += g.succ(c).size();
-  for (int c : FindCycle(g)) r.cycle.push_back(g.node(c));
+  const auto succ = [&g](int c) -> const std::vector<int>& { return g.succ(c); };
+  for (int c : FindCycle(static_cast<int>(g.size()), succ, [](int) { return false; }))
+    r.cycle.push_back(g.node(c));
   return r;
 }
 
