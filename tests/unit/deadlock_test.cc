@@ -7,6 +7,7 @@
 
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
+#include "plugin/core/find_cycle.h"
 #include "plugin/core/netfile.h"
 #include "plugin/core/routing/xymesh.h"
 #include "plugin/core/topology/generate.h"
@@ -544,10 +545,28 @@ void SwitchSentRoutesUseInPortZeroVl() {
   CU_ASSERT(split.acyclic());
   CU_ASSERT_EQUAL(split.switch_routes, 8);
 }
+
+// The search both credit-loop checks use: a cycle in edge order, from the
+// first node of it the DFS reached; nodes left out break cycles through
+// them; a DAG has none.
+void FindCycleReturnsOneInEdgeOrder() {
+  // 0 -> 1 -> 2 -> 3 -> 1, and 0 -> 4 -> 0 through 4.
+  const std::vector<std::vector<int>> succ = {{1, 4}, {2}, {3}, {1}, {0}};
+  const auto of = [&succ](int v) -> const std::vector<int>& { return succ[size_t(v)]; };
+  CU_ASSERT(FindCycle(5, of, [](int) { return false; }) == (std::vector<int>{1, 2, 3}));
+  CU_ASSERT(FindCycle(5, of, [](int v) { return v == 2; }) == (std::vector<int>{0, 4}));
+  CU_ASSERT(FindCycle(5, of, [](int v) { return v == 2 || v == 4; }).empty());
+  const std::vector<std::vector<int>> dag = {{1, 2}, {2}, {}};
+  CU_ASSERT(
+      FindCycle(
+          3, [&dag](int v) -> const std::vector<int>& { return dag[size_t(v)]; }, [](int) { return false; })
+          .empty());
+}
 }  // namespace
 
 void RegisterDeadlockSuite() {
   CU_pSuite s = CU_add_suite("channel dependency checker", nullptr, nullptr);
+  CU_add_test(s, "FindCycle: one cycle, in edge order", FindCycleReturnsOneInEdgeOrder);
   CU_add_test(s, "a ring of LFTs has a cycle", RingHasACycle);
   CU_add_test(s, "large graphs need no recursion", LargeGraphsNeedNoRecursion);
   CU_add_test(s, "XY unicast on meshes is acyclic", XyUnicastIsAcyclic);
