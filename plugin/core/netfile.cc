@@ -354,18 +354,18 @@ class Parser {
   }
 
   // The port count at line[pos], up to a blank or the quoted name, as
-  // ibnetdiscover prints it: decimal digits, 1 to 255. No sign (strtol took
-  // "+8") and no leading 0 (ibsim reads "010" as octal 8). Moves pos past it.
+  // ibnetdiscover prints it: decimal digits, 1 to 254 (kMaxSwitchPorts: an
+  // LFT entry of 255 means no route, so a port 255 was routed to as a black
+  // hole). No sign (strtol took "+8") and no leading 0 (ibsim reads "010"
+  // as octal 8). Moves pos past it.
   int PortCount(const std::string& line, size_t& pos) const {
     const size_t end = std::min(line.find_first_of(" \t\"", pos), line.size());
     const std::string text = line.substr(pos, end - pos);
     const bool digits = IsDecimalDigits(text) && text.size() <= 3 && text[0] != '0';
     long long ports = 0;
-    if (!digits || !ParseInteger(text, &ports) || ports > 255)
-      Fail(
-          "expected a port count from 1 to 255 (decimal digits, no sign or leading 0) after the node type, "
-          "got '" +
-          text + "'");
+    if (!digits || !ParseInteger(text, &ports) || ports > kMaxSwitchPorts)
+      Fail("expected a port count from 1 to " + std::to_string(kMaxSwitchPorts) +
+           " (decimal digits, no sign or leading 0) after the node type, got '" + text + "'");
     pos = end;
     return static_cast<int>(ports);
   }
@@ -457,7 +457,9 @@ class Parser {
     p.remote = Quoted(line, pos);
     if (pos < line.size() && line[pos] == '[') {
       const long rp = BracketedNumber(line, pos);
-      if (rp < 1 || rp > 255) Fail("expected '[PORT]' with a port from 1 to 255 after \"" + p.remote + "\"");
+      if (rp < 1 || rp > kMaxSwitchPorts)
+        Fail("expected '[PORT]' with a port from 1 to " + std::to_string(kMaxSwitchPorts) + " after \"" +
+             p.remote + "\"");
       p.remote_port = static_cast<int>(rp);
     }
     p.peer_guid = ReferenceExtras(line, pos);
@@ -580,6 +582,12 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
     ca_ports[node].push_back({port, idx});
     return idx;
   };
+  // The record id of switch `sw`, for a message: a search, only on errors.
+  auto switch_id = [&](int sw) {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (nodes[i].type == NodeType::kSwitch && index[i] == sw) return nodes[i].id;
+    return std::string("?");
+  };
   // CA records first so their own LID comments are seen.
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (nodes[i].type != NodeType::kCa) continue;
@@ -605,10 +613,19 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
       Peer& mine = f.switches[a].ports[p.num];
       if (nodes[r.node].type == NodeType::kCa) {
         int ep = end_port_of(r.node, r.port, nullptr);
-        if (mine.connected() && !(mine.is_end_port() && mine.index == ep))
-          throw InputError(file, p.line, "port " + std::to_string(p.num) + " of \"" +
-                                         nodes[i].id + "\" disagrees with the record of \"" +
-                                         p.remote + "\"");
+        // The adapter's record may cable that port to another switch: this
+        // line is then the one at odds with it (moving the port there put
+        // the blame on the other switch, with no line).
+        const EndPort& e = f.end_ports[ep];
+        const bool elsewhere = e.switch_index >= 0 && !(e.switch_index == a && e.switch_port == p.num);
+        if ((mine.connected() && !(mine.is_end_port() && mine.index == ep)) || elsewhere)
+          throw InputError(
+              file, p.line,
+              "port " + std::to_string(p.num) + " of \"" + nodes[i].id +
+                  "\" disagrees with the record of \"" + p.remote + "\"" +
+                  (elsewhere ? ", which cables port " + std::to_string(r.port) + " to port " +
+                                   std::to_string(e.switch_port) + " of \"" + switch_id(e.switch_index) + "\""
+                             : std::string()));
         if (!mine.connected()) ConnectEndPort(f, ep, a, p.num);
         continue;
       }

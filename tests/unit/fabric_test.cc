@@ -299,6 +299,14 @@ void BadNetFilesNameLineAndWhat() {
       {"Switch 0 \"S1\"\n", "t.net:1: expected a port count"},
       {"Switch 8 \"S1\"\n\nSwitch 8 \"S1\"\n", "t.net:3: node name \"S1\" appears twice"},
       {"Switch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n[1] \"S1\"[2]\n", "disagrees"},
+      // A switch line at odds with the adapter's record is the one named.
+      {"Switch 2 \"S1\"\n[1] \"H1\"[1]\n\nSwitch 2 \"S2\"\n[2] \"H1\"[1]\n\nCa 1 \"H1\"\n[1] \"S1\"[1]\n",
+       "t.net:5: port 2 of \"S2\" disagrees with the record of \"H1\", which cables port 1 to port 1 of "
+       "\"S1\""},
+      // 255 is an LFT's "no route": no port may have that number.
+      {"Switch 255 \"S1\"\n", "t.net:1: expected a port count from 1 to 254"},
+      {"Switch 8 \"S1\"\n[1] \"S2\"[255]\n\nSwitch 8 \"S2\"\n",
+       "t.net:2: expected '[PORT]' with a port from 1 to 254 after \"S2\""},
       {"", "t.net: no node records in it (expected ibnetdiscover output"},
       // ibnetdiscover -g's external port numbers; a header cut short.
       {Cabled("[ext 3]\t\"S-0000000000200000\"[3]"),
@@ -317,7 +325,7 @@ void BadNetFilesNameLineAndWhat() {
        "t.net:2: unexpected 'x # c' after \"S-0000000000200000\"[3](1000f)"},
       {Cabled("\"S-0000000000200000\"[3] w=x"), "t.net:2: expected an integer in the link option 'w=x'"},
       {Cabled("\"S-0000000000200000\"[+3]"),
-       "t.net:2: expected '[PORT]' with a port from 1 to 255 after \"S-0000000000200000\""},
+       "t.net:2: expected '[PORT]' with a port from 1 to 254 after \"S-0000000000200000\""},
       {"Switch 8 \"S1\"\n[ 1] \"S2\"[3]\n", "t.net:2: expected '[PORT]' at the start of a port line"},
       {"Switch 8 \"S1\" 8\n", "t.net:1: unexpected '8' after the node name \"S1\": expected a '#' comment"},
       {"switchguid=0x2000zz\nSwitch 8 \"S1\"\n", "t.net:1: expected a GUID in 0x hex"},
@@ -341,13 +349,13 @@ void PortCountIsPlainDecimal() {
   CU_ASSERT_EQUAL(Parse(HostHeader("Ca\t 2")).end_ports.size(), 1u);
   CU_ASSERT_EQUAL(Parse("Switch\t \t36 \"S1\"\n").switches[0].num_ports, 36);
   const std::string want =
-      "t.net:4: expected a port count from 1 to 255 (decimal digits, no sign or leading 0) "
+      "t.net:4: expected a port count from 1 to 254 (decimal digits, no sign or leading 0) "
       "after the node type, got '";
   ExpectRefused({
       {"Switch +8 \"S1\"\n",
-       "t.net:1: expected a port count from 1 to 255 (decimal digits, no sign or "
+       "t.net:1: expected a port count from 1 to 254 (decimal digits, no sign or "
        "leading 0) after the node type, got '+8'"},
-      {"Switch \t+8 \"S1\"\n", "t.net:1: expected a port count from 1 to 255"},
+      {"Switch \t+8 \"S1\"\n", "t.net:1: expected a port count from 1 to 254"},
       {HostHeader("Ca +1"), want + "+1'"},
       {HostHeader("Ca -1"), want + "-1'"},
       {HostHeader("Ca 01"), want + "01'"},
