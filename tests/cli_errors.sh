@@ -696,6 +696,14 @@ if "$IBUNION" route "$tmp/nolid.net" --engine mlid --lft "$tmp/nolid.lft" 2>"$tm
   grep -q "^0x0000000000100001 0x0004 0x0007$" "$tmp/nolid.g2l"
 then echo "PASS: no LIDs in the net file: LMC 2 on FT(4,3) for topo --guid2lid, route, verify and trace alike"
 else echo "FAIL: no LIDs in the net file: $(cat "$tmp/err" "$tmp/v" 2>/dev/null | head -5)"; fails=$((fails + 1)); fi
+# An engine that cannot route the fabric is refused before the report's
+# first line (the unicast part was printed, then exit 2).
+if "$IBUNION" route "$tmp/m33.net" --engine xymesh --lft "$tmp/m33.lft" 2>/dev/null; then
+  "$IBUNION" verify "$tmp/m33.net" --lft "$tmp/m33.lft" --engine mlid >"$tmp/v" 2>"$tmp/err"; rc=$?
+else rc=0; fi
+if [ $rc -eq 2 ] && [ ! -s "$tmp/v" ] && grep -q "not an m-port n-tree" "$tmp/err"
+then echo "PASS: verify --engine mlid on a mesh: refused (exit 2) before any report line"
+else echo "FAIL: verify --engine mlid on a mesh: rc $rc, stdout: $(head -2 "$tmp/v")"; fails=$((fails + 1)); fi
 # sim lays out the same LIDs and says so too (it used to pick the LMC
 # without a word); --quiet keeps it quiet.
 # shellcheck disable=SC2086
