@@ -704,6 +704,14 @@ else rc=0; fi
 if [ $rc -eq 2 ] && [ ! -s "$tmp/v" ] && grep -q "not an m-port n-tree" "$tmp/err"
 then echo "PASS: verify --engine mlid on a mesh: refused (exit 2) before any report line"
 else echo "FAIL: verify --engine mlid on a mesh: rc $rc, stdout: $(head -2 "$tmp/v")"; fails=$((fails + 1)); fi
+# An SL2VL dump without one switch's tables: refused naming it (verify read
+# the switch as all VL 0 and passed; sim refused it in its own words).
+if "$IBUNION" route "$tmp/m33.net" --engine xymesh --options xymesh_vls=2 --lft "$tmp/m33v.lft" \
+  --sl2vl "$tmp/m33v.sl2vl" 2>/dev/null; then
+  awk '/^# SL2VL table: Lid/ {skip = ($5 == 10)} !skip' "$tmp/m33v.sl2vl" >"$tmp/m33cut.sl2vl"
+fi
+expect "$tmp/m33cut.sl2vl: no SL2VL table for switch N(0,0) (0x0000000000200000, LID 10) (read-sl2vl and route --sl2vl write every switch's" \
+  "$IBUNION" verify "$tmp/m33.net" --lft "$tmp/m33v.lft" --sl2vl "$tmp/m33cut.sl2vl" --deadlock
 # sim lays out the same LIDs and says so too (it used to pick the LMC
 # without a word); --quiet keeps it quiet.
 # shellcheck disable=SC2086

@@ -551,6 +551,14 @@ void RefuseMissingMfts(const std::string& file, const Fabric& f, const Tables& t
                   "reach, or the dump of another fabric?)");
 }
 
+void RefuseMissingSl2Vls(const std::string& file, const Fabric& f, const Tables& t) {
+  for (size_t s = 0; s < f.switches.size(); ++s)
+    if (s >= t.sl2vl.size() || t.sl2vl[s].empty())
+      throw Error(file + ": no SL2VL table for " + f.SwitchLabel(static_cast<int>(s)) +
+                  " (read-sl2vl and route --sl2vl write every switch's: a partial file, or the dump of "
+                  "another fabric?)");
+}
+
 }  // namespace
 
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t) {
@@ -747,6 +755,7 @@ void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Table
 void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t) {
   std::ifstream in = OpenInputFile(path, "SL2VL dump");
   ReadSl2Vl(in, path, f, t);
+  RefuseMissingSl2Vls(path, f, t);
 }
 
 }  // namespace ibu

@@ -123,14 +123,15 @@ void WriteSl2Vl(std::ostream& os, const Fabric& f, const Tables& t);
 // a switch with some rows but not every (in, out) pair 0..N (a cut-off
 // dump: the rest would read as VL 0), and on a file without any row.
 void ReadSl2Vl(std::istream& is, const std::string& file, const Fabric& f, Tables& t);
-void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t);
-// A dump file holds every switch's table: ReadLftsFile and ReadMftsFile
-// also throw ibu::Error naming `path` and the first switch of `f` without
-// one. A dump that lost a switch's LFT would read as routes broken there
-// and as loads that end there, and (ibroute -M prints a table for every
-// switch, rows or none) one without its MFT as forwarding no group, not
-// as the damaged input it is.
+// A dump file holds every switch's table: ReadLftsFile, ReadMftsFile and
+// ReadSl2VlFile also throw ibu::Error naming `path` and the first switch of
+// `f` without one. A dump that lost a switch's LFT would read as routes
+// broken there and as loads that end there, one without its MFT (ibroute
+// -M prints a table for every switch, rows or none) as forwarding no
+// group, and one without its SL2VL table as all VL 0 there: not as the
+// damaged input it is.
 void ReadLftsFile(const std::string& path, const Fabric& f, Tables& t);
 void ReadMftsFile(const std::string& path, const Fabric& f, Tables& t);
+void ReadSl2VlFile(const std::string& path, const Fabric& f, Tables& t);
 
 }  // namespace ibu
