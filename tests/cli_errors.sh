@@ -57,6 +57,14 @@ expect "$tmp/twice:29: GUID 0x0000000000100001 appears again (first at line 1)" 
 sed 's/^\(0x0000000000100005\) .*/\1 0x0004 0x0005/' "$g2l" >"$tmp/overlap"
 expect "$tmp/overlap:5: GUID 0x0000000000100005 (LIDs 4-5) overlaps GUID 0x0000000000100003 (LIDs 4-5, line 3)" \
   "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/overlap"
+# LID blocks aligned to their size, end port or switch alike (an end
+# port's was refused later without a line, a switch's accepted).
+sed 's/^0x0000000000100003 .*/0x0000000000100003 0x0101 0x0102/' "$g2l" >"$tmp/unaligned"
+expect "$tmp/unaligned:3: LID range 257-258 is not aligned to its 2 LIDs (LMC 1): expected a base LID that is a multiple of 2" \
+  "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/unaligned"
+sed 's/^\(0x0000000000200000\) .*/\1 0x0059 0x005a/' "$g2l" >"$tmp/unaligned-sw"
+expect "$tmp/unaligned-sw:17: LID range 89-90 is not aligned to its 2 LIDs (LMC 1)" \
+  "$IBUNION" verify "$net" --lft /dev/null --guid2lid "$tmp/unaligned-sw"
 # A port of the fabric the file lacks would be left at LID 0: named, with the file.
 sed '/^0x0000000000100005 /d' "$g2l" >"$tmp/gap"
 expect "$tmp/gap: end port P(10) (port GUID 0x0000000000100005) has no line, so no LID: expected a line '0x0000000000100005 0xMINLID 0xMAXLID'" \

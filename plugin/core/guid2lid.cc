@@ -127,6 +127,16 @@ class Guid2LidReader {
       throw InputError(file_, e.line,
                        "LID range " + std::to_string(e.lo) + "-" + std::to_string(e.hi) +
                            " is not a power-of-two block of at most 128");
+    // The SM hands out LID blocks aligned to their size, as the net file
+    // reader requires; checked here, with the line, so that neither an end
+    // port's misalignment (refused later, without one) nor a switch's
+    // (accepted) slips through.
+    if (e.lo % count != 0)
+      throw InputError(file_, e.line,
+                       "LID range " + std::to_string(e.lo) + "-" + std::to_string(e.hi) +
+                           " is not aligned to its " + std::to_string(count) + " LIDs (LMC " +
+                           std::to_string(lmc) + "): expected a base LID that is a multiple of " +
+                           std::to_string(count));
     return static_cast<uint8_t>(lmc);
   }
 
