@@ -145,7 +145,7 @@ while read -r _ _ _ a _ pa _ b _ pb; do
 done <"$tmp/cut.err"
 if [ $named -eq 4 ] && [ -z "$bad" ]; then echo "PASS: topo --remove-links --shuffle: the 4 named ports are unconnected in the file"
 else echo "FAIL: topo --remove-links --shuffle: $named ports named, connected in the file:$bad"; fails=$((fails + 1)); fi
-expect "--param fly_ns=abc: fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
+expect "--param fly_ns=abc: expected an integer" "$IBUNION" sim "$net" --routing mlid --param fly_ns=abc
 expect "--config /nonexistent: cannot open (No such file or directory)" "$IBUNION" sim "$net" --routing mlid --config /nonexistent
 short="--param measure_ns=2000 --param warmup_ns=100"  # short sim runs for the good cases
 # ibunion sim: a setting is named as given, on the command line or as
@@ -176,7 +176,7 @@ printf 'shift = 2\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: shift = 2: only with --traffic shift" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 expect "--param mlid=49153: only with --routing dump:DIR and multicast traffic" \
   "$IBUNION" sim "$net" --routing mlid --param mlid=49153
-expect "--param host_order=tree: host_order=tree: expected address or file" "$IBUNION" sim "$net" --routing mlid --traffic bitrev \
+expect "--param host_order=tree: expected address or file" "$IBUNION" sim "$net" --routing mlid --traffic bitrev \
   --param host_order=tree
 expect "--param vls=4: not with --vls 2, which sets it too" "$IBUNION" sim "$net" --routing mlid --vls 2 --param vls=4
 # A permutation that moves no host (bitrev on two) sends nothing: refused.
@@ -205,6 +205,13 @@ expect "--param shift=5: not with --traffic shift:3, which sets it too" \
 # More MLIDs than sources: the extra ones were dropped without a word.
 expect "--param mcast_trees=3: more MLIDs than the 2 source(s) spread over them (give 1..2, or 0 for one per source)" \
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:all --param mcast_trees=3
+# One tree per source on FT(48,3)'s 27,648 hosts: more than the MLIDs
+# 0xC001-0xFFFE (tree 16,383 got the permissive LID, later ones wrapped
+# into unicast LIDs).
+"$IBUNION" topo fattree 48 3 -o "$tmp/ft48.net" 2>/dev/null
+expect "27648 multicast sources with one tree each need 27648 MLIDs, and 16382 exist (0xC001-0xFFFE): give mcast_trees=N" \
+  "$IBUNION" sim "$tmp/ft48.net" --routing slid --traffic mcast:all:2 --load 0.1
+expect "--param mcast_trees=16383: expected an integer in [0, 16382]" "$IBUNION" sim "$net" --routing mlid --traffic mcast:2:all --param mcast_trees=16383
 # Source trees (xymesh_mcast=source) are free of credit loops for their
 # anchor's packets only: one tree per source, and verify floods them from
 # their anchors (from every member they loop).
@@ -267,7 +274,7 @@ expect "$tmp/c.conf:1: msg = 2X: expected a message size in bytes" "$IBUNION" si
 # config key once.
 expect "--vls 3: expected a VL count 1, 2, 4 or 8" "$IBUNION" sim "$net" --routing mlid --vls 3
 expect "--vls 7: expected a VL count 1, 2, 4 or 8" "$IBUNION" sim "$net" --routing mlid --vls 7
-expect "--param vls=5: vls=5: expected a VL count 1, 2, 4 or 8" "$IBUNION" sim "$net" --routing mlid --param vls=5
+expect "--param vls=5: expected a VL count 1, 2, 4 or 8" "$IBUNION" sim "$net" --routing mlid --param vls=5
 expect "--vls 8: xymesh takes 1, 2 or 4 data VLs" "$IBUNION" sim "$top/topologies/mesh-4x4.net" --routing xymesh --vls 8
 expect "--traffic mcast:50:0.5: SOURCES 50 is more hosts than the fabric's 8" \
   "$IBUNION" sim "$net" --routing mlid --traffic mcast:50:0.5
@@ -492,7 +499,7 @@ if [ "$s010" != FAILED ] && [ "$s010" = "$s10" ] && [ "$s010" != "$s8" ] && [ "$
    [ "$s0x10" = "$s16" ] && [ "$s0x10" != "$s10" ]; then
   echo "PASS: --seed 010 is 10 (not 8) and --seed 0x10 is 16"
 else echo "FAIL: --seed 010 / 0x10 not read as decimal / hex (or a run failed: $s010 $s0x10)"; fails=$((fails + 1)); fi
-expect "--param nic_msgs=0x-5: nic_msgs=0x-5: expected an integer" "$IBUNION" sim "$net" --routing mlid --param nic_msgs=0x-5
+expect "--param nic_msgs=0x-5: expected an integer" "$IBUNION" sim "$net" --routing mlid --param nic_msgs=0x-5
 # The other commands read integers the same way: 010 is ten, not eight.
 expect "M must be even (m/2 ports down, m/2 up), got 11" "$IBUNION" topo fattree 011 2 -o "$tmp/out/t.net"
 nothing_left "topo with a bad M"

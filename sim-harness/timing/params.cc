@@ -10,13 +10,21 @@ namespace ibu::sim {
 
 namespace {
 
+// `where` and the setting, once: a --param's `where` is the setting itself
+// ("--param fly_ns=-1: fly_ns=-1: expected" said it twice), a config
+// file's is FILE:LINE.
+std::string Setting(const std::string& where, const std::string& key, const std::string& value) {
+  const std::string kv = key + "=" + value;
+  const bool named = where.size() >= kv.size() && where.compare(where.size() - kv.size(), kv.size(), kv) == 0;
+  return named ? where : where + ": " + kv;
+}
+
 int64_t ToInt(const std::string& where, const std::string& key, const std::string& value,
               int64_t min, int64_t max) {
   long long v = 0;
   if (!ParseInteger(value, &v) || v < min || v > max) {
     std::ostringstream os;
-    os << where << ": " << key << "=" << value << ": expected an integer in [" << min
-       << ", " << max << "]";
+    os << Setting(where, key, value) << ": expected an integer in [" << min << ", " << max << "]";
     throw Error(os.str());
   }
   return v;
@@ -24,7 +32,7 @@ int64_t ToInt(const std::string& where, const std::string& key, const std::strin
 
 [[noreturn]] void BadChoice(const std::string& where, const std::string& key,
                             const std::string& value, const std::string& choices) {
-  throw Error(where + ": " + key + "=" + value + ": expected " + choices);
+  throw Error(Setting(where, key, value) + ": expected " + choices);
 }
 
 constexpr int64_t kBig = int64_t(1) << 52;
@@ -105,7 +113,8 @@ void SetParam(Params& p, const std::string& key, const std::string& value,
   else if (key == "deadlock_check_ns") p.deadlock_check_ns = ToInt(where, key, value, 1, kBig);
   else if (key == "nic_msgs") p.nic_msgs = int(ToInt(where, key, value, 1, 1 << 20));
   else if (key == "hot") p.hot = int(ToInt(where, key, value, 0, 1 << 24));
-  else if (key == "mcast_trees") p.mcast_trees = int(ToInt(where, key, value, 0, 0x3fff));
+  else if (key == "mcast_trees")
+    p.mcast_trees = int(ToInt(where, key, value, 0, kMaxMcastTrees));
   else if (key == "mlid") p.mlid = int(ToInt(where, key, value, 0, 0xffff));
   else if (key == "shift") p.shift = int(ToInt(where, key, value, 0, 1 << 24));
   else if (key == "arrival") {

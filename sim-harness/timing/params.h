@@ -32,6 +32,10 @@ enum class McastMode { kHardware, kUnicast };
 // the order the net file lists them.
 enum class HostNumbering { kAddress, kFile };
 
+// Hardware multicast trees a run can have: one MLID each, 0xC001-0xFFFE
+// (0xFFFF is the permissive LID).
+constexpr int kMaxMcastTrees = 0xFFFE - 0xC000;
+
 struct Params {
   // --- link and switch timing (integer nanoseconds) ---
   int64_t fly_ns = 20;     // wire + PHY, per link, head and credits alike

@@ -377,6 +377,13 @@ void Workload::BuildTrees() {
                 std::to_string(sources) + " source(s) spread over them (give 1.." + std::to_string(sources) +
                 ", or 0 for one per source)");
   const int k = trees_wanted_ ? trees_wanted_ : sources;
+  // MLIDs 0xC001..0xFFFE (0xFFFF is the permissive LID): beyond them a
+  // tree's MLID wrapped into the unicast LIDs.
+  if (k > kMaxMcastTrees)
+    throw Error(std::to_string(sources) + " multicast sources with one tree each need " + std::to_string(k) +
+                " MLIDs, and " + std::to_string(kMaxMcastTrees) +
+                " exist (0xC001-0xFFFE): give mcast_trees=N (--param or config file) with N at most " +
+                std::to_string(kMaxMcastTrees) + " to share trees among them");
   trees_.resize(k);
   for (int t = 0; t < k; ++t) {
     trees_[t].mlid = Lid(kMulticastLidBase + 1 + t);
