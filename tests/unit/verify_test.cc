@@ -15,9 +15,9 @@ namespace {
 struct Fixture {
   Fabric f;
   Tables t;
-  Fixture() {
+  explicit Fixture(int lmc = 0) {
     f = MakeFatTree(4, 3);
-    AssignDefaultLids(f, 0);
+    AssignDefaultLids(f, lmc);
     MakeEngine("mlid", {}, nullptr)->RouteUnicast(f, t);
   }
 };
@@ -35,6 +35,14 @@ void CleanTablesPass() {
   // 16 hosts * (16 host LIDs + 20 switch LIDs) routes, minus 16 to self.
   CU_ASSERT_EQUAL(r.routes_checked, 16 * 36 - 16);
   CU_ASSERT_EQUAL(r.diameter, 4);
+  // At LMC 2 the LIDs below the first aligned block are nobody's: the
+  // summary counts the 16 x 4 + 20 assigned ones, not the top LID.
+  Fixture lmc2(2);
+  const UnicastReport r2 = VerifyUnicast(lmc2.f, lmc2.t);
+  CU_ASSERT(r2.ok());
+  CU_ASSERT(lmc2.f.max_lid() > 84);
+  CU_ASSERT_EQUAL(r2.lids_checked, 84);
+  CU_ASSERT(r2.Summary(lmc2.f).find("from 16 end ports to 84 LIDs checked") != std::string::npos);
 }
 
 void BlackHoleIsNamed() {

@@ -189,6 +189,7 @@ UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors,
       continue;
     }
     walker.Walk(lid, sources, /*every_switch=*/to_end_port && switch_lids);
+    ++r.lids_checked;
     by_hops.assign(1, {});
     for (size_t s = 0; s < f.switches.size(); ++s) {
       const int h = walker.hops(static_cast<int>(s));
@@ -234,8 +235,8 @@ UnicastReport VerifyUnicast(const Fabric& f, const Tables& t, size_t max_errors,
 
 std::string UnicastReport::Summary(const Fabric& f) const {
   std::ostringstream os;
-  os << "unicast: " << routes_checked << " routes from " << f.end_ports.size()
-     << " end ports to " << f.max_lid() << " LIDs checked; " << error_count << " errors\n";
+  os << "unicast: " << routes_checked << " routes from " << f.end_ports.size() << " end ports to "
+     << lids_checked << " LIDs checked; " << error_count << " errors\n";
   os << "path length (switch-to-switch links -> routes):";
   for (const auto& [h, c] : hops_histogram) os << " " << h << ":" << c;
   os << "  (diameter " << diameter << ")\n";

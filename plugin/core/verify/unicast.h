@@ -17,6 +17,7 @@ namespace ibu {
 
 struct UnicastReport {
   long routes_checked = 0;  // (source end port, destination LID) pairs
+  long lids_checked = 0;    // destination LIDs of those routes: assigned ones only
   std::vector<std::string> errors;  // first errors, capped
   long error_count = 0;
   int diameter = 0;                       // switch-graph diameter (links)
