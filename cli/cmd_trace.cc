@@ -48,11 +48,18 @@ void RefuseMixedUses(const Args& args) {
     if (args.has(use)) given.push_back(use);
   if (given.size() > 1)
     throw UsageError{given[1] + ": not with " + given[0] + " (one use of trace at a time)"};
-  // The unicast uses read the LFTs only: an MFT beside them was read and ignored.
-  if (args.has("--mft") && given.size() == 1 && (given[0] == "--from/--dlid" || given[0] == "--base-lid-load"))
+  // The unicast uses read the LFTs only, the multicast ones the MFTs only:
+  // the other file was read (gigabytes of LFTs at thousands of hosts) and
+  // ignored.
+  if (given.size() != 1) return;
+  const bool unicast = given[0] == "--from/--dlid" || given[0] == "--base-lid-load";
+  if (unicast && args.has("--mft"))
     throw UsageError{"--mft: not with " + given[0] +
                      " (it follows the LFTs only; --mft goes with --mlid or "
                      "--groups-per-switch)"};
+  if (!unicast && args.has("--lft"))
+    throw UsageError{"--lft: not with " + given[0] +
+                     " (it reads the MFTs only; --lft goes with --from/--dlid or --base-lid-load)"};
 }
 
 // Switch and host names as the user knows them: fat-tree or mesh labels

@@ -1102,6 +1102,10 @@ expect "ibunion trace: --base-lid-load: not with --from/--dlid (one use of trace
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 4 --base-lid-load
 expect "ibunion trace: --mft: not with --from/--dlid (it follows the LFTs only" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --mft /dev/null --from 'P(00)' --dlid 4
+expect "ibunion trace: --lft: not with --mlid (it reads the MFTs only" \
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --mft /dev/null --mlid 0xc001
+expect "ibunion trace: --lft: not with --groups-per-switch (it reads the MFTs only" \
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --groups-per-switch
 # An MLID no switch has printed nothing with status 0 (a typo as an answer).
 echo "0xc001 P(00) P(31)" >"$tmp/trace-mlid.groups"
 "$IBUNION" route "$net" --engine mlid --lft /dev/null --groups "$tmp/trace-mlid.groups" --mft "$tmp/trace-mlid.mft" 2>/dev/null
