@@ -103,12 +103,6 @@ int Fabric::EndPortByGuid(Guid port_guid) const {
   return it == end_port_by_guid_.end() ? -1 : it->second;
 }
 
-int Fabric::EndPortByName(const std::string& name) const {
-  for (size_t i = 0; i < end_ports.size(); ++i)
-    if (end_ports[i].name == name) return static_cast<int>(i);
-  return -1;
-}
-
 std::string Fabric::SwitchLabel(int sw) const {
   const Switch& s = switches.at(sw);
   return "switch " + s.name + " (" + Hex16(s.guid) + ", LID " +

@@ -89,7 +89,6 @@ class Fabric {
   }
   int SwitchByGuid(Guid guid) const;
   int EndPortByGuid(Guid port_guid) const;
-  int EndPortByName(const std::string& name) const;
 
   // "SW<00,2> (0x0000000000200003)" style label for messages.
   std::string SwitchLabel(int sw) const;

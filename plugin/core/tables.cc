@@ -31,10 +31,7 @@ std::string Printf(const char* fmt, ...) {
   return buf;
 }
 
-const char* TypeWord(const Fabric& f, LidOwner o) {
-  (void)f;
-  return o.kind == Peer::Kind::kSwitch ? "Switch" : "Channel Adapter";
-}
+const char* TypeWord(LidOwner o) { return o.kind == Peer::Kind::kSwitch ? "Switch" : "Channel Adapter"; }
 
 std::string DestinationInfo(const Fabric& f, Lid lid) {
   LidOwner o = f.owner(lid);
@@ -43,12 +40,10 @@ std::string DestinationInfo(const Fabric& f, Lid lid) {
     // ibroute names the port GUID, by which the SM lists the switch: port
     // 0's own where the hardware gives it one (switchguid=0xNODE(PORT)).
     const Switch& s = f.switches[o.index];
-    return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(f, o), PortZeroGuid(s),
-                  s.name.c_str());
+    return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(o), PortZeroGuid(s), s.name.c_str());
   }
   const EndPort& e = f.end_ports[o.index];
-  return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(f, o), e.port_guid,
-                e.name.c_str());
+  return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(o), e.port_guid, e.name.c_str());
 }
 
 // A line quoted in a message: at most 60 characters, control bytes as '?'.

@@ -300,7 +300,7 @@ void EndPortsWithoutLid() {
 // The port GUIDs of the end ports `names`, in that order.
 std::vector<uint64_t> PortGuids(const Fabric& f, const std::vector<std::string>& names) {
   std::vector<uint64_t> out;
-  for (const std::string& n : names) out.push_back(f.end_ports[f.EndPortByName(n)].port_guid);
+  for (const std::string& n : names) out.push_back(f.end_ports[EndPortNamed(f, n)].port_guid);
   return out;
 }
 

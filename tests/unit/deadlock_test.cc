@@ -258,8 +258,8 @@ void PaperTreesAreAcyclic() {
   Tables t;
   e->RouteUnicast(f, t);
   e->RouteSl2Vl(f, t);
-  const std::vector<int> corners = {f.EndPortByName("H(0,0)"), f.EndPortByName("H(0,4)"),
-                                    f.EndPortByName("H(4,0)"), f.EndPortByName("H(4,4)")};
+  const std::vector<int> corners = {EndPortNamed(f, "H(0,0)"), EndPortNamed(f, "H(0,4)"),
+                                    EndPortNamed(f, "H(4,0)"), EndPortNamed(f, "H(4,4)")};
   std::vector<McastGroup> pair = {{0xC000, corners, corners[0]}, {0xC001, corners, corners[1]}};
   for (const McastGroup& g : pair) e->RouteMulticast(f, g, t);
   const Lid lid = f.end_ports[corners[0]].base_lid;
@@ -419,7 +419,7 @@ void GroupSlWithoutEngine() {
   auto group = [&](Lid mlid, std::vector<const char*> names) {
     McastGroup g;
     g.mlid = mlid;
-    for (const char* n : names) g.members.push_back(f.EndPortByName(n));
+    for (const char* n : names) g.members.push_back(EndPortNamed(f, n));
     g.sl = kPaperMcastSl;
     return g;
   };

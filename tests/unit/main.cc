@@ -17,6 +17,12 @@ int SwitchNamed(const Fabric& f, const std::string& name) {
   return -1;
 }
 
+int EndPortNamed(const Fabric& f, const std::string& name) {
+  for (size_t i = 0; i < f.end_ports.size(); ++i)
+    if (f.end_ports[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
 Fabric WithoutSwitch(const Fabric& f, int gone) {
   Fabric out;
   std::vector<int> new_sw(f.switches.size(), -1), new_ep(f.end_ports.size(), -1);

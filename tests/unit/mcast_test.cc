@@ -35,8 +35,8 @@ void PaperExampleFt43() {
   e->RouteUnicast(f, t);
   McastGroup g;
   g.mlid = 0xC001;
-  for (const char* h : {"P(200)", "P(201)", "P(210)", "P(211)"}) g.members.push_back(f.EndPortByName(h));
-  g.anchor = f.EndPortByName("P(000)");  // the sender of seed 002's example, not a member
+  for (const char* h : {"P(200)", "P(201)", "P(210)", "P(211)"}) g.members.push_back(EndPortNamed(f, h));
+  g.anchor = EndPortNamed(f, "P(000)");  // the sender of seed 002's example, not a member
   e->RouteMulticast(f, g, t);
   // Seed 002's out-port unions, plus what the bidirectional mask adds: the
   // tree-parent port of every switch below the root (SW<00,1> 1, SW<00,0> 1,
@@ -48,7 +48,7 @@ void PaperExampleFt43() {
   for (const auto& [sw, ports] : want) CU_ASSERT(Ports(t, f, sw.c_str(), g.mlid) == ports);
   CU_ASSERT_EQUAL(TreeSwitches(t, g.mlid).size(), want.size());
   // And the union of the unicast paths really is the DLIDs {36,40,44,48}.
-  const int src = f.EndPortByName("P(000)");
+  const int src = EndPortNamed(f, "P(000)");
   Lid want_dlid = 36;
   for (int m : g.members) {
     CU_ASSERT_EQUAL(e->SelectDlid(f, src, m), want_dlid);
@@ -180,11 +180,11 @@ void VerifierNamesWhereCopiesGo() {
   auto e = MakeEngine("mlid", {"mlid_rotate=off"}, nullptr);
   Tables t;
   e->RouteUnicast(f, t);
-  McastGroup g{0xC001, {}, f.EndPortByName("P(000)")};
-  for (const char* h : {"P(200)", "P(201)", "P(210)", "P(211)"}) g.members.push_back(f.EndPortByName(h));
+  McastGroup g{0xC001, {}, EndPortNamed(f, "P(000)")};
+  for (const char* h : {"P(200)", "P(201)", "P(210)", "P(211)"}) g.members.push_back(EndPortNamed(f, h));
   e->RouteMulticast(f, g, t);  // masks as in PaperExampleFt43
   const int leaf21 = SwitchNamed(f, "SW<21,2>"), mid20 = SwitchNamed(f, "SW<20,1>");
-  const EndPort& p210 = f.end_ports[f.EndPortByName("P(210)")];
+  const EndPort& p210 = f.end_ports[EndPortNamed(f, "P(210)")];
   auto check = [&](const Tables& broken, const std::string& host, const std::string& want) {
     const std::string got = ErrorAbout(VerifyMulticast(f, broken, g), "P(200)", host);
     if (!Contains(got, want)) fprintf(stderr, "\n  got '%s'\n  wanted '%s'", got.c_str(), want.c_str());
@@ -210,7 +210,7 @@ void VerifierNamesWhereCopiesGo() {
             " (no switch the packet reaches has a tree link toward it)");
   // A non-member's port in a tree switch's mask.
   Tables extra = t;
-  const EndPort& p000 = f.end_ports[f.EndPortByName("P(000)")];
+  const EndPort& p000 = f.end_ports[EndPortNamed(f, "P(000)")];
   extra.mft[p000.switch_index].groups[g.mlid].set(p000.switch_port);
   check(extra, "P(000)",
         "P(000) (not a member) gets 1 copy, expected 0: " + f.PortLabel(p000.switch_index, p000.switch_port) +

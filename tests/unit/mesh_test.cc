@@ -35,7 +35,7 @@ int NameX(const Fabric& f, int sw) { return NameXy(f.switches[sw].name).first; }
 int NameY(const Fabric& f, int sw) { return NameXy(f.switches[sw].name).second; }
 
 int HostAt(const Fabric& f, int x, int y) {
-  return f.EndPortByName("H(" + std::to_string(x) + "," + std::to_string(y) + ")");
+  return EndPortNamed(f, "H(" + std::to_string(x) + "," + std::to_string(y) + ")");
 }
 
 std::string Recognize(const Fabric& f) {

@@ -35,7 +35,7 @@ std::unique_ptr<Routed> Route(int m, int n, int lmc, const std::string& options,
   return r;
 }
 
-int Host(const Fabric& f, const std::string& name) { return f.EndPortByName(name); }
+int Host(const Fabric& f, const std::string& name) { return EndPortNamed(f, name); }
 
 void PaperLidSet() {
   auto r = Route(4, 3, 2, "mlid_rotate=off");

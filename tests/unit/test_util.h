@@ -22,6 +22,8 @@ namespace ibu::test {
 std::vector<std::pair<int, int>> Trace(const Fabric& f, const Tables& t, int src, Lid dlid);
 
 int SwitchNamed(const Fabric& f, const std::string& name);
+// The end port of that node description, -1 if none (a linear search).
+int EndPortNamed(const Fabric& f, const std::string& name);
 
 // Runs `fn` and returns the ibu::Error message it threw ("" if none).
 template <typename Fn>

@@ -73,7 +73,7 @@ void LoopIsNamed() {
 void WrongHostIsNamed() {
   Fixture x;
   const int leaf = SwitchNamed(x.f, "SW<20,2>");
-  x.t.lft[leaf].set(x.f.end_ports[x.f.EndPortByName("P(200)")].base_lid, 2);
+  x.t.lft[leaf].set(x.f.end_ports[EndPortNamed(x.f, "P(200)")].base_lid, 2);
   UnicastReport r = VerifyUnicast(x.f, x.t);
   CU_ASSERT(Contains(AllErrors(r), "leads to end port P(201), which does not own the LID"));
 }
@@ -83,7 +83,7 @@ void WrongHostIsNamed() {
 // route passes it. --host-lids (degraded trees) checks hosts' routes only.
 void SwitchWithoutHostRoutesIsChecked() {
   Fixture x;
-  const Lid lid = x.f.end_ports[x.f.EndPortByName("P(000)")].base_lid;
+  const Lid lid = x.f.end_ports[EndPortNamed(x.f, "P(000)")].base_lid;
   std::vector<char> on_route(x.f.switches.size(), 0);
   for (size_t s = 0; s < x.f.end_ports.size(); ++s)
     if (x.f.end_ports[s].base_lid != lid)
