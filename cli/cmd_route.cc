@@ -29,10 +29,26 @@ constexpr const char* kUsage =
     "                     space-separated; the plugin's *_dump options are the plugin's only\n"
     "  --lft FILE         write LFTs here, in ibroute format (default: stdout)\n"
     "  --paths FILE       write the path-selection map: src_guid dst_guid dlid\n"
-    "  --groups FILE      multicast groups (MLID, members, optional anchor=) to build\n"
+    "  --groups FILE      multicast groups (MLID, members, optional anchor=) to build; one the\n"
+    "                     engine cannot build a tree for is refused with a warning and gets no\n"
+    "                     MFT entries, as under OpenSM (a degraded fat-tree, xymesh's paper VL)\n"
     "  --mft FILE         write their MFTs here, in ibroute -M format\n"
     "  --sl2vl FILE       write the SL2VL tables (engines with a VL policy) in\n"
     "                     `smpquery sl2vl` format: every switch (in, out) pair, every host\n";
+
+// As under OpenSM: a group the engine turns away (no up*/down* tree in a
+// degraded fat-tree, no loop-free tree on xymesh's paper VL) gets no MFT
+// entries and a warning, and the others their trees. The first refusal
+// ended the run (exit 2, no file), as if the groups file were bad.
+void RouteGroups(Engine& engine, const Fabric& f, const std::vector<McastGroup>& groups, Tables& t) {
+  for (const McastGroup& g : groups) {
+    try {
+      engine.RouteMulticast(f, g, t);
+    } catch (const Error& e) {
+      std::cerr << "warning: " << McastRefusal(g.mlid, e.what()) << " (no MFT entries for it)\n";
+    }
+  }
+}
 
 }  // namespace
 
@@ -63,8 +79,7 @@ int RouteMain(int argc, char** argv) {
         "writes them, e.g. --engine xymesh --options xymesh_vls=2"};
   Tables t;
   RouteUnicastAndVls(*engine, f, t);
-  if (args.has("--groups"))
-    for (const McastGroup& g : ReadGroupsFile(args.get("--groups"), f)) engine->RouteMulticast(f, g, t);
+  if (args.has("--groups")) RouteGroups(*engine, f, ReadGroupsFile(args.get("--groups"), f), t);
   // All outputs or none: a bad --paths must not leave a fresh --lft behind.
   // The path map (end ports^2 lines, 2.9 GB for 8192 hosts) streams into
   // its temporary: never held in memory.

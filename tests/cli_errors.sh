@@ -1106,6 +1106,18 @@ expect "ibunion trace: --lft: not with --mlid (it reads the MFTs only" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --mft /dev/null --mlid 0xc001
 expect "ibunion trace: --lft: not with --groups-per-switch (it reads the MFTs only" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --groups-per-switch
+# A group the engine refuses (no up*/down* tree left in a degraded tree)
+# gets a warning and no MFT entries, the others their trees, as under
+# OpenSM; the first refusal ended route with exit 2 and no file.
+awk '/^(Switch|Ca)/ {sw = $0}
+  !((sw ~ /"SW<0,0>"/ && /^\[1\]/) || (sw ~ /"SW<0,1>"/ && /^\[3\]/) ||
+    (sw ~ /"SW<1,0>"/ && /^\[2\]/) || (sw ~ /"SW<1,1>"/ && /^\[4\]/))' "$net" >"$tmp/cut.net"
+printf '0xC001 P(00) P(10)\n0xC002 P(20) P(30)\n0xC003 P(00) P(20)\n' >"$tmp/cut.groups"
+if "$IBUNION" route "$tmp/cut.net" --engine mlid --groups "$tmp/cut.groups" --mft "$tmp/cut.mft" --lft "$tmp/cut.lft" \
+  2>"$tmp/err" && grep -qF "warning: multicast group 0xc001 refused: in the degraded tree no member reaches all others over up*/down* links (no MFT entries for it)" "$tmp/err" &&
+  ! grep -q "^0xc001" "$tmp/cut.mft" && grep -q "^0xc002" "$tmp/cut.mft" && grep -q "^0xc003" "$tmp/cut.mft"
+then echo "PASS: route on a degraded FT(4,2): group 0xc001 refused with a warning, 0xc002 and 0xc003 built (exit 0)"
+else echo "FAIL: route with a refused group: $(grep -v '^note' "$tmp/err" | tail -2)"; fails=$((fails + 1)); fi
 # An MLID no switch has printed nothing with status 0 (a typo as an answer).
 echo "0xc001 P(00) P(31)" >"$tmp/trace-mlid.groups"
 "$IBUNION" route "$net" --engine mlid --lft /dev/null --groups "$tmp/trace-mlid.groups" --mft "$tmp/trace-mlid.mft" 2>/dev/null

@@ -250,6 +250,12 @@ void RouteUnicastAndVls(Engine& engine, const Fabric& f, Tables& t) {
   engine.RouteSl2Vl(f, t);
 }
 
+std::string McastRefusal(Lid mlid, const std::string& reason) {
+  const std::string group = "multicast group " + HexLid(mlid);
+  const bool named = reason.rfind(group + ": ", 0) == 0;
+  return group + " refused: " + (named ? reason.substr(group.size() + 2) : reason);
+}
+
 std::vector<std::pair<uint8_t, uint8_t>> EqualVlArbitration(int vls, int block) {
   constexpr uint8_t kWeight = 32;  // in 64-byte units: one 2 KB packet per turn
   std::vector<std::pair<uint8_t, uint8_t>> entries;

@@ -107,6 +107,12 @@ class Engine {
 // RouteUnicast does.
 void RouteUnicastAndVls(Engine& engine, const Fabric& f, Tables& t);
 
+// "multicast group 0xc002 refused: REASON" for a group RouteMulticast
+// turned away (its throw's message), the MLID as logs and tables write it;
+// a reason naming the group already ("multicast group 0xc002: ...") says
+// it once. OpenSM's adapter logs it; offline route warns with it.
+std::string McastRefusal(Lid mlid, const std::string& reason);
+
 // The MFT entries of multicast trees, per MLID, kept so that rebuilding one
 // group (a join or a leave) erases only the switches of its previous tree
 // instead of scanning every switch: cost O(tree), not O(fabric).

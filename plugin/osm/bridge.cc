@@ -169,15 +169,6 @@ void NoteEndPortsWithoutLid(const ibu_engine& e) {
             "LID when the unicast LIDs (up to 0xBFFF) run out, each port taking 2^lmc: lower lmc");
 }
 
-// "multicast group 0xc002 refused: REASON", the MLID as the rest of the log
-// writes it; the core's reasons may name the group already ("multicast
-// group 0xc002: ..."), which is said once.
-std::string McastRefusal(uint16_t mlid, const std::string& reason) {
-  const std::string group = "multicast group " + ibu::HexLid(mlid);
-  const bool named = reason.rfind(group + ": ", 0) == 0;
-  return group + " refused: " + (named ? reason.substr(group.size() + 2) : reason);
-}
-
 // Hands the group's masks to OpenSM: the switches of its tree when the
 // engine keeps them (O(tree) per join or leave), else every switch.
 void ReportMcastMasks(const ibu_engine& e, uint16_t mlid, ibu_mask_fn set, void* ctx) {
@@ -419,7 +410,7 @@ const uint8_t* ibu_lft(const ibu_engine* e, uint64_t switch_guid, size_t* len) {
 int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member_guids, int n,
                     ibu_mask_fn set, void* ctx) {
   if (!e->routed) {
-    e->Log(IBU_LOG_ERROR, McastRefusal(mlid, "no unicast routing yet"));
+    e->Log(IBU_LOG_ERROR, ibu::McastRefusal(mlid, "no unicast routing yet"));
     return -1;
   }
   try {
@@ -463,9 +454,9 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
     ReportMcastMasks(*e, mlid, set, ctx);
     return 0;
   } catch (const std::exception& err) {
-    e->Log(IBU_LOG_ERROR, McastRefusal(mlid, err.what()));
+    e->Log(IBU_LOG_ERROR, ibu::McastRefusal(mlid, err.what()));
   } catch (...) {
-    e->Log(IBU_LOG_ERROR, McastRefusal(mlid, "unexpected internal error"));
+    e->Log(IBU_LOG_ERROR, ibu::McastRefusal(mlid, "unexpected internal error"));
   }
   return -1;
 }
