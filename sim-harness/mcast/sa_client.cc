@@ -315,7 +315,8 @@ constexpr uint32_t kExactly = 2;  // selector: exactly the value given
 MemberReply SaClient::Join(const MemberRequest& req) {
   if (!req.join_as_is || req.mgid == Gid{}) return Call(IB_MAD_METHOD_SET, req, true);
   MemberReply r;
-  const GroupFound found = FindGroup(req.mgid, &r.error);
+  GroupParams params;
+  const GroupFound found = FindGroup(req.mgid, &params, &r.error);
   // Unanswered: a join would wait as long again for the same answer.
   if (!r.error.empty()) return r;
   r = Call(IB_MAD_METHOD_SET, req, found == GroupFound::kNo);
@@ -324,16 +325,24 @@ MemberReply SaClient::Join(const MemberRequest& req) {
   if (!r.ok && found != GroupFound::kNo && SaStatus(r.mad_status) == kSaInsufficientComponents)
     r = Call(IB_MAD_METHOD_SET, req, true);
   r.group = found;
+  r.params = params;
   return r;
 }
 
-GroupFound SaClient::FindGroup(const Gid& mgid, std::string* no_answer) {
+GroupFound SaClient::FindGroup(const Gid& mgid, GroupParams* params, std::string* no_answer) {
   uint8_t data[IB_SA_DATA_SIZE] = {};
   Gid g = mgid;
   mad_set_array(data, 0, IB_SA_MCM_MGID_F, g.data());
   uint32_t status = 0;
   std::string error;
-  if (Rpc(IB_MAD_METHOD_GET, IB_SA_ATTR_MCRECORD, kMgid, data, &status, &error)) return GroupFound::kYes;
+  if (Rpc(IB_MAD_METHOD_GET, IB_SA_ATTR_MCRECORD, kMgid, data, &status, &error)) {
+    params->qkey = mad_get_field(data, 0, IB_SA_MCM_QKEY_F);
+    params->pkey = static_cast<uint16_t>(mad_get_field(data, 0, IB_SA_MCM_PKEY_F));
+    params->sl = static_cast<uint8_t>(mad_get_field(data, 0, IB_SA_MCM_SL_F));
+    params->mtu = static_cast<uint8_t>(mad_get_field(data, 0, IB_SA_MCM_MTU_F) & 0x3f);
+    params->rate = static_cast<uint8_t>(mad_get_field(data, 0, IB_SA_MCM_RATE_F) & 0x3f);
+    return GroupFound::kYes;
+  }
   if (status == 0) *no_answer = error;
   return SaStatus(status) == kSaNoRecords ? GroupFound::kNo : GroupFound::kUnknown;
 }

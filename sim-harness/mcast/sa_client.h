@@ -57,9 +57,19 @@ constexpr unsigned kGivenQkey = 1, kGivenPkey = 2, kGivenSl = 4;
 // Whether the SA has a group of some MGID; kUnknown when it did not say.
 enum class GroupFound { kUnknown, kYes, kNo };
 
+// The parameters of an existing group that a join sending them must match,
+// as the SA's MCMemberRecord gives them (MTU and rate: the values, without
+// their selectors).
+struct GroupParams {
+  uint32_t qkey = 0;
+  uint16_t pkey = 0;
+  uint8_t sl = 0, mtu = 0, rate = 0;
+};
+
 struct MemberReply {
   bool ok = false;
   GroupFound group = GroupFound::kUnknown;  // a join_as_is: before the join
+  GroupParams params;                       // ... and, when kYes, the group's
   uint16_t mlid = 0;
   Gid mgid{};
   uint32_t mad_status = 0;  // 0 on success
@@ -94,10 +104,11 @@ class SaClient {
   SaClient& operator=(const SaClient&) = delete;
 
   MemberReply Join(const MemberRequest& req);
-  // SubnAdmGet(MCMemberRecord) by MGID alone: one record or "no records",
-  // one MAD either way, and OpenSM logs neither as an error. kUnknown on
-  // another status, or with `no_answer` set when the SA did not answer.
-  GroupFound FindGroup(const Gid& mgid, std::string* no_answer);
+  // SubnAdmGet(MCMemberRecord) by MGID alone: one record (its parameters
+  // into `params`) or "no records", one MAD either way, and OpenSM logs
+  // neither as an error. kUnknown on another status, or with `no_answer`
+  // set when the SA did not answer.
+  GroupFound FindGroup(const Gid& mgid, GroupParams* params, std::string* no_answer);
   MemberReply Leave(const MemberRequest& req);
   // PathRecord Get for the path from `slid` to `dlid` (one record: both
   // LIDs given), as an application asks before it connects.

@@ -140,7 +140,9 @@ expect_output "join for a port the SM does not know: refused, status decoded" "S
 [ "$(tail -n 1 "$E2E_TMP/join.b1.plain")" = 0 ] && [ "$(head -n 1 "$E2E_TMP/join.b1.plain")" = "$(cat "$E2E_TMP/join.b1.create")" ] &&
   pass "a plain join of a group created with Q_Key 0x1234 and SL 3 joins it ($(cat "$E2E_TMP/join.b1.create"))" ||
   { fail "plain join of the Q_Key 0x1234 / SL 3 group"; cat "$E2E_TMP/join.b1.plain"; }
-expect_output "a join naming another Q_Key than the group's: refused" "SA: request invalid" cat "$E2E_TMP/err.qkey"
+expect_output "a join naming another Q_Key than the group's: refused, naming the group's own (from its record)" \
+  "SA: request invalid (0x0200) (the group's Q_Key is 0x1234, not --qkey 0x1111: an existing group is joined with its own values)" \
+  cat "$E2E_TMP/err.qkey"
 [ "$(tail -n 1 "$E2E_TMP/err.qkey")" = 1 ] && pass "... and exit 1" || fail "other Q_Key: exit $(tail -n 1 "$E2E_TMP/err.qkey")"
 expect_output "a send-only join of a new group: refused, with who may create one" \
   "no such group yet, and only a full or send-only full member creates one" cat "$E2E_TMP/err.sendonly"
