@@ -58,8 +58,14 @@ struct ibu_engine {
   bool dump = false;
   // Tree rebuilds per MLID since the last unicast routing (join/leave cost
   // in the log: one verbose line per rebuild). Counted whether or not the
-  // line is logged, so it is right when verbose logging is turned on.
+  // line is logged, so it is right when verbose logging is turned on. Its
+  // keys are the MLIDs the engine holds a tree for.
   std::unordered_map<uint16_t, long> mcast_rebuilds;
+
+  void ForgetMcast(uint16_t mlid) {
+    engine->ForgetMulticast(fabric, mlid, tables);
+    mcast_rebuilds.erase(mlid);
+  }
 
   bool LogActive(int level) const { return log && (!log_active || log_active(log_ctx, level)); }
   void Log(int level, const std::string& msg) const {
@@ -432,7 +438,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
       listed[ep] = 1;
     }
     if (g.members.empty()) {  // nothing to forward; OpenSM cleared the MLID
-      e->engine->ForgetMulticast(e->fabric, mlid, e->tables);
+      e->ForgetMcast(mlid);
       return 0;
     }
     // Joins come in bursts and OpenSM rebuilds on each: the per-rebuild
@@ -458,7 +464,32 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
   } catch (...) {
     e->Log(IBU_LOG_ERROR, ibu::McastRefusal(mlid, "unexpected internal error"));
   }
+  // OpenSM cleared the MLID and sets nothing for a refused group: the
+  // engine's tree of an earlier build is gone from the switches too.
+  ibu_forget_mcast(e, mlid);
   return -1;
+}
+
+void ibu_forget_dead_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx) {
+  if (!e->routed) return;
+  std::vector<uint16_t> dead;
+  for (const auto& [mlid, rebuilds] : e->mcast_rebuilds)
+    if (!alive(ctx, mlid)) dead.push_back(mlid);
+  for (uint16_t mlid : dead) {
+    ibu_forget_mcast(e, mlid);
+    e->Log(IBU_LOG_VERBOSE,
+           "multicast group " + ibu::HexLid(mlid) + ": deleted by OpenSM; its tree is forgotten");
+  }
+}
+
+void ibu_forget_mcast(ibu_engine* e, uint16_t mlid) {
+  if (!e->routed) return;
+  try {
+    e->ForgetMcast(mlid);
+  } catch (const std::exception& err) {
+    e->Log(IBU_LOG_ERROR,
+           "multicast group " + ibu::HexLid(mlid) + ": forgetting its tree failed: " + err.what());
+  }
 }
 
 int ibu_path_sl(const ibu_engine* e, uint16_t slid, uint16_t dlid, uint8_t* sl) {

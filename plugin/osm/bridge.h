@@ -79,6 +79,16 @@ const uint8_t *ibu_lft(const ibu_engine *e, uint64_t switch_guid, size_t *len);
  * when the group is refused (logged). */
 int ibu_route_mcast(ibu_engine *e, uint16_t mlid, int sl, const uint64_t *member_guids, int n,
 		    ibu_mask_fn set, void *ctx);
+/* OpenSM deletes a group (its last full member left) and clears its MLID
+ * without asking the engine. Called before each tree: the engine forgets
+ * the trees of MLIDs `alive` says OpenSM no longer has, so that they no
+ * longer weigh on later groups (xymesh's multicast-VL admission) and a
+ * reused MLID starts afresh. O(MLIDs with a tree) per call. */
+typedef int (*ibu_mlid_alive_fn)(void *ctx, uint16_t mlid);
+void ibu_forget_dead_mcast(ibu_engine *e, ibu_mlid_alive_fn alive, void *ctx);
+/* The engine forgets the tree of `mlid`: a group OpenSM could not take
+ * after all (an MLID beyond a switch's MulticastFDBCap). */
+void ibu_forget_mcast(ibu_engine *e, uint16_t mlid);
 
 /* SL for a path (OpenSM's path_sl), and a switch's SL2VL for (in, out):
  * vl_by_sl[16]. Return 0 when the engine has an answer, -1 to leave

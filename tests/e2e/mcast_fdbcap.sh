@@ -154,4 +154,18 @@ masks=$("$IBUNION" trace "$out/fabric.net" --mft "$out/mfts.dump" --mlid "$first
   pass "OpenSM stays up: a later join and a heavy sweep (SUBNET UP) after the refusal" || fail "OpenSM did not stay up"
 [ -z "$(survivors "$out")" ] && pass "nothing left running" || fail "processes survive: $(survivors "$out")"
 ! grep -q "ibunion.*internal error" "$out/opensm.log" 2>/dev/null && pass "no internal error from the plugin" || fail "plugin internal error"
+
+# --- switches without multicast --------------------------------------------------
+# MulticastFDBCap 0 (`ibsim -M 0`): OpenSM's subnet-wide MLID limit ignores
+# such switches, so the SA hands MLIDs out; the refusal said "(0 MLIDs, up
+# to 0xbfff)".
+out=$E2E_TMP/cap0
+check "FT(4,2), MulticastFDBCap 0: two joins" \
+  "$FABRIC_RUN" --net "$TOPO/ft-4-2.net" --guid2lid "$TOPO/ft-4-2.guid2lid" --engine mlid,minhop \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --ibsim-args "-M 0" --daemon --no-readback --out "$out" \
+  --exec "for h in 'P(00)' 'P(31)'; do SIM_HOST=\"\$h\" LD_PRELOAD=\$IBUNION_UMAD2SIM '$IBUNION' mcjoin join ff12:e001::7 || exit 1; done; sleep 1"
+grep -q "ibunion/mlid: multicast group 0xc00[0-9a-f] refused: switch 0x[0-9a-f]\{16\} supports no multicast (MulticastFDBCap 0); other groups are unaffected" "$out/opensm.log" &&
+  ! grep -q "0 MLIDs, up to" "$out/opensm.log" &&
+  pass "the refusal says the switch supports no multicast" ||
+  fail "cap 0: $(grep -o 'ibunion/mlid: multicast group .* refused.*' "$out/opensm.log" | head -1)"
 finish

@@ -108,4 +108,30 @@ grep -q "multicast group $(printf '0x%04x' "$mlid_b"): SL 15 (the multicast VL) 
 echo "$mlid_b sl=15 H(0,0) H(0,4) H(4,0) H(4,4)" >"$E2E_TMP/groups-b"
 check "B's tree, read back after the join, still serves its first four members exactly once" \
   "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups-b"
+# The same, but A is gone before H(2,4) joins B: its one full member
+# leaves (its corners joined send-only), and OpenSM deletes the group and
+# clears its MLID without asking the engine. A's tree must no longer count
+# on the multicast VL: it did, and B kept its 4-member tree as above.
+sendonly() {  # MGID HOST...: send-only joins
+  join "$@" | sed 's/ --sl 15 / --sl 15 --state sendonly /g'
+}
+out=$E2E_TMP/gone
+check "mesh-5x5 paper: A joined and deleted (its full member left), then H(2,4) joins B" \
+  "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_mcast=paper" \
+  --conf-line "qos TRUE" --out "$out" --daemon \
+  --exec "$(join ff12:e001::a 'H(2,0)') $(sendonly ff12:e001::a 'H(0,0)' 'H(0,4)' 'H(4,0)' 'H(4,4)') sleep 1" \
+  --exec "$(join ff12:e001::b 'H(0,0)' 'H(0,4)' 'H(4,0)' 'H(4,4)') sleep 1" \
+  --exec "SIM_HOST='H(2,0)' LD_PRELOAD=\$IBUNION_UMAD2SIM '$IBUNION' mcjoin leave ff12:e001::a && sleep 1" \
+  --exec "$(join ff12:e001::b 'H(2,4)') sleep 2"
+mlid_b=$(awk '{print $2}' "$out/joins-ff12:e001::b.txt" | sort -u)
+! grep -q -e "keeps its previous tree" -e "its anchor tree would close" "$out/opensm.log" &&
+  pass "A deleted: H(2,4)'s join gives B its anchor tree (no credit-loop refusal from A's stale tree)" ||
+  { fail "B refused after A was deleted"; grep -i "xymesh.*multicast" "$out/opensm.log" | tail -n 5; }
+echo "$mlid_b sl=15 H(0,0) H(0,4) H(4,0) H(4,4) H(2,4)" >"$E2E_TMP/groups-b5"
+check "B's five members, read back: exactly once from every member" \
+  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups-b5"
+check "B's tree and unicast: channel dependencies acyclic" \
+  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups-b5" \
+  --deadlock --engine xymesh --options "xymesh_mcast=paper"
 finish
