@@ -22,8 +22,8 @@ sel(s, v) = sprintf("< awk -F, '$1 == \"%s\" && $2 == \"%s\" && $3 == \"%s\" && 
 col(s) = s eq "mcast" ? "#c0392b" : "#1f5fbf"
 ptype(m) = m eq "shared" ? 7 : (m eq "engine" ? 5 : 4)
 col2(s, m) = m eq "shared" ? col(s) : (m eq "engine" ? (s eq "mcast" ? "#6e1a10" : "#0b2f6b") : (s eq "mcast" ? "#e8a090" : "#8fb5ea"))
-mname(m) = m eq "shared" ? "shared VLs" : (m eq "engine" ? "engine's VLs (SL per trunk row)" : "VL per direction")
-name(s, m) = sprintf("%s, %s", s eq "mcast" ? "multicast" : "unicast", mname(m))
+mname(s, m) = m eq "shared" ? "shared VLs" : (m eq "engine" ? (s eq "mcast" ? "engine's VLs (SL per trunk row)" : "engine's VLs (SL (x+y) mod V of the source)") : "VL per direction")
+name(s, m) = sprintf("%s, %s", s eq "mcast" ? "multicast" : "unicast", mname(s, m))
 modes = "shared dedicated"
 if (strstrt(vlcfgs, "-engine")) modes = modes . " engine"
 name1(s) = s eq "mcast" ? "multicast (engine's trunk-row trees)" : "unicast"
@@ -38,7 +38,7 @@ do for [v in vls] {
     plot for [s in "unicast mcast"] for [m in modes] sel(s, v . "-" . m) using 1:2 with linespoints \
       lc rgb col2(s, m) pt ptype(m) ps 0.8 lw (m eq "dedicated" ? 1 : 2) title name(s, m), \
       for [m in "shared dedicated"] sel("mcast-paper", v . "-" . m) using 1:2 with linespoints \
-      lc rgb col2("mcast", m) dt 2 pt 6 ps 0.9 lw (m eq "dedicated" ? 1 : 2) title sprintf("%s, %s", paper, mname(m))
+      lc rgb col2("mcast", m) dt 2 pt 6 ps 0.9 lw (m eq "dedicated" ? 1 : 2) title sprintf("%s, %s", paper, mname("mcast", m))
   }
 }
 unset multiplot
