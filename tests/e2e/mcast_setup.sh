@@ -12,13 +12,15 @@ READ_TABLES=$E2E_SRC/sim-harness/ibsim/read-tables
 
 # --- the harness, quick -----------------------------------------------------
 # Without --out a quick run goes to $TMPDIR/ibunion-setup-quick, never over
-# the checked-in results in docs/mcast-setup.
-sb=$E2E_TMP/ibunion-setup-quick
+# the checked-in results in docs/mcast-setup. A TMPDIR with a blank: the
+# --exec command split its paths there (exit 127).
+mkdir -p "$E2E_TMP/tmp dir"
+sb="$E2E_TMP/tmp dir/ibunion-setup-quick"
 docs_before=$(cat "$E2E_SRC"/docs/mcast-setup/*.csv | cksum)
 # An earlier run's tunables (quick measures none) are not this run's.
 mkdir -p "$sb" && printf 'transaction_timeout,max_wire_smps,size,ready_ms,joins_wall_ms\n9,9,64,STALE,STALE\n' >"$sb/tunables.csv"
 check "setup-bench --quick: FT(4,3), mlid and default multicast, burst of 64 joins" \
-  env TMPDIR="$E2E_TMP" "$E2E_SRC/sim-harness/mcast/setup-bench" --quick
+  env TMPDIR="$E2E_TMP/tmp dir" "$E2E_SRC/sim-harness/mcast/setup-bench" --quick
 ! grep -q STALE "$sb/summary.txt" && grep -q "medians of $sb/setup.csv)" "$sb/summary.txt" &&
   pass "summary.txt: this run's results only, and it names setup.csv in --out (not the removed temp dir)" ||
   fail "summary.txt: $(grep -e STALE -e 'medians of' "$sb/summary.txt" | head -2)"
