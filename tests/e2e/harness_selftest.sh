@@ -263,4 +263,16 @@ check "2x16 mesh: every switch's LFT holds top LID 64, port for port xymesh's" \
 check "2x16 mesh: SL2VL of all 32 switches and 32 CA ports, dedicated VLs, no credit loop" \
   "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --sl2vl "$out/sl2vl.dump" --deadlock \
   --engine xymesh --options "xymesh_vls=2 xymesh_vl_mode=dedicated"
+
+# An --engine chain separated by a blank, as OpenSM's routing_engine takes
+# it: read as one engine named "mlid minhop", it warned that mlid's tables
+# were not that engine's and turned no dump on (sim dump:DIR then replayed
+# base LIDs).
+out=$E2E_TMP/chain
+st=0; "$FABRIC_RUN" --net "$TOPO/ft-4-2.net" --guid2lid "$TOPO/ft-4-2.guid2lid" --engine "mlid minhop" \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --out "$out" >/dev/null 2>"$E2E_TMP/chain.err" || st=$?
+[ $st -eq 0 ] && [ "$(cat "$out/engine")" = mlid ] && ! grep -q warning "$E2E_TMP/chain.err" && [ -s "$out/ibunion-mlid-paths.dump" ] &&
+  grep -qx "routing_engine mlid,minhop" "$out/opensm.conf" &&
+  pass "the chain is mlid then minhop: routed by mlid, no fallback warning, mlid's dumps written" ||
+  fail "--engine 'mlid minhop': exit $st, engine '$(cat "$out/engine" 2>/dev/null)', $(grep -e warning -e error "$E2E_TMP/chain.err")"
 finish
