@@ -34,10 +34,12 @@ readback_begin() {  # NAME OUTDIR
 # Directed routes because LID-routed SMPs need the LFTs right and short:
 # ibsim forwards a LID-routed MAD over at most 16 switches (MAXHOPS), so on
 # a 16x16 mesh (30 hops across) they failed for the far half.
+# The local port may be a switch's (OpenSM on a switch, fabric-run
+# --sm-host SWITCH): the walk then starts there, with path 0.
 # Exit 1 when NETFILE has no route from the local port to a switch.
 dr_paths() {
   awk '
-    /^# Initiated from node/ { root = "H-" $5 }
+    /^# Initiated from node/ { root_guid = $5; root = "H-" $5 }
     /^(Switch|Ca|Hca)/ { cur = $3; gsub(/"/, "", cur); type[cur] = $1; nports[cur] = $2
       if ($1 == "Switch" && match($0, /base port 0 lid [0-9]+/)) { split(substr($0, RSTART, RLENGTH), a, " "); lid[cur] = a[5] } }
     /^\[[0-9]+\]/ { port = substr($1, 2, index($1, "]") - 2); peer = $2; sub(/^"/, "", peer); sub(/".*/, "", peer)
@@ -46,7 +48,8 @@ dr_paths() {
       if (type[cur] != "Switch" && match($0, /# lid [0-9]+/)) {
         split(substr($0, RSTART, RLENGTH), a, " "); ca_lid[cur, port] = a[3]; ca_sw[cur, port] = peer; ca_sw_port[cur, port] = peer_port } }
     END {
-      for (i = 1; i <= nadj[root]; i++) if (adj_peer[root, i] ~ /^S-/) { first = adj_peer[root, i]; path[first] = "0," adj_port[root, i]; break }
+      if (("S-" root_guid) in type) { root = "S-" root_guid; first = root; path[first] = "0" }
+      for (i = 1; first == "" && i <= nadj[root]; i++) if (adj_peer[root, i] ~ /^S-/) { first = adj_peer[root, i]; path[first] = "0," adj_port[root, i] }
       if (first == "") exit 1
       q[1] = first; head = 1; tail = 1
       while (head <= tail) { s = q[head++]

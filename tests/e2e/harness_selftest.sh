@@ -275,4 +275,13 @@ st=0; "$FABRIC_RUN" --net "$TOPO/ft-4-2.net" --guid2lid "$TOPO/ft-4-2.guid2lid" 
   grep -qx "routing_engine mlid,minhop" "$out/opensm.conf" &&
   pass "the chain is mlid then minhop: routed by mlid, no fallback warning, mlid's dumps written" ||
   fail "--engine 'mlid minhop': exit $st, engine '$(cat "$out/engine" 2>/dev/null)', $(grep -e warning -e error "$E2E_TMP/chain.err")"
+
+# OpenSM on a switch: the read-back walks its directed routes from that
+# switch (they assumed a host and found "no directed route").
+out=$E2E_TMP/smsw
+check "--sm-host 'SW<0,1>' (a switch): OpenSM there, tables read back" "$FABRIC_RUN" --net "$TOPO/ft-4-2.net" \
+  --guid2lid "$TOPO/ft-4-2.guid2lid" --engine mlid,minhop --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion \
+  --sm-host 'SW<0,1>' --out "$out"
+check "... the read-back from the switch: every switch's LFT, mlid's own" \
+  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --engine mlid
 finish
