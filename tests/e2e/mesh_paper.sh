@@ -73,12 +73,17 @@ done
 ! grep -q "its anchor tree would close" "$out/opensm.log" && pass "the anchor tree was admitted on the multicast VL" ||
   fail "the group fell back to a trunk-row tree"
 
+# The read-back tables of run OUT, with GROUPS: each group exactly once to
+# every member and nothing to others; no credit loop with the unicast routes.
+delivers_once_acyclic() {  # OUT GROUPS WHAT
+  check "$3: exactly once from every member, nothing to others (read-back LFTs + MFTs)" \
+    "$IBUNION" verify "$1/fabric.net" --lft "$1/lfts.dump" --mft "$1/mfts.dump" --groups "$2"
+  check "$3 and unicast: channel dependencies acyclic (multicast VL 1)" \
+    "$IBUNION" verify "$1/fabric.net" --lft "$1/lfts.dump" --mft "$1/mfts.dump" --groups "$2" \
+    --deadlock --engine xymesh --options "xymesh_mcast=paper"
+}
 echo "$mlid sl=15 $members" >"$E2E_TMP/groups"
-check "exactly once from every member, nothing to others (read-back LFTs + MFTs)" \
-  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups"
-check "unicast + paper multicast: channel dependencies acyclic (multicast VL 1)" \
-  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups" \
-  --deadlock --engine xymesh --options "xymesh_mcast=paper"
+delivers_once_acyclic "$out" "$E2E_TMP/groups" "the group"
 
 # A join that no SL-15 tree fits: group A over four corners and H(2,0),
 # then B over the same corners; H(2,4) joining B would close a credit loop
@@ -92,11 +97,13 @@ join() {  # MGID HOST...: commands for --exec, one join per host
   done
   echo "$cmds"
 }
-out=$E2E_TMP/keep
-check "mesh-5x5 paper: groups A and B joined, then H(2,4) joins B" \
+paper_run() {  # OUT FABRIC-RUN-ARGS...: mesh-5x5, xymesh paper trees, OpenSM kept up for --exec
   "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
-  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_mcast=paper" \
-  --conf-line "qos TRUE" --out "$out" --daemon \
+    --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_mcast=paper" \
+    --conf-line "qos TRUE" --out "$1" --daemon "${@:2}"
+}
+out=$E2E_TMP/keep
+check "mesh-5x5 paper: groups A and B joined, then H(2,4) joins B" paper_run "$out" \
   --exec "$(join ff12:e001::a 'H(0,0)' 'H(0,4)' 'H(4,0)' 'H(4,4)' 'H(2,0)') sleep 1" \
   --exec "$(join ff12:e001::b 'H(0,0)' 'H(0,4)' 'H(4,0)' 'H(4,4)') sleep 1" \
   --exec "$(join ff12:e001::b 'H(2,4)') sleep 2"
@@ -116,10 +123,7 @@ sendonly() {  # MGID HOST...: send-only joins
   join "$@" | sed 's/ --sl 15 / --sl 15 --state sendonly /g'
 }
 out=$E2E_TMP/gone
-check "mesh-5x5 paper: A joined and deleted (its full member left), then H(2,4) joins B" \
-  "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
-  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_mcast=paper" \
-  --conf-line "qos TRUE" --out "$out" --daemon \
+check "mesh-5x5 paper: A joined and deleted (its full member left), then H(2,4) joins B" paper_run "$out" \
   --exec "$(join ff12:e001::a 'H(2,0)') $(sendonly ff12:e001::a 'H(0,0)' 'H(0,4)' 'H(4,0)' 'H(4,4)') sleep 1" \
   --exec "$(join ff12:e001::b 'H(0,0)' 'H(0,4)' 'H(4,0)' 'H(4,4)') sleep 1" \
   --exec "SIM_HOST='H(2,0)' LD_PRELOAD=\$IBUNION_UMAD2SIM '$IBUNION' mcjoin leave ff12:e001::a && sleep 1" \
@@ -129,9 +133,5 @@ mlid_b=$(awk '{print $2}' "$out/joins-ff12:e001::b.txt" | sort -u)
   pass "A deleted: H(2,4)'s join gives B its anchor tree (no credit-loop refusal from A's stale tree)" ||
   { fail "B refused after A was deleted"; grep -i "xymesh.*multicast" "$out/opensm.log" | tail -n 5; }
 echo "$mlid_b sl=15 H(0,0) H(0,4) H(4,0) H(4,4) H(2,4)" >"$E2E_TMP/groups-b5"
-check "B's five members, read back: exactly once from every member" \
-  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups-b5"
-check "B's tree and unicast: channel dependencies acyclic" \
-  "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups-b5" \
-  --deadlock --engine xymesh --options "xymesh_mcast=paper"
+delivers_once_acyclic "$out" "$E2E_TMP/groups-b5" "B with its five members"
 finish
