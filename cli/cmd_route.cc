@@ -36,15 +36,16 @@ constexpr const char* kUsage =
     "  --sl2vl FILE       write the SL2VL tables (engines with a VL policy) in\n"
     "                     `smpquery sl2vl` format: every switch (in, out) pair, every host\n";
 
-// As under OpenSM: a group the engine turns away (no up*/down* tree in a
-// degraded fat-tree, no loop-free tree on xymesh's paper VL) gets no MFT
-// entries and a warning, and the others their trees. The first refusal
-// ended the run (exit 2, no file), as if the groups file were bad.
+// As under OpenSM: a group the engine turns away (McastRefused: no
+// up*/down* tree in a degraded fat-tree, no loop-free tree on xymesh's
+// paper VL) gets no MFT entries and a warning, and the others their trees.
+// The first refusal ended the run (exit 2, no file), as if the groups file
+// were bad; bad input (a missing anchor=, say) still does.
 void RouteGroups(Engine& engine, const Fabric& f, const std::vector<McastGroup>& groups, Tables& t) {
   for (const McastGroup& g : groups) {
     try {
       engine.RouteMulticast(f, g, t);
-    } catch (const Error& e) {
+    } catch (const McastRefused& e) {
       std::cerr << "warning: " << McastRefusal(g.mlid, e.what()) << " (no MFT entries for it)\n";
     }
   }

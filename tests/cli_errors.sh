@@ -1118,6 +1118,14 @@ if "$IBUNION" route "$tmp/cut.net" --engine mlid --groups "$tmp/cut.groups" --mf
   ! grep -q "^0xc001" "$tmp/cut.mft" && grep -q "^0xc002" "$tmp/cut.mft" && grep -q "^0xc003" "$tmp/cut.mft"
 then echo "PASS: route on a degraded FT(4,2): group 0xc001 refused with a warning, 0xc002 and 0xc003 built (exit 0)"
 else echo "FAIL: route with a refused group: $(grep -v '^note' "$tmp/err" | tail -2)"; fails=$((fails + 1)); fi
+# Bad input is no refusal: a source tree's group without its anchor= still
+# ends the run (exit 2, no file).
+"$IBUNION" topo mesh 3 3 -o "$tmp/m3src.net" 2>/dev/null
+echo "0xC001 H(0,0) H(2,2)" >"$tmp/noanchor.groups"
+expect "multicast group 0xc001: xymesh_mcast=source roots the tree at the group's one sender, and it names none (anchor=)" \
+  "$IBUNION" route "$tmp/m3src.net" --engine xymesh --options xymesh_mcast=source --groups "$tmp/noanchor.groups" \
+  --mft "$tmp/out/noanchor.mft" --lft "$tmp/out/noanchor.lft"
+nothing_left "route with a group missing its anchor"
 # An MLID no switch has printed nothing with status 0 (a typo as an answer).
 echo "0xc001 P(00) P(31)" >"$tmp/trace-mlid.groups"
 "$IBUNION" route "$net" --engine mlid --lft /dev/null --groups "$tmp/trace-mlid.groups" --mft "$tmp/trace-mlid.mft" 2>/dev/null

@@ -12,6 +12,16 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& what) : std::runtime_error(what) {}
 };
 
+// A multicast group the engine cannot build a tree for on this fabric (no
+// up*/down* tree left in a degraded fat-tree, no loop-free tree on
+// xymesh's multicast VL): OpenSM's adapter and offline route refuse that
+// group and build the others, where bad input (a member not cabled, a
+// missing anchor) stays an error of the run.
+class McastRefused : public Error {
+ public:
+  using Error::Error;
+};
+
 // An option word whose key the engine does not know. `known` lists the
 // engine's own keys; a front door with keys of its own (the adapter's
 // <engine>_dump) names them too through WithKeys, so the user sees every

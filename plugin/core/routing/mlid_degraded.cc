@@ -254,8 +254,8 @@ int MlidRouter::DegradedAnchorChain(const McastGroup& g, int anchor, const std::
       return c;
     }
   }
-  throw Error("multicast group " + HexLid(g.mlid) +
-              ": in the degraded tree no member reaches all others over up*/down* links");
+  throw McastRefused("multicast group " + HexLid(g.mlid) +
+                     ": in the degraded tree no member reaches all others over up*/down* links");
 }
 
 bool MlidRouter::FindChain(int sw, int level, int root_level, const std::vector<int>& up_digit,

@@ -526,7 +526,8 @@ class XyMeshEngine : public Engine {
                             std::to_string(g.members.size()) + " members fits on it without a credit loop";
     if (previous.empty() || !paper_trees_.TryAdmit(f, g.mlid, previous)) {
       trees_.Apply(f, g.mlid, {}, t);
-      throw Error("multicast group " + HexLid(g.mlid) + ": " + why + "; create the group with another SL");
+      throw McastRefused("multicast group " + HexLid(g.mlid) + ": " + why +
+                         "; create the group with another SL");
     }
     group_sl_[g.mlid] = kPaperMcastSl;
     trees_.Apply(f, g.mlid, previous, t);
