@@ -3,6 +3,7 @@
 #include "plugin/osm/bridge.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -61,10 +62,14 @@ struct ibu_engine {
   // line is logged, so it is right when verbose logging is turned on. Its
   // keys are the MLIDs the engine holds a tree for.
   std::unordered_map<uint16_t, long> mcast_rebuilds;
+  // The group (its first MGID) each MLID's tree was built for: the SA
+  // reuses a deleted group's MLID.
+  std::unordered_map<uint16_t, std::array<uint8_t, 16>> mcast_groups;
 
   void ForgetMcast(uint16_t mlid) {
     engine->ForgetMulticast(fabric, mlid, tables);
     mcast_rebuilds.erase(mlid);
+    mcast_groups.erase(mlid);
   }
 
   bool LogActive(int level) const { return log && (!log_active || log_active(log_ctx, level)); }
@@ -396,6 +401,7 @@ int ibu_route_unicast(ibu_engine* e) {
     e->Log(IBU_LOG_INFO, buf);
     e->routed = true;
     e->mcast_rebuilds.clear();
+    e->mcast_groups.clear();
     return 0;
   } catch (const std::exception& err) {
     e->Log(IBU_LOG_ERROR, std::string("refusing: ") + err.what());
@@ -470,16 +476,26 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
   return -1;
 }
 
-void ibu_forget_dead_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx) {
+void ibu_forget_stale_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx, uint16_t mlid,
+                            const uint8_t group_id[16]) {
   if (!e->routed) return;
   std::vector<uint16_t> dead;
-  for (const auto& [mlid, rebuilds] : e->mcast_rebuilds)
-    if (!alive(ctx, mlid)) dead.push_back(mlid);
-  for (uint16_t mlid : dead) {
-    ibu_forget_mcast(e, mlid);
+  for (const auto& [known, rebuilds] : e->mcast_rebuilds)
+    if (!alive(ctx, known)) dead.push_back(known);
+  for (uint16_t gone : dead) {
+    ibu_forget_mcast(e, gone);
     e->Log(IBU_LOG_VERBOSE,
-           "multicast group " + ibu::HexLid(mlid) + ": deleted by OpenSM; its tree is forgotten");
+           "multicast group " + ibu::HexLid(gone) + ": deleted by OpenSM; its tree is forgotten");
   }
+  std::array<uint8_t, 16> id;
+  std::copy(group_id, group_id + 16, id.begin());
+  const auto built_for = e->mcast_groups.find(mlid);
+  if (built_for != e->mcast_groups.end() && built_for->second != id) {
+    ibu_forget_mcast(e, mlid);
+    e->Log(IBU_LOG_VERBOSE, "multicast group " + ibu::HexLid(mlid) +
+                                ": a new group on the MLID of a deleted one; the old tree is forgotten");
+  }
+  e->mcast_groups[mlid] = id;
 }
 
 void ibu_forget_mcast(ibu_engine* e, uint16_t mlid) {

@@ -80,12 +80,17 @@ const uint8_t *ibu_lft(const ibu_engine *e, uint64_t switch_guid, size_t *len);
 int ibu_route_mcast(ibu_engine *e, uint16_t mlid, int sl, const uint64_t *member_guids, int n,
 		    ibu_mask_fn set, void *ctx);
 /* OpenSM deletes a group (its last full member left) and clears its MLID
- * without asking the engine. Called before each tree: the engine forgets
- * the trees of MLIDs `alive` says OpenSM no longer has, so that they no
- * longer weigh on later groups (xymesh's multicast-VL admission) and a
- * reused MLID starts afresh. O(MLIDs with a tree) per call. */
+ * without asking the engine, and the SA hands that MLID to the next new
+ * group. Called before the tree of `mlid`, whose group is now `group_id`
+ * (its first MGID): the engine forgets the trees of MLIDs `alive` says
+ * OpenSM no longer has, and that of `mlid` if it was built for another
+ * group, so that no deleted group weighs on later ones (xymesh's
+ * multicast-VL admission, its kept previous tree) and a reused MLID starts
+ * afresh. O(MLIDs with a tree) per call: a heavy sweep rebuilding every
+ * group is quadratic in the groups, one pointer check each. */
 typedef int (*ibu_mlid_alive_fn)(void *ctx, uint16_t mlid);
-void ibu_forget_dead_mcast(ibu_engine *e, ibu_mlid_alive_fn alive, void *ctx);
+void ibu_forget_stale_mcast(ibu_engine *e, ibu_mlid_alive_fn alive, void *ctx, uint16_t mlid,
+			    const uint8_t group_id[16]);
 /* The engine forgets the tree of `mlid`: a group OpenSM could not take
  * after all (an MLID beyond a switch's MulticastFDBCap). */
 void ibu_forget_mcast(ibu_engine *e, uint16_t mlid);

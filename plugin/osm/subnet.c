@@ -65,10 +65,11 @@ static void import_subnet(struct ibu_osm_engine *e)
 				continue;
 			rnode = osm_physp_get_node_ptr(remote);
 			if (rnode->sw) {
-                          if (!osm_link_is_healthy(physp)) continue;
-                          ibu_fabric_add_switch_link(e->core, guid, port,
-                                                     cl_ntoh64(osm_node_get_node_guid(rnode)),
-                                                     osm_physp_get_port_num(remote));
+				if (!osm_link_is_healthy(physp))
+					continue;
+				ibu_fabric_add_switch_link(e->core, guid, port,
+							   cl_ntoh64(osm_node_get_node_guid(rnode)),
+							   osm_physp_get_port_num(remote));
 			} else {
 				uint16_t base = cl_ntoh16(osm_physp_get_base_lid(remote));
 				uint8_t lmc = ib_port_info_get_lmc(&remote->port_info);
@@ -90,12 +91,12 @@ static int cb_build_lid_matrices(void *context)
 
 	import_subnet(e);
 	e->vl_short_logged = 0;
-        if (ibu_route_unicast(e->core)) {
-          ibu_dump(e->core, e->osm->subn.opt.dump_files_dir); /* removes the last routing's dumps */
-          return -1;
-        }
-        /* Only once the engine routes: beside a refusal its VLs never matter. */
-        if (ibu_data_vls(e->core) > 1 && !e->osm->subn.opt.qos)
+	if (ibu_route_unicast(e->core)) {
+		ibu_dump(e->core, e->osm->subn.opt.dump_files_dir); /* removes the last routing's dumps */
+		return -1;
+	}
+	/* Only once the engine routes: beside a refusal its VLs never matter. */
+	if (ibu_data_vls(e->core) > 1 && !e->osm->subn.opt.qos)
 		OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
 			"ibunion/%s: %d data VLs were requested but QoS is off, so OpenSM never "
 			"calls update_sl2vl and every SL stays on VL 0; set 'qos TRUE' (or -Q)\n",
@@ -186,18 +187,33 @@ static int group_sl(osm_mgrp_box_t *mbox)
 	return sl;
 }
 
-static int mlid_alive(void *subn, uint16_t mlid) {
-  return osm_get_mbox_by_mlid(subn, cl_hton16(mlid)) != NULL;
+static int mlid_alive(void *subn, uint16_t mlid)
+{
+	return osm_get_mbox_by_mlid(subn, cl_hton16(mlid)) != NULL;
+}
+
+/* The group on an MLID, for telling a new one from a deleted one whose MLID
+ * the SA handed on: its first MGID (zeros for an empty box). */
+static const uint8_t *group_id(osm_mgrp_box_t *mbox)
+{
+	static const uint8_t none[16];
+	osm_mgrp_t *mgrp;
+
+	if (cl_is_qlist_empty(&mbox->mgrp_list))
+		return none;
+	mgrp = cl_item_obj(cl_qlist_head(&mbox->mgrp_list), mgrp, list_item);
+	return mgrp->mcmember_rec.mgid.raw;
 }
 
 /* A group beyond some switch's MulticastFDBCap: the bits set on the
  * switches that hold its MLID would forward a group said to have no tree. */
-static void clear_mlid_everywhere(osm_subn_t *subn, uint16_t mlid) {
-  cl_map_item_t *item;
+static void clear_mlid_everywhere(osm_subn_t *subn, uint16_t mlid)
+{
+	cl_map_item_t *item;
 
-  for (item = cl_qmap_head(&subn->sw_guid_tbl); item != cl_qmap_end(&subn->sw_guid_tbl);
-       item = cl_qmap_next(item))
-    osm_mcast_tbl_clear_mlid(osm_switch_get_mcast_tbl_ptr((osm_switch_t *)item), mlid);
+	for (item = cl_qmap_head(&subn->sw_guid_tbl); item != cl_qmap_end(&subn->sw_guid_tbl);
+	     item = cl_qmap_next(item))
+		osm_mcast_tbl_clear_mlid(osm_switch_get_mcast_tbl_ptr((osm_switch_t *)item), mlid);
 }
 
 /* mcast_build_stree, per MLID: OpenSM has just cleared the MLID on every
@@ -235,28 +251,27 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 			members[n++] = cl_ntoh64(mcm->port->guid);
 		}
 	}
-        ibu_forget_dead_mcast(e->core, mlid_alive, &e->osm->subn);
-        rc = ibu_route_mcast(e->core, mbox->mlid, group_sl(mbox), members, n, set_mask_port, &ctx);
+	ibu_forget_stale_mcast(e->core, mlid_alive, &e->osm->subn, mbox->mlid, group_id(mbox));
+	rc = ibu_route_mcast(e->core, mbox->mlid, group_sl(mbox), members, n, set_mask_port, &ctx);
 	free(members);
 	if (rc)
 		return IB_ERROR;
 	if (ctx.refused) {
-          clear_mlid_everywhere(&e->osm->subn, mbox->mlid);
-          ibu_forget_mcast(e->core, mbox->mlid);
-          if (ctx.refused_cap == 0)
-            OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
-                    "ibunion/%s: multicast group 0x%04x refused: switch 0x%016" PRIx64
-                    " supports no multicast (MulticastFDBCap 0); other groups are unaffected\n",
-                    ibu_engine_name(e->core), mbox->mlid, ctx.refused_guid);
-          else
-            OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
-                    "ibunion/%s: multicast group 0x%04x refused: MLID beyond the "
-                    "MulticastFDBCap of switch 0x%016" PRIx64
-                    " (%u MLIDs, up to 0x%04x); "
-                    "other groups are unaffected\n",
-                    ibu_engine_name(e->core), mbox->mlid, ctx.refused_guid, ctx.refused_cap,
-                    IB_LID_MCAST_START_HO + ctx.refused_cap - 1);
-          return IB_ERROR;
+		clear_mlid_everywhere(&e->osm->subn, mbox->mlid);
+		ibu_forget_mcast(e->core, mbox->mlid);
+		if (ctx.refused_cap == 0)
+			OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
+				"ibunion/%s: multicast group 0x%04x refused: switch 0x%016" PRIx64
+				" supports no multicast (MulticastFDBCap 0); other groups are unaffected\n",
+				ibu_engine_name(e->core), mbox->mlid, ctx.refused_guid);
+		else
+			OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
+				"ibunion/%s: multicast group 0x%04x refused: MLID beyond the "
+				"MulticastFDBCap of switch 0x%016" PRIx64 " (%u MLIDs, up to 0x%04x); "
+				"other groups are unaffected\n",
+				ibu_engine_name(e->core), mbox->mlid, ctx.refused_guid, ctx.refused_cap,
+				IB_LID_MCAST_START_HO + ctx.refused_cap - 1);
+		return IB_ERROR;
 	}
 	return IB_SUCCESS;
 }

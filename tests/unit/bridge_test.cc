@@ -381,6 +381,62 @@ void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
   ibu_engine_free(e);
 }
 
+// OpenSM deletes a group without a call, and the SA hands its MLID to the
+// next new group: before each tree the adapter has stale trees forgotten.
+// A deleted group's tree kept counting on xymesh's multicast VL (B was
+// refused H(2,4) as in the test above, though A was gone), and a new group
+// on a deleted one's MLID was rebuilt as that group ("rebuild 3", and its
+// tree kept as "previous").
+void StaleMcastTreesForgotten() {
+  Fabric f = MakeMesh(5, 5);
+  AssignDefaultLids(f, 0);
+  Log log;
+  ibu_engine* e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
+  const std::vector<uint64_t> a = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
+  const std::vector<uint64_t> b = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
+  const uint8_t mgid_a[16] = {0xff, 0x12, 0xe0, 0x01, 0xa}, mgid_b[16] = {0xff, 0x12, 0xe0, 0x01, 0xb},
+                mgid_c[16] = {0xff, 0x12, 0xe0, 0x01, 0xc};
+  std::set<uint16_t> alive = {0xC001, 0xC002};
+  auto is_alive = [](void* ctx, uint16_t mlid) {
+    return static_cast<int>(static_cast<std::set<uint16_t>*>(ctx)->count(mlid));
+  };
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  ibu_forget_stale_mcast(e, is_alive, &alive, 0xC001, mgid_a);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
+  ibu_forget_stale_mcast(e, is_alive, &alive, 0xC002, mgid_b);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 4, NoMask, nullptr), 0);
+  alive.erase(0xC001);  // A's last full member left
+  ibu_forget_stale_mcast(e, is_alive, &alive, 0xC002, mgid_b);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, NoMask, nullptr), 0);  // H(2,4) joins
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, "keeps its previous tree"), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "its anchor tree would close a credit loop"), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, "multicast group 0xc001: deleted by OpenSM"), 1);
+
+  ibu_engine_free(e);
+
+  // C takes the MLID of A, deleted after its last build, before any call:
+  // the MLID is alive when C's tree is asked for, with another MGID.
+  log.lines.clear();
+  e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
+  alive = {0xC001};
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  for (int i = 0; i < 2; ++i) {
+    ibu_forget_stale_mcast(e, is_alive, &alive, 0xC001, mgid_a);
+    CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 3, NoMask, nullptr), 0);
+  }
+  ibu_forget_stale_mcast(e, is_alive, &alive, 0xC001, mgid_c);
+  CU_ASSERT_EQUAL(
+      Count(log, IBU_LOG_VERBOSE, "multicast group 0xc001: a new group on the MLID of a deleted one"), 1);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 2, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, "multicast group 0xc001: tree of 2 members rebuilt in"), 1);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, "tree of 2 members rebuilt in"), 1);
+  bool first_build = false;
+  for (const auto& [level, text] : log.lines)
+    first_build |= Contains(text, "0xc001: tree of 2 members") && Contains(text, "(rebuild 1)");
+  CU_ASSERT(first_build);
+  ibu_engine_free(e);
+}
+
 // OpenSM's path_sl: an engine whose VLs do not depend on the SL leaves
 // OpenSM's SL (a QoS policy's, or the one a PathRecord asks for); mlid
 // answered SL 0 for every path, and a query for SL 3 got no path at all.
@@ -462,6 +518,7 @@ void StaleDumpsRemoved() {
 void RegisterBridgeSuite() {
   CU_pSuite s = CU_add_suite("OpenSM bridge", nullptr, nullptr);
   CU_add_test(s, "multicast rebuild line only when verbose is on", McastRebuildLineOnlyWhenVerbose);
+  CU_add_test(s, "trees of deleted groups and of reused MLIDs forgotten", StaleMcastTreesForgotten);
   CU_add_test(s, "<engine>_dump read like the engines' on/off options", DumpOptionReadLikeEngineOptions);
   CU_add_test(s, "options shared with other event plugins", OptionsSharedWithOtherPlugins);
   CU_add_test(s, "options of engines not in routing_engine", OptionsOfEnginesNotInTheChain);
