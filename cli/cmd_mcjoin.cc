@@ -61,7 +61,11 @@ std::string Mismatches(const mcast::MemberRequest& req, const mcast::GroupParams
            (hex ? Hex(want) : std::to_string(want));
   };
   differ(req.given & mcast::kGivenQkey, req.qkey, group.qkey, "Q_Key", "--qkey", true);
-  differ(req.given & mcast::kGivenPkey, req.pkey, group.pkey, "P_Key", "--pkey", true);
+  // P_Keys match as the SA has them: the same 15-bit base, one of the two a
+  // full member's (bit 15); 0x7fff joins a 0xffff group.
+  const bool pkeys_match =
+      (req.pkey & 0x7fff) == (group.pkey & 0x7fff) && ((req.pkey | group.pkey) & 0x8000) != 0;
+  differ((req.given & mcast::kGivenPkey) && !pkeys_match, req.pkey, group.pkey, "P_Key", "--pkey", true);
   differ(req.given & mcast::kGivenSl, req.sl, group.sl, "SL", "--sl", false);
   differ(req.mtu != 0, req.mtu, group.mtu, "MTU", "--mtu", false);
   differ(req.rate != 0, req.rate, group.rate, "rate", "--rate", false);
@@ -81,7 +85,8 @@ std::string RefusalHint(bool join, const mcast::MemberRequest& req, const mcast:
     return " (a leave must name a group the port is in, with a join state it joined with: --state; the SM's "
            "log "
            "says which)";
-  if (state != mcast::JoinState::kFull && state != mcast::JoinState::kSendOnlyFull) {
+  if (state != mcast::JoinState::kFull && state != mcast::JoinState::kSendOnlyFull &&
+      r.group != mcast::GroupFound::kYes) {
     if (r.group == mcast::GroupFound::kNo)
       return " (no such group yet, and only a full or send-only full member creates one)";
     return " (only a full or send-only full member creates a group: does the MGID exist yet? the SM's log "

@@ -324,6 +324,18 @@ MemberReply SaClient::Join(const MemberRequest& req) {
   // query, or the SA answered the query with another status).
   if (!r.ok && found != GroupFound::kNo && SaStatus(r.mad_status) == kSaInsufficientComponents)
     r = Call(IB_MAD_METHOD_SET, req, true);
+  // A create refused for its values: another client may have made the
+  // group since the query, with other ones; joined as it is, if so (asked
+  // again first: a join of a group still missing is an error in its log).
+  const bool may_create = req.state == JoinState::kFull || req.state == JoinState::kSendOnlyFull;
+  std::string no_answer;
+  if (!r.ok && found == GroupFound::kNo && may_create && SaStatus(r.mad_status) == kSaRequestInvalid &&
+      FindGroup(req.mgid, &params, &no_answer) == GroupFound::kYes) {
+    MemberReply as_is = Call(IB_MAD_METHOD_SET, req, false);
+    as_is.group = GroupFound::kYes;
+    as_is.params = params;
+    return as_is;
+  }
   r.group = found;
   r.params = params;
   return r;
