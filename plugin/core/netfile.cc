@@ -588,6 +588,17 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
       if (nodes[i].type == NodeType::kSwitch && index[i] == sw) return nodes[i].id;
     return std::string("?");
   };
+  // Per end port, the line that cabled it: its adapter's own port line, or
+  // (the adapter's record lacking one) a switch's.
+  struct Cabled {
+    int line = 0;
+    bool by_adapter = false;
+  };
+  std::vector<Cabled> cabled_at;
+  auto note_cabled = [&](int ep, int line, bool by_adapter) {
+    if (static_cast<size_t>(ep) >= cabled_at.size()) cabled_at.resize(static_cast<size_t>(ep) + 1);
+    cabled_at[static_cast<size_t>(ep)] = {line, by_adapter};
+  };
   // CA records first so their own LID comments are seen.
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (nodes[i].type != NodeType::kCa) continue;
@@ -603,6 +614,7 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
         throw InputError(file, p.line, "port " + std::to_string(r.port) + " of \"" +
                                        nodes[r.node].id + "\" is already cabled elsewhere");
       ConnectEndPort(f, ep, sw, r.port);
+      note_cabled(ep, p.line, true);
     }
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -613,20 +625,31 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
       Peer& mine = f.switches[a].ports[p.num];
       if (nodes[r.node].type == NodeType::kCa) {
         int ep = end_port_of(r.node, r.port, nullptr);
-        // The adapter's record may cable that port to another switch: this
-        // line is then the one at odds with it (moving the port there put
-        // the blame on the other switch, with no line).
+        // The adapter port may be cabled to another switch already, by the
+        // adapter's own line or another switch's: this line is then the
+        // one at odds with it (moving the port here put the blame on the
+        // other switch, with no line).
         const EndPort& e = f.end_ports[ep];
         const bool elsewhere = e.switch_index >= 0 && !(e.switch_index == a && e.switch_port == p.num);
-        if ((mine.connected() && !(mine.is_end_port() && mine.index == ep)) || elsewhere)
-          throw InputError(
-              file, p.line,
-              "port " + std::to_string(p.num) + " of \"" + nodes[i].id +
-                  "\" disagrees with the record of \"" + p.remote + "\"" +
-                  (elsewhere ? ", which cables port " + std::to_string(r.port) + " to port " +
-                                   std::to_string(e.switch_port) + " of \"" + switch_id(e.switch_index) + "\""
-                             : std::string()));
-        if (!mine.connected()) ConnectEndPort(f, ep, a, p.num);
+        if (mine.connected() && !(mine.is_end_port() && mine.index == ep))
+          throw InputError(file, p.line,
+                           "port " + std::to_string(p.num) + " of \"" + nodes[i].id +
+                               "\" disagrees with the record of \"" + p.remote + "\"");
+        if (elsewhere) {
+          const Cabled& by = cabled_at[static_cast<size_t>(ep)];
+          const std::string other = "port " + std::to_string(e.switch_port) + " of \"" +
+                                    switch_id(e.switch_index) + "\"";
+          throw InputError(file, p.line,
+                           "port " + std::to_string(p.num) + " of \"" + nodes[i].id + "\" is cabled to port " +
+                               std::to_string(r.port) + " of \"" + p.remote + "\", which line " +
+                               std::to_string(by.line) +
+                               (by.by_adapter ? " (its own record) cables to " + other
+                                              : " cables to " + other + " too"));
+        }
+        if (!mine.connected()) {
+          ConnectEndPort(f, ep, a, p.num);
+          note_cabled(ep, p.line, false);
+        }
         continue;
       }
       const int b = index[r.node];
