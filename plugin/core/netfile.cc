@@ -637,14 +637,13 @@ Fabric BuildFabric(const std::vector<RawNode>& nodes, const std::unordered_map<s
                                "\" disagrees with the record of \"" + p.remote + "\"");
         if (elsewhere) {
           const Cabled& by = cabled_at[static_cast<size_t>(ep)];
-          const std::string other = "port " + std::to_string(e.switch_port) + " of \"" +
-                                    switch_id(e.switch_index) + "\"";
-          throw InputError(file, p.line,
-                           "port " + std::to_string(p.num) + " of \"" + nodes[i].id + "\" is cabled to port " +
-                               std::to_string(r.port) + " of \"" + p.remote + "\", which line " +
-                               std::to_string(by.line) +
-                               (by.by_adapter ? " (its own record) cables to " + other
-                                              : " cables to " + other + " too"));
+          const std::string other =
+              "port " + std::to_string(e.switch_port) + " of \"" + switch_id(e.switch_index) + "\"";
+          throw InputError(
+              file, p.line,
+              "port " + std::to_string(p.num) + " of \"" + nodes[i].id + "\" is cabled to port " +
+                  std::to_string(r.port) + " of \"" + p.remote + "\", which line " + std::to_string(by.line) +
+                  (by.by_adapter ? " (its own record) cables to " + other : " cables to " + other + " too"));
         }
         if (!mine.connected()) {
           ConnectEndPort(f, ep, a, p.num);

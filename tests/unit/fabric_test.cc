@@ -301,11 +301,13 @@ void BadNetFilesNameLineAndWhat() {
       {"Switch 8 \"S1\"\n[1] \"S2\"[1]\n\nSwitch 8 \"S2\"\n[1] \"S1\"[2]\n", "disagrees"},
       // A switch line at odds with the adapter's record is the one named.
       {"Switch 2 \"S1\"\n[1] \"H1\"[1]\n\nSwitch 2 \"S2\"\n[2] \"H1\"[1]\n\nCa 1 \"H1\"\n[1] \"S1\"[1]\n",
-       "t.net:5: port 2 of \"S2\" is cabled to port 1 of \"H1\", which line 8 (its own record) cables to port 1 "
+       "t.net:5: port 2 of \"S2\" is cabled to port 1 of \"H1\", which line 8 (its own record) cables to "
+       "port 1 "
        "of \"S1\""},
       // ... or the other switch's, the adapter's record having no port lines.
       {"Switch 2 \"S1\"\n[1] \"H1\"[1]\n\nSwitch 2 \"S2\"\n[2] \"H1\"[1]\n\nCa 1 \"H1\"\n",
-       "t.net:5: port 2 of \"S2\" is cabled to port 1 of \"H1\", which line 2 cables to port 1 of \"S1\" too"},
+       "t.net:5: port 2 of \"S2\" is cabled to port 1 of \"H1\", which line 2 cables to port 1 of \"S1\" "
+       "too"},
       // 255 is an LFT's "no route": no port may have that number.
       {"Switch 255 \"S1\"\n", "t.net:1: expected a port count from 1 to 254"},
       {"Switch 8 \"S1\"\n[1] \"S2\"[255]\n\nSwitch 8 \"S2\"\n",
