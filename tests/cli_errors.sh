@@ -1126,6 +1126,13 @@ expect "multicast group 0xc001: xymesh_mcast=source roots the tree at the group'
   "$IBUNION" route "$tmp/m3src.net" --engine xymesh --options xymesh_mcast=source --groups "$tmp/noanchor.groups" \
   --mft "$tmp/out/noanchor.mft" --lft "$tmp/out/noanchor.lft"
 nothing_left "route with a group missing its anchor"
+# ... and in verify's reference tables: bad input, not "builds no tree" (exit 1).
+sed 's/$/ anchor=H(0,0)/' "$tmp/noanchor.groups" >"$tmp/anchor.groups"
+"$IBUNION" route "$tmp/m3src.net" --engine xymesh --options xymesh_mcast=source --groups "$tmp/anchor.groups" \
+  --mft "$tmp/m3src.mft" --lft "$tmp/m3src.lft" 2>/dev/null
+expect "multicast group 0xc001: xymesh_mcast=source roots the tree at the group's one sender, and it names none (anchor=)" \
+  "$IBUNION" verify "$tmp/m3src.net" --lft "$tmp/m3src.lft" --mft "$tmp/m3src.mft" --groups "$tmp/noanchor.groups" \
+  --engine xymesh --options xymesh_mcast=source
 # An MLID no switch has printed nothing with status 0 (a typo as an answer).
 echo "0xc001 P(00) P(31)" >"$tmp/trace-mlid.groups"
 "$IBUNION" route "$net" --engine mlid --lft /dev/null --groups "$tmp/trace-mlid.groups" --mft "$tmp/trace-mlid.mft" 2>/dev/null

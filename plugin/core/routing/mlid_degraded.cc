@@ -254,8 +254,10 @@ int MlidRouter::DegradedAnchorChain(const McastGroup& g, int anchor, const std::
       return c;
     }
   }
-  throw McastRefused("multicast group " + HexLid(g.mlid) +
-                     ": in the degraded tree no member reaches all others over up*/down* links");
+  throw McastRefused(
+      "multicast group " + HexLid(g.mlid) + ": in the degraded tree " +
+      (g.anchor >= 0 ? "its anchor does not reach every member" : "no member reaches all others") +
+      " over up*/down* links");
 }
 
 bool MlidRouter::FindChain(int sw, int level, int root_level, const std::vector<int>& up_digit,

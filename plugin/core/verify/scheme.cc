@@ -37,7 +37,7 @@ SchemeReference RouteScheme(const Fabric& f, const std::vector<McastGroup>& grou
   for (const McastGroup& g : groups) {
     try {
       r.engine->RouteMulticast(f, g, r.want);
-    } catch (const Error& e) {
+    } catch (const McastRefused& e) {  // bad input (no anchor=, say) ends the run, as in route
       r.refused.emplace(g.mlid, e.what());
     }
   }

@@ -21,7 +21,7 @@ namespace ibu {
 struct SchemeReference {
   std::unique_ptr<Engine> engine;
   Tables want;
-  std::map<Lid, std::string> refused;  // MLID -> why the engine built no tree
+  std::map<Lid, std::string> refused;  // MLID -> why the engine refused its tree (McastRefused)
 };
 
 // Routes unicast, SL2VL and the groups in their order: xymesh_mcast=paper
