@@ -61,11 +61,9 @@ std::string Mismatches(const mcast::MemberRequest& req, const mcast::GroupParams
            (hex ? Hex(want) : std::to_string(want));
   };
   differ(req.given & mcast::kGivenQkey, req.qkey, group.qkey, "Q_Key", "--qkey", true);
-  // P_Keys match as the SA has them: the same 15-bit base, one of the two a
-  // full member's (bit 15); 0x7fff joins a 0xffff group.
-  const bool pkeys_match =
-      (req.pkey & 0x7fff) == (group.pkey & 0x7fff) && ((req.pkey | group.pkey) & 0x8000) != 0;
-  differ((req.given & mcast::kGivenPkey) && !pkeys_match, req.pkey, group.pkey, "P_Key", "--pkey", true);
+  // 0x7fff joins a 0xffff group (PkeysMatch).
+  differ((req.given & mcast::kGivenPkey) && !mcast::PkeysMatch(req.pkey, group.pkey), req.pkey, group.pkey,
+         "P_Key", "--pkey", true);
   differ(req.given & mcast::kGivenSl, req.sl, group.sl, "SL", "--sl", false);
   differ(req.mtu != 0, req.mtu, group.mtu, "MTU", "--mtu", false);
   differ(req.rate != 0, req.rate, group.rate, "rate", "--rate", false);

@@ -62,9 +62,9 @@ struct ibu_engine {
   // line is logged, so it is right when verbose logging is turned on. Its
   // keys are the MLIDs the engine holds a tree for.
   std::unordered_map<uint16_t, long> mcast_rebuilds;
-  // The group (its first MGID) each MLID's tree was built for: the SA
-  // reuses a deleted group's MLID.
-  std::unordered_map<uint16_t, std::array<uint8_t, 16>> mcast_groups;
+  // The MGIDs each MLID's tree was built for: the SA reuses a deleted
+  // group's MLID.
+  std::unordered_map<uint16_t, std::vector<std::array<uint8_t, 16>>> mcast_groups;
 
   void ForgetMcast(uint16_t mlid) {
     engine->ForgetMulticast(fabric, mlid, tables);
@@ -477,7 +477,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
 }
 
 void ibu_forget_stale_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx, uint16_t mlid,
-                            const uint8_t group_id[16]) {
+                            const uint8_t (*mgids)[16], int n) {
   if (!e->routed) return;
   std::vector<uint16_t> dead;
   for (const auto& [known, rebuilds] : e->mcast_rebuilds)
@@ -487,15 +487,19 @@ void ibu_forget_stale_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx, u
     e->Log(IBU_LOG_VERBOSE,
            "multicast group " + ibu::HexLid(gone) + ": deleted by OpenSM; its tree is forgotten");
   }
-  std::array<uint8_t, 16> id;
-  std::copy(group_id, group_id + 16, id.begin());
+  std::vector<std::array<uint8_t, 16>> now(static_cast<size_t>(std::max(n, 0)));
+  for (size_t k = 0; k < now.size(); ++k) std::copy(mgids[k], mgids[k] + 16, now[k].begin());
   const auto built_for = e->mcast_groups.find(mlid);
-  if (built_for != e->mcast_groups.end() && built_for->second != id) {
+  const bool other_group =
+      built_for != e->mcast_groups.end() &&
+      std::none_of(built_for->second.begin(), built_for->second.end(),
+                   [&now](const auto& mgid) { return std::find(now.begin(), now.end(), mgid) != now.end(); });
+  if (other_group) {
     ibu_forget_mcast(e, mlid);
     e->Log(IBU_LOG_VERBOSE, "multicast group " + ibu::HexLid(mlid) +
                                 ": a new group on the MLID of a deleted one; the old tree is forgotten");
   }
-  e->mcast_groups[mlid] = id;
+  e->mcast_groups[mlid] = std::move(now);
 }
 
 void ibu_forget_mcast(ibu_engine* e, uint16_t mlid) {

@@ -81,16 +81,19 @@ int ibu_route_mcast(ibu_engine *e, uint16_t mlid, int sl, const uint64_t *member
 		    ibu_mask_fn set, void *ctx);
 /* OpenSM deletes a group (its last full member left) and clears its MLID
  * without asking the engine, and the SA hands that MLID to the next new
- * group. Called before the tree of `mlid`, whose group is now `group_id`
- * (its first MGID): the engine forgets the trees of MLIDs `alive` says
- * OpenSM no longer has, and that of `mlid` if it was built for another
- * group, so that no deleted group weighs on later ones (xymesh's
+ * group. Called before the tree of `mlid`, whose MGIDs are now `mgids`
+ * (n of them, 16 bytes each; several when OpenSM consolidates groups on
+ * one MLID): the engine forgets the trees of MLIDs `alive` says OpenSM no
+ * longer has, and that of `mlid` if none of the MGIDs it was built for is
+ * still there, so that no deleted group weighs on later ones (xymesh's
  * multicast-VL admission, its kept previous tree) and a reused MLID starts
- * afresh. O(MLIDs with a tree) per call: a heavy sweep rebuilding every
- * group is quadratic in the groups, one pointer check each. */
+ * afresh. A group deleted and created again under the same MGID with no
+ * tree built in between is taken for the same group. O(MLIDs with a tree)
+ * per call: a heavy sweep rebuilding every group is quadratic in the
+ * groups, one pointer check each. */
 typedef int (*ibu_mlid_alive_fn)(void *ctx, uint16_t mlid);
 void ibu_forget_stale_mcast(ibu_engine *e, ibu_mlid_alive_fn alive, void *ctx, uint16_t mlid,
-			    const uint8_t group_id[16]);
+			    const uint8_t (*mgids)[16], int n);
 /* The engine forgets the tree of `mlid`: a group OpenSM could not take
  * after all (an MLID beyond a switch's MulticastFDBCap). */
 void ibu_forget_mcast(ibu_engine *e, uint16_t mlid);

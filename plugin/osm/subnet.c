@@ -192,17 +192,28 @@ static int mlid_alive(void *subn, uint16_t mlid)
 	return osm_get_mbox_by_mlid(subn, cl_hton16(mlid)) != NULL;
 }
 
-/* The group on an MLID, for telling a new one from a deleted one whose MLID
- * the SA handed on: its first MGID (zeros for an empty box). */
-static const uint8_t *group_id(osm_mgrp_box_t *mbox)
+/* The MGIDs on an MLID, for telling its groups from deleted ones whose
+ * MLID the SA handed on: a malloc'd array of *n (NULL when there are none
+ * or memory ran out, which only costs that check). */
+static uint8_t (*group_mgids(osm_mgrp_box_t *mbox, int *n))[16]
 {
-	static const uint8_t none[16];
-	osm_mgrp_t *mgrp;
+	uint8_t (*mgids)[16];
+	cl_list_item_t *li;
+	int k = 0;
 
-	if (cl_is_qlist_empty(&mbox->mgrp_list))
-		return none;
-	mgrp = cl_item_obj(cl_qlist_head(&mbox->mgrp_list), mgrp, list_item);
-	return mgrp->mcmember_rec.mgid.raw;
+	*n = (int)cl_qlist_count(&mbox->mgrp_list);
+	mgids = *n ? malloc((size_t)*n * sizeof(*mgids)) : NULL;
+	if (!mgids) {
+		*n = 0;
+		return NULL;
+	}
+	for (li = cl_qlist_head(&mbox->mgrp_list); li != cl_qlist_end(&mbox->mgrp_list);
+	     li = cl_qlist_next(li)) {
+		osm_mgrp_t *mgrp = cl_item_obj(li, mgrp, list_item);
+
+		memcpy(mgids[k++], mgrp->mcmember_rec.mgid.raw, 16);
+	}
+	return mgids;
 }
 
 /* A group beyond some switch's MulticastFDBCap: the bits set on the
@@ -228,7 +239,8 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 	uint64_t *members = NULL;
 	int n = 0, cap = 0;
 	struct mask_ctx ctx = {&e->osm->subn, mbox->mlid, 0, 0, 0};
-	int rc;
+	uint8_t (*mgids)[16];
+	int nmgids, rc;
 
 	for (li = cl_qlist_head(&mbox->mgrp_list); li != cl_qlist_end(&mbox->mgrp_list);
 	     li = cl_qlist_next(li)) {
@@ -251,7 +263,10 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 			members[n++] = cl_ntoh64(mcm->port->guid);
 		}
 	}
-	ibu_forget_stale_mcast(e->core, mlid_alive, &e->osm->subn, mbox->mlid, group_id(mbox));
+	mgids = group_mgids(mbox, &nmgids);
+	ibu_forget_stale_mcast(e->core, mlid_alive, &e->osm->subn, mbox->mlid,
+			       (const uint8_t (*)[16])mgids, nmgids);
+	free(mgids);
 	rc = ibu_route_mcast(e->core, mbox->mlid, group_sl(mbox), members, n, set_mask_port, &ctx);
 	free(members);
 	if (rc)

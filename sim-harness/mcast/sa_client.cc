@@ -308,6 +308,19 @@ constexpr uint32_t kExactly = 2;  // selector: exactly the value given
 
 }  // namespace
 
+namespace {
+
+// The values a join sends (those in `given`, MTU and rate when set) are
+// the group's: the SA would take the join as it is.
+bool GivenValuesMatch(const MemberRequest& req, const GroupParams& group) {
+  return (!(req.given & kGivenQkey) || req.qkey == group.qkey) &&
+         (!(req.given & kGivenPkey) || PkeysMatch(req.pkey, group.pkey)) &&
+         (!(req.given & kGivenSl) || req.sl == group.sl) && (!req.mtu || req.mtu == group.mtu) &&
+         (!req.rate || req.rate == group.rate);
+}
+
+}  // namespace
+
 // Asked first, so that a new group's first join goes out as a create. A
 // join without the create's components was refused for a group not there
 // yet, and OpenSM logged that as an error (ERR 1B11) although the create
@@ -330,7 +343,7 @@ MemberReply SaClient::Join(const MemberRequest& req) {
   const bool may_create = req.state == JoinState::kFull || req.state == JoinState::kSendOnlyFull;
   std::string no_answer;
   if (!r.ok && found == GroupFound::kNo && may_create && SaStatus(r.mad_status) == kSaRequestInvalid &&
-      FindGroup(req.mgid, &params, &no_answer) == GroupFound::kYes) {
+      FindGroup(req.mgid, &params, &no_answer) == GroupFound::kYes && GivenValuesMatch(req, params)) {
     MemberReply as_is = Call(IB_MAD_METHOD_SET, req, false);
     as_is.group = GroupFound::kYes;
     as_is.params = params;

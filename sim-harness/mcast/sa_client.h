@@ -66,6 +66,10 @@ struct GroupParams {
   uint8_t sl = 0, mtu = 0, rate = 0;
 };
 
+// P_Keys as the SA matches a join's against its group's: the same 15-bit
+// base, and one of the two a full member's key (bit 15).
+inline bool PkeysMatch(uint16_t a, uint16_t b) { return (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000); }
+
 struct MemberReply {
   bool ok = false;
   GroupFound group = GroupFound::kUnknown;  // a join_as_is: before the join
