@@ -304,18 +304,33 @@ std::vector<uint64_t> PortGuids(const Fabric& f, const std::vector<std::string>&
   return out;
 }
 
+// A 5x5 mesh under xymesh's paper trees and two SL-15 groups over its
+// corners, A with H(2,0) and B with H(2,4): anchored on rows 0 and 4, their
+// trees would close a credit loop on the multicast VL.
+struct CornerGroups {
+  Fabric f = MakeMesh(5, 5);
+  Log log;
+  ibu_engine* e = nullptr;
+  std::vector<uint64_t> a, b;
+  CornerGroups() {
+    AssignDefaultLids(f, 0);
+    e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
+    a = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
+    b = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
+  }
+};
+
 // The bridge's multicast lines name the MLID as the rest of the log does
 // (0xc002, not the GUID-wide 0x000000000000c002) and say the group once
 // (it was 'multicast group 0x000000000000c002 refused: multicast group
 // 0xc002: SL 15 ...'). Two SL-15 groups over the corners of a 5x5 mesh,
 // anchored on rows 0 and 4, would close a credit loop on paper mode's VL.
 void McastLinesNameTheMlidOnce() {
-  Fabric f = MakeMesh(5, 5);
-  AssignDefaultLids(f, 0);
-  Log log;
-  ibu_engine* e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
-  const std::vector<uint64_t> a = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
-  const std::vector<uint64_t> b = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
+  CornerGroups c;
+  Log& log = c.log;
+  ibu_engine* e = c.e;
+  const std::vector<uint64_t>& a = c.a;
+  const std::vector<uint64_t>& b = c.b;
   CU_ASSERT_NOT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
   CU_ASSERT_EQUAL(
       Count(log, IBU_LOG_ERROR, "ibunion/xymesh: multicast group 0xc001 refused: no unicast routing yet"), 1);
@@ -344,16 +359,15 @@ void McastLinesNameTheMlidOnce() {
 // routed for the first time is still refused. (Also: the note that a
 // group is not on SL 15 comes once per group.)
 void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
-  Fabric f = MakeMesh(5, 5);
-  AssignDefaultLids(f, 0);
-  Log log;
-  ibu_engine* e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
+  CornerGroups c;
+  Log& log = c.log;
+  ibu_engine* e = c.e;
+  const std::vector<uint64_t>& a = c.a;
+  const std::vector<uint64_t>& b = c.b;
   std::set<std::pair<uint64_t, int>> masks;
   auto record = [](void* ctx, uint64_t sw, int port) {
     static_cast<std::set<std::pair<uint64_t, int>>*>(ctx)->insert({sw, port});
   };
-  const std::vector<uint64_t> a = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
-  const std::vector<uint64_t> b = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 4, record, &masks), 0);  // b without H(2,4)
@@ -388,12 +402,12 @@ void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
 // on a deleted one's MLID was rebuilt as that group ("rebuild 3", and its
 // tree kept as "previous").
 void StaleMcastTreesForgotten() {
-  Fabric f = MakeMesh(5, 5);
-  AssignDefaultLids(f, 0);
-  Log log;
-  ibu_engine* e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
-  const std::vector<uint64_t> a = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
-  const std::vector<uint64_t> b = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
+  CornerGroups c;
+  Fabric& f = c.f;
+  Log& log = c.log;
+  ibu_engine* e = c.e;
+  const std::vector<uint64_t>& a = c.a;
+  const std::vector<uint64_t>& b = c.b;
   const uint8_t mgid_a[16] = {0xff, 0x12, 0xe0, 0x01, 0xa}, mgid_b[16] = {0xff, 0x12, 0xe0, 0x01, 0xb},
                 mgid_c[16] = {0xff, 0x12, 0xe0, 0x01, 0xc};
   std::set<uint16_t> alive = {0xC001, 0xC002};
