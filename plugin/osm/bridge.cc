@@ -476,8 +476,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
   return -1;
 }
 
-void ibu_forget_stale_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx, uint16_t mlid,
-                            const uint8_t (*mgids)[16], int n) {
+void ibu_forget_dead_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx) {
   if (!e->routed) return;
   std::vector<uint16_t> dead;
   for (const auto& [known, rebuilds] : e->mcast_rebuilds)
@@ -487,6 +486,10 @@ void ibu_forget_stale_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx, u
     e->Log(IBU_LOG_VERBOSE,
            "multicast group " + ibu::HexLid(gone) + ": deleted by OpenSM; its tree is forgotten");
   }
+}
+
+void ibu_forget_replaced_mcast(ibu_engine* e, uint16_t mlid, const uint8_t (*mgids)[16], int n) {
+  if (!e->routed) return;
   std::vector<std::array<uint8_t, 16>> now(static_cast<size_t>(std::max(n, 0)));
   for (size_t k = 0; k < now.size(); ++k) std::copy(mgids[k], mgids[k] + 16, now[k].begin());
   const auto built_for = e->mcast_groups.find(mlid);

@@ -81,19 +81,20 @@ int ibu_route_mcast(ibu_engine *e, uint16_t mlid, int sl, const uint64_t *member
 		    ibu_mask_fn set, void *ctx);
 /* OpenSM deletes a group (its last full member left) and clears its MLID
  * without asking the engine, and the SA hands that MLID to the next new
- * group. Called before the tree of `mlid`, whose MGIDs are now `mgids`
- * (n of them, 16 bytes each; several when OpenSM consolidates groups on
- * one MLID): the engine forgets the trees of MLIDs `alive` says OpenSM no
- * longer has, and that of `mlid` if none of the MGIDs it was built for is
- * still there, so that no deleted group weighs on later ones (xymesh's
- * multicast-VL admission, its kept previous tree) and a reused MLID starts
- * afresh. A group deleted and created again under the same MGID with no
- * tree built in between is taken for the same group. O(MLIDs with a tree)
- * per call: a heavy sweep rebuilding every group is quadratic in the
- * groups, one pointer check each. */
+ * group. The engine forgets the trees of MLIDs `alive` says OpenSM no
+ * longer has, so that no deleted group weighs on later ones (xymesh's
+ * multicast-VL admission, its kept previous tree): O(MLIDs with a tree),
+ * one check each, needed once per multicast pass (groups change only
+ * between passes). */
 typedef int (*ibu_mlid_alive_fn)(void *ctx, uint16_t mlid);
-void ibu_forget_stale_mcast(ibu_engine *e, ibu_mlid_alive_fn alive, void *ctx, uint16_t mlid,
-			    const uint8_t (*mgids)[16], int n);
+void ibu_forget_dead_mcast(ibu_engine *e, ibu_mlid_alive_fn alive, void *ctx);
+/* Before the tree of `mlid`, whose MGIDs are now `mgids` (n of them, 16
+ * bytes each; several when OpenSM consolidates groups on one MLID): its old
+ * tree is forgotten if none of the MGIDs it was built for is still there,
+ * so that a reused MLID starts afresh. A group deleted and created again
+ * under the same MGID with no tree built in between is taken for the same
+ * group. */
+void ibu_forget_replaced_mcast(ibu_engine *e, uint16_t mlid, const uint8_t (*mgids)[16], int n);
 /* The engine forgets the tree of `mlid`: a group OpenSM could not take
  * after all (an MLID beyond a switch's MulticastFDBCap). */
 void ibu_forget_mcast(ibu_engine *e, uint16_t mlid);

@@ -216,6 +216,27 @@ static uint8_t (*group_mgids(osm_mgrp_box_t *mbox, int *n))[16]
 	return mgids;
 }
 
+/* Groups are deleted only between OpenSM's multicast passes (the SA and a
+ * pass hold its lock in turn), so deleted MLIDs are looked for once a
+ * pass: before every tree, a heavy sweep's pass over 16,382 groups took
+ * 1.48 s against 0.029 s (sim-harness/bench/adapter_mcast_bench). A pass is
+ * told by a mark left on the first switch's mft_block_num, a field OpenSM
+ * uses only in mcast_mgr_set_mftables, which sets it >= 0 on every switch
+ * after each pass's trees. */
+#define PASS_MARK (-2)
+
+static int first_tree_of_pass(osm_subn_t *subn)
+{
+	osm_switch_t *sw = (osm_switch_t *)cl_qmap_head(&subn->sw_guid_tbl);
+	int first;
+
+	if (sw == (osm_switch_t *)cl_qmap_end(&subn->sw_guid_tbl))
+		return 1;
+	first = sw->mft_block_num != PASS_MARK;
+	sw->mft_block_num = PASS_MARK;
+	return first;
+}
+
 /* A group beyond some switch's MulticastFDBCap: the bits set on the
  * switches that hold its MLID would forward a group said to have no tree. */
 static void clear_mlid_everywhere(osm_subn_t *subn, uint16_t mlid)
@@ -231,7 +252,8 @@ static void clear_mlid_everywhere(osm_subn_t *subn, uint16_t mlid)
  * switch (mcast_mgr_clear) and pushes changed blocks afterwards; the engine
  * only sets the bits of its tree. A refused group keeps no tree (OpenSM has
  * no fallback for a failing mcast_build_stree) and is logged. Groups OpenSM
- * deleted since (their MLIDs cleared without a call) are forgotten first. */
+ * deleted since the last pass, and trees of an MLID's former group, are
+ * forgotten first. */
 static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 {
 	struct ibu_osm_engine *e = context;
@@ -264,8 +286,9 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 		}
 	}
 	mgids = group_mgids(mbox, &nmgids);
-	ibu_forget_stale_mcast(e->core, mlid_alive, &e->osm->subn, mbox->mlid,
-			       (const uint8_t (*)[16])mgids, nmgids);
+	if (first_tree_of_pass(&e->osm->subn))
+		ibu_forget_dead_mcast(e->core, mlid_alive, &e->osm->subn);
+	ibu_forget_replaced_mcast(e->core, mbox->mlid, (const uint8_t (*)[16])mgids, nmgids);
 	free(mgids);
 	rc = ibu_route_mcast(e->core, mbox->mlid, group_sl(mbox), members, n, set_mask_port, &ctx);
 	free(members);

@@ -1,12 +1,17 @@
 # Benchmarks (not tests): sim-harness/bench/*.sh print ratios against a
 # baseline measured in the same run.
-noinst_PROGRAMS = sim-harness/bench/core_route_bench sim-harness/bench/core_mcast_bench
+noinst_PROGRAMS = sim-harness/bench/core_route_bench sim-harness/bench/core_mcast_bench \
+	sim-harness/bench/adapter_mcast_bench
 sim_harness_bench_core_route_bench_SOURCES = sim-harness/bench/core_route_bench.cc sim-harness/bench/bench_args.h
 sim_harness_bench_core_route_bench_LDADD = plugin/core/libibucore.la
 dist_noinst_SCRIPTS += sim-harness/bench/routing_bench.sh sim-harness/bench/mesh_routing_bench.sh
 EXTRA_DIST += sim-harness/bench/bench_lib.sh
 sim_harness_bench_core_mcast_bench_SOURCES = sim-harness/bench/core_mcast_bench.cc sim-harness/bench/bench_args.h
 sim_harness_bench_core_mcast_bench_LDADD = plugin/core/libibucore.la
+# The adapter's bridge (no OpenSM headers) compiled in, as the unit tests do.
+sim_harness_bench_adapter_mcast_bench_SOURCES = sim-harness/bench/adapter_mcast_bench.cc sim-harness/bench/bench_args.h \
+	plugin/osm/bridge.cc plugin/osm/bridge.h
+sim_harness_bench_adapter_mcast_bench_LDADD = plugin/core/libibucore.la
 dist_noinst_SCRIPTS += sim-harness/bench/sweep_soak.sh
 dist_noinst_SCRIPTS += sim-harness/bench/sim_bench.sh
 dist_noinst_SCRIPTS += sim-harness/bench/degraded_balance.sh

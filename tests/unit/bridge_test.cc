@@ -415,12 +415,15 @@ void StaleMcastTreesForgotten() {
     return static_cast<int>(static_cast<std::set<uint16_t>*>(ctx)->count(mlid));
   };
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
-  ibu_forget_stale_mcast(e, is_alive, &alive, 0xC001, &mgid_a, 1);
+  ibu_forget_dead_mcast(e, is_alive, &alive);
+  ibu_forget_replaced_mcast(e, 0xC001, &mgid_a, 1);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
-  ibu_forget_stale_mcast(e, is_alive, &alive, 0xC002, &mgid_b, 1);
+  ibu_forget_dead_mcast(e, is_alive, &alive);
+  ibu_forget_replaced_mcast(e, 0xC002, &mgid_b, 1);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 4, NoMask, nullptr), 0);
   alive.erase(0xC001);  // A's last full member left
-  ibu_forget_stale_mcast(e, is_alive, &alive, 0xC002, &mgid_b, 1);
+  ibu_forget_dead_mcast(e, is_alive, &alive);
+  ibu_forget_replaced_mcast(e, 0xC002, &mgid_b, 1);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, NoMask, nullptr), 0);  // H(2,4) joins
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, "keeps its previous tree"), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "its anchor tree would close a credit loop"), 0);
@@ -435,10 +438,12 @@ void StaleMcastTreesForgotten() {
   alive = {0xC001};
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   for (int i = 0; i < 2; ++i) {
-    ibu_forget_stale_mcast(e, is_alive, &alive, 0xC001, &mgid_a, 1);
+    ibu_forget_dead_mcast(e, is_alive, &alive);
+    ibu_forget_replaced_mcast(e, 0xC001, &mgid_a, 1);
     CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 3, NoMask, nullptr), 0);
   }
-  ibu_forget_stale_mcast(e, is_alive, &alive, 0xC001, &mgid_c, 1);
+  ibu_forget_dead_mcast(e, is_alive, &alive);
+  ibu_forget_replaced_mcast(e, 0xC001, &mgid_c, 1);
   CU_ASSERT_EQUAL(
       Count(log, IBU_LOG_VERBOSE, "multicast group 0xc001: a new group on the MLID of a deleted one"), 1);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 2, NoMask, nullptr), 0);
@@ -446,9 +451,11 @@ void StaleMcastTreesForgotten() {
   // Two MGIDs on the MLID (consolidated groups), then the first one gone:
   // the same live group, its tree kept.
   const uint8_t both[2][16] = {{0xff, 0x12, 0xe0, 0x01, 0xc}, {0xff, 0x12, 0xe0, 0x01, 0xd}};
-  ibu_forget_stale_mcast(e, is_alive, &alive, 0xC001, both, 2);
+  ibu_forget_dead_mcast(e, is_alive, &alive);
+  ibu_forget_replaced_mcast(e, 0xC001, both, 2);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 3, NoMask, nullptr), 0);
-  ibu_forget_stale_mcast(e, is_alive, &alive, 0xC001, both + 1, 1);
+  ibu_forget_dead_mcast(e, is_alive, &alive);
+  ibu_forget_replaced_mcast(e, 0xC001, both + 1, 1);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, "a new group on the MLID of a deleted one"), 1);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 3, NoMask, nullptr), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, " us (rebuild 3)"), 1);
