@@ -221,18 +221,21 @@ static uint8_t (*group_mgids(osm_mgrp_box_t *mbox, int *n))[16]
  * pass: before every tree, a heavy sweep's pass over 16,382 groups took
  * 1.48 s against 0.029 s (sim-harness/bench/adapter_mcast_bench). A pass is
  * told by a mark left on the first switch's mft_block_num, a field OpenSM
- * uses only in mcast_mgr_set_mftables, which sets it >= 0 on every switch
- * after each pass's trees. */
+ * (3.3) uses only in mcast_mgr_set_mftables, which sets it >= 0 on every
+ * switch after each pass's trees; and, should an OpenSM not clear it, by
+ * an MLID no higher than the last tree's (a pass goes up by MLID). */
 #define PASS_MARK (-2)
 
-static int first_tree_of_pass(osm_subn_t *subn)
+static int first_tree_of_pass(struct ibu_osm_engine *e, uint16_t mlid)
 {
+	osm_subn_t *subn = &e->osm->subn;
 	osm_switch_t *sw = (osm_switch_t *)cl_qmap_head(&subn->sw_guid_tbl);
-	int first;
+	int first = mlid <= e->last_tree_mlid;
 
+	e->last_tree_mlid = mlid;
 	if (sw == (osm_switch_t *)cl_qmap_end(&subn->sw_guid_tbl))
 		return 1;
-	first = sw->mft_block_num != PASS_MARK;
+	first |= sw->mft_block_num != PASS_MARK;
 	sw->mft_block_num = PASS_MARK;
 	return first;
 }
@@ -286,7 +289,7 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 		}
 	}
 	mgids = group_mgids(mbox, &nmgids);
-	if (first_tree_of_pass(&e->osm->subn))
+	if (first_tree_of_pass(e, mbox->mlid))
 		ibu_forget_dead_mcast(e->core, mlid_alive, &e->osm->subn);
 	ibu_forget_replaced_mcast(e->core, mbox->mlid, (const uint8_t (*)[16])mgids, nmgids);
 	free(mgids);

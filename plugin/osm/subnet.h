@@ -15,6 +15,7 @@ struct ibu_osm_engine {
 	struct osm_opensm *osm;
 	ibu_engine *core;
 	int vl_short_logged; /* a port with too few operational VLs was named since the last routing */
+	uint16_t last_tree_mlid; /* the MLID of the last multicast tree built (passes go up by MLID) */
 };
 
 void ibu_osm_fill_callbacks(struct osm_routing_engine *re, struct ibu_osm_engine *e);
