@@ -43,40 +43,15 @@ mcast::JoinState ParseState(const std::string& s) {
   throw UsageError{"option --state: expected full, sendonly, nonmember or sendonlyfull, got '" + s + "'"};
 }
 
-std::string Hex(unsigned v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%x", v);
-  return buf;
-}
-
-// The values given that the existing group does not have, from its record
-// ("Q_Key 0x1234, not --qkey 0x1111"); empty when all match.
-std::string Mismatches(const mcast::MemberRequest& req, const mcast::GroupParams& group) {
-  std::string out;
-  auto differ = [&out](bool given, unsigned want, unsigned has, const char* what, const char* option,
-                       bool hex) {
-    if (!given || want == has) return;
-    out += (out.empty() ? "" : "; ") + std::string("the group's ") + what + " is " +
-           (hex ? Hex(has) : std::to_string(has)) + ", not " + option + " " +
-           (hex ? Hex(want) : std::to_string(want));
-  };
-  differ(req.given & mcast::kGivenQkey, req.qkey, group.qkey, "Q_Key", "--qkey", true);
-  // 0x7fff joins a 0xffff group (PkeysMatch).
-  differ((req.given & mcast::kGivenPkey) && !mcast::PkeysMatch(req.pkey, group.pkey), req.pkey, group.pkey,
-         "P_Key", "--pkey", true);
-  differ(req.given & mcast::kGivenSl, req.sl, group.sl, "SL", "--sl", false);
-  differ(req.mtu != 0, req.mtu, group.mtu, "MTU", "--mtu", false);
-  differ(req.rate != 0, req.rate, group.rate, "rate", "--rate", false);
-  return out;
-}
-
 // What "request invalid" most likely means here: the SA says no more (its
 // log does), and the usual causes are the caller's to fix.
 std::string RefusalHint(bool join, const mcast::MemberRequest& req, const mcast::MemberReply& r) {
   if (mcast::SaStatus(r.mad_status) != mcast::kSaRequestInvalid) return "";
   const mcast::JoinState state = req.state;
   if (join && r.group == mcast::GroupFound::kYes) {
-    const std::string mismatches = Mismatches(req, r.params);
+    std::string mismatches;
+    for (const std::string& m : mcast::Mismatches(req, r.params))
+      mismatches += (mismatches.empty() ? "" : "; ") + m;
     if (!mismatches.empty()) return " (" + mismatches + ": an existing group is joined with its own values)";
   }
   if (!join)

@@ -106,7 +106,8 @@ class Labels {
 
 int PrintMlidMasks(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {
   if (!args.has("--mft")) throw UsageError{"--mlid needs --mft FILE"};
-  const Lid mlid = static_cast<Lid>(ParseInt(args.get("--mlid"), "option --mlid", kMulticastLidBase, 0xFFFE));
+  const Lid mlid =
+      static_cast<Lid>(ParseInt(args.get("--mlid"), "option --mlid", kMulticastLidBase, kMaxMulticastLid));
   bool any = false;
   for (size_t s = 0; s < f.switches.size(); ++s) {
     auto it = t.mft[s].groups.find(mlid);

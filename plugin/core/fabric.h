@@ -15,6 +15,7 @@ using Guid = uint64_t;
 
 constexpr Lid kMaxUnicastLid = 0xBFFF;
 constexpr Lid kMulticastLidBase = 0xC000;
+constexpr Lid kMaxMulticastLid = 0xFFFE;  // 0xFFFF is the permissive LID
 constexpr int kMaxSwitchPorts = 254;
 // Out-port value meaning "no route" in an LFT (OpenSM's OSM_NO_PATH).
 constexpr uint8_t kNoPort = 255;

@@ -176,7 +176,8 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
     if (words.empty()) continue;
     const std::string mlid_word = words[0].Shown();
     long long mlid = 0;
-    if (words[0].quoted || !ParseInteger(mlid_word, &mlid) || mlid < kMulticastLidBase || mlid > 0xFFFE)
+    if (words[0].quoted || !ParseInteger(mlid_word, &mlid) || mlid < kMulticastLidBase ||
+        mlid > kMaxMulticastLid)
       throw InputError(file, no, "expected a multicast LID 0xC000..0xFFFE first, got '" + mlid_word + "'");
     if (!seen.insert(static_cast<Lid>(mlid)).second)
       throw InputError(file, no, "MLID " + mlid_word + " is listed twice");

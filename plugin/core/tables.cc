@@ -502,7 +502,7 @@ void ReadMfts(std::istream& is, const std::string& file, const Fabric& f, Tables
                                  "next 'Multicast mlids' header first)");
     const size_t mlid_end = std::min(line.find_first_of(" \r"), line.size());
     unsigned long mlid = 0;
-    if (!IbrouteLidField(line.substr(0, mlid_end), kMulticastLidBase, 0xFFFE, &mlid))
+    if (!IbrouteLidField(line.substr(0, mlid_end), kMulticastLidBase, kMaxMulticastLid, &mlid))
       throw InputError(file, no,
                        "MLID field '" + Excerpt(line.substr(0, mlid_end)) +
                            "': expected a multicast LID in hexadecimal, 0x and 4 digits, 0xc000..0xfffe "

@@ -57,19 +57,20 @@ struct ibu_engine {
   // OpenSM's routing phase (755 MB a routing on FT(16,3) at LMC 5, which
   // took the phase from 0.02-0.4 s to 1-4 s).
   bool dump = false;
-  // Tree rebuilds per MLID since the last unicast routing (join/leave cost
-  // in the log: one verbose line per rebuild). Counted whether or not the
-  // line is logged, so it is right when verbose logging is turned on. Its
-  // keys are the MLIDs the engine holds a tree for.
-  std::unordered_map<uint16_t, long> mcast_rebuilds;
-  // The MGIDs each MLID's tree was built for: the SA reuses a deleted
-  // group's MLID.
-  std::unordered_map<uint16_t, std::vector<std::array<uint8_t, 16>>> mcast_groups;
+  // Per MLID the engine has built a tree for since the last unicast
+  // routing: its rebuilds (join/leave cost in the log: one verbose line per
+  // rebuild, counted whether or not the line is logged, so it is right when
+  // verbose logging is turned on) and the MGIDs it was built for (the SA
+  // reuses a deleted group's MLID).
+  struct McastState {
+    long rebuilds = 0;
+    std::vector<std::array<uint8_t, 16>> mgids;
+  };
+  std::unordered_map<uint16_t, McastState> mcast;
 
   void ForgetMcast(uint16_t mlid) {
     engine->ForgetMulticast(fabric, mlid, tables);
-    mcast_rebuilds.erase(mlid);
-    mcast_groups.erase(mlid);
+    mcast.erase(mlid);
   }
 
   bool LogActive(int level) const { return log && (!log_active || log_active(log_ctx, level)); }
@@ -400,8 +401,7 @@ int ibu_route_unicast(ibu_engine* e) {
                   e->fabric.switches.size(), e->fabric.end_ports.size(), e->fabric.max_lid(), secs);
     e->Log(IBU_LOG_INFO, buf);
     e->routed = true;
-    e->mcast_rebuilds.clear();
-    e->mcast_groups.clear();
+    e->mcast.clear();
     return 0;
   } catch (const std::exception& err) {
     e->Log(IBU_LOG_ERROR, std::string("refusing: ") + err.what());
@@ -453,7 +453,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
     std::chrono::steady_clock::time_point t0;
     if (note) t0 = std::chrono::steady_clock::now();
     e->engine->RouteMulticast(e->fabric, g, e->tables);
-    const long rebuild = ++e->mcast_rebuilds[mlid];
+    const long rebuild = ++e->mcast[mlid].rebuilds;
     if (note) {
       const double us = std::chrono::duration<double, std::micro>(
                             std::chrono::steady_clock::now() - t0).count();
@@ -479,7 +479,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
 void ibu_forget_dead_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx) {
   if (!e->routed) return;
   std::vector<uint16_t> dead;
-  for (const auto& [known, rebuilds] : e->mcast_rebuilds)
+  for (const auto& [known, state] : e->mcast)
     if (!alive(ctx, known)) dead.push_back(known);
   for (uint16_t gone : dead) {
     ibu_forget_mcast(e, gone);
@@ -492,17 +492,17 @@ void ibu_forget_replaced_mcast(ibu_engine* e, uint16_t mlid, const uint8_t (*mgi
   if (!e->routed) return;
   std::vector<std::array<uint8_t, 16>> now(static_cast<size_t>(std::max(n, 0)));
   for (size_t k = 0; k < now.size(); ++k) std::copy(mgids[k], mgids[k] + 16, now[k].begin());
-  const auto built_for = e->mcast_groups.find(mlid);
+  const auto built_for = e->mcast.find(mlid);
   const bool other_group =
-      built_for != e->mcast_groups.end() &&
-      std::none_of(built_for->second.begin(), built_for->second.end(),
+      built_for != e->mcast.end() && !built_for->second.mgids.empty() &&
+      std::none_of(built_for->second.mgids.begin(), built_for->second.mgids.end(),
                    [&now](const auto& mgid) { return std::find(now.begin(), now.end(), mgid) != now.end(); });
   if (other_group) {
     ibu_forget_mcast(e, mlid);
     e->Log(IBU_LOG_VERBOSE, "multicast group " + ibu::HexLid(mlid) +
                                 ": a new group on the MLID of a deleted one; the old tree is forgotten");
   }
-  e->mcast_groups[mlid] = std::move(now);
+  e->mcast[mlid].mgids = std::move(now);
 }
 
 void ibu_forget_mcast(ibu_engine* e, uint16_t mlid) {

@@ -219,7 +219,7 @@ static uint8_t (*group_mgids(osm_mgrp_box_t *mbox, int *n))[16]
 /* Groups are deleted only between OpenSM's multicast passes (the SA and a
  * pass hold its lock in turn), so deleted MLIDs are looked for once a
  * pass: before every tree, a heavy sweep's pass over 16,382 groups took
- * 1.48 s against 0.029 s (sim-harness/bench/adapter_mcast_bench). A pass is
+ * about 1 s against 0.03 s (sim-harness/bench/adapter_mcast_bench). A pass is
  * told by a mark left on the first switch's mft_block_num, a field OpenSM
  * (3.3) uses only in mcast_mgr_set_mftables, which sets it >= 0 on every
  * switch after each pass's trees; and, should an OpenSM not clear it, by

@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
   if (argc != 4) ibu::bench::UsageExit(prog, usage, "expected M N GROUPS");
   const int m = ibu::bench::IntArg(prog, "M", argv[1], -1000000, 1000000);
   const int n = ibu::bench::IntArg(prog, "N", argv[2], -1000000, 1000000);
-  const int groups = ibu::bench::IntArg(prog, "GROUPS", argv[3], 1, 0xFFFE - 0xC000);
+  const int groups =
+      ibu::bench::IntArg(prog, "GROUPS", argv[3], 1, ibu::kMaxMulticastLid - ibu::kMulticastLidBase);
   try {
     ibu::Fabric f = ibu::MakeFatTree(m, n);
     ibu::AssignDefaultLids(f, 0);

@@ -308,18 +308,27 @@ constexpr uint32_t kExactly = 2;  // selector: exactly the value given
 
 }  // namespace
 
-namespace {
-
-// The values a join sends (those in `given`, MTU and rate when set) are
-// the group's: the SA would take the join as it is.
-bool GivenValuesMatch(const MemberRequest& req, const GroupParams& group) {
-  return (!(req.given & kGivenQkey) || req.qkey == group.qkey) &&
-         (!(req.given & kGivenPkey) || PkeysMatch(req.pkey, group.pkey)) &&
-         (!(req.given & kGivenSl) || req.sl == group.sl) && (!req.mtu || req.mtu == group.mtu) &&
-         (!req.rate || req.rate == group.rate);
+std::vector<std::string> Mismatches(const MemberRequest& req, const GroupParams& group) {
+  std::vector<std::string> out;
+  auto differ = [&out](bool given, bool match, unsigned want, unsigned has, const char* what,
+                       const char* option, bool hex) {
+    if (!given || match) return;
+    auto text = [hex](unsigned v) {
+      char buf[16];
+      std::snprintf(buf, sizeof buf, hex ? "0x%x" : "%u", v);
+      return std::string(buf);
+    };
+    out.push_back(std::string("the group's ") + what + " is " + text(has) + ", not " + option + " " +
+                  text(want));
+  };
+  const bool pkeys_match = (req.pkey & 0x7fff) == (group.pkey & 0x7fff) && ((req.pkey | group.pkey) & 0x8000);
+  differ(req.given & kGivenQkey, req.qkey == group.qkey, req.qkey, group.qkey, "Q_Key", "--qkey", true);
+  differ(req.given & kGivenPkey, pkeys_match, req.pkey, group.pkey, "P_Key", "--pkey", true);
+  differ(req.given & kGivenSl, req.sl == group.sl, req.sl, group.sl, "SL", "--sl", false);
+  differ(req.mtu != 0, req.mtu == group.mtu, req.mtu, group.mtu, "MTU", "--mtu", false);
+  differ(req.rate != 0, req.rate == group.rate, req.rate, group.rate, "rate", "--rate", false);
+  return out;
 }
-
-}  // namespace
 
 // Asked first, so that a new group's first join goes out as a create. A
 // join without the create's components was refused for a group not there
@@ -343,7 +352,7 @@ MemberReply SaClient::Join(const MemberRequest& req) {
   const bool may_create = req.state == JoinState::kFull || req.state == JoinState::kSendOnlyFull;
   std::string no_answer;
   if (!r.ok && found == GroupFound::kNo && may_create && SaStatus(r.mad_status) == kSaRequestInvalid &&
-      FindGroup(req.mgid, &params, &no_answer) == GroupFound::kYes && GivenValuesMatch(req, params)) {
+      FindGroup(req.mgid, &params, &no_answer) == GroupFound::kYes && Mismatches(req, params).empty()) {
     MemberReply as_is = Call(IB_MAD_METHOD_SET, req, false);
     as_is.group = GroupFound::kYes;
     as_is.params = params;

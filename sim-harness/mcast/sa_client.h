@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 struct ibmad_port;  // libibmad's, kept out of this header
 
@@ -66,9 +67,12 @@ struct GroupParams {
   uint8_t sl = 0, mtu = 0, rate = 0;
 };
 
-// P_Keys as the SA matches a join's against its group's: the same 15-bit
-// base, and one of the two a full member's key (bit 15).
-inline bool PkeysMatch(uint16_t a, uint16_t b) { return (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000); }
+// The values a join sends (those in `given`, MTU and rate when set) that
+// the existing group does not have, each said as "the group's Q_Key is
+// 0x1234, not --qkey 0x1111"; none when the SA would take the join as it
+// is. P_Keys are matched as the SA matches them: the same 15-bit base, one
+// of the two a full member's key (0x7fff joins a 0xffff group).
+std::vector<std::string> Mismatches(const MemberRequest& req, const GroupParams& group);
 
 struct MemberReply {
   bool ok = false;

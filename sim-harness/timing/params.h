@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "plugin/core/fabric.h"
+
 namespace ibu::sim {
 
 enum class Arrival { kBernoulli, kExponential, kPeriodic };
@@ -34,7 +36,7 @@ enum class HostNumbering { kAddress, kFile };
 
 // Hardware multicast trees a run can have: one MLID each, 0xC001-0xFFFE
 // (0xFFFF is the permissive LID).
-constexpr int kMaxMcastTrees = 0xFFFE - 0xC000;
+constexpr int kMaxMcastTrees = kMaxMulticastLid - kMulticastLidBase;
 
 struct Params {
   // --- link and switch timing (integer nanoseconds) ---
