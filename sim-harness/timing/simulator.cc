@@ -42,6 +42,7 @@ inline uint64_t Ev(EvType t, uint64_t arg) { return (uint64_t(t) << kTypeShift) 
 constexpr uint16_t kFlagRouted = 1;
 constexpr uint16_t kFlagMcast = 2;
 constexpr int32_t kNone = -1;
+constexpr uint32_t kNotACopy = ~uint32_t(0);
 
 // A time in ns drawn as a real number (message interarrivals, phases):
 // at least 1, and a time past any run (2^62 ns, 146 years) for one beyond
@@ -108,6 +109,7 @@ class Kernel final : public Simulator::Impl {
     uint32_t sent;
     uint32_t npackets;
     uint32_t delivered;    // unicast: packets received
+    uint32_t copy;         // emulated multicast: the member's place after the source, else kNotACopy
     uint64_t remaining;    // deliveries still expected
     uint16_t dlid;
     uint8_t sl;
@@ -123,6 +125,22 @@ class Kernel final : public Simulator::Impl {
     uint32_t msgs_left;
     uint32_t npackets;
     bool measured;
+  };
+  // Per op slot, for ops emulating multicast by unicast copies only (kept
+  // apart so that unicast ops do not carry it).
+  struct CopyPlan {
+    uint32_t first_member;  // the member after the source in host-number order
+    int32_t sl;             // a script entry's SL for every copy, else -1
+    uint64_t seed;          // the copies' own random draws (CopyDraws)
+  };
+  // Emulated multicast: one unicast copy of an op, made when the copy
+  // ahead of it on the same VL has been sent (NextCopy).
+  struct Copy {
+    uint32_t k;  // place after the source in host-number order
+    int dst;
+    Lid dlid;
+    int sl;
+    int vl;
   };
   struct ScriptEntry {
     int64_t t;
@@ -200,6 +218,14 @@ class Kernel final : public Simulator::Impl {
   bool Measured(int64_t t) const { return mode_ != Mode::kSteady || (t >= w0_ && t < w1_); }
   uint32_t NewMessage(uint32_t op, int src, int dst, Lid dlid, uint32_t bytes, int sl);
   void Enqueue(int h, uint32_t mi);
+  void LinkToQueue(int h, uint32_t mi);
+  // Emulated multicast keeps one copy per op and VL in the adapter's
+  // queues, not one per member: memory follows the ops in flight, not
+  // ops x group size (mcast:all:all on FT(32,3): 104 MB, was 3.5 GB).
+  uint32_t QueueFirstCopies(uint32_t oi, uint32_t bytes);
+  bool NextCopy(uint32_t oi, uint32_t from, int vl, Copy* c);
+  uint32_t NewCopy(uint32_t oi, const Copy& c, uint32_t bytes);
+  [[gnu::noinline]] int32_t FollowingCopy(uint32_t mi, int vl, int32_t next, size_t q);
   void MessageDone(uint32_t mi, int64_t t);
   // The gap to source h's next message arrival.
   void SetUpArrivals();
@@ -491,6 +517,7 @@ class Kernel final : public Simulator::Impl {
   }
   std::vector<std::vector<int32_t>> req_;  // per output channel: waiting input channels
   std::vector<int32_t> hq_head_, hq_tail_; // per (host, VL) message queue
+  std::vector<CopyPlan> copy_plans_;       // per op slot (emulated multicast)
   std::vector<ScriptEntry> script_;
   std::vector<std::vector<int64_t>> backlog_;  // per host: arrival times not yet materialised
   std::vector<uint32_t> backlog_head_;
@@ -725,6 +752,7 @@ uint32_t Kernel<kV, kOne>::NewMessage(uint32_t op, int src, int dst, Lid dlid, u
   m.sent = 0;
   m.npackets = Packets(bytes);
   m.delivered = 0;
+  m.copy = kNotACopy;
   m.remaining = 0;
   m.dlid = dlid;
   m.sl = uint8_t(sl);
@@ -735,14 +763,101 @@ uint32_t Kernel<kV, kOne>::NewMessage(uint32_t op, int src, int dst, Lid dlid, u
 
 template <int kV, bool kOne>
 void Kernel<kV, kOne>::Enqueue(int h, uint32_t mi) {
-  const size_t q = size_t(h) * V() + msgs_[mi].vl;
   ++inflight_msgs_[h];
+  LinkToQueue(h, mi);
+}
+
+template <int kV, bool kOne>
+void Kernel<kV, kOne>::LinkToQueue(int h, uint32_t mi) {
+  const size_t q = size_t(h) * V() + msgs_[mi].vl;
   if (hq_tail_[q] == kNone) {
     hq_head_[q] = int32_t(mi);
     Hdr(net_.HostPort(h)).ready |= 1u << msgs_[mi].vl;
   }
   else msgs_[hq_tail_[q]].next = int32_t(mi);
   hq_tail_[q] = int32_t(mi);
+}
+
+// A copy's random draws (dlid=random, sl=random) come from a stream of its
+// own, keyed by the op's seed and the member, so that they do not depend
+// on when the copy is made.
+class CopyDraws {
+ public:
+  CopyDraws(uint64_t seed, uint32_t k) : state_(seed ^ (uint64_t(k) * 0xd1b54a32d192ed03ULL)) {}
+  uint64_t operator()() { return Mix64(state_ += 0x9e3779b97f4a7c15ULL); }
+
+ private:
+  uint64_t state_;
+};
+
+// The first copy of op `oi` at place `from` or later that goes out on VL
+// `vl`. Cost: the places skipped, so an op's copies cost O(group x VLs)
+// time over its life (each VL's search passes every member once), against
+// O(group) memory had they all been made at once.
+template <int kV, bool kOne>
+bool Kernel<kV, kOne>::NextCopy(uint32_t oi, uint32_t from, int vl, Copy* c) {
+  const int src = ops_[oi].src;
+  const CopyPlan& plan = copy_plans_[oi];
+  const std::vector<int>& g = wl_.group_by_number();
+  const bool random_dlid = wl_.RandomDlid();
+  const bool random_sl = SlDraws(wl_, p_) > 1;
+  for (uint32_t k = from; k < g.size(); ++k) {
+    const int d = g[(plan.first_member + k) % g.size()];
+    if (d == src) continue;
+    CopyDraws draws(plan.seed, k);
+    const Lid dlid = random_dlid
+                         ? wl_.DlidDraw(src, d, int(UniformBelow(draws, uint64_t(wl_.DlidDraws(d)))), rng_)
+                         : wl_.Dlid(src, d, rng_);
+    const int sl = plan.sl >= 0 ? plan.sl
+                   : random_sl  ? int(UniformBelow(draws, 16))
+                                : MessageSl(wl_, p_, src, wl_.PairKey(src, d), dlid, rng_);
+    const int copy_vl = net_.HostVl(src, sl);
+    if (vl >= 0 && copy_vl != vl) continue;
+    *c = Copy{k, d, dlid, sl, copy_vl};
+    return true;
+  }
+  return false;
+}
+
+template <int kV, bool kOne>
+uint32_t Kernel<kV, kOne>::NewCopy(uint32_t oi, const Copy& c, uint32_t bytes) {
+  const uint32_t mi = NewMessage(oi, ops_[oi].src, c.dst, c.dlid, bytes, c.sl);
+  msgs_[mi].copy = c.k;
+  msgs_[mi].remaining = msgs_[mi].npackets;
+  return mi;
+}
+
+// Queues the first copy on each VL the op's copies use; returns how many
+// copies the op makes in all (its receivers).
+template <int kV, bool kOne>
+uint32_t Kernel<kV, kOne>::QueueFirstCopies(uint32_t oi, uint32_t bytes) {
+  const int src = ops_[oi].src;
+  const uint32_t receivers = uint32_t(wl_.group_by_number().size()) - in_group_[src];
+  uint32_t from = 0;
+  uint32_t vls_seen = 0;
+  Copy c;
+  // One pass over the members for all VLs: it stops at the last VL's
+  // first copy, or at the end when a VL has none.
+  while (vls_seen != (1u << V()) - 1 && NextCopy(oi, from, -1, &c)) {
+    from = c.k + 1;
+    if (vls_seen & (1u << c.vl)) continue;
+    vls_seen |= 1u << c.vl;
+    LinkToQueue(src, NewCopy(oi, c, bytes));
+  }
+  return receivers;
+}
+
+// The message to follow `mi` in host queue `q` (VL `vl`) once `mi` is
+// sent: the op's next copy on that VL in its place, else `next`.
+template <int kV, bool kOne>
+int32_t Kernel<kV, kOne>::FollowingCopy(uint32_t mi, int vl, int32_t next, size_t q) {
+  const uint32_t oi = msgs_[mi].op;
+  Copy c;
+  if (!NextCopy(oi, msgs_[mi].copy + 1, vl, &c)) return next;
+  const uint32_t mc = NewCopy(oi, c, msgs_[mi].bytes);
+  msgs_[mc].next = next;
+  if (hq_tail_[q] == int32_t(mi)) hq_tail_[q] = int32_t(mc);
+  return int32_t(mc);
 }
 
 template <int kV, bool kOne>
@@ -787,32 +902,24 @@ bool Kernel<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
     } else {
       // Unicast emulation: one copy per member, starting after the source
       // in host-number order so the sources do not all start on one member.
-      // The op enters the adapter whole (its copies count against nic_msgs
-      // but are not held back by it), so each source holds up to a group's
-      // worth of 48-byte messages: sources x members in all, 3.2 GB for
-      // mcast:all:all on FT(32,3)'s 8,192 hosts (hardware mode: 0.85 GB).
-      // Creating copies as the adapter takes them would keep the memory
-      // per source small but must keep the order and the DLID and SL draws.
+      // The op enters the adapter whole: its copies count against nic_msgs
+      // but are not held back by it.
       const std::vector<int>& g = wl_.group_by_number();
       const int n = wl_.Number(src);
-      const size_t start = size_t(
+      if (copy_plans_.size() < ops_.size()) copy_plans_.resize(ops_.size());
+      CopyPlan& plan = copy_plans_[oi];
+      plan.first_member = uint32_t(
           std::upper_bound(g.begin(), g.end(), n, [this](int a, int ep) { return a < wl_.Number(ep); }) -
           g.begin());
-      for (size_t k = 0; k < g.size(); ++k) {
-        const int d = g[(start + k) % g.size()];
-        if (d == src) continue;
-        const Lid dlid = wl_.Dlid(src, d, rng_);
-        const uint32_t mi =
-            NewMessage(oi, src, d, dlid, bytes, pick_sl(wl_.PairKey(src, d), dlid));
-        msgs_[mi].remaining = msgs_[mi].npackets;
-        ++ops_[oi].msgs_left;
-        ++receivers;
-        Enqueue(src, mi);
-      }
+      plan.sl = sl_hint >= 0 ? sl_hint & 15 : -1;
+      plan.seed = wl_.RandomDlid() || SlDraws(wl_, p_) > 1 ? rng_() : 0;
+      receivers = QueueFirstCopies(oi, bytes);
       if (receivers == 0) {
         free_ops_.push_back(oi);
         return false;
       }
+      ops_[oi].msgs_left = uint32_t(receivers);
+      inflight_msgs_[src] += uint32_t(receivers);
     }
   } else {
     const int d = dst_hint >= 0 ? dst_hint : wl_.Destination(src, rng_);
@@ -922,8 +1029,10 @@ void Kernel<kV, kOne>::HostTransmitNext(int h) {
     const uint8_t sl = m.sl;
     const bool last = m.sent == m.bytes;
     if (last) {
-      hq_head_[q] = m.next;
-      if (m.next == kNone) {
+      const int32_t next =
+          __builtin_expect(m.copy == kNotACopy, 1) ? m.next : FollowingCopy(uint32_t(mi), vl, m.next, q);
+      hq_head_[q] = next;
+      if (next == kNone) {
         hq_tail_[q] = kNone;
         Hdr(gp).ready &= ~(1u << vl);
       }

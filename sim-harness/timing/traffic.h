@@ -83,7 +83,8 @@ inline uint64_t Mix64(uint64_t x) {
 
 // Uniform integer in [0, n) from a 64-bit generator, without the
 // implementation-defined std::uniform_int_distribution.
-inline uint64_t UniformBelow(Mt64& rng, uint64_t n) {
+template <typename Rng>
+inline uint64_t UniformBelow(Rng& rng, uint64_t n) {
   // Lemire's multiply-shift with rejection: unbiased and portable.
   uint64_t x = rng();
   __uint128_t m = __uint128_t(x) * n;
@@ -158,6 +159,7 @@ class Workload {
   // (for analyses that weigh every draw): under dlid=random every LID of
   // dst, DlidDraw k = its base LID + k; otherwise the one Dlid gives.
   int DlidDraws(int dst) const { return dlid_policy_ == DlidPolicy::kRandom ? lid_count_[dst] : 1; }
+  bool RandomDlid() const { return dlid_policy_ == DlidPolicy::kRandom; }
   Lid DlidDraw(int src, int dst, int k, Mt64& rng) const {
     return dlid_policy_ == DlidPolicy::kRandom ? Lid(base_lid_[dst] + k) : Dlid(src, dst, rng);
   }

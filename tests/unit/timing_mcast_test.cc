@@ -2,6 +2,7 @@
 // copy per member, never back to the arrival port; unicast emulation.
 #include <CUnit/CUnit.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -199,6 +200,43 @@ void TestUnicastEmulation() {
   CU_ASSERT(completion[0] < completion[1]);
 }
 
+// Emulated copies are made one per VL as the adapter takes them, not all
+// at generation: every member still gets its copy on the VL its SL maps
+// to; a script entry's SL holds for every copy; the random policies draw
+// a copy's DLID and SL from the op's own stream, the same for a seed.
+PointResult EmulatedOnFourVls(sim::SlPolicy sl, int script_sl, uint64_t seed = 1) {
+  Params p;
+  p.vls = 4;
+  p.sl = sl;
+  p.mcast_mode = sim::McastMode::kUnicast;
+  Rig rig(Tree(3, 3), p, "mcast:all:all", seed);
+  Simulator sim(*rig.net, *rig.wl, p, 0, seed);
+  sim.AddMessage(0, 4, -1, 320, script_sl);
+  sim.AddMessage(0, 5, -1, 96, script_sl);
+  return sim.Run();
+}
+
+int VlsUsed(const PointResult& r) {
+  return int(std::count_if(r.vl_hops.begin(), r.vl_hops.end(), [](uint64_t n) { return n > 0; }));
+}
+
+void TestEmulatedCopiesOnEveryVl() {
+  for (sim::SlPolicy sl : {sim::SlPolicy::kHash, sim::SlPolicy::kRandom}) {
+    const PointResult r = EmulatedOnFourVls(sl, -1);
+    CU_ASSERT(r.conservation_ok);
+    CU_ASSERT_EQUAL(r.ops_measured, 2u);
+    CU_ASSERT_EQUAL(r.packets_delivered, 8u * 10u + 8u * 3u);
+    CU_ASSERT(VlsUsed(r) > 1);
+    const PointResult again = EmulatedOnFourVls(sl, -1);
+    CU_ASSERT_EQUAL(again.completion_ns, r.completion_ns);
+    CU_ASSERT(again.vl_hops == r.vl_hops);
+  }
+  const PointResult fixed = EmulatedOnFourVls(sim::SlPolicy::kHash, 2);
+  CU_ASSERT_EQUAL(fixed.packets_delivered, 8u * 10u + 8u * 3u);
+  CU_ASSERT_EQUAL(VlsUsed(fixed), 1);
+  CU_ASSERT(fixed.vl_hops.at(2) > 0);
+}
+
 void TestMissingMemberIsReported() {
   // The engine-style workload puts every host in the group; the MFT built
   // here leaves one member out: reported as lost deliveries naming it.
@@ -295,6 +333,8 @@ void RegisterTimingMcastSuite() {
   CU_add_test(s, "all members send at once", TestAllMembersSend);
   CU_add_test(s, "flooding MFT loop is reported", TestFloodingLoopIsCaught);
   CU_add_test(s, "unicast emulation of multicast", TestUnicastEmulation);
+  CU_add_test(s, "unicast emulation: copies made per VL as sent, every member served",
+              TestEmulatedCopiesOnEveryVl);
   CU_add_test(s, "a member the MFTs do not reach is reported", TestMissingMemberIsReported);
   CU_add_test(s, "shared tree: sources outside the group receive nothing",
               TestSharedTreeSourcesOutsideTheGroupReceiveNothing);
