@@ -180,9 +180,11 @@ namespace {
 // Every source's flow followed and counted into `r` (links, channels,
 // crossings) and added to `fill` over its links, its channels into
 // switches (indices after the links) and, when `load` > 0, a cap of its
-// own. Returns the flows' sources in the order added.
+// own; when `load` > 0, also to `uncapped` without the cap (the rates at
+// saturation, from the same walk). Returns the flows' sources in the
+// order added.
 std::vector<int> FollowAllFlows(const Network& net, const Workload& wl, const Params& p, double load,
-                                FlowReport* r, MaxMinFill* fill) {
+                                FlowReport* r, MaxMinFill* fill, MaxMinFill* uncapped) {
   const size_t ports = size_t(net.num_global_ports()), vls = size_t(net.vls());
   r->link_flows.assign(ports, 0);
   std::vector<int> channel_flows(ports * vls, 0);
@@ -203,7 +205,10 @@ std::vector<int> FollowAllFlows(const Network& net, const Workload& wl, const Pa
       if (!net.port(net.port(h.gp).peer).is_host) resources.push_back(int(ports + ch));
     }
     // What the source offers caps its flow, as the model's arrivals do.
-    if (load > 0) resources.push_back(fill->AddResource(load * r->link_rate));
+    if (load > 0) {
+      uncapped->AddFlow(resources);
+      resources.push_back(fill->AddResource(load * r->link_rate));
+    }
     fill->AddFlow(std::move(resources));
     sources.push_back(src);
   }
@@ -253,9 +258,15 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
   const size_t ports = size_t(net.num_global_ports());
   std::vector<double> capacity(ports, r.link_rate);
   capacity.resize(ports + ports * size_t(net.vls()), r.channel_limit);
-  MaxMinFill fill(std::move(capacity));
-  const std::vector<int> sources = FollowAllFlows(net, wl, p, load, &r, &fill);
+  MaxMinFill fill(capacity), uncapped(capacity);
+  const std::vector<int> sources = FollowAllFlows(net, wl, p, load, &r, &fill, &uncapped);
   RecordRates(fill.Rates(), sources, fill, ports, &r);
+  r.fluid_saturated = r.fluid_accepted;
+  if (load > 0) {
+    double sum = 0;
+    for (double rate : uncapped.Rates()) sum += rate;
+    r.fluid_saturated = r.hosts ? sum / r.hosts : 0.0;
+  }
   return r;
 }
 
@@ -720,9 +731,10 @@ std::string FlowsJson(const FlowReport& r) {
       first = false;
     }
   os << "},\"channel_limit\":" << JsonNumber(r.channel_limit)
-     << ",\"load\":" << (r.load > 0 ? JsonNumber(r.load) : "null") << ",\"link_rate\":" << JsonNumber(r.link_rate)
-     << ",\"fluid_accepted\":" << JsonNumber(r.fluid_accepted) << ",\"fluid_flow_min\":" << JsonNumber(r.min_rate)
-     << ",\"fluid_flow_max\":" << JsonNumber(r.max_rate) << "}";
+     << ",\"load\":" << (r.load > 0 ? JsonNumber(r.load) : "null")
+     << ",\"link_rate\":" << JsonNumber(r.link_rate) << ",\"fluid_accepted\":" << JsonNumber(r.fluid_accepted)
+     << ",\"fluid_flow_min\":" << JsonNumber(r.min_rate) << ",\"fluid_flow_max\":" << JsonNumber(r.max_rate)
+     << ",\"fluid_saturated\":" << JsonNumber(r.fluid_saturated) << "}";
   return os.str();
 }
 

@@ -34,6 +34,7 @@ struct FlowReport {
   double load = 0;  // each source offers load x link_rate; 0: unlimited
   std::vector<double> rate;  // by host: its flow's fluid rate, 0 without one
   double fluid_accepted = 0;  // mean of `rate` over all hosts
+  double fluid_saturated = 0;         // fluid_accepted without the load's cap (at saturation)
   double min_rate = 0, max_rate = 0;  // over the flows
   std::vector<double> link_util;  // by global port: fluid bytes/ns over link_rate
 };
@@ -87,7 +88,8 @@ bool HasOneFlowPerSource(const TrafficSpec& spec);
 // for the max-min rates.
 // `load` > 0 caps each flow at what its source offers (load x link rate,
 // as a point at --load offers): the fluid rates of that point; 0 gives
-// the rates at saturation.
+// the rates at saturation. fluid_saturated is the mean at saturation
+// either way (from the same walk of the flows).
 FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p, uint32_t msg_bytes,
                         double load = 0);
 

@@ -80,6 +80,12 @@ void TestLoadCapsFlows() {
   const FlowReport low = sim::AnalyseFlows(*rig.net, *rig.wl, p, 32, 0.1);
   CU_ASSERT(Near(low.fluid_accepted, 0.1 * 0.25));
   CU_ASSERT(Near(low.max_rate, 0.1 * 0.25));
+  // The rate at saturation comes with the capped one, exactly as a run
+  // without a load gives it (run's flows_row reads both from one run).
+  const FlowReport saturated = sim::AnalyseFlows(*rig.net, *rig.wl, p, 32);
+  CU_ASSERT(Near(saturated.fluid_accepted, kOneFlow / 4));
+  CU_ASSERT_EQUAL(low.fluid_saturated, saturated.fluid_accepted);
+  CU_ASSERT_EQUAL(saturated.fluid_saturated, saturated.fluid_accepted);
   const FlowReport high = sim::AnalyseFlows(*rig.net, *rig.wl, p, 32, 0.5);
   CU_ASSERT(Near(high.fluid_accepted, kOneFlow / 4));
   CU_ASSERT_EQUAL(high.max_link_flows, 4);
