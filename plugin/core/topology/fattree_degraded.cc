@@ -81,7 +81,7 @@ class DegradedRecognizer {
     return r;
   }
 
-  // Switches without hosts that this run places above their one nearer
+  // Switches without hosts that this run placed above their one nearer
   // neighbour, no 4-cycle confirming it, in switch order; at most
   // kMaxDoubtful, each tried in two runs (arities). Such a switch may be a
   // leaf whose hosts are down, hanging below that neighbour: Guess is one
@@ -89,20 +89,9 @@ class DegradedRecognizer {
   // neighbour might climb from the switch. Placed above, it was an extra
   // top: a level-1 switch had k+1 up links, and FT(4,3) was read as
   // FT(6,3), FT(4,4) as FT(6,4) (37 of 44 wrong shapes in a probe of 2,450
-  // random degradations).
+  // random degradations). Read from the levels the run found (Run hands
+  // them out before the labelling changes them): Doubtful.
   static constexpr size_t kMaxDoubtful = 16;
-  std::vector<int> Doubtful() const {
-    DegradedRecognizer r(*this);
-    try {
-      r.FindLevels();
-    } catch (const Error&) {
-      return {};
-    }
-    std::vector<int> out;
-    for (int s = 0; s < ns_ && out.size() < kMaxDoubtful; ++s)
-      if (r.doubtful_[s] && !r.CutOff(s)) out.push_back(s);
-    return out;
-  }
 
   // Distances at which peaks (switches whose neighbours are all one step
   // closer to the hosts, but for those without hosts below them, which
@@ -144,8 +133,11 @@ class DegradedRecognizer {
   }
 
   // Nothing when the arity rule gives the arity kSeen gave already.
-  std::optional<FatTree> Run() {
+  // `doubtful`, when given, gets Doubtful() once the levels are found
+  // (nothing when FindLevels refuses), whatever the labelling says after.
+  std::optional<FatTree> Run(std::vector<int>* doubtful = nullptr) {
     FindLevels();
+    if (doubtful) *doubtful = Doubtful();
     if (!FindArity()) return std::nullopt;
     CheckLinks();
     FormBlocks();
@@ -158,6 +150,14 @@ class DegradedRecognizer {
   }
 
  private:
+  // After FindLevels: see kMaxDoubtful.
+  std::vector<int> Doubtful() const {
+    std::vector<int> out;
+    for (int s = 0; s < ns_ && out.size() < kMaxDoubtful; ++s)
+      if (doubtful_[s] && !CutOff(s)) out.push_back(s);
+    return out;
+  }
+
   [[noreturn]] void Fail(int sw, int port, const std::string& rule) const {
     std::string where = port > 0 ? f_.PortLabel(sw, port) : f_.SwitchLabel(sw);
     throw Error(where + ": " + rule);
@@ -655,7 +655,7 @@ class DegradedRecognizer {
   std::vector<int> order_;  // switches by dist_
   std::vector<int> twin_;   // per switch: SameLevelClasses
   std::vector<char> pinned_;    // per switch, or empty: PinnedBelow
-  std::vector<char> doubtful_;  // per switch: Doubtful
+  std::vector<char> doubtful_;  // per switch: see kMaxDoubtful
   FatTree t_;
   std::vector<int> block_;  // per switch
   std::vector<std::vector<int>> members_;  // per block
@@ -669,15 +669,16 @@ class DegradedRecognizer {
 using TreeSize = std::pair<long, long>;  // hosts and switches of the complete FT(m,n)
 
 // Per-switch guesses for one top distance: pins the doubtful switches of
-// the kLeaveOut run (Doubtful) below one at a time, keeping each pin after
-// which the fabric is still labelled by a tree no larger than before
-// (`size`: the kLeaveOut run's, nothing if it refused), so that several
-// extra tops go together. `run(r)` runs `r` and returns its tree's size.
+// the kLeaveOut run (`doubtful`, from its Run) below one at a time,
+// keeping each pin after which the fabric is still labelled by a tree no
+// larger than before (`size`: the kLeaveOut run's, nothing if it refused),
+// so that several extra tops go together. `run(r)` runs `r` and returns
+// its tree's size.
 template <typename RunFn>
-void PinDoubtfulOneByOne(const DegradedRecognizer& recognizer, int top, std::optional<TreeSize> size,
-                         RunFn& run) {
+void PinDoubtfulOneByOne(const DegradedRecognizer& recognizer, int top, const std::vector<int>& doubtful,
+                         std::optional<TreeSize> size, RunFn& run) {
   std::vector<int> pinned;
-  for (int s : recognizer.For(top, Guess::kLeaveOut, Arity::kSeen).Doubtful()) {
+  for (int s : doubtful) {
     pinned.push_back(s);
     const std::optional<TreeSize> got =
         run(recognizer.For(top, Guess::kLeaveOut, Arity::kSeen).PinnedBelow(pinned));
@@ -702,10 +703,11 @@ FatTree RecognizeDegradedFatTree(const Fabric& f) {
   std::string first_error;
   std::optional<FatTree> best;
   auto size = [](const FatTree& t) { return TreeSize{t.missing.total_hosts, t.missing.total_switches}; };
-  // Nothing when `r` refuses or its arity rule changes nothing.
-  auto run = [&](DegradedRecognizer r) -> std::optional<TreeSize> {
+  // Nothing when `r` refuses or its arity rule changes nothing;
+  // `doubtful`: see Run.
+  auto run = [&](DegradedRecognizer r, std::vector<int>* doubtful = nullptr) -> std::optional<TreeSize> {
     try {
-      std::optional<FatTree> t = r.Run();
+      std::optional<FatTree> t = r.Run(doubtful);
       if (!t) return std::nullopt;
       const TreeSize got = size(*t);
       if (!best || got < size(*best)) best = std::move(t);
@@ -718,12 +720,15 @@ FatTree RecognizeDegradedFatTree(const Fabric& f) {
   const DegradedRecognizer recognizer(f);
   for (int top : recognizer.TopCandidates()) {
     std::optional<TreeSize> left_out;
+    std::vector<int> doubtful;  // the kLeaveOut run's, for the pins
     for (Guess guess : {Guess::kAbove, Guess::kBelow, Guess::kLeaveOut})
       for (Arity arity : {Arity::kSeen, Arity::kPowerOfTwo}) {
-        const std::optional<TreeSize> got = run(recognizer.For(top, guess, arity));
-        if (guess == Guess::kLeaveOut && arity == Arity::kSeen) left_out = got;
+        const bool leave_out = guess == Guess::kLeaveOut && arity == Arity::kSeen;
+        const std::optional<TreeSize> got =
+            run(recognizer.For(top, guess, arity), leave_out ? &doubtful : nullptr);
+        if (leave_out) left_out = got;
       }
-    PinDoubtfulOneByOne(recognizer, top, left_out, run);
+    PinDoubtfulOneByOne(recognizer, top, doubtful, left_out, run);
   }
   if (!best) throw Error(first_error);
   return std::move(*best);
