@@ -3,7 +3,9 @@
 # global state: network (topology + tables), traffic, flows (permutations
 # followed through the tables, fluid rates), simulator, stats, sweep
 # (parallel points), jobs (sweeps as job sets), dump_dir (what a replayed
-# OpenSM run left), plot (gnuplot), sim_cli (the command line).
+# OpenSM run left), plot (gnuplot), sim_cli (the command line, read by the
+# CLI's argument reader cli/args, kept here so that every program linking
+# sim_cli has it).
 noinst_LTLIBRARIES += sim-harness/timing/libibusim.la
 sim_harness_timing_libibusim_la_SOURCES = \
 	sim-harness/timing/params.h sim-harness/timing/params.cc \
@@ -18,7 +20,8 @@ sim_harness_timing_libibusim_la_SOURCES = \
 	sim-harness/timing/progress.h sim-harness/timing/progress.cc \
 	sim-harness/timing/dump_dir.h sim-harness/timing/dump_dir.cc \
 	sim-harness/timing/plot.h sim-harness/timing/plot.cc \
-	sim-harness/timing/sim_cli.h sim-harness/timing/sim_cli.cc
+	sim-harness/timing/sim_cli.h sim-harness/timing/sim_cli.cc \
+	cli/args.h cli/args.cc
 EXTRA_DIST += sim-harness/timing/README.md
 
 # For programs linking the model (the ibunion CLI): the model needs the core,

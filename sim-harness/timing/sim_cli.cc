@@ -13,10 +13,12 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
 #include "plugin/core/fields.h"
@@ -452,52 +454,30 @@ struct CommandLine {
   bool help = false;
 };
 
-CommandLine ParseCommandLine(const std::vector<std::string>& words) {
+// Read by the CLI's shared reader (cli::Args: its messages, and an option
+// with a value given twice refused), --param as a list.
+CommandLine ParseCommandLine(std::vector<std::string> words) {
+  std::set<std::string> with_value, flags;
+  for (const std::vector<std::string>* names : {&kValueOptions, &kCliOnlyOptions})
+    for (const std::string& name : *names)
+      if (name != "param") with_value.insert("--" + name);
+  for (const std::string& name : kFlags) flags.insert("--" + name);
+  flags.insert("-h");
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(&w[0]);
+  const cli::Args args(int(argv.size()), argv.data(), with_value, flags, {"--param"}, /*help_stops=*/true);
   CommandLine cl;
-  std::map<std::string, Setting>& cli = cl.options;
-  for (size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
-    if (w == "-h" || w == "--help") {
-      cl.help = true;
-      return cl;
-    }
-    if (w.rfind("--", 0) != 0 || w.size() == 2) {
-      if (w.rfind("-", 0) == 0 && w.size() > 1) throw Error("unknown option '" + w + "' (see --help)");
-      cl.positional.push_back(w);
-      continue;
-    }
-    std::string name = w.substr(2), value;
-    bool has_value = false;
-    const size_t eq = name.find('=');
-    if (eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      has_value = true;
-    }
-    if (IsIn(kFlags, name)) {
-      if (has_value) throw Error("option --" + name + " takes no value");
+  cl.help = args.has("-h") || args.has("--help");
+  if (cl.help) return cl;
+  cl.positional = args.positional();
+  for (const auto& [option, value] : args.options()) {
+    const std::string name = option.substr(2);
+    if (IsIn(kFlags, name))
       cl.flags[name] = true;
-      continue;
-    }
-    if (!IsIn(kValueOptions, name) && !IsIn(kCliOnlyOptions, name))
-      throw Error("unknown option '--" + name + "' (see --help)");
-    if (!has_value) {
-      if (i + 1 >= words.size()) throw Error("option --" + name + " needs a value");
-      value = words[++i];
-      // `--csv --json` wrote the CSV to a file named "--json".
-      if (value.size() > 2 && value.rfind("--", 0) == 0)
-        throw Error("option --" + name + " needs a value (got the option " + value + ")");
-    }
-    // `--csv ''` wrote no CSV without a word: no option takes an empty value.
-    if (value.empty()) throw Error("option --" + name + ": expected a value, got an empty one");
-    if (name == "param") {
-      cl.params.push_back({value, "--param", ""});
-    } else {
-      if (cli.count(name))
-        throw Error("--" + name + " given twice ('" + cli[name].value + "', then '" + value + "'): give it once");
-      cli[name] = {value, "--" + name, ""};
-    }
+    else
+      cl.options[name] = {value, option, ""};
   }
+  for (const std::string& value : args.list("--param")) cl.params.push_back({value, "--param", ""});
   return cl;
 }
 
@@ -1382,6 +1362,9 @@ int SimMain(int argc, char** argv) {
   } catch (const SimFailure& e) {
     std::cerr << "ibunion sim: " << e.what() << "\n";
     return 1;
+  } catch (const cli::UsageError& e) {  // the command line (cli::Args)
+    std::cerr << "ibunion sim: " << e.message << "\n";
+    return 2;
   } catch (const Error& e) {
     std::cerr << "ibunion sim: " << e.what() << "\n";
     return 2;
