@@ -67,6 +67,22 @@ struct ibu_engine {
     std::vector<std::array<uint8_t, 16>> mgids;
   };
   std::unordered_map<uint16_t, McastState> mcast;
+  // A group's members de-duplicated: member_mark[ep] == member_stamp when
+  // end port ep is already listed in this rebuild. Sized once per unicast
+  // routing and stamped anew per rebuild, so a rebuild costs O(members),
+  // not O(end ports) (a heavy sweep rebuilds every group, thousands of
+  // small ones on a large fabric).
+  std::vector<uint32_t> member_mark;
+  uint32_t member_stamp = 0;
+
+  // A stamp no entry of member_mark holds yet.
+  uint32_t NewMemberStamp() {
+    if (member_mark.size() != fabric.end_ports.size() || ++member_stamp == 0) {
+      member_mark.assign(fabric.end_ports.size(), 0);
+      member_stamp = 1;
+    }
+    return member_stamp;
+  }
 
   void ForgetMcast(uint16_t mlid) {
     engine->ForgetMulticast(fabric, mlid, tables);
@@ -432,7 +448,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
     // Several MGIDs may share the MLID (consolidate_ipv6_snm_req), and a
     // port in two of them is listed twice: the tree spans it once, and the
     // log counted it twice. First listing kept, so the order stays OpenSM's.
-    std::vector<char> listed(e->fabric.end_ports.size(), 0);
+    const uint32_t stamp = e->NewMemberStamp();
     for (int i = 0; i < n; ++i) {
       const int ep = e->fabric.EndPortByGuid(member_guids[i]);
       if (ep < 0) {
@@ -440,8 +456,9 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
                                  " is not an end port of the routed fabric; skipped");
         continue;
       }
-      if (!listed[ep]) g.members.push_back(ep);
-      listed[ep] = 1;
+      if (e->member_mark[ep] == stamp) continue;
+      e->member_mark[ep] = stamp;
+      g.members.push_back(ep);
     }
     if (g.members.empty()) {  // nothing to forward; OpenSM cleared the MLID
       e->ForgetMcast(mlid);
