@@ -198,19 +198,24 @@ void NoteEndPortsWithoutLid(const ibu_engine& e) {
 }
 
 // Hands the group's masks to OpenSM: the switches of its tree when the
-// engine keeps them (O(tree) per join or leave), else every switch.
-void ReportMcastMasks(const ibu_engine& e, uint16_t mlid, ibu_mask_fn set, void* ctx) {
+// engine keeps them (O(tree) per join or leave), else every switch. False
+// as soon as `set` refuses a bit (a switch that cannot hold the MLID).
+bool ReportMcastMasks(const ibu_engine& e, uint16_t mlid, ibu_mask_fn set, void* ctx) {
   auto report = [&](size_t s) {
     const auto it = e.tables.mft[s].groups.find(mlid);
-    if (it == e.tables.mft[s].groups.end()) return;
+    if (it == e.tables.mft[s].groups.end()) return true;
     for (int p = 0; p <= e.fabric.switches[s].num_ports; ++p)
-      if (it->second.test(p)) set(ctx, e.fabric.switches[s].guid, p);
+      if (it->second.test(p) && set(ctx, e.fabric.switches[s].guid, p) != 0) return false;
+    return true;
   };
   if (const std::vector<int>* tree = e.engine->McastSwitches(mlid)) {
-    for (int s : *tree) report(size_t(s));
+    for (int s : *tree)
+      if (!report(size_t(s))) return false;
   } else {
-    for (size_t s = 0; s < e.tables.mft.size(); ++s) report(s);
+    for (size_t s = 0; s < e.tables.mft.size(); ++s)
+      if (!report(s)) return false;
   }
+  return true;
 }
 
 // Whether OpenSM sets up engine `name`: its setup_routing_engines splits
@@ -470,17 +475,22 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
     std::chrono::steady_clock::time_point t0;
     if (note) t0 = std::chrono::steady_clock::now();
     e->engine->RouteMulticast(e->fabric, g, e->tables);
+    const double us =
+        note ? std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() : 0;
+    // A group a switch cannot hold is the caller's refusal, logged by it
+    // alone: no rebuild line before it, and no tree kept.
+    if (!ReportMcastMasks(*e, mlid, set, ctx)) {
+      e->ForgetMcast(mlid);
+      return 1;
+    }
     const long rebuild = ++e->mcast[mlid].rebuilds;
     if (note) {
-      const double us = std::chrono::duration<double, std::micro>(
-                            std::chrono::steady_clock::now() - t0).count();
       char line[160];
       std::snprintf(line, sizeof line,
                     "multicast group 0x%04x: tree of %zu members rebuilt in %.1f us (rebuild %ld)",
                     mlid, g.members.size(), us, rebuild);
       e->Log(IBU_LOG_VERBOSE, line);
     }
-    ReportMcastMasks(*e, mlid, set, ctx);
     return 0;
   } catch (const std::exception& err) {
     e->Log(IBU_LOG_ERROR, ibu::McastRefusal(mlid, err.what()));

@@ -24,8 +24,10 @@ typedef void (*ibu_log_fn)(void *ctx, int level, const char *msg);
 /* Nonzero when a message of `level` would be written (OpenSM's log level,
  * which can change while it runs); called with the log's ctx. */
 typedef int (*ibu_log_active_fn)(void *ctx, int level);
-/* Receives one (switch GUID, port) of a multicast mask. */
-typedef void (*ibu_mask_fn)(void *ctx, uint64_t switch_guid, int port);
+/* Receives one (switch GUID, port) of a multicast mask. Nonzero when the
+ * switch cannot hold the group (its MLID beyond the switch's
+ * MulticastFDBCap): no further bit is reported and the group is refused. */
+typedef int (*ibu_mask_fn)(void *ctx, uint64_t switch_guid, int port);
 
 /* The engines the plugin registers with OpenSM. event_plugin_options may
  * only hold their keys (and <engine>_dump): a key of an engine OpenSM does
@@ -76,7 +78,9 @@ const uint8_t *ibu_lft(const ibu_engine *e, uint64_t switch_guid, size_t *len);
  * its SL (the SA's MCMemberRecord; -1 unknown) and reports every (switch,
  * port) of its masks through `set`. Members the engine does not know (not
  * end ports of the routed fabric) are logged and skipped. 0 on success, -1
- * when the group is refused (logged). */
+ * when the engine refuses the group (logged), 1 when `set` refused a bit:
+ * then the caller logs the refusal, the engine has forgotten the tree and
+ * logs nothing of it (not its verbose rebuild line). */
 int ibu_route_mcast(ibu_engine *e, uint16_t mlid, int sl, const uint64_t *member_guids, int n,
 		    ibu_mask_fn set, void *ctx);
 /* OpenSM deletes a group (its last full member left) and clears its MLID

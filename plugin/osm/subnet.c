@@ -143,33 +143,30 @@ static int cb_ucast_build_fwd_tables(void *context)
 struct mask_ctx {
 	osm_subn_t *subn;
 	uint16_t mlid;
-	int refused;
-	uint64_t refused_guid; /* first switch that cannot hold the MLID */
+	uint64_t refused_guid; /* the switch that cannot hold the MLID */
 	unsigned refused_cap;  /* its MulticastFDBCap */
 };
 
-static void set_mask_port(void *ctx, uint64_t switch_guid, int port)
+static int set_mask_port(void *ctx, uint64_t switch_guid, int port)
 {
 	struct mask_ctx *m = ctx;
 	osm_switch_t *sw = osm_get_switch_by_guid(m->subn, cl_hton64(switch_guid));
 	osm_mcast_tbl_t *tbl;
 
 	if (!sw)
-		return;
+		return 0;
 	tbl = osm_switch_get_mcast_tbl_ptr(sw);
 	/* Beyond the switch's own cap (0 for a switch without multicast,
 	 * which OpenSM's subnet-wide MLID limit ignores), or beyond the table
 	 * OpenSM allocated for this pass: writing there would corrupt memory. */
 	if ((unsigned)(m->mlid - IB_LID_MCAST_START_HO) >= tbl->num_entries ||
 	    m->mlid > tbl->max_mlid_ho) {
-		if (!m->refused) {
-			m->refused_guid = switch_guid;
-			m->refused_cap = tbl->num_entries;
-		}
-		m->refused = 1;
-		return;
+		m->refused_guid = switch_guid;
+		m->refused_cap = tbl->num_entries;
+		return 1;
 	}
 	osm_mcast_tbl_set(tbl, m->mlid, (uint8_t)port);
+	return 0;
 }
 
 /* The SL the group's senders use: fixed in its MCMemberRecord when the SA
@@ -263,7 +260,7 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 	cl_list_item_t *li;
 	uint64_t *members = NULL;
 	int n = 0, cap = 0;
-	struct mask_ctx ctx = {&e->osm->subn, mbox->mlid, 0, 0, 0};
+	struct mask_ctx ctx = {&e->osm->subn, mbox->mlid, 0, 0};
 	uint8_t (*mgids)[16];
 	int nmgids, rc;
 
@@ -295,11 +292,10 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 	free(mgids);
 	rc = ibu_route_mcast(e->core, mbox->mlid, group_sl(mbox), members, n, set_mask_port, &ctx);
 	free(members);
-	if (rc)
+	if (rc < 0)
 		return IB_ERROR;
-	if (ctx.refused) {
+	if (rc > 0) { /* refused by set_mask_port; the engine has forgotten the tree */
 		clear_mlid_everywhere(&e->osm->subn, mbox->mlid);
-		ibu_forget_mcast(e->core, mbox->mlid);
 		if (ctx.refused_cap == 0)
 			OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
 				"ibunion/%s: multicast group 0x%04x refused: switch 0x%016" PRIx64

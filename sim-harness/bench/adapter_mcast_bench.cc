@@ -14,7 +14,7 @@
 
 namespace {
 
-void NoMask(void*, uint64_t, int) {}
+int NoMask(void*, uint64_t, int) { return 0; }
 int Alive(void*, uint16_t) { return 1; }
 
 ibu_engine* RoutedEngine(const ibu::Fabric& f) {

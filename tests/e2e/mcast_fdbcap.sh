@@ -24,7 +24,8 @@
 #
 # OpenSM's MFTs (what it programs) come from its own dump, opensm.mcfdbs
 # (log_flags with ROUTING); the switches' from ibroute -M, which reads up
-# to the cap each switch reports. About 10 s.
+# to the cap each switch reports. VERBOSE too, for the engine's per-rebuild
+# lines. About 10 s.
 source "$(dirname "$0")/lib.sh"
 [ -f "$PLUGIN_DIR/libibunion.so" ] || { echo "FAIL: $PLUGIN_DIR/libibunion.so not built"; exit 1; }
 CAP=32
@@ -90,7 +91,7 @@ EOS
 out=$E2E_TMP/run
 check "FT(4,2), MulticastFDBCap $CAP: groups created before any switch was known, hosts cabled in, joins" \
   "$FABRIC_RUN" --net "$E2E_TMP/start.net" --guid2lid "$TOPO/ft-4-2.guid2lid" --engine mlid,minhop \
-  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --ibsim-args "-M $CAP" --conf-line "log_flags 0x43" \
+  --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --ibsim-args "-M $CAP" --conf-line "log_flags 0x47" \
   --daemon --timeout 100 --exec "bash $E2E_TMP/live.sh" --out "$out"
 since() { awk -v skip="$( [ -f "$2" ] && wc -l <"$2" || echo 0)" 'NR > skip' "$1"; }  # lines of $1 after $2's
 lc() { tr 'A-F' 'a-f'; }
@@ -130,6 +131,14 @@ since "$out/log.refused" "$out/log.cabled" | grep -ci "ERR 0A17: Unable to creat
 joined_beyond=$(awk -v g="$(tail -n 1 "$out/created" 2>/dev/null | awk '{print $1}')" '$1 == g {print $3}' "$out/joined" 2>/dev/null | lc | sort -u || true)
 [ "$joined_beyond" = "$BEYOND" ] && pass "the SA still answers joins to the refused group with $BEYOND" ||
   fail "joins to the refused group answered with: '${joined_beyond:-nothing}'"
+# The refusal is the refused group's only line: the engine's verbose
+# "tree of N members rebuilt" came before it, for a tree that was never set.
+rebuilt_beyond=$(grep -c "ibunion/mlid: multicast group $BEYOND: tree of .* rebuilt" "$out/opensm.log" 2>/dev/null || true)
+rebuilt_first=$(grep -c "ibunion/mlid: multicast group $(head -n 1 "$out/created" 2>/dev/null | awk '{print $2}' | lc): tree of .* rebuilt" \
+  "$out/opensm.log" 2>/dev/null || true)
+[ "${rebuilt_beyond:-0}" -eq 0 ] && [ "${rebuilt_first:-0}" -ge 1 ] &&
+  pass "no rebuild line for the refused group $BEYOND, only its refusal (the first group has $rebuilt_first)" ||
+  fail "rebuild lines: ${rebuilt_beyond:-?} for the refused group $BEYOND (expected none), ${rebuilt_first:-?} for the first group (expected some)"
 hit=$(grep -ci "^$BEYOND :" "$out/opensm.mcfdbs" 2>/dev/null || true)
 top=$(grep -o '^0x[0-9A-F]* :' "$out/opensm.mcfdbs" 2>/dev/null | awk '{print $1}' | sort | tail -1 | lc || true)
 [ -s "$out/opensm.mcfdbs" ] && [ "${hit:-0}" -eq 0 ] && [ $((top)) -lt $(($BEYOND)) ] &&

@@ -58,7 +58,7 @@ ibu_engine* EngineOn(const Fabric& f, const char* name, const char* options, Log
   return e;
 }
 
-void NoMask(void*, uint64_t, int) {}
+int NoMask(void*, uint64_t, int) { return 0; }
 
 int Count(const Log& log, int level, const std::string& needle) {
   int n = 0;
@@ -103,6 +103,20 @@ void McastRebuildLineOnlyWhenVerbose() {
   const uint64_t twice[] = {members[0], members[1], members[2], members[1], members[0]};
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, twice, 5, NoMask, nullptr), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, "tree of 3 members rebuilt in "), 2);
+
+  // A bit the caller cannot set (OpenSM: an MLID beyond a switch's
+  // MulticastFDBCap) refuses the group: the caller logs that refusal, so
+  // the engine logs no rebuild line before it (nor an error), reports no
+  // further bit and forgets the tree (the next build is rebuild 1).
+  int bits = 0;
+  auto refuse = [](void* ctx, uint64_t, int) { return ++*static_cast<int*>(ctx) == 2 ? 1 : 0; };
+  const size_t lines = log.lines.size();
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, members, 4, refuse, &bits), 1);
+  CU_ASSERT_EQUAL(bits, 2);
+  CU_ASSERT_EQUAL(log.lines.size(), lines);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, members, 4, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, "tree of 4 members rebuilt in "), 2);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_VERBOSE, " us (rebuild 1)"), 2);
   ibu_engine_free(e);
 
   // Without a log_active callback every level is handed over, as before.
@@ -367,6 +381,7 @@ void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
   std::set<std::pair<uint64_t, int>> masks;
   auto record = [](void* ctx, uint64_t sw, int port) {
     static_cast<std::set<std::pair<uint64_t, int>>*>(ctx)->insert({sw, port});
+    return 0;
   };
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
