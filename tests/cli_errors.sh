@@ -92,6 +92,13 @@ expect "option 'mlid_rotate=off': unknown key (keys start with slid_)" \
   "$IBUNION" route "$net" --engine slid --options mlid_rotate=off
 expect "--param engine.xymesh_vls=2: option 'xymesh_vls=2': unknown key (keys start with mlid_)" \
   "$IBUNION" sim "$net" --routing mlid --param engine.xymesh_vls=2 --load 0.1
+# With blanks around '=' too: its key is what is wrong (closing the blanks
+# was offered as the fix), and the first word's problem comes first.
+for given in "xymesh_vls= 2|option 'xymesh_vls= 2': unknown key (keys start with mlid_)" \
+  "mlid_rotat=off mlid_rotate = on|option 'mlid_rotat=off': unknown key for engine mlid" \
+  "mlid_rotate = on|option 'mlid_rotate = on': blanks around '='; expected key=value as one word (mlid_rotate=on)"; do
+  expect "${given#*|}" "$IBUNION" route "$net" --engine mlid --options "${given%%|*}"
+done
 expect "option --lmc: expected 0..7, got 9" "$IBUNION" route "$net" --engine mlid --lmc 9
 expect "unknown option --bogus" "$IBUNION" route "$net" --engine mlid --bogus
 expect "/nonexistent: cannot open LFT dump" "$IBUNION" verify "$net" --lft /nonexistent

@@ -13,15 +13,13 @@ namespace ibu {
 
 namespace {
 
-// "key=value" -> (key, value); throws naming the word when there is no '='.
-std::pair<std::string, std::string> SplitWord(const std::string& word) {
-  size_t eq = word.find('=');
-  if (eq == std::string::npos || eq == 0)
-    throw Error("option '" + word + "': expected key=value");
-  return {word.substr(0, eq), word.substr(eq + 1)};
-}
-
 bool PrintableAscii(unsigned char c) { return c > ' ' && c < 0x7f; }
+
+// An option word with its blanks left out ("mlid_rotate = off" -> "mlid_rotate=off").
+std::string Closed(std::string word) {
+  word.erase(std::remove(word.begin(), word.end(), ' '), word.end());
+  return word;
+}
 
 // Keys are prefixed by the engine they configure ("mlid_rotate"); keys of
 // other engines are left to them, unknown keys of ours are errors.
@@ -80,7 +78,7 @@ class MlidEngine : public Engine {
 std::string VisibleWord(const std::string& word) {
   std::string out;
   for (unsigned char c : word) {
-    if (PrintableAscii(c)) {
+    if (PrintableAscii(c) || c == ' ') {  // ' ': the one blank OptionWords joins pieces by
       out += static_cast<char>(c);
       continue;
     }
@@ -89,6 +87,22 @@ std::string VisibleWord(const std::string& word) {
     out += hex;
   }
   return out;
+}
+
+std::pair<std::string, std::string> SplitWord(const std::string& word) {
+  const std::string closed = Closed(word);
+  const size_t eq = closed.find('=');
+  if (eq == std::string::npos || eq == 0) throw Error("option '" + word + "': expected key=value");
+  return {closed.substr(0, eq), closed.substr(eq + 1)};
+}
+
+void RefuseBlanksAroundEquals(const std::string& word) {
+  if (word.find(' ') == std::string::npos) return;
+  const std::string fixed = Closed(word);
+  // The word meant, when closing the blanks gives one ("mlid_rotate= = off" does not).
+  const bool one_word = fixed[0] != '=' && std::count(fixed.begin(), fixed.end(), '=') == 1;
+  throw Error("option '" + word + "': blanks around '='; expected key=value as one word" +
+              (one_word ? " (" + fixed + ")" : std::string()));
 }
 
 bool ParseOnOff(const std::string& key, const std::string& value) {
@@ -126,8 +140,8 @@ namespace {
 // The last of the words that a blank split off words[first]: "mlid_rotate",
 // "=", "off"; "mlid_rotate", "=off"; "mlid_rotate=", "off" (no key takes an
 // empty value, so the next bare word is taken as meant for it). `first`
-// itself when nothing was split off. The one rule for SplitOptions, which
-// refuses such words, and OwnOptionWords, which keeps them together.
+// itself when nothing was split off. The one rule for OptionWords and
+// OwnOptionWords, which keep them together.
 size_t LastPieceOf(const std::vector<std::string>& words, size_t first) {
   const auto no_eq = [](const std::string& w) { return w.find('=') == std::string::npos; };
   const auto value_follows = [&](size_t j) {  // a word ending in '=' before a bare word
@@ -142,68 +156,53 @@ size_t LastPieceOf(const std::vector<std::string>& words, size_t first) {
 }  // namespace
 
 std::string OwnOptionWords(const std::string& text, std::vector<std::string>* others) {
-  std::istringstream in(text);
-  std::vector<std::string> words;
-  for (std::string w; in >> w;) words.push_back(w);
   std::string own;
-  for (size_t i = 0; i < words.size(); ++i) {
-    const std::string& w = words[i];
+  // "mlid_rotate = off" is one word of OptionWords: the '=' and the value
+  // go with their key, so that the engine names the blanks (else:
+  // "mlid_rotate: expected key=value", and '=' and "off" handed to the
+  // other plugins).
+  for (const std::string& w : OptionWords(text)) {
     const std::string key = w.substr(0, w.find('='));
     bool ours = false;
     for (const std::string& engine : EngineNames()) ours = ours || Owns(key, engine);
-    if (!ours) {
+    if (ours)
+      own += (own.empty() ? "" : " ") + w;
+    else
       others->push_back(w);
-      continue;
-    }
-    own += (own.empty() ? "" : " ") + w;
-    // "mlid_rotate = off": the '=' and the value go with their key, so
-    // that SplitOptions names the blanks (else: "mlid_rotate: expected
-    // key=value", and '=' and "off" handed to the other plugins).
-    for (const size_t last = LastPieceOf(words, i); i < last;) own += " " + words[++i];
   }
   return own;
 }
 
-namespace {
-
-// "mlid_rotate = off" (or "mlid_rotate =off", "mlid_rotate= off") split
-// into words that read as a word without '=' and a bad key; named whole.
-void RefuseBlanksAroundEquals(const std::vector<std::string>& words) {
-  for (size_t first = 0; first < words.size(); ++first) {
-    const size_t last = LastPieceOf(words, first);
-    if (first == last) continue;
-    std::string given, fixed;
-    for (size_t j = first; j <= last; ++j) given += (j > first ? " " : "") + words[j], fixed += words[j];
-    // The word meant, when closing the blanks gives one ("mlid_rotate= = off" does not).
-    const bool one_word = fixed[0] != '=' && std::count(fixed.begin(), fixed.end(), '=') == 1;
-    throw Error("option '" + given + "': blanks around '='; expected key=value as one word" +
-                (one_word ? " (" + fixed + ")" : std::string()));
+std::vector<std::string> OptionWords(const std::string& text) {
+  std::istringstream in(text);
+  std::vector<std::string> pieces, words;
+  for (std::string w; in >> w;) pieces.push_back(w);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    std::string word = pieces[i];
+    for (const size_t last = LastPieceOf(pieces, i); i < last;) word += " " + pieces[++i];
+    words.push_back(word);
   }
+  return words;
 }
 
-}  // namespace
-
 std::vector<std::string> SplitOptions(const std::string& text) {
-  std::istringstream in(text);
   std::vector<std::string> words;
   std::unordered_map<std::string, std::string> seen;  // key -> first word with it
-  std::string w;
-  while (in >> w) {
-    const auto odd = std::find_if_not(w.begin(), w.end(), [](char c) { return PrintableAscii(c); });
+  for (const std::string& w : OptionWords(text)) {
+    const auto odd =
+        std::find_if_not(w.begin(), w.end(), [](char c) { return c == ' ' || PrintableAscii(c); });
     if (odd != w.end())
       throw Error("option '" + VisibleWord(w) + "': byte " + VisibleWord(std::string(1, *odd)) +
                   " is not printable ASCII; expected key=value words separated by spaces or tabs");
-    words.push_back(w);
-  }
-  RefuseBlanksAroundEquals(words);
-  for (const std::string& w : words) {
-    const size_t eq = w.find('=');
+    const std::string closed = Closed(w);
+    const size_t eq = closed.find('=');
     if (eq != std::string::npos && eq > 0) {
-      const auto [it, fresh] = seen.emplace(w.substr(0, eq), w);
+      const auto [it, fresh] = seen.emplace(closed.substr(0, eq), w);
       if (!fresh)
         throw Error("option '" + w + "': key " + it->first + " given twice (first as '" +
                     it->second + "'); expected each key once");
     }
+    words.push_back(w);
   }
   return words;
 }
@@ -231,14 +230,17 @@ std::unique_ptr<Engine> MakeEngine(const std::string& name,
       auto [key, value] = SplitWord(word);
       check_owner(word);
       if (!Owns(key, name)) continue;
-      if (key == name + "_rotate") opt.rotate = ParseOnOff(key, value);
-      else
-        throw UnknownOptionKey(word, name, name + "_rotate=on|off");
+      if (key != name + "_rotate") throw UnknownOptionKey(word, name, name + "_rotate=on|off");
+      RefuseBlanksAroundEquals(word);
+      opt.rotate = ParseOnOff(key, value);
     }
     return std::make_unique<MlidEngine>(opt, std::move(log), name == "mlid" ? "mlid" : "slid");
   }
   if (name == "xymesh") {
-    for (const std::string& word : options) check_owner(word);
+    for (const std::string& word : options) {  // each word's first problem, in their order
+      check_owner(word);
+      ParseXyMeshOptions({word});
+    }
     return MakeXyMeshEngine(options, std::move(log));
   }
   throw Error("unknown routing engine '" + name + "' (known: mlid, slid, xymesh)");

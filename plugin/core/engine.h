@@ -160,12 +160,30 @@ bool ParseOnOff(const std::string& key, const std::string& value);
 // `word` with every byte that is not printable ASCII (a control character,
 // a no-break space pasted from a web page) as \xNN: printed raw they are
 // invisible or look like the blank they are not.
+// A blank (' ', as OptionWords joins pieces) stays as it is.
 std::string VisibleWord(const std::string& word);
 
-// Splits "a=1 b=2" into words; throws ibu::Error naming a key given twice
-// ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess),
-// blanks around '=' ("mlid_rotate = off", with the word meant) and a word
-// with a byte that is not printable ASCII (shown by VisibleWord).
+// "key=value" -> (key, value), blanks around '=' left out; throws
+// ibu::Error naming the word when there is no '=' or no key.
+std::pair<std::string, std::string> SplitWord(const std::string& word);
+
+// Throws ibu::Error naming a word with blanks around '=' as written
+// ("option 'mlid_rotate = off': blanks around '='; expected key=value as
+// one word (mlid_rotate=off)"). Engines call it once they know the key, so
+// that a word with an unknown key is refused for its key, as one without
+// blanks, and the words' problems come in their order.
+void RefuseBlanksAroundEquals(const std::string& word);
+
+// The words of "a=1 b=2", the pieces a blank split off a word kept with it
+// as written ("mlid_rotate = off", "mlid_rotate= off", "mlid_rotate =off",
+// joined by one blank).
+std::vector<std::string> OptionWords(const std::string& text);
+
+// OptionWords, checked as text: throws ibu::Error naming a key given twice
+// ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess) and a
+// word with a byte that is not printable ASCII (shown by VisibleWord), the
+// first such word first. Words with blanks around '=' are kept whole for
+// the engine (MakeEngine), which names them once it knows their key.
 std::vector<std::string> SplitOptions(const std::string& text);
 
 // The words of `text` whose key starts "<engine>_" for an engine of

@@ -273,10 +273,14 @@ std::string OwnWords(const ibu_engine& e, const std::string& text, bool first) {
 // error that makes it "refuse every fabric", beside an engine in the chain
 // routing fine. Its words are only listed, and not read.
 void SetAsideUnusedOptions(ibu_engine& e, const std::string& text, const char* routing_engines) {
-  std::istringstream words(text);
   std::string listed;
-  for (std::string w; words >> w;)
-    if (w.rfind(e.name + "_", 0) == 0) listed += " " + ibu::VisibleWord(w);
+  // As written: "xymesh_vls = 2" is one option (listed quoted), not the
+  // word xymesh_vls.
+  for (const std::string& w : ibu::OptionWords(text))
+    if (w.rfind(e.name + "_", 0) == 0) {
+      const bool blanks = w.find(' ') != std::string::npos;
+      listed += " " + std::string(blanks ? "'" : "") + ibu::VisibleWord(w) + (blanks ? "'" : "");
+    }
   const std::string chain = routing_engines && *routing_engines
                                 ? std::string("routing_engine ") + routing_engines
                                 : "routing_engine (not set: OpenSM routes with minhop)";
@@ -287,16 +291,25 @@ void SetAsideUnusedOptions(ibu_engine& e, const std::string& text, const char* r
 }
 
 // <engine>_dump belongs to the adapter, not the algorithm: read here, and
-// the other words handed on.
+// the other words handed on. A bad one is refused after any problem of
+// the words before it (the engine's), so that problems come in their order.
 std::vector<std::string> TakeDumpOption(ibu_engine& e, const std::vector<std::string>& words) {
-  const std::string key = e.name + "_dump=";
+  const std::string key = e.name + "_dump";
   std::vector<std::string> rest;
   for (const std::string& w : words) {
-    if (w.rfind(key, 0) != 0) {
+    if (w.rfind(key, 0) != 0 || w.find('=') == std::string::npos || ibu::SplitWord(w).first != key) {
       rest.push_back(w);
       continue;
     }
-    e.dump = ibu::ParseOnOff(key.substr(0, key.size() - 1), w.substr(key.size()));
+    try {
+      ibu::RefuseBlanksAroundEquals(w);
+      e.dump = ibu::ParseOnOff(key, ibu::SplitWord(w).second);
+    } catch (const ibu::Error&) {
+      ibu::MakeEngine(
+          e.name, rest, nullptr,
+          std::vector<std::string>(ibu_osm_engine_names, ibu_osm_engine_names + IBU_OSM_NUM_ENGINES));
+      throw;
+    }
   }
   return rest;
 }

@@ -259,6 +259,40 @@ void OptionsOfEnginesNotInTheChain() {
                   1);
   CU_ASSERT_EQUAL(Count(unset, IBU_LOG_ERROR, ""), 0);
   ibu_engine_free(e);
+  // Listed as written: the value of "xymesh_vls = 2" was dropped ("xymesh_vls"),
+  // and the engine in the chain refused every fabric over the blanks of a
+  // word it does not read, before the line saying it is not checked.
+  for (const char* written : {"xymesh_vls = 2", "xymesh_vls= 2", "xymesh_vls =2"}) {
+    Log blanks, chained;
+    const std::string text = std::string("mlid_rotate=off ") + written + " xymesh_mcast=paper";
+    e = ibu_engine_new("xymesh", text.c_str(), 0, "mlid", Record, &blanks);
+    CU_ASSERT_EQUAL(Count(blanks, IBU_LOG_INFO,
+                          std::string("ibunion/xymesh: not in routing_engine mlid, so these "
+                                      "event_plugin_options are not used (nor checked): '") +
+                              written + "' xymesh_mcast=paper"),
+                    1);
+    ibu_engine_free(e);
+    e = ibu_engine_new("mlid", text.c_str(), 0, "mlid", Record, &chained);
+    CU_ASSERT(chained.lines.empty());
+    ibu_engine_free(e);
+  }
+  // The adapter's own key names its blanks too, after the problems of the
+  // words before it (mlid_dump was read first, whatever its place).
+  Log dump, later;
+  e = ibu_engine_new("mlid", "mlid_rotate=on mlid_dump= on", 0, "mlid", Record, &dump);
+  CU_ASSERT_EQUAL(
+      Count(dump, IBU_LOG_ERROR,
+            "bad event_plugin_options: option 'mlid_dump= on': blanks around '='; expected key=value "
+            "as one word (mlid_dump=on)"),
+      1);
+  ibu_engine_free(e);
+  e = ibu_engine_new("mlid", "mlid_bogus=1 mlid_dump=maybe", 0, "mlid", Record, &later);
+  CU_ASSERT_EQUAL(
+      Count(later, IBU_LOG_ERROR,
+            "bad event_plugin_options: option 'mlid_bogus=1': unknown key for engine mlid (known: "
+            "mlid_dump=on|off, mlid_rotate=on|off)"),
+      1);
+  ibu_engine_free(e);
   for (const char* chain : {"xymesh", " minhop,\txymesh\n", "mlid xymesh"}) {
     Log bad;  // in the chain: the bad option is an error, as before
     e = ibu_engine_new("xymesh", options, 0, chain, Record, &bad);

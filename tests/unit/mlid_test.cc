@@ -314,18 +314,49 @@ void BadOptionsAreRefused() {
   CU_ASSERT(Contains(ErrorOf([] { SplitOptions("mlid_rotate=on xymesh_vls=2 mlid_rotate=off"); }),
                      "option 'mlid_rotate=off': key mlid_rotate given twice (first as 'mlid_rotate=on')"));
   CU_ASSERT_EQUAL(SplitOptions(" mlid_rotate=on  xymesh_vls=2 ").size(), 2u);
-  // Blanks around '=' are named whole, with the word meant.
-  for (const char* text :
-       {"mlid_rotate = off", "mlid_dump=on mlid_rotate =off", "mlid_rotate= off xymesh_vls=2"})
-    CU_ASSERT(Contains(ErrorOf([&] { SplitOptions(text); }),
-                       "': blanks around '='; expected key=value as one word (mlid_rotate=off)"));
-  CU_ASSERT(
-      Contains(ErrorOf([] { SplitOptions("mlid_rotate = off"); }), "option 'mlid_rotate = off': blanks"));
+  // Blanks around '=' are named whole, with the word meant: SplitOptions
+  // keeps the pieces together and the engine names them once it knows the key.
+  const std::vector<std::string> offered = {"mlid", "xymesh"};
+  auto mlid_error = [&](const char* text) {
+    return ErrorOf([&] { MakeEngine("mlid", SplitOptions(text), nullptr, offered); });
+  };
+  auto xymesh_error = [&](const char* text) {
+    return ErrorOf([&] { MakeEngine("xymesh", SplitOptions(text), nullptr, offered); });
+  };
+  CU_ASSERT(SplitOptions("mlid_dump=on mlid_rotate =off xymesh_vls= 2") ==
+            std::vector<std::string>({"mlid_dump=on", "mlid_rotate =off", "xymesh_vls= 2"}));
+  for (const char* text : {"mlid_rotate = off", "mlid_rotate =off", "mlid_rotate= off xymesh_vls=2"})
+    CU_ASSERT(
+        Contains(mlid_error(text), "': blanks around '='; expected key=value as one word (mlid_rotate=off)"));
+  CU_ASSERT(Contains(mlid_error("mlid_rotate = off"), "option 'mlid_rotate = off': blanks"));
+  CU_ASSERT_EQUAL(xymesh_error("xymesh_vls= 2"),
+                  "option 'xymesh_vls= 2': blanks around '='; expected key=value as one word (xymesh_vls=2)");
   // No word meant to offer when closing the blanks gives none.
-  const std::string twice = ErrorOf([] { SplitOptions("mlid_rotate= = off"); });
+  const std::string twice = mlid_error("mlid_rotate= = off");
   CU_ASSERT(
       Contains(twice, "option 'mlid_rotate= = off': blanks around '='; expected key=value as one word") &&
       !Contains(twice, "("));
+  // The words' problems come in their order: an unknown key before the
+  // blanks of a later word (the blanks came first, whatever the order).
+  CU_ASSERT(Contains(xymesh_error("xymesh_bogus=1 xymesh_vls= 2"),
+                     "option 'xymesh_bogus=1': unknown key for engine xymesh"));
+  CU_ASSERT(Contains(mlid_error("mlid_bogus=1 mlid_rotate= off"),
+                     "option 'mlid_bogus=1': unknown key for engine mlid"));
+  CU_ASSERT(Contains(xymesh_error("xymesh_vl_mode=both xymesh_vls= 2"),
+                     "option 'xymesh_vl_mode=both': expected xymesh_vl_mode=shared or dedicated"));
+  // A word with blanks and an unknown key is refused for its key, named as
+  // written (closing the blanks, "(xymesh_vlz=2)", was no fix).
+  CU_ASSERT(Contains(xymesh_error("xymesh_vlz= 2"),
+                     "option 'xymesh_vlz= 2': unknown key for engine xymesh (known: "));
+  CU_ASSERT(
+      Contains(mlid_error("foo = 2"), "option 'foo = 2': unknown key (keys start with mlid_ or xymesh_)"));
+  CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", SplitOptions("xymesh_vls= 2"), nullptr); }),
+                     "option 'xymesh_vls= 2': unknown key (keys start with mlid_)"));
+  // Another engine's word is that engine's to refuse, blanks or not.
+  CU_ASSERT_EQUAL(mlid_error("mlid_rotate=off xymesh_vls= 2"), "");
+  // A key given twice is found with blanks too.
+  CU_ASSERT(Contains(ErrorOf([] { SplitOptions("xymesh_vls=2 xymesh_vls = 4"); }),
+                     "option 'xymesh_vls = 4': key xymesh_vls given twice (first as 'xymesh_vls=2')"));
   // OpenSM's one options line: the pieces go with their key, not to other plugins.
   std::vector<std::string> others;
   CU_ASSERT_EQUAL(OwnOptionWords("verbose mlid_rotate = off perfx=1", &others), "mlid_rotate = off");

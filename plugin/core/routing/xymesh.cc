@@ -31,11 +31,13 @@ void CheckMembers(const Fabric& f, const McastGroup& g) {
 XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words) {
   XyMeshOptions opt;
   for (const std::string& word : words) {
-    const size_t eq = word.find('=');
-    if (eq == std::string::npos || eq == 0)
-      throw Error("option '" + word + "': expected key=value");
-    const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+    const auto [key, value] = SplitWord(word);
     if (key.rfind("xymesh_", 0) != 0) continue;  // another engine's option
+    if (key != "xymesh_vls" && key != "xymesh_vl_mode" && key != "xymesh_mcast")
+      throw UnknownOptionKey(word, "xymesh",
+                             "xymesh_vls=1|2|4, xymesh_vl_mode=shared|dedicated, "
+                             "xymesh_mcast=trunk|paper|source");
+    RefuseBlanksAroundEquals(word);
     if (key == "xymesh_vls") {
       if (value != "1" && value != "2" && value != "4")
         throw Error("option '" + word + "': expected xymesh_vls=1, 2 or 4");
@@ -56,10 +58,6 @@ XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words) {
         opt.mcast = McastScheme::kSource;
       else
         throw Error("option '" + word + "': expected xymesh_mcast=trunk, paper or source");
-    } else {
-      throw UnknownOptionKey(word, "xymesh",
-                             "xymesh_vls=1|2|4, xymesh_vl_mode=shared|dedicated, "
-                             "xymesh_mcast=trunk|paper|source");
     }
   }
   return opt;
