@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <initializer_list>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
