@@ -29,7 +29,9 @@ constexpr const char* kUsage =
     "                          exit status 1 unless it reaches the LID's owner (a loop,\n"
     "                          a missing entry or port, another host: said after '->')\n"
     "  --base-lid-load         routes from every host to every other host's base LID\n"
-    "                          crossing each switch: 'LABEL level L routes N' (fat-trees)\n"
+    "                          crossing each switch: 'LABEL level L routes N' (fat-trees);\n"
+    "                          routes that do not arrive are left out, counted on stderr\n"
+    "                          with the first of them, exit status 1\n"
     "  --mft FILE --mlid MLID  print the MLID's mask on every switch that has it:\n"
     "                          'LABEL: P P P' (P = ports set, 0 = the switch itself);\n"
     "                          exit status 1 when no switch has it\n"
@@ -141,11 +143,23 @@ int PrintGroupsPerSwitch(const Fabric& f, const Tables& t, const Labels& labels,
 
 int PrintBaseLidLoad(const Fabric& f, const Tables& t, const Labels& labels) {
   if (!labels.tree()) throw Error("--base-lid-load needs a fat-tree");
-  const std::vector<long> load = BaseLidLoad(f, t);
+  const BaseLidLoadReport r = BaseLidLoad(f, t);
   for (size_t s = 0; s < f.switches.size(); ++s)
     std::printf("%s level %d routes %ld\n", labels.Switch(static_cast<int>(s)).c_str(),
-                labels.tree()->level[s], load[s]);
-  return 0;
+                labels.tree()->level[s], r.load[s]);
+  if (r.broken == 0) return 0;
+  // The table above leaves them out; status 1 as for one broken route.
+  const EndPort& to = f.end_ports[r.broken_to];
+  int from = 0;  // a host of the first broken route, for the trace to run
+  while (f.end_ports[from].switch_index != r.broken_from || from == r.broken_to) ++from;
+  std::fprintf(stderr,
+               "ibunion trace: %ld route(s) do not reach their base LID and are not counted above; "
+               "first: from the hosts on %s to LID %u (%s), which %s (trace --from '%s' --dlid %u "
+               "shows it)\n",
+               r.broken, labels.Switch(r.broken_from).c_str(), static_cast<unsigned>(to.base_lid),
+               labels.Host(r.broken_to).c_str(), r.broken_loops ? "loops" : "ends elsewhere",
+               labels.Host(from).c_str(), static_cast<unsigned>(to.base_lid));
+  return 1;
 }
 
 // One route, --from HOST to --dlid LID; status 1 unless it reaches the LID's

@@ -193,32 +193,57 @@ void StepKindsAndOwners() {
 }
 
 // BaseLidLoad walks once per source switch; it must count what tracing every
-// (source, destination) pair counts, also through black holes and loops.
-std::vector<long> NaiveBaseLidLoad(const Fabric& f, const Tables& t) {
-  std::vector<long> load(f.switches.size(), 0);
+// (source, destination) pair counts, leaving out the routes that do not
+// arrive (black holes, loops), which it counts apart.
+BaseLidLoadReport NaiveBaseLidLoad(const Fabric& f, const Tables& t) {
+  BaseLidLoadReport r;
+  r.load.assign(f.switches.size(), 0);
   for (size_t s = 0; s < f.end_ports.size(); ++s)
-    for (size_t d = 0; d < f.end_ports.size(); ++d)
-      if (s != d)
-        for (auto [sw, port] : Trace(f, t, static_cast<int>(s), f.end_ports[d].base_lid)) ++load[sw];
-  return load;
+    for (size_t d = 0; d < f.end_ports.size(); ++d) {
+      if (s == d) continue;
+      const Lid lid = f.end_ports[d].base_lid;
+      const auto hops = Trace(f, t, static_cast<int>(s), lid);
+      const int last = hops.back().first;
+      if (static_cast<int>(hops.size()) < TraceHopLimit(f) &&
+          EndsAtOwner(f, last, StepOf(f, t, last, lid), lid)) {
+        for (auto [sw, port] : hops) ++r.load[sw];
+      } else {
+        ++r.broken;
+      }
+    }
+  return r;
 }
 
 void BaseLidLoadEqualsTracingEveryPair() {
   Fixture x;
-  CU_ASSERT(BaseLidLoad(x.f, x.t) == NaiveBaseLidLoad(x.f, x.t));
+  const BaseLidLoadReport whole = BaseLidLoad(x.f, x.t);
+  CU_ASSERT(whole.load == NaiveBaseLidLoad(x.f, x.t).load);
+  CU_ASSERT_EQUAL(whole.broken, 0);
   // Every host sends to 15 others: the leaf of 2 hosts carries 2*15 routes
   // out and 14*2 in.
-  CU_ASSERT_EQUAL(BaseLidLoad(x.f, x.t)[SwitchNamed(x.f, "SW<00,2>")], 2 * 15 + 14 * 2);
+  CU_ASSERT_EQUAL(whole.load[SwitchNamed(x.f, "SW<00,2>")], 2 * 15 + 14 * 2);
   const int leaf = SwitchNamed(x.f, "SW<00,2>"), mid = SwitchNamed(x.f, "SW<00,1>");
   x.t.lft[leaf].set(9, 3);  // loop, as in LoopIsNamed
   x.t.lft[mid].set(9, 1);
+  const BaseLidLoadReport looped = BaseLidLoad(x.f, x.t);
+  const BaseLidLoadReport naive_looped = NaiveBaseLidLoad(x.f, x.t);
+  CU_ASSERT(looped.load == naive_looped.load);
+  CU_ASSERT(looped.broken > 0 && looped.broken == naive_looped.broken);
+  CU_ASSERT(looped.broken_loops);
+  CU_ASSERT_EQUAL(x.f.end_ports[looped.broken_to].base_lid, 9);
+  // The loop's switches carry no more than the routes that arrive.
+  CU_ASSERT(looped.load[mid] <= whole.load[mid]);
   x.t.lft[SwitchNamed(x.f, "SW<10,0>")].set(3, kNoPort);  // black hole
-  CU_ASSERT(BaseLidLoad(x.f, x.t) == NaiveBaseLidLoad(x.f, x.t));
+  const BaseLidLoadReport holed = BaseLidLoad(x.f, x.t);
+  CU_ASSERT(holed.load == NaiveBaseLidLoad(x.f, x.t).load);
+  CU_ASSERT_EQUAL(holed.broken, NaiveBaseLidLoad(x.f, x.t).broken);
+  CU_ASSERT(holed.broken >= looped.broken);
   Fabric m = MakeMesh(3, 4);
   AssignDefaultLids(m, 0);
   Tables mt;
   MakeEngine("xymesh", {}, nullptr)->RouteUnicast(m, mt);
-  CU_ASSERT(BaseLidLoad(m, mt) == NaiveBaseLidLoad(m, mt));
+  CU_ASSERT(BaseLidLoad(m, mt).load == NaiveBaseLidLoad(m, mt).load);
+  CU_ASSERT_EQUAL(BaseLidLoad(m, mt).broken, 0);
 }
 
 }  // namespace

@@ -45,8 +45,9 @@ std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, in
   return hops;
 }
 
-std::vector<long> BaseLidLoad(const Fabric& f, const Tables& t) {
-  std::vector<long> load(f.switches.size(), 0);
+BaseLidLoadReport BaseLidLoad(const Fabric& f, const Tables& t) {
+  BaseLidLoadReport r;
+  r.load.assign(f.switches.size(), 0);
   std::vector<long> sources(f.switches.size(), 0);  // end ports per switch
   for (const EndPort& ep : f.end_ports)
     if (ep.switch_index >= 0) ++sources[ep.switch_index];
@@ -54,22 +55,40 @@ std::vector<long> BaseLidLoad(const Fabric& f, const Tables& t) {
   for (size_t sw = 0; sw < f.switches.size(); ++sw)
     if (sources[sw]) starts.push_back(static_cast<int>(sw));
   const int max_hops = TraceHopLimit(f);
-  for (const EndPort& dst : f.end_ports) {
+  std::vector<int> route;
+  for (size_t d = 0; d < f.end_ports.size(); ++d) {
+    const EndPort& dst = f.end_ports[d];
     const Lid dlid = dst.base_lid;
     for (int start : starts) {
       // Every source on `start` but the destination itself.
       const long n = sources[start] - (dst.switch_index == start ? 1 : 0);
       if (n == 0) continue;
       // TraceRoute's walk, from the sources' switch.
+      route.clear();
       int sw = start;
-      for (int i = 0; i < max_hops && sw >= 0; ++i) {
-        load[sw] += n;
+      bool arrived = false;
+      while (static_cast<int>(route.size()) < max_hops) {
+        route.push_back(sw);
         const LftStep step = StepOf(f, t, sw, dlid);
-        sw = step.kind == LftStep::Kind::kSwitch ? step.next : -1;
+        if (step.kind != LftStep::Kind::kSwitch) {
+          arrived = EndsAtOwner(f, sw, step, dlid);
+          break;
+        }
+        sw = step.next;
       }
+      if (!arrived) {
+        if (r.broken++ == 0) {
+          r.broken_from = start;
+          r.broken_to = static_cast<int>(d);
+          r.broken_loops = static_cast<int>(route.size()) == max_hops;
+        }
+        r.broken += n - 1;
+        continue;
+      }
+      for (int s : route) r.load[s] += n;
     }
   }
-  return load;
+  return r;
 }
 
 DisjointReport CheckDisjointUpLinks(const Fabric& f, const Tables& t, const FatTree& tree,

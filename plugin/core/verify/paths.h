@@ -51,12 +51,23 @@ std::vector<std::pair<int, int>> TraceRoute(const Fabric& f, const Tables& t, in
 int TraceHopLimit(const Fabric& f);
 
 // Per switch (by index): routes from every end port to every other end
-// port's base LID that cross it, as TraceRoute follows them (a route that
-// crosses a switch twice counts twice). End ports on one switch share their
+// port's base LID that cross it, as TraceRoute follows them. A route that
+// does not reach the LID's owner (a loop, a missing entry, another end
+// port) is not counted: a loop walked to the hop limit made its switches'
+// loads look hundreds of routes high. End ports on one switch share their
 // route from there, so the cost is end ports x switches with end ports x
 // route length: the LFT size times the route length at most, not end
 // ports^2 x route length.
-std::vector<long> BaseLidLoad(const Fabric& f, const Tables& t);
+struct BaseLidLoadReport {
+  std::vector<long> load;
+  long broken = 0;  // routes (one per source end port) that do not arrive
+  // The first of them: the sources' switch, the destination end port, and
+  // whether it loops (else it ends short of, or beside, the destination).
+  int broken_from = -1;
+  int broken_to = -1;
+  bool broken_loops = false;
+};
+BaseLidLoadReport BaseLidLoad(const Fabric& f, const Tables& t);
 
 struct DisjointReport {
   long subtrees_checked = 0;  // (destination, source subtree) pairs
