@@ -1,5 +1,7 @@
 #include "plugin/core/guid2lid.h"
 
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <istream>
 #include <sstream>
@@ -58,6 +60,8 @@ class Guid2LidReader {
       throw InputError(file_, no, "expected '0xGUID 0xMINLID 0xMAXLID'");
     // OpenSM writes 0x hex throughout; LIDs by the core's integer rule (never
     // octal), the GUID in hex only (not "100001" as decimal).
+    RefuseOctalLid(lo, no);
+    RefuseOctalLid(hi, no);
     unsigned long long guid = 0;
     long long a = 0, b = 0;
     if (!ParseHexGuid(g, &guid) || !ParseInteger(lo, &a) || !ParseInteger(hi, &b) || a <= 0 || b < a ||
@@ -72,6 +76,18 @@ class Guid2LidReader {
       return;
     }
     lids_[guid] = {static_cast<Lid>(a), static_cast<Lid>(b), no};
+  }
+
+  // OpenSM reads the LIDs with strtoul(s, 0, 0): a leading 0 makes them
+  // octal there ("0100" is LID 64), so taking them as decimal would put the
+  // port at another LID than OpenSM does.
+  void RefuseOctalLid(const std::string& text, int no) const {
+    if (text.size() < 2 || text[0] != '0' || !std::isdigit(static_cast<unsigned char>(text[1]))) return;
+    const unsigned long opensm = std::strtoul(text.c_str(), nullptr, 0);
+    throw InputError(file_, no,
+                     "LID '" + text + "' has a leading 0, so OpenSM reads it as octal (" +
+                         std::to_string(opensm) + "): expected 0x hex, as OpenSM writes it (" +
+                         HexLid(static_cast<Lid>(opensm)) + "), or decimal without leading zeros");
   }
 
   // Every line's GUID and range, this fabric's or not: OpenSM's cache holds
