@@ -27,6 +27,13 @@ check "setup-bench --quick: FT(4,3), mlid and default multicast, burst of 64 joi
 [ -s "$sb/setup.csv" ] && [ "$(cat "$E2E_SRC"/docs/mcast-setup/*.csv | cksum)" = "$docs_before" ] &&
   pass "quick run written to \$TMPDIR/ibunion-setup-quick, docs/mcast-setup untouched" ||
   fail "quick run without --out: $sb/setup.csv missing or docs/mcast-setup changed"
+# ready-ratio.csv's medians are those of the effective table (the C++
+# Median): of an even count, the mean of the middle two. The shell took the
+# lower one, so with quick's 2 repetitions the two tables disagreed.
+want=$(awk -F, '$1 == "ft-4-3/mlid" && $2 == 4 {s += $9; n++} END {if (n == 2) printf "%.3f", s / 2}' "$sb/setup.csv")
+got=$(awk -F, '$1 == "ft-4-3" && $2 == 4 {print $4}' "$sb/ready-ratio.csv")
+[ -n "$want" ] && [ "$got" = "$want" ] && pass "ready-ratio.csv: the median of 2 repetitions is their mean ($got ms)" ||
+  fail "ready-ratio.csv mlid size 4: $got ms, want the mean of the 2 samples, $want ms"
 rows=$(awk -F, 'NR > 1' "$sb/setup.csv" | wc -l)
 # 2 engines x 3 sizes x 2 repetitions
 [ "$rows" -eq 12 ] && pass "12 samples measured" || fail "expected 12 samples, got $rows"
