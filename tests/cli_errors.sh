@@ -62,6 +62,14 @@ expect "$tmp/overlap:5: GUID 0x0000000000100005 (LIDs 4-5) overlaps GUID 0x00000
 sed 's/^0x0000000000100003 .*/0x0000000000100003 0x0101 0x0102/' "$g2l" >"$tmp/unaligned"
 expect "$tmp/unaligned:3: LID range 257-258 is not aligned to its 2 LIDs (LMC 1): expected a base LID that is a multiple of 2" \
   "$IBUNION" route "$net" --engine mlid --guid2lid "$tmp/unaligned"
+# topo --remove-links lays the guid2lid file out on the complete tree (LMC
+# 2 on FT(4,3)); a fabric damaged past recognition defaults to LMC 0 in a
+# command given the net file alone: said, so the LIDs do not silently differ.
+"$IBUNION" topo fattree 4 3 --remove-links 16 --remove-seed 3 -o "$tmp/rm.net" --guid2lid "$tmp/rm.g" 2>"$tmp/err"
+if grep -qF "ibunion: note: without the removed links the fabric's default LMC is 0, not 2: give $tmp/rm.g (--guid2lid) to every command that reads this net file, or its LIDs will differ" "$tmp/err" &&
+  "$IBUNION" topo fattree 4 3 --remove-links 2 -o "$tmp/rm.net" --guid2lid "$tmp/rm.g" 2>"$tmp/err" && ! grep -q "removed links the fabric" "$tmp/err"
+then echo "PASS: topo --remove-links says when the damaged fabric's default LMC differs from its guid2lid file's (only then)"
+else echo "FAIL: topo --remove-links LMC note: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # OpenSM reads guid2lid LIDs with strtoul(s, 0, 0): '0100' is octal 64
 # there; it was taken as 100 here, another LID than the SM's.
 sed 's/^0x0000000000100003 .*/0x0000000000100003 0100 0101/' "$g2l" >"$tmp/octal"
