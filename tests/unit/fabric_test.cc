@@ -644,12 +644,16 @@ void Guid2LidRoundTripAndErrors() {
   std::istringstream odd("0x100001 0x0004 0x0006\n");
   CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(odd, "g2l", g); }), "g2l:1: LID range 4-6 is not a power-of-two"));
 
-  // LIDs by the core's integer rule (0100 is 100, not octal 64), GUIDs in
-  // 0x hex only, nothing after the three fields but a comment.
+  // LIDs in 0x hex or decimal; a leading 0 is refused, since OpenSM reads
+  // it as octal (0100 is LID 64 to the SM, and was 100 here). GUIDs in 0x
+  // hex only, nothing after the three fields but a comment.
   Fabric h = MakeFatTree(4, 3);
   AssignDefaultLids(h, 0);
   const std::string p0 = Hex16(h.end_ports[0].port_guid);
-  std::istringstream decimal(p0 + " 0100 0100 # moved\n");
+  std::istringstream octal(p0 + " 0100 0100 # moved\n");
+  CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(octal, "g2l", h); }),
+                     "g2l:1: LID '0100' has a leading 0, so OpenSM reads it as octal (64)"));
+  std::istringstream decimal(p0 + " 100 100 # moved\n");
   CU_ASSERT_EQUAL(ApplyGuid2Lid(decimal, "g2l", h), "");
   CU_ASSERT_EQUAL(h.end_ports[0].base_lid, 100);
   for (const std::string& line :
