@@ -19,7 +19,8 @@ constexpr const char* kUsage =
     "prints the recognised fat-tree or 2-D mesh: one line per switch and host with\n"
     "GUID, LID and the paper's label (a mesh switch also with its port toward\n"
     "E, N, W, S and its host, - where there is none); of a degraded fat-tree, what\n"
-    "is missing in a note on stderr\n"
+    "is missing in a note on stderr: how many links, switches and hosts, and which\n"
+    "(at most 8 of each) by the listing's labels\n"
     "  --dor-order FILE  of a mesh, also write OpenSM's port_search_ordering_file\n"
     "                    (opensm.conf: port_search_ordering_file FILE) that makes its\n"
     "                    dor engine route XY, X before Y, on any cabling; without it\n"
@@ -30,7 +31,11 @@ void PrintFatTree(std::FILE* out, const Fabric& f, const FatTree& t) {
   // A tree with cables, hosts or switches missing printed exactly the
   // header of a complete one: what is missing goes to stderr, as route's
   // note says it (stdout keeps its format for the scripts that read it).
-  if (t.degraded) std::cerr << "ibunion: note: " << t.DegradedSummary() << "\n";
+  if (t.degraded) {
+    std::cerr << "ibunion: note: " << t.DegradedSummary() << "\n";
+    const std::string parts = t.MissingParts();
+    if (!parts.empty()) std::cerr << "ibunion: note: missing, by the labels below: " << parts << "\n";
+  }
   std::fprintf(out, "fattree FT(%d,%d) %zu switches %zu hosts\n", t.m, t.n, f.switches.size(),
                f.end_ports.size());
   // A switch the degraded labelling left out has no label ("SW<,-1>" was

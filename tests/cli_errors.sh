@@ -795,10 +795,15 @@ if "$IBUNION" inspect "$tmp/m.net" --dor-order - 2>"$tmp/err" >"$tmp/o" && [ "$(
 then echo "PASS: inspect --dor-order -: the order on stdout (E W N S ports), the listing on stderr"
 else echo "FAIL: inspect --dor-order -: $(head -3 "$tmp/o") / $(head -2 "$tmp/err")"; fails=$((fails + 1)); fi
 # A fat-tree with a cable gone: inspect printed the header of a complete
-# one and said nothing; what is missing goes to stderr (stdout unchanged).
+# one and said nothing; what is missing goes to stderr (stdout unchanged),
+# with the cable by the listing's labels: the one between 0x...0c and
+# 0x...04 (named SW<00,2> and SW<00,1> in the file, labelled SW<01,2> and
+# SW<01,1> once degraded).
 grep -v -e '^\[1\]	"SW<00,2>"\[3\]$' -e '^\[3\]	"SW<00,1>"\[1\]$' "$top/topologies/ft-4-3.net" >"$tmp/deg.net"
 if "$IBUNION" inspect "$tmp/deg.net" --guid2lid "$top/topologies/ft-4-3.guid2lid" >"$tmp/o" 2>"$tmp/err" &&
   grep -qxF "ibunion: note: degraded FT(4,3): 1 of 32 switch links, 0 of 20 switches and 0 of 16 hosts missing" "$tmp/err" &&
+  grep -qxF "ibunion: note: missing, by the labels below: links SW<01,2>-SW<01,1>" "$tmp/err" &&
+  grep -qx "switch 0x0000000000200004 lid 72 SW<01,1>" "$tmp/o" && grep -qx "switch 0x000000000020000c lid 80 SW<01,2>" "$tmp/o" &&
   [ "$(head -1 "$tmp/o")" = "fattree FT(4,3) 20 switches 16 hosts" ] &&
   "$IBUNION" inspect "$top/topologies/ft-4-3.net" --guid2lid "$top/topologies/ft-4-3.guid2lid" >/dev/null 2>"$tmp/err" && [ ! -s "$tmp/err" ]
 then echo "PASS: inspect of a degraded fat-tree says what is missing on stderr (a complete one: nothing)"

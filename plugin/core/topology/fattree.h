@@ -45,6 +45,16 @@ struct FatTree {
   std::string arity_note;
   // "degraded FT(4,3): 2 of 64 switch links, 0 of 20 switches and 0 of 16 hosts missing"
   std::string DegradedSummary() const;
+  // What a degraded tree lacks, by these labels, at most `max` of each kind:
+  // "links SW<00,1>-SW<01,0>; switches SW<11,0>; hosts P(000)" ("" when
+  // complete). A link counts where both its switches are there, a host
+  // where its leaf is (a missing switch takes its links and hosts along);
+  // switches left out (missing.cut_off) are among the switches named.
+  // Cost: O(switches x m + expected switches).
+  std::string MissingParts(size_t max = 8) const;
+  // The labels' digits of the parent that switch `sw` reaches by up digit
+  // `j` in FT(m,n)'s cabling (the generator's rule).
+  std::vector<int> ParentDigits(int sw, int j) const;
 
   int paths() const;  // (m/2)^(n-1): up paths between the farthest hosts
   std::string SwitchLabel(int sw) const;    // "SW<00,2>"

@@ -748,4 +748,75 @@ std::string FatTree::DegradedSummary() const {
   return out;
 }
 
+std::vector<int> FatTree::ParentDigits(int sw, int j) const {
+  // SW<w,l> cables down digit x to SW<w_0..w_{l-1}, x, w_l..w_{n-3}, l+1>
+  // on the child's up digit w_{n-2}: the child drops digit l, appends j.
+  const int parent_level = level[sw] - 1;
+  std::vector<int> up(w[sw].begin(), w[sw].begin() + parent_level);
+  up.insert(up.end(), w[sw].begin() + parent_level + 1, w[sw].end());
+  up.push_back(j);
+  return up;
+}
+
+namespace {
+
+// "kind A, B, C and N more" for at most `max` names.
+void AppendList(std::string& out, const char* kind, const std::vector<std::string>& names, size_t max) {
+  if (names.empty()) return;
+  if (!out.empty()) out += "; ";
+  out += kind;
+  for (size_t i = 0; i < names.size() && i < max; ++i) out += (i ? ", " : " ") + names[i];
+  if (names.size() > max) out += " and " + std::to_string(names.size() - max) + " more";
+}
+
+}  // namespace
+
+std::string FatTree::MissingParts(size_t max) const {
+  if (!degraded || n < 2) return "";
+  std::map<std::pair<std::vector<int>, int>, int> by_label;  // (w, level) -> switch
+  for (size_t s = 0; s < w.size(); ++s)
+    if (level[s] >= 0) by_label[{w[s], level[s]}] = static_cast<int>(s);
+  std::vector<std::string> links, switches, hosts;
+  for (size_t s = 0; s < w.size(); ++s) {
+    const int l = level[s];
+    if (l > 0)
+      for (int j = 0; j < k; ++j) {
+        if (up_port[s][j]) continue;
+        const auto parent = by_label.find({ParentDigits(static_cast<int>(s), j), l - 1});
+        if (parent != by_label.end())
+          links.push_back(SwitchLabel(static_cast<int>(s)) + "-" + SwitchLabel(parent->second));
+      }
+    // A leaf's hosts take its first digits in port order (LabelHostDigits):
+    // those missing are its last.
+    if (l == n - 1)
+      for (int x = static_cast<int>(down_port[s].size()); x < k; ++x) {
+        std::vector<int> digits = w[s];
+        digits.push_back(x);
+        hosts.push_back("P(" + DigitString(digits, m) + ")");
+      }
+  }
+  // Every label FT(m,n) has: the top level's first digit runs to k, the
+  // others' to m, the rest to k.
+  for (int l = 0; l < n; ++l) {
+    const long count = (l == 0 ? 1 : 2) * IntPow(k, n - 1);
+    for (long i = 0; i < count; ++i) {
+      std::vector<int> digits(n - 1);
+      long rest = i;
+      for (int d = n - 2; d >= 0; --d) {
+        const int radix = d == 0 && l > 0 ? m : k;
+        digits[d] = static_cast<int>(rest % radix);
+        rest /= radix;
+      }
+      if (!by_label.count({digits, l}))
+        switches.push_back("SW<" + DigitString(digits, m) + "," + std::to_string(l) + ">");
+    }
+  }
+  std::string out;
+  AppendList(out, "links", links, max);
+  // A switch left out (cut_off: no place in the tree) holds no label either.
+  AppendList(out, missing.cut_off ? "switches missing or left out" : "switches", switches, max);
+  AppendList(out, "hosts", hosts, max);
+  return out;
+}
+
 }  // namespace ibu
