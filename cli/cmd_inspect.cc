@@ -93,7 +93,7 @@ int InspectMain(int argc, char** argv) {
   const Mesh& m = *k.mesh;
   PrintMesh(out, f, m);
   if (!dor_order.empty()) {
-    std::fflush(out);
+    FlushReport(out);
     WriteFilesAtomically({{dor_order, [&](std::ostream& os) { WriteDorPortOrder(os, f, m); }}}, inputs);
   }
   return 0;

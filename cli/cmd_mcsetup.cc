@@ -305,7 +305,7 @@ int EffectiveMain(const Args& args) {
         << e.lazy_us << ',' << e.pool_us << ',' << e.basic_us / e.lazy_us << ',' << e.basic_us / e.pool_us
         << '\n';
   }
-  std::fflush(report);
+  FlushReport(report);
   if (args.has("--csv")) WriteFileAtomically(args.get("--csv"), csv.str());
   return 0;
 }

@@ -2,9 +2,11 @@
 // plugin. Subcommands live in cli/cmd_*.cc.
 #include <cstring>
 #include <iostream>
+#include <string>
 
 #include "cli/commands.h"
 #include "plugin/core/error.h"
+#include "plugin/core/output_files.h"
 #include "sim-harness/timing/sim_cli.h"
 
 namespace {
@@ -38,21 +40,37 @@ constexpr Command kCommands[] = {
     {"sim", ibu::sim::SimMain},
 };
 
+// What went to stdout is checked once written: a full disk or a closed
+// descriptor lost it, and exit 0 said all was well. `ibunion topo ... >
+// /dev/full` now says so and exits 2; a command that failed (1, a failed
+// check) keeps its status and gains the line. A closed pipe (`| head`)
+// still ends the command by SIGPIPE, as before, with no message.
+int CheckStdout(const char* command, int status) {
+  try {
+    ibu::FlushStdout();
+  } catch (const ibu::Error& e) {
+    std::cerr << "ibunion" << (command ? std::string(" ") + command : "") << ": " << e.what() << "\n";
+    return status == 0 ? 2 : status;
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  ibu::KeepStdoutWriteErrors();
   if (argc < 2) {  // usage on error goes with the errors, to stderr
     std::cerr << kUsage;
     return 2;
   }
   if (!std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
     std::cout << kUsage;
-    return 0;
+    return CheckStdout(nullptr, 0);
   }
   for (const Command& c : kCommands) {
     if (std::strcmp(argv[1], c.name)) continue;
     try {
-      return c.main(argc - 2, argv + 2);
+      return CheckStdout(c.name, c.main(argc - 2, argv + 2));
     } catch (const ibu::cli::UsageError& e) {
       std::cerr << "ibunion " << c.name << ": " << e.message << "\n";
       return 2;

@@ -1484,5 +1484,48 @@ flows_report uniform "bound: the busiest VL channel is full at offered load 0.47
 # dlid=random, where dlid=base sends them all through one (3.43 loads).
 flows_report "centric:0.5 dlid=random" "busiest VL channel into a switch: load 1.92857," "link,load,util" \
   --traffic centric:0.5 --param dlid=random
+# What a command writes to stdout is checked: on a full disk (/dev/full)
+# or a closed descriptor the output was lost and the status 0. Now exit 2
+# and a line naming standard output and why; a status of 1 (a failed check)
+# stays 1 with that line; a command that failed keeps its own error alone.
+stdout_full() {  # ARGS...: `ibunion ARGS >/dev/full` exits 2 and says why
+  local needle="ibunion${1:+ $1}: standard output: write failed (No space left on device)"
+  [ "$1" = --help ] && needle="ibunion: standard output: write failed (No space left on device)"
+  "$IBUNION" "$@" >/dev/full 2>"$tmp/err"; local rc=$?
+  if [ $rc -eq 2 ] && grep -qxF -- "$needle" "$tmp/err"; then echo "PASS: ibunion $* >/dev/full: $(tail -1 "$tmp/err")"
+  else echo "FAIL: 'ibunion $*' >/dev/full -> rc $rc, stderr: $(tail -1 "$tmp/err") (wanted: $needle)"; fails=$((fails + 1)); fi
+}
+mesh=$top/topologies/mesh-3x7.net
+stdout_full --help
+stdout_full topo fattree 4 2             # less than stdio's buffer: fails at the end
+stdout_full topo fattree 32 3            # more: fails on the way
+stdout_full route "$net" --engine mlid --lft -
+stdout_full verify "$net" --lft "$tmp/good.lft"
+stdout_full inspect "$top/topologies/ft-8-3.net"
+stdout_full inspect "$mesh" --dor-order -
+stdout_full trace "$net" --lft "$tmp/good.lft" --base-lid-load
+stdout_full trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 16
+stdout_full mcsetup effective --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv"
+stdout_full mcsetup effective --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv" --csv -
+stdout_full sim "$net" --routing mlid --quiet
+stdout_full sim "$net" --routing mlid --flows --traffic shift:2 --quiet
+"$IBUNION" topo fattree 4 2 >&- 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && grep -qxF "ibunion topo: standard output: write failed (Bad file descriptor)" "$tmp/err"
+then echo "PASS: topo with stdout closed: $(cat "$tmp/err")"
+else echo "FAIL: topo with stdout closed: rc $rc, $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+sed '/^Unicast lids .*(SW<3,1>):$/,/valid lids dumped/s/^0x0010 002 /0x0010 001 /' "$tmp/good.lft" >"$tmp/bent.lft"
+"$IBUNION" trace "$net" --lft "$tmp/bent.lft" --from 'P(00)' --dlid 16 >/dev/full 2>"$tmp/err"; rc=$?
+if [ $rc -eq 1 ] && grep -qxF "ibunion trace: standard output: write failed (No space left on device)" "$tmp/err"
+then echo "PASS: trace of a bent route >/dev/full: status 1 kept, $(tail -1 "$tmp/err")"
+else echo "FAIL: trace of a bent route >/dev/full: rc $rc, $(tail -1 "$tmp/err")"; fails=$((fails + 1)); fi
+"$IBUNION" route /nonexistent.net --engine mlid >/dev/full 2>"$tmp/err"; rc=$?
+if [ $rc -eq 2 ] && [ "$(cat "$tmp/err")" = "ibunion route: /nonexistent.net: cannot open topology file (No such file or directory)" ]
+then echo "PASS: route of a missing file >/dev/full: its own error alone"
+else echo "FAIL: route of a missing file >/dev/full: rc $rc, $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+# A reader that stops early (`| head`) ends the command by SIGPIPE, quietly.
+"$IBUNION" topo fattree 32 3 2>"$tmp/err" | head -1 >/dev/null
+rc=${PIPESTATUS[0]}
+if [ "$rc" -eq 141 ] && [ ! -s "$tmp/err" ]; then echo "PASS: topo | head -1: SIGPIPE, nothing on stderr"
+else echo "FAIL: topo | head -1: status $rc, $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

@@ -10,12 +10,73 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <streambuf>
 
 #include "plugin/core/error.h"
 
 namespace ibu {
 
 bool IsStdout(const std::string& path) { return path.empty() || path == "-"; }
+
+namespace {
+
+int stdout_errno = 0;  // the first failed write's, once KeepStdoutWriteErrors ran
+
+// Passes all to std::cout's own buffer (stdout's, under sync_with_stdio),
+// noting errno when a write fails.
+class ErrnoKeepingBuf : public std::streambuf {
+ public:
+  explicit ErrnoKeepingBuf(std::streambuf* inner) : inner_(inner) {}
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    const int_type r = inner_->sputc(traits_type::to_char_type(c));
+    if (traits_type::eq_int_type(r, traits_type::eof())) Note();
+    return r;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    const std::streamsize r = inner_->sputn(s, n);
+    if (r < n) Note();
+    return r;
+  }
+  int sync() override {
+    const int r = inner_->pubsync();
+    if (r != 0) Note();
+    return r;
+  }
+
+ private:
+  void Note() {
+    if (!stdout_errno) stdout_errno = errno;
+  }
+  std::streambuf* inner_;
+};
+
+}  // namespace
+
+void FlushReport(std::FILE* out) {
+  if (std::fflush(out) != 0 && out == stdout && !stdout_errno) stdout_errno = errno;
+}
+
+// Never deleted: std::cout is flushed at exit, after the statics are gone.
+void KeepStdoutWriteErrors() {
+  static ErrnoKeepingBuf* buf = new ErrnoKeepingBuf(std::cout.rdbuf());
+  std::cout.rdbuf(buf);
+}
+
+// std::cout shares stdout's stream (sync_with_stdio): a failed write sets
+// cout's badbit and stdout's error flag; a later write of what stdout still
+// buffers (printf's) fails again, with the reason in errno.
+void FlushStdout() {
+  errno = 0;
+  std::cout.flush();
+  int err = stdout_errno ? stdout_errno : errno;
+  if (std::fflush(stdout) != 0 && !err) err = errno;
+  if (std::cout && !std::ferror(stdout)) return;
+  throw Error(std::string("standard output: write failed") +
+              (err ? std::string(" (") + std::strerror(err) + ")" : ""));
+}
 
 namespace {
 
@@ -155,7 +216,7 @@ void WriteFilesAtomically(const std::vector<OutputFile>& files, const std::vecto
   for (const OutputFile& f : files)
     if (IsStdout(f.path)) {
       f.write(std::cout);
-      std::cout.flush();
+      FlushStdout();
     }
 }
 

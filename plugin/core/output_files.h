@@ -11,6 +11,7 @@
 // rename would replace the device or pipe with a file.
 #pragma once
 
+#include <cstdio>
 #include <functional>
 #include <ostream>
 #include <string>
@@ -39,5 +40,20 @@ void CheckOutputsWritable(const std::vector<std::string>& paths, const std::vect
 // "-" or "": the output goes to standard output (a command then sends its
 // human report to stderr, so stdout holds that output alone).
 bool IsStdout(const std::string& path);
+
+// Flushes std::cout and stdout and throws ibu::Error ("standard output:
+// write failed (reason)") when any write to them failed: a full disk, a
+// closed descriptor. Output lost is never a silent success.
+void FlushStdout();
+
+// fflush(out), for a report flushed before a command goes on: a failed
+// write to stdout keeps its reason for FlushStdout, at the command's end.
+void FlushReport(std::FILE* out);
+
+// For a program's main, before it writes: std::cout keeps the reason of its
+// first failed write for FlushStdout, which has none to find otherwise once
+// the stream stopped writing (a report larger than stdio's buffer on a full
+// disk said "write failed", and not why).
+void KeepStdoutWriteErrors();
 
 }  // namespace ibu
