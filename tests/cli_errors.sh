@@ -1527,5 +1527,60 @@ else echo "FAIL: route of a missing file >/dev/full: rc $rc, $(cat "$tmp/err")";
 rc=${PIPESTATUS[0]}
 if [ "$rc" -eq 141 ] && [ ! -s "$tmp/err" ]; then echo "PASS: topo | head -1: SIGPIPE, nothing on stderr"
 else echo "FAIL: topo | head -1: status $rc, $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+# Both output files or neither, when one is a directory, a device or stdout:
+# a directory was written "in place" after the other files were renamed
+# into place (exit 2 with a fresh net file beside the old guid2lid file),
+# and so was a device (/dev/full) or stdout. The files now wait as
+# temporaries until the in-place outputs are out; a directory is refused
+# first.
+untouched() {  # WHAT NEEDLE STDOUT ARGS...: exit 2, NEEDLE, $k/a and $k/b as they were, nothing else in $k
+  local what=$1 needle=$2 out=$3
+  shift 3
+  rm -rf "$k"; mkdir -p "$k/dir"; echo OLD-a >"$k/a"; echo OLD-b >"$k/b"
+  "$@" >"$out" 2>"$tmp/err"; local rc=$?
+  if [ $rc -eq 2 ] && grep -qF -- "$needle" "$tmp/err" && [ "$(cat "$k/a")" = OLD-a ] && [ "$(cat "$k/b")" = OLD-b ] &&
+    [ "$(ls -A "$k" | xargs)" = "a b dir" ] && [ -z "$(ls -A "$k/dir")" ]
+  then echo "PASS: $what: exit 2, files as they were: $(tail -1 "$tmp/err")"
+  else echo "FAIL: $what: rc $rc, a: $(head -c 20 "$k/a"), b: $(head -c 20 "$k/b"), in $k: $(ls -A "$k" | xargs), $(tail -1 "$tmp/err") (wanted: $needle)"; fails=$((fails + 1)); fi
+}
+k=$tmp/k
+untouched "topo -o FILE --guid2lid DIR" "$k/dir: cannot write (Is a directory)" /dev/null \
+  "$IBUNION" topo fattree 8 3 -o "$k/a" --guid2lid "$k/dir"
+untouched "topo --guid2lid FILE -o DIR" "$k/dir: cannot write (Is a directory)" /dev/null \
+  "$IBUNION" topo fattree 8 3 --guid2lid "$k/a" -o "$k/dir"
+untouched "topo --guid2lid FILE -o /dev/full" "/dev/full: write failed (No space left on device); $k/a not written (left as it was)" /dev/null \
+  "$IBUNION" topo fattree 8 3 --guid2lid "$k/a" -o /dev/full
+untouched "topo --guid2lid FILE -o - >/dev/full" "ibunion topo: standard output: write failed (No space left on device); $k/a not written" /dev/full \
+  "$IBUNION" topo mesh 3 3 --guid2lid "$k/a" -o -
+untouched "route --lft FILE --mft DIR" "$k/dir: cannot write (Is a directory)" /dev/null \
+  "$IBUNION" route "$net" --engine mlid --lft "$k/a" --groups "$tmp/one.groups" --mft "$k/dir"
+untouched "route --lft FILE --paths FILE --mft /dev/full" "/dev/full: write failed (No space left on device); $k/a, $k/b not written (left as they were)" /dev/null \
+  "$IBUNION" route "$net" --engine mlid --lft "$k/a" --paths "$k/b" --groups "$tmp/one.groups" --mft /dev/full
+untouched "route --lft - --mft FILE >/dev/full" "standard output: write failed (No space left on device); $k/a not written" /dev/full \
+  "$IBUNION" route "$net" --engine mlid --lft - --groups "$tmp/one.groups" --mft "$k/a"
+untouched "sim --csv FILE --links /dev/full" "/dev/full: write failed (No space left on device); $k/a not written" /dev/null \
+  "$IBUNION" sim "$net" --routing mlid --quiet --csv "$k/a" --links /dev/full
+# A reader gone (`| head`) with a file to write: the file was replaced, then
+# SIGPIPE ended the command. With the file a temporary until stdout is out,
+# SIGPIPE would leave that behind: an error now (EPIPE), the file as it was.
+rm -rf "$k"; mkdir -p "$k/dir"; echo OLD-a >"$k/a"; echo OLD-b >"$k/b"
+"$IBUNION" topo fattree 32 3 --guid2lid "$k/a" -o - 2>"$tmp/err" | head -1 >/dev/null
+rc=${PIPESTATUS[0]}
+if [ "$rc" -eq 2 ] && [ "$(cat "$k/a")" = OLD-a ] && [ "$(ls -A "$k" | xargs)" = "a b dir" ] &&
+  grep -qxF "ibunion topo: standard output: write failed (Broken pipe); $k/a not written (left as it was)" "$tmp/err"
+then echo "PASS: topo --guid2lid FILE -o - | head -1: $(tail -1 "$tmp/err")"
+else echo "FAIL: topo --guid2lid FILE -o - | head -1: rc $rc, in $k: $(ls -A "$k" | xargs), $(tail -1 "$tmp/err")"; fails=$((fails + 1)); fi
+# -o LINK writes the file the link points at, as '>' does: the link was
+# replaced by a file of its own. A dangling link's file is created.
+rm -rf "$k"; mkdir -p "$k/sub"; echo OLD >"$k/sub/t.net"; ln -s sub/t.net "$k/link.net"; ln -s sub/new.net "$k/dangling.net"
+if "$IBUNION" topo fattree 4 2 -o "$k/link.net" 2>/dev/null && "$IBUNION" topo fattree 4 2 -o "$k/dangling.net" 2>/dev/null &&
+  [ -L "$k/link.net" ] && [ -L "$k/dangling.net" ] && grep -q '^Hca' "$k/sub/t.net" && grep -q '^Hca' "$k/sub/new.net" &&
+  [ "$(ls -A "$k" "$k/sub" | xargs)" = "$k: dangling.net link.net sub $k/sub: new.net t.net" ]
+then echo "PASS: topo -o LINK: the link kept, its file written (a dangling one's created)"
+else echo "FAIL: topo -o LINK: $(ls -lA "$k" "$k/sub" | xargs)"; fails=$((fails + 1)); fi
+ln -s loop2 "$k/loop1"; ln -s loop1 "$k/loop2"
+expect "$k/loop1: cannot write (Too many levels of symbolic links)" "$IBUNION" topo fattree 4 2 -o "$k/loop1"
+ln -s sub "$k/dirlink"
+expect "$k/dirlink: cannot write (Is a directory)" "$IBUNION" topo fattree 4 2 -o "$k/dirlink"
 [ $fails -eq 0 ] && echo "all checks passed" || echo "$fails checks failed"
 exit $(( fails > 0 ))

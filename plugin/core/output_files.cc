@@ -1,5 +1,6 @@
 #include "plugin/core/output_files.h"
 
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -80,19 +81,61 @@ void FlushStdout() {
 
 namespace {
 
-// An existing target that is not a regular file (after symlinks): a device
-// or a pipe, written in place.
-bool IsSpecial(const std::string& path) {
+// Where an output goes. kInPlace: an existing target that is no regular
+// file (after symlinks), a device or a pipe, written in place, since a
+// rename would replace it with a file. kFile: a regular file, new or
+// replaced, written to a temporary beside `target` and renamed onto it;
+// `target` is the path, or for a symbolic link the file it points at: the
+// link stays a link, as the shell's '>' leaves it (a rename onto the link
+// replaced it with a file of its own).
+enum class Kind { kStdout, kInPlace, kFile };
+
+struct Target {
+  Kind kind;
+  std::string path;
+};
+
+// The file a symbolic link ends at, links followed to their end (a dangling
+// one's target is created, as by '>'); `path` itself when it is no link.
+std::string FollowLinks(const std::string& path) {
+  std::filesystem::path p = path;
+  for (int hops = 0; hops < 40; ++hops) {  // Linux's own limit
+    std::error_code ec;
+    if (!std::filesystem::is_symlink(p, ec)) return p.string();
+    const std::filesystem::path to = std::filesystem::read_symlink(p, ec);
+    if (ec) return p.string();
+    p = to.is_absolute() ? to : p.parent_path() / to;
+  }
+  throw Error(path + ": cannot write (" + std::strerror(ELOOP) + ")");
+}
+
+// A directory is refused here, before anything is written: written "in
+// place" with the devices it failed after the other outputs were replaced.
+Target Classify(const std::string& path) {
+  if (IsStdout(path)) return {Kind::kStdout, path};
   struct stat st;
-  return !IsStdout(path) && stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw Error(path + ": cannot write (" + std::strerror(EISDIR) + ")");
+    if (!S_ISREG(st.st_mode)) return {Kind::kInPlace, path};
+  }
+  return {Kind::kFile, FollowLinks(path)};
+}
+
+std::vector<Target> ClassifyAll(const std::vector<OutputFile>& files) {
+  std::vector<Target> targets;
+  for (const OutputFile& f : files) targets.push_back(Classify(f.path));
+  return targets;
 }
 
 void WriteInPlace(const OutputFile& file) {
   std::ofstream out(file.path, std::ios::binary | std::ios::out);
   if (!out) throw Error(file.path + ": cannot write (" + std::strerror(errno) + ")");
+  errno = 0;
   file.write(out);
   out.flush();
-  if (!out) throw Error(file.path + ": write failed");
+  const int err = errno;
+  if (!out)
+    throw Error(file.path + ": write failed" + (err ? std::string(" (") + std::strerror(err) + ")" : ""));
 }
 
 // Removes the temporaries not yet renamed, whatever happens.
@@ -107,23 +150,23 @@ struct Staged {
 // An existing target keeps its permissions: the temporary renamed over it
 // came with the umask's (a 0600 file became 0644). One the user may not
 // write is refused, as the shell's '>' refuses it, not replaced.
-void TakeOverMode(const std::string& target, const std::string& tmp) {
+void TakeOverMode(const std::string& name, const std::string& target, const std::string& tmp) {
   struct stat st;
   if (stat(target.c_str(), &st) != 0) return;
   if (access(target.c_str(), W_OK) != 0) {
     const int err = errno;
     std::remove(tmp.c_str());
-    throw Error(target + ": cannot write (" + std::strerror(err) + ")");
+    throw Error(name + ": cannot write (" + std::strerror(err) + ")");
   }
   chmod(tmp.c_str(), st.st_mode & 07777);
 }
 
-std::string WriteTemporary(const OutputFile& file) {
+std::string WriteTemporary(const OutputFile& file, const std::string& target) {
   // pid in the name: two commands writing the same target do not collide.
-  const std::string tmp = file.path + ".tmp." + std::to_string(getpid());
+  const std::string tmp = target + ".tmp." + std::to_string(getpid());
   std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(file.path + ": cannot write (" + std::strerror(errno) + ")");
-  TakeOverMode(file.path, tmp);
+  TakeOverMode(file.path, target, tmp);
   try {
     file.write(out);
     out.flush();
@@ -140,12 +183,35 @@ std::string WriteTemporary(const OutputFile& file) {
   return tmp;
 }
 
+// SIGPIPE ignored while it lives: a pipe closed under an output written in
+// place (stdout into `head`) killed the command with the other outputs'
+// temporaries left behind; it is an error now (EPIPE) and they are removed.
+class PipeErrorsNotSignals {
+ public:
+  explicit PipeErrorsNotSignals(bool on) : on_(on) {
+    if (!on_) return;
+    struct sigaction ignore = {};
+    ignore.sa_handler = SIG_IGN;
+    sigemptyset(&ignore.sa_mask);
+    on_ = sigaction(SIGPIPE, &ignore, &old_) == 0;
+  }
+  ~PipeErrorsNotSignals() {
+    if (on_) sigaction(SIGPIPE, &old_, nullptr);
+  }
+  PipeErrorsNotSignals(const PipeErrorsNotSignals&) = delete;
+  PipeErrorsNotSignals& operator=(const PipeErrorsNotSignals&) = delete;
+
+ private:
+  bool on_;
+  struct sigaction old_ = {};
+};
+
 // Two outputs into one regular file (`-o x --guid2lid x`, or `x` and
 // `./x`) shared a temporary: one was lost and the other renamed into place
 // before the error. Refused before anything is written.
 // Two outputs on standard output came out one after the other, a stream
 // no reader of either takes.
-void RefuseSharedTarget(const std::vector<OutputFile>& files, const std::vector<bool>& special) {
+void RefuseSharedTarget(const std::vector<OutputFile>& files, const std::vector<Target>& targets) {
   std::vector<std::filesystem::path> seen;
   bool on_stdout = false;
   for (size_t i = 0; i < files.size(); ++i) {
@@ -154,10 +220,10 @@ void RefuseSharedTarget(const std::vector<OutputFile>& files, const std::vector<
         throw Error("'-' (standard output) named for two outputs; give all but one of them a file");
       on_stdout = true;
     }
-    if (IsStdout(files[i].path) || special[i]) continue;
+    if (targets[i].kind != Kind::kFile) continue;
     std::error_code ec;
-    std::filesystem::path target = std::filesystem::weakly_canonical(files[i].path, ec);
-    if (ec) target = std::filesystem::absolute(files[i].path, ec).lexically_normal();
+    std::filesystem::path target = std::filesystem::weakly_canonical(targets[i].path, ec);
+    if (ec) target = std::filesystem::absolute(targets[i].path, ec).lexically_normal();
     if (std::find(seen.begin(), seen.end(), target) != seen.end())
       throw Error(files[i].path + ": named for two outputs; give each output a file of its own");
     seen.push_back(target);
@@ -166,13 +232,13 @@ void RefuseSharedTarget(const std::vector<OutputFile>& files, const std::vector<
 
 // An output on an input file (the same file by any name or link) would
 // replace what the command read, the user's only copy perhaps.
-void RefuseInputAsOutput(const std::vector<OutputFile>& files, const std::vector<bool>& special,
+void RefuseInputAsOutput(const std::vector<OutputFile>& files, const std::vector<Target>& targets,
                          const std::vector<std::string>& inputs) {
   for (size_t i = 0; i < files.size(); ++i) {
-    if (IsStdout(files[i].path) || special[i]) continue;
+    if (targets[i].kind != Kind::kFile) continue;
     for (const std::string& input : inputs) {
       std::error_code ec;
-      if (std::filesystem::equivalent(input, files[i].path, ec) && !ec)
+      if (std::filesystem::equivalent(input, targets[i].path, ec) && !ec)
         throw Error(files[i].path + ": named for an output, but it is an input of this command (" + input +
                     "); give the output a file of its own");
     }
@@ -183,41 +249,55 @@ void RefuseInputAsOutput(const std::vector<OutputFile>& files, const std::vector
 
 void CheckOutputsWritable(const std::vector<std::string>& paths, const std::vector<std::string>& inputs) {
   std::vector<OutputFile> files;
-  std::vector<bool> special;
-  for (const std::string& path : paths) {
-    files.push_back({path, [](std::ostream&) {}});
-    special.push_back(IsSpecial(path));
-    struct stat st;
-    if (special.back() && stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-      throw Error(path + ": cannot write (" + std::strerror(EISDIR) + ")");
-  }
-  RefuseSharedTarget(files, special);
-  RefuseInputAsOutput(files, special, inputs);
+  for (const std::string& path : paths) files.push_back({path, [](std::ostream&) {}});
+  const std::vector<Target> targets = ClassifyAll(files);
+  RefuseSharedTarget(files, targets);
+  RefuseInputAsOutput(files, targets, inputs);
   for (size_t i = 0; i < files.size(); ++i)
-    if (!IsStdout(files[i].path) && !special[i]) std::remove(WriteTemporary(files[i]).c_str());
+    if (targets[i].kind == Kind::kFile) std::remove(WriteTemporary(files[i], targets[i].path).c_str());
 }
 
+// The regular files wait as temporaries while the outputs written in place
+// (devices, pipes, stdout) go out: one of those failing (`-o /dev/full`,
+// `-o -` on a full disk) had the files already renamed into place, a new
+// net file beside an old guid2lid file. Now they are removed then, and the
+// error says which files were left as they were.
 void WriteFilesAtomically(const std::vector<OutputFile>& files, const std::vector<std::string>& inputs) {
+  const std::vector<Target> targets = ClassifyAll(files);
+  RefuseSharedTarget(files, targets);
+  RefuseInputAsOutput(files, targets, inputs);
   Staged staged;
-  std::vector<bool> special;
-  for (const OutputFile& f : files) special.push_back(IsSpecial(f.path));
-  RefuseSharedTarget(files, special);
-  RefuseInputAsOutput(files, special, inputs);
-  for (size_t i = 0; i < files.size(); ++i)
-    staged.tmp.push_back(IsStdout(files[i].path) || special[i] ? "" : WriteTemporary(files[i]));
+  std::string kept;  // the regular files' names, for an error in place
+  int n_kept = 0;
+  bool in_place = false;
+  for (size_t i = 0; i < files.size(); ++i) {
+    const bool file = targets[i].kind == Kind::kFile;
+    staged.tmp.push_back(file ? WriteTemporary(files[i], targets[i].path) : "");
+    if (file) kept += (n_kept++ ? ", " : "") + files[i].path;
+    in_place = in_place || !file;
+  }
+  {
+    PipeErrorsNotSignals guard(in_place && !kept.empty());
+    try {
+      for (size_t i = 0; i < files.size(); ++i)
+        if (targets[i].kind == Kind::kInPlace) WriteInPlace(files[i]);
+      for (size_t i = 0; i < files.size(); ++i)
+        if (targets[i].kind == Kind::kStdout) {
+          files[i].write(std::cout);
+          FlushStdout();
+        }
+    } catch (const Error& e) {
+      if (kept.empty()) throw;
+      throw Error(std::string(e.what()) + "; " + kept + " not written (left as " +
+                  (n_kept == 1 ? "it was" : "they were") + ")");
+    }
+  }
   for (size_t i = 0; i < files.size(); ++i) {
     if (staged.tmp[i].empty()) continue;
-    if (std::rename(staged.tmp[i].c_str(), files[i].path.c_str()) != 0)
+    if (std::rename(staged.tmp[i].c_str(), targets[i].path.c_str()) != 0)
       throw Error(files[i].path + ": cannot rename into place (" + std::strerror(errno) + ")");
     staged.tmp[i].clear();
   }
-  for (size_t i = 0; i < files.size(); ++i)
-    if (special[i]) WriteInPlace(files[i]);
-  for (const OutputFile& f : files)
-    if (IsStdout(f.path)) {
-      f.write(std::cout);
-      FlushStdout();
-    }
 }
 
 }  // namespace ibu

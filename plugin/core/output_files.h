@@ -5,10 +5,14 @@
 // step: should the directory change under us between two of them, the
 // files renamed before stay. Same-directory renames fail no other way.)
 // A replaced file keeps its permissions;
-// one the user may not write is refused. "-" (or "") means standard output,
-// written last, after the files; so is an existing target that is no
-// regular file (/dev/null, /dev/stdout, a FIFO): written in place, since a
-// rename would replace the device or pipe with a file.
+// one the user may not write is refused; a symbolic link stays one, the
+// file it points at written (created if it dangles), as '>' does. "-" (or
+// "") means standard output; an existing target that is no regular file
+// (/dev/null, /dev/stdout, a FIFO) is written in place, since a rename
+// would replace the device or pipe with a file. Those are written while
+// the files wait as temporaries, which are renamed into place only when
+// every one of them succeeded (nothing written to the files otherwise:
+// `--guid2lid g -o /dev/full`). A directory is refused before anything.
 #pragma once
 
 #include <cstdio>
@@ -25,7 +29,8 @@ struct OutputFile {
 };
 
 // Throws ibu::Error naming the path and the system's reason when a file
-// cannot be written, when two outputs name one file (devices aside;
+// cannot be written (a directory, a device or stdout that fails), when two
+// outputs name one file (devices aside;
 // standard output too), or when an output is one of `inputs`, the files
 // the command read (`route x.net --lft x.net` replaced the net file);
 // nothing has been replaced then.
