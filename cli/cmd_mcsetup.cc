@@ -31,7 +31,7 @@ constexpr const char* kUsage =
     "                               [--no-pool] [--seed S] [--label NAME] [--csv FILE] [--timeout-ms MS]\n"
     "                               [--fail-after-joins  (tests: fail mid-run, then clean up)]\n"
     "       ibunion mcsetup burst NET [--guid2lid FILE] [--groups 8] [--members 125] [--workers 8]\n"
-    "                               [--seed S] [--timeout-ms MS]\n"
+    "                               [--seed S] [--timeout-ms MS]   (--members: at most the end ports)\n"
     "       ibunion mcsetup effective --setup CSV --costs CSV [--iterations 1,10,100,1000]\n"
     "                               [--csv FILE]\n"
     "measure/burst run on a live subnet (under ibsim: LD_PRELOAD=$IBUNION_UMAD2SIM and\n"
@@ -59,6 +59,10 @@ std::vector<int> ParseIntList(const std::string& text, const std::string& what, 
     if (word.empty())
       throw UsageError{"option " + what + ": expected a comma-separated list of integers, got '" + text + "'"};
     v.push_back(static_cast<int>(ParseInt(word, "option " + what, min, max)));
+    // A value twice measures it twice and plots it as two points.
+    if (std::count(v.begin(), v.end() - 1, v.back()))
+      throw UsageError{"option " + what + ": " + word + " is in '" + text +
+                       "' twice; expected each value once"};
   }
   return v;
 }
@@ -130,7 +134,10 @@ int Measure(const Args& args) {
 int Burst(const Args& args) {
   const Fabric f = LoadLiveFabric(args);
   const int groups = static_cast<int>(args.integer("--groups", 8, 1, 1000));
-  const int members = static_cast<int>(args.integer("--members", 125, 1, 100000));
+  // The paper's burst is 8 groups of 125; a smaller fabric gets groups of
+  // every end port unless --members says otherwise.
+  const int members = static_cast<int>(
+      args.integer("--members", std::min<long>(125, static_cast<long>(f.end_ports.size())), 1, 100000));
   const int workers = static_cast<int>(args.integer("--workers", 8, 1, 8));
   const auto seed = static_cast<uint64_t>(args.integer("--seed", 1, 0, 1L << 40));
   const auto timeout_ms = static_cast<double>(args.integer("--timeout-ms", 120000, 1, 3600000));
@@ -342,11 +349,18 @@ void RefuseOptionsOfOtherVerbs(const Args& args, const std::string& verb) {
   const auto is_own = [&](const std::string& o) {
     return own->second.with_value.count(o) > 0 || own->second.flags.count(o) > 0;
   };
-  for (const auto& [other, options] : OptionsOfVerbs())
+  // Named with every verb that has it (--csv is measure's and effective's).
+  for (const auto& [name, options] : OptionsOfVerbs())
     for (const auto* set : {&options.with_value, &options.flags})
-      for (const std::string& o : *set)
-        if (args.has(o) && !is_own(o))
-          throw UsageError{o + " is not an option of mcsetup " + verb + " (it is one of " + other + ")\n" + kUsage};
+      for (const std::string& o : *set) {
+        if (!args.has(o) || is_own(o)) continue;
+        std::string verbs;
+        for (const auto& [other, other_options] : OptionsOfVerbs())
+          if (other_options.with_value.count(o) || other_options.flags.count(o))
+            verbs += (verbs.empty() ? "" : " and ") + other;
+        throw UsageError{o + " is not an option of mcsetup " + verb + " (it is one of " + verbs + ")\n" +
+                         kUsage};
+      }
 }
 
 // Runs measure or burst on the live subnet under an InterruptGuard: Ctrl-C

@@ -475,6 +475,9 @@ expect "ibunion mcsetup: --reps is not an option of mcsetup effective (it is one
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --reps 3
 expect "ibunion mcsetup: --sizes is not an option of mcsetup burst (it is one of measure)" \
   "$IBUNION" mcsetup burst "$net" --sizes 4
+# An option two other verbs take is named with both (it named the first).
+expect "ibunion mcsetup: --csv is not an option of mcsetup burst (it is one of effective and measure)" \
+  "$IBUNION" mcsetup burst "$net" --csv x
 # A net file with the SM's LIDs keeps them: --lmc (the generator's layout)
 # is refused there rather than replacing them without a word.
 live=$top/tests/fuzz/corpus/netfile/ibnetdiscover.net
@@ -1427,6 +1430,10 @@ else echo "FAIL: verify --deadlock switch routes: $(grep deadlock "$tmp/v" "$tmp
 expect "option --iterations: expected a comma-separated list of integers, got '1,10,'" \
   "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --iterations 1,10,
 expect "option --sizes: expected an integer, got 'x'" "$IBUNION" mcsetup measure "$live" --sizes 4,x
+# A value twice was measured twice and plotted as two points.
+expect "option --sizes: 4 is in '4,8,4' twice; expected each value once" "$IBUNION" mcsetup measure "$live" --sizes 4,8,4
+expect "option --iterations: 10 is in '1,10,10' twice; expected each value once" \
+  "$IBUNION" mcsetup effective --setup "$tmp/none" --costs "$tmp/none" --iterations 1,10,10
 expect "/nonexistent-dir/m.csv: cannot write (No such file or directory)" \
   env -u LD_PRELOAD "$IBUNION" mcsetup measure "$net" --guid2lid "$g2l" --sizes 4 --csv /nonexistent-dir/m.csv
 # ... and so is every option measure and burst take, before any SA worker
