@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "plugin/core/error.h"
 #include "plugin/core/groups.h"
+#include "plugin/core/int_math.h"
 #include "plugin/core/tables.h"
 #include "plugin/core/topology/fattree.h"
 #include "plugin/core/topology/mesh.h"
@@ -173,7 +174,18 @@ int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Arg
   } catch (const Error& e) {
     throw UsageError{"--from " + args.get("--from") + ": " + e.what()};
   }
-  if (src < 0) throw UsageError{"--from " + args.get("--from") + ": no such host in " + args.positional()[0]};
+  if (src < 0) {
+    // A switch's LID or label is a likely slip: say whose it is.
+    const std::string word = args.get("--from");
+    long long lid = 0;
+    if (ParseInteger(word, &lid) && lid > 0 && lid <= kMaxUnicastLid) {
+      const LidOwner o = f.owner(static_cast<Lid>(lid));
+      if (o.valid() && o.kind == Peer::Kind::kSwitch)
+        throw UsageError{"--from " + word + ": LID " + word + " is switch " + labels.Switch(o.index) +
+                         "'s, not a host's; routes start at hosts"};
+    }
+    throw UsageError{"--from " + word + ": no such host in " + args.positional()[0]};
+  }
   const Lid dlid = static_cast<Lid>(ParseInt(args.get("--dlid"), "option --dlid", 1, kMaxUnicastLid));
   // A LID of nothing is the user's mistake, not a broken route of the tables.
   if (!f.owner(dlid).valid()) {

@@ -347,6 +347,9 @@ expect "ibunion route: --lmc given twice ('2', then '3'): give it once" "$IBUNIO
 expect "ibunion verify: --engine given twice ('mlid', then 'slid'): give it once" \
   "$IBUNION" verify "$net" --lft /dev/null --engine mlid --engine=slid
 expect "ibunion trace: --dlid given twice ('4', then '8')" "$IBUNION" trace "$net" --lft /dev/null --from 'P(00)' --dlid 4 --dlid 8
+# A switch's LID as --from was "no such host": it says whose LID it is.
+expect "ibunion trace: --from 18: LID 18 is switch SW<0,0>'s, not a host's; routes start at hosts" \
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 18 --dlid 4
 expect "ibunion inspect: --guid2lid given twice ('$g2l', then '/nonexistent')" \
   "$IBUNION" inspect "$net" --guid2lid "$g2l" --guid2lid /nonexistent
 expect "ibunion topo: -o given twice ('$tmp/out/a.net', then '$tmp/out/b.net')" \
