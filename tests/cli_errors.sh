@@ -347,6 +347,12 @@ expect "ibunion route: --lmc given twice ('2', then '3'): give it once" "$IBUNIO
 expect "ibunion verify: --engine given twice ('mlid', then 'slid'): give it once" \
   "$IBUNION" verify "$net" --lft /dev/null --engine mlid --engine=slid
 expect "ibunion trace: --dlid given twice ('4', then '8')" "$IBUNION" trace "$net" --lft /dev/null --from 'P(00)' --dlid 4 --dlid 8
+# A net-file line is quoted shortened (60 characters, then ...): a 100 KB
+# line made a 100 KB message.
+head -c 100000 /dev/zero | tr '\0' X >"$tmp/long.net"; echo >>"$tmp/long.net"
+"$IBUNION" inspect "$tmp/long.net" >/dev/null 2>"$tmp/err"
+if [ "$(wc -c <"$tmp/err")" -lt 400 ] && grep -q "got 'X\{60\}\.\.\.'$" "$tmp/err"; then echo "PASS: a 100 KB net-file line is quoted as 60 characters and '...'"
+else echo "FAIL: a 100 KB net-file line: $(wc -c <"$tmp/err") bytes of message"; fails=$((fails + 1)); fi
 # A switch's LID as --from was "no such host": it says whose LID it is.
 expect "ibunion trace: --from 18: LID 18 is switch SW<0,0>'s, not a host's; routes start at hosts" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 18 --dlid 4

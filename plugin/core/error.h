@@ -42,6 +42,16 @@ class UnknownOptionKey : public Error {
   std::string word_, engine_, known_;
 };
 
+// A piece of an input line quoted in a message: at most 60 characters,
+// control bytes as '?' (a binary file or a megabyte line made a message
+// of the same size).
+inline std::string Excerpt(const std::string& text) {
+  std::string out = text.substr(0, 60);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text.size() > 60 ? out + "..." : out;
+}
+
 // "FILE:LINE: what" — the shape every input error takes.
 inline Error InputError(const std::string& file, int line,
                         const std::string& what) {

@@ -124,7 +124,7 @@ class Parser {
   void ExpectLineEnd(const std::string& line, size_t pos, const std::string& after) const {
     pos = SkipBlanks(line, pos);
     if (pos < line.size() && line[pos] != '#')
-      Fail("unexpected '" + line.substr(pos) + "' after " + after +
+      Fail("unexpected '" + Excerpt(line.substr(pos)) + "' after " + after +
            ": expected a '#' comment or the end of the line");
   }
 
@@ -172,7 +172,7 @@ class Parser {
     }
     if (raw[0] == '#') return;
     if (raw[0] != line[0] || std::isspace(static_cast<unsigned char>(line[0])))
-      Fail("'" + line +
+      Fail("'" + Excerpt(line) +
            "' is indented: ibsim reads node headers, port lines and settings from the first column and "
            "ignores this line (or ends a record there): expected it at the first column");
     if (line[0] == '[' || line[0] == '@') return ParsePort(line);
@@ -180,7 +180,7 @@ class Parser {
       Fail("ibsim ends the record of \"" + nodes_.back().id +
            "\" at this line and drops the line (a record ends after its last port or at the first other "
            "line): expected a blank line before '" +
-           line + "'");
+           Excerpt(line) + "'");
     if (IsKey(line, "switchguid", "=+")) return SetGuid(line, &switch_guid_);
     if (IsKey(line, "caguid", "=+") || IsKey(line, "hcaguids", "=+")) return SetGuid(line, &ca_guid_);
     if (IsKey(line, "rtguid", "=+")) return SetGuid(line, &router_guid_);
@@ -203,8 +203,10 @@ class Parser {
     // counted apart, as ibsim counts them.
     if (IsWord(line, "Rt")) return ParseHeader(line, NodeType::kCa, 2, &router_guid_);
     if (IsGroupingHeading(line)) return;
-    Fail("expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line "
-         "([N] \"peer\"[M]) or a guid assignment, got '" + line + "'");
+    Fail(
+        "expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line "
+        "([N] \"peer\"[M]) or a guid assignment, got '" +
+        Excerpt(line) + "'");
   }
 
   // ibsim runs a "do CMD" line as a console command while it parses. Those
@@ -432,7 +434,7 @@ class Parser {
       if (end == std::string::npos) end = line.size();
       long long v = 0;
       if (!ParseInteger(line.substr(p + 2, end - p - 2), &v))
-        Fail("expected an integer in the link option '" + line.substr(p, end - p) + "'");
+        Fail("expected an integer in the link option '" + Excerpt(line.substr(p, end - p)) + "'");
       pos = end;
     }
     return peer_guid;

@@ -46,14 +46,6 @@ std::string DestinationInfo(const Fabric& f, Lid lid) {
   return Printf("(%s portguid 0x%016" PRIx64 ": '%s')", TypeWord(o), e.port_guid, e.name.c_str());
 }
 
-// A line quoted in a message: at most 60 characters, control bytes as '?'.
-std::string Excerpt(const std::string& line) {
-  std::string out = line.substr(0, 60);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return line.size() > 60 ? out + "..." : out;
-}
-
 // A field ibroute prints with %u or %03u: decimal digits only (no sign, no
 // 0x: strtoul read "0x1" as 0 and "-1" as a huge number), at most `max`.
 bool DecimalField(const std::string& word, unsigned long max, unsigned long* v) {
