@@ -63,7 +63,11 @@ int PathSlMain(int argc, char** argv) {
   for (PathSl& p : paths) {
     const mcast::PathReply r = sa.Path(p.slid, p.dlid);
     if (!r.ok) {
-      std::cerr << "ibunion pathsl: PathRecord SLID " << p.slid << " DLID " << p.dlid << ": " << r.error << "\n";
+      std::cerr << "ibunion pathsl: PathRecord SLID " << p.slid << " DLID " << p.dlid << ": " << r.error;
+      // Most often NETFILE is another fabric, or its LIDs are not the SM's.
+      std::cerr
+          << " (is " << pos[0]
+          << " the live subnet, with its SM's LIDs? ibnetdiscover prints them, --guid2lid gives them)\n";
       return 1;
     }
     p.sl = r.sl;

@@ -41,8 +41,9 @@ PortMask MftReader::Read(Lid switch_lid, int num_ports, Lid mlid) {
     if (!smp_query_via(data, &id, IB_ATTR_MULTICASTFORWTBL,
                        block | (static_cast<unsigned>(position) << 28), timeout_ms_, port_))
       throw Error("switch at LID " + std::to_string(switch_lid) +
-                  " did not answer SubnGet(MulticastForwardingTable) block " +
-                  std::to_string(block) + " position " + std::to_string(position));
+                  " did not answer SubnGet(MulticastForwardingTable) block " + std::to_string(block) +
+                  " position " + std::to_string(position) +
+                  " (is that LID a switch of the live subnet? the net file's LIDs must be the SM's)");
     const unsigned bits = static_cast<unsigned>(data[2 * entry]) << 8 | data[2 * entry + 1];
     for (int b = 0; b < kPortsPerPosition; ++b)
       if (bits & (1u << b) && position * kPortsPerPosition + b <= num_ports)

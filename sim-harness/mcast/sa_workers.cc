@@ -158,7 +158,10 @@ SaWorkerPool::SaWorkerPool(const std::vector<std::string>& hosts, int timeout_ms
     unsigned long long guid = 0;
     if (lines.empty() || std::sscanf(lines[0].c_str(), "ready %llx", &guid) != 1) {
       // The worker's line is "fail REASON" (its protocol word is not part of the reason).
-      const std::string why = lines.empty()                     ? "exited"
+      // A worker that died without a word most often ran as a host the live
+      // subnet lacks (another fabric's NET; under ibsim SIM_HOST names it).
+      const std::string why = lines.empty() ? "exited before its SA client was up (is it a host of the "
+                                              "live subnet? NET must be that subnet)"
                               : lines[0].rfind("fail ", 0) == 0 ? lines[0].substr(5)
                                                                 : lines[0];
       StopAll(/*wait_for_exit=*/false);
