@@ -1,5 +1,5 @@
 #!/bin/bash
-# The timing model's output on 11 reference points (fat-trees and meshes,
+# The timing model's output on 12 reference points (fat-trees and meshes,
 # unicast and hardware/emulated multicast, 1-4 VLs, deep buffers, batch and
 # steady runs, exponential arrivals) must stay exactly what
 # tests/golden/sim-points.jsonl records: a speed-up of the engine must not
@@ -22,6 +22,7 @@ points=(
   "$(ft ft-8-3) --routing mlid --traffic mcast:1:100% --msg 1K --param batch=2"
   "$(ft ft-8-3) --routing mlid --traffic mcast:40%:40% --msg 128 --load 0.1 --vls 2"
   "$(ft ft-8-3) --routing mlid --traffic mcast:40%:40% --mcast-mode unicast --msg 128 --load 0.1"
+  "$(ft ft-8-3) --routing mlid --traffic mcast:20%:all --mcast-mode unicast --msg 96 --load 0.01 --vls 4 --param sl=hash --param nic_msgs=3"
   "$(ft ft-4-3) --routing mlid --traffic uniform --param in_buf=4 --param out_buf=2 --load 0.7 --vls 2"
   "$(mesh mesh-16x16) --traffic mcast:all:100% --msg 64 --param batch=1 --vls 2"
   "$(mesh mesh-5x5) --traffic uniform --load 0.8 --vls 4 --param arrival=exp"

@@ -833,12 +833,21 @@ template <int kV, bool kOne>
 uint32_t Kernel<kV, kOne>::QueueFirstCopies(uint32_t oi, uint32_t bytes) {
   const int src = ops_[oi].src;
   const uint32_t receivers = uint32_t(wl_.group_by_number().size()) - in_group_[src];
+  // The VLs the copies can take: one under a fixed SL, else those some SL
+  // maps to from this source (a superset under the engine's path SLs).
+  const CopyPlan& plan = copy_plans_[oi];
+  const int fixed_sl = plan.sl >= 0                                     ? plan.sl
+                       : !wl_.UsesPathSl() && p_.sl == SlPolicy::kFixed ? p_.sl_value
+                                                                        : -1;
+  uint32_t vls_possible = 0;
+  for (int sl = 0; sl < 16; ++sl)
+    if (fixed_sl < 0 || sl == fixed_sl) vls_possible |= 1u << net_.HostVl(src, sl);
   uint32_t from = 0;
   uint32_t vls_seen = 0;
   Copy c;
   // One pass over the members for all VLs: it stops at the last VL's
   // first copy, or at the end when a VL has none.
-  while (vls_seen != (1u << V()) - 1 && NextCopy(oi, from, -1, &c)) {
+  while (vls_seen != vls_possible && NextCopy(oi, from, -1, &c)) {
     from = c.k + 1;
     if (vls_seen & (1u << c.vl)) continue;
     vls_seen |= 1u << c.vl;
