@@ -44,7 +44,9 @@ constexpr Command kCommands[] = {
 // descriptor lost it, and exit 0 said all was well. `ibunion topo ... >
 // /dev/full` now says so and exits 2; a command that failed (1, a failed
 // check) keeps its status and gains the line. A closed pipe (`| head`)
-// still ends the command by SIGPIPE, as before, with no message.
+// ends a command whose only output is stdout by SIGPIPE, as before, with
+// no message; one that also writes files is told by EPIPE instead (they
+// are left as they were) and exits 2 (WriteFilesAtomically).
 int CheckStdout(const char* command, int status) {
   try {
     ibu::FlushStdout();

@@ -67,8 +67,9 @@ struct ibu_engine {
   };
   std::unordered_map<uint16_t, McastState> mcast;
   // A group's members de-duplicated: member_mark[ep] == member_stamp when
-  // end port ep is already listed in this rebuild. Sized once per unicast
-  // routing and stamped anew per rebuild, so a rebuild costs O(members),
+  // end port ep is already listed in this rebuild. Sized again only when a
+  // rebuild finds the end-port count changed, and stamped anew per
+  // rebuild, so a rebuild costs O(members),
   // not O(end ports) (a heavy sweep rebuilds every group, thousands of
   // small ones on a large fabric).
   std::vector<uint32_t> member_mark;
@@ -255,6 +256,13 @@ std::string CutWarning(const std::string& options) {
          "token\"), and the last word read may be cut in two";
 }
 
+// An option word as a log line lists it: quoted when it holds blanks
+// ("xymesh_vls = 2" is one option, not the word xymesh_vls).
+std::string ListedWord(const std::string& w) {
+  const bool blanks = w.find(' ') != std::string::npos;
+  return blanks ? "'" + ibu::VisibleWord(w) + "'" : ibu::VisibleWord(w);
+}
+
 // Options shared with other event plugins: the words with an ibunion
 // prefix; the others are listed once (by the first engine) as theirs.
 std::string OwnWords(const ibu_engine& e, const std::string& text, bool first) {
@@ -262,7 +270,7 @@ std::string OwnWords(const ibu_engine& e, const std::string& text, bool first) {
   std::string own = ibu::OwnOptionWords(text, &others);
   if (!others.empty() && first) {
     std::string list;
-    for (const std::string& w : others) list += " " + ibu::VisibleWord(w);
+    for (const std::string& w : others) list += " " + ListedWord(w);
     e.Log(IBU_LOG_INFO, "event_plugin_options: left to the other event plugins:" + list);
   }
   return own;
@@ -273,13 +281,8 @@ std::string OwnWords(const ibu_engine& e, const std::string& text, bool first) {
 // routing fine. Its words are only listed, and not read.
 void SetAsideUnusedOptions(ibu_engine& e, const std::string& text, const char* routing_engines) {
   std::string listed;
-  // As written: "xymesh_vls = 2" is one option (listed quoted), not the
-  // word xymesh_vls.
   for (const std::string& w : ibu::OptionWords(text))
-    if (w.rfind(e.name + "_", 0) == 0) {
-      const bool blanks = w.find(' ') != std::string::npos;
-      listed += " " + std::string(blanks ? "'" : "") + ibu::VisibleWord(w) + (blanks ? "'" : "");
-    }
+    if (w.rfind(e.name + "_", 0) == 0) listed += " " + ListedWord(w);
   const std::string chain = routing_engines && *routing_engines
                                 ? std::string("routing_engine ") + routing_engines
                                 : "routing_engine (not set: OpenSM routes with minhop)";

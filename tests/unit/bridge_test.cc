@@ -189,6 +189,13 @@ void OptionsSharedWithOtherPlugins() {
                   1);
   ibu_engine_free(e);
 
+  // A foreign option written with blanks around '=' is one word, quoted as
+  // the unused-engine line quotes ours (it was listed bare).
+  Log spaced;
+  e = ibu_engine_new("mlid", "perfx_interval = 10 mlid_rotate=off", 1, "mlid", Record, &spaced);
+  CU_ASSERT_EQUAL(Count(spaced, IBU_LOG_INFO, "left to the other event plugins: 'perfx_interval = 10'"), 1);
+  ibu_engine_free(e);
+
   Log quiet;  // only the first engine names them
   e = ibu_engine_new("xymesh", options, 1, "xymesh", Record, &quiet);
   CU_ASSERT_EQUAL(Count(quiet, IBU_LOG_INFO, "left to the other event plugins"), 0);
