@@ -1525,6 +1525,13 @@ stdout_full mcsetup effective --setup "$setup" --costs "$top/docs/mcast-setup/co
 stdout_full mcsetup effective --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv" --csv -
 stdout_full sim "$net" --routing mlid --quiet
 stdout_full sim "$net" --routing mlid --flows --traffic shift:2 --quiet
+# A report on stdout that was lost leaves the files beside it unwritten
+# (both or neither): --dor-order and effective's --csv were written anyway.
+rm -f "$tmp/dor.txt" "$tmp/eff.csv"
+stdout_full inspect "$mesh" --dor-order "$tmp/dor.txt"
+stdout_full mcsetup effective --setup "$setup" --costs "$top/docs/mcast-setup/costs.csv" --csv "$tmp/eff.csv"
+[ ! -e "$tmp/dor.txt" ] && [ ! -e "$tmp/eff.csv" ] && echo "PASS: a lost stdout report: no --dor-order or --csv file written" ||
+  { echo "FAIL: a lost stdout report: $(ls "$tmp/dor.txt" "$tmp/eff.csv" 2>/dev/null) written"; fails=$((fails + 1)); }
 "$IBUNION" topo fattree 4 2 >&- 2>"$tmp/err"; rc=$?
 if [ $rc -eq 2 ] && grep -qxF "ibunion topo: standard output: write failed (Bad file descriptor)" "$tmp/err"
 then echo "PASS: topo with stdout closed: $(cat "$tmp/err")"

@@ -57,7 +57,11 @@ class ErrnoKeepingBuf : public std::streambuf {
 }  // namespace
 
 void FlushReport(std::FILE* out) {
-  if (std::fflush(out) != 0 && out == stdout && !stdout_errno) stdout_errno = errno;
+  if (out == stdout) {
+    FlushStdout();
+    return;
+  }
+  std::fflush(out);
 }
 
 // Never deleted: std::cout is flushed at exit, after the statics are gone.

@@ -51,8 +51,9 @@ bool IsStdout(const std::string& path);
 // closed descriptor. Output lost is never a silent success.
 void FlushStdout();
 
-// fflush(out), for a report flushed before a command goes on: a failed
-// write to stdout keeps its reason for FlushStdout, at the command's end.
+// A report flushed before a command writes its files: on stdout, a failed
+// write throws as FlushStdout does, so no file is written beside a report
+// that was lost (both or neither); on stderr, fflush alone.
 void FlushReport(std::FILE* out);
 
 // For a program's main, before it writes: std::cout keeps the reason of its
