@@ -73,7 +73,7 @@ else echo "FAIL: topo --remove-links LMC note: $(cat "$tmp/err")"; fails=$((fail
 # OpenSM reads guid2lid LIDs with strtoul(s, 0, 0): '0100' is octal 64
 # there; it was taken as 100 here, another LID than the SM's.
 sed 's/^0x0000000000100003 .*/0x0000000000100003 0100 0101/' "$g2l" >"$tmp/octal"
-expect "$tmp/octal:3: LID '0100' has a leading 0, so OpenSM reads it as octal (64): expected 0x hex, as OpenSM writes it (0x0040), or decimal without leading zeros" \
+expect "$tmp/octal:3: LID '0100' has a leading 0, so OpenSM reads it as octal (64, 0x0040): expected 0x hex, as OpenSM writes it, or decimal without leading zeros" \
   "$IBUNION" inspect "$net" --guid2lid "$tmp/octal"
 sed 's/^\(0x0000000000200000\) .*/\1 0x0059 0x005a/' "$g2l" >"$tmp/unaligned-sw"
 expect "$tmp/unaligned-sw:17: LID range 89-90 is not aligned to its 2 LIDs (LMC 1)" \

@@ -58,8 +58,9 @@ class Guid2LidReader {
     std::string extra;
     if (!(ls >> lo >> hi) || (ls >> extra && extra[0] != '#'))
       throw InputError(file_, no, "expected '0xGUID 0xMINLID 0xMAXLID'");
-    // OpenSM writes 0x hex throughout; LIDs by the core's integer rule (never
-    // octal), the GUID in hex only (not "100001" as decimal).
+    // OpenSM writes 0x hex throughout; LIDs by the core's integer rule (0x
+    // hex or decimal; a leading 0 only where octal reads the same, as
+    // OpenSM reads octal), the GUID in hex only (not "100001" as decimal).
     RefuseOctalLid(lo, no);
     RefuseOctalLid(hi, no);
     unsigned long long guid = 0;
@@ -79,15 +80,23 @@ class Guid2LidReader {
   }
 
   // OpenSM reads the LIDs with strtoul(s, 0, 0): a leading 0 makes them
-  // octal there ("0100" is LID 64), so taking them as decimal would put the
-  // port at another LID than OpenSM does.
+  // octal there ("0100" is LID 64), so a LID whose octal and decimal
+  // readings differ would put the port at another LID than OpenSM does
+  // ("0004" reads alike and passes).
   void RefuseOctalLid(const std::string& text, int no) const {
     if (text.size() < 2 || text[0] != '0' || !std::isdigit(static_cast<unsigned char>(text[1]))) return;
-    const unsigned long opensm = std::strtoul(text.c_str(), nullptr, 0);
-    throw InputError(file_, no,
-                     "LID '" + text + "' has a leading 0, so OpenSM reads it as octal (" +
-                         std::to_string(opensm) + "): expected 0x hex, as OpenSM writes it (" +
-                         HexLid(static_cast<Lid>(opensm)) + "), or decimal without leading zeros");
+    char* end = nullptr;
+    const unsigned long opensm = std::strtoul(text.c_str(), &end, 0);
+    const std::string expected = "expected 0x hex, as OpenSM writes it, or decimal without leading zeros";
+    if (*end != '\0')  // an 8 or 9: OpenSM stops there
+      throw InputError(file_, no,
+                       "LID '" + text + "' has a leading 0, so OpenSM reads it as octal, and it is none (" +
+                           "OpenSM takes " + std::to_string(opensm) + " of it): " + expected);
+    if (opensm != std::strtoul(text.c_str(), nullptr, 10))
+      throw InputError(file_, no,
+                       "LID '" + text + "' has a leading 0, so OpenSM reads it as octal (" +
+                           std::to_string(opensm) + ", " + HexLid(static_cast<Lid>(opensm)) +
+                           "): " + expected);
   }
 
   // Every line's GUID and range, this fabric's or not: OpenSM's cache holds

@@ -652,7 +652,16 @@ void Guid2LidRoundTripAndErrors() {
   const std::string p0 = Hex16(h.end_ports[0].port_guid);
   std::istringstream octal(p0 + " 0100 0100 # moved\n");
   CU_ASSERT(Contains(ErrorOf([&] { (void)ApplyGuid2Lid(octal, "g2l", h); }),
-                     "g2l:1: LID '0100' has a leading 0, so OpenSM reads it as octal (64)"));
+                     "g2l:1: LID '0100' has a leading 0, so OpenSM reads it as octal (64, 0x0040)"));
+  std::istringstream nine(p0 + " 09 09\n");  // no octal number: OpenSM takes the 0
+  CU_ASSERT(Contains(
+      ErrorOf([&] { (void)ApplyGuid2Lid(nine, "g2l", h); }),
+      "g2l:1: LID '09' has a leading 0, so OpenSM reads it as octal, and it is none (OpenSM takes 0"));
+  // Octal and decimal agree on 0004: no octal refusal (LID 4 is another
+  // port's in h, which is refused for that instead).
+  std::istringstream alike(p0 + " 0004 0004\n");
+  const std::string alike_error = ErrorOf([&] { (void)ApplyGuid2Lid(alike, "g2l", h); });
+  CU_ASSERT(!Contains(alike_error, "octal") && Contains(alike_error, "LID 4 is already assigned"));
   std::istringstream decimal(p0 + " 100 100 # moved\n");
   CU_ASSERT_EQUAL(ApplyGuid2Lid(decimal, "g2l", h), "");
   CU_ASSERT_EQUAL(h.end_ports[0].base_lid, 100);
