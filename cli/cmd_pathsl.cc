@@ -64,10 +64,13 @@ int PathSlMain(int argc, char** argv) {
     const mcast::PathReply r = sa.Path(p.slid, p.dlid);
     if (!r.ok) {
       std::cerr << "ibunion pathsl: PathRecord SLID " << p.slid << " DLID " << p.dlid << ": " << r.error;
-      // Most often NETFILE is another fabric, or its LIDs are not the SM's.
-      std::cerr
-          << " (is " << pos[0]
-          << " the live subnet, with its SM's LIDs? ibnetdiscover prints them, --guid2lid gives them)\n";
+      // The SA answered, without the path: most often NETFILE is another
+      // fabric, or its LIDs are not the SM's (a timeout says so by itself).
+      if (r.mad_status != 0)
+        std::cerr
+            << " (is " << pos[0]
+            << " the live subnet, with its SM's LIDs? ibnetdiscover prints them, --guid2lid gives them)";
+      std::cerr << "\n";
       return 1;
     }
     p.sl = r.sl;
