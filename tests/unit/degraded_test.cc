@@ -558,9 +558,11 @@ bool MissingPartsAreMissing(const Fabric& f, const FatTree& t) {
   for (const std::string& sw : switches)
     if (t.SwitchByLabel(sw) >= 0) return false;
   const long links = static_cast<long>(parts["links"].size());
+  const long hosts = static_cast<long>(parts["hosts"].size());
+  const bool whole_switches = t.missing.switches == 0 && t.missing.cut_off == 0;
   return static_cast<long>(switches.size()) == t.missing.switches + t.missing.cut_off &&
-         static_cast<long>(parts["hosts"].size()) <= t.missing.hosts && links <= t.missing.links &&
-         (t.missing.switches > 0 || t.missing.cut_off > 0 || links == t.missing.links);
+         hosts <= t.missing.hosts && links <= t.missing.links &&
+         (!whole_switches || (links == t.missing.links && hosts == t.missing.hosts));
 }
 
 void RandomDegradationsKeepTheirShape() {
