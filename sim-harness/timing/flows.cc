@@ -223,14 +223,20 @@ std::vector<int> FollowAllFlows(const Network& net, const Workload& wl, const Pa
 
 // The max-min rates into `r`: per host, their spread, the mean over hosts
 // and what they load each link with.
+// Accepted bytes per ns per host of the flows' rates (the fluid model's
+// accepted traffic), in the flows' order.
+double PerHost(const std::vector<double>& rates, int hosts) {
+  double sum = 0;
+  for (double rate : rates) sum += rate;
+  return hosts ? sum / hosts : 0.0;
+}
+
 void RecordRates(const std::vector<double>& rates, const std::vector<int>& sources, const MaxMinFill& fill,
                  size_t ports, FlowReport* r) {
   r->rate.assign(size_t(r->hosts), 0.0);
   r->link_util.assign(ports, 0.0);
-  double sum = 0;
   for (size_t f = 0; f < rates.size(); ++f) {
     r->rate[size_t(sources[f])] = rates[f];
-    sum += rates[f];
     for (int res : fill.Resources(f))
       if (size_t(res) < ports) r->link_util[size_t(res)] += rates[f] / r->link_rate;
   }
@@ -238,7 +244,7 @@ void RecordRates(const std::vector<double>& rates, const std::vector<int>& sourc
     r->min_rate = *std::min_element(rates.begin(), rates.end());
     r->max_rate = *std::max_element(rates.begin(), rates.end());
   }
-  r->fluid_accepted = r->hosts ? sum / r->hosts : 0.0;
+  r->fluid_accepted = PerHost(rates, r->hosts);
 }
 
 }  // namespace
@@ -261,12 +267,7 @@ FlowReport AnalyseFlows(const Network& net, const Workload& wl, const Params& p,
   MaxMinFill fill(capacity), uncapped(capacity);
   const std::vector<int> sources = FollowAllFlows(net, wl, p, load, &r, &fill, &uncapped);
   RecordRates(fill.Rates(), sources, fill, ports, &r);
-  r.fluid_saturated = r.fluid_accepted;
-  if (load > 0) {
-    double sum = 0;
-    for (double rate : uncapped.Rates()) sum += rate;
-    r.fluid_saturated = r.hosts ? sum / r.hosts : 0.0;
-  }
+  r.fluid_saturated = load > 0 ? PerHost(uncapped.Rates(), r.hosts) : r.fluid_accepted;
   return r;
 }
 
