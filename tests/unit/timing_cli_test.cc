@@ -1081,6 +1081,15 @@ void TestSaturationRule() {
   CU_ASSERT_EQUAL(sim::SaturationText(s, v),
                   "saturation: not reached up to offered 0.075 (load 0.3) bytes/ns/host; "
                   "accepted at most 0.0751 bytes/ns/host");
+  // ... and with points past it that closed a credit loop, the line says so
+  // (it read as if every point had run and none saturated).
+  v.push_back(pt(0.4, 0.1, 0.05));
+  v.back().deadlock = true;
+  CU_ASSERT_EQUAL(
+      sim::SaturationText(sim::FindSaturation(v), v),
+      "saturation: not reached up to offered 0.075 (load 0.3) bytes/ns/host; "
+      "accepted at most 0.0751 bytes/ns/host; 1 of 4 points failed (deadlock or error), left out");
+  v.pop_back();
 
   // Nothing to judge.
   for (PointResult& r : v) r.error = "no route";
