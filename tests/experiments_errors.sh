@@ -45,6 +45,8 @@ expect "--jobs needs a count 1..64" "$RUN" seed001 --quick --out "$tmp/o" --jobs
 expect "--jobs needs a count 1..64, got '99999999999999999999'" "$RUN" seed001 --quick --out "$tmp/o" --jobs 99999999999999999999
 expect "SEED001_FABRICS: 'ft-9-9': expected space-separated fat-trees of topologies/" \
   env SEED001_FABRICS="ft-4-3 ft-9-9" "$RUN" seed001 --quick --out "$tmp/o"
+expect "SEED001_FABRICS: 'mesh-4x4': expected space-separated fat-trees of topologies/" \
+  env SEED001_FABRICS="ft-4-3 mesh-4x4" "$RUN" seed001 --quick --out "$tmp/o"
 expect "SEED001_FABRICS: 'ft-4-3,ft-8-3': expected space-separated" env SEED001_FABRICS=ft-4-3,ft-8-3 "$RUN" seed001 --quick --out "$tmp/o"
 expect "--out /proc/ibunion-nope: cannot create it or write there" "$RUN" seed001 --quick --out /proc/ibunion-nope --work "$tmp/w"
 [ ! -e "$tmp/o" ] && pass "refused before any run: no --out made" || fail "a refused run created $tmp/o"
