@@ -894,6 +894,10 @@ RunPlan PlanRun(const Settings& settings, const Params& p) {
   if (plan.point >= 0 && plan.jobs > 1 && !settings.quiet)
     std::cerr << "ibunion sim: note: " << Named(opt.at("jobs"))
               << " unused: --point runs one point, on one thread\n";
+  if (opt.count("emit-jobs") && plan.jobs > 1 && !settings.quiet)
+    std::cerr << "ibunion sim: note: " << Named(opt.at("jobs"))
+              << " unused: each job runs one point, on one thread (run the jobs in parallel with GNU "
+                 "parallel or a Slurm array)\n";
   return plan;
 }
 
@@ -1234,6 +1238,7 @@ void EmitJobs(const std::vector<std::string>& words, const std::string& dir, siz
       continue;
     }
     if (words[i].rfind("--jobs=", 0) == 0) continue;
+    if (words[i] == "--quiet") continue;  // every job line ends with its own
     job_words.push_back(words[i]);
   }
   WriteJobSet(dir, job_words, int(points), head, run, NamesOf(network));

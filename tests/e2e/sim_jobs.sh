@@ -74,12 +74,14 @@ else
 fi
 
 # --jobs picks the threads of a whole sweep: the jobs (one point each) do
-# not repeat it, and a --point given with it says it is unused.
+# not repeat it, and --emit-jobs or a --point given with it says it is
+# unused (--emit-jobs dropped it without a word).
 "$IBUNION" sim "${sweep[@]}" --jobs 2 --emit-jobs "$tmp/thr" 2>"$tmp/thr.emit"
 "$IBUNION" sim "${sweep[@]}" --jobs 2 --point 1 --no-wall >"$tmp/thr.out" 2>"$tmp/thr.err"
 if ! grep -q -- '--jobs' "$tmp/thr/jobs.txt" && grep -q -- '--point 1 ' "$tmp/thr/jobs.txt" &&
-  grep -q -- 'note: --jobs 2 unused: --point runs one point' "$tmp/thr.err"; then
-  pass "--jobs: left out of the emitted jobs, named as unused with --point"
+  grep -q -- 'note: --jobs 2 unused: --point runs one point' "$tmp/thr.err" &&
+  grep -q -- 'note: --jobs 2 unused: each job runs one point' "$tmp/thr.emit"; then
+  pass "--jobs: left out of the emitted jobs, named as unused there and with --point"
 else
   fail "--jobs with --emit-jobs / --point"; head -n 2 "$tmp/thr/jobs.txt"; cat "$tmp/thr.err"
 fi
