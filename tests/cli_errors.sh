@@ -309,6 +309,12 @@ expect "--load 0x0.8p0: expected an offered load > 0" "$IBUNION" sim "$net" --ro
 expect "--load  0.2: expected an offered load > 0" "$IBUNION" sim "$net" --routing mlid --load ' 0.2'
 expect "--traffic centric:0x0.1: '0x0.1' is not a number (hot fraction)" "$IBUNION" sim "$net" --routing mlid --traffic centric:0x0.1
 expect "--sweep 0x1p-3:0.5:0.1: expected FROM:TO:STEP with numbers" "$IBUNION" sim "$net" --routing mlid --sweep 0x1p-3:0.5:0.1
+# A TO off the STEP grid ended the sweep below it without a word.
+"$IBUNION" sim "$net" --routing mlid --sweep 0.1:0.35:0.1 >"$tmp/o" 2>"$tmp/err"
+if grep -qxF "ibunion sim: note: --sweep 0.1:0.35:0.1: TO is off the STEP grid; the last point is load 0.3" "$tmp/err" &&
+  "$IBUNION" sim "$net" --routing mlid --sweep 0.1:0.3:0.1 >"$tmp/o" 2>"$tmp/err" && ! grep -q "off the STEP grid" "$tmp/err"
+then echo "PASS: sim --sweep with TO off the STEP grid says where it ends (on the grid: nothing)"
+else echo "FAIL: sim --sweep TO off the grid: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # A sweep's points are loads as --load takes them, and its spec has three
 # fields exactly (a trailing ':' was dropped, TO had no limit).
 expect "--sweep 0.1:0.3:0.1:: expected FROM:TO:STEP" "$IBUNION" sim "$net" --routing mlid --sweep 0.1:0.3:0.1:

@@ -142,7 +142,7 @@ void WriteJobSet(const std::string& dir_in, const std::vector<std::string>& word
         << "# default MaxArraySize is 1001).\n"
         << "# Submit with: sbatch " << ShellQuote(dir + "/slurm.sh") << "\n"
         << "# then, when all tasks are done: ibunion sim --merge " << ShellQuote(dir)
-        << " [--json] [--csv FILE]\n"
+        << " [--json] [--csv FILE] [--links FILE] [--plot FILE.png]\n"
         << "#SBATCH --job-name=ibunion-sim\n"
         << "#SBATCH --array=0-" << tasks - 1 << "\n"
         << "#SBATCH --ntasks=1\n"
