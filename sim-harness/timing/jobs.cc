@@ -48,6 +48,32 @@ std::string SelfPath() {
   return buf;
 }
 
+}  // namespace
+
+uint64_t Fnv1a(const char* bytes, size_t n, uint64_t h) {
+  for (size_t i = 0; i < n; ++i) h = (h ^ uint8_t(bytes[i])) * 1099511628211ull;
+  return h;
+}
+
+uint64_t Fnv1aOfFile(const std::string& path, uint64_t h) {
+  std::vector<char> buf(size_t(1) << 20);
+  std::ifstream in(path, std::ios::binary);
+  while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0)
+    h = Fnv1a(buf.data(), size_t(in.gcount()), h);
+  return h;
+}
+
+std::string ProgramDigest() {
+  static const std::string digest = [] {
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(Fnv1aOfFile(SelfPath())));
+    return std::string(hex);
+  }();
+  return digest;
+}
+
+namespace {
+
 void MakeDir(const std::string& path) {
   if (mkdir(path.c_str(), 0777) != 0 && errno != EEXIST)
     throw Error(path + ": cannot create directory: " + std::strerror(errno));
@@ -83,10 +109,16 @@ std::string SlurmOutputPattern(const std::string& option_dir, const std::string&
 }
 
 // Two run keys (RunKey) with the same settings, whatever their input
-// files' digest (the last word, inputs-fnv1a=...).
+// files' digest and their program's (the words from inputs-fnv1a= on).
 bool SameSettings(const std::string& a, const std::string& b) {
   auto settings = [](const std::string& key) { return key.substr(0, key.rfind(" inputs-fnv1a=")); };
   return settings(a) == settings(b);
+}
+
+// ... and the same input files: only the program differs.
+bool SameInputs(const std::string& a, const std::string& b) {
+  auto inputs = [](const std::string& key) { return key.substr(0, key.rfind(" model-fnv1a=")); };
+  return inputs(a) == inputs(b);
 }
 
 }  // namespace
@@ -234,6 +266,13 @@ std::vector<PointResult> ReadPoints(const std::string& dir, const JobSet& set) {
     if (results[i].index != i) throw Error(path + ": holds point " + std::to_string(results[i].index) + ", not " + std::to_string(i));
     // A point of another sweep (other routing, message size, loads, ...)
     // would be merged into this one's table and saturation line.
+    // A build of ibunion is a version of the model: a point it computed is
+    // no point of a set emitted by another (a rebuild between two jobs).
+    if (!set.run.empty() && results[i].run != set.run && SameInputs(results[i].run, set.run))
+      throw Error(path + ": computed by another build of ibunion than this job set's (" + SelfPath() +
+                  " rebuilt after --emit-jobs, or the job run by another binary); point " +
+                  std::to_string(i) + " is line " + std::to_string(i + 1) + " of " + dir +
+                  "/jobs.txt: rerun the set's jobs");
     if (!set.run.empty() && results[i].run != set.run && SameSettings(results[i].run, set.run))
       throw Error(path +
                   ": computed on other input files than this job set's (the NETFILE, --guid2lid or "

@@ -74,4 +74,14 @@ LinkNames ReadLinkNames(const std::string& dir, const std::vector<PointResult>& 
 // POSIX shell single-quoting.
 std::string ShellQuote(const std::string& word);
 
+// FNV-1a, 64 bits: of `n` bytes, and of a file's contents (an unreadable
+// file adds nothing: it is refused where it is read).
+uint64_t Fnv1a(const char* bytes, size_t n, uint64_t h = 14695981039346656037ull);
+uint64_t Fnv1aOfFile(const std::string& path, uint64_t h = 14695981039346656037ull);
+
+// The digest of the program the jobs run (this one, or $IBUNION_PROGRAM):
+// part of a run's key, so that a merge refuses points of another build.
+// Reads it once per process: about 0.1 s for the 40 MB binary.
+std::string ProgramDigest();
+
 }  // namespace ibu::sim

@@ -611,18 +611,11 @@ Settings ReadSettings(const CommandLine& cl) {
 // LMC 5, against the minutes such a fabric's points take.
 std::vector<std::string> InputFiles(const Settings& s);
 std::string InputsDigest(const Settings& s) {
-  uint64_t h = 14695981039346656037ull;
-  auto mix = [&h](const char* p, size_t n) {
-    for (size_t i = 0; i < n; ++i) h = (h ^ uint8_t(p[i])) * 1099511628211ull;
-  };
+  uint64_t h = Fnv1a(nullptr, 0);
   const std::string config = s.opt.count("config") ? s.opt.at("config").value : "";
-  std::vector<char> buf(size_t(1) << 20);
   for (const std::string& file : InputFiles(s)) {
     if (file == config) continue;
-    mix(file.c_str(), file.size() + 1);
-    std::ifstream in(file, std::ios::binary);  // an unreadable one is refused when it is read
-    while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0)
-      mix(buf.data(), size_t(in.gcount()));
+    h = Fnv1aOfFile(file, Fnv1a(file.c_str(), file.size() + 1, h));
   }
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
@@ -630,7 +623,8 @@ std::string InputsDigest(const Settings& s) {
 }
 
 // What a point's result depends on, as one line: the net file and every
-// setting but those that only pick the point or where results go. A job set
+// setting but those that only pick the point or where results go, the
+// input files' contents and the program's (the model's version). A job set
 // records it (sweep.txt) and each job saves it with its point, so that a
 // merge can refuse a point of another run.
 std::string RunKey(const Settings& s) {
@@ -645,7 +639,7 @@ std::string RunKey(const Settings& s) {
   for (const auto& [name, setting] : s.params) params.push_back("param " + name + "=" + setting.value);
   std::sort(params.begin(), params.end());
   for (const std::string& p : params) key += p + " ";
-  key += "inputs-fnv1a=" + InputsDigest(s);
+  key += "inputs-fnv1a=" + InputsDigest(s) + " model-fnv1a=" + ProgramDigest();
   for (char& c : key)
     if (c == '\n' || c == '\r') c = ' ';  // one line in sweep.txt
   return key;

@@ -73,6 +73,24 @@ else
   fail "merge with point 2 missing: unclear error or partial output"; cat "$tmp/lost.err"
 fi
 
+# A build of ibunion is a version of the model: a point computed by another
+# build (here the same binary with a byte appended, as a rebuild would
+# differ) is refused by the merge, naming it; points of the set's own build
+# merge as before.
+"$IBUNION" sim "${sweep[@]}" --emit-jobs "$tmp/build" --quiet
+cp "$IBUNION" "$tmp/other-build" && printf x >>"$tmp/other-build"
+IBUNION_PROGRAM=$tmp/other-build "$tmp/other-build" sim "${sweep[@]}" --point 1 --save "$tmp/build/points/1.json" --quiet
+for i in 0 2 3; do "$IBUNION" sim "${sweep[@]}" --point $i --save "$tmp/build/points/$i.json" --quiet; done
+if ! "$IBUNION" sim --merge "$tmp/build" >/dev/null 2>"$tmp/build.err" &&
+  grep -q 'points/1.json: computed by another build of ibunion than this job set' "$tmp/build.err"; then
+  "$IBUNION" sim "${sweep[@]}" --point 1 --save "$tmp/build/points/1.json" --quiet
+  if "$IBUNION" sim --merge "$tmp/build" --no-wall >/dev/null 2>&1; then
+    pass "merge refuses a point of another build: $(cat "$tmp/build.err")"
+  else fail "merge of a rerun point"; fi
+else
+  fail "merge of a point from another build: $(cat "$tmp/build.err")"
+fi
+
 # --jobs picks the threads of a whole sweep: the jobs (one point each) do
 # not repeat it, and --emit-jobs or a --point given with it says it is
 # unused (--emit-jobs dropped it without a word).
