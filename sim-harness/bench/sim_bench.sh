@@ -5,7 +5,7 @@
 # two interleaved so that other work on the machine hits both alike.
 #
 #   sim-harness/bench/sim_bench.sh [--base BIN] [--reps N] [--instr] [--sweep]
-#                                  [--param K=V ...] [FABRIC:LOAD ...]
+#                                  [--traffic T] [--param K=V ...] [FABRIC:LOAD ...]
 #                                  (default ft-8-3:0.6 ft-16-3:0.6)
 #
 # --base   baseline ibunion binary (e.g. built from an older commit); without
@@ -16,12 +16,15 @@
 # --sweep  also time the seed-001 FT(16,3) MLID uniform 4-VL curve as one
 #          --sweep (28 points), and extrapolate the full seed-001 FT(16,3)
 #          grid from its packet-hops in docs/figures/seed001-ft-16-3.csv
+# --traffic the points' traffic [uniform], e.g. mcast:all:100% with
+#          --param mcast_mode=unicast --param batch=1 and a point FABRIC:batch
+#          (no --load: a batch run has none)
 # --param  passed to every point run, e.g. measure_ns=2000000 for runs long
 #          enough to time on a noisy machine (the default window is ~0.1 s)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cur=$top/ibunion
-base="" reps=3 instr=0 sweep=0 points=() params=()
+base="" reps=3 instr=0 sweep=0 points=() params=() traffic=uniform
 bench=sim_bench
 source "$top/sim-harness/bench/bench_lib.sh"
 while [ $# -gt 0 ]; do
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
     --instr) instr=1; shift ;;
     --sweep) sweep=1; shift ;;
     --param) needs_value "$@"; params+=(--param "$2"); shift 2 ;;
+    --traffic) needs_value "$@"; traffic=$2; shift 2 ;;
     -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) usage_error "unknown option $1 (see --help)" ;;
     *) points+=("$1"); shift ;;
@@ -41,8 +45,11 @@ done
 [[ $reps =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "option --reps: expected 1..9999, got '$reps'"
 check_base "$base"
 for p in "${points[@]+"${points[@]}"}"; do
-  [[ $p =~ ^([^:]+):([0-9]*\.?[0-9]+)$ ]] && [ -f "$top/topologies/${BASH_REMATCH[1]}.net" ] ||
-    usage_error "point '$p': expected FABRIC:LOAD, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)"
+  [[ $p =~ ^([^:]+):([0-9]*\.?[0-9]+|batch)$ ]] && [ -f "$top/topologies/${BASH_REMATCH[1]}.net" ] ||
+    usage_error "point '$p': expected FABRIC:LOAD or FABRIC:batch, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)"
+  # Without a batch size sim would run its default load, not a batch.
+  [[ $p != *:batch ]] || [[ " ${params[*]+${params[*]}} " == *" batch="* ]] ||
+    usage_error "point '$p': a batch point needs --param batch=N"
 done
 [ ${#points[@]} -gt 0 ] || points=(ft-8-3:0.6 ft-16-3:0.6)
 # The build and, for --instr, valgrind come from setup.sh, as for the
@@ -61,10 +68,12 @@ bins=("$cur")
 field() { grep -o "\"$1\":[^,}]*" | head -1 | cut -d: -f2; }
 # An array, not a string to split: a --param value or a checkout path with
 # a space in it stays one argument.
-point_args() {  # ARRAY FABRIC [LOAD] (none for a --sweep: sim takes one or the other)
+point_args() {  # ARRAY FABRIC [LOAD] (none for a --sweep or batch: sim takes one or the other)
   local -n args_=$1
-  args_=("$top/topologies/$2.net" --guid2lid "$top/topologies/$2.guid2lid" --routing mlid --traffic uniform --vls 4
-    ${3:+--load "$3"} "${params[@]+"${params[@]}"}")
+  local load=${3:-}
+  [ "$load" != batch ] || load=""
+  args_=("$top/topologies/$2.net" --guid2lid "$top/topologies/$2.guid2lid" --routing mlid --traffic "$traffic" --vls 4
+    ${load:+--load "$load"} "${params[@]+"${params[@]}"}")
 }
 rate() {  # BIN ARGS...: packet_hops_per_s of one run
   local b=$1
