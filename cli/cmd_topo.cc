@@ -98,10 +98,11 @@ int TopoMain(int argc, char** argv) {
   // The LIDs were laid out on the complete fabric; a command given the net
   // file alone lays out the damaged one, whose default LMC may differ (no
   // fat-tree labelling fits it any more: 0).
-  if (!removed.empty() && args.has("--guid2lid") && !args.has("--lmc") && DefaultLmc(f) != lmc)
-    std::cerr << "ibunion: note: without the removed links the fabric's default LMC is " << DefaultLmc(f)
-              << ", not " << lmc << ": give " << args.get("--guid2lid")
-              << " (--guid2lid) to every command that reads this net file, or its LIDs will differ\n";
+  if (!removed.empty() && args.has("--guid2lid") && !args.has("--lmc"))
+    if (const int damaged_lmc = DefaultLmc(f); damaged_lmc != lmc)
+      std::cerr << "ibunion: note: without the removed links the fabric's default LMC is " << damaged_lmc
+                << ", not " << lmc << ": give " << args.get("--guid2lid")
+                << " (--guid2lid) to every command that reads this net file, or its LIDs will differ\n";
   return 0;
 }
 

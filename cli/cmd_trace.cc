@@ -175,7 +175,7 @@ int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Arg
     throw UsageError{"--from " + args.get("--from") + ": " + e.what()};
   }
   if (src < 0) {
-    // A switch's LID or label is a likely slip: say whose it is.
+    // A switch's LID is a likely slip: say whose it is.
     const std::string word = args.get("--from");
     long long lid = 0;
     if (ParseInteger(word, &lid) && lid > 0 && lid <= kMaxUnicastLid) {

@@ -1544,7 +1544,7 @@ stdout_full mcsetup effective --setup "$setup" --costs "$top/docs/mcast-setup/co
 if [ $rc -eq 2 ] && grep -qxF "ibunion topo: standard output: write failed (Bad file descriptor)" "$tmp/err"
 then echo "PASS: topo with stdout closed: $(cat "$tmp/err")"
 else echo "FAIL: topo with stdout closed: rc $rc, $(cat "$tmp/err")"; fails=$((fails + 1)); fi
-sed '/^Unicast lids .*(SW<3,1>):$/,/valid lids dumped/s/^0x0010 002 /0x0010 001 /' "$tmp/good.lft" >"$tmp/bent.lft"
+sed "${sw31}s/^0x0010 002 /0x0010 001 /" "$tmp/good.lft" >"$tmp/bent.lft"
 "$IBUNION" trace "$net" --lft "$tmp/bent.lft" --from 'P(00)' --dlid 16 >/dev/full 2>"$tmp/err"; rc=$?
 if [ $rc -eq 1 ] && grep -qxF "ibunion trace: standard output: write failed (No space left on device)" "$tmp/err"
 then echo "PASS: trace of a bent route >/dev/full: status 1 kept, $(tail -1 "$tmp/err")"

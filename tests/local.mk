@@ -7,7 +7,7 @@ tests_unit_unit_tests_SOURCES = \
 	tests/unit/fabric_test.cc tests/unit/fattree_test.cc \
 	tests/unit/mlid_test.cc tests/unit/verify_test.cc tests/unit/mcast_test.cc \
 	tests/unit/mesh_test.cc tests/unit/deadlock_test.cc tests/unit/mcast_setup_test.cc \
-	tests/unit/degraded_test.cc tests/unit/bridge_test.cc plugin/osm/bridge.cc
+	tests/unit/degraded_test.cc tests/unit/bridge_test.cc plugin/osm/bridge.cc plugin/osm/bridge_fabric.h
 tests_unit_unit_tests_LDADD = plugin/core/libibucore.la sim-harness/mcast/libibumcast.la -lcunit
 
 TESTS += tests/unit/unit_tests tests/cli_errors.sh tests/sim_golden.sh tests/experiments_errors.sh

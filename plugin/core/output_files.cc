@@ -125,12 +125,6 @@ Target Classify(const std::string& path) {
   return {Kind::kFile, FollowLinks(path)};
 }
 
-std::vector<Target> ClassifyAll(const std::vector<OutputFile>& files) {
-  std::vector<Target> targets;
-  for (const OutputFile& f : files) targets.push_back(Classify(f.path));
-  return targets;
-}
-
 void WriteInPlace(const OutputFile& file) {
   std::ofstream out(file.path, std::ios::binary | std::ios::out);
   if (!out) throw Error(file.path + ": cannot write (" + std::strerror(errno) + ")");
@@ -249,14 +243,23 @@ void RefuseInputAsOutput(const std::vector<OutputFile>& files, const std::vector
   }
 }
 
+// Where each output goes, once the outputs are known not to collide with
+// one another or with an input (refused naming them otherwise).
+std::vector<Target> CheckedTargets(const std::vector<OutputFile>& files,
+                                   const std::vector<std::string>& inputs) {
+  std::vector<Target> targets;
+  for (const OutputFile& f : files) targets.push_back(Classify(f.path));
+  RefuseSharedTarget(files, targets);
+  RefuseInputAsOutput(files, targets, inputs);
+  return targets;
+}
+
 }  // namespace
 
 void CheckOutputsWritable(const std::vector<std::string>& paths, const std::vector<std::string>& inputs) {
   std::vector<OutputFile> files;
   for (const std::string& path : paths) files.push_back({path, [](std::ostream&) {}});
-  const std::vector<Target> targets = ClassifyAll(files);
-  RefuseSharedTarget(files, targets);
-  RefuseInputAsOutput(files, targets, inputs);
+  const std::vector<Target> targets = CheckedTargets(files, inputs);
   for (size_t i = 0; i < files.size(); ++i)
     if (targets[i].kind == Kind::kFile) std::remove(WriteTemporary(files[i], targets[i].path).c_str());
 }
@@ -267,9 +270,7 @@ void CheckOutputsWritable(const std::vector<std::string>& paths, const std::vect
 // net file beside an old guid2lid file. Now they are removed then, and the
 // error says which files were left as they were.
 void WriteFilesAtomically(const std::vector<OutputFile>& files, const std::vector<std::string>& inputs) {
-  const std::vector<Target> targets = ClassifyAll(files);
-  RefuseSharedTarget(files, targets);
-  RefuseInputAsOutput(files, targets, inputs);
+  const std::vector<Target> targets = CheckedTargets(files, inputs);
   Staged staged;
   std::string kept;  // the regular files' names, for an error in place
   int n_kept = 0;

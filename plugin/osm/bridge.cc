@@ -455,6 +455,22 @@ const uint8_t* ibu_lft(const ibu_engine* e, uint64_t switch_guid, size_t* len) {
   return e->tables.lft[s].out.data();
 }
 
+namespace {
+
+// The engine forgets the tree of `mlid` (a refused, deleted or replaced
+// group); a failure is logged, never thrown across the C boundary.
+void ForgetTree(ibu_engine* e, uint16_t mlid) {
+  if (!e->routed) return;
+  try {
+    e->ForgetMcast(mlid);
+  } catch (const std::exception& err) {
+    e->Log(IBU_LOG_ERROR,
+           "multicast group " + ibu::HexLid(mlid) + ": forgetting its tree failed: " + err.what());
+  }
+}
+
+}  // namespace
+
 int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member_guids, int n,
                     ibu_mask_fn set, void* ctx) {
   if (!e->routed) {
@@ -514,7 +530,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
   }
   // OpenSM cleared the MLID and sets nothing for a refused group: the
   // engine's tree of an earlier build is gone from the switches too.
-  ibu_forget_mcast(e, mlid);
+  ForgetTree(e, mlid);
   return -1;
 }
 
@@ -524,7 +540,7 @@ void ibu_forget_dead_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx) {
   for (const auto& [known, state] : e->mcast)
     if (!alive(ctx, known)) dead.push_back(known);
   for (uint16_t gone : dead) {
-    ibu_forget_mcast(e, gone);
+    ForgetTree(e, gone);
     e->Log(IBU_LOG_VERBOSE,
            "multicast group " + ibu::HexLid(gone) + ": deleted by OpenSM; its tree is forgotten");
   }
@@ -540,21 +556,11 @@ void ibu_forget_replaced_mcast(ibu_engine* e, uint16_t mlid, const uint8_t (*mgi
       std::none_of(built_for->second.mgids.begin(), built_for->second.mgids.end(),
                    [&now](const auto& mgid) { return std::find(now.begin(), now.end(), mgid) != now.end(); });
   if (other_group) {
-    ibu_forget_mcast(e, mlid);
+    ForgetTree(e, mlid);
     e->Log(IBU_LOG_VERBOSE, "multicast group " + ibu::HexLid(mlid) +
                                 ": a new group on the MLID of a deleted one; the old tree is forgotten");
   }
   e->mcast[mlid].mgids = std::move(now);
-}
-
-void ibu_forget_mcast(ibu_engine* e, uint16_t mlid) {
-  if (!e->routed) return;
-  try {
-    e->ForgetMcast(mlid);
-  } catch (const std::exception& err) {
-    e->Log(IBU_LOG_ERROR,
-           "multicast group " + ibu::HexLid(mlid) + ": forgetting its tree failed: " + err.what());
-  }
 }
 
 int ibu_path_sl(const ibu_engine* e, uint16_t slid, uint16_t dlid, uint8_t* sl) {

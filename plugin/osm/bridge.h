@@ -99,9 +99,6 @@ void ibu_forget_dead_mcast(ibu_engine *e, ibu_mlid_alive_fn alive, void *ctx);
  * under the same MGID with no tree built in between is taken for the same
  * group. */
 void ibu_forget_replaced_mcast(ibu_engine *e, uint16_t mlid, const uint8_t (*mgids)[16], int n);
-/* The engine forgets the tree of `mlid`: a group OpenSM could not take
- * after all (an MLID beyond a switch's MulticastFDBCap). */
-void ibu_forget_mcast(ibu_engine *e, uint16_t mlid);
 
 /* SL for a path (OpenSM's path_sl), and a switch's SL2VL for (in, out):
  * vl_by_sl[16]. Return 0 when the engine has an answer, -1 to leave

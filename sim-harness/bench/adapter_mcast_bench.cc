@@ -10,6 +10,7 @@
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/generate.h"
 #include "plugin/osm/bridge.h"
+#include "plugin/osm/bridge_fabric.h"
 #include "sim-harness/bench/bench_args.h"
 
 namespace {
@@ -19,16 +20,7 @@ int Alive(void*, uint16_t) { return 1; }
 
 ibu_engine* RoutedEngine(const ibu::Fabric& f) {
   ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=off", 0, "mlid", nullptr, nullptr);
-  ibu_fabric_reset(e);
-  for (const ibu::Switch& sw : f.switches) {
-    ibu_fabric_add_switch(e, sw.guid, sw.name.c_str(), sw.num_ports, sw.lid, sw.lmc);
-    for (int p = 1; p <= sw.num_ports; ++p)
-      if (sw.ports[p].is_switch())
-        ibu_fabric_add_switch_link(e, sw.guid, p, f.switches[sw.ports[p].index].guid, sw.ports[p].port);
-  }
-  for (const ibu::EndPort& ep : f.end_ports)
-    ibu_fabric_add_end_port(e, ep.port_guid, ep.node_guid, ep.name.c_str(), ep.port_num, ep.base_lid, ep.lmc,
-                            f.switches[ep.switch_index].guid, ep.switch_port);
+  ibu::DescribeFabricToBridge(e, f);
   return ibu_route_unicast(e) == 0 ? e : nullptr;
 }
 

@@ -10,7 +10,7 @@ sim_harness_bench_core_mcast_bench_SOURCES = sim-harness/bench/core_mcast_bench.
 sim_harness_bench_core_mcast_bench_LDADD = plugin/core/libibucore.la
 # The adapter's bridge (no OpenSM headers) compiled in, as the unit tests do.
 sim_harness_bench_adapter_mcast_bench_SOURCES = sim-harness/bench/adapter_mcast_bench.cc sim-harness/bench/bench_args.h \
-	plugin/osm/bridge.cc plugin/osm/bridge.h
+	plugin/osm/bridge.cc plugin/osm/bridge.h plugin/osm/bridge_fabric.h
 sim_harness_bench_adapter_mcast_bench_LDADD = plugin/core/libibucore.la
 dist_noinst_SCRIPTS += sim-harness/bench/sweep_soak.sh
 dist_noinst_SCRIPTS += sim-harness/bench/sim_bench.sh

@@ -63,12 +63,14 @@ uint64_t Fnv1aOfFile(const std::string& path, uint64_t h) {
   return h;
 }
 
+std::string DigestHex(uint64_t h) {
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
 std::string ProgramDigest() {
-  static const std::string digest = [] {
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(Fnv1aOfFile(SelfPath())));
-    return std::string(hex);
-  }();
+  static const std::string digest = DigestHex(Fnv1aOfFile(SelfPath()));
   return digest;
 }
 
@@ -173,8 +175,8 @@ void WriteJobSet(const std::string& dir_in, const std::vector<std::string>& word
         << kMaxArrayTasks << " tasks: Slurm's\n"
         << "# default MaxArraySize is 1001).\n"
         << "# Submit with: sbatch " << ShellQuote(dir + "/slurm.sh") << "\n"
-        << "# then, when all tasks are done: ibunion sim --merge " << ShellQuote(dir)
-        << " [--json] [--csv FILE] [--links FILE] [--plot FILE.png]\n"
+        << "# then, when all tasks are done: ibunion sim --merge " << ShellQuote(dir) << " " << kMergeOutputs
+        << "\n"
         << "#SBATCH --job-name=ibunion-sim\n"
         << "#SBATCH --array=0-" << tasks - 1 << "\n"
         << "#SBATCH --ntasks=1\n"

@@ -83,5 +83,10 @@ uint64_t Fnv1aOfFile(const std::string& path, uint64_t h = 14695981039346656037u
 // part of a run's key, so that a merge refuses points of another build.
 // Reads it once per process: about 0.1 s for the 40 MB binary.
 std::string ProgramDigest();
+// A digest as the run key writes it: 16 hex digits.
+std::string DigestHex(uint64_t h);
+
+// The merge's output options, as the hints after --emit-jobs list them.
+constexpr const char* kMergeOutputs = "[--json] [--csv FILE] [--links FILE] [--plot FILE.png]";
 
 }  // namespace ibu::sim

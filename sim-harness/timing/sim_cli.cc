@@ -617,9 +617,7 @@ std::string InputsDigest(const Settings& s) {
     if (file == config) continue;
     h = Fnv1aOfFile(file, Fnv1a(file.c_str(), file.size() + 1, h));
   }
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-  return hex;
+  return DigestHex(h);
 }
 
 // What a point's result depends on, as one line: the net file and every
@@ -1246,8 +1244,7 @@ void EmitJobs(const std::vector<std::string>& words, const std::string& dir, siz
     std::cerr << "ibunion sim: " << points << " job(s) in " << dir << "/jobs.txt; run them with\n"
               << "  parallel < " << dir << "/jobs.txt      (GNU parallel; or: bash " << dir << "/jobs.txt)\n"
               << "  sbatch " << dir << "/slurm.sh           (Slurm job array)\n"
-              << "then: ibunion sim --merge " << dir
-              << " [--json] [--csv FILE] [--links FILE] [--plot FILE.png]\n";
+              << "then: ibunion sim --merge " << dir << " " << kMergeOutputs << "\n";
 }
 
 // The points asked for: one (--point N) or all of them, in parallel.

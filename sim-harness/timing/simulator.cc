@@ -800,7 +800,6 @@ bool Kernel<kV, kOne>::NextCopy(uint32_t oi, uint32_t from, int vl, Copy* c) {
   const CopyPlan& plan = copy_plans_[oi];
   const std::vector<int>& g = wl_.group_by_number();
   const bool random_dlid = wl_.RandomDlid();
-  const bool random_sl = SlDraws(wl_, p_) > 1;
   for (uint32_t k = from; k < g.size(); ++k) {
     const int d = g[(plan.first_member + k) % g.size()];
     if (d == src) continue;
@@ -808,9 +807,7 @@ bool Kernel<kV, kOne>::NextCopy(uint32_t oi, uint32_t from, int vl, Copy* c) {
     const Lid dlid = random_dlid
                          ? wl_.DlidDraw(src, d, int(UniformBelow(draws, uint64_t(wl_.DlidDraws(d)))), rng_)
                          : wl_.Dlid(src, d, rng_);
-    const int sl = plan.sl >= 0 ? plan.sl
-                   : random_sl  ? int(UniformBelow(draws, 16))
-                                : MessageSl(wl_, p_, src, wl_.PairKey(src, d), dlid, rng_);
+    const int sl = plan.sl >= 0 ? plan.sl : MessageSl(wl_, p_, src, wl_.PairKey(src, d), dlid, draws);
     const int copy_vl = net_.HostVl(src, sl);
     if (vl >= 0 && copy_vl != vl) continue;
     *c = Copy{k, d, dlid, sl, copy_vl};

@@ -288,10 +288,10 @@ std::string HotText(const Saturation& s, const std::vector<PointResult>& points)
 }
 
 // "; N of M points failed (deadlock or error), left out": without it a
-// sweep whose last points closed a credit loop read "not reached".
-std::string FailedText(const std::vector<PointResult>& points) {
-  const auto failed = std::count_if(points.begin(), points.end(),
-                                    [](const PointResult& r) { return r.deadlock || !r.error.empty(); });
+// sweep whose last points closed a credit loop read "not reached". The
+// saturation rule judged the others.
+std::string FailedText(const Saturation& s, const std::vector<PointResult>& points) {
+  const size_t failed = points.size() - size_t(s.judged);
   if (!failed) return "";
   return "; " + std::to_string(failed) + " of " + std::to_string(points.size()) +
          " points failed (deadlock or error), left out";
@@ -319,7 +319,7 @@ std::string JudgedText(const Saturation& s, const std::vector<PointResult>& poin
 }  // namespace
 
 std::string SaturationText(const Saturation& s, const std::vector<PointResult>& points) {
-  return JudgedText(s, points) + FailedText(points);
+  return JudgedText(s, points) + FailedText(s, points);
 }
 
 // --- records (--save / --merge) ---

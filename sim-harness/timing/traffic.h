@@ -268,7 +268,8 @@ inline int SlDraws(const Workload& wl, const Params& p) {
 // SL of a message from `src` to `dlid` that no script entry fixes: the
 // engine's path SL when the workload takes those, else the policy of `p`;
 // `key` spreads the hash policy (unicast: Workload::PairKey).
-inline int MessageSl(const Workload& wl, const Params& p, int src, uint64_t key, Lid dlid, Mt64& rng) {
+template <typename Rng>
+inline int MessageSl(const Workload& wl, const Params& p, int src, uint64_t key, Lid dlid, Rng& rng) {
   if (wl.UsesPathSl()) return wl.PathSl(src, dlid);
   switch (p.sl) {
     case SlPolicy::kFixed: return p.sl_value;

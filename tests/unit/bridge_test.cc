@@ -15,6 +15,7 @@
 #include "plugin/core/netfile.h"
 #include "plugin/core/topology/generate.h"
 #include "plugin/osm/bridge.h"
+#include "plugin/osm/bridge_fabric.h"
 #include "tests/unit/test_util.h"
 
 namespace ibu::test {
@@ -37,24 +38,11 @@ int Active(void* ctx, int level) {
   return level != IBU_LOG_VERBOSE || log->verbose;
 }
 
-void Describe(ibu_engine* e, const Fabric& f) {
-  ibu_fabric_reset(e);
-  for (const Switch& sw : f.switches) {
-    ibu_fabric_add_switch(e, sw.guid, sw.name.c_str(), sw.num_ports, sw.lid, sw.lmc);
-    for (int p = 1; p <= sw.num_ports; ++p)
-      if (sw.ports[p].is_switch())
-        ibu_fabric_add_switch_link(e, sw.guid, p, f.switches[sw.ports[p].index].guid, sw.ports[p].port);
-  }
-  for (const EndPort& ep : f.end_ports)
-    ibu_fabric_add_end_port(e, ep.port_guid, ep.node_guid, ep.name.c_str(), ep.port_num, ep.base_lid, ep.lmc,
-                            f.switches[ep.switch_index].guid, ep.switch_port);
-}
-
 // An engine of `name` logging into `log`, handed `f` as OpenSM would.
 ibu_engine* EngineOn(const Fabric& f, const char* name, const char* options, Log* log) {
   ibu_engine* e = ibu_engine_new(name, options, 0, name, Record, log);
   CU_ASSERT_FATAL(e != nullptr);
-  Describe(e, f);
+  DescribeFabricToBridge(e, f);
   return e;
 }
 
@@ -77,7 +65,7 @@ void McastRebuildLineOnlyWhenVerbose() {
   ibu_engine* e = ibu_engine_new("mlid", "mlid_dump=off", 0, "mlid", Record, &log);
   CU_ASSERT_FATAL(e != nullptr);
   ibu_engine_set_log_active(e, Active);
-  Describe(e, f);
+  DescribeFabricToBridge(e, f);
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "ibunion/mlid: routed"), 1);
   const uint64_t members[] = {f.end_ports[0].port_guid, f.end_ports[3].port_guid, f.end_ports[5].port_guid,
@@ -145,7 +133,7 @@ void DumpOptionReadLikeEngineOptions() {
   e = ibu_engine_new("mlid", "mlid_dump=maybe", 0, "mlid", Record, &bad);
   CU_ASSERT_FATAL(e != nullptr);
   CU_ASSERT_EQUAL(Count(bad, IBU_LOG_ERROR, "option 'mlid_dump=maybe': expected on or off"), 1);
-  Describe(e, f);
+  DescribeFabricToBridge(e, f);
   CU_ASSERT_NOT_EQUAL(ibu_route_unicast(e), 0);
   ibu_engine_free(e);
 
@@ -177,7 +165,7 @@ void OptionsSharedWithOtherPlugins() {
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, ""), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "left to the other event plugins: perfx_interval=10 perfx_interval=20 verbose"),
                   1);
-  Describe(e, f);
+  DescribeFabricToBridge(e, f);
   CU_ASSERT_EQUAL(ibu_route_unicast(e), 0);
   ibu_engine_free(e);
 
@@ -247,7 +235,7 @@ void OptionsOfEnginesNotInTheChain() {
   Log ml;  // the one in the chain: its own key read, the others' left to them
   e = ibu_engine_new("mlid", options, 0, "mlid,minhop", Record, &ml);
   CU_ASSERT_EQUAL(Count(ml, IBU_LOG_ERROR, ""), 0);
-  Describe(e, f);
+  DescribeFabricToBridge(e, f);
   CU_ASSERT_EQUAL(ibu_route_unicast(e), 0);
   ibu_engine_free(e);
   // Nothing of its own to list: nothing said. OpenSM splits the chain at
@@ -567,7 +555,7 @@ void StaleDumpsRemoved() {
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   ibu_dump(e, dir.c_str());
   CU_ASSERT(exists(lfts) && exists(paths));
-  Describe(e, mesh);  // a cabling mlid refuses
+  DescribeFabricToBridge(e, mesh);  // a cabling mlid refuses
   CU_ASSERT_NOT_EQUAL(ibu_route_unicast(e), 0);
   ibu_dump(e, dir.c_str());
   CU_ASSERT(!exists(lfts) && !exists(paths));

@@ -469,11 +469,31 @@ std::string DigitString(const std::vector<int>& digits, int radix) {
   return out;
 }
 
-std::string FatTree::SwitchLabel(int sw) const {
-  return "SW<" + DigitString(w[sw], m) + "," + std::to_string(level[sw]) + ">";
+std::string SwitchLabelText(const std::vector<int>& w, int level, int m) {
+  return "SW<" + DigitString(w, m) + "," + std::to_string(level) + ">";
 }
 
-std::string FatTree::HostLabel(int ep) const { return "P(" + DigitString(p[ep], m) + ")"; }
+std::string HostLabelText(const std::vector<int>& p, int m) { return "P(" + DigitString(p, m) + ")"; }
+
+std::vector<int> LabelDigits(long idx, int count, int r0, int k) {
+  std::vector<int> d(count);
+  for (int i = count - 1; i >= 0; --i) {
+    const int radix = i == 0 ? r0 : k;
+    d[i] = static_cast<int>(idx % radix);
+    idx /= radix;
+  }
+  return d;
+}
+
+long LabelIndex(const std::vector<int>& digits, int r0, int k) {
+  long idx = 0;
+  for (size_t i = 0; i < digits.size(); ++i) idx = idx * (i == 0 ? r0 : k) + digits[i];
+  return idx;
+}
+
+std::string FatTree::SwitchLabel(int sw) const { return SwitchLabelText(w[sw], level[sw], m); }
+
+std::string FatTree::HostLabel(int ep) const { return HostLabelText(p[ep], m); }
 
 int FatTree::SwitchByLabel(const std::string& label) const {
   for (size_t s = 0; s < w.size(); ++s)

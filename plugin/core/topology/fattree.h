@@ -83,4 +83,15 @@ std::string FatTreeBeyondLids(int k, int n);
 // Digit string used in labels: "00" for m <= 10, "12.0.3" beyond.
 std::string DigitString(const std::vector<int>& digits, int radix);
 
+// FT(m,n)'s labels as text: "SW<00,2>" for switch digits w at `level`,
+// "P(000)" for host digits p.
+std::string SwitchLabelText(const std::vector<int>& w, int level, int m);
+std::string HostLabelText(const std::vector<int>& p, int m);
+
+// The `count` label digits of the idx-th switch (or host) of a level in
+// FT(m,n)'s order, the generator's: the first digit with radix r0 (k at
+// the top, m below it, m for hosts), the others k; LabelIndex inverts it.
+std::vector<int> LabelDigits(long idx, int count, int r0, int k);
+long LabelIndex(const std::vector<int>& digits, int r0, int k);
+
 }  // namespace ibu

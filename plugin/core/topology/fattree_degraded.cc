@@ -773,18 +773,25 @@ void AppendList(std::string& out, const char* kind, const std::vector<std::strin
 
 std::string FatTree::MissingParts(size_t max) const {
   if (!degraded || n < 2) return "";
-  std::map<std::pair<std::vector<int>, int>, int> by_label;  // (w, level) -> switch
+  // Per level, the switch at each label's place in FT(m,n)'s order (-1:
+  // none has that label).
+  const auto first_radix = [this](int l) { return l == 0 ? k : m; };
+  std::vector<std::vector<int>> at(static_cast<size_t>(n));
+  for (int l = 0; l < n; ++l) at[l].assign(static_cast<size_t>((l == 0 ? 1 : 2) * IntPow(k, n - 1)), -1);
+  const auto switch_at = [&](const std::vector<int>& digits, int l) {
+    const long i = LabelIndex(digits, first_radix(l), k);
+    return i >= 0 && i < static_cast<long>(at[l].size()) ? at[l][i] : -1;
+  };
   for (size_t s = 0; s < w.size(); ++s)
-    if (level[s] >= 0) by_label[{w[s], level[s]}] = static_cast<int>(s);
+    if (level[s] >= 0) at[level[s]][LabelIndex(w[s], first_radix(level[s]), k)] = static_cast<int>(s);
   std::vector<std::string> links, switches, hosts;
   for (size_t s = 0; s < w.size(); ++s) {
     const int l = level[s];
     if (l > 0)
       for (int j = 0; j < k; ++j) {
         if (up_port[s][j]) continue;
-        const auto parent = by_label.find({ParentDigits(static_cast<int>(s), j), l - 1});
-        if (parent != by_label.end())
-          links.push_back(SwitchLabel(static_cast<int>(s)) + "-" + SwitchLabel(parent->second));
+        const int parent = switch_at(ParentDigits(static_cast<int>(s), j), l - 1);
+        if (parent >= 0) links.push_back(SwitchLabel(static_cast<int>(s)) + "-" + SwitchLabel(parent));
       }
     // A leaf's hosts take its first digits in port order (LabelHostDigits):
     // those missing are its last.
@@ -792,25 +799,13 @@ std::string FatTree::MissingParts(size_t max) const {
       for (int x = static_cast<int>(down_port[s].size()); x < k; ++x) {
         std::vector<int> digits = w[s];
         digits.push_back(x);
-        hosts.push_back("P(" + DigitString(digits, m) + ")");
+        hosts.push_back(HostLabelText(digits, m));
       }
   }
-  // Every label FT(m,n) has: the top level's first digit runs to k, the
-  // others' to m, the rest to k.
-  for (int l = 0; l < n; ++l) {
-    const long count = (l == 0 ? 1 : 2) * IntPow(k, n - 1);
-    for (long i = 0; i < count; ++i) {
-      std::vector<int> digits(n - 1);
-      long rest = i;
-      for (int d = n - 2; d >= 0; --d) {
-        const int radix = d == 0 && l > 0 ? m : k;
-        digits[d] = static_cast<int>(rest % radix);
-        rest /= radix;
-      }
-      if (!by_label.count({digits, l}))
-        switches.push_back("SW<" + DigitString(digits, m) + "," + std::to_string(l) + ">");
-    }
-  }
+  for (int l = 0; l < n; ++l)
+    for (size_t i = 0; i < at[l].size(); ++i)
+      if (at[l][i] < 0)
+        switches.push_back(SwitchLabelText(LabelDigits(long(i), n - 1, first_radix(l), k), l, m));
   std::string out;
   AppendList(out, "links", links, max);
   // A switch left out (cut_off: no place in the tree) holds no label either.

@@ -36,23 +36,6 @@ int AddHost(Fabric& f, const std::string& name) {
   return static_cast<int>(f.end_ports.size() - 1);
 }
 
-// Digits of w for the idx-th switch of a level: w_0 has radix r0, the rest k.
-std::vector<int> Digits(long idx, int count, int r0, int k) {
-  std::vector<int> d(count);
-  for (int i = count - 1; i >= 0; --i) {
-    const int radix = i == 0 ? r0 : k;
-    d[i] = static_cast<int>(idx % radix);
-    idx /= radix;
-  }
-  return d;
-}
-
-long Index(const std::vector<int>& d, int r0, int k) {
-  long idx = 0;
-  for (size_t i = 0; i < d.size(); ++i) idx = idx * (i == 0 ? r0 : k) + d[i];
-  return idx;
-}
-
 uint64_t Below(std::mt19937_64& rng, uint64_t n) { return rng() % n; }
 
 }  // namespace
@@ -75,22 +58,20 @@ Fabric MakeFatTree(int m, int n) {
   Fabric f;
   const int wlen = n - 1;
   for (long i = 0; i < hosts; ++i) {
-    std::vector<int> p = Digits(i, n, m, k);
-    AddHost(f, "P(" + DigitString(p, m) + ")");
+    AddHost(f, HostLabelText(LabelDigits(i, n, m, k), m));
   }
   // Switch index of SW<w,l>: levels stored one after another.
   auto level_base = [&](int l) { return l == 0 ? 0L : top + (l - 1) * per_level; };
   for (int l = 0; l < n; ++l) {
     const long count = l == 0 ? top : per_level;
     for (long i = 0; i < count; ++i) {
-      std::vector<int> w = Digits(i, wlen, l == 0 ? k : m, k);
-      AddSwitch(f, "SW<" + DigitString(w, m) + "," + std::to_string(l) + ">", n == 1 ? m : m);
+      AddSwitch(f, SwitchLabelText(LabelDigits(i, wlen, l == 0 ? k : m, k), l, m), n == 1 ? m : m);
     }
   }
   for (int l = 0; l + 1 < n; ++l) {
     const long count = l == 0 ? top : per_level;
     for (long i = 0; i < count; ++i) {
-      std::vector<int> w = Digits(i, wlen, l == 0 ? k : m, k);
+      std::vector<int> w = LabelDigits(i, wlen, l == 0 ? k : m, k);
       const int children = l == 0 ? m : k;
       for (int x = 0; x < children; ++x) {
         // Lower w' = w_0..w_{l-1}, x, w_l..w_{n-3}.
@@ -98,7 +79,7 @@ Fabric MakeFatTree(int m, int n) {
         lower.push_back(x);
         lower.insert(lower.end(), w.begin() + l, w.end() - 1);
         const int up = static_cast<int>(level_base(l) + i);
-        const int down = static_cast<int>(level_base(l + 1) + Index(lower, m, k));
+        const int down = static_cast<int>(level_base(l + 1) + LabelIndex(lower, m, k));
         ConnectSwitches(f, up, x + 1, down, w[wlen - 1] + k + 1);
       }
     }
