@@ -3,7 +3,6 @@
 // reached, every route must be up*/down*, the tables free of credit loops
 // and multicast trees exactly-once; complete trees keep their tables.
 #include <algorithm>
-#include <map>
 #include <memory>
 #include <random>
 #include <set>
@@ -465,6 +464,21 @@ void CableBetweenLeftOutSwitchesIsThere() {
   f = WithoutSwitch(f, RecognizeFatTree(Generated(4, 2, 0)).SwitchByLabel("SW<0,1>"));
   const FatTree tree = RecognizeFatTree(f);
   CU_ASSERT(Contains(tree.DegradedSummary(), "degraded FT(4,2): 4 of 8 switch links, 1 of 6 switches and 6 of 8 hosts missing"));
+  // Its links and hosts go with the switches left out: only those are named.
+  CU_ASSERT(tree.MissingParts(1) == "switches missing or left out SW<1,0> and 3 more");
+  const FatTree::MissingLabels parts = tree.MissingPartLabels();
+  CU_ASSERT(parts.links.empty() && parts.hosts.empty());
+  CU_ASSERT((parts.switches == std::vector<std::string>{"SW<1,0>", "SW<1,1>", "SW<2,1>", "SW<3,1>"}));
+}
+
+// What inspect prints of a degraded tree: the lists by kind, at most `max`
+// names of each.
+void MissingPartsListedByKind() {
+  const FatTree cut =
+      RecognizeFatTree(Degraded(4, 3, {{"SW<11,0>", 2}, {"SW<01,0>", 2}}, {"SW<00,2>", "SW<01,2>"}));
+  CU_ASSERT(cut.MissingParts() ==
+            "links SW<10,1>-SW<01,0>, SW<11,1>-SW<11,0>; hosts P(000), P(001), P(010), P(011)");
+  CU_ASSERT(cut.MissingParts(1) == "links SW<10,1>-SW<01,0> and 1 more; hosts P(000) and 3 more");
 }
 
 // What a seeded random degradation removed: cables (switch, port), whole
@@ -524,41 +538,20 @@ Removed DrawRemoval(const Fabric& full, const FatTree& tree, int mode, std::mt19
 // MissingParts names, by the tree's labels, links whose two switches are
 // there and not cabled together, every missing switch, and hosts no more
 // than are missing; without missing switches, every missing link.
-std::map<std::string, std::vector<std::string>> PartsByKind(const std::string& text) {
-  std::map<std::string, std::vector<std::string>> out;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find("; ", at);
-    if (end == std::string::npos) end = text.size();
-    const std::string part = text.substr(at, end - at);
-    const size_t blank = part.rfind(' ', part.find_first_of("<("));  // the kind may have blanks
-    std::vector<std::string>& names = out[part.substr(0, blank)];
-    for (size_t i = blank + 1; i < part.size();) {
-      size_t comma = part.find(", ", i);
-      if (comma == std::string::npos) comma = part.size();
-      names.push_back(part.substr(i, comma - i));
-      i = comma + 2;
-    }
-    at = end + 2;
-  }
-  return out;
-}
-
 bool MissingPartsAreMissing(const Fabric& f, const FatTree& t) {
-  auto parts = PartsByKind(t.MissingParts(size_t(1) << 30));
-  for (const std::string& link : parts["links"]) {
+  const FatTree::MissingLabels parts = t.MissingPartLabels();
+  for (const std::string& link : parts.links) {
     const size_t dash = link.find(">-");
     const int a = t.SwitchByLabel(link.substr(0, dash + 1)), b = t.SwitchByLabel(link.substr(dash + 2));
     if (a < 0 || b < 0) return false;
     for (const Peer& p : f.switches[a].ports)
       if (p.is_switch() && p.index == b) return false;
   }
-  const std::vector<std::string>& switches =
-      parts[t.missing.cut_off ? "switches missing or left out" : "switches"];
+  const std::vector<std::string>& switches = parts.switches;
   for (const std::string& sw : switches)
     if (t.SwitchByLabel(sw) >= 0) return false;
-  const long links = static_cast<long>(parts["links"].size());
-  const long hosts = static_cast<long>(parts["hosts"].size());
+  const long links = static_cast<long>(parts.links.size());
+  const long hosts = static_cast<long>(parts.hosts.size());
   const bool whole_switches = t.missing.switches == 0 && t.missing.cut_off == 0;
   return static_cast<long>(switches.size()) == t.missing.switches + t.missing.cut_off &&
          hosts <= t.missing.hosts && links <= t.missing.links &&
@@ -708,6 +701,7 @@ void RegisterDegradedSuite() {
   CU_add_test(s, "a switch that would be an extra top is tried below", ExtraTopsTriedBelow);
   CU_add_test(s, "2,450 random degradations: shapes and missing counts", RandomDegradationsKeepTheirShape);
   CU_add_test(s, "a cable between two switches left out is not missing", CableBetweenLeftOutSwitchesIsThere);
+  CU_add_test(s, "missing parts are listed by kind", MissingPartsListedByKind);
   CU_add_test(s, "unlabellable trees are refused with the reason", UnlabellableIsRefusedWithReason);
 }
 

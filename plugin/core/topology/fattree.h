@@ -52,6 +52,13 @@ struct FatTree {
   // switches left out (missing.cut_off) are among the switches named.
   // Cost: O(switches x m + expected switches).
   std::string MissingParts(size_t max = 8) const;
+  // The same parts as label lists, all of them (MissingParts formats them).
+  struct MissingLabels {
+    std::vector<std::string> links;     // "SW<00,1>-SW<01,0>"
+    std::vector<std::string> switches;  // missing or left out
+    std::vector<std::string> hosts;
+  };
+  MissingLabels MissingPartLabels() const;
   // The labels' digits of the parent that switch `sw` reaches by up digit
   // `j` in FT(m,n)'s cabling (the generator's rule).
   std::vector<int> ParentDigits(int sw, int j) const;

@@ -771,8 +771,9 @@ void AppendList(std::string& out, const char* kind, const std::vector<std::strin
 
 }  // namespace
 
-std::string FatTree::MissingParts(size_t max) const {
-  if (!degraded || n < 2) return "";
+FatTree::MissingLabels FatTree::MissingPartLabels() const {
+  MissingLabels out;
+  if (!degraded || n < 2) return out;
   // Per level, the switch at each label's place in FT(m,n)'s order (-1:
   // none has that label).
   const auto first_radix = [this](int l) { return l == 0 ? k : m; };
@@ -784,7 +785,9 @@ std::string FatTree::MissingParts(size_t max) const {
   };
   for (size_t s = 0; s < w.size(); ++s)
     if (level[s] >= 0) at[level[s]][LabelIndex(w[s], first_radix(level[s]), k)] = static_cast<int>(s);
-  std::vector<std::string> links, switches, hosts;
+  std::vector<std::string>& links = out.links;
+  std::vector<std::string>& switches = out.switches;
+  std::vector<std::string>& hosts = out.hosts;
   for (size_t s = 0; s < w.size(); ++s) {
     const int l = level[s];
     if (l > 0)
@@ -806,11 +809,16 @@ std::string FatTree::MissingParts(size_t max) const {
     for (size_t i = 0; i < at[l].size(); ++i)
       if (at[l][i] < 0)
         switches.push_back(SwitchLabelText(LabelDigits(long(i), n - 1, first_radix(l), k), l, m));
+  return out;
+}
+
+std::string FatTree::MissingParts(size_t max) const {
+  const MissingLabels parts = MissingPartLabels();
   std::string out;
-  AppendList(out, "links", links, max);
+  AppendList(out, "links", parts.links, max);
   // A switch left out (cut_off: no place in the tree) holds no label either.
-  AppendList(out, missing.cut_off ? "switches missing or left out" : "switches", switches, max);
-  AppendList(out, "hosts", hosts, max);
+  AppendList(out, missing.cut_off ? "switches missing or left out" : "switches", parts.switches, max);
+  AppendList(out, "hosts", parts.hosts, max);
   return out;
 }
 
