@@ -320,6 +320,7 @@ int EffectiveMain(const Args& args) {
 
 struct VerbOptions {
   std::set<std::string> with_value, flags;
+  bool Takes(const std::string& option) const { return with_value.count(option) || flags.count(option); }
 };
 
 // Each verb's own options; the command line is read with their union.
@@ -347,18 +348,14 @@ Args ReadMcSetupArgs(int argc, char** argv) {
 void RefuseOptionsOfOtherVerbs(const Args& args, const std::string& verb) {
   const auto own = OptionsOfVerbs().find(verb);
   if (own == OptionsOfVerbs().end()) return;
-  const auto is_own = [&](const std::string& o) {
-    return own->second.with_value.count(o) > 0 || own->second.flags.count(o) > 0;
-  };
   // Named with every verb that has it (--csv is measure's and effective's).
   for (const auto& [name, options] : OptionsOfVerbs())
     for (const auto* set : {&options.with_value, &options.flags})
       for (const std::string& o : *set) {
-        if (!args.has(o) || is_own(o)) continue;
+        if (!args.has(o) || own->second.Takes(o)) continue;
         std::string verbs;
         for (const auto& [other, other_options] : OptionsOfVerbs())
-          if (other_options.with_value.count(o) || other_options.flags.count(o))
-            verbs += (verbs.empty() ? "" : " and ") + other;
+          if (other_options.Takes(o)) verbs += (verbs.empty() ? "" : " and ") + other;
         throw UsageError{o + " is not an option of mcsetup " + verb + " (it is one of " + verbs + ")\n" +
                          kUsage};
       }
