@@ -64,7 +64,7 @@ int RouteMain(int argc, char** argv) {
   if (args.positional().size() != 1) throw UsageError{std::string("expected one NETFILE\n") + kUsage};
   if (!args.has("--engine")) throw UsageError{std::string("missing --engine\n") + kUsage};
   Fabric f = LoadFabric(args, args.positional()[0]);
-  auto engine = MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")),
+  auto engine = MakeEngine(args.get("--engine"), OptionWords(args.get("--options")),
                            [](LogLevel level, const std::string& m) {
                              std::cerr << (level == LogLevel::kError ? "warning: " : "note: ") << m << "\n";
                            });

@@ -85,7 +85,7 @@ constexpr const char* kUsage =
 // calls them. A group the engine refuses is kept with its reason.
 SchemeReference RouteReference(const Fabric& f, const std::vector<McastGroup>& groups, const Args& args) {
   return RouteScheme(f, groups,
-                     MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr));
+                     MakeEngine(args.get("--engine"), OptionWords(args.get("--options")), nullptr));
 }
 
 void PrintErrors(const SchemeReport& r) {
@@ -249,7 +249,7 @@ void CheckOptionCombinations(const Args& args) {
   if (args.has("--options") && !args.has("--engine"))
     throw UsageError{"--options '" + args.get("--options") +
                      "': only with --engine E (the engine they configure)"};
-  if (args.has("--engine")) MakeEngine(args.get("--engine"), SplitOptions(args.get("--options")), nullptr);
+  if (args.has("--engine")) MakeEngine(args.get("--engine"), OptionWords(args.get("--options")), nullptr);
 }
 
 }  // namespace

@@ -185,63 +185,95 @@ std::vector<std::string> OptionWords(const std::string& text) {
   return words;
 }
 
-std::vector<std::string> SplitOptions(const std::string& text) {
-  std::vector<std::string> words;
-  std::unordered_map<std::string, std::string> seen;  // key -> first word with it
-  for (const std::string& w : OptionWords(text)) {
-    const auto odd =
-        std::find_if_not(w.begin(), w.end(), [](char c) { return c == ' ' || PrintableAscii(c); });
-    if (odd != w.end())
-      throw Error("option '" + VisibleWord(w) + "': byte " + VisibleWord(std::string(1, *odd)) +
-                  " is not printable ASCII; expected key=value words separated by spaces or tabs");
-    const std::string closed = Closed(w);
-    const size_t eq = closed.find('=');
-    if (eq != std::string::npos && eq > 0) {
-      const auto [it, fresh] = seen.emplace(closed.substr(0, eq), w);
-      if (!fresh)
-        throw Error("option '" + w + "': key " + it->first + " given twice (first as '" +
-                    it->second + "'); expected each key once");
-    }
-    words.push_back(w);
-  }
-  return words;
+OptionKey OnOffKey(const std::string& key, bool* flag) {
+  return {key, "on|off",
+          [key, flag](const std::string& value, const std::string&) { *flag = ParseOnOff(key, value); }};
 }
 
-std::unique_ptr<Engine> MakeEngine(const std::string& name,
-                                   const std::vector<std::string>& options, LogSink log,
-                                   const std::vector<std::string>& offered) {
-  // Every key must belong to an engine this front door offers: a key of
-  // an engine it does not have (slid_ in OpenSM, mlid_ in a command that
-  // runs slid) would never be read.
-  const std::vector<std::string> engines = offered.empty() ? std::vector<std::string>{name} : offered;
-  auto check_owner = [&](const std::string& word) {
-    const std::string key = SplitWord(word).first;
-    std::string known;
-    for (size_t i = 0; i < engines.size(); ++i) {
-      if (Owns(key, engines[i])) return;
-      known += (i == 0 ? "" : i + 1 == engines.size() ? " or " : ", ") + engines[i] + "_";
-    }
-    throw Error("option '" + word + "': unknown key (keys start with " + known + ")");
-  };
+namespace {
+
+// A byte that is not printable ASCII: a no-break space reads as a blank
+// and a control character as nothing, so the word is not what it looks like.
+void RefuseUnprintable(const std::string& word) {
+  const auto odd =
+      std::find_if_not(word.begin(), word.end(), [](char c) { return c == ' ' || PrintableAscii(c); });
+  if (odd != word.end())
+    throw Error("option '" + VisibleWord(word) + "': byte " + VisibleWord(std::string(1, *odd)) +
+                " is not printable ASCII; expected key=value words separated by spaces or tabs");
+}
+
+// Every key must belong to an engine the front door offers: a key of an
+// engine it does not have (slid_ in OpenSM, mlid_ in a command that runs
+// slid) would never be read.
+void RefuseUnoffered(const std::string& word, const std::string& key,
+                     const std::vector<std::string>& engines) {
+  std::string known;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    if (Owns(key, engines[i])) return;
+    known += (i == 0 ? "" : i + 1 == engines.size() ? " or " : ", ") + engines[i] + "_";
+  }
+  throw Error("option '" + word + "': unknown key (keys start with " + known + ")");
+}
+
+// `seen`: key -> the first word that gave it.
+void RefuseRepeatedKey(const std::string& word, const std::string& key,
+                       std::unordered_map<std::string, std::string>& seen) {
+  const auto [it, fresh] = seen.emplace(key, word);
+  if (!fresh)
+    throw Error("option '" + word + "': key " + key + " given twice (first as '" + it->second +
+                "'); expected each key once");
+}
+
+const OptionKey& KnownKey(const std::string& word, const std::string& key, const std::string& engine,
+                          const std::vector<OptionKey>& keys) {
+  std::string known;
+  for (const OptionKey& k : keys) {
+    if (k.key == key) return k;
+    known += (known.empty() ? "" : ", ") + k.key + "=" + k.values;
+  }
+  throw Error("option '" + word + "': unknown key for engine " + engine + " (known: " + known + ")");
+}
+
+// The one option checker: each word in turn, its first problem thrown
+// before a later word is looked at; `keys` read the words of `engine`.
+void ReadOptionWords(const std::string& engine, const std::vector<std::string>& words,
+                     const std::vector<std::string>& offered, const std::vector<OptionKey>& keys) {
+  const std::vector<std::string> engines = offered.empty() ? std::vector<std::string>{engine} : offered;
+  std::unordered_map<std::string, std::string> seen;
+  for (const std::string& word : words) {
+    RefuseUnprintable(word);
+    const auto [key, value] = SplitWord(word);
+    RefuseUnoffered(word, key, engines);
+    RefuseRepeatedKey(word, key, seen);
+    if (!Owns(key, engine)) continue;  // another engine's, checked by it
+    const OptionKey& known = KnownKey(word, key, engine, keys);
+    RefuseBlanksAroundEquals(word);  // only now: a word with an unknown key is refused for its key
+    known.read(value, word);
+  }
+}
+
+// The front door's keys first, as an unknown key's message lists them.
+std::vector<OptionKey> Joined(std::vector<OptionKey> front_door_keys, std::vector<OptionKey> engine_keys) {
+  front_door_keys.insert(front_door_keys.end(), engine_keys.begin(), engine_keys.end());
+  return front_door_keys;
+}
+
+}  // namespace
+
+std::unique_ptr<Engine> MakeEngine(const std::string& name, const std::vector<std::string>& options,
+                                   LogSink log, const std::vector<std::string>& offered,
+                                   const std::vector<OptionKey>& front_door_keys) {
   if (name == "mlid" || name == "slid") {
     MlidOptions opt;
     opt.single_lid = name == "slid";
-    for (const std::string& word : options) {
-      auto [key, value] = SplitWord(word);
-      check_owner(word);
-      if (!Owns(key, name)) continue;
-      if (key != name + "_rotate") throw UnknownOptionKey(word, name, name + "_rotate=on|off");
-      RefuseBlanksAroundEquals(word);
-      opt.rotate = ParseOnOff(key, value);
-    }
+    ReadOptionWords(name, options, offered,
+                    Joined(front_door_keys, {OnOffKey(name + "_rotate", &opt.rotate)}));
     return std::make_unique<MlidEngine>(opt, std::move(log), name == "mlid" ? "mlid" : "slid");
   }
   if (name == "xymesh") {
-    for (const std::string& word : options) {  // each word's first problem, in their order
-      check_owner(word);
-      ParseXyMeshOptions({word});
-    }
-    return MakeXyMeshEngine(options, std::move(log));
+    XyMeshOptions opt;
+    ReadOptionWords(name, options, offered, Joined(front_door_keys, XyMeshOptionKeys(&opt)));
+    return MakeXyMeshEngine(opt, std::move(log));
   }
   throw Error("unknown routing engine '" + name + "' (known: mlid, slid, xymesh)");
 }

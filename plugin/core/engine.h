@@ -140,18 +140,36 @@ std::vector<std::pair<uint8_t, uint8_t>> EqualVlArbitration(int vls, int block);
 // Engine names the core knows: "mlid", "slid", "xymesh".
 std::vector<std::string> EngineNames();
 
-// Builds an engine from its name and "key=value" option words (unknown keys
-// or bad values throw ibu::Error naming the word and what was expected;
-// keys that belong to another engine of `offered` are ignored, keys of no
-// engine in `offered` are unknown). `offered`: the engines that share the
-// options (OpenSM's mlid and xymesh, which get one event_plugin_options);
-// empty, as in a CLI command that runs one engine, only `name` itself, so
-// `--engine slid --options mlid_rotate=off` is refused, not ignored.
+// One option key an engine (or a front door) reads: the values it takes,
+// as an unknown key's message lists them ("on|off"), and how a value is
+// read (throws ibu::Error naming `word`, as written, on a bad one).
+struct OptionKey {
+  std::string key;     // "mlid_rotate"
+  std::string values;  // "on|off"
+  std::function<void(const std::string& value, const std::string& word)> read;
+};
+
+// `key`=on|off (ParseOnOff's words) into *flag.
+OptionKey OnOffKey(const std::string& key, bool* flag);
+
+// Builds an engine from its name and "key=value" option words, read once,
+// in their order, so that the first word's first problem is the one named
+// (throws ibu::Error naming the word and what was expected): a byte that is
+// not printable ASCII (shown by VisibleWord), no '=', a key of no engine in
+// `offered`, a key given twice ("mlid_rotate=on mlid_rotate=off": which
+// one was meant is a guess), a key `name` does not know (listing its keys),
+// blanks around '=', a bad value. Keys that belong
+// to another engine of `offered` are left to it. `offered`: the engines
+// that share the options (OpenSM's mlid and xymesh, which get one
+// event_plugin_options); empty, as in a CLI command that runs one engine,
+// only `name` itself, so `--engine slid --options mlid_rotate=off` is
+// refused, not ignored. `front_door_keys`: keys of `name`'s prefix that the
+// front door reads itself (OpenSM's adapter: <engine>_dump), checked in
+// their place among the words and listed first among the known keys.
 // `log` receives notes such as folded path digits.
-std::unique_ptr<Engine> MakeEngine(const std::string& name,
-                                   const std::vector<std::string>& options,
-                                   LogSink log,
-                                   const std::vector<std::string>& offered = {});
+std::unique_ptr<Engine> MakeEngine(const std::string& name, const std::vector<std::string>& options,
+                                   LogSink log, const std::vector<std::string>& offered = {},
+                                   const std::vector<OptionKey>& front_door_keys = {});
 
 // The value of an on/off option (also 1/0, true/false, yes/no); throws
 // ibu::Error naming "key=value" otherwise.
@@ -169,29 +187,23 @@ std::pair<std::string, std::string> SplitWord(const std::string& word);
 
 // Throws ibu::Error naming a word with blanks around '=' as written
 // ("option 'mlid_rotate = off': blanks around '='; expected key=value as
-// one word (mlid_rotate=off)"). Engines call it once they know the key, so
-// that a word with an unknown key is refused for its key, as one without
-// blanks, and the words' problems come in their order.
+// one word (mlid_rotate=off)"). MakeEngine calls it once it knows the key,
+// so that a word with an unknown key is refused for its key, as one
+// without blanks.
 void RefuseBlanksAroundEquals(const std::string& word);
 
 // The words of "a=1 b=2", the pieces a blank split off a word kept with it
 // as written ("mlid_rotate = off", "mlid_rotate= off", "mlid_rotate =off",
-// joined by one blank).
+// joined by one blank), for MakeEngine, which names the blanks once it
+// knows their key.
 std::vector<std::string> OptionWords(const std::string& text);
-
-// OptionWords, checked as text: throws ibu::Error naming a key given twice
-// ("mlid_rotate=on mlid_rotate=off": which one was meant is a guess) and a
-// word with a byte that is not printable ASCII (shown by VisibleWord), the
-// first such word first. Words with blanks around '=' are kept whole for
-// the engine (MakeEngine), which names them once it knows their key.
-std::vector<std::string> SplitOptions(const std::string& text);
 
 // The words of `text` whose key starts "<engine>_" for an engine of
 // EngineNames(), joined by blanks; the other words are appended to
 // *others. OpenSM hands one event_plugin_options string to every event
 // plugin it loads, so beside other plugins only these words are ours. The
 // pieces of "mlid_rotate = off", "mlid_rotate =off" and "mlid_rotate= off"
-// stay with their key, so SplitOptions names the blanks.
+// stay with their key, so MakeEngine names the blanks.
 std::string OwnOptionWords(const std::string& text, std::vector<std::string>* others);
 
 }  // namespace ibu

@@ -22,26 +22,6 @@ class McastRefused : public Error {
   using Error::Error;
 };
 
-// An option word whose key the engine does not know. `known` lists the
-// engine's own keys; a front door with keys of its own (the adapter's
-// <engine>_dump) names them too through WithKeys, so the user sees every
-// key the word could have meant.
-class UnknownOptionKey : public Error {
- public:
-  UnknownOptionKey(const std::string& word, const std::string& engine, const std::string& known)
-      : Error(Message(word, engine, known)), word_(word), engine_(engine), known_(known) {}
-  // The message with `more` listed before the engine's keys.
-  std::string WithKeys(const std::string& more) const {
-    return Message(word_, engine_, more + ", " + known_);
-  }
-
- private:
-  static std::string Message(const std::string& word, const std::string& engine, const std::string& known) {
-    return "option '" + word + "': unknown key for engine " + engine + " (known: " + known + ")";
-  }
-  std::string word_, engine_, known_;
-};
-
 // A piece of an input line quoted in a message: at most 60 characters,
 // control bytes as '?' (a binary file or a megabyte line made a message
 // of the same size).

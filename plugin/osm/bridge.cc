@@ -292,30 +292,6 @@ void SetAsideUnusedOptions(ibu_engine& e, const std::string& text, const char* r
   e.option_error = "not in " + chain + ", so its options were not read";
 }
 
-// <engine>_dump belongs to the adapter, not the algorithm: read here, and
-// the other words handed on. A bad one is refused after any problem of
-// the words before it (the engine's), so that problems come in their order.
-std::vector<std::string> TakeDumpOption(ibu_engine& e, const std::vector<std::string>& words) {
-  const std::string key = e.name + "_dump";
-  std::vector<std::string> rest;
-  for (const std::string& w : words) {
-    if (w.rfind(key, 0) != 0 || w.find('=') == std::string::npos || ibu::SplitWord(w).first != key) {
-      rest.push_back(w);
-      continue;
-    }
-    try {
-      ibu::RefuseBlanksAroundEquals(w);
-      e.dump = ibu::ParseOnOff(key, ibu::SplitWord(w).second);
-    } catch (const ibu::Error&) {
-      ibu::MakeEngine(
-          e.name, rest, nullptr,
-          std::vector<std::string>(ibu_osm_engine_names, ibu_osm_engine_names + IBU_OSM_NUM_ENGINES));
-      throw;
-    }
-  }
-  return rest;
-}
-
 }  // namespace
 
 extern "C" {
@@ -339,9 +315,12 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
         SetAsideUnusedOptions(*e, text, routing_engines);
         return e;
       }
+      // <engine>_dump belongs to the adapter, not the algorithm: checked
+      // by the core in its place among the engine's words, read here.
       e->engine = ibu::MakeEngine(
-          name, TakeDumpOption(*e, ibu::SplitOptions(text)), SinkOf(e),
-          std::vector<std::string>(ibu_osm_engine_names, ibu_osm_engine_names + IBU_OSM_NUM_ENGINES));
+          name, ibu::OptionWords(text), SinkOf(e),
+          std::vector<std::string>(ibu_osm_engine_names, ibu_osm_engine_names + IBU_OSM_NUM_ENGINES),
+          {ibu::OnOffKey(e->name + "_dump", &e->dump)});
       if (e->engine->TreesForAnchorOnly()) {
         e->engine.reset();
         throw ibu::Error(
@@ -350,11 +329,7 @@ ibu_engine* ibu_engine_new(const char* name, const char* options, int options_sh
             "or paper");
       }
     } catch (const std::exception& err) {
-      // The core lists an engine's own keys when it refuses one;
-      // <engine>_dump is the adapter's, and a log that left it out sent a
-      // user looking for how to turn the dumps off.
-      const auto* unknown = dynamic_cast<const ibu::UnknownOptionKey*>(&err);
-      e->option_error = unknown ? unknown->WithKeys(e->name + "_dump=on|off") : err.what();
+      e->option_error = err.what();
       e->Log(IBU_LOG_ERROR, "bad event_plugin_options: " + e->option_error +
                                 "; this engine will refuse every fabric" +
                                 (cut.empty() ? "" : " (" + cut + ")"));

@@ -44,8 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       case 2: ibu::ParseGroups(in, "fuzz.groups", f); break;
       case 3: (void)ibu::ApplyGuid2Lid(in, "fuzz.guid2lid", f); break;
       case 4: {
-        auto e = ibu::MakeEngine("mlid", ibu::SplitOptions(text), nullptr);
-        e = ibu::MakeEngine("xymesh", ibu::SplitOptions(text), nullptr);
+        auto e = ibu::MakeEngine("mlid", ibu::OptionWords(text), nullptr);
+        e = ibu::MakeEngine("xymesh", ibu::OptionWords(text), nullptr);
         break;
       }
       case 5: (void)ibu::ReadPathSls(in, "fuzz.path-sl", f); break;

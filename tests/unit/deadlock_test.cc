@@ -119,7 +119,7 @@ void LargeGraphsNeedNoRecursion() {
   Fabric line = MakeMesh(1, 1500);
   AssignDefaultLids(line, 0);
   Tables t;
-  MakeXyMeshEngine({}, nullptr)->RouteUnicast(line, t);
+  MakeEngine("xymesh", {}, nullptr)->RouteUnicast(line, t);
   CU_ASSERT(CheckDeadlock(line, t, {}).acyclic());
   // Nothing routed: nothing to depend on.
   DeadlockReport none = CheckDeadlock(line, Tables{}, {});
@@ -132,7 +132,7 @@ void XyUnicastIsAcyclic() {
     ShufflePorts(f, 3);
     AssignDefaultLids(f, 1);
     Tables t;
-    MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+    MakeEngine("xymesh", {}, nullptr)->RouteUnicast(f, t);
     DeadlockReport r = CheckDeadlock(f, t, {});
     CU_ASSERT(r.acyclic());
     // XY uses every directed switch link.
@@ -147,7 +147,7 @@ void MixedXyYxHasACycle() {
   Fabric f = MakeMesh(4, 4);
   AssignDefaultLids(f, 0);
   Tables t;
-  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+  MakeEngine("xymesh", {}, nullptr)->RouteUnicast(f, t);
   const Mesh m = RecognizeMesh(f);
   for (size_t s = 0; s < f.switches.size(); ++s)
     for (size_t h = 0; h < f.end_ports.size(); ++h) {
@@ -177,7 +177,7 @@ void MixedXyYxHasACycle() {
 void TreesOnTwoRowsHaveACycle() {
   Fabric f = MakeMesh(4, 4);
   AssignDefaultLids(f, 0);
-  auto e = MakeXyMeshEngine({}, nullptr);
+  auto e = MakeEngine("xymesh", {}, nullptr);
   Tables t;
   e->RouteUnicast(f, t);
   XyRouter router(f, RecognizeMesh(f), {});
@@ -212,8 +212,8 @@ void EveryVlModeIsAcyclic() {
         Fabric f = MakeMesh(xy.first, xy.second);
         ShufflePorts(f, 21);
         AssignDefaultLids(f, 0);
-        auto e = MakeXyMeshEngine(
-            {"xymesh_vls=" + std::to_string(vls), std::string("xymesh_vl_mode=") + mode}, nullptr);
+        auto e = MakeEngine(
+            "xymesh", {"xymesh_vls=" + std::to_string(vls), std::string("xymesh_vl_mode=") + mode}, nullptr);
         Tables t;
         e->RouteUnicast(f, t);
         e->RouteSl2Vl(f, t);
@@ -254,7 +254,7 @@ void PaperTreesAreAcyclic() {
   // loop on the multicast VL: the second falls back to the trunk row.
   Fabric f = MakeMesh(5, 5);
   AssignDefaultLids(f, 0);
-  auto e = MakeXyMeshEngine({"xymesh_mcast=paper"}, nullptr);
+  auto e = MakeEngine("xymesh", {"xymesh_mcast=paper"}, nullptr);
   Tables t;
   e->RouteUnicast(f, t);
   e->RouteSl2Vl(f, t);
@@ -288,9 +288,10 @@ void PaperTreesAreAcyclic() {
       Fabric m = MakeMesh(6, 5);
       ShufflePorts(m, 7);
       AssignDefaultLids(m, 0);
-      auto paper = MakeXyMeshEngine({"xymesh_vls=" + std::to_string(vls),
-                                     std::string("xymesh_vl_mode=") + mode, "xymesh_mcast=paper"},
-                                    nullptr);
+      auto paper = MakeEngine(
+          "xymesh",
+          {"xymesh_vls=" + std::to_string(vls), std::string("xymesh_vl_mode=") + mode, "xymesh_mcast=paper"},
+          nullptr);
       CU_ASSERT_EQUAL(paper->DataVls(), vls + 1);
       Tables tm;
       paper->RouteUnicast(m, tm);
@@ -323,7 +324,8 @@ void SourceTreesAreAcyclicForTheirAnchor() {
       Fabric f = MakeMesh(6, 5);
       ShufflePorts(f, 11);
       AssignDefaultLids(f, 0);
-      auto e = MakeXyMeshEngine(
+      auto e = MakeEngine(
+          "xymesh",
           {"xymesh_vls=" + std::to_string(vls), std::string("xymesh_vl_mode=") + mode, "xymesh_mcast=source"},
           nullptr);
       CU_ASSERT(e->TreesForAnchorOnly());
@@ -359,7 +361,7 @@ void SourceTreesAreAcyclicForTheirAnchor() {
   // The tree is rooted at its sender: a group without an anchor is refused.
   Fabric f = MakeMesh(3, 3);
   AssignDefaultLids(f, 0);
-  auto e = MakeXyMeshEngine({"xymesh_mcast=source"}, nullptr);
+  auto e = MakeEngine("xymesh", {"xymesh_mcast=source"}, nullptr);
   Tables t;
   e->RouteUnicast(f, t);
   const McastGroup no_anchor{0xC001, {0, 4, 8}, -1};
@@ -377,10 +379,10 @@ void GroupSlFromTheSa() {
       for (const char* mode : {"shared", "dedicated"}) {
         Fabric f = MakeMesh(6, 6);
         AssignDefaultLids(f, 0);
-        auto e = MakeXyMeshEngine({"xymesh_vls=" + std::to_string(vls),
-                                   std::string("xymesh_vl_mode=") + mode,
-                                   std::string("xymesh_mcast=") + scheme},
-                                  nullptr);
+        auto e = MakeEngine("xymesh",
+                            {"xymesh_vls=" + std::to_string(vls), std::string("xymesh_vl_mode=") + mode,
+                             std::string("xymesh_mcast=") + scheme},
+                            nullptr);
         Tables t;
         e->RouteUnicast(f, t);
         e->RouteSl2Vl(f, t);
@@ -412,7 +414,7 @@ void GroupSlFromTheSa() {
 void GroupSlWithoutEngine() {
   Fabric f = MakeMesh(4, 4);
   AssignDefaultLids(f, 0);
-  auto e = MakeXyMeshEngine({"xymesh_vls=2", "xymesh_vl_mode=dedicated", "xymesh_mcast=paper"}, nullptr);
+  auto e = MakeEngine("xymesh", {"xymesh_vls=2", "xymesh_vl_mode=dedicated", "xymesh_mcast=paper"}, nullptr);
   Tables routed;
   e->RouteUnicast(f, routed);
   e->RouteSl2Vl(f, routed);

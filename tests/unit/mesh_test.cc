@@ -102,7 +102,7 @@ void LoneSwitch() {
   const std::string text = order.str();
   CU_ASSERT_EQUAL(std::count(text.begin(), text.end(), '\n'), 1);
   Tables t;
-  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+  MakeEngine("xymesh", {}, nullptr)->RouteUnicast(f, t);
   CU_ASSERT(t.lft[0].port(1) == 3 && t.lft[0].port(2) == 0);
 }
 
@@ -195,10 +195,10 @@ void HostDownInAGrid() {
   const Mesh m = RecognizeMesh(g);
   CU_ASSERT(m.X == 4 && m.Y == 4 && m.host[s] == -1);
   Tables t;
-  auto e = MakeXyMeshEngine({}, nullptr);
+  auto e = MakeEngine("xymesh", {}, nullptr);
   e->RouteUnicast(g, t);
   Tables full;
-  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, full);
+  MakeEngine("xymesh", {}, nullptr)->RouteUnicast(f, full);
   for (size_t sw = 0; sw < f.switches.size(); ++sw)
     for (const EndPort& ep : f.end_ports)
       if (ep.switch_index != s) CU_ASSERT_EQUAL(t.lft[sw].out[ep.base_lid], full.lft[sw].out[ep.base_lid]);
@@ -510,7 +510,7 @@ void CheckXyRoute(const Fabric& f, const Tables& t, const Mesh& m, int src, Lid 
 void XyRoutes(Fabric f, int lmc) {
   AssignDefaultLids(f, lmc);
   Tables t;
-  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+  MakeEngine("xymesh", {}, nullptr)->RouteUnicast(f, t);
   Mesh m = RecognizeMesh(f);
   for (size_t src = 0; src < f.end_ports.size(); ++src) {
     for (size_t d = 0; d < f.end_ports.size(); ++d) {
@@ -536,7 +536,7 @@ void XyPathsCanonical() {
   Fabric f = MakeMesh(4, 4);
   AssignDefaultLids(f, 0);
   Tables t;
-  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+  MakeEngine("xymesh", {}, nullptr)->RouteUnicast(f, t);
   const auto hops = Trace(f, t, HostAt(f, 1, 1), f.end_ports[HostAt(f, 3, 3)].base_lid);
   const std::vector<std::pair<int, int>> want = {{Node(f, 1, 1), 1},
                                                  {Node(f, 2, 1), 1},
@@ -559,7 +559,7 @@ void LongRouteTracedToTheEnd() {
   Fabric f = MakeMesh(1, 100);
   AssignDefaultLids(f, 0);
   Tables t;
-  MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+  MakeEngine("xymesh", {}, nullptr)->RouteUnicast(f, t);
   const auto hops = Trace(f, t, HostAt(f, 0, 0), f.end_ports[HostAt(f, 0, 99)].base_lid);
   CU_ASSERT_EQUAL(hops.size(), 100u);
   CU_ASSERT_EQUAL(hops.back().first, Node(f, 0, 99));
@@ -591,7 +591,7 @@ std::set<int> Ports(const Tables& t, int sw, Lid mlid) {
 void PaperExample5x5() {
   Fabric f = MakeMesh(5, 5);
   AssignDefaultLids(f, 0);
-  auto e = MakeXyMeshEngine({}, nullptr);
+  auto e = MakeEngine("xymesh", {}, nullptr);
   Tables t;
   e->RouteUnicast(f, t);
   McastGroup g;
@@ -637,11 +637,13 @@ void PaperExample5x5() {
   CU_ASSERT_EQUAL(r.senders_checked, 6);
   // xymesh_mcast=paper without an explicit anchor: N(2,2) is the member
   // nearest the centre of the members' bounding box, so the same masks.
-  auto paper_engine = MakeXyMeshEngine({"xymesh_mcast=paper"}, nullptr);
+  auto paper_engine = MakeEngine("xymesh", {"xymesh_mcast=paper"}, nullptr);
   Tables tp;
   paper_engine->RouteUnicast(f, tp);
   g.anchor = -1;
-  XyRouter router(f, RecognizeMesh(f), ParseXyMeshOptions({"xymesh_mcast=paper"}));
+  XyMeshOptions paper_options;
+  paper_options.mcast = McastScheme::kPaper;
+  XyRouter router(f, RecognizeMesh(f), paper_options);
   CU_ASSERT_EQUAL(router.PaperAnchor(g), HostAt(f, 2, 2));
   paper_engine->RouteMulticast(f, g, tp);
   for (const auto& [xy, ports] : want) {
@@ -698,7 +700,7 @@ void ExactlyOnceFromEveryMember() {
         Fabric f = MakeMesh(xy.first, xy.second);
         if (shuffle) ShufflePorts(f, shuffle);
         AssignDefaultLids(f, 0);
-        auto e = MakeXyMeshEngine({mode[0], mode[1]}, nullptr);
+        auto e = MakeEngine("xymesh", {mode[0], mode[1]}, nullptr);
         Tables t;
         e->RouteUnicast(f, t);
         const int hosts = static_cast<int>(f.end_ports.size());
@@ -719,7 +721,7 @@ void ExactlyOnceFromEveryMember() {
 void TreeShapes() {
   Fabric f = MakeMesh(6, 6);
   AssignDefaultLids(f, 0);
-  auto e = MakeXyMeshEngine({}, nullptr);
+  auto e = MakeEngine("xymesh", {}, nullptr);
   Tables t;
   e->RouteUnicast(f, t);
   McastGroup col{0xC000, {HostAt(f, 2, 4), HostAt(f, 2, 5)}, -1};
@@ -742,7 +744,7 @@ void TreeShapes() {
 void LeaveTouchesOnlyThatGroup() {
   Fabric f = MakeMesh(5, 5);
   AssignDefaultLids(f, 0);
-  auto e = MakeXyMeshEngine({}, nullptr);
+  auto e = MakeEngine("xymesh", {}, nullptr);
   Tables t;
   e->RouteUnicast(f, t);
   McastGroup a{0xC001, {0, 6, 18, 24}, -1}, b{0xC002, {1, 2, 3, 20}, -1};
@@ -766,8 +768,8 @@ void LeaveTouchesOnlyThatGroup() {
 
 void Options() {
   std::vector<std::string> logged;
-  auto e = MakeXyMeshEngine({"mlid_rotate=off", "xymesh_vls=4", "xymesh_vl_mode=dedicated"},
-                            [&](LogLevel, const std::string& s) { logged.push_back(s); });
+  auto e = MakeEngine("xymesh", {"mlid_rotate=off", "xymesh_vls=4", "xymesh_vl_mode=dedicated"},
+                      [&](LogLevel, const std::string& s) { logged.push_back(s); }, {"mlid", "xymesh"});
   CU_ASSERT_STRING_EQUAL(e->name(), "xymesh");
   CU_ASSERT_EQUAL(e->DataVls(), 4);
   Fabric f = MakeMesh(3, 7);
@@ -778,15 +780,15 @@ void Options() {
             Contains(logged[1], "dedicated"));
   for (const char* bad :
        {"xymesh_vls=3", "xymesh_vls=", "xymesh_vl_mode=private", "xymesh_bogus=1", "xymesh_vls"}) {
-    const std::string err = ErrorOf([&] { MakeXyMeshEngine({bad}, nullptr); });
+    const std::string err = ErrorOf([&] { MakeEngine("xymesh", {bad}, nullptr); });
     CU_ASSERT(Contains(err, std::string("option '") + bad + "'"));
   }
-  CU_ASSERT(Contains(ErrorOf([&] { MakeXyMeshEngine({"xymesh_vls=3"}, nullptr); }),
+  CU_ASSERT(Contains(ErrorOf([&] { MakeEngine("xymesh", {"xymesh_vls=3"}, nullptr); }),
                      "expected xymesh_vls=1, 2 or 4"));
-  CU_ASSERT(Contains(ErrorOf([&] { MakeXyMeshEngine({"xymesh_bogus=1"}, nullptr); }),
+  CU_ASSERT(Contains(ErrorOf([&] { MakeEngine("xymesh", {"xymesh_bogus=1"}, nullptr); }),
                      "unknown key for engine xymesh"));
   // Not a mesh: the engine refuses and keeps no state.
-  auto x = MakeXyMeshEngine({}, nullptr);
+  auto x = MakeEngine("xymesh", {}, nullptr);
   Fabric ft = MakeFatTree(4, 2);
   AssignDefaultLids(ft, 0);
   CU_ASSERT(Contains(ErrorOf([&] { x->RouteUnicast(ft, t); }), "not a 2-D mesh"));
@@ -800,8 +802,8 @@ void Sl2VlTables() {
       Fabric f = MakeMesh(4, 3);
       ShufflePorts(f, 11);
       AssignDefaultLids(f, 0);
-      auto e = MakeXyMeshEngine(
-          {"xymesh_vls=" + std::to_string(vls), std::string("xymesh_vl_mode=") + mode}, nullptr);
+      auto e = MakeEngine(
+          "xymesh", {"xymesh_vls=" + std::to_string(vls), std::string("xymesh_vl_mode=") + mode}, nullptr);
       Tables t;
       e->RouteUnicast(f, t);
       e->RouteSl2Vl(f, t);
@@ -839,7 +841,7 @@ void Sl2VlTables() {
 void Sl2VlDumpRoundTripAndErrors() {
   Fabric f = MakeMesh(3, 3);
   AssignDefaultLids(f, 0);
-  auto e = MakeXyMeshEngine({"xymesh_vls=4", "xymesh_vl_mode=dedicated"}, nullptr);
+  auto e = MakeEngine("xymesh", {"xymesh_vls=4", "xymesh_vl_mode=dedicated"}, nullptr);
   Tables t;
   e->RouteUnicast(f, t);
   e->RouteSl2Vl(f, t);

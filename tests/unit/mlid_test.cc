@@ -30,7 +30,7 @@ std::unique_ptr<Routed> Route(int m, int n, int lmc, const std::string& options,
   r->f = MakeFatTree(m, n);
   AssignDefaultLids(r->f, lmc);
   if (shuffle) ShufflePorts(r->f, shuffle);
-  r->engine = MakeEngine(engine, SplitOptions(options), nullptr);
+  r->engine = MakeEngine(engine, OptionWords(options), nullptr);
   r->engine->RouteUnicast(r->f, r->t);
   return r;
 }
@@ -310,20 +310,21 @@ void BadOptionsAreRefused() {
                      "unknown key for engine mlid"));
   CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", {"rotate"}, nullptr); }), "expected key=value"));
   CU_ASSERT(Contains(ErrorOf([] { MakeEngine("nope", {}, nullptr); }), "unknown routing engine"));
-  // A key given twice names both words; distinct keys are fine.
-  CU_ASSERT(Contains(ErrorOf([] { SplitOptions("mlid_rotate=on xymesh_vls=2 mlid_rotate=off"); }),
-                     "option 'mlid_rotate=off': key mlid_rotate given twice (first as 'mlid_rotate=on')"));
-  CU_ASSERT_EQUAL(SplitOptions(" mlid_rotate=on  xymesh_vls=2 ").size(), 2u);
-  // Blanks around '=' are named whole, with the word meant: SplitOptions
+  // Blanks around '=' are named whole, with the word meant: OptionWords
   // keeps the pieces together and the engine names them once it knows the key.
   const std::vector<std::string> offered = {"mlid", "xymesh"};
   auto mlid_error = [&](const char* text) {
-    return ErrorOf([&] { MakeEngine("mlid", SplitOptions(text), nullptr, offered); });
+    return ErrorOf([&] { MakeEngine("mlid", OptionWords(text), nullptr, offered); });
   };
   auto xymesh_error = [&](const char* text) {
-    return ErrorOf([&] { MakeEngine("xymesh", SplitOptions(text), nullptr, offered); });
+    return ErrorOf([&] { MakeEngine("xymesh", OptionWords(text), nullptr, offered); });
   };
-  CU_ASSERT(SplitOptions("mlid_dump=on mlid_rotate =off xymesh_vls= 2") ==
+  // A key given twice names both words; distinct keys are fine.
+  CU_ASSERT(Contains(mlid_error("mlid_rotate=on xymesh_vls=2 mlid_rotate=off"),
+                     "option 'mlid_rotate=off': key mlid_rotate given twice (first as 'mlid_rotate=on')"));
+  CU_ASSERT_EQUAL(OptionWords(" mlid_rotate=on  xymesh_vls=2 ").size(), 2u);
+  CU_ASSERT_EQUAL(mlid_error(" mlid_rotate=on  xymesh_vls=2 "), "");
+  CU_ASSERT(OptionWords("mlid_dump=on mlid_rotate =off xymesh_vls= 2") ==
             std::vector<std::string>({"mlid_dump=on", "mlid_rotate =off", "xymesh_vls= 2"}));
   for (const char* text : {"mlid_rotate = off", "mlid_rotate =off", "mlid_rotate= off xymesh_vls=2"})
     CU_ASSERT(
@@ -350,12 +351,12 @@ void BadOptionsAreRefused() {
                      "option 'xymesh_vlz= 2': unknown key for engine xymesh (known: "));
   CU_ASSERT(
       Contains(mlid_error("foo = 2"), "option 'foo = 2': unknown key (keys start with mlid_ or xymesh_)"));
-  CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", SplitOptions("xymesh_vls= 2"), nullptr); }),
+  CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", OptionWords("xymesh_vls= 2"), nullptr); }),
                      "option 'xymesh_vls= 2': unknown key (keys start with mlid_)"));
   // Another engine's word is that engine's to refuse, blanks or not.
   CU_ASSERT_EQUAL(mlid_error("mlid_rotate=off xymesh_vls= 2"), "");
   // A key given twice is found with blanks too.
-  CU_ASSERT(Contains(ErrorOf([] { SplitOptions("xymesh_vls=2 xymesh_vls = 4"); }),
+  CU_ASSERT(Contains(xymesh_error("xymesh_vls=2 xymesh_vls = 4"),
                      "option 'xymesh_vls = 4': key xymesh_vls given twice (first as 'xymesh_vls=2')"));
   // OpenSM's one options line: the pieces go with their key, not to other plugins.
   std::vector<std::string> others;
@@ -371,14 +372,43 @@ void BadOptionsAreRefused() {
   CU_ASSERT_EQUAL(OwnOptionWords("mlid_rotate= = off verbose", &others), "mlid_rotate= = off");
   CU_ASSERT(others == std::vector<std::string>({"verbose"}));
   // An empty value before another key=value word is no blank: the engine refuses the value.
-  CU_ASSERT_EQUAL(ErrorOf([] { SplitOptions("mlid_dump= mlid_rotate=off"); }), "");
+  CU_ASSERT(OptionWords("mlid_dump= mlid_rotate=off") ==
+            std::vector<std::string>({"mlid_dump=", "mlid_rotate=off"}));
+  CU_ASSERT(Contains(mlid_error("mlid_rotate= xymesh_vls=2"), "option 'mlid_rotate=': expected on or off"));
   // A byte that is no printable ASCII is shown as \xNN: a no-break space
   // read as a blank, a control character as nothing ("option
   // 'mlid_rotate=off': expected on or off").
-  CU_ASSERT(Contains(ErrorOf([] { SplitOptions("mlid_rotate=off\xc2\xa0mlid_dump=off"); }),
+  CU_ASSERT(Contains(mlid_error("mlid_rotate=off\xc2\xa0mlid_dump=off"),
                      "option 'mlid_rotate=off\\xc2\\xa0mlid_dump=off': byte \\xc2 is not printable ASCII"));
-  CU_ASSERT(Contains(ErrorOf([] { SplitOptions("mlid_dump=on mlid_rotate=off\x01"); }),
+  CU_ASSERT(Contains(mlid_error("xymesh_vls=2 mlid_rotate=off\x01"),
                      "option 'mlid_rotate=off\\x01': byte \\x01 is not printable ASCII"));
+  // One checker reads the words in their order: a later word's repeated
+  // key or odd byte came first, whatever the order (a check of the whole
+  // text ran before the engine's).
+  CU_ASSERT(Contains(mlid_error("mlid_rotate=maybe mlid_rotate=off"),
+                     "option 'mlid_rotate=maybe': expected on or off"));
+  CU_ASSERT(Contains(mlid_error("mlid_bogus=1 mlid_rotate=off\x01"),
+                     "option 'mlid_bogus=1': unknown key for engine mlid"));
+  // A front door's own key (the adapter's <engine>_dump) is read in its
+  // place among the words, and listed first among the known keys.
+  bool dump = false;
+  const std::vector<OptionKey> dump_key = {OnOffKey("mlid_dump", &dump)};
+  CU_ASSERT(MakeEngine("mlid", OptionWords("mlid_rotate=off mlid_dump=yes"), nullptr, offered, dump_key) !=
+            nullptr);
+  CU_ASSERT(dump);
+  CU_ASSERT_EQUAL(
+      ErrorOf([&] { MakeEngine("mlid", {"mlid_dumps=on"}, nullptr, offered, dump_key); }),
+      "option 'mlid_dumps=on': unknown key for engine mlid (known: mlid_dump=on|off, mlid_rotate=on|off)");
+  CU_ASSERT(Contains(ErrorOf([&] {
+                       MakeEngine("mlid", OptionWords("mlid_rotate=x mlid_dump=x"), nullptr, offered,
+                                  dump_key);
+                     }),
+                     "option 'mlid_rotate=x': expected on or off"));
+  CU_ASSERT(Contains(ErrorOf([&] {
+                       MakeEngine("mlid", OptionWords("mlid_dump=on mlid_dump = off"), nullptr, offered,
+                                  dump_key);
+                     }),
+                     "option 'mlid_dump = off': key mlid_dump given twice (first as 'mlid_dump=on')"));
   // Keys of an engine the front door does not offer are unknown.
   CU_ASSERT(Contains(ErrorOf([] { MakeEngine("mlid", {"slid_rotate=off"}, nullptr, {"mlid", "xymesh"}); }),
                      "option 'slid_rotate=off': unknown key (keys start with mlid_ or xymesh_)"));

@@ -40,9 +40,10 @@ Params MeshParams(int vls, sim::SlPolicy sl) {
 }
 struct MeshRun : EngineRig {
   MeshRun(int vls, sim::SlPolicy sl)
-      : EngineRig(Mesh4x4(),
-                  MakeXyMeshEngine({"xymesh_vls=" + std::to_string(vls), "xymesh_vl_mode=shared"}, nullptr),
-                  MeshParams(vls, sl), "uniform") {}
+      : EngineRig(
+            Mesh4x4(),
+            MakeEngine("xymesh", {"xymesh_vls=" + std::to_string(vls), "xymesh_vl_mode=shared"}, nullptr),
+            MeshParams(vls, sl), "uniform") {}
   PointResult Run() { return sim::Simulator(*net, *wl, p, 0.2, 7).Run(); }
 };
 

@@ -28,39 +28,38 @@ void CheckMembers(const Fabric& f, const McastGroup& g) {
 
 }  // namespace
 
-XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words) {
-  XyMeshOptions opt;
-  for (const std::string& word : words) {
-    const auto [key, value] = SplitWord(word);
-    if (key.rfind("xymesh_", 0) != 0) continue;  // another engine's option
-    if (key != "xymesh_vls" && key != "xymesh_vl_mode" && key != "xymesh_mcast")
-      throw UnknownOptionKey(word, "xymesh",
-                             "xymesh_vls=1|2|4, xymesh_vl_mode=shared|dedicated, "
-                             "xymesh_mcast=trunk|paper|source");
-    RefuseBlanksAroundEquals(word);
-    if (key == "xymesh_vls") {
-      if (value != "1" && value != "2" && value != "4")
-        throw Error("option '" + word + "': expected xymesh_vls=1, 2 or 4");
-      opt.vls = value[0] - '0';
-    } else if (key == "xymesh_vl_mode") {
-      if (value == "shared")
-        opt.mode = VlMode::kShared;
-      else if (value == "dedicated")
-        opt.mode = VlMode::kDedicated;
-      else
-        throw Error("option '" + word + "': expected xymesh_vl_mode=shared or dedicated");
-    } else if (key == "xymesh_mcast") {
-      if (value == "trunk")
-        opt.mcast = McastScheme::kTrunk;
-      else if (value == "paper")
-        opt.mcast = McastScheme::kPaper;
-      else if (value == "source")
-        opt.mcast = McastScheme::kSource;
-      else
-        throw Error("option '" + word + "': expected xymesh_mcast=trunk, paper or source");
-    }
+namespace {
+
+// `key` taking one of `choices` into *field; a bad value is refused
+// listing them ("expected xymesh_vls=1, 2 or 4").
+template <typename T>
+OptionKey ChoiceKey(const std::string& key, std::vector<std::pair<std::string, T>> choices, T* field) {
+  std::string listed, expected;
+  for (size_t i = 0; i < choices.size(); ++i) {
+    listed += (i == 0 ? "" : "|") + choices[i].first;
+    expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i].first;
   }
-  return opt;
+  return {key, listed, [key, choices, field, expected](const std::string& value, const std::string& word) {
+            for (const auto& [text, choice] : choices)
+              if (value == text) {
+                *field = choice;
+                return;
+              }
+            throw Error("option '" + word + "': expected " + key + "=" + expected);
+          }};
+}
+
+}  // namespace
+
+std::vector<OptionKey> XyMeshOptionKeys(XyMeshOptions* opt) {
+  return {
+      ChoiceKey<int>("xymesh_vls", {{"1", 1}, {"2", 2}, {"4", 4}}, &opt->vls),
+      ChoiceKey<VlMode>("xymesh_vl_mode", {{"shared", VlMode::kShared}, {"dedicated", VlMode::kDedicated}},
+                        &opt->mode),
+      ChoiceKey<McastScheme>(
+          "xymesh_mcast",
+          {{"trunk", McastScheme::kTrunk}, {"paper", McastScheme::kPaper}, {"source", McastScheme::kSource}},
+          &opt->mcast)};
 }
 
 XyRouter::XyRouter(const Fabric& f, Mesh mesh, XyMeshOptions opt)
@@ -583,8 +582,8 @@ class XyMeshEngine : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> MakeXyMeshEngine(const std::vector<std::string>& options, LogSink log) {
-  return std::make_unique<XyMeshEngine>(ParseXyMeshOptions(options), std::move(log));
+std::unique_ptr<Engine> MakeXyMeshEngine(const XyMeshOptions& opt, LogSink log) {
+  return std::make_unique<XyMeshEngine>(opt, std::move(log));
 }
 
 }  // namespace ibu

@@ -96,10 +96,10 @@ struct XyMeshOptions {
   McastScheme mcast = McastScheme::kTrunk;
 };
 
-// Reads "xymesh_vls=1|2|4", "xymesh_vl_mode=shared|dedicated" and
-// "xymesh_mcast=trunk|paper|source"; words of other engines are ignored. Throws ibu::Error naming the word on
-// a bad value, an unknown xymesh_ key or a word without '='.
-XyMeshOptions ParseXyMeshOptions(const std::vector<std::string>& words);
+// The keys "xymesh_vls=1|2|4", "xymesh_vl_mode=shared|dedicated" and
+// "xymesh_mcast=trunk|paper|source", read into *opt by MakeEngine's one
+// option checker.
+std::vector<OptionKey> XyMeshOptionKeys(XyMeshOptions* opt);
 
 class XyRouter {
  public:
@@ -165,7 +165,7 @@ class XyRouter {
   XyMeshOptions opt_;
 };
 
-// Engine "xymesh". Options as ParseXyMeshOptions reads them.
-std::unique_ptr<Engine> MakeXyMeshEngine(const std::vector<std::string>& options, LogSink log);
+// Engine "xymesh" with options MakeEngine has read.
+std::unique_ptr<Engine> MakeXyMeshEngine(const XyMeshOptions& opt, LogSink log);
 
 }  // namespace ibu
