@@ -244,8 +244,8 @@ void ReadOptionWords(const std::string& engine, const std::vector<std::string>& 
     RefuseUnprintable(word);
     const auto [key, value] = SplitWord(word);
     RefuseUnoffered(word, key, engines);
-    RefuseRepeatedKey(word, key, seen);
     if (!Owns(key, engine)) continue;  // another engine's, checked by it
+    RefuseRepeatedKey(word, key, seen);
     const OptionKey& known = KnownKey(word, key, engine, keys);
     RefuseBlanksAroundEquals(word);  // only now: a word with an unknown key is refused for its key
     known.read(value, word);

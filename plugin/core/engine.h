@@ -156,9 +156,9 @@ OptionKey OnOffKey(const std::string& key, bool* flag);
 // in their order, so that the first word's first problem is the one named
 // (throws ibu::Error naming the word and what was expected): a byte that is
 // not printable ASCII (shown by VisibleWord), no '=', a key of no engine in
-// `offered`, a key given twice ("mlid_rotate=on mlid_rotate=off": which
-// one was meant is a guess), a key `name` does not know (listing its keys),
-// blanks around '=', a bad value. Keys that belong
+// `offered`, a key of `name` given twice ("mlid_rotate=on mlid_rotate=off":
+// which one was meant is a guess), a key `name` does not know (listing its
+// keys), blanks around '=', a bad value. Keys that belong
 // to another engine of `offered` are left to it. `offered`: the engines
 // that share the options (OpenSM's mlid and xymesh, which get one
 // event_plugin_options); empty, as in a CLI command that runs one engine,

@@ -271,6 +271,26 @@ void OptionsOfEnginesNotInTheChain() {
     CU_ASSERT(chained.lines.empty());
     ibu_engine_free(e);
   }
+  // A key given twice is the problem of the engine that reads it: the one
+  // in the chain refused every fabric over a repeated key of an engine not
+  // in it (whose words are "not checked"), and both engines over one of them.
+  const char* twice = "mlid_rotate=off xymesh_vls=2 xymesh_vls=4";
+  for (const char* chain : {"mlid", "mlid,xymesh"}) {
+    Log ours;
+    e = ibu_engine_new("mlid", twice, 0, chain, Record, &ours);
+    CU_ASSERT_EQUAL(Count(ours, IBU_LOG_ERROR, ""), 0);
+    DescribeFabricToBridge(e, f);
+    CU_ASSERT_EQUAL(ibu_route_unicast(e), 0);
+    ibu_engine_free(e);
+  }
+  Log theirs;
+  e = ibu_engine_new("xymesh", twice, 0, "mlid,xymesh", Record, &theirs);
+  CU_ASSERT_EQUAL(
+      Count(theirs, IBU_LOG_ERROR,
+            "bad event_plugin_options: option 'xymesh_vls=4': key xymesh_vls given twice (first as "
+            "'xymesh_vls=2')"),
+      1);
+  ibu_engine_free(e);
   // The adapter's own key names its blanks too, after the problems of the
   // words before it (mlid_dump was read first, whatever its place).
   Log dump, later;
