@@ -523,19 +523,27 @@ void ibu_forget_dead_mcast(ibu_engine* e, ibu_mlid_alive_fn alive, void* ctx) {
 
 void ibu_forget_replaced_mcast(ibu_engine* e, uint16_t mlid, const uint8_t (*mgids)[16], int n) {
   if (!e->routed) return;
-  std::vector<std::array<uint8_t, 16>> now(static_cast<size_t>(std::max(n, 0)));
-  for (size_t k = 0; k < now.size(); ++k) std::copy(mgids[k], mgids[k] + 16, now[k].begin());
+  const auto* const end = mgids + std::max(n, 0);
+  const auto same = [](const std::array<uint8_t, 16>& kept, const uint8_t* mgid) {
+    return std::equal(kept.begin(), kept.end(), mgid);
+  };
+  const auto still_there = [&](const std::array<uint8_t, 16>& kept) {
+    return std::any_of(mgids, end, [&](const uint8_t* mgid) { return same(kept, mgid); });
+  };
   const auto built_for = e->mcast.find(mlid);
-  const bool other_group =
-      built_for != e->mcast.end() && !built_for->second.mgids.empty() &&
-      std::none_of(built_for->second.mgids.begin(), built_for->second.mgids.end(),
-                   [&now](const auto& mgid) { return std::find(now.begin(), now.end(), mgid) != now.end(); });
-  if (other_group) {
-    ForgetTree(e, mlid);
-    e->Log(IBU_LOG_VERBOSE, "multicast group " + ibu::HexLid(mlid) +
-                                ": a new group on the MLID of a deleted one; the old tree is forgotten");
+  if (built_for != e->mcast.end()) {
+    const auto& kept = built_for->second.mgids;
+    // A rebuild for a join or a leave: the MGIDs it was built for, kept as they are.
+    if (kept.size() == size_t(end - mgids) && std::equal(kept.begin(), kept.end(), mgids, same)) return;
+    if (!kept.empty() && std::none_of(kept.begin(), kept.end(), still_there)) {
+      ForgetTree(e, mlid);
+      e->Log(IBU_LOG_VERBOSE, "multicast group " + ibu::HexLid(mlid) +
+                                  ": a new group on the MLID of a deleted one; the old tree is forgotten");
+    }
   }
-  e->mcast[mlid].mgids = std::move(now);
+  std::vector<std::array<uint8_t, 16>>& now = e->mcast[mlid].mgids;
+  now.resize(size_t(end - mgids));
+  for (size_t k = 0; k < now.size(); ++k) std::copy(mgids[k], mgids[k] + 16, now[k].begin());
 }
 
 int ibu_path_sl(const ibu_engine* e, uint16_t slid, uint16_t dlid, uint8_t* sl) {
