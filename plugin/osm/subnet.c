@@ -189,30 +189,6 @@ static int mlid_alive(void *subn, uint16_t mlid)
 	return osm_get_mbox_by_mlid(subn, cl_hton16(mlid)) != NULL;
 }
 
-/* The MGIDs on an MLID, for telling its groups from deleted ones whose
- * MLID the SA handed on: a malloc'd array of *n (NULL when there are none
- * or memory ran out, which only costs that check). */
-static uint8_t (*group_mgids(osm_mgrp_box_t *mbox, int *n))[16]
-{
-	uint8_t (*mgids)[16];
-	cl_list_item_t *li;
-	int k = 0;
-
-	*n = (int)cl_qlist_count(&mbox->mgrp_list);
-	mgids = *n ? malloc((size_t)*n * sizeof(*mgids)) : NULL;
-	if (!mgids) {
-		*n = 0;
-		return NULL;
-	}
-	for (li = cl_qlist_head(&mbox->mgrp_list); li != cl_qlist_end(&mbox->mgrp_list);
-	     li = cl_qlist_next(li)) {
-		osm_mgrp_t *mgrp = cl_item_obj(li, mgrp, list_item);
-
-		memcpy(mgids[k++], mgrp->mcmember_rec.mgid.raw, 16);
-	}
-	return mgids;
-}
-
 /* Groups are deleted only between OpenSM's multicast passes (the SA and a
  * pass hold its lock in turn), so deleted MLIDs are looked for once a
  * pass: before every tree, a heavy sweep's pass over 16,382 groups took
@@ -261,14 +237,21 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 	uint64_t *members = NULL;
 	int n = 0, cap = 0;
 	struct mask_ctx ctx = {&e->osm->subn, mbox->mlid, 0, 0};
-	uint8_t (*mgids)[16];
-	int nmgids, rc;
+	/* The MGIDs on the MLID, for telling its groups from deleted ones
+	 * whose MLID the SA handed on; gathered in the one walk of the list
+	 * with the members. Out of memory only costs that check. */
+	int nmgids = (int)cl_qlist_count(&mbox->mgrp_list), k = 0, rc;
+	uint8_t (*mgids)[16] = nmgids ? malloc((size_t)nmgids * sizeof(*mgids)) : NULL;
 
+	if (!mgids)
+		nmgids = 0;
 	for (li = cl_qlist_head(&mbox->mgrp_list); li != cl_qlist_end(&mbox->mgrp_list);
 	     li = cl_qlist_next(li)) {
 		osm_mgrp_t *mgrp = cl_item_obj(li, mgrp, list_item);
 		cl_map_item_t *mi;
 
+		if (k < nmgids)
+			memcpy(mgids[k++], mgrp->mcmember_rec.mgid.raw, 16);
 		for (mi = cl_qmap_head(&mgrp->mcm_port_tbl); mi != cl_qmap_end(&mgrp->mcm_port_tbl);
 		     mi = cl_qmap_next(mi)) {
 			osm_mcm_port_t *mcm = cl_item_obj(mi, mcm, map_item);
@@ -278,6 +261,7 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 
 				if (!grown) {
 					free(members);
+					free(mgids);
 					return IB_INSUFFICIENT_MEMORY;
 				}
 				members = grown;
@@ -285,7 +269,6 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 			members[n++] = cl_ntoh64(mcm->port->guid);
 		}
 	}
-	mgids = group_mgids(mbox, &nmgids);
 	if (first_tree_of_pass(e, mbox->mlid))
 		ibu_forget_dead_mcast(e->core, mlid_alive, &e->osm->subn);
 	ibu_forget_replaced_mcast(e->core, mbox->mlid, (const uint8_t (*)[16])mgids, nmgids);
