@@ -1,7 +1,9 @@
 // MLID unicast: seed 001's worked examples, disjointness, spreading.
 #include <cctype>
 #include <cstdio>
+#include <functional>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -110,6 +112,73 @@ void SharedUpLinksAreCaught() {
                              [&](int, int d) { return r->f.end_ports[d].base_lid; });
   CU_ASSERT(rep.ok());
   for (const std::string& e : rep.errors) fprintf(stderr, "\n  %s", e.c_str());
+}
+
+// CheckDisjointUpLinks gives the pair-by-pair reference's report: counts,
+// errors and their order, on tables and selections that pass and that
+// fail (random LFT entries, DLIDs of another destination), and on labels
+// that disagree with the cabling (two hosts' digits swapped across
+// subtrees), where sources of two subtrees leave through one link.
+bool SameDisjointReports(const DisjointReport& got, const DisjointReport& want) {
+  const bool same = got.subtrees_checked == want.subtrees_checked && got.violations == want.violations &&
+                    got.errors == want.errors;
+  if (!same)
+    fprintf(stderr, "\n  %ld/%ld subtrees, %ld/%ld violations, first error %s / %s", got.subtrees_checked,
+            want.subtrees_checked, got.violations, want.violations,
+            got.errors.empty() ? "-" : got.errors[0].c_str(),
+            want.errors.empty() ? "-" : want.errors[0].c_str());
+  return same;
+}
+
+void DisjointMatchesPairByPair() {
+  struct Case {
+    int m, n, lmc;
+    const char* engine;
+  } cases[] = {{4, 3, 2, "mlid"}, {4, 3, 2, "slid"}, {8, 3, 4, "mlid"}, {6, 3, 2, "mlid"},
+               {4, 4, 3, "mlid"}, {8, 2, 2, "mlid"}, {4, 1, 0, "mlid"}};
+  std::mt19937 rng(7);
+  int checked = 0, failing = 0;
+  for (const Case& c : cases) {
+    auto r = Route(c.m, c.n, c.lmc, "", 3, c.engine);
+    const Fabric& f = r->f;
+    const int ne = static_cast<int>(f.end_ports.size());
+    const auto engine = [&](int s, int d) { return r->engine->SelectDlid(f, s, d); };
+    const auto by_source = [&](int s, int d) {
+      return Lid(f.end_ports[d].base_lid + s % f.end_ports[d].lid_count());
+    };
+    const auto elsewhere = [&](int s, int d) {  // now and then another destination's LID
+      return (s + d) % 7 ? engine(s, d) : f.end_ports[(d + 1) % ne].base_lid;
+    };
+    FatTree swapped = RecognizeFatTree(f);
+    std::swap(swapped.p[0], swapped.p[ne - 1]);
+    for (int changed : {0, 3, 40, -1}) {
+      Tables t = r->t;
+      for (int i = 0; i < changed; ++i) {
+        const int sw = static_cast<int>(rng() % f.switches.size());
+        t.lft[sw].set(static_cast<Lid>(1 + rng() % f.max_lid()),
+                      static_cast<uint8_t>(1 + rng() % f.switches[sw].num_ports));
+      }
+      if (changed < 0) {  // the last host's LIDs: no entry at one leaf, a port beyond another's
+        const EndPort& last = f.end_ports[ne - 1];
+        for (auto [e, port] : {std::pair{0, int{kNoPort}}, {ne / 2, 0}}) {
+          const int leaf = f.end_ports[e].switch_index;
+          for (int k = 0; k < last.lid_count(); ++k)
+            t.lft[leaf].set(last.base_lid + k,
+                            static_cast<uint8_t>(port ? port : f.switches[leaf].num_ports + 1));
+        }
+      }
+      for (const FatTree& tree : {RecognizeFatTree(f), swapped})
+        for (const std::function<Lid(int, int)>& select :
+             std::vector<std::function<Lid(int, int)>>{engine, by_source, elsewhere})
+          for (size_t max_errors : {size_t{20}, size_t{100000}}) {
+            const DisjointReport want = CheckDisjointUpLinksPairByPair(f, t, tree, select, max_errors);
+            CU_ASSERT(SameDisjointReports(CheckDisjointUpLinks(f, t, tree, select, max_errors), want));
+            ++checked;
+            failing += !want.ok();
+          }
+    }
+  }
+  CU_ASSERT(failing > 0 && failing < checked);  // both kinds were compared
 }
 
 void MlidPathsAreDisjoint() {
@@ -583,6 +652,7 @@ void RegisterMlidSuite() {
   CU_add_test(s, "DLID 36 and path Q port for port", PaperPathOfDlid36);
   CU_add_test(s, "different offsets leave a subtree on different links", MlidPathsAreDisjoint);
   CU_add_test(s, "shared up links are caught", SharedUpLinksAreCaught);
+  CU_add_test(s, "disjointness: the pair-by-pair reference's report", DisjointMatchesPairByPair);
   CU_add_test(s, "all pairs correct on many shapes", AllPairsCorrectOnManyShapes);
   CU_add_test(s, "rotation spreads base-LID traffic", RotationSpreadsBaseLidTraffic);
   CU_add_test(s, "selected paths ignore rotation", SelectedPathsIgnoreRotation);

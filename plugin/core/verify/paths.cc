@@ -1,8 +1,10 @@
 #include "plugin/core/verify/paths.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
+#include <tuple>
 
 namespace ibu {
 
@@ -91,8 +93,245 @@ BaseLidLoadReport BaseLidLoad(const Fabric& f, const Tables& t) {
   return r;
 }
 
+namespace {
+
+// The subtree a source leaves toward a destination whose digits first
+// differ from its own at digit a: (a, p_0..p_a), as a dense id per (source,
+// a), so that the per-pair work needs no vector key.
+class SourceSubtrees {
+ public:
+  explicit SourceSubtrees(const FatTree& tree) : levels_(std::max(tree.n - 1, 0)) {
+    std::map<std::vector<int>, int> ids;  // the prefix's length is a + 1
+    id_.resize(tree.p.size() * levels_);
+    for (size_t s = 0; s < tree.p.size(); ++s)
+      for (int a = 0; a < levels_; ++a) {
+        std::vector<int> prefix(tree.p[s].begin(), tree.p[s].begin() + a + 1);
+        id_[s * levels_ + a] = ids.emplace(std::move(prefix), static_cast<int>(ids.size())).first->second;
+      }
+    count_ = static_cast<int>(ids.size());
+  }
+  int Of(int s, int a) const { return id_[static_cast<size_t>(s) * levels_ + a]; }
+  int count() const { return count_; }
+
+ private:
+  int levels_;
+  int count_ = 0;
+  std::vector<int> id_;
+};
+
+// Per destination: the first hop of a route at each level, memoised per
+// (source switch, DLID). A route depends on nothing but where it starts and
+// its DLID, so the sources of one leaf share one walk per DLID.
+class LevelExits {
+ public:
+  struct Hop {
+    int sw = -1;
+    int port = 0;
+  };
+
+  LevelExits(const Fabric& f, const Tables& t, const FatTree& tree) : f_(f), t_(t), tree_(tree) {
+    for (const EndPort& ep : f.end_ports) lids_ = std::max(lids_, ep.lid_count());
+    stamp_.assign(f.switches.size() * lids_, 0);
+    hops_.resize(stamp_.size() * std::max(tree.n, 1));
+  }
+
+  void NewDestination(int d) {
+    ++epoch_;
+    base_ = f_.end_ports[d].base_lid;
+    count_ = f_.end_ports[d].lid_count();
+  }
+
+  // TraceRoute(src, dlid)'s first hop at a switch of `level`.
+  Hop At(int src, Lid dlid, int level) {
+    const int start = f_.end_ports[src].switch_index;
+    if (start < 0) return {};
+    const long off = static_cast<long>(dlid) - base_;
+    if (off < 0 || off >= count_) {  // not the destination's LID: not memoised
+      Walk(start, dlid, scratch_);
+      return scratch_[level];
+    }
+    const size_t slot = static_cast<size_t>(start) * lids_ + off;
+    Hop* hops = &hops_[slot * tree_.n];
+    if (stamp_[slot] != epoch_) {
+      stamp_[slot] = epoch_;
+      Walk(start, dlid, hops);
+    }
+    return hops[level];
+  }
+
+ private:
+  // TraceRoute's walk, keeping each level's first hop; it stops once levels
+  // 1..n-1 (those a source subtree is left from) are all found.
+  void Walk(int sw, Lid dlid, Hop* hops) {
+    std::fill(hops, hops + tree_.n, Hop{});
+    int missing = tree_.n - 1;
+    const int max_hops = TraceHopLimit(f_);
+    for (int i = 0; i < max_hops && sw >= 0 && missing > 0; ++i) {
+      const LftStep step = StepOf(f_, t_, sw, dlid);
+      const int level = tree_.level[sw];
+      if (level > 0 && level < tree_.n && hops[level].sw < 0) {
+        hops[level] = {sw, step.port};
+        --missing;
+      }
+      sw = step.kind == LftStep::Kind::kSwitch ? step.next : -1;
+    }
+  }
+  void Walk(int sw, Lid dlid, std::vector<Hop>& hops) {
+    hops.resize(std::max(tree_.n, 1));
+    Walk(sw, dlid, hops.data());
+  }
+
+  const Fabric& f_;
+  const Tables& t_;
+  const FatTree& tree_;
+  int lids_ = 1;  // the most LIDs of an end port
+  uint32_t epoch_ = 0;
+  Lid base_ = 0;
+  int count_ = 0;
+  std::vector<uint32_t> stamp_;  // per (switch, LID offset)
+  std::vector<Hop> hops_;        // per (switch, LID offset, level)
+  std::vector<Hop> scratch_;
+};
+
+// Per destination: the first source (and its DLID) to leave each subtree
+// through each link. A link is claimed by one subtree per destination on a
+// fat-tree's up/down routes, so a flat array by link holds the claims;
+// another subtree on the same link (a route that wandered), and an entry
+// that is no port (255, or above the switch's ports), go to a map.
+class ExitClaims {
+ public:
+  struct Claim {
+    uint32_t epoch = 0;
+    int subtree = -1;
+    int src = -1;
+    Lid dlid = 0;
+  };
+
+  explicit ExitClaims(const Fabric& f) : link_base_(f.switches.size() + 1, 0) {
+    for (size_t s = 0; s < f.switches.size(); ++s)
+      link_base_[s + 1] = link_base_[s] + f.switches[s].num_ports + 1;
+    claims_.resize(link_base_.back());
+  }
+
+  void NewDestination() {
+    ++epoch_;
+    others_.clear();
+  }
+
+  // The claim on (subtree, sw, port): the first caller's (src, dlid), which
+  // it records.
+  const Claim& First(int subtree, int sw, int port, int src, Lid dlid) {
+    const Claim mine{epoch_, subtree, src, dlid};
+    if (port < link_base_[sw + 1] - link_base_[sw]) {
+      Claim& c = claims_[link_base_[sw] + port];
+      if (c.epoch != epoch_) c = mine;
+      if (c.subtree == subtree) return c;
+    }
+    return others_.emplace(std::make_tuple(subtree, sw, port), mine).first->second;
+  }
+
+ private:
+  std::vector<int> link_base_;  // first (switch, port) slot of each switch
+  std::vector<Claim> claims_;
+  std::map<std::tuple<int, int, int>, Claim> others_;  // (subtree, switch, port)
+  uint32_t epoch_ = 0;
+};
+
+// Digits two hosts share from p_0 on, at most `limit`.
+int CommonDigits(const std::vector<int>& p, const std::vector<int>& q, int limit) {
+  int a = 0;
+  while (a < limit && p[a] == q[a]) ++a;
+  return a;
+}
+
+// The pairs the check covers: two hosts on different leaves.
+bool OnDifferentLeaves(const FatTree& tree, int s, int d) {
+  return s != d && CommonDigits(tree.p[s], tree.p[d], tree.n - 1) < tree.n - 1;
+}
+
+// `select` for destinations [d0, d0 + count) and every source, into
+// dlids[k * sources + s] (0 for pairs the check skips). Read source by
+// source: a path map is stored by source, and asking it destination by
+// destination missed the cache on every pair (2 of the 10 s on FT(32,3)).
+void SelectForDestinations(const FatTree& tree, const std::function<Lid(int, int)>& select, int d0, int count,
+                           std::vector<Lid>& dlids) {
+  const int ne = static_cast<int>(tree.p.size());
+  dlids.assign(static_cast<size_t>(count) * ne, 0);
+  for (int s = 0; s < ne; ++s)
+    for (int k = 0; k < count; ++k)
+      if (OnDifferentLeaves(tree, s, d0 + k)) dlids[static_cast<size_t>(k) * ne + s] = select(s, d0 + k);
+}
+
+// The check's state across destinations; one destination at a time.
+class DisjointChecker {
+ public:
+  DisjointChecker(const Fabric& f, const Tables& t, const FatTree& tree, size_t max_errors)
+      : f_(f),
+        tree_(tree),
+        max_errors_(max_errors),
+        subtrees_(tree),
+        exits_(f, t, tree),
+        claims_(f),
+        counted_(subtrees_.count(), -1) {}
+
+  // `dlids[s]`: the DLID source s selects toward d.
+  void Destination(int d, const Lid* dlids) {
+    exits_.NewDestination(d);
+    claims_.NewDestination();
+    const int ne = static_cast<int>(f_.end_ports.size());
+    for (int s = 0; s < ne; ++s) {
+      if (s == d) continue;
+      const int a = CommonDigits(tree_.p[s], tree_.p[d], tree_.n - 1);
+      if (a == tree_.n - 1) continue;  // same leaf: no up link
+      const LevelExits::Hop hop = exits_.At(s, dlids[s], a + 1);
+      if (hop.sw < 0) continue;
+      const int subtree = subtrees_.Of(s, a);
+      if (counted_[subtree] != d) counted_[subtree] = d, ++r_.subtrees_checked;
+      const ExitClaims::Claim& first = claims_.First(subtree, hop.sw, hop.port, s, dlids[s]);
+      if (first.dlid != dlids[s]) Violation(s, first, hop, d, dlids[s]);
+    }
+  }
+
+  DisjointReport& report() { return r_; }
+
+ private:
+  void Violation(int s, const ExitClaims::Claim& first, const LevelExits::Hop& hop, int d, Lid dlid) {
+    ++r_.violations;
+    if (r_.errors.size() < max_errors_)
+      r_.errors.push_back(tree_.HostLabel(s) + " and " + tree_.HostLabel(first.src) +
+                          " both leave their subtree through " + f_.PortLabel(hop.sw, hop.port) + " toward " +
+                          tree_.HostLabel(d) + " (DLIDs " + std::to_string(dlid) + " and " +
+                          std::to_string(first.dlid) + ")");
+  }
+
+  const Fabric& f_;
+  const FatTree& tree_;
+  const size_t max_errors_;
+  const SourceSubtrees subtrees_;
+  LevelExits exits_;
+  ExitClaims claims_;
+  std::vector<int> counted_;  // per subtree: the destination that counted it
+  DisjointReport r_;
+};
+
+}  // namespace
+
 DisjointReport CheckDisjointUpLinks(const Fabric& f, const Tables& t, const FatTree& tree,
                                     const std::function<Lid(int, int)>& select, size_t max_errors) {
+  constexpr int kDestinationsPerRead = 64;  // the selection's buffer: 64 x end ports DLIDs
+  const int ne = static_cast<int>(f.end_ports.size());
+  DisjointChecker check(f, t, tree, max_errors);
+  std::vector<Lid> dlids;
+  for (int d0 = 0; d0 < ne; d0 += kDestinationsPerRead) {
+    const int count = std::min(kDestinationsPerRead, ne - d0);
+    SelectForDestinations(tree, select, d0, count, dlids);
+    for (int k = 0; k < count; ++k) check.Destination(d0 + k, &dlids[static_cast<size_t>(k) * ne]);
+  }
+  return std::move(check.report());
+}
+
+DisjointReport CheckDisjointUpLinksPairByPair(const Fabric& f, const Tables& t, const FatTree& tree,
+                                              const std::function<Lid(int, int)>& select, size_t max_errors) {
   DisjointReport r;
   const int ne = static_cast<int>(f.end_ports.size());
   for (int d = 0; d < ne; ++d) {
