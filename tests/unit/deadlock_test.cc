@@ -2,8 +2,10 @@
 // says so, one named cycle where it does not.
 #include "plugin/core/verify/deadlock.h"
 
+#include <map>
 #include <random>
 #include <set>
+#include <tuple>
 
 #include "plugin/core/engine.h"
 #include "plugin/core/error.h"
@@ -170,6 +172,98 @@ void MixedXyYxHasACycle() {
     const Peer& p = f.switches[r.cycle[i].sw].ports[r.cycle[i].port];
     CU_ASSERT(p.is_switch() && p.index == r.cycle[(i + 1) % r.cycle.size()].sw);
   }
+}
+
+// SL (src + dlid) mod 2, on VL = SL: a route's VL depends on its LID, so a
+// graph built from the wrong LID's entries differs.
+uint8_t TwoSls(int src, Lid dlid) { return static_cast<uint8_t>((src + dlid) % 2); }
+
+using Channel = std::tuple<int, int, int>;  // switch, out port, VL
+
+// The dependencies of every route walked on its own, LID by LID and hop by
+// hop from each source (end ports, and switches toward end-port LIDs, on
+// the SL of the end port's route to the switch's LID), on TwoSls: the graph
+// CheckDeadlock must build, whatever order it reads the LFTs in. A walk
+// stops after as many hops as there are links, within which every
+// dependency of a looping route is found.
+std::set<std::pair<Channel, Channel>> DependenciesRouteByRoute(const Fabric& f, const Tables& t,
+                                                               std::set<Channel>& channels) {
+  long links = 0;
+  for (const Switch& s : f.switches) links += s.num_ports;
+  std::set<std::pair<Channel, Channel>> deps;
+  const auto walk = [&](Lid lid, int sw, int sl) {
+    Channel from{-1, 0, 0};
+    for (long hop = 0; hop <= links && sw < static_cast<int>(t.lft.size()); ++hop) {
+      const int out = t.lft[sw].port(lid);
+      if (out < 1 || out > f.switches[sw].num_ports || !f.switches[sw].ports[out].is_switch()) return;
+      const Channel c{sw, out, sl};
+      channels.insert(c);
+      if (std::get<0>(from) >= 0) deps.insert({from, c});
+      from = c;
+      sw = f.switches[sw].ports[out].index;
+    }
+  };
+  for (int lid = 1; lid <= f.max_lid(); ++lid) {
+    const LidOwner o = f.owner(static_cast<Lid>(lid));
+    if (!o.valid()) continue;
+    for (size_t e = 0; e < f.end_ports.size(); ++e)
+      if (f.end_ports[e].switch_index >= 0 &&
+          !(o.kind == Peer::Kind::kEndPort && o.index == static_cast<int>(e)))
+        walk(static_cast<Lid>(lid), f.end_ports[e].switch_index,
+             TwoSls(static_cast<int>(e), static_cast<Lid>(lid)));
+    if (o.kind == Peer::Kind::kEndPort)
+      for (size_t sw = 0; sw < f.switches.size(); ++sw)
+        walk(static_cast<Lid>(lid), static_cast<int>(sw), TwoSls(o.index, f.switches[sw].lid));
+  }
+  return deps;
+}
+
+// CheckDeadlock reads the LFTs 64 LIDs at a time: on an 8x8 mesh (128
+// LIDs) with random entries changed and some rows cut short (the LIDs past
+// a row's end have no entry), its graph is the one of every route walked on
+// its own, and its cycle, when there is one, is a cycle of that graph.
+void GraphIsTheRoutesOwn() {
+  std::mt19937_64 rng(5);
+  DeadlockOptions two_sls;
+  two_sls.path_sl = TwoSls;
+  int cyclic = 0;
+  for (int round = 0; round < 12; ++round) {
+    Fabric f = MakeMesh(8, 8);
+    AssignDefaultLids(f, 0);
+    Tables t;
+    MakeXyMeshEngine({}, nullptr)->RouteUnicast(f, t);
+    t.sl2vl.assign(f.switches.size(), Sl2Vl{});
+    for (size_t sw = 0; sw < f.switches.size(); ++sw) {
+      t.sl2vl[sw].Init(f.switches[sw].num_ports);
+      for (auto& vls : t.sl2vl[sw].vl) vls[1] = 1;  // SL s on VL s
+    }
+    for (int i = 0; i < round * 3; ++i) {
+      const size_t sw = rng() % f.switches.size();
+      t.lft[sw].set(static_cast<Lid>(1 + rng() % f.max_lid()), static_cast<uint8_t>(rng() % 6));
+    }
+    for (int i = 0; i < round % 4; ++i) t.lft[rng() % f.switches.size()].out.resize(rng() % f.max_lid());
+    std::set<Channel> channels;
+    const auto deps = DependenciesRouteByRoute(f, t, channels);
+    const DeadlockReport r = CheckDeadlock(f, t, {}, two_sls);
+    CU_ASSERT_EQUAL(r.channels, static_cast<long>(channels.size()));
+    CU_ASSERT_EQUAL(r.dependencies, static_cast<long>(deps.size()));
+    for (size_t i = 0; i < r.cycle.size(); ++i) {
+      const DeadlockChannel& a = r.cycle[i];
+      const DeadlockChannel& b = r.cycle[(i + 1) % r.cycle.size()];
+      CU_ASSERT(deps.count({{a.sw, a.port, a.vl}, {b.sw, b.port, b.vl}}) == 1);
+    }
+    // Acyclic exactly when the route-by-route graph is.
+    std::map<Channel, int> id;
+    for (const Channel& c : channels) id.emplace(c, static_cast<int>(id.size()));
+    std::vector<std::vector<int>> succ(id.size());
+    for (const auto& [from, to] : deps) succ[id[from]].push_back(id[to]);
+    const auto next = [&](int v) -> const std::vector<int>& { return succ[v]; };
+    const bool want_cycle =
+        !FindCycle(static_cast<int>(succ.size()), next, [](int) { return false; }).empty();
+    CU_ASSERT_EQUAL(!r.acyclic(), want_cycle);
+    cyclic += want_cycle;
+  }
+  CU_ASSERT(cyclic > 0 && cyclic < 12);  // both kinds compared
 }
 
 // Trees rooted on two different rows of one VL close a loop: why the
@@ -573,6 +667,7 @@ void RegisterDeadlockSuite() {
   CU_add_test(s, "large graphs need no recursion", LargeGraphsNeedNoRecursion);
   CU_add_test(s, "XY unicast on meshes is acyclic", XyUnicastIsAcyclic);
   CU_add_test(s, "mixed XY/YX routing has a cycle", MixedXyYxHasACycle);
+  CU_add_test(s, "the graph is every route walked on its own (LFTs read in blocks)", GraphIsTheRoutesOwn);
   CU_add_test(s, "trees rooted on two rows have a cycle", TreesOnTwoRowsHaveACycle);
   CU_add_test(s, "xymesh: every VL mode acyclic", EveryVlModeIsAcyclic);
   CU_add_test(s, "xymesh paper trees: own VL, admission, acyclic", PaperTreesAreAcyclic);

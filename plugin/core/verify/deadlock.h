@@ -85,7 +85,10 @@ struct DeadlockReport {
 // channel, SL) states the way verify/unicast.cc memoises per LID, so the
 // switch-sent routes keep it linear in switches x LIDs x hops; multicast
 // O(tree channels) per group, memoised per group; the DFS is linear in the
-// graph. Routing loops show up as cycles; black holes end a route.
+// graph. The walks go LID by LID (the memo and the graph's channel order
+// follow it) and read the LFTs 64 LIDs at a time into a LID-major block, not
+// one switch's row per hop. Routing loops show up as cycles; black holes
+// end a route.
 DeadlockReport CheckDeadlock(const Fabric& f, const Tables& t,
                              const std::vector<McastGroup>& groups,
                              const DeadlockOptions& opt = {});
