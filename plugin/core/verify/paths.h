@@ -87,14 +87,14 @@ struct DisjointReport {
 // (end ports + leaf switches x LIDs per port x hops)). It stays quadratic
 // in end ports, and cannot drop below that without proving less: the
 // selection is given per pair (a path map holds end ports^2 DLIDs) and
-// each pair's DLID is checked. About 2 s on FT(32,3) (8,192 hosts).
+// each pair's DLID is checked. About 1.5 s of CPU on FT(32,3) (8,192 hosts).
 DisjointReport CheckDisjointUpLinks(const Fabric& f, const Tables& t, const FatTree& tree,
                                     const std::function<Lid(int, int)>& select,
                                     size_t max_errors = 20);
 
 // The same check pair by pair: every pair's route traced, and the up links
 // kept in maps keyed by subtree digits. O(end ports^2 x (hops + log)) with
-// large constants (10 s on FT(32,3)); the reference the unit tests hold
+// large constants (9 s on FT(32,3)); the reference the unit tests hold
 // CheckDisjointUpLinks to.
 DisjointReport CheckDisjointUpLinksPairByPair(const Fabric& f, const Tables& t, const FatTree& tree,
                                               const std::function<Lid(int, int)>& select,
