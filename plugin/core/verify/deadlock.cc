@@ -77,7 +77,7 @@ class LftColumns {
   // row's end, as Lft::port).
   const uint8_t* Of(Lid lid) {
     if (lid < first_ || lid >= first_ + kLids) Load(lid - lid % kLids);
-    return &block_[static_cast<size_t>(lid - first_) * t_.lft.size()];
+    return block_.data() + static_cast<size_t>(lid - first_) * t_.lft.size();  // no LFTs: not read
   }
 
  private:
