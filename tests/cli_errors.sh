@@ -994,6 +994,9 @@ sb=$top/sim-harness/bench/sim_bench.sh
 expect "sim_bench: option --reps: expected 1..9999, got '0'" bash "$sb" --reps 0 ft-4-2:0.5
 expect "sim_bench: option --reps needs a value (see --help)" bash "$sb" ft-4-2:0.5 --reps
 expect "sim_bench: option --base needs a value (got the option --reps; see --help)" bash "$sb" --base --reps 2 ft-4-2:0.5
+lb=$top/sim-harness/bench/lean_bench.sh
+expect "lean_bench: point 'ft-8-3-cut8:0.6': expected FATTREE:LOAD" bash "$lb" ft-8-3-cut8:0.6
+expect "lean_bench: option --param route_ns=3: only measure_ns=NS is passed to both programs" bash "$lb" --param route_ns=3
 # The README's two commands take no arguments: '--help' ran the whole job.
 for script in sim-harness/run-default.sh tests/run-all.sh; do
   if bash "$top/$script" --help | grep -q '^Set-up first\|make check' && [ "${PIPESTATUS[0]}" -eq 0 ]; then
