@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <sstream>
 #include <type_traits>
@@ -53,6 +54,79 @@ int64_t DrawnNs(double ns) {
   if (!(ns < double(kPastAnyRun))) return kPastAnyRun;
   return std::max<int64_t>(1, std::llround(ns));
 }
+
+// Per-member packet counts of the hardware-multicast ops in flight, so a
+// duplicate or a missing copy is named by member. A count never exceeds
+// the op's packets, so it is stored as narrow as that allows: a bit per
+// member for one-packet messages (the common case), a byte up to
+// kByteCountMax packets, 32 bits beyond. Still members x ops in flight,
+// which for per-source trees grows as hosts^2 (FT(32,3), mcast:all:all,
+// batch=1: 8192 x 8192 bits = 8 MB; 268 MB at 32 bits each).
+class MemberCounts {
+ public:
+  // A zeroed block for `members` counts of up to `npackets`; its offset.
+  // Blocks come back through Release and are reused by byte size.
+  uint32_t Take(uint32_t members, uint32_t npackets) {
+    const uint32_t n = BlockBytes(members, npackets);
+    if (free_by_bytes_.size() <= n) free_by_bytes_.resize(n + 1);
+    std::vector<uint32_t>& fb = free_by_bytes_[n];
+    if (!fb.empty()) {
+      const uint32_t off = fb.back();
+      fb.pop_back();
+      std::fill(bytes_.begin() + off, bytes_.begin() + off + n, uint8_t(0));
+      return off;
+    }
+    if (bytes_.size() + n > std::numeric_limits<uint32_t>::max())
+      throw SimFailure("internal: multicast delivery counts beyond 4 GB");
+    const uint32_t off = uint32_t(bytes_.size());
+    bytes_.resize(bytes_.size() + n, uint8_t(0));
+    return off;
+  }
+  void Release(uint32_t off, uint32_t members, uint32_t npackets) {
+    const uint32_t n = BlockBytes(members, npackets);
+    if (free_by_bytes_.size() <= n) free_by_bytes_.resize(n + 1);
+    free_by_bytes_[n].push_back(off);
+  }
+  // Counts a packet for member `r`; false when it already had them all.
+  bool Count(uint32_t off, uint32_t npackets, uint32_t r) {
+    uint8_t* b = &bytes_[off];
+    if (npackets == 1) {
+      const uint8_t bit = uint8_t(1u << (r & 7));
+      if (b[r >> 3] & bit) return false;
+      b[r >> 3] |= bit;
+      return true;
+    }
+    if (npackets <= kByteCountMax) {
+      if (b[r] >= npackets) return false;
+      ++b[r];
+      return true;
+    }
+    uint32_t c;
+    std::memcpy(&c, b + size_t(r) * 4, 4);
+    if (c >= npackets) return false;
+    ++c;
+    std::memcpy(b + size_t(r) * 4, &c, 4);
+    return true;
+  }
+  // Packets member `r` has received.
+  uint32_t Get(uint32_t off, uint32_t npackets, uint32_t r) const {
+    const uint8_t* b = &bytes_[off];
+    if (npackets == 1) return (b[r >> 3] >> (r & 7)) & 1u;
+    if (npackets <= kByteCountMax) return b[r];
+    uint32_t c;
+    std::memcpy(&c, b + size_t(r) * 4, 4);
+    return c;
+  }
+
+ private:
+  static constexpr uint32_t kByteCountMax = 255;
+  static uint32_t BlockBytes(uint32_t members, uint32_t npackets) {
+    if (npackets == 1) return (members + 7) / 8;
+    return npackets <= kByteCountMax ? members : members * 4;
+  }
+  std::vector<uint8_t> bytes_;
+  std::vector<std::vector<uint32_t>> free_by_bytes_;
+};
 
 }  // namespace
 
@@ -121,7 +195,7 @@ class Kernel final : public Simulator::Impl {
     int64_t last_ns;
     int32_t src;
     int32_t tree;        // hardware multicast tree, -1 otherwise
-    uint32_t counters;   // arena offset: per-member packets received
+    uint32_t counters;   // hardware multicast: its block in member_counts_
     uint32_t msgs_left;
     uint32_t npackets;
     bool measured;
@@ -239,7 +313,6 @@ class Kernel final : public Simulator::Impl {
     free_pkts_.push_back(pi);
     --live_pkts_;
   }
-  uint32_t AllocCounters(uint32_t n);
 
   // Deadlock search: a cycle of output channels each waiting for a credit
   // from a full input buffer whose head waits for the next one.
@@ -412,8 +485,7 @@ class Kernel final : public Simulator::Impl {
   std::vector<uint32_t> free_msgs_;
   std::vector<Op> ops_;
   std::vector<uint32_t> free_ops_;
-  std::vector<uint32_t> arena_;
-  std::vector<std::vector<uint32_t>> free_blocks_;  // by size
+  MemberCounts member_counts_;
 
   // Per global port the sending side of its link (PortHdr, a flat array),
   // and per channel (global port << Vsh() | VL) one block holding that
@@ -654,27 +726,6 @@ uint32_t Kernel<kV, kOne>::AllocPacket() {
   return uint32_t(pkts_.size() - 1);
 }
 
-// One counter per member for each multicast op in flight (duplicates and
-// missing copies are named by member): up to sources x nic_msgs x members
-// words, quadratic in the hosts for mcast:F:G with fractions (FT(32,3),
-// mcast:0.4:0.4 saturated: 3277 x 8 x 3277 x 4 B = 0.34 GB). Bounded by the
-// ops in flight, not by the simulated time.
-template <int kV, bool kOne>
-uint32_t Kernel<kV, kOne>::AllocCounters(uint32_t n) {
-  if (free_blocks_.size() <= n) free_blocks_.resize(n + 1);
-  std::vector<uint32_t>& fb = free_blocks_[n];
-  uint32_t off;
-  if (!fb.empty()) {
-    off = fb.back();
-    fb.pop_back();
-    std::fill(arena_.begin() + off, arena_.begin() + off + n, 0u);
-  } else {
-    off = uint32_t(arena_.size());
-    arena_.resize(arena_.size() + n, 0u);
-  }
-  return off;
-}
-
 template <int kV, bool kOne>
 void Kernel<kV, kOne>::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
   if (src < 0 || src >= H_ || dst >= H_) throw SimFailure("AddMessage: host index out of range");
@@ -899,7 +950,7 @@ bool Kernel<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
       // The message lives until its last copy has landed, dropped or not.
       copies = tree.members.size() - (wl_.Rank(tr, src) >= 0 ? 1 : 0);
       op.tree = tr;
-      op.counters = AllocCounters(uint32_t(tree.members.size()));
+      op.counters = member_counts_.Take(uint32_t(tree.members.size()), op.npackets);
       const int sl = pick_sl((uint64_t(wl_.Number(src)) << 20) ^ tree.mlid, tree.mlid);
       const uint32_t mi = NewMessage(oi, src, -1, tree.mlid, bytes, sl);
       ops_[oi].msgs_left = 1;
@@ -1331,7 +1382,7 @@ void Kernel<kV, kOne>::Deliver(uint32_t pi, int h, int64_t t) {
                net_.fabric().end_ports[op.src].name + " reached " +
                (h == op.src ? "its own source " : "non-member ") + net_.fabric().end_ports[h].name;
       });
-    if (++arena_[op.counters + uint32_t(r)] > m.npackets)
+    if (!member_counts_.Count(op.counters, op.npackets, uint32_t(r)))
       FailWith([&] {
         return "duplicate: end port " + net_.fabric().end_ports[h].name +
                " received a multicast packet of MLID " + HexLid(P.dlid) + " twice";
@@ -1363,9 +1414,7 @@ void Kernel<kV, kOne>::MessageDone(uint32_t mi, int64_t) {
   Op& op = ops_[oi];
   if (--op.msgs_left) return;
   if (op.tree >= 0) {
-    const size_t n = wl_.trees()[op.tree].members.size();
-    if (free_blocks_.size() <= n) free_blocks_.resize(n + 1);
-    free_blocks_[n].push_back(op.counters);
+    member_counts_.Release(op.counters, uint32_t(wl_.trees()[op.tree].members.size()), op.npackets);
   }
   if (op.measured) {
     latencies_.Add(op.last_ns - op.gen_ns);
@@ -1474,12 +1523,14 @@ void Kernel<kV, kOne>::ReportLost() {
       const std::vector<int>& mem = wl_.trees()[op.tree].members;
       os << "MLID " << HexLid(m.dlid) << " from " << f.end_ports[op.src].name << ":";
       int shown = 0;
-      for (size_t r = 0; r < mem.size() && shown < 5; ++r)
-        if (mem[r] != op.src && in_group_[mem[r]] && arena_[op.counters + r] < m.npackets) {
-          os << " member " << f.end_ports[mem[r]].name << " got " << arena_[op.counters + r] << " of "
-             << m.npackets << " packets;";
+      for (size_t r = 0; r < mem.size() && shown < 5; ++r) {
+        const uint32_t got = member_counts_.Get(op.counters, op.npackets, uint32_t(r));
+        if (mem[r] != op.src && in_group_[mem[r]] && got < m.npackets) {
+          os << " member " << f.end_ports[mem[r]].name << " got " << got << " of " << m.npackets
+             << " packets;";
           ++shown;
         }
+      }
     }
     first = os.str();
   }

@@ -145,9 +145,9 @@ void TestAllMembersSend() {
   CU_ASSERT(r.completion_ns > 0);
 }
 
-void TestFloodingLoopIsCaught() {
-  // A triangle of switches whose MFTs flood every port: the copies come
-  // back around, and the model reports the duplicate instead of looping.
+// Three switches in a ring (port 1 to the next one's port 2), each with
+// one host on port 3: H0..H2 on T0..T2, LIDs numbered, no tables yet.
+Setup FloodingTriangle() {
   Setup st;
   Fabric& f = st.fabric;
   for (int s = 0; s < 3; ++s) AddSwitch(f, 3, "T" + std::to_string(s));
@@ -160,6 +160,13 @@ void TestFloodingLoopIsCaught() {
   }
   NumberLids(f);
   st.tables.Resize(f);
+  return st;
+}
+
+void TestFloodingLoopIsCaught() {
+  // A triangle of switches whose MFTs flood every port: the copies come
+  // back around, and the model reports the duplicate instead of looping.
+  Setup st = FloodingTriangle();
   PortMask all;
   all.set(1).set(2).set(3);
   for (int s = 0; s < 3; ++s) st.tables.mft[s].groups[kMlid] = all;
@@ -175,6 +182,35 @@ void TestFloodingLoopIsCaught() {
   }
   CU_ASSERT(err.find("duplicate") != std::string::npos || err.find("stray") != std::string::npos ||
             err.find("loop") != std::string::npos);
+}
+
+void TestDuplicateIsNamedByMember() {
+  // The triangle floods every port but the source's own: the copies come
+  // back around to the other members, and the first to get a packet more
+  // than the message has is named. Messages of 1 and 2 packets: the
+  // per-member counts are kept as bits and as bytes (a long message
+  // deadlocks in the ring before any member's count overflows).
+  for (const uint32_t packets : {1u, 2u}) {
+    Params p;
+    Rig rig(FloodingTriangle(), p, "mcast:1:all");
+    const int src = rig.wl->sources().at(0);
+    const Lid mlid = rig.wl->trees().at(0).mlid;
+    const int src_switch = rig.st.fabric.end_ports[src].switch_index;
+    PortMask all, switches_only;
+    all.set(1).set(2).set(3);
+    switches_only.set(1).set(2);
+    for (int s = 0; s < 3; ++s) rig.st.tables.mft[s].groups[mlid] = s == src_switch ? switches_only : all;
+    sim::Network net(rig.st.fabric, rig.st.tables, 1);
+    Simulator sim(net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, src, -1, packets * uint32_t(p.packet_bytes));
+    std::string err;
+    try {
+      sim.Run();
+    } catch (const sim::SimFailure& e) {
+      err = e.what();
+    }
+    CU_ASSERT(err.find("duplicate: end port H") != std::string::npos);
+  }
 }
 
 void TestUnicastEmulation() {
@@ -240,26 +276,31 @@ void TestEmulatedCopiesOnEveryVl() {
 void TestMissingMemberIsReported() {
   // The engine-style workload puts every host in the group; the MFT built
   // here leaves one member out: reported as lost deliveries naming it.
-  Params p;
-  Rig rig(Tree(3, 3), p, "mcast:1:all");
-  const sim::McastTree& t = rig.wl->trees().at(0);
-  const int src = rig.wl->sources().at(0);
-  const int dropped = src == 2 ? 3 : 2;
-  std::vector<int> partial;
-  for (int h : t.members)
-    if (h != dropped) partial.push_back(h);
-  TreeMulticast(rig.st, 3, 3, t.mlid, partial);
-  sim::Network net(rig.st.fabric, rig.st.tables, 1);
-  Simulator sim(net, *rig.wl, p, 0, 1);
-  sim.AddMessage(0, src, -1, 64);
-  std::string err;
-  try {
-    sim.Run();
-  } catch (const sim::SimFailure& e) {
-    err = e.what();
+  // Messages of 1, 2 and 300 packets: the counts are kept as bits, bytes
+  // and 32-bit words.
+  for (const uint32_t packets : {1u, 2u, 300u}) {
+    Params p;
+    Rig rig(Tree(3, 3), p, "mcast:1:all");
+    const sim::McastTree& t = rig.wl->trees().at(0);
+    const int src = rig.wl->sources().at(0);
+    const int dropped = src == 2 ? 3 : 2;
+    std::vector<int> partial;
+    for (int h : t.members)
+      if (h != dropped) partial.push_back(h);
+    TreeMulticast(rig.st, 3, 3, t.mlid, partial);
+    sim::Network net(rig.st.fabric, rig.st.tables, 1);
+    Simulator sim(net, *rig.wl, p, 0, 1);
+    sim.AddMessage(0, src, -1, packets * uint32_t(p.packet_bytes));
+    std::string err;
+    try {
+      sim.Run();
+    } catch (const sim::SimFailure& e) {
+      err = e.what();
+    }
+    CU_ASSERT(err.find("lost deliveries") != std::string::npos);
+    CU_ASSERT(err.find("member H" + std::to_string(dropped) + " got 0 of " + std::to_string(packets)) !=
+              std::string::npos);
   }
-  CU_ASSERT(err.find("lost deliveries") != std::string::npos);
-  CU_ASSERT(err.find("member H" + std::to_string(dropped) + " got 0 of 2") != std::string::npos);
 }
 
 void TestSharedTreeSourcesOutsideTheGroupReceiveNothing() {
@@ -332,6 +373,7 @@ void RegisterTimingMcastSuite() {
   CU_add_test(s, "dumped group: a source count beyond its members is refused", TestDumpedGroupSourceCount);
   CU_add_test(s, "all members send at once", TestAllMembersSend);
   CU_add_test(s, "flooding MFT loop is reported", TestFloodingLoopIsCaught);
+  CU_add_test(s, "a duplicate copy is named by member (1 and 2 packets)", TestDuplicateIsNamedByMember);
   CU_add_test(s, "unicast emulation of multicast", TestUnicastEmulation);
   CU_add_test(s, "unicast emulation: copies made per VL as sent, every member served",
               TestEmulatedCopiesOnEveryVl);
