@@ -1070,10 +1070,11 @@ void RouteTraffic(const Params& p, const GivenSources& given, Routing* r, Worklo
                   "packets only, and mcast_trees = " +
                   std::to_string(wl.trees().size()) + " puts " + std::to_string(wl.sources().size()) +
                   " sources on them: leave mcast_trees at 0 (one per source)");
-    for (const McastTree& t : wl.trees()) {
+    for (size_t i = 0; i < wl.trees().size(); ++i) {
+      const McastTree& t = wl.trees()[i];
       McastGroup g;
       g.mlid = t.mlid;
-      g.members = t.members;
+      g.members = wl.Members(int(i));
       g.anchor = t.anchor;
       engine->RouteMulticast(fabric, g, tables);
     }

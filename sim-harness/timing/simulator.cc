@@ -942,15 +942,16 @@ bool Kernel<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
       const int tr = wl_.TreeOf(src);
       if (tr < 0) throw SimFailure("host " + std::to_string(src) + " is not a multicast source");
       const McastTree& tree = wl_.trees()[tr];
+      const uint32_t members = uint32_t(wl_.MemberCount(tr));
       receivers = receivers_[src];
       if (receivers == 0) {
         free_ops_.push_back(oi);
         return false;
       }
       // The message lives until its last copy has landed, dropped or not.
-      copies = tree.members.size() - (wl_.Rank(tr, src) >= 0 ? 1 : 0);
+      copies = members - (wl_.Rank(tr, src) >= 0 ? 1 : 0);
       op.tree = tr;
-      op.counters = member_counts_.Take(uint32_t(tree.members.size()), op.npackets);
+      op.counters = member_counts_.Take(members, op.npackets);
       const int sl = pick_sl((uint64_t(wl_.Number(src)) << 20) ^ tree.mlid, tree.mlid);
       const uint32_t mi = NewMessage(oi, src, -1, tree.mlid, bytes, sl);
       ops_[oi].msgs_left = 1;
@@ -1414,7 +1415,7 @@ void Kernel<kV, kOne>::MessageDone(uint32_t mi, int64_t) {
   Op& op = ops_[oi];
   if (--op.msgs_left) return;
   if (op.tree >= 0) {
-    member_counts_.Release(op.counters, uint32_t(wl_.trees()[op.tree].members.size()), op.npackets);
+    member_counts_.Release(op.counters, uint32_t(wl_.MemberCount(op.tree)), op.npackets);
   }
   if (op.measured) {
     latencies_.Add(op.last_ns - op.gen_ns);
@@ -1520,7 +1521,7 @@ void Kernel<kV, kOne>::ReportLost() {
       os << "from " << f.end_ports[op.src].name << " to " << f.end_ports[m.dst].name << " (LID " << m.dlid
          << "): " << m.delivered << " of " << m.npackets << " packets arrived";
     } else {
-      const std::vector<int>& mem = wl_.trees()[op.tree].members;
+      const std::vector<int> mem = wl_.Members(op.tree);
       os << "MLID " << HexLid(m.dlid) << " from " << f.end_ports[op.src].name << ":";
       int shown = 0;
       for (size_t r = 0; r < mem.size() && shown < 5; ++r) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -385,19 +386,24 @@ void Workload::BuildTrees() {
                 " exist (0xC001-0xFFFE): give mcast_trees=N (--param or config file) with N at most " +
                 std::to_string(kMaxMcastTrees) + " to share trees among them");
   trees_.resize(k);
-  for (int t = 0; t < k; ++t) {
-    trees_[t].mlid = Lid(kMulticastLidBase + 1 + t);
-    trees_[t].members = group_;
-  }
+  for (int t = 0; t < k; ++t) trees_[t].mlid = Lid(kMulticastLidBase + 1 + t);
   for (size_t i = 0; i < sources_.size(); ++i) {
     const int t = int(i % size_t(k));
     const int s = sources_[i];
     tree_of_[s] = t;
     if (trees_[t].anchor < 0) trees_[t].anchor = s;
-    std::vector<int>& m = trees_[t].members;
-    auto it = std::lower_bound(m.begin(), m.end(), s);
-    if (it == m.end() || *it != s) m.insert(it, s);
+    if (std::binary_search(group_.begin(), group_.end(), s)) continue;
+    std::vector<int>& out = trees_[t].outsiders;
+    out.insert(std::lower_bound(out.begin(), out.end(), s), s);
   }
+}
+
+std::vector<int> Workload::Members(int t) const {
+  const std::vector<int>& out = trees_[t].outsiders;
+  std::vector<int> m;
+  m.reserve(group_.size() + out.size());
+  std::merge(group_.begin(), group_.end(), out.begin(), out.end(), std::back_inserter(m));
+  return m;
 }
 
 std::string Workload::NamedParam(const std::string& key, long long value) const {
@@ -406,10 +412,14 @@ std::string Workload::NamedParam(const std::string& key, long long value) const 
   return key + " = " + std::to_string(value) + " (--param or config file)";
 }
 
+// The group and the outsiders are disjoint, so h's rank in their merge is
+// the count of both below it.
 int Workload::Rank(int t, int h) const {
-  const std::vector<int>& m = trees_[t].members;
-  auto it = std::lower_bound(m.begin(), m.end(), h);
-  return it != m.end() && *it == h ? int(it - m.begin()) : -1;
+  const std::vector<int>& out = trees_[t].outsiders;
+  const auto g = std::lower_bound(group_.begin(), group_.end(), h);
+  const auto o = std::lower_bound(out.begin(), out.end(), h);
+  const bool member = (g != group_.end() && *g == h) || (o != out.end() && *o == h);
+  return member ? int(g - group_.begin()) + int(o - out.begin()) : -1;
 }
 
 // The group of a replay is the dumped MLID's members: a GROUP asking for
@@ -479,7 +489,7 @@ void Workload::UseDumpedTree(const Fabric& f, const Tables& t, int mlid, const G
   trees_.clear();
   tree_of_.assign(hosts_, -1);
   if (!hardware_mcast()) return;  // unicast copies to the members: no tree
-  trees_.assign(1, McastTree{chosen, group_, -1});
+  trees_.assign(1, McastTree{chosen, {}, -1});
   for (int s : sources_) tree_of_[s] = 0;
 }
 

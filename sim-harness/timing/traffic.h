@@ -66,10 +66,13 @@ struct GivenSources {
   bool empty() const { return end_ports.empty(); }
 };
 
-// One multicast tree: an MLID and the end ports the switches deliver it to.
+// One multicast tree: an MLID and the end ports the switches deliver it
+// to, which are the workload's group plus `outsiders`. The group is kept
+// once, not per tree: with one tree per source a copy each was
+// sources x members ints (FT(32,3), mcast:all:all: 268 MB).
 struct McastTree {
   Lid mlid = 0;
-  std::vector<int> members;  // sorted end-port indices
+  std::vector<int> outsiders;  // its sources outside the group, sorted end-port indices
   int anchor = -1;
 };
 
@@ -184,7 +187,11 @@ class Workload {
   // its sources (send-only members count for routing, as in IB).
   const std::vector<McastTree>& trees() const { return trees_; }
   int TreeOf(int src) const { return tree_of_[src]; }
-  // Rank of host `h` in tree `t`'s member list, or -1.
+  // Tree `t`'s members (group and outsiders), sorted: built on each call,
+  // O(members), for set-up and reports rather than per packet.
+  std::vector<int> Members(int t) const;
+  int MemberCount(int t) const { return int(group_.size() + trees_[t].outsiders.size()); }
+  // Rank of host `h` in tree `t`'s sorted member list (Members), or -1.
   int Rank(int t, int h) const;
   // Dump mode: replaces the group and trees by the one the dumped MFTs
   // deliver `mlid` to (members found from the masks), sources drawn from it

@@ -285,7 +285,7 @@ void TestMissingMemberIsReported() {
     const int src = rig.wl->sources().at(0);
     const int dropped = src == 2 ? 3 : 2;
     std::vector<int> partial;
-    for (int h : t.members)
+    for (int h : rig.wl->Members(0))
       if (h != dropped) partial.push_back(h);
     TreeMulticast(rig.st, 3, 3, t.mlid, partial);
     sim::Network net(rig.st.fabric, rig.st.tables, 1);
@@ -301,6 +301,32 @@ void TestMissingMemberIsReported() {
     CU_ASSERT(err.find("member H" + std::to_string(dropped) + " got 0 of " + std::to_string(packets)) !=
               std::string::npos);
   }
+}
+
+void TestTreeMembersAndRanks() {
+  // A tree is the group plus its sources outside it (kept apart, not as a
+  // copy of the group per tree): Members merges them in order and Rank is
+  // the place in that merge, -1 off the tree. mcast:3:3 on 9 hosts with
+  // one shared tree and with one per source, over seeds with outsiders.
+  for (const int trees : {0, 1})
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+      Params p;
+      p.mcast_trees = trees;
+      Setup st = Tree(3, 3);
+      sim::Workload wl(sim::ParseTraffic("mcast:3:3"), p, st.fabric, seed);
+      for (int t = 0; t < int(wl.trees().size()); ++t) {
+        std::set<int> expected(wl.group().begin(), wl.group().end());
+        for (int s : wl.sources())
+          if (wl.TreeOf(s) == t) expected.insert(s);
+        const std::vector<int> members = wl.Members(t);
+        CU_ASSERT(members == std::vector<int>(expected.begin(), expected.end()));
+        CU_ASSERT_EQUAL(wl.MemberCount(t), int(members.size()));
+        for (int h = 0; h < 9; ++h) {
+          const auto it = std::find(members.begin(), members.end(), h);
+          CU_ASSERT_EQUAL(wl.Rank(t, h), it == members.end() ? -1 : int(it - members.begin()));
+        }
+      }
+    }
 }
 
 void TestSharedTreeSourcesOutsideTheGroupReceiveNothing() {
@@ -323,7 +349,7 @@ void TestSharedTreeSourcesOutsideTheGroupReceiveNothing() {
     if (!outsider) continue;
     ++checked;
     const sim::McastTree& tree = wl.trees().at(0);
-    TreeMulticast(st, 3, 3, tree.mlid, tree.members);
+    TreeMulticast(st, 3, 3, tree.mlid, wl.Members(0));
     sim::Network net(st.fabric, st.tables, p.vls);
     Simulator sim(net, wl, p, 0, 1);
     uint64_t expected = 0;
@@ -378,6 +404,7 @@ void RegisterTimingMcastSuite() {
   CU_add_test(s, "unicast emulation: copies made per VL as sent, every member served",
               TestEmulatedCopiesOnEveryVl);
   CU_add_test(s, "a member the MFTs do not reach is reported", TestMissingMemberIsReported);
+  CU_add_test(s, "tree members: the group plus its outside sources, ranked", TestTreeMembersAndRanks);
   CU_add_test(s, "shared tree: sources outside the group receive nothing",
               TestSharedTreeSourcesOutsideTheGroupReceiveNothing);
 }
