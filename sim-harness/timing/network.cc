@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <utility>
 
 #include <sys/mman.h>
 
@@ -10,7 +12,7 @@
 
 namespace ibu::sim {
 
-Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl)
+Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl, FlatMfts* taken)
     : fabric_(&f), vls_(vls) {
   for (int sl = 0; sl < 16; ++sl) sl_mod_vls_[sl] = uint8_t(sl % std::max(1, vls));
   CheckTableCounts(f, t);
@@ -18,7 +20,7 @@ Network::Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl
   CheckLftPorts(f, t);
   CheckEndPortLids(f, t);
   CopyLftRows(t);
-  FlattenMfts(f, t);
+  FlattenMfts(f, t, taken);
   if (sl2vl) TabulateSl2Vl(f, vls, sl2vl);
 }
 
@@ -144,38 +146,73 @@ void Network::CopyLftRows(const Tables& t) {
   }
 }
 
-// MFTs flattened: MLID -> compact index, then (switch, index) -> ports.
-void Network::FlattenMfts(const Fabric& f, const Tables& t) {
-  const size_t S = f.switches.size();
+// The MFT entries `taken` holds, then those of t.
+void Network::FlattenMfts(const Fabric& f, const Tables& t, FlatMfts* taken) {
+  const int S = int(f.switches.size());
+  if (taken) {
+    if (taken->switches() != S) throw Error("internal: MFTs taken for another fabric");
+    mfts_ = std::move(*taken);
+  } else {
+    mfts_ = FlatMfts(S);
+  }
+  size_t entries = 0;
+  for (const ibu::Mft& m : t.mft) entries += m.groups.size();
+  if (entries == 0) return;
   std::vector<bool> seen(0x4000, false);
   for (const ibu::Mft& m : t.mft)
     for (const auto& [mlid, mask] : m.groups)
       if (mlid >= kMulticastLidBase) seen[mlid - kMulticastLidBase] = true;
-  mlid_index_.assign(0x4000, -1);
-  for (int i = 0; i < 0x4000; ++i)
-    if (seen[i]) {
-      mlid_index_[i] = int(mlids_.size());
-      mlids_.push_back(Lid(kMulticastLidBase + i));
-    }
-  mft_off_.assign(size_t(S) * mlids_.size(), -1);
+  mfts_.Reserve(size_t(std::count(seen.begin(), seen.end(), true)));
+  for (int s = 0; s < int(t.mft.size()); ++s)
+    for (const auto& [mlid, mask] : t.mft[s].groups)
+      if (mlid >= kMulticastLidBase) mfts_.Set(f, s, mlid, mask);
+}
+
+int32_t FlatMfts::IndexOf(Lid mlid) {
+  if (mlid_index_.empty()) mlid_index_.assign(0x4000, -1);
+  int32_t& g = mlid_index_[mlid - kMulticastLidBase];
+  if (g < 0) {
+    g = int32_t(off_.size() / size_t(switches_));
+    off_.resize(off_.size() + size_t(switches_), -1);
+  }
+  return g;
+}
+
+int32_t FlatMfts::Intern(const std::vector<uint8_t>& list) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a
+  for (uint8_t b : list) h = (h ^ b) * 1099511628211ull;
+  const auto range = lists_.equal_range(h);
+  for (auto it = range.first; it != range.second; ++it)
+    if (std::equal(list.begin(), list.end(), ports_.begin() + it->second)) return it->second;
+  const int32_t off = int32_t(ports_.size());
+  ports_.insert(ports_.end(), list.begin(), list.end());
+  lists_.emplace(h, off);
+  return off;
+}
+
+void FlatMfts::Set(const Fabric& f, int sw, Lid mlid, const PortMask& mask) {
+  const Switch& s = f.switches[size_t(sw)];
+  std::vector<uint8_t> list{0};  // count, ports...
+  for (int p = 1; p < 256; ++p) {
+    if (!mask.test(p)) continue;
+    if (p > s.num_ports || !s.ports[p].connected())
+      throw Error("tables do not match the fabric: " + f.SwitchLabel(sw) + " MFT of MLID " + HexLid(mlid) +
+                  " names port " + std::to_string(p) +
+                  (p > s.num_ports ? " beyond the switch's ports" : ", which is not cabled"));
+    list.push_back(uint8_t(p));
+    ++list[0];
+  }
+  const int32_t g = IndexOf(mlid);
+  off_[size_t(g) * size_t(switches_) + size_t(sw)] = Intern(list);
+}
+
+void FlatMfts::Take(const Fabric& f, Lid mlid, Tables& t) {
   for (int s = 0; s < int(t.mft.size()); ++s) {
-    const Switch& sw = f.switches[s];
-    for (const auto& [mlid, mask] : t.mft[s].groups) {
-      if (mlid < kMulticastLidBase) continue;
-      const int g = mlid_index_[mlid - kMulticastLidBase];
-      mft_off_[size_t(s) * mlids_.size() + g] = int32_t(mft_ports_.size());
-      mft_ports_.push_back(0);
-      const size_t count_at = mft_ports_.size() - 1;
-      for (int p = 1; p < 256; ++p) {
-        if (!mask.test(p)) continue;
-        if (p > sw.num_ports || !sw.ports[p].connected())
-          throw Error("tables do not match the fabric: " + f.SwitchLabel(s) + " MFT of MLID " +
-                      HexLid(mlid) + " names port " + std::to_string(p) +
-                      (p > sw.num_ports ? " beyond the switch's ports" : ", which is not cabled"));
-        mft_ports_.push_back(uint8_t(p));
-        ++mft_ports_[count_at];
-      }
-    }
+    std::map<Lid, PortMask>& groups = t.mft[s].groups;
+    const auto it = groups.find(mlid);
+    if (it == groups.end()) continue;
+    Set(f, s, mlid, it->second);
+    groups.erase(it);
   }
 }
 

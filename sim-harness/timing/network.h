@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "plugin/core/fabric.h"
@@ -33,12 +34,57 @@ struct GlobalPort {
   bool is_host = false;
 };
 
+// Multicast forwarding as the model reads it: per (MLID, switch) the out
+// ports, port 0 dropped. Each distinct port list is stored once: a switch
+// sends most MLIDs to the same ports (a leaf to its hosts, say), so with
+// one tree per source the lists were nearly all repeats (FT(32,3),
+// mcast:all:all: 200 MB of lists, 17 of them distinct). The offsets are still
+// MLIDs x switches, 4 bytes each (42 MB there): with per-source trees
+// that grows as hosts^2.
+class FlatMfts {
+ public:
+  explicit FlatMfts(int switches = 0) : switches_(switches) {}
+  int switches() const { return switches_; }
+  // Room for `mlids` MLIDs' offsets without regrowing (they are the bulk).
+  void Reserve(size_t mlids) { off_.reserve(mlids * size_t(switches_)); }
+  // Switch `sw` forwards `mlid` to the ports of `mask`; throws ibu::Error
+  // when one is beyond the switch's ports or not cabled.
+  void Set(const Fabric& f, int sw, Lid mlid, const PortMask& mask);
+  // Moves `mlid`'s entries out of t (every switch's) into this, so that
+  // the engine's tables never hold all the trees at once.
+  void Take(const Fabric& f, Lid mlid, Tables& t);
+  // Out ports of `mlid` at `sw`, or nullptr when the switch has no entry;
+  // `*count` receives their number.
+  const uint8_t* Ports(int sw, Lid mlid, int* count) const {
+    const int g = mlid >= kMulticastLidBase && mlid - kMulticastLidBase < int(mlid_index_.size())
+                      ? mlid_index_[mlid - kMulticastLidBase]
+                      : -1;
+    if (g < 0) return nullptr;
+    const int32_t off = off_[size_t(g) * size_t(switches_) + size_t(sw)];
+    if (off < 0) return nullptr;
+    *count = ports_[off];
+    return &ports_[off + 1];
+  }
+
+ private:
+  int32_t IndexOf(Lid mlid);  // assigned on first sight
+  int32_t Intern(const std::vector<uint8_t>& list);
+  int switches_;
+  std::vector<int32_t> mlid_index_;                   // by mlid - 0xC000; -1 none
+  std::vector<int32_t> off_;                          // [index * switches + sw] -> offset in ports_, or -1
+  std::vector<uint8_t> ports_;                        // lists: count, ports...
+  std::unordered_multimap<uint64_t, int32_t> lists_;  // a list's hash -> its offset
+};
+
 class Network {
  public:
   // Checks that the tables fit the fabric (sizes, out ports within range
   // and connected); throws ibu::Error naming the switch, LID and port.
   // `sl2vl` may be empty: VL = SL mod vls everywhere.
-  Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl = nullptr);
+  // `taken`: MFT entries already moved out of t (FlatMfts::Take), joined
+  // by those t still holds.
+  Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl = nullptr,
+          FlatMfts* taken = nullptr);
 
   const Fabric& fabric() const { return *fabric_; }
   int vls() const { return vls_; }
@@ -74,17 +120,7 @@ class Network {
 
   // MFT lookup: out ports of `mlid` at `sw` (port 0 dropped), or nullptr
   // when the switch has no entry for it. `*count` receives the number.
-  const uint8_t* Mft(int sw, Lid mlid, int* count) const {
-    const int g = mlid >= kMulticastLidBase && mlid - kMulticastLidBase < int(mlid_index_.size())
-                      ? mlid_index_[mlid - kMulticastLidBase]
-                      : -1;
-    if (g < 0) return nullptr;
-    const int32_t off = mft_off_[size_t(sw) * mlids_.size() + g];
-    if (off < 0) return nullptr;
-    *count = mft_ports_[off];
-    return &mft_ports_[off + 1];
-  }
-  const std::vector<Lid>& mlids() const { return mlids_; }
+  const uint8_t* Mft(int sw, Lid mlid, int* count) const { return mfts_.Ports(sw, mlid, count); }
 
   int Vl(int sw, int in_port, int out_port, int sl) const {
     if (sl2vl_.empty()) return sl_mod_vls_[sl];
@@ -128,7 +164,7 @@ class Network {
   static void CheckLftPorts(const Fabric& f, const Tables& t);
   static void CheckEndPortLids(const Fabric& f, const Tables& t);
   void CopyLftRows(const Tables& t);
-  void FlattenMfts(const Fabric& f, const Tables& t);
+  void FlattenMfts(const Fabric& f, const Tables& t, FlatMfts* taken);
   void TabulateSl2Vl(const Fabric& f, int vls, const Sl2VlFn& sl2vl);
 
   struct SwitchSl2Vl {
@@ -149,10 +185,7 @@ class Network {
   std::vector<int32_t> sw_base_;
   int32_t host_base_ = 0;
   std::vector<GlobalPort> ports_;
-  std::vector<Lid> mlids_;
-  std::vector<int32_t> mlid_index_;  // by mlid - 0xC000
-  std::vector<int32_t> mft_off_;     // [sw * mlids + g] -> offset or -1
-  std::vector<uint8_t> mft_ports_;   // count, ports...
+  FlatMfts mfts_;
   std::vector<SwitchSl2Vl> sl2vl_;
   std::vector<uint8_t> host_vl_;
 };
