@@ -907,6 +907,7 @@ struct Routing {
   bool dump = false;
   Fabric fabric;
   Tables tables;
+  FlatMfts mfts;  // the workload's trees, moved out of `tables` as the engine routes them
   std::unique_ptr<Engine> engine;
   std::shared_ptr<const DumpedPathMap> path_map;  // dump: the plugin's path selection, if it wrote one
   std::shared_ptr<const DumpedPathSls> path_sls;  // dump: the SA's SL per path, if read back
@@ -1070,6 +1071,8 @@ void RouteTraffic(const Params& p, const GivenSources& given, Routing* r, Worklo
                   "packets only, and mcast_trees = " +
                   std::to_string(wl.trees().size()) + " puts " + std::to_string(wl.sources().size()) +
                   " sources on them: leave mcast_trees at 0 (one per source)");
+    r->mfts = FlatMfts(int(fabric.switches.size()));
+    r->mfts.Reserve(wl.trees().size());
     for (size_t i = 0; i < wl.trees().size(); ++i) {
       const McastTree& t = wl.trees()[i];
       McastGroup g;
@@ -1077,6 +1080,10 @@ void RouteTraffic(const Params& p, const GivenSources& given, Routing* r, Worklo
       g.members = wl.Members(int(i));
       g.anchor = t.anchor;
       engine->RouteMulticast(fabric, g, tables);
+      // Every tree's entries at once in the engine's maps (72 bytes per
+      // switch and tree) were the set-up's peak: 321 MB for FT(32,3) with
+      // one tree per source. No engine reads another group's entries.
+      r->mfts.Take(fabric, t.mlid, tables);
     }
   }
   if (engine) {
@@ -1129,9 +1136,10 @@ Sl2VlFn Sl2VlOf(const Routing& r, const Params& p, bool quiet) {
 }
 
 // Tables that do not fit the fabric: name the dump they came from.
-std::unique_ptr<Network> MakeNetwork(const Routing& r, const Params& p, const Sl2VlFn& sl2vl) {
+// The MFTs already taken from the tables (RouteTraffic) move into it.
+std::unique_ptr<Network> MakeNetwork(Routing& r, const Params& p, const Sl2VlFn& sl2vl) {
   try {
-    return std::make_unique<Network>(r.fabric, r.tables, p.vls, sl2vl);
+    return std::make_unique<Network>(r.fabric, r.tables, p.vls, sl2vl, r.mfts.switches() ? &r.mfts : nullptr);
   } catch (const Error& e) {
     if (!r.dump) throw;
     throw Error(r.name.substr(5) + "/lfts.dump: " + e.what());

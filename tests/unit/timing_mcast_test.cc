@@ -303,6 +303,34 @@ void TestMissingMemberIsReported() {
   }
 }
 
+void TestTakenMftsForwardAsTheTables() {
+  // The simulator moves each tree's MFT entries out of the engine's tables
+  // as it is routed (FlatMfts::Take): a network built from those forwards
+  // as one built from the tables, and the tables keep none of them.
+  Setup st = Tree(3, 3);
+  TreeMulticast(st, 3, 3, kMlid, {0, 1, 4, 8});
+  TreeMulticast(st, 3, 3, kMlid + 1, {2, 3, 4, 5, 6});
+  const sim::Network whole(st.fabric, st.tables, 1);
+  Tables rest = st.tables;
+  const int switches = int(st.fabric.switches.size());
+  sim::FlatMfts taken(switches);
+  taken.Take(st.fabric, kMlid + 1, rest);
+  for (const Mft& m : rest.mft) CU_ASSERT_EQUAL(m.groups.count(kMlid + 1), 0u);
+  const sim::Network joined(st.fabric, rest, 1, nullptr, &taken);
+  int entries = 0;
+  for (const Lid mlid : {kMlid, Lid(kMlid + 1), Lid(kMlid + 2)})
+    for (int sw = 0; sw < switches; ++sw) {
+      int n = -1, m = -1;
+      const uint8_t* a = whole.Mft(sw, mlid, &n);
+      const uint8_t* b = joined.Mft(sw, mlid, &m);
+      CU_ASSERT_EQUAL(a == nullptr, b == nullptr);
+      if (!a || !b) continue;
+      ++entries;
+      CU_ASSERT(std::vector<uint8_t>(a, a + n) == std::vector<uint8_t>(b, b + m));
+    }
+  CU_ASSERT(entries > 4);
+}
+
 void TestTreeMembersAndRanks() {
   // A tree is the group plus its sources outside it (kept apart, not as a
   // copy of the group per tree): Members merges them in order and Rank is
@@ -405,6 +433,7 @@ void RegisterTimingMcastSuite() {
               TestEmulatedCopiesOnEveryVl);
   CU_add_test(s, "a member the MFTs do not reach is reported", TestMissingMemberIsReported);
   CU_add_test(s, "tree members: the group plus its outside sources, ranked", TestTreeMembersAndRanks);
+  CU_add_test(s, "MFTs taken from the tables forward as the tables", TestTakenMftsForwardAsTheTables);
   CU_add_test(s, "shared tree: sources outside the group receive nothing",
               TestSharedTreeSourcesOutsideTheGroupReceiveNothing);
 }
