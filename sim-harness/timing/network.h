@@ -45,8 +45,9 @@ class FlatMfts {
  public:
   explicit FlatMfts(int switches = 0) : switches_(switches) {}
   int switches() const { return switches_; }
-  // Room for `mlids` MLIDs' offsets without regrowing (they are the bulk).
-  void Reserve(size_t mlids) { off_.reserve(mlids * size_t(switches_)); }
+  // Room for `mlids` more MLIDs' offsets without regrowing (they are the
+  // bulk, and doubling them would hold twice as much).
+  void Reserve(size_t mlids) { off_.reserve(off_.size() + mlids * size_t(switches_)); }
   // Switch `sw` forwards `mlid` to the ports of `mask`; throws ibu::Error
   // when one is beyond the switch's ports or not cabled.
   void Set(const Fabric& f, int sw, Lid mlid, const PortMask& mask);
