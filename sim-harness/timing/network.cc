@@ -1,6 +1,7 @@
 #include "sim-harness/timing/network.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -178,32 +179,42 @@ int32_t FlatMfts::IndexOf(Lid mlid) {
   return g;
 }
 
-int32_t FlatMfts::Intern(const std::vector<uint8_t>& list) {
+int32_t FlatMfts::Intern(const uint8_t* list, size_t n) {
   uint64_t h = 14695981039346656037ull;  // FNV-1a
-  for (uint8_t b : list) h = (h ^ b) * 1099511628211ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ list[i]) * 1099511628211ull;
   const auto range = lists_.equal_range(h);
   for (auto it = range.first; it != range.second; ++it)
-    if (std::equal(list.begin(), list.end(), ports_.begin() + it->second)) return it->second;
+    if (std::equal(list, list + n, ports_.begin() + it->second)) return it->second;
   const int32_t off = int32_t(ports_.size());
-  ports_.insert(ports_.end(), list.begin(), list.end());
+  ports_.insert(ports_.end(), list, list + n);
   lists_.emplace(h, off);
   return off;
 }
 
+// Only the switch's own ports are tested one by one (a set-up cost per
+// tree switch, millions of them with per-source trees); any bit beyond
+// them is an error.
 void FlatMfts::Set(const Fabric& f, int sw, Lid mlid, const PortMask& mask) {
   const Switch& s = f.switches[size_t(sw)];
-  std::vector<uint8_t> list{0};  // count, ports...
-  for (int p = 1; p < 256; ++p) {
+  auto refuse = [&](int p) {
+    throw Error("tables do not match the fabric: " + f.SwitchLabel(sw) + " MFT of MLID " + HexLid(mlid) +
+                " names port " + std::to_string(p) +
+                (p > s.num_ports ? " beyond the switch's ports" : ", which is not cabled"));
+  };
+  std::array<uint8_t, 256> list;  // count, ports...
+  size_t n = 1;
+  const int last = std::min(s.num_ports, 255);
+  for (int p = 1; p <= last; ++p) {
     if (!mask.test(p)) continue;
-    if (p > s.num_ports || !s.ports[p].connected())
-      throw Error("tables do not match the fabric: " + f.SwitchLabel(sw) + " MFT of MLID " + HexLid(mlid) +
-                  " names port " + std::to_string(p) +
-                  (p > s.num_ports ? " beyond the switch's ports" : ", which is not cabled"));
-    list.push_back(uint8_t(p));
-    ++list[0];
+    if (!s.ports[p].connected()) refuse(p);
+    list[n++] = uint8_t(p);
   }
+  if ((mask >> size_t(last + 1)).any())
+    for (int p = last + 1; p < 256; ++p)
+      if (mask.test(p)) refuse(p);
+  list[0] = uint8_t(n - 1);
   const int32_t g = IndexOf(mlid);
-  off_[size_t(g) * size_t(switches_) + size_t(sw)] = Intern(list);
+  off_[size_t(g) * size_t(switches_) + size_t(sw)] = Intern(list.data(), n);
 }
 
 void FlatMfts::Take(const Fabric& f, Lid mlid, Tables& t) {

@@ -69,7 +69,7 @@ class FlatMfts {
 
  private:
   int32_t IndexOf(Lid mlid);  // assigned on first sight
-  int32_t Intern(const std::vector<uint8_t>& list);
+  int32_t Intern(const uint8_t* list, size_t n);  // n bytes: count, ports...
   int switches_;
   std::vector<int32_t> mlid_index_;                   // by mlid - 0xC000; -1 none
   std::vector<int32_t> off_;                          // [index * switches + sw] -> offset in ports_, or -1

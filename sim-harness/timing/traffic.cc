@@ -413,13 +413,16 @@ std::string Workload::NamedParam(const std::string& key, long long value) const 
 }
 
 // The group and the outsiders are disjoint, so h's rank in their merge is
-// the count of both below it.
+// the count of both below it. Per delivered packet: without outsiders (a
+// tree per source in the group) one search, as when trees held a copy.
 int Workload::Rank(int t, int h) const {
-  const std::vector<int>& out = trees_[t].outsiders;
   const auto g = std::lower_bound(group_.begin(), group_.end(), h);
+  const bool in_group = g != group_.end() && *g == h;
+  const std::vector<int>& out = trees_[t].outsiders;
+  if (out.empty()) return in_group ? int(g - group_.begin()) : -1;
   const auto o = std::lower_bound(out.begin(), out.end(), h);
-  const bool member = (g != group_.end() && *g == h) || (o != out.end() && *o == h);
-  return member ? int(g - group_.begin()) + int(o - out.begin()) : -1;
+  const bool outsider = o != out.end() && *o == h;
+  return in_group || outsider ? int(g - group_.begin()) + int(o - out.begin()) : -1;
 }
 
 // The group of a replay is the dumped MLID's members: a GROUP asking for

@@ -331,6 +331,34 @@ void TestTakenMftsForwardAsTheTables() {
   CU_ASSERT(entries > 4);
 }
 
+void TestMftPortsOffTheSwitchAreRefused() {
+  // A switch of 3 ports, hosts on ports 1 and 2: an MFT naming port 3
+  // (not cabled) or port 200 (beyond its ports) is refused by name.
+  auto refusal = [](int port) {
+    Setup st;
+    Fabric& f = st.fabric;
+    AddSwitch(f, 3, "S");
+    for (int h = 0; h < 2; ++h) {
+      AddHost(f, "H" + std::to_string(h));
+      ConnectEndPort(f, h, 0, h + 1);
+    }
+    NumberLids(f);
+    st.tables.Resize(f);
+    PortMask mask;
+    mask.set(1).set(2).set(size_t(port));
+    st.tables.mft[0].groups[kMlid] = mask;
+    try {
+      sim::Network net(st.fabric, st.tables, 1);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CU_ASSERT(refusal(3).find("MFT of MLID 0xc001 names port 3, which is not cabled") != std::string::npos);
+  CU_ASSERT(refusal(200).find("MFT of MLID 0xc001 names port 200 beyond the switch's ports") !=
+            std::string::npos);
+}
+
 void TestTreeMembersAndRanks() {
   // A tree is the group plus its sources outside it (kept apart, not as a
   // copy of the group per tree): Members merges them in order and Rank is
@@ -434,6 +462,7 @@ void RegisterTimingMcastSuite() {
   CU_add_test(s, "a member the MFTs do not reach is reported", TestMissingMemberIsReported);
   CU_add_test(s, "tree members: the group plus its outside sources, ranked", TestTreeMembersAndRanks);
   CU_add_test(s, "MFTs taken from the tables forward as the tables", TestTakenMftsForwardAsTheTables);
+  CU_add_test(s, "an MFT port off the switch is refused by name", TestMftPortsOffTheSwitchAreRefused);
   CU_add_test(s, "shared tree: sources outside the group receive nothing",
               TestSharedTreeSourcesOutsideTheGroupReceiveNothing);
 }
