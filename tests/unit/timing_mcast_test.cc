@@ -19,6 +19,16 @@ using sim::Params;
 using sim::PointResult;
 using sim::Simulator;
 
+// What a run that must fail says ("" when it did not fail).
+std::string RunFailure(Simulator& sim) {
+  try {
+    sim.Run();
+  } catch (const sim::SimFailure& e) {
+    return e.what();
+  }
+  return "";
+}
+
 constexpr Lid kMlid = 0xC001;
 const std::vector<int> kMembers = {0, 1, 4, 7, 8};
 
@@ -174,12 +184,7 @@ void TestFloodingLoopIsCaught() {
   Rig rig(std::move(st), p, "mcast:all:all", 1, kMlid);
   Simulator sim(*rig.net, *rig.wl, p, 0, 1);
   sim.AddMessage(0, 0, -1, 32);
-  std::string err;
-  try {
-    sim.Run();
-  } catch (const sim::SimFailure& e) {
-    err = e.what();
-  }
+  const std::string err = RunFailure(sim);
   CU_ASSERT(err.find("duplicate") != std::string::npos || err.find("stray") != std::string::npos ||
             err.find("loop") != std::string::npos);
 }
@@ -203,12 +208,7 @@ void TestDuplicateIsNamedByMember() {
     sim::Network net(rig.st.fabric, rig.st.tables, 1);
     Simulator sim(net, *rig.wl, p, 0, 1);
     sim.AddMessage(0, src, -1, packets * uint32_t(p.packet_bytes));
-    std::string err;
-    try {
-      sim.Run();
-    } catch (const sim::SimFailure& e) {
-      err = e.what();
-    }
+    const std::string err = RunFailure(sim);
     CU_ASSERT(err.find("duplicate: end port H") != std::string::npos);
   }
 }
@@ -291,12 +291,7 @@ void TestMissingMemberIsReported() {
     sim::Network net(rig.st.fabric, rig.st.tables, 1);
     Simulator sim(net, *rig.wl, p, 0, 1);
     sim.AddMessage(0, src, -1, packets * uint32_t(p.packet_bytes));
-    std::string err;
-    try {
-      sim.Run();
-    } catch (const sim::SimFailure& e) {
-      err = e.what();
-    }
+    const std::string err = RunFailure(sim);
     CU_ASSERT(err.find("lost deliveries") != std::string::npos);
     CU_ASSERT(err.find("member H" + std::to_string(dropped) + " got 0 of " + std::to_string(packets)) !=
               std::string::npos);
