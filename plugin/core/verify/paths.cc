@@ -330,43 +330,4 @@ DisjointReport CheckDisjointUpLinks(const Fabric& f, const Tables& t, const FatT
   return std::move(check.report());
 }
 
-DisjointReport CheckDisjointUpLinksPairByPair(const Fabric& f, const Tables& t, const FatTree& tree,
-                                              const std::function<Lid(int, int)>& select, size_t max_errors) {
-  DisjointReport r;
-  const int ne = static_cast<int>(f.end_ports.size());
-  for (int d = 0; d < ne; ++d) {
-    // Per source subtree (LCA level a, prefix p_0..p_a): the up links used
-    // to leave it, and the first source (and its DLID) that used each.
-    // Sources that select the same DLID share their route by design (a
-    // folded LMC has fewer LIDs than the subtree has sources): only
-    // different DLIDs must leave on different links.
-    std::map<std::vector<int>, std::map<std::pair<int, int>, std::pair<int, Lid>>> exits;
-    for (int s = 0; s < ne; ++s) {
-      if (s == d) continue;
-      int a = 0;
-      while (a < tree.n - 1 && tree.p[s][a] == tree.p[d][a]) ++a;
-      if (a == tree.n - 1) continue;  // same leaf: no up link
-      std::vector<int> key(tree.p[s].begin(), tree.p[s].begin() + a + 1);
-      key.push_back(-a);  // subtrees of different levels never share a key
-      const Lid dlid = select(s, d);
-      for (auto [sw, port] : TraceRoute(f, t, s, dlid)) {
-        if (tree.level[sw] != a + 1) continue;
-        auto [it, fresh] = exits[key].emplace(std::make_pair(sw, port), std::make_pair(s, dlid));
-        if (!fresh && it->second.second != dlid) {
-          ++r.violations;
-          if (r.errors.size() < max_errors)
-            r.errors.push_back(tree.HostLabel(s) + " and " + tree.HostLabel(it->second.first) +
-                               " both leave their subtree through " + f.PortLabel(sw, port) +
-                               " toward " + tree.HostLabel(d) + " (DLIDs " +
-                               std::to_string(dlid) + " and " +
-                               std::to_string(it->second.second) + ")");
-        }
-        break;
-      }
-    }
-    r.subtrees_checked += static_cast<long>(exits.size());
-  }
-  return r;
-}
-
 }  // namespace ibu

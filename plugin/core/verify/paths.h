@@ -92,12 +92,4 @@ DisjointReport CheckDisjointUpLinks(const Fabric& f, const Tables& t, const FatT
                                     const std::function<Lid(int, int)>& select,
                                     size_t max_errors = 20);
 
-// The same check pair by pair: every pair's route traced, and the up links
-// kept in maps keyed by subtree digits. O(end ports^2 x (hops + log)) with
-// large constants (9 s on FT(32,3)); the reference the unit tests hold
-// CheckDisjointUpLinks to.
-DisjointReport CheckDisjointUpLinksPairByPair(const Fabric& f, const Tables& t, const FatTree& tree,
-                                              const std::function<Lid(int, int)>& select,
-                                              size_t max_errors = 20);
-
 }  // namespace ibu
