@@ -42,8 +42,8 @@ done
 [[ $seeds =~ ^[0-9]{1,3}$ ]] || usage_error "option --seeds: expected 0..999, got '$seeds'"
 [ ${#points[@]} -gt 0 ] || points=(ft-8-3:0.6 ft-16-3:0.6)
 for p in "${points[@]}"; do
-  [[ $p =~ ^(ft-[0-9]+-[0-9]+):(0?\.[0-9]+|1(\.0*)?)$ ]] && [ -f "$top/topologies/${BASH_REMATCH[1]}.net" ] ||
-    usage_error "point '$p': expected FATTREE:LOAD, LOAD in (0, 1], FATTREE one of topologies/ft-*.net without a cut (e.g. ft-8-3:0.6)"
+  [[ $p =~ ^(ft-(4|8|16|32)-[0-9]+):(0?\.[0-9]+|1(\.0*)?)$ ]] && [ -f "$top/topologies/${BASH_REMATCH[1]}.net" ] ||
+    usage_error "point '$p': expected FATTREE:LOAD, LOAD in (0, 1], FATTREE one of topologies/ft-M-N.net with M a power of two up to 32, without a cut (e.g. ft-8-3:0.6)"
 done
 command -v python3 >/dev/null || usage_error "python3 not found (sim-harness/setup.sh installs it)"
 [ -x "$top/ibunion" ] || bash "$top/sim-harness/setup.sh" || { echo "$bench: setup failed: $top/ibunion not built" >&2; exit 2; }

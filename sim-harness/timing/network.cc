@@ -152,7 +152,9 @@ void Network::FlattenMfts(const Fabric& f, const Tables& t, FlatMfts* taken) {
   const int S = int(f.switches.size());
   if (taken) {
     if (taken->switches() != S) throw Error("internal: MFTs taken for another fabric");
-    mfts_ = std::move(*taken);
+    // Emptied for good: a second network from it is refused above, not
+    // built without multicast entries.
+    mfts_ = std::exchange(*taken, FlatMfts(0));
   } else {
     mfts_ = FlatMfts(S);
   }
@@ -184,7 +186,10 @@ int32_t FlatMfts::Intern(const uint8_t* list, size_t n) {
   for (size_t i = 0; i < n; ++i) h = (h ^ list[i]) * 1099511628211ull;
   const auto range = lists_.equal_range(h);
   for (auto it = range.first; it != range.second; ++it)
-    if (std::equal(list, list + n, ports_.begin() + it->second)) return it->second;
+    // An equal count byte means an equal length: the compare stays inside
+    // the stored list even when two hashes collide.
+    if (ports_[size_t(it->second)] == list[0] && std::equal(list, list + n, ports_.begin() + it->second))
+      return it->second;
   const int32_t off = int32_t(ports_.size());
   ports_.insert(ports_.end(), list, list + n);
   lists_.emplace(h, off);

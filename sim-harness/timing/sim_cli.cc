@@ -1082,7 +1082,9 @@ void RouteTraffic(const Params& p, const GivenSources& given, Routing* r, Worklo
       engine->RouteMulticast(fabric, g, tables);
       // Every tree's entries at once in the engine's maps (72 bytes per
       // switch and tree) were the set-up's peak: 321 MB for FT(32,3) with
-      // one tree per source. No engine reads another group's entries.
+      // one tree per source. No engine reads another group's entries, and
+      // each MLID is routed once here (xymesh's KeepPreviousTree reads a
+      // group's own earlier entries, which Take would have moved out).
       r->mfts.Take(fabric, t.mlid, tables);
     }
   }
