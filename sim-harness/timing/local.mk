@@ -15,6 +15,7 @@ sim_harness_timing_libibusim_la_SOURCES = \
 	sim-harness/timing/flows.h sim-harness/timing/flows.cc \
 	sim-harness/timing/stats.h sim-harness/timing/stats.cc \
 	sim-harness/timing/simulator.h sim-harness/timing/simulator.cc \
+	sim-harness/timing/kernel_common.h sim-harness/timing/lean_kernel.cc \
 	sim-harness/timing/sweep.h sim-harness/timing/sweep.cc \
 	sim-harness/timing/jobs.h sim-harness/timing/jobs.cc \
 	sim-harness/timing/progress.h sim-harness/timing/progress.cc \

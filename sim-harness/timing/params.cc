@@ -72,6 +72,9 @@ constexpr Key kKeys[] = {
      "                          hosts, arrival order): the fat-tree's P() or the mesh's N(x,y)\n"
      "                          labels (file order when neither is recognised), or net-file\n"
      "                          order [address]"},
+    {"kernel",
+     "classic|lean: event engine; lean runs unicast traffic with in_buf=out_buf=1 only,\n"
+     "                          about twice as fast, same timing rules [classic]"},
     {"engine.KEY", "option KEY=VALUE passed to the routing engine"},
 };
 
@@ -141,6 +144,13 @@ void SetParam(Params& p, const std::string& key, const std::string& value,
     if (value == "address") p.host_order = HostNumbering::kAddress;
     else if (value == "file") p.host_order = HostNumbering::kFile;
     else BadChoice(where, key, value, "address or file");
+  } else if (key == "kernel") {
+    if (value == "classic")
+      p.kernel = KernelKind::kClassic;
+    else if (value == "lean")
+      p.kernel = KernelKind::kLean;
+    else
+      BadChoice(where, key, value, "classic or lean");
   } else if (key == "mcast_mode") {
     if (value == "hw" || value == "hardware") p.mcast_mode = McastMode::kHardware;
     else if (value == "unicast") p.mcast_mode = McastMode::kUnicast;

@@ -33,6 +33,9 @@ enum class McastMode { kHardware, kUnicast };
 // map to hosts: by the recognised fat-tree's or mesh's addresses, or in
 // the order the net file lists them.
 enum class HostNumbering { kAddress, kFile };
+// The event engine: the classic kernel runs every configuration, the lean
+// one (lean_kernel.cc) unicast traffic with one-packet buffers, faster.
+enum class KernelKind { kClassic, kLean };
 
 // Hardware multicast trees a run can have: one MLID each, 0xC001-0xFFFE
 // (0xFFFF is the permissive LID).
@@ -75,6 +78,7 @@ struct Params {
   int mlid = 0;                   // dump mode: MLID to use (0 = largest group)
   int shift = 0;                  // shift pattern distance (0 = N/2)
   HostNumbering host_order = HostNumbering::kAddress;
+  KernelKind kernel = KernelKind::kClassic;
 
   // Words "k=v" handed to ibu::MakeEngine (from `engine.k=v` params).
   std::vector<std::string> engine_options;

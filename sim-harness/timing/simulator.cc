@@ -12,6 +12,7 @@
 
 #include "plugin/core/find_cycle.h"
 #include "sim-harness/timing/event_queue.h"
+#include "sim-harness/timing/kernel_common.h"
 
 namespace ibu::sim {
 
@@ -44,16 +45,6 @@ constexpr uint16_t kFlagRouted = 1;
 constexpr uint16_t kFlagMcast = 2;
 constexpr int32_t kNone = -1;
 constexpr uint32_t kNotACopy = ~uint32_t(0);
-
-// A time in ns drawn as a real number (message interarrivals, phases):
-// at least 1, and a time past any run (2^62 ns, 146 years) for one beyond
-// int64's range. A tiny load (1e-300) made such draws, and converting them
-// overflowed: messages came every nanosecond, 'offered' 32 bytes/ns.
-constexpr int64_t kPastAnyRun = int64_t(1) << 62;
-int64_t DrawnNs(double ns) {
-  if (!(ns < double(kPastAnyRun))) return kPastAnyRun;
-  return std::max<int64_t>(1, std::llround(ns));
-}
 
 // Per-member packet counts of the hardware-multicast ops in flight, so a
 // duplicate or a missing copy is named by member. A count never exceeds
@@ -128,25 +119,11 @@ class MemberCounts {
   std::vector<std::vector<uint32_t>> free_by_bytes_;
 };
 
-}  // namespace
-
 // The kernel behind Simulator (its event engine; "Kernel" so that it is not
 // taken for a routing engine, ibu::Engine), specialised at compile time for the common
 // configurations (1, 2 or 4 VLs with one-packet buffers, the papers'
 // defaults) so that channel addressing and ring arithmetic fold into
 // constants; Kernel<0, false> takes any VL count and buffer depth.
-class Simulator::Impl {
- public:
-  virtual ~Impl() = default;
-  virtual void AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) = 0;
-  virtual PointResult Run() = 0;
-  virtual uint64_t DeliveredTo(int h) const = 0;
-  std::function<void(double)> tick_;
-  uint32_t msg_bytes_ = 32;
-};
-
-namespace {
-
 // kV: VL count, 0 = taken from the network at run time. kOne: input and
 // output buffers of one packet.
 template <int kV, bool kOne>
@@ -301,11 +278,8 @@ class Kernel final : public Simulator::Impl {
   uint32_t NewCopy(uint32_t oi, const Copy& c, uint32_t bytes);
   [[gnu::noinline]] int32_t FollowingCopy(uint32_t mi, int vl, int32_t next, size_t q);
   void MessageDone(uint32_t mi, int64_t t);
-  // The gap to source h's next message arrival.
+  // The arrival process's constants, once per point.
   void SetUpArrivals();
-  int64_t Interarrival(int h);
-  // A drawn gap of `ns` as whole nanoseconds, the rounding carried per host.
-  int64_t CarriedGap(int h, double ns);
   void CheckDone();
 
   uint32_t AllocPacket();
@@ -456,18 +430,13 @@ class Kernel final : public Simulator::Impl {
   std::vector<uint16_t> host_lids_;
   int in_cap_, out_cap_;
   int max_hops_ = net_.MaxHops();
-  // The arrival process (SetUpArrivals): mean gap, log1p(-load) (the
-  // Bernoulli gaps' divisor), the message time in whole ns and how many of
-  // them stay below kPastAnyRun; packets per generated message.
-  double gap_mean_ns_ = 0, log1p_neg_load_ = 0, gap_max_slots_ = 0;
-  int64_t gap_slot_ns_ = 1;
-  uint32_t msg_packets_ = 1;
+  ArrivalProcess arrivals_;
+  uint32_t msg_packets_ = 1;  // packets per generated message
   uint32_t PacketsOf(uint32_t bytes) const {
     return (bytes + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
   }
   // PacketsOf without the division for the generated messages' size.
   uint32_t Packets(uint32_t bytes) const { return bytes == msg_bytes_ ? msg_packets_ : PacketsOf(bytes); }
-  std::vector<double> gap_carry_;  // per host: the last gap's rounding, owed to the next one
   enum class Mode { kSteady, kBatch, kScript } mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
 
@@ -690,7 +659,6 @@ Kernel<kV, kOne>::Kernel(const Network& net, const Workload& wl, const Params& p
   req_.resize(C);
   backlog_.resize(H_);
   backlog_head_.assign(H_, 0);
-  if (p_.arrival != Arrival::kBernoulli) gap_carry_.assign(H_, 0.0);
   inflight_msgs_.assign(H_, 0);
   receivers_.assign(H_, 1);
   if (wl_.is_mcast()) {
@@ -736,60 +704,10 @@ void Kernel<kV, kOne>::AddMessage(int64_t t, int src, int dst, uint32_t bytes, i
 
 // --- traffic generation ---
 
-// The arrival process's constants, once per point rather than per message
-// (each was a division there).
 template <int kV, bool kOne>
 void Kernel<kV, kOne>::SetUpArrivals() {
-  const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
-  gap_mean_ns_ = msg_ns / load_;
-  log1p_neg_load_ = std::log1p(-std::min(1.0, load_));
-  gap_slot_ns_ = std::max<int64_t>(1, int64_t(msg_ns));
-  gap_max_slots_ = double(kPastAnyRun / gap_slot_ns_);
+  arrivals_.SetUp(p_, load_, msg_bytes_, H_);
   msg_packets_ = PacketsOf(msg_bytes_);
-}
-
-template <int kV, bool kOne>
-int64_t Kernel<kV, kOne>::Interarrival(int h) {
-  switch (p_.arrival) {
-    case Arrival::kExponential:
-      return CarriedGap(h, -gap_mean_ns_ * std::log(UniformOpen(rng_)));
-    case Arrival::kPeriodic:
-      return CarriedGap(h, gap_mean_ns_);
-    case Arrival::kBernoulli:
-    default: {
-      // One trial per message time; success probability = load.
-      // Integer arithmetic while it fits: no rounding call per message.
-      if (load_ >= 1.0) return gap_slot_ns_;
-      const double k = 1 + std::floor(std::log(UniformOpen(rng_)) / log1p_neg_load_);
-      return k < gap_max_slots_ ? gap_slot_ns_ * int64_t(k) : kPastAnyRun;
-    }
-  }
-}
-
-// Whole nanoseconds whose sum keeps the fractions: each gap rounded on its
-// own offered another load than asked, periodic 4.44 ns gaps (1-byte
-// messages at load 0.9) 11% more as 4 ns, exponential ones about 2% less
-// (draws below 0.5 ns became 1).
-template <int kV, bool kOne>
-int64_t Kernel<kV, kOne>::CarriedGap(int h, double ns) {
-  if (!(ns < double(kPastAnyRun))) return kPastAnyRun;
-  const double exact = ns + gap_carry_[h];
-  const int64_t gap = DrawnNs(exact);
-  gap_carry_[h] = exact - double(gap);
-  return gap;
-}
-
-// A slot of an index-based pool: a freed one if any, else a new one at the
-// end (amortised: the pools stop growing once the run reaches steady state).
-template <typename T>
-uint32_t TakeSlot(std::vector<T>& pool, std::vector<uint32_t>& free_list) {
-  if (!free_list.empty()) {
-    const uint32_t i = free_list.back();
-    free_list.pop_back();
-    return i;
-  }
-  pool.emplace_back();
-  return uint32_t(pool.size() - 1);
 }
 
 template <int kV, bool kOne>
@@ -1058,7 +976,7 @@ void Kernel<kV, kOne>::OnGen(int h) {
     return;
   }
   Arrive(h);
-  const int64_t next = q_.now() + Interarrival(h);
+  const int64_t next = q_.now() + arrivals_.Gap(h, rng_);
   if (next < gen_end_) {
     ++gen_pending_;
     Push(next, kGen, uint64_t(h));
@@ -1700,6 +1618,7 @@ void Kernel<kV, kOne>::FillResult(double wall) {
 // runs on the general one.
 std::unique_ptr<Simulator::Impl> MakeKernel(const Network& net, const Workload& wl, const Params& p,
                                             double load, uint64_t seed) {
+  if (p.kernel == KernelKind::kLean) return MakeLeanKernel(net, wl, p, load, seed);
   if (p.in_buf == 1 && p.out_buf == 1 && p.vls == net.vls()) {
     switch (net.vls()) {
       case 1:

@@ -1,0 +1,933 @@
+// The lean kernel (params kernel=lean): the timing rules of simulator.h,
+// exactly, for unicast traffic with one-packet input and output buffers,
+// with about one event per switch hop instead of four. The design is the
+// prototype's (sim-harness/bench/lean_kernel/lean.cc, docs/benchmarks.md):
+//
+//  * a routing event per hop (the head looked up R after it arrived), and
+//    a per-port service event only when the port has something to do at a
+//    known later time (requesters waiting for the output slot that frees
+//    when the tail leaves, a ready VL waiting for its link or its credit).
+//    A tail that leaves with nobody waiting makes no event: the output slot
+//    and the link are free from that nanosecond on (`ofree`, `busy_until`
+//    <= now), checked when next needed.
+//  * the credit of a one-packet input buffer is one time stamp in the
+//    sender's channel (`cred`: when the sender may use the slot again).
+//  * output arbitration: per (output, VL) channel a bit mask of the input
+//    ports whose head packet asks for it; round-robin over (input port,
+//    input VL) keys by rotate + count trailing zeros, then the port's VLs.
+//
+// Same times as the classic kernel; what differs is the order of events of
+// the same nanosecond (a link or slot freed at t is free for every event of
+// t, not only for those after the classic TxDone event), so the results
+// agree statistically, not bit for bit.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "plugin/core/find_cycle.h"
+#include "sim-harness/timing/event_queue.h"
+#include "sim-harness/timing/kernel_common.h"
+
+namespace ibu::sim {
+
+namespace {
+
+enum LeanEv : uint64_t {
+  // Network events: while one is pending, a buffered packet can still move.
+  kRouted = 0,  // arg: packet; its head has been looked up
+  kPort = 1,    // arg: global port; a service the port asked for (wake_at)
+  kNetTypes = 2,
+  kGen = 2,  // arg: host; a message arrives, the next is scheduled
+  kScript = 3,
+  kWindowEnd = 4,
+  kStop = 5,
+  kDeadlockCheck = 6,
+};
+constexpr int kTypeShift = 56;
+constexpr uint64_t kArgMask = (uint64_t(1) << kTypeShift) - 1;
+inline uint64_t Ev(LeanEv t, uint64_t arg) { return (uint64_t(t) << kTypeShift) | arg; }
+
+constexpr int64_t kHeld = std::numeric_limits<int64_t>::max();  // a slot taken, time unknown
+constexpr uint32_t kNoPkt = ~uint32_t(0);
+constexpr int32_t kNone = -1;
+// Request masks hold one bit per input port number (port 0 is management).
+constexpr int kMaxLeanPort = 63;
+
+#define IBU_LEAN_HOT __attribute__((always_inline)) inline
+
+class LeanKernel final : public Simulator::Impl {
+ public:
+  LeanKernel(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed);
+
+  void AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) override;
+  PointResult Run() override;
+  uint64_t DeliveredTo(int h) const override { return host_pkts_.at(h); }
+
+ private:
+  // Per global port, the sending side of its link.
+  struct alignas(64) Port {
+    int64_t busy_until = 0;   // link free from this ns on
+    int64_t wake_at = kHeld;  // pending service event, kHeld = none
+    int64_t link_busy = 0;    // ns busy inside the window
+    int32_t peer = -1;        // global port at the far end
+    int32_t node = -1;        // switch or host index
+    int32_t peer_node = -1;   // ... of the peer
+    uint16_t port_no = 0;     // port number on its switch
+    uint16_t peer_port = 0;
+    uint16_t is_host = 0, to_host = 0;
+    uint16_t ready = 0;  // VLs with a packet to start (output slot full, host queue not empty)
+    uint16_t rr_vl = 0;  // last VL started (the one on the wire while busy)
+  };
+  // Per channel (sending global port << vsh | VL): the sender's output
+  // slot, the credit and the input slot at the far end it feeds.
+  struct alignas(64) Chan {
+    int64_t ofree = 0;        // output slot free from this ns; kHeld while it holds a packet
+    int64_t cred = 0;         // far input slot usable from this ns; kHeld while occupied
+    uint64_t req = 0;         // switch output: bit per input port with a head asking for it
+    uint32_t opkt = kNoPkt;   // packet in the output slot
+    uint32_t inpkt = kNoPkt;  // packet in the far input slot
+    int32_t rr_last = 0;      // last (input port << vsh | VL) granted
+  };
+  struct Packet {
+    uint32_t msg;
+    int32_t in_gp;    // global port it arrived on
+    int32_t in_node;  // ... its switch
+    int32_t upch;     // channel feeding its input slot
+    int32_t want;     // output channel asked for, kNone before routing or after the grant
+    uint16_t in_port, dlid, bytes, sl, vl, hops;
+  };
+  struct Message {
+    int64_t gen_ns, last_ns;
+    int32_t next;  // host queue link
+    int32_t src, dst;
+    uint32_t bytes, sent, npackets, delivered, remaining;
+    uint16_t dlid;
+    uint16_t sl, vl;
+    bool measured, live;
+  };
+  struct ScriptEntry {
+    int64_t t;
+    int src, dst, sl;
+    uint32_t bytes;
+  };
+  enum class Mode { kSteady, kBatch, kScript };
+
+  // --- set-up ---
+  static int64_t MaxNetworkDelay(const Params& p) {
+    return std::max<int64_t>(p.fly_ns + p.route_ns, int64_t(p.packet_bytes) * p.byte_ns + p.fly_ns);
+  }
+  [[noreturn]] static void Refuse(const std::string& what) {
+    throw SimFailure("kernel=lean: supports unicast traffic with in_buf=out_buf=1 and switches of at most " +
+                     std::to_string(kMaxLeanPort) + " ports; got " + what);
+  }
+  void CheckSupported() const;
+  void BuildPorts();
+
+  // --- addressing ---
+  Chan& Ch(size_t c) { return chan_[c]; }
+  const Chan& Ch(size_t c) const { return chan_[c]; }
+  size_t ChanOf(int gp, int vl) const { return (size_t(gp) << vsh_) | size_t(vl); }
+  int64_t Dur(int bytes) const { return int64_t(bytes) * p_.byte_ns; }
+
+  // --- events ---
+  void Push(int64_t t, LeanEv type, uint64_t arg) {
+    if (type < kNetTypes) ++pending_net_;
+    q_.Push(t, Ev(type, arg));
+  }
+  // Port p must look again at `t` (> now): one event, the earliest asked.
+  IBU_LEAN_HOT void EnsureWake(int p, int64_t t) {
+    if (t < port_[p].wake_at) {
+      port_[p].wake_at = t;
+      Push(t, kPort, uint64_t(p));
+    }
+  }
+  void Reschedule(int p);
+  void OnRouted(uint32_t pi);
+  void OnPort(int p);
+  void TryStart(int p);
+  void Kick(int p, int vl);
+  void StartTx(int p, int vl);
+  uint32_t NextHostPacket(int h, int vl);
+  void Grant(uint32_t pi, int oc, int key);
+  void Arbitrate(int oc);
+  // The input channel (feeding channel) of input port `in_port`, VL `vl`
+  // of switch `sw` whose head asks for `oc`, or kNone.
+  int32_t Asking(int sw, int in_port, int vl, int oc) const;
+  void Deliver(uint32_t pi, int h, int64_t t);
+  void MessageDone(uint32_t mi);
+
+  // --- traffic ---
+  bool Measured(int64_t t) const { return mode_ != Mode::kSteady || (t >= w0_ && t < w1_); }
+  uint32_t PacketsOf(uint32_t bytes) const {
+    return (bytes + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
+  }
+  bool GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t, bool precounted);
+  void Arrive(int h);
+  void GenerateArrived(int h, int64_t t);
+  void Materialise(int h);
+  void OnGen(int h);
+  void CheckDone();
+  double BackloggedHotBytes() const;
+
+  uint32_t AllocPacket();
+  void FreePacket(uint32_t pi) {
+    free_pkts_.push_back(pi);
+    --live_pkts_;
+  }
+
+  // --- deadlock ---
+  bool FindCycle(std::vector<int>* cycle) const;
+  void ReportDeadlock(bool stalled);
+
+  // --- run ---
+  template <bool kPrefetch>
+  [[gnu::noinline]] void EventLoop();
+  void ScheduleRun();
+  void FillResult(double wall);
+  double Done() const {
+    if (mode_ == Mode::kSteady) return std::min(0.99, double(q_.now()) / double(std::max<int64_t>(1, w1_)));
+    return counters_.expected_total
+               ? std::min(0.99, double(counters_.delivered_total) / double(counters_.expected_total))
+               : 0.0;
+  }
+  template <typename F>
+  [[noreturn, gnu::cold, gnu::noinline]] void FailWith(const F& what) {
+    std::ostringstream os;
+    os << "t=" << q_.now() << " ns: " << what();
+    throw SimFailure(os.str());
+  }
+
+  // Large fabrics are bound by memory latency: look a few events ahead in
+  // the current nanosecond and fetch what they will read (cannot change
+  // what is computed).
+  static constexpr size_t kAheadFar = 12, kAheadNear = 5;
+  static constexpr size_t kPrefetchAboveBytes = size_t(4) << 20;
+  IBU_LEAN_HOT void PrefetchFar(uint64_t ev) const {
+    const uint64_t arg = ev & kArgMask;
+    switch (ev >> kTypeShift) {
+      case kRouted:
+        __builtin_prefetch(&pkts_[arg]);
+        break;
+      case kPort:
+        __builtin_prefetch(&port_[arg]);
+        break;
+      default:
+        break;
+    }
+  }
+  IBU_LEAN_HOT void PrefetchNear(uint64_t ev) const {
+    if ((ev >> kTypeShift) != kRouted) return;
+    const Packet& P = pkts_[ev & kArgMask];
+    if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
+    __builtin_prefetch(&chan_[size_t(P.upch)]);
+  }
+
+  // --- configuration ---
+  const Network& net_;
+  const Workload& wl_;
+  Params p_;
+  double load_;
+  Mt64 rng_;
+  int V_, H_, G_;
+  int vsh_ = 0;
+  uint32_t vmask_ = 0;
+  int max_hops_;
+  Mode mode_;
+  int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
+  ArrivalProcess arrivals_;
+  std::vector<Lid> host_base_;
+  std::vector<uint16_t> host_lids_;
+  bool prefetch_ahead_ = false;
+
+  // --- state ---
+  EventQueue q_;
+  std::vector<Port> port_;
+  std::vector<Chan> chan_;
+  std::vector<Packet> pkts_;
+  std::vector<uint32_t> free_pkts_;
+  std::vector<Message> msgs_;
+  std::vector<uint32_t> free_msgs_;
+  std::vector<int32_t> hq_head_, hq_tail_;  // per (host, VL) message queue
+  std::vector<ScriptEntry> script_;
+  std::vector<std::vector<int64_t>> backlog_;  // per host: arrival times not yet materialised
+  std::vector<uint32_t> backlog_head_;
+  uint64_t backlog_total_ = 0;
+  std::vector<uint32_t> inflight_msgs_;  // per host: queued messages not fully sent
+
+  uint64_t pending_net_ = 0;
+  uint64_t live_pkts_ = 0;
+  uint64_t live_ops_ = 0;
+  uint64_t gen_pending_ = 0;
+  uint64_t measured_pending_ = 0;
+  bool window_over_ = false;
+  bool stop_ = false;
+  bool hit_limit_ = false;
+
+  // --- statistics (stats.h) ---
+  RunCounters counters_;
+  std::vector<uint64_t> host_pkts_;
+  std::vector<uint64_t> host_rx_;
+  int hot_ = -1;
+  LatencySamples latencies_;
+  PointResult result_;
+};
+
+LeanKernel::LeanKernel(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed)
+    : net_(net),
+      wl_(wl),
+      p_(p),
+      load_(load),
+      rng_(seed),
+      V_(net.vls()),
+      H_(net.num_hosts()),
+      G_(net.num_global_ports()),
+      max_hops_(net.MaxHops()),
+      q_(EventQueue::WheelBitsFor(MaxNetworkDelay(p)) + 1) {
+  ValidateParams(p_);
+  if (V_ != p_.vls) throw SimFailure("internal: network built for a different VL count");
+  if (p_.sl == SlPolicy::kEngine && !wl_.UsesPathSl())
+    throw SimFailure("sl=engine: the workload has no engine path SLs (Workload::SetPathSlFn)");
+  CheckSupported();
+  mode_ = p_.batch > 0 ? Mode::kBatch : (load_ > 0 ? Mode::kSteady : Mode::kScript);
+  if (wl_.spec().pattern == Pattern::kCentric) hot_ = wl_.hot();
+  while ((1 << vsh_) < V_) ++vsh_;
+  vmask_ = (1u << vsh_) - 1;
+  BuildPorts();
+  host_base_.resize(H_);
+  host_lids_.resize(H_);
+  for (int h = 0; h < H_; ++h) {
+    host_base_[h] = net_.fabric().end_ports[h].base_lid;
+    host_lids_[h] = uint16_t(net_.fabric().end_ports[h].lid_count());
+  }
+  hq_head_.assign(size_t(H_) * V_, kNone);
+  hq_tail_.assign(size_t(H_) * V_, kNone);
+  backlog_.resize(H_);
+  backlog_head_.assign(H_, 0);
+  inflight_msgs_.assign(H_, 0);
+  host_rx_.assign(H_, 0);
+  host_pkts_.assign(H_, 0);
+  counters_.vl_hops.assign(V_, 0);
+  // Every live packet sits in one input or output slot.
+  pkts_.reserve(chan_.size() * 2 + 16);
+  prefetch_ahead_ = net_.LftBytes() + chan_.size() * sizeof(Chan) > kPrefetchAboveBytes;
+}
+
+void LeanKernel::CheckSupported() const {
+  if (wl_.is_mcast())
+    Refuse("multicast traffic (" + std::string(wl_.hardware_mcast() ? "hardware" : "unicast copies") + ")");
+  if (p_.in_buf != 1 || p_.out_buf != 1)
+    Refuse("in_buf=" + std::to_string(p_.in_buf) + " out_buf=" + std::to_string(p_.out_buf));
+  for (const auto& sw : net_.fabric().switches)
+    if (sw.num_ports > kMaxLeanPort)
+      Refuse("switch " + sw.name + " with " + std::to_string(sw.num_ports) + " ports");
+}
+
+void LeanKernel::BuildPorts() {
+  port_.assign(G_, Port{});
+  chan_.assign(size_t(G_) << vsh_, Chan{});
+  const int32_t no_last = int32_t(((kMaxLeanPort + 1) << vsh_) - 1);  // round-robin starts at port 0
+  for (int gp = 0; gp < G_; ++gp) {
+    Port& P = port_[gp];
+    const GlobalPort& g = net_.port(gp);
+    P.peer = g.peer;
+    P.node = g.node;
+    P.port_no = g.port;
+    P.is_host = g.is_host;
+    P.peer_node = g.peer >= 0 ? net_.port(g.peer).node : -1;
+    P.peer_port = g.peer >= 0 ? uint16_t(net_.port(g.peer).port) : 0;
+    P.to_host = g.peer >= 0 && net_.port(g.peer).is_host;
+    P.rr_vl = uint16_t(V_ - 1);
+    for (int vl = 0; vl < V_; ++vl) Ch(ChanOf(gp, vl)).rr_last = no_last;
+  }
+}
+
+void LeanKernel::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
+  if (src < 0 || src >= H_ || dst >= H_) throw SimFailure("AddMessage: host index out of range");
+  if (dst < 0) Refuse("a multicast script message");
+  script_.push_back({t, src, dst, sl, bytes ? bytes : msg_bytes_});
+}
+
+uint32_t LeanKernel::AllocPacket() {
+  ++live_pkts_;
+  if (!free_pkts_.empty()) {
+    const uint32_t pi = free_pkts_.back();
+    free_pkts_.pop_back();
+    return pi;
+  }
+  if (pkts_.size() == pkts_.capacity())
+    FailWith([] { return "internal: more packets alive than buffer slots"; });
+  pkts_.emplace_back();
+  return uint32_t(pkts_.size() - 1);
+}
+
+// --- ports and links ---
+
+// When the (busy or blocked) port p must look again: the end of its
+// transmission if requesters wait for the output slot that frees then, or
+// the first moment a ready VL has both the link and a credit.
+void LeanKernel::Reschedule(int p) {
+  const Port& P = port_[p];
+  int64_t need = kHeld;
+  const Chan& last = Ch(ChanOf(p, P.rr_vl));
+  if (last.req && last.ofree != kHeld) need = last.ofree;
+  for (uint32_t m = P.ready; m; m &= m - 1) {
+    const int64_t cr = Ch(ChanOf(p, __builtin_ctz(m))).cred;
+    if (cr != kHeld) need = std::min(need, std::max(cr, P.busy_until));
+  }
+  if (need != kHeld) EnsureWake(p, need);
+}
+
+void LeanKernel::OnPort(int p) {
+  Port& P = port_[p];
+  if (P.wake_at != q_.now()) return;  // superseded by an earlier service
+  P.wake_at = kHeld;
+  if (P.busy_until <= q_.now())
+    TryStart(p);
+  else
+    Reschedule(p);
+}
+
+// Port p, link free now: the slot its last tail freed goes to a requester
+// first (what the classic TxDone does), then the next VL in round-robin
+// order with a credit starts.
+void LeanKernel::TryStart(int p) {
+  Port& P = port_[p];
+  const int64_t now = q_.now();
+  if (!P.is_host) {
+    const int last = int(ChanOf(p, P.rr_vl));
+    if (Ch(last).req && Ch(last).ofree <= now) Arbitrate(last);
+  }
+  const int s = (P.rr_vl + 1) % V_;
+  for (int k = 0; k < V_; ++k) {
+    const int vl = s + k < V_ ? s + k : s + k - V_;
+    if (!(P.ready >> vl & 1)) continue;
+    if (P.to_host || Ch(ChanOf(p, vl)).cred <= now) {
+      StartTx(p, vl);
+      return;
+    }
+  }
+  Reschedule(p);
+}
+
+// VL vl of port p has just become ready.
+void LeanKernel::Kick(int p, int vl) {
+  const Port& P = port_[p];
+  if (P.busy_until <= q_.now()) {
+    TryStart(p);
+  } else {
+    const int64_t cr = Ch(ChanOf(p, vl)).cred;
+    if (cr != kHeld) EnsureWake(p, std::max(cr, P.busy_until));
+  }
+}
+
+// The next packet of host h's VL queue vl, made as it leaves (classic
+// HostTransmitNext); StartTx then lets the backlog in.
+uint32_t LeanKernel::NextHostPacket(int h, int vl) {
+  const size_t q = size_t(h) * V_ + vl;
+  const int32_t mi = hq_head_[q];
+  Message& m = msgs_[mi];
+  const uint32_t bytes = std::min<uint32_t>(uint32_t(p_.packet_bytes), m.bytes - m.sent);
+  m.sent += bytes;
+  const bool last = m.sent == m.bytes;
+  if (last) {
+    hq_head_[q] = m.next;
+    if (m.next == kNone) {
+      hq_tail_[q] = kNone;
+      port_[net_.HostPort(h)].ready &= uint16_t(~(1u << vl));
+    }
+    --inflight_msgs_[h];
+  }
+  const uint32_t pi = AllocPacket();
+  Packet& P = pkts_[pi];
+  P.msg = uint32_t(mi);
+  P.dlid = m.dlid;
+  P.bytes = uint16_t(bytes);
+  P.sl = m.sl;
+  P.vl = uint16_t(vl);
+  P.hops = 0;
+  P.want = kNone;
+  ++counters_.injected;
+  return pi;
+}
+
+// Port p (link free now) starts VL vl.
+void LeanKernel::StartTx(int p, int vl) {
+  Port& P = port_[p];
+  const int64_t now = q_.now();
+  Chan& c = Ch(ChanOf(p, vl));
+  uint32_t pi;
+  if (P.is_host) {
+    pi = NextHostPacket(P.node, vl);
+  } else {
+    pi = c.opkt;
+    c.opkt = kNoPkt;
+    P.ready &= uint16_t(~(1u << vl));
+  }
+  Packet& K = pkts_[pi];
+  const int64_t dur = Dur(K.bytes);
+  c.ofree = now + dur;
+  P.busy_until = now + dur;
+  P.rr_vl = uint16_t(vl);
+  ++counters_.hops;
+  ++counters_.vl_hops[vl];
+  const int64_t a = std::max(now, w0_), b = std::min(now + dur, w1_);
+  if (b > a) P.link_busy += b - a;
+  if (P.peer < 0)
+    FailWith([&] { return "internal: a packet sent on the uncabled port " + net_.PortName(p); });
+  if (P.to_host) {
+    Deliver(pi, P.peer_node, now + p_.fly_ns + dur);
+    FreePacket(pi);
+    ++counters_.freed_delivered;
+  } else {
+    c.cred = kHeld;
+    c.inpkt = pi;
+    K.in_gp = P.peer;
+    K.in_node = P.peer_node;
+    K.in_port = P.peer_port;
+    K.upch = int32_t(ChanOf(p, vl));
+    K.vl = uint16_t(vl);
+    if (++K.hops > max_hops_)
+      FailWith([&] {
+        return "routing loop: a packet for LID " + std::to_string(K.dlid) + " has crossed " +
+               std::to_string(max_hops_) + " links, now at " + net_.PortName(P.peer);
+      });
+    if (const uint8_t* e = net_.LftEntry(K.in_node, K.dlid)) __builtin_prefetch(e);
+    Push(now + p_.fly_ns + p_.route_ns, kRouted, pi);
+  }
+  P.wake_at = kHeld;  // a pending service is superseded: Reschedule asks again
+  Reschedule(p);
+  // The adapter has room again: its oldest waiting arrival enters, now
+  // that the link is busy (entering kicks the port, which must not start
+  // a second packet).
+  if (P.is_host) {
+    const int h = P.node;
+    if (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && backlog_head_[h] < backlog_[h].size()) Materialise(h);
+  }
+}
+
+// --- switches ---
+
+void LeanKernel::OnRouted(uint32_t pi) {
+  Packet& K = pkts_[pi];
+  const int sw = K.in_node;
+  const int in_port = K.in_port;
+  // Network::UsableOutPort's checks; Network says what is wrong.
+  const uint8_t out = net_.Lft(sw, K.dlid);
+  if (out == kNoPort || out == 0 || out == in_port)
+    FailWith([&] { return net_.RouteProblem(sw, K.dlid, in_port); });
+  const int o = net_.SwitchPort(sw, out);
+  if (port_[o].peer < 0) FailWith([&] { return net_.RouteProblem(sw, K.dlid, in_port); });
+  const int ovl = net_.Vl(sw, in_port, out, K.sl);
+  const int oc = int(ChanOf(o, ovl));
+  const int key = (in_port << vsh_) | K.vl;
+  Chan& c = Ch(oc);
+  K.want = oc;
+  if (c.ofree <= q_.now()) {
+    if (c.req == 0) {
+      Grant(pi, oc, key);
+    } else {  // the slot freed this nanosecond and others wait: take turns
+      c.req |= uint64_t(1) << in_port;
+      Arbitrate(oc);
+    }
+    Kick(o, ovl);
+  } else {
+    c.req |= uint64_t(1) << in_port;
+    if (c.ofree != kHeld) EnsureWake(o, c.ofree);
+  }
+}
+
+// Packet pi (head of the input `key` of oc's switch) moves into oc's free
+// output slot: its input slot empties as its tail leaves, and the credit
+// reaches the sender F later.
+void LeanKernel::Grant(uint32_t pi, int oc, int key) {
+  Packet& K = pkts_[pi];
+  Chan& u = Ch(size_t(K.upch));
+  u.inpkt = kNoPkt;
+  u.cred = q_.now() + Dur(K.bytes) + p_.fly_ns;
+  const int up = K.upch >> vsh_;
+  if (port_[up].ready >> (K.upch & int(vmask_)) & 1) EnsureWake(up, std::max(u.cred, port_[up].busy_until));
+  K.want = kNone;
+  Chan& c = Ch(oc);
+  c.opkt = pi;
+  c.ofree = kHeld;
+  c.rr_last = key;
+  port_[oc >> vsh_].ready |= uint16_t(1u << (oc & int(vmask_)));
+}
+
+int32_t LeanKernel::Asking(int sw, int in_port, int vl, int oc) const {
+  const int up = port_[net_.SwitchPort(sw, in_port)].peer;
+  if (up < 0) return kNone;
+  const int32_t upch = int32_t(ChanOf(up, vl));
+  const uint32_t pi = Ch(upch).inpkt;
+  return pi != kNoPkt && pkts_[pi].want == oc ? upch : kNone;
+}
+
+// oc's slot is free and requesters wait: the first (input port, VL) after
+// the last one granted, in that order, wins.
+void LeanKernel::Arbitrate(int oc) {
+  Chan& c = Ch(oc);
+  const int sw = port_[oc >> vsh_].node;
+  const int last_port = c.rr_last >> vsh_, last_vl = c.rr_last & int(vmask_);
+  int port = -1, upch = kNone;
+  if (c.req >> last_port & 1)  // the last port's later VLs first
+    for (int vl = last_vl + 1; vl < V_ && upch == kNone; ++vl)
+      if ((upch = Asking(sw, last_port, vl, oc)) != kNone) port = last_port;
+  if (upch == kNone) {
+    const int s = (last_port + 1) & 63;
+    const uint64_t r = (c.req >> s) | (c.req << ((64 - s) & 63));
+    port = (__builtin_ctzll(r) + s) & 63;
+    for (int vl = 0; vl < V_ && upch == kNone; ++vl) upch = Asking(sw, port, vl, oc);
+    if (upch == kNone) FailWith([] { return "internal: a request bit without a requester"; });
+  }
+  const int vl = upch & int(vmask_);
+  bool more = false;  // another VL of the same port still asks
+  for (int w = 0; w < V_ && !more; ++w) more = w != vl && Asking(sw, port, w, oc) != kNone;
+  if (!more) c.req &= ~(uint64_t(1) << port);
+  Grant(Ch(upch).inpkt, oc, (port << vsh_) | vl);
+}
+
+// --- hosts ---
+
+void LeanKernel::Deliver(uint32_t pi, int h, int64_t t) {
+  const Packet& K = pkts_[pi];
+  Message& m = msgs_[K.msg];
+  if (uint32_t(K.dlid - host_base_[h]) >= host_lids_[h])
+    FailWith([&] {
+      return "misdelivery: a packet for LID " + std::to_string(K.dlid) + " reached end port " +
+             net_.fabric().end_ports[h].name;
+    });
+  if (++m.delivered > m.npackets)
+    FailWith([&] {
+      return "duplicate: end port " + net_.fabric().end_ports[h].name +
+             " received a packet of a message twice (LID " + std::to_string(K.dlid) + ")";
+    });
+  ++counters_.delivered_pkts;
+  ++counters_.delivered_total;
+  ++host_pkts_[h];
+  if (t >= w0_ && t < w1_) {
+    counters_.accepted_bytes += K.bytes;
+    host_rx_[h] += K.bytes;
+  }
+  if (t > m.last_ns) m.last_ns = t;
+  if (t > counters_.last_delivery_ns) counters_.last_delivery_ns = t;
+  if (--m.remaining == 0) MessageDone(K.msg);
+}
+
+void LeanKernel::MessageDone(uint32_t mi) {
+  Message& m = msgs_[mi];
+  m.live = false;
+  free_msgs_.push_back(mi);
+  if (m.measured) {
+    latencies_.Add(m.last_ns - m.gen_ns);
+    --measured_pending_;
+  }
+  --live_ops_;
+  CheckDone();
+}
+
+// --- traffic (the classic kernel's rules, unicast only) ---
+
+bool LeanKernel::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t, bool precounted) {
+  const int d = dst_hint >= 0 ? dst_hint : wl_.Destination(src, rng_);
+  if (d < 0 || d == src) return false;
+  const bool measured = Measured(t);
+  const Lid dlid = wl_.Dlid(src, d, rng_);
+  const int sl = sl_hint >= 0 ? sl_hint & 15 : MessageSl(wl_, p_, src, wl_.PairKey(src, d), dlid, rng_);
+  const uint32_t mi = TakeSlot(msgs_, free_msgs_);
+  Message& m = msgs_[mi];
+  m.gen_ns = t;
+  m.last_ns = t;
+  m.next = kNone;
+  m.src = src;
+  m.dst = d;
+  m.bytes = bytes;
+  m.sent = 0;
+  m.npackets = PacketsOf(bytes);
+  m.delivered = 0;
+  m.remaining = m.npackets;
+  m.dlid = dlid;
+  m.sl = uint16_t(sl);
+  m.vl = uint16_t(net_.HostVl(src, sl));
+  m.measured = measured;
+  m.live = true;
+  if (d == hot_ && measured) counters_.hot_offered_bytes += bytes;
+  ++live_ops_;
+  counters_.expected_total += m.npackets;
+  if (measured && !precounted) {
+    ++measured_pending_;
+    counters_.offered_bytes += bytes;
+  }
+  ++inflight_msgs_[src];
+  const size_t q = size_t(src) * V_ + m.vl;
+  const int hp = net_.HostPort(src);
+  if (hq_tail_[q] == kNone) {
+    hq_head_[q] = int32_t(mi);
+    port_[hp].ready |= uint16_t(1u << m.vl);
+  } else {
+    msgs_[hq_tail_[q]].next = int32_t(mi);
+  }
+  hq_tail_[q] = int32_t(mi);
+  Kick(hp, m.vl);
+  return true;
+}
+
+void LeanKernel::Arrive(int h) {
+  const int64_t t = q_.now();
+  if (Measured(t)) {
+    ++measured_pending_;
+    counters_.offered_bytes += msg_bytes_;
+  }
+  if (backlog_[h].empty() && inflight_msgs_[h] < uint32_t(p_.nic_msgs)) {
+    GenerateArrived(h, t);
+    return;
+  }
+  backlog_[h].push_back(t);
+  ++backlog_total_;
+  Materialise(h);
+}
+
+void LeanKernel::GenerateArrived(int h, int64_t t) {
+  if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) && Measured(t)) {
+    --measured_pending_;
+    counters_.offered_bytes -= msg_bytes_;
+  }
+}
+
+void LeanKernel::Materialise(int h) {
+  std::vector<int64_t>& b = backlog_[h];
+  uint32_t& head = backlog_head_[h];
+  while (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && head < b.size()) {
+    const int64_t t = b[head++];
+    --backlog_total_;
+    GenerateArrived(h, t);
+  }
+  if (head == b.size()) {
+    b.clear();
+    head = 0;
+  } else if (head > 1024 && head * 2 > b.size()) {
+    b.erase(b.begin(), b.begin() + head);
+    head = 0;
+  }
+}
+
+void LeanKernel::OnGen(int h) {
+  --gen_pending_;
+  if (mode_ == Mode::kBatch) {
+    for (int i = 0; i < p_.batch; ++i) Arrive(h);
+    return;
+  }
+  Arrive(h);
+  const int64_t next = q_.now() + arrivals_.Gap(h, rng_);
+  if (next < gen_end_) {
+    ++gen_pending_;
+    Push(next, kGen, uint64_t(h));
+  }
+}
+
+void LeanKernel::CheckDone() {
+  if (mode_ == Mode::kSteady) {
+    if (window_over_ && measured_pending_ == 0) stop_ = true;
+  } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_total_ == 0) {
+    stop_ = true;
+  }
+}
+
+double LeanKernel::BackloggedHotBytes() const {
+  double bytes = 0;
+  for (int h = 0; h < H_; ++h) {
+    const auto& b = backlog_[h];
+    const auto measured =
+        std::count_if(b.begin() + backlog_head_[h], b.end(), [this](int64_t t) { return Measured(t); });
+    bytes += double(measured) * double(msg_bytes_) * wl_.Share(h, hot_);
+  }
+  return bytes;
+}
+
+// --- deadlock ---
+
+// A cycle of output channels, each holding a packet without a credit
+// because the input slot it feeds holds a head that asks for the next.
+bool LeanKernel::FindCycle(std::vector<int>* cycle) const {
+  const int C = int(chan_.size());
+  std::vector<int32_t> one(1);
+  static const std::vector<int32_t> kNoEdges;
+  auto stuck = [&](int oc) {
+    const Chan& c = Ch(oc);
+    return c.opkt != kNoPkt && c.cred == kHeld && c.inpkt != kNoPkt && pkts_[c.inpkt].want >= 0;
+  };
+  const auto on_wait = [&](int oc) -> const std::vector<int32_t>& {
+    const Chan& c = Ch(oc);
+    if (c.inpkt == kNoPkt || pkts_[c.inpkt].want < 0) return kNoEdges;
+    one[0] = pkts_[c.inpkt].want;
+    return one;
+  };
+  *cycle = ibu::FindCycle(C, on_wait, [&](int oc) { return !stuck(oc); });
+  return !cycle->empty();
+}
+
+void LeanKernel::ReportDeadlock(bool stalled) {
+  std::vector<int> cycle;
+  std::ostringstream os;
+  os << "deadlock at t=" << q_.now() << " ns with " << live_pkts_ << " packets in the network";
+  if (FindCycle(&cycle)) {
+    os << ": credit loop of " << cycle.size() << " channels: ";
+    for (size_t i = 0; i < cycle.size(); ++i)
+      os << (i ? " => " : "") << "[" << net_.LinkName(cycle[i] >> vsh_) << " VL " << (cycle[i] & int(vmask_))
+         << "]";
+  } else {
+    os << (stalled ? ": no event can move them, but no credit loop was found (blocked outputs:"
+                   : ": (no loop)");
+    int shown = 0;
+    for (size_t oc = 0; oc < chan_.size() && shown < 8; ++oc)
+      if (Ch(oc).opkt != kNoPkt) {
+        os << " [" << net_.LinkName(int(oc >> vsh_)) << " VL " << (oc & vmask_) << " credits "
+           << (Ch(oc).cred <= q_.now() ? 1 : 0) << "]";
+        ++shown;
+      }
+    if (stalled) os << ")";
+  }
+  result_.deadlock = true;
+  result_.deadlock_report = os.str();
+  stop_ = true;
+}
+
+// --- run ---
+
+template <bool kPrefetch>
+void LeanKernel::EventLoop() {
+  int64_t t = 0;
+  uint64_t ev = 0;
+  uint64_t events = 0;
+  while (!stop_ && q_.Pop(t, ev)) {
+    if ((++events & 0xFFFF) == 0 && tick_) tick_(Done());
+    if constexpr (kPrefetch) {
+      if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
+      if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
+    }
+    const uint64_t type = ev >> kTypeShift;
+    const uint64_t arg = ev & kArgMask;
+    if (type < kNetTypes) {
+      if (type == kRouted)
+        OnRouted(uint32_t(arg));
+      else
+        OnPort(int(arg));
+      // Nothing pending can move the packets still buffered: deadlock.
+      if (--pending_net_ == 0 && !stop_ && live_pkts_ > 0) ReportDeadlock(true);
+      continue;
+    }
+    switch (type) {
+      case kGen:
+        OnGen(int(arg));
+        CheckDone();
+        break;
+      case kScript: {
+        --gen_pending_;
+        const ScriptEntry& s = script_[arg];
+        GenerateOp(s.src, s.dst, s.bytes, s.sl, t, false);
+        CheckDone();
+        break;
+      }
+      case kWindowEnd:
+        window_over_ = true;
+        CheckDone();
+        break;
+      case kStop:
+        stop_ = true;
+        hit_limit_ = true;
+        break;
+      case kDeadlockCheck: {
+        std::vector<int> cycle;
+        if (live_pkts_ > 0 && FindCycle(&cycle))
+          ReportDeadlock(false);
+        else
+          Push(t + p_.deadlock_check_ns, kDeadlockCheck, 0);
+        break;
+      }
+    }
+  }
+  counters_.events += events;
+}
+
+void LeanKernel::ScheduleRun() {
+  if (mode_ == Mode::kSteady) {
+    w0_ = p_.warmup_ns;
+    w1_ = p_.warmup_ns + p_.measure_ns;
+    gen_end_ = w1_ + p_.drain_ns;
+    Push(w1_, kWindowEnd, 0);
+    Push(gen_end_, kStop, 0);
+    const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
+    const uint64_t phase = uint64_t(DrawnNs(std::ceil(msg_ns / load_)));
+    for (int h : wl_.sources()) {
+      ++gen_pending_;
+      Push(int64_t(UniformBelow(rng_, phase)), kGen, uint64_t(h));
+    }
+  } else {
+    w0_ = 0;
+    w1_ = p_.max_ns;
+    gen_end_ = 0;
+    Push(p_.max_ns, kStop, 0);
+    if (mode_ == Mode::kBatch)
+      for (int h : wl_.sources()) {
+        ++gen_pending_;
+        Push(0, kGen, uint64_t(h));
+      }
+    std::stable_sort(script_.begin(), script_.end(),
+                     [](const ScriptEntry& a, const ScriptEntry& b) { return a.t < b.t; });
+    for (size_t i = 0; i < script_.size(); ++i) {
+      ++gen_pending_;
+      Push(script_[i].t, kScript, i);
+    }
+  }
+}
+
+void LeanKernel::FillResult(double wall) {
+  RunEnd e;
+  e.steady = mode_ == Mode::kSteady;
+  e.hit_limit = hit_limit_;
+  e.now_ns = q_.now();
+  e.window_ns = w1_ - w0_;
+  e.max_ns = p_.max_ns;
+  e.hosts = H_;
+  e.centric = hot_ >= 0;
+  if (e.centric) {
+    e.hot_backlogged_bytes = BackloggedHotBytes();
+    e.hot_accepted_bytes = host_rx_[hot_];
+  }
+  e.link_busy_ns.resize(G_);
+  for (int gp = 0; gp < G_; ++gp) e.link_busy_ns[gp] = port_[gp].peer < 0 ? -1 : port_[gp].link_busy;
+  e.live_pkts = live_pkts_;
+  e.pool_in_use = pkts_.size() - free_pkts_.size();
+  e.live_ops = live_ops_;
+  e.ops_unfinished = measured_pending_;
+  Summarise(counters_, e, latencies_, wall, &result_);
+}
+
+PointResult LeanKernel::Run() {
+  const auto wall0 = std::chrono::steady_clock::now();
+  arrivals_.SetUp(p_, load_, msg_bytes_, H_);
+  result_ = PointResult{};
+  result_.load = mode_ == Mode::kBatch ? std::numeric_limits<double>::quiet_NaN() : load_;
+  ScheduleRun();
+  Push(p_.deadlock_check_ns, kDeadlockCheck, 0);
+  CheckDone();
+  if (prefetch_ahead_)
+    EventLoop<true>();
+  else
+    EventLoop<false>();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  FillResult(wall);
+  return result_;
+}
+
+}  // namespace
+
+std::unique_ptr<Simulator::Impl> MakeLeanKernel(const Network& net, const Workload& wl, const Params& p,
+                                                double load, uint64_t seed) {
+  return std::make_unique<LeanKernel>(net, wl, p, load, seed);
+}
+
+}  // namespace ibu::sim
