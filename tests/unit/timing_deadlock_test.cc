@@ -18,12 +18,26 @@ using sim::Simulator;
 
 using test::Contains;
 
+// The kernel the tests run on (the lean suite repeats them on lean).
+sim::KernelKind g_kernel = sim::KernelKind::kClassic;
+Params TestParams() {
+  Params p;
+  p.kernel = g_kernel;
+  return p;
+}
+template <void (*kTest)()>
+void OnLean() {
+  g_kernel = sim::KernelKind::kLean;
+  kTest();
+  g_kernel = sim::KernelKind::kClassic;
+}
+
 void TestRingDeadlocks() {
   // Every host sends to the host three switches ahead: each packet holds a
   // ring input buffer while it waits for the next ring output. Batch mode.
   // Hosts in ring (file) order: four switches in a ring are also a 2x2
   // mesh, whose numbering would mix the distances.
-  Params p;
+  Params p = TestParams();
   p.batch = 40;
   p.host_order = sim::HostNumbering::kFile;
   Rig rig(ClockwiseRing(4), p, "shift:3");
@@ -41,7 +55,7 @@ void TestRingDeadlocks() {
 void TestRingDeadlocksInSteadyState() {
   // Same loop under steady traffic: message generation goes on, the
   // network does not; reported, not hung.
-  Params p;
+  Params p = TestParams();
   p.warmup_ns = 1000;
   p.measure_ns = 100000;
   p.host_order = sim::HostNumbering::kFile;
@@ -54,7 +68,7 @@ void TestRingDeadlocksInSteadyState() {
 
 void TestOneHopRingIsFine() {
   // One hop clockwise uses no ring-to-ring turn: no loop, all delivered.
-  Params p;
+  Params p = TestParams();
   p.batch = 40;
   p.host_order = sim::HostNumbering::kFile;
   Rig rig(ClockwiseRing(4), p, "shift:1");
@@ -71,7 +85,7 @@ void TestDatelineVlBreaksTheLoop() {
   // R3 -> R0 "dateline" (it is at switch sw < its source) the VL 0 and the
   // VL 1 channels each form a line, not a loop: everything arrives.
   for (int vls : {1, 2}) {
-    Params p;
+    Params p = TestParams();
     p.vls = vls;
     Rig rig(ClockwiseRing(4), p, "shift:3");
     sim::Sl2VlFn dateline = nullptr;
@@ -99,6 +113,15 @@ void RegisterTimingDeadlockSuite() {
   CU_add_test(s, "clockwise ring under steady load: reported, not hung", TestRingDeadlocksInSteadyState);
   CU_add_test(s, "one-hop ring traffic completes", TestOneHopRingIsFine);
   CU_add_test(s, "dateline SL2VL hook breaks the loop", TestDatelineVlBreaksTheLoop);
+}
+
+void RegisterTimingDeadlockLeanSuite() {
+  CU_pSuite s = CU_add_suite("timing_deadlock_lean", nullptr, nullptr);
+  CU_add_test(s, "lean: clockwise ring: credit loop reported with its channels", OnLean<TestRingDeadlocks>);
+  CU_add_test(s, "lean: clockwise ring under steady load: reported, not hung",
+              OnLean<TestRingDeadlocksInSteadyState>);
+  CU_add_test(s, "lean: one-hop ring traffic completes", OnLean<TestOneHopRingIsFine>);
+  CU_add_test(s, "lean: dateline SL2VL hook breaks the loop", OnLean<TestDatelineVlBreaksTheLoop>);
 }
 
 }  // namespace ibu::simtest

@@ -23,6 +23,22 @@ using sim::Simulator;
 
 using test::Contains;
 
+// The kernel the tests run on: classic, or lean when the lean suite
+// repeats the unicast one-packet-buffer tests (OnLean).
+sim::KernelKind g_kernel = sim::KernelKind::kClassic;
+bool Lean() { return g_kernel == sim::KernelKind::kLean; }
+Params TestParams() {
+  Params p;
+  p.kernel = g_kernel;
+  return p;
+}
+template <void (*kTest)()>
+void OnLean() {
+  g_kernel = sim::KernelKind::kLean;
+  kTest();
+  g_kernel = sim::KernelKind::kClassic;
+}
+
 // Zero-load latency of a message of P packets of L bytes crossing H
 // switches, with F = fly time, R = routing time, b = ns per byte, B input
 // buffer slots per VL: the last packet (`last` bytes, L when 0) leaves the
@@ -45,7 +61,7 @@ int64_t ZeroLoad(int64_t H, int64_t P, int64_t L, const Params& p, int64_t last 
 
 void TestZeroLoadOnePacket() {
   for (int H = 1; H <= 5; ++H) {
-    Params p;
+    Params p = TestParams();
     // Host 0 -> host H-1 on a line crosses H switches; H = 1: a star.
     Rig rig(H == 1 ? Star(2) : Line(H), p);
     Simulator sim(*rig.net, *rig.wl, p, 0, 1);
@@ -61,7 +77,7 @@ void TestZeroLoadOnePacket() {
 }
 
 void TestZeroLoadOtherParams() {
-  Params p;
+  Params p = TestParams();
   p.fly_ns = 7;
   p.route_ns = 33;
   p.byte_ns = 2;
@@ -76,7 +92,7 @@ void TestZeroLoadOtherParams() {
 void TestMultiPacketMessage() {
   // 10 packets, one-packet buffers: credit-round-trip bound.
   {
-    Params p;
+    Params p = TestParams();
     Rig rig(Line(3), p);
     Simulator sim(*rig.net, *rig.wl, p, 0, 1);
     sim.AddMessage(0, 0, 2, 320);
@@ -85,9 +101,10 @@ void TestMultiPacketMessage() {
     CU_ASSERT_EQUAL(int64_t(r.latency_avg_ns), 4 * 20 + 3 * 100 + 128 + 9 * 268);
     CU_ASSERT_EQUAL(r.packets_delivered, 10u);
   }
+  if (Lean()) return;  // deeper buffers: classic only
   // Three-packet buffers cover the round trip: line rate.
   {
-    Params p;
+    Params p = TestParams();
     p.in_buf = 3;
     Rig rig(Line(3), p);
     Simulator sim(*rig.net, *rig.wl, p, 0, 1);
@@ -102,7 +119,7 @@ void TestMultiPacketMessage() {
   for (const auto& [bytes, packets, last, start] :
        {std::tuple{64u, 2, 0, 128}, std::tuple{96u, 3, 0, 268}, std::tuple{160u, 5, 0, 536},
         std::tuple{196u, 7, 4, 804}}) {
-    Params p;
+    Params p = TestParams();
     p.in_buf = 2;
     Rig rig(Line(3), p);
     Simulator sim(*rig.net, *rig.wl, p, 0, 1);
@@ -114,7 +131,7 @@ void TestMultiPacketMessage() {
   }
   // A last partial packet: 100 B = 32 + 32 + 32 + 4 at line rate.
   {
-    Params p;
+    Params p = TestParams();
     p.in_buf = 4;
     Rig rig(Line(2), p);
     Simulator sim(*rig.net, *rig.wl, p, 0, 1);
@@ -131,7 +148,7 @@ void TestShortPacketsOneSlotBuffers() {
   // the first packet's slot frees at 120 + 128, its credit is back at 268,
   // so the 1-byte packet starts at 268 and lands 20 + 100 + 20 + 4 later.
   for (const auto& [bytes, latency, packets] : {std::tuple{1u, 144, 1u}, std::tuple{33u, 412, 2u}}) {
-    Params p;
+    Params p = TestParams();
     Rig rig(Star(2), p);
     Simulator sim(*rig.net, *rig.wl, p, 0, 1);
     sim.AddMessage(0, 0, 1, bytes);
@@ -149,7 +166,7 @@ void TestTwoSourcesOneOutput() {
   // is routed at 516, when the output has just finished host 0's second
   // (routed 388, sent 388..516). Deliveries 268, 396, 536, 664: messages
   // done at 536 (host 0) and 664 (host 1).
-  Params p;
+  Params p = TestParams();
   Rig rig(Star(3), p);
   Simulator sim(*rig.net, *rig.wl, p, 0, 1);
   sim.AddMessage(0, 0, 2, 64);
@@ -166,7 +183,7 @@ void TestHotSpotLinkExactly() {
   // so the link to host 3 never idles: 30 packets of 128 ns from t=120, in
   // round-robin order 0, 1, 2, ... Last bytes at 120 + 28 * 128 + 148 =
   // 3724 (host 0), 3852, 3980: exactly 0.25 bytes/ns, no credit gap.
-  Params p;
+  Params p = TestParams();
   Rig rig(Star(4), p);
   Simulator sim(*rig.net, *rig.wl, p, 0, 1);
   for (int h = 0; h < 3; ++h) sim.AddMessage(0, h, 3, 320);
@@ -178,7 +195,7 @@ void TestHotSpotLinkExactly() {
 
 // Two messages from host 0 to host 1 of Star(2) on SLs `sl_a` and `sl_b`.
 PointResult TwoMessagesOnSls(int vls, int bytes, int sl_a, int sl_b) {
-  Params p;
+  Params p = TestParams();
   p.vls = vls;
   Rig rig(Star(2), p);
   Simulator sim(*rig.net, *rig.wl, p, 0, 1);
@@ -238,7 +255,7 @@ void TestStraightGrantMovesRoundRobin() {
   // B. S0's next two sends go up once S1 returns a credit (764, 1032), so
   // B's packet lands at 1032 and A's second at 1300: latency 1300 - 130.
   // Serving A again would leave B last (1300 - 200 = 1100).
-  Params p;
+  Params p = TestParams();
   Rig rig(TwoSwitches(), p);
   Simulator sim(*rig.net, *rig.wl, p, 0, 1);
   sim.AddMessage(0, 2, 3, 32);
@@ -253,7 +270,7 @@ void TestStraightGrantMovesRoundRobin() {
 void TestSaturatedLink() {
   // Three hosts send everything to host 0 through one switch: the switch's
   // link to host 0 is busy all the time and carries 1/b = 0.25 bytes/ns.
-  Params p;
+  Params p = TestParams();
   p.warmup_ns = 20000;
   p.measure_ns = 100000;
   p.drain_ns = 0;
@@ -271,7 +288,8 @@ void TestSingleFlowBandwidth() {
   // One source, one destination, one VL: with one-packet buffers a flow
   // gets L / (2F + R + L*b) = 32/268 bytes/ns; with three it gets the link.
   for (int buf : {1, 3}) {
-    Params p;
+    if (buf != 1 && Lean()) continue;  // deeper buffers: classic only
+    Params p = TestParams();
     p.in_buf = buf;
     p.warmup_ns = 20000;
     p.measure_ns = 200000;
@@ -289,7 +307,7 @@ void TestHotSpotBounded() {
   // 10%-centric and 50%-centric traffic on a tree: the hot host never
   // receives more than its link carries.
   for (double f : {0.1, 0.5, 1.0}) {
-    Params p;
+    Params p = TestParams();
     p.vls = 2;
     p.warmup_ns = 10000;
     p.measure_ns = 100000;
@@ -308,7 +326,7 @@ void TestHotSpotBounded() {
 // CLI passes "FILE:LINE: key = value" or "--param key=value"), or by key
 // and value when no name is passed.
 void TestWorkloadNamesParamsAsGiven() {
-  Params p;
+  Params p = TestParams();
   p.hot = 4;
   const Setup st = Star(4);
   auto hot_error = [&](const sim::ParamNames& names) {
@@ -326,7 +344,7 @@ void TestConservationBatch() {
   // Every source queues 20 messages of 100 B (4 packets) at t=0 on a tree
   // with 2 VLs; all of them arrive, each packet once.
   for (int vls : {1, 2, 4}) {
-    Params p;
+    Params p = TestParams();
     p.vls = vls;
     p.batch = 20;
     Rig rig(Tree(3, 3), p, "uniform", 5);
@@ -349,7 +367,7 @@ void TestBatchCutAtMaxNsCountsNoLinkTimePastIt() {
   // A batch cut at max_ns is an error, and its row counts only what
   // happened before the cut: a link that started a 128-ns packet in a
   // 100-ns run was 128% busy, and a delivery due after it counted.
-  Params p;
+  Params p = TestParams();
   p.batch = 1;
   p.max_ns = 100;
   Rig rig(Tree(2, 2), p, "uniform");
@@ -362,7 +380,7 @@ void TestBatchCutAtMaxNsCountsNoLinkTimePastIt() {
 }
 
 void TestSteadyStateConservation() {
-  Params p;
+  Params p = TestParams();
   p.vls = 4;
   p.warmup_ns = 5000;
   p.measure_ns = 50000;
@@ -379,7 +397,7 @@ void TestSteadyStateConservation() {
 // Offered traffic (bytes/ns/host) of `bytes`-byte messages at `load` on
 // two hosts with `arrival` gaps, over a window of `measure_ns`.
 double OfferedOnStar(sim::Arrival arrival, uint32_t bytes, double load, int64_t measure_ns, uint64_t seed) {
-  Params p;
+  Params p = TestParams();
   p.arrival = arrival;
   p.warmup_ns = 1000;
   p.measure_ns = measure_ns;
@@ -424,7 +442,7 @@ void TestTinyLoadSendsNothing() {
   // messages came every nanosecond ('offered' 0.25 to 32 bytes/ns).
   for (const sim::Arrival a :
        {sim::Arrival::kBernoulli, sim::Arrival::kExponential, sim::Arrival::kPeriodic}) {
-    Params p;
+    Params p = TestParams();
     p.arrival = a;
     p.warmup_ns = 1000;
     p.measure_ns = 20000;
@@ -439,7 +457,7 @@ void TestTinyLoadSendsNothing() {
 }
 
 void TestNoRouteIsReported() {
-  Params p;
+  Params p = TestParams();
   Setup st = Line(3);
   st.tables.lft[1].out[st.fabric.end_ports[2].base_lid] = kNoPort;  // hole at L1
   Rig rig(std::move(st), p);
@@ -457,7 +475,7 @@ void TestNoRouteIsReported() {
 }
 
 void TestRoutingLoopIsReported() {
-  Params p;
+  Params p = TestParams();
   Setup st = Line(3);
   // L1 sends LID 3 back west, L0 sends it east: ping-pong.
   st.tables.lft[1].out[3] = 1;
@@ -475,7 +493,7 @@ void TestRoutingLoopIsReported() {
 
 // A route through more than 64 switches (a 64x64 mesh has 127) is no loop.
 void TestLongRouteIsNoLoop() {
-  Params p;
+  Params p = TestParams();
   Rig rig(Line(100), p);
   Simulator sim(*rig.net, *rig.wl, p, 0, 1);
   sim.AddMessage(0, 0, 99, 32);
@@ -593,7 +611,7 @@ void TestTablesMustMatchFabric() {
 // The CLI frees the Tables once the network is built (tens of MB of LFTs
 // on large fabrics): the network must not read them afterwards.
 void TestNetworkOwnsItsTables() {
-  Params p;
+  Params p = TestParams();
   Rig rig(Line(3), p);
   CU_ASSERT(rig.net->OwnsTables());
   rig.st.tables = Tables();
@@ -651,6 +669,33 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "tables not matching the fabric are refused", TestTablesMustMatchFabric);
   CU_add_test(s, "SL2VL hook", TestSl2VlHook);
   CU_add_test(s, "the network runs with its Tables freed", TestNetworkOwnsItsTables);
+}
+
+// The tests above whose set-up lean runs (unicast, one-packet buffers),
+// again under kernel=lean: its times are the model's, exactly.
+void RegisterTimingModelLeanSuite() {
+  CU_pSuite s = CU_add_suite("timing_model_lean", nullptr, nullptr);
+  CU_add_test(s, "lean: zero-load latency, one packet, H = 1..5", OnLean<TestZeroLoadOnePacket>);
+  CU_add_test(s, "lean: zero-load latency with other parameters", OnLean<TestZeroLoadOtherParams>);
+  CU_add_test(s, "lean: multi-packet message, one-packet buffers", OnLean<TestMultiPacketMessage>);
+  CU_add_test(s, "lean: 1-byte and 33-byte messages", OnLean<TestShortPacketsOneSlotBuffers>);
+  CU_add_test(s, "lean: two sources, one output: exact times", OnLean<TestTwoSourcesOneOutput>);
+  CU_add_test(s, "lean: hot spot fed by three inputs: 0.25 bytes/ns exactly", OnLean<TestHotSpotLinkExactly>);
+  CU_add_test(s, "lean: two and four VLs share the link", OnLean<TestVlsShareTheLink>);
+  CU_add_test(s, "lean: a straight grant moves the round-robin pointer",
+              OnLean<TestStraightGrantMovesRoundRobin>);
+  CU_add_test(s, "lean: one saturated link delivers 0.25 bytes/ns", OnLean<TestSaturatedLink>);
+  CU_add_test(s, "lean: single flow bandwidth, one-packet buffers", OnLean<TestSingleFlowBandwidth>);
+  CU_add_test(s, "lean: hot spot never exceeds the destination link", OnLean<TestHotSpotBounded>);
+  CU_add_test(s, "lean: batch conservation, 1/2/4 VLs", OnLean<TestConservationBatch>);
+  CU_add_test(s, "lean: a batch cut at max_ns", OnLean<TestBatchCutAtMaxNsCountsNoLinkTimePastIt>);
+  CU_add_test(s, "lean: steady state conservation", OnLean<TestSteadyStateConservation>);
+  CU_add_test(s, "lean: periodic arrivals offer the load", OnLean<TestPeriodicArrivalsOfferTheLoad>);
+  CU_add_test(s, "lean: exponential arrivals offer the load", OnLean<TestExponentialArrivalsOfferTheLoad>);
+  CU_add_test(s, "lean: a load of 1e-300 sends nothing", OnLean<TestTinyLoadSendsNothing>);
+  CU_add_test(s, "lean: no route names switch and LID", OnLean<TestNoRouteIsReported>);
+  CU_add_test(s, "lean: routing loop is reported", OnLean<TestRoutingLoopIsReported>);
+  CU_add_test(s, "lean: a route through 100 switches is no loop", OnLean<TestLongRouteIsNoLoop>);
 }
 
 }  // namespace ibu::simtest
