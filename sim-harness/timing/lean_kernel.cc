@@ -59,6 +59,9 @@ constexpr int kMaxLeanPort = 63;
 
 #define IBU_LEAN_HOT __attribute__((always_inline)) inline
 
+// kV: the VL count (1, 2, 4 or 8), a constant so that channel addressing
+// and round-robin arithmetic fold.
+template <int kV>
 class LeanKernel final : public Simulator::Impl {
  public:
   LeanKernel(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed);
@@ -68,29 +71,31 @@ class LeanKernel final : public Simulator::Impl {
   uint64_t DeliveredTo(int h) const override { return host_pkts_.at(h); }
 
  private:
-  // Per global port, the sending side of its link.
-  struct alignas(64) Port {
+  // Per global port, the sending side of its link: 32 bytes, two a cache
+  // line (the prototype's compactness is much of its speed).
+  struct alignas(32) Port {
     int64_t busy_until = 0;   // link free from this ns on
     int64_t wake_at = kHeld;  // pending service event, kHeld = none
-    int64_t link_busy = 0;    // ns busy inside the window
     int32_t peer = -1;        // global port at the far end
     int32_t node = -1;        // switch or host index
     int32_t peer_node = -1;   // ... of the peer
-    uint16_t port_no = 0;     // port number on its switch
-    uint16_t peer_port = 0;
-    uint16_t is_host = 0, to_host = 0;
-    uint16_t ready = 0;  // VLs with a packet to start (output slot full, host queue not empty)
-    uint16_t rr_vl = 0;  // last VL started (the one on the wire while busy)
+    uint8_t peer_port = 0;    // the peer's port number (switches: at most kMaxLeanPort)
+    uint8_t kind = 0;         // kIsHost | kToHost
+    uint8_t ready = 0;        // VLs with a packet to start (output slot full, host queue not empty)
+    uint8_t rr_vl = 0;        // last VL started (the one on the wire while busy)
   };
+  static constexpr uint8_t kIsHost = 1, kToHost = 2;
+  static bool IsHost(const Port& P) { return P.kind & kIsHost; }
+  static bool ToHost(const Port& P) { return P.kind & kToHost; }
   // Per channel (sending global port << vsh | VL): the sender's output
   // slot, the credit and the input slot at the far end it feeds.
-  struct alignas(64) Chan {
+  // 32 bytes; the round-robin pointer lives apart (rr_last_).
+  struct alignas(32) Chan {
     int64_t ofree = 0;        // output slot free from this ns; kHeld while it holds a packet
     int64_t cred = 0;         // far input slot usable from this ns; kHeld while occupied
     uint64_t req = 0;         // switch output: bit per input port with a head asking for it
     uint32_t opkt = kNoPkt;   // packet in the output slot
     uint32_t inpkt = kNoPkt;  // packet in the far input slot
-    int32_t rr_last = 0;      // last (input port << vsh | VL) granted
   };
   struct Packet {
     uint32_t msg;
@@ -232,9 +237,10 @@ class LeanKernel final : public Simulator::Impl {
   Params p_;
   double load_;
   Mt64 rng_;
-  int V_, H_, G_;
-  int vsh_ = 0;
-  uint32_t vmask_ = 0;
+  int H_, G_;
+  static constexpr int V_ = kV;
+  static constexpr int vsh_ = kV <= 1 ? 0 : kV <= 2 ? 1 : kV <= 4 ? 2 : 3;
+  static constexpr uint32_t vmask_ = (1u << vsh_) - 1;
   int max_hops_;
   Mode mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
@@ -242,11 +248,18 @@ class LeanKernel final : public Simulator::Impl {
   std::vector<Lid> host_base_;
   std::vector<uint16_t> host_lids_;
   bool prefetch_ahead_ = false;
+  // Every SL has one VL on every link (no SL2VL turns, as on fat-trees):
+  // all requesters of an output channel are on its VL, and arbitration
+  // need not look at the others.
+  bool vl_fixed_ = false;
+  bool VlFixed() const;
 
   // --- state ---
   EventQueue q_;
   std::vector<Port> port_;
   std::vector<Chan> chan_;
+  std::vector<uint16_t> rr_last_;   // per channel: last (input port << vsh | VL) granted
+  std::vector<int64_t> link_busy_;  // per port: ns busy inside the window
   std::vector<Packet> pkts_;
   std::vector<uint32_t> free_pkts_;
   std::vector<Message> msgs_;
@@ -276,26 +289,25 @@ class LeanKernel final : public Simulator::Impl {
   PointResult result_;
 };
 
-LeanKernel::LeanKernel(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed)
+template <int kV>
+LeanKernel<kV>::LeanKernel(const Network& net, const Workload& wl, const Params& p, double load,
+                           uint64_t seed)
     : net_(net),
       wl_(wl),
       p_(p),
       load_(load),
       rng_(seed),
-      V_(net.vls()),
       H_(net.num_hosts()),
       G_(net.num_global_ports()),
       max_hops_(net.MaxHops()),
       q_(EventQueue::WheelBitsFor(MaxNetworkDelay(p)) + 1) {
   ValidateParams(p_);
-  if (V_ != p_.vls) throw SimFailure("internal: network built for a different VL count");
+  if (net.vls() != kV || p_.vls != kV) throw SimFailure("internal: network built for a different VL count");
   if (p_.sl == SlPolicy::kEngine && !wl_.UsesPathSl())
     throw SimFailure("sl=engine: the workload has no engine path SLs (Workload::SetPathSlFn)");
   CheckSupported();
   mode_ = p_.batch > 0 ? Mode::kBatch : (load_ > 0 ? Mode::kSteady : Mode::kScript);
   if (wl_.spec().pattern == Pattern::kCentric) hot_ = wl_.hot();
-  while ((1 << vsh_) < V_) ++vsh_;
-  vmask_ = (1u << vsh_) - 1;
   BuildPorts();
   host_base_.resize(H_);
   host_lids_.resize(H_);
@@ -313,10 +325,12 @@ LeanKernel::LeanKernel(const Network& net, const Workload& wl, const Params& p, 
   counters_.vl_hops.assign(V_, 0);
   // Every live packet sits in one input or output slot.
   pkts_.reserve(chan_.size() * 2 + 16);
+  vl_fixed_ = VlFixed();
   prefetch_ahead_ = net_.LftBytes() + chan_.size() * sizeof(Chan) > kPrefetchAboveBytes;
 }
 
-void LeanKernel::CheckSupported() const {
+template <int kV>
+void LeanKernel<kV>::CheckSupported() const {
   if (wl_.is_mcast())
     Refuse("multicast traffic (" + std::string(wl_.hardware_mcast() ? "hardware" : "unicast copies") + ")");
   if (p_.in_buf != 1 || p_.out_buf != 1)
@@ -326,32 +340,50 @@ void LeanKernel::CheckSupported() const {
       Refuse("switch " + sw.name + " with " + std::to_string(sw.num_ports) + " ports");
 }
 
-void LeanKernel::BuildPorts() {
+template <int kV>
+bool LeanKernel<kV>::VlFixed() const {
+  const Fabric& f = net_.fabric();
+  for (int sl = 0; sl < 16; ++sl) {
+    const int vl = net_.HostVl(0, sl);
+    for (int h = 1; h < H_; ++h)
+      if (net_.HostVl(h, sl) != vl) return false;
+    for (int sw = 0; sw < int(f.switches.size()); ++sw)
+      for (int in = 1; in <= f.switches[sw].num_ports; ++in)
+        for (int out = 1; out <= f.switches[sw].num_ports; ++out)
+          if (out != in && net_.Vl(sw, in, out, sl) != vl) return false;
+  }
+  return true;
+}
+
+template <int kV>
+void LeanKernel<kV>::BuildPorts() {
   port_.assign(G_, Port{});
   chan_.assign(size_t(G_) << vsh_, Chan{});
-  const int32_t no_last = int32_t(((kMaxLeanPort + 1) << vsh_) - 1);  // round-robin starts at port 0
+  rr_last_.assign(chan_.size(), 0);
+  link_busy_.assign(G_, 0);
+  const uint16_t no_last = uint16_t(((kMaxLeanPort + 1) << vsh_) - 1);  // round-robin starts at port 0
   for (int gp = 0; gp < G_; ++gp) {
     Port& P = port_[gp];
     const GlobalPort& g = net_.port(gp);
     P.peer = g.peer;
     P.node = g.node;
-    P.port_no = g.port;
-    P.is_host = g.is_host;
     P.peer_node = g.peer >= 0 ? net_.port(g.peer).node : -1;
-    P.peer_port = g.peer >= 0 ? uint16_t(net_.port(g.peer).port) : 0;
-    P.to_host = g.peer >= 0 && net_.port(g.peer).is_host;
-    P.rr_vl = uint16_t(V_ - 1);
-    for (int vl = 0; vl < V_; ++vl) Ch(ChanOf(gp, vl)).rr_last = no_last;
+    P.peer_port = g.peer >= 0 ? uint8_t(net_.port(g.peer).port) : 0;
+    P.kind = uint8_t((g.is_host ? kIsHost : 0) | (g.peer >= 0 && net_.port(g.peer).is_host ? kToHost : 0));
+    P.rr_vl = uint8_t(V_ - 1);
+    for (int vl = 0; vl < V_; ++vl) rr_last_[ChanOf(gp, vl)] = no_last;
   }
 }
 
-void LeanKernel::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
+template <int kV>
+void LeanKernel<kV>::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
   if (src < 0 || src >= H_ || dst >= H_) throw SimFailure("AddMessage: host index out of range");
   if (dst < 0) Refuse("a multicast script message");
   script_.push_back({t, src, dst, sl, bytes ? bytes : msg_bytes_});
 }
 
-uint32_t LeanKernel::AllocPacket() {
+template <int kV>
+uint32_t LeanKernel<kV>::AllocPacket() {
   ++live_pkts_;
   if (!free_pkts_.empty()) {
     const uint32_t pi = free_pkts_.back();
@@ -369,7 +401,8 @@ uint32_t LeanKernel::AllocPacket() {
 // When the (busy or blocked) port p must look again: the end of its
 // transmission if requesters wait for the output slot that frees then, or
 // the first moment a ready VL has both the link and a credit.
-void LeanKernel::Reschedule(int p) {
+template <int kV>
+IBU_LEAN_HOT void LeanKernel<kV>::Reschedule(int p) {
   const Port& P = port_[p];
   int64_t need = kHeld;
   const Chan& last = Ch(ChanOf(p, P.rr_vl));
@@ -381,7 +414,8 @@ void LeanKernel::Reschedule(int p) {
   if (need != kHeld) EnsureWake(p, need);
 }
 
-void LeanKernel::OnPort(int p) {
+template <int kV>
+void LeanKernel<kV>::OnPort(int p) {
   Port& P = port_[p];
   if (P.wake_at != q_.now()) return;  // superseded by an earlier service
   P.wake_at = kHeld;
@@ -394,18 +428,20 @@ void LeanKernel::OnPort(int p) {
 // Port p, link free now: the slot its last tail freed goes to a requester
 // first (what the classic TxDone does), then the next VL in round-robin
 // order with a credit starts.
-void LeanKernel::TryStart(int p) {
+template <int kV>
+void LeanKernel<kV>::TryStart(int p) {
   Port& P = port_[p];
   const int64_t now = q_.now();
-  if (!P.is_host) {
+  if (!IsHost(P)) {
     const int last = int(ChanOf(p, P.rr_vl));
     if (Ch(last).req && Ch(last).ofree <= now) Arbitrate(last);
   }
-  const int s = (P.rr_vl + 1) % V_;
-  for (int k = 0; k < V_; ++k) {
-    const int vl = s + k < V_ ? s + k : s + k - V_;
-    if (!(P.ready >> vl & 1)) continue;
-    if (P.to_host || Ch(ChanOf(p, vl)).cred <= now) {
+  // The ready VLs rotated so that bit 0 is the one after the last sent.
+  const uint32_t s = (P.rr_vl + 1) & vmask_;
+  const uint32_t all = (1u << kV) - 1;
+  for (uint32_t m = ((P.ready >> s) | (P.ready << ((kV - s) & vmask_))) & all; m; m &= m - 1) {
+    const int vl = int((__builtin_ctz(m) + s) & vmask_);
+    if (ToHost(P) || Ch(ChanOf(p, vl)).cred <= now) {
       StartTx(p, vl);
       return;
     }
@@ -414,7 +450,8 @@ void LeanKernel::TryStart(int p) {
 }
 
 // VL vl of port p has just become ready.
-void LeanKernel::Kick(int p, int vl) {
+template <int kV>
+IBU_LEAN_HOT void LeanKernel<kV>::Kick(int p, int vl) {
   const Port& P = port_[p];
   if (P.busy_until <= q_.now()) {
     TryStart(p);
@@ -426,7 +463,8 @@ void LeanKernel::Kick(int p, int vl) {
 
 // The next packet of host h's VL queue vl, made as it leaves (classic
 // HostTransmitNext); StartTx then lets the backlog in.
-uint32_t LeanKernel::NextHostPacket(int h, int vl) {
+template <int kV>
+uint32_t LeanKernel<kV>::NextHostPacket(int h, int vl) {
   const size_t q = size_t(h) * V_ + vl;
   const int32_t mi = hq_head_[q];
   Message& m = msgs_[mi];
@@ -437,7 +475,7 @@ uint32_t LeanKernel::NextHostPacket(int h, int vl) {
     hq_head_[q] = m.next;
     if (m.next == kNone) {
       hq_tail_[q] = kNone;
-      port_[net_.HostPort(h)].ready &= uint16_t(~(1u << vl));
+      port_[net_.HostPort(h)].ready &= uint8_t(~(1u << vl));
     }
     --inflight_msgs_[h];
   }
@@ -455,30 +493,31 @@ uint32_t LeanKernel::NextHostPacket(int h, int vl) {
 }
 
 // Port p (link free now) starts VL vl.
-void LeanKernel::StartTx(int p, int vl) {
+template <int kV>
+IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   Port& P = port_[p];
   const int64_t now = q_.now();
   Chan& c = Ch(ChanOf(p, vl));
   uint32_t pi;
-  if (P.is_host) {
+  if (IsHost(P)) {
     pi = NextHostPacket(P.node, vl);
   } else {
     pi = c.opkt;
     c.opkt = kNoPkt;
-    P.ready &= uint16_t(~(1u << vl));
+    P.ready &= uint8_t(~(1u << vl));
   }
   Packet& K = pkts_[pi];
   const int64_t dur = Dur(K.bytes);
   c.ofree = now + dur;
   P.busy_until = now + dur;
-  P.rr_vl = uint16_t(vl);
+  P.rr_vl = uint8_t(vl);
   ++counters_.hops;
   ++counters_.vl_hops[vl];
   const int64_t a = std::max(now, w0_), b = std::min(now + dur, w1_);
-  if (b > a) P.link_busy += b - a;
+  if (b > a) link_busy_[p] += b - a;
   if (P.peer < 0)
     FailWith([&] { return "internal: a packet sent on the uncabled port " + net_.PortName(p); });
-  if (P.to_host) {
+  if (ToHost(P)) {
     Deliver(pi, P.peer_node, now + p_.fly_ns + dur);
     FreePacket(pi);
     ++counters_.freed_delivered;
@@ -503,7 +542,7 @@ void LeanKernel::StartTx(int p, int vl) {
   // The adapter has room again: its oldest waiting arrival enters, now
   // that the link is busy (entering kicks the port, which must not start
   // a second packet).
-  if (P.is_host) {
+  if (IsHost(P)) {
     const int h = P.node;
     if (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && backlog_head_[h] < backlog_[h].size()) Materialise(h);
   }
@@ -511,7 +550,8 @@ void LeanKernel::StartTx(int p, int vl) {
 
 // --- switches ---
 
-void LeanKernel::OnRouted(uint32_t pi) {
+template <int kV>
+IBU_LEAN_HOT void LeanKernel<kV>::OnRouted(uint32_t pi) {
   Packet& K = pkts_[pi];
   const int sw = K.in_node;
   const int in_port = K.in_port;
@@ -543,7 +583,8 @@ void LeanKernel::OnRouted(uint32_t pi) {
 // Packet pi (head of the input `key` of oc's switch) moves into oc's free
 // output slot: its input slot empties as its tail leaves, and the credit
 // reaches the sender F later.
-void LeanKernel::Grant(uint32_t pi, int oc, int key) {
+template <int kV>
+IBU_LEAN_HOT void LeanKernel<kV>::Grant(uint32_t pi, int oc, int key) {
   Packet& K = pkts_[pi];
   Chan& u = Ch(size_t(K.upch));
   u.inpkt = kNoPkt;
@@ -554,11 +595,12 @@ void LeanKernel::Grant(uint32_t pi, int oc, int key) {
   Chan& c = Ch(oc);
   c.opkt = pi;
   c.ofree = kHeld;
-  c.rr_last = key;
-  port_[oc >> vsh_].ready |= uint16_t(1u << (oc & int(vmask_)));
+  rr_last_[oc] = uint16_t(key);
+  port_[oc >> vsh_].ready |= uint8_t(1u << (oc & int(vmask_)));
 }
 
-int32_t LeanKernel::Asking(int sw, int in_port, int vl, int oc) const {
+template <int kV>
+int32_t LeanKernel<kV>::Asking(int sw, int in_port, int vl, int oc) const {
   const int up = port_[net_.SwitchPort(sw, in_port)].peer;
   if (up < 0) return kNone;
   const int32_t upch = int32_t(ChanOf(up, vl));
@@ -568,10 +610,22 @@ int32_t LeanKernel::Asking(int sw, int in_port, int vl, int oc) const {
 
 // oc's slot is free and requesters wait: the first (input port, VL) after
 // the last one granted, in that order, wins.
-void LeanKernel::Arbitrate(int oc) {
+template <int kV>
+void LeanKernel<kV>::Arbitrate(int oc) {
   Chan& c = Ch(oc);
   const int sw = port_[oc >> vsh_].node;
-  const int last_port = c.rr_last >> vsh_, last_vl = c.rr_last & int(vmask_);
+  if (vl_fixed_) {  // every requester is on oc's VL: ports in round-robin order
+    const int s = ((rr_last_[oc] >> vsh_) + 1) & 63;
+    const uint64_t r = (c.req >> s) | (c.req << ((64 - s) & 63));
+    const int port = (__builtin_ctzll(r) + s) & 63;
+    const int vl = oc & int(vmask_);
+    const int32_t upch = Asking(sw, port, vl, oc);
+    if (upch == kNone) FailWith([] { return "internal: a request bit without a requester"; });
+    c.req &= ~(uint64_t(1) << port);
+    Grant(Ch(upch).inpkt, oc, (port << vsh_) | vl);
+    return;
+  }
+  const int last_port = rr_last_[oc] >> vsh_, last_vl = rr_last_[oc] & int(vmask_);
   int port = -1, upch = kNone;
   if (c.req >> last_port & 1)  // the last port's later VLs first
     for (int vl = last_vl + 1; vl < V_ && upch == kNone; ++vl)
@@ -592,7 +646,8 @@ void LeanKernel::Arbitrate(int oc) {
 
 // --- hosts ---
 
-void LeanKernel::Deliver(uint32_t pi, int h, int64_t t) {
+template <int kV>
+void LeanKernel<kV>::Deliver(uint32_t pi, int h, int64_t t) {
   const Packet& K = pkts_[pi];
   Message& m = msgs_[K.msg];
   if (uint32_t(K.dlid - host_base_[h]) >= host_lids_[h])
@@ -617,7 +672,8 @@ void LeanKernel::Deliver(uint32_t pi, int h, int64_t t) {
   if (--m.remaining == 0) MessageDone(K.msg);
 }
 
-void LeanKernel::MessageDone(uint32_t mi) {
+template <int kV>
+void LeanKernel<kV>::MessageDone(uint32_t mi) {
   Message& m = msgs_[mi];
   m.live = false;
   free_msgs_.push_back(mi);
@@ -631,7 +687,9 @@ void LeanKernel::MessageDone(uint32_t mi) {
 
 // --- traffic (the classic kernel's rules, unicast only) ---
 
-bool LeanKernel::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t, bool precounted) {
+template <int kV>
+bool LeanKernel<kV>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
+                                bool precounted) {
   const int d = dst_hint >= 0 ? dst_hint : wl_.Destination(src, rng_);
   if (d < 0 || d == src) return false;
   const bool measured = Measured(t);
@@ -666,7 +724,7 @@ bool LeanKernel::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, 
   const int hp = net_.HostPort(src);
   if (hq_tail_[q] == kNone) {
     hq_head_[q] = int32_t(mi);
-    port_[hp].ready |= uint16_t(1u << m.vl);
+    port_[hp].ready |= uint8_t(1u << m.vl);
   } else {
     msgs_[hq_tail_[q]].next = int32_t(mi);
   }
@@ -675,7 +733,8 @@ bool LeanKernel::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, 
   return true;
 }
 
-void LeanKernel::Arrive(int h) {
+template <int kV>
+void LeanKernel<kV>::Arrive(int h) {
   const int64_t t = q_.now();
   if (Measured(t)) {
     ++measured_pending_;
@@ -690,14 +749,16 @@ void LeanKernel::Arrive(int h) {
   Materialise(h);
 }
 
-void LeanKernel::GenerateArrived(int h, int64_t t) {
+template <int kV>
+void LeanKernel<kV>::GenerateArrived(int h, int64_t t) {
   if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) && Measured(t)) {
     --measured_pending_;
     counters_.offered_bytes -= msg_bytes_;
   }
 }
 
-void LeanKernel::Materialise(int h) {
+template <int kV>
+void LeanKernel<kV>::Materialise(int h) {
   std::vector<int64_t>& b = backlog_[h];
   uint32_t& head = backlog_head_[h];
   while (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && head < b.size()) {
@@ -714,7 +775,8 @@ void LeanKernel::Materialise(int h) {
   }
 }
 
-void LeanKernel::OnGen(int h) {
+template <int kV>
+void LeanKernel<kV>::OnGen(int h) {
   --gen_pending_;
   if (mode_ == Mode::kBatch) {
     for (int i = 0; i < p_.batch; ++i) Arrive(h);
@@ -728,7 +790,8 @@ void LeanKernel::OnGen(int h) {
   }
 }
 
-void LeanKernel::CheckDone() {
+template <int kV>
+void LeanKernel<kV>::CheckDone() {
   if (mode_ == Mode::kSteady) {
     if (window_over_ && measured_pending_ == 0) stop_ = true;
   } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_total_ == 0) {
@@ -736,7 +799,8 @@ void LeanKernel::CheckDone() {
   }
 }
 
-double LeanKernel::BackloggedHotBytes() const {
+template <int kV>
+double LeanKernel<kV>::BackloggedHotBytes() const {
   double bytes = 0;
   for (int h = 0; h < H_; ++h) {
     const auto& b = backlog_[h];
@@ -751,7 +815,8 @@ double LeanKernel::BackloggedHotBytes() const {
 
 // A cycle of output channels, each holding a packet without a credit
 // because the input slot it feeds holds a head that asks for the next.
-bool LeanKernel::FindCycle(std::vector<int>* cycle) const {
+template <int kV>
+bool LeanKernel<kV>::FindCycle(std::vector<int>* cycle) const {
   const int C = int(chan_.size());
   std::vector<int32_t> one(1);
   static const std::vector<int32_t> kNoEdges;
@@ -769,7 +834,8 @@ bool LeanKernel::FindCycle(std::vector<int>* cycle) const {
   return !cycle->empty();
 }
 
-void LeanKernel::ReportDeadlock(bool stalled) {
+template <int kV>
+void LeanKernel<kV>::ReportDeadlock(bool stalled) {
   std::vector<int> cycle;
   std::ostringstream os;
   os << "deadlock at t=" << q_.now() << " ns with " << live_pkts_ << " packets in the network";
@@ -797,8 +863,9 @@ void LeanKernel::ReportDeadlock(bool stalled) {
 
 // --- run ---
 
+template <int kV>
 template <bool kPrefetch>
-void LeanKernel::EventLoop() {
+void LeanKernel<kV>::EventLoop() {
   int64_t t = 0;
   uint64_t ev = 0;
   uint64_t events = 0;
@@ -852,7 +919,8 @@ void LeanKernel::EventLoop() {
   counters_.events += events;
 }
 
-void LeanKernel::ScheduleRun() {
+template <int kV>
+void LeanKernel<kV>::ScheduleRun() {
   if (mode_ == Mode::kSteady) {
     w0_ = p_.warmup_ns;
     w1_ = p_.warmup_ns + p_.measure_ns;
@@ -884,7 +952,8 @@ void LeanKernel::ScheduleRun() {
   }
 }
 
-void LeanKernel::FillResult(double wall) {
+template <int kV>
+void LeanKernel<kV>::FillResult(double wall) {
   RunEnd e;
   e.steady = mode_ == Mode::kSteady;
   e.hit_limit = hit_limit_;
@@ -898,7 +967,7 @@ void LeanKernel::FillResult(double wall) {
     e.hot_accepted_bytes = host_rx_[hot_];
   }
   e.link_busy_ns.resize(G_);
-  for (int gp = 0; gp < G_; ++gp) e.link_busy_ns[gp] = port_[gp].peer < 0 ? -1 : port_[gp].link_busy;
+  for (int gp = 0; gp < G_; ++gp) e.link_busy_ns[gp] = port_[gp].peer < 0 ? -1 : link_busy_[gp];
   e.live_pkts = live_pkts_;
   e.pool_in_use = pkts_.size() - free_pkts_.size();
   e.live_ops = live_ops_;
@@ -906,7 +975,8 @@ void LeanKernel::FillResult(double wall) {
   Summarise(counters_, e, latencies_, wall, &result_);
 }
 
-PointResult LeanKernel::Run() {
+template <int kV>
+PointResult LeanKernel<kV>::Run() {
   const auto wall0 = std::chrono::steady_clock::now();
   arrivals_.SetUp(p_, load_, msg_bytes_, H_);
   result_ = PointResult{};
@@ -927,7 +997,18 @@ PointResult LeanKernel::Run() {
 
 std::unique_ptr<Simulator::Impl> MakeLeanKernel(const Network& net, const Workload& wl, const Params& p,
                                                 double load, uint64_t seed) {
-  return std::make_unique<LeanKernel>(net, wl, p, load, seed);
+  switch (net.vls()) {
+    case 1:
+      return std::make_unique<LeanKernel<1>>(net, wl, p, load, seed);
+    case 2:
+      return std::make_unique<LeanKernel<2>>(net, wl, p, load, seed);
+    case 4:
+      return std::make_unique<LeanKernel<4>>(net, wl, p, load, seed);
+    case 8:
+      return std::make_unique<LeanKernel<8>>(net, wl, p, load, seed);
+    default:
+      throw SimFailure("kernel=lean: supports 1, 2, 4 or 8 VLs; got vls=" + std::to_string(net.vls()));
+  }
 }
 
 }  // namespace ibu::sim
