@@ -209,7 +209,7 @@ class LeanKernel final : public Simulator::Impl {
   // Large fabrics are bound by memory latency: look a few events ahead in
   // the current nanosecond and fetch what they will read (cannot change
   // what is computed).
-  static constexpr size_t kAheadFar = 12, kAheadNear = 5;
+  static constexpr size_t kAheadFar = 16, kAheadMid = 10, kAheadNear = 5;
   static constexpr size_t kPrefetchAboveBytes = size_t(4) << 20;
   IBU_LEAN_HOT void PrefetchFar(uint64_t ev) const {
     const uint64_t arg = ev & kArgMask;
@@ -224,11 +224,22 @@ class LeanKernel final : public Simulator::Impl {
         break;
     }
   }
-  IBU_LEAN_HOT void PrefetchNear(uint64_t ev) const {
+  IBU_LEAN_HOT void PrefetchMid(uint64_t ev) const {
     if ((ev >> kTypeShift) != kRouted) return;
     const Packet& P = pkts_[ev & kArgMask];
     if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
     __builtin_prefetch(&chan_[size_t(P.upch)]);
+  }
+  // Reads the LFT entry fetched above: the output channel and port the
+  // routing will touch.
+  IBU_LEAN_HOT void PrefetchNear(uint64_t ev) const {
+    if ((ev >> kTypeShift) != kRouted) return;
+    const Packet& P = pkts_[ev & kArgMask];
+    const uint8_t out = net_.Lft(P.in_node, P.dlid);
+    if (out == kNoPort || out == 0) return;
+    const int o = net_.SwitchPort(P.in_node, out);
+    __builtin_prefetch(&chan_[ChanOf(o, net_.Vl(P.in_node, P.in_port, out, P.sl))]);
+    __builtin_prefetch(&port_[o]);
   }
 
   // --- configuration ---
@@ -429,7 +440,7 @@ void LeanKernel<kV>::OnPort(int p) {
 // first (what the classic TxDone does), then the next VL in round-robin
 // order with a credit starts.
 template <int kV>
-void LeanKernel<kV>::TryStart(int p) {
+IBU_LEAN_HOT void LeanKernel<kV>::TryStart(int p) {
   Port& P = port_[p];
   const int64_t now = q_.now();
   if (!IsHost(P)) {
@@ -873,6 +884,7 @@ void LeanKernel<kV>::EventLoop() {
     if ((++events & 0xFFFF) == 0 && tick_) tick_(Done());
     if constexpr (kPrefetch) {
       if (const uint64_t* e = q_.Peek(kAheadFar)) PrefetchFar(*e);
+      if (const uint64_t* e = q_.Peek(kAheadMid)) PrefetchMid(*e);
       if (const uint64_t* e = q_.Peek(kAheadNear)) PrefetchNear(*e);
     }
     const uint64_t type = ev >> kTypeShift;
