@@ -21,6 +21,9 @@
 #          (no --load: a batch run has none)
 # --param  passed to every point run, e.g. measure_ns=2000000 for runs long
 #          enough to time on a noisy machine (the default window is ~0.1 s)
+#          kernel=lean goes to this build only: the base runs its default
+#          (classic) kernel, which older builds know no key for, so the
+#          ratio is lean against classic
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cur=$top/ibunion
@@ -75,10 +78,25 @@ point_args() {  # ARRAY FABRIC [LOAD] (none for a --sweep or batch: sim takes on
   args_=("$top/topologies/$2.net" --guid2lid "$top/topologies/$2.guid2lid" --routing mlid --traffic "$traffic" --vls 4
     ${load:+--load "$load"} "${params[@]+"${params[@]}"}")
 }
+bin_args() {  # ARRAY BIN ARGS...: ARGS as BIN takes them (the base: no kernel=, see --param)
+  local -n a_=$1
+  local b=$2
+  shift 2
+  a_=()
+  while [ $# -gt 0 ]; do
+    if [ "$b" = "$base" ] && [ "$1" = --param ] && [[ ${2:-} == kernel=* ]]; then
+      shift 2
+    else
+      a_+=("$1")
+      shift
+    fi
+  done
+}
 rate() {  # BIN ARGS...: packet_hops_per_s of one run
   local b=$1
   shift
-  "$b" sim "$@" --json --quiet | field packet_hops_per_s
+  bin_args bargs "$b" "$@"
+  "$b" sim "${bargs[@]}" --json --quiet | field packet_hops_per_s
 }
 
 # Every point's packet-hops (one untimed run) before the first timed one: a
@@ -110,12 +128,13 @@ for p in "${points[@]}"; do
   unset best
   if [ $instr -eq 1 ]; then
     for b in "${bins[@]}"; do
-      # Only the simulation loop (Kernel<...>::Run; a --base build may have
+      bin_args bargs "$b" "${args[@]}"
+      # Only the simulation loop (Kernel<...>::Run, LeanKernel<...>::Run; a --base build may have
       # it as Engine<...>::Run, before the rename, or Simulator::Impl::Run,
       # before the specialisation), not the set-up.
       ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --collect-atstart=no \
         --toggle-collect='*Kernel*::Run()' --toggle-collect='*Engine*::Run()' \
-        --toggle-collect='ibu::sim::Simulator::Impl::Run()' "$b" sim "${args[@]}" --json --quiet 2>&1 |
+        --toggle-collect='ibu::sim::Simulator::Impl::Run()' "$b" sim "${bargs[@]}" --json --quiet 2>&1 |
         awk '/refs:/ {gsub(",", "", $NF); print $NF}')
       echo "  instructions in the simulation loop ($b): $ir, $(awk -v i="$ir" -v h="$hops" 'BEGIN {printf "%.0f", i / h}') per packet-hop"
     done
