@@ -630,8 +630,9 @@ void LeanKernel<kV>::Arbitrate(int oc) {
     const uint64_t r = (c.req >> s) | (c.req << ((64 - s) & 63));
     const int port = (__builtin_ctzll(r) + s) & 63;
     const int vl = oc & int(vmask_);
-    const int32_t upch = Asking(sw, port, vl, oc);
-    if (upch == kNone) FailWith([] { return "internal: a request bit without a requester"; });
+    // The bit says that input holds the requester: no need to read its want.
+    const int32_t upch = int32_t(ChanOf(port_[net_.SwitchPort(sw, port)].peer, vl));
+    if (Ch(upch).inpkt == kNoPkt) FailWith([] { return "internal: a request bit without a requester"; });
     c.req &= ~(uint64_t(1) << port);
     Grant(Ch(upch).inpkt, oc, (port << vsh_) | vl);
     return;
