@@ -74,7 +74,7 @@ constexpr Key kKeys[] = {
      "                          order [address]"},
     {"kernel",
      "classic|lean: event engine; lean runs unicast traffic with in_buf=out_buf=1 only,\n"
-     "                          about twice as fast, same timing rules [classic]"},
+     "                          about 1.4-1.5x faster, same timing rules [classic]"},
     {"engine.KEY", "option KEY=VALUE passed to the routing engine"},
 };
 
