@@ -199,6 +199,15 @@ expect "--param mlid=49153: only with --routing dump:DIR and multicast traffic" 
 expect "--param host_order=tree: expected address or file" "$IBUNION" sim "$net" --routing mlid --traffic bitrev \
   --param host_order=tree
 expect "--param vls=4: not with --vls 2, which sets it too" "$IBUNION" sim "$net" --routing mlid --vls 2 --param vls=4
+expect "--param kernel=fast: expected classic or lean" "$IBUNION" sim "$net" --routing mlid --param kernel=fast
+# What the lean kernel does not run fails the point (status 1) by name.
+"$IBUNION" sim "$net" --routing mlid --traffic mcast:all:all --load 0.1 --param kernel=lean >/dev/null 2>"$tmp/err"
+if [ $? -eq 1 ] && grep -qF "kernel=lean: supports unicast traffic with in_buf=out_buf=1" "$tmp/err"; then
+  echo "PASS: $(tail -1 "$tmp/err")"
+else
+  echo "FAIL: kernel=lean with multicast traffic: $(tail -1 "$tmp/err")"
+  fails=$((fails + 1))
+fi
 # A permutation that moves no host (bitrev on two) sends nothing: refused.
 "$IBUNION" topo mesh 1 2 -o "$tmp/m12.net" --guid2lid "$tmp/m12.g2l" 2>/dev/null
 expect "--traffic bitrev: every one of the fabric's 2 hosts maps to itself, so nothing is sent" \
