@@ -99,8 +99,7 @@ class LeanKernel final : public Simulator::Impl {
   };
   struct Packet {
     uint32_t msg;
-    int32_t in_gp;    // global port it arrived on
-    int32_t in_node;  // ... its switch
+    int32_t in_node;  // the switch it arrived at
     int32_t upch;     // channel feeding its input slot
     int32_t want;     // output channel asked for, kNone before routing or after the grant
     uint16_t in_port, dlid, bytes, sl, vl, hops;
@@ -108,11 +107,10 @@ class LeanKernel final : public Simulator::Impl {
   struct Message {
     int64_t gen_ns, last_ns;
     int32_t next;  // host queue link
-    int32_t src, dst;
     uint32_t bytes, sent, npackets, delivered, remaining;
     uint16_t dlid;
     uint16_t sl, vl;
-    bool measured, live;
+    bool measured;
   };
   struct ScriptEntry {
     int64_t t;
@@ -535,7 +533,6 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   } else {
     c.cred = kHeld;
     c.inpkt = pi;
-    K.in_gp = P.peer;
     K.in_node = P.peer_node;
     K.in_port = P.peer_port;
     K.upch = int32_t(ChanOf(p, vl));
@@ -687,7 +684,6 @@ void LeanKernel<kV>::Deliver(uint32_t pi, int h, int64_t t) {
 template <int kV>
 void LeanKernel<kV>::MessageDone(uint32_t mi) {
   Message& m = msgs_[mi];
-  m.live = false;
   free_msgs_.push_back(mi);
   if (m.measured) {
     latencies_.Add(m.last_ns - m.gen_ns);
@@ -712,8 +708,6 @@ bool LeanKernel<kV>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hi
   m.gen_ns = t;
   m.last_ns = t;
   m.next = kNone;
-  m.src = src;
-  m.dst = d;
   m.bytes = bytes;
   m.sent = 0;
   m.npackets = PacketsOf(bytes);
@@ -723,7 +717,6 @@ bool LeanKernel<kV>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hi
   m.sl = uint16_t(sl);
   m.vl = uint16_t(net_.HostVl(src, sl));
   m.measured = measured;
-  m.live = true;
   if (d == hot_ && measured) counters_.hot_offered_bytes += bytes;
   ++live_ops_;
   counters_.expected_total += m.npackets;
