@@ -62,7 +62,7 @@ class ArrivalProcess {
   }
 
   // The gap to source h's next message arrival.
-  int64_t Gap(int h, Mt64& rng) {
+  [[gnu::always_inline]] int64_t Gap(int h, Mt64& rng) {
     switch (arrival_) {
       case Arrival::kExponential:
         return CarriedGap(h, -gap_mean_ns_ * std::log(UniformOpen(rng)));

@@ -424,7 +424,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::Reschedule(int p) {
 }
 
 template <int kV>
-void LeanKernel<kV>::OnPort(int p) {
+IBU_LEAN_HOT void LeanKernel<kV>::OnPort(int p) {
   Port& P = port_[p];
   if (P.wake_at != q_.now()) return;  // superseded by an earlier service
   P.wake_at = kHeld;
@@ -696,8 +696,8 @@ void LeanKernel<kV>::MessageDone(uint32_t mi) {
 // --- traffic (the classic kernel's rules, unicast only) ---
 
 template <int kV>
-bool LeanKernel<kV>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
-                                bool precounted) {
+IBU_LEAN_HOT bool LeanKernel<kV>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t,
+                                             bool precounted) {
   const int d = dst_hint >= 0 ? dst_hint : wl_.Destination(src, rng_);
   if (d < 0 || d == src) return false;
   const bool measured = Measured(t);
@@ -739,7 +739,7 @@ bool LeanKernel<kV>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hi
 }
 
 template <int kV>
-void LeanKernel<kV>::Arrive(int h) {
+IBU_LEAN_HOT void LeanKernel<kV>::Arrive(int h) {
   const int64_t t = q_.now();
   if (Measured(t)) {
     ++measured_pending_;
@@ -755,7 +755,7 @@ void LeanKernel<kV>::Arrive(int h) {
 }
 
 template <int kV>
-void LeanKernel<kV>::GenerateArrived(int h, int64_t t) {
+IBU_LEAN_HOT void LeanKernel<kV>::GenerateArrived(int h, int64_t t) {
   if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) && Measured(t)) {
     --measured_pending_;
     counters_.offered_bytes -= msg_bytes_;
