@@ -473,7 +473,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::Kick(int p, int vl) {
 // The next packet of host h's VL queue vl, made as it leaves (classic
 // HostTransmitNext); StartTx then lets the backlog in.
 template <int kV>
-uint32_t LeanKernel<kV>::NextHostPacket(int h, int vl) {
+IBU_LEAN_HOT uint32_t LeanKernel<kV>::NextHostPacket(int h, int vl) {
   const size_t q = size_t(h) * V_ + vl;
   const int32_t mi = hq_head_[q];
   Message& m = msgs_[mi];
@@ -656,7 +656,7 @@ void LeanKernel<kV>::Arbitrate(int oc) {
 // --- hosts ---
 
 template <int kV>
-void LeanKernel<kV>::Deliver(uint32_t pi, int h, int64_t t) {
+IBU_LEAN_HOT void LeanKernel<kV>::Deliver(uint32_t pi, int h, int64_t t) {
   const Packet& K = pkts_[pi];
   Message& m = msgs_[K.msg];
   if (uint32_t(K.dlid - host_base_[h]) >= host_lids_[h])
@@ -682,7 +682,7 @@ void LeanKernel<kV>::Deliver(uint32_t pi, int h, int64_t t) {
 }
 
 template <int kV>
-void LeanKernel<kV>::MessageDone(uint32_t mi) {
+IBU_LEAN_HOT void LeanKernel<kV>::MessageDone(uint32_t mi) {
   Message& m = msgs_[mi];
   free_msgs_.push_back(mi);
   if (m.measured) {
