@@ -569,7 +569,8 @@ IBU_LEAN_HOT void LeanKernel<kV>::OnRouted(uint32_t pi) {
     FailWith([&] { return net_.RouteProblem(sw, K.dlid, in_port); });
   const int o = net_.SwitchPort(sw, out);
   if (port_[o].peer < 0) FailWith([&] { return net_.RouteProblem(sw, K.dlid, in_port); });
-  const int ovl = net_.Vl(sw, in_port, out, K.sl);
+  // With one VL per SL everywhere the packet keeps its VL (no table look-up).
+  const int ovl = vl_fixed_ ? int(K.vl) : net_.Vl(sw, in_port, out, K.sl);
   const int oc = int(ChanOf(o, ovl));
   const int key = (in_port << vsh_) | K.vl;
   Chan& c = Ch(oc);
