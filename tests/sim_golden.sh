@@ -1,7 +1,9 @@
 #!/bin/bash
 # The timing model's output on 12 reference points (fat-trees and meshes,
 # unicast and hardware/emulated multicast, 1-4 VLs, deep buffers, batch and
-# steady runs, exponential arrivals) must stay exactly what
+# steady runs, exponential arrivals) and on 3 of the lean kernel
+# (kernel=lean: its own results, which agree with the classic kernel's
+# statistically, not digit for digit) must stay exactly what
 # tests/golden/sim-points.jsonl records: a speed-up of the engine must not
 # change a single result. A deliberate change of the model re-records with
 #   tests/sim_golden.sh --update
@@ -27,6 +29,11 @@ points=(
   "$(mesh mesh-16x16) --traffic mcast:all:100% --msg 64 --param batch=1 --vls 2"
   "$(mesh mesh-5x5) --traffic uniform --load 0.8 --vls 4 --param arrival=exp"
   "$(ft ft-16-3) --routing mlid --traffic uniform --vls 4 --load 0.6"
+  # The lean kernel: the fat-tree benchmark point, a mesh whose VL changes
+  # with the direction at every turn, multi-packet messages.
+  "$(ft ft-8-3) --routing mlid --traffic uniform --vls 4 --load 0.6 --param kernel=lean"
+  "$(mesh mesh-16x16) --traffic uniform --load 0.07 --vls 4 --param engine.xymesh_vl_mode=dedicated --param kernel=lean"
+  "$(ft ft-8-3) --routing mlid --traffic uniform --vls 2 --msg 300 --load 0.5 --param kernel=lean"
 )
 out=$(mktemp "${TMPDIR:-/tmp}/ibunion-golden.XXXXXX")
 trap 'rm -f "$out"' EXIT
