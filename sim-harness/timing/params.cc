@@ -74,7 +74,8 @@ constexpr Key kKeys[] = {
      "                          order [address]"},
     {"kernel",
      "classic|lean: event engine; lean runs unicast traffic with in_buf=out_buf=1 only,\n"
-     "                          about 1.4-1.5x faster, same timing rules [classic]"},
+     "                          about 1.55x faster (FT(8,3) 0.6: 17.6 against 11.3 M packet-hops/s),\n"
+     "                          same timing rules [classic]"},
     {"engine.KEY", "option KEY=VALUE passed to the routing engine"},
 };
 
