@@ -445,6 +445,19 @@ IBU_LEAN_HOT void LeanKernel<kV>::TryStart(int p) {
     const int last = int(ChanOf(p, P.rr_vl));
     if (Ch(last).req && Ch(last).ofree <= now) Arbitrate(last);
   }
+  // One ready VL (the common case): no round-robin to do.
+  const uint32_t ready = P.ready;
+  if ((ready & (ready - 1)) == 0) {
+    if (ready) {
+      const int vl = __builtin_ctz(ready);
+      if (ToHost(P) || Ch(ChanOf(p, vl)).cred <= now) {
+        StartTx(p, vl);
+        return;
+      }
+    }
+    Reschedule(p);
+    return;
+  }
   // The ready VLs rotated so that bit 0 is the one after the last sent.
   const uint32_t s = (P.rr_vl + 1) & vmask_;
   const uint32_t all = (1u << kV) - 1;
