@@ -154,6 +154,7 @@ class LeanKernel final : public Simulator::Impl {
   void TryStart(int p);
   void Kick(int p, int vl);
   void StartTx(int p, int vl);
+  void LinkBusy(int p, int64_t from, int64_t to);
   uint32_t NextHostPacket(int h, int vl);
   void Grant(uint32_t pi, int oc, int key);
   void Arbitrate(int oc);
@@ -515,6 +516,18 @@ IBU_LEAN_HOT uint32_t LeanKernel<kV>::NextHostPacket(int h, int vl) {
 }
 
 // Port p (link free now) starts VL vl.
+// Link p carries a packet during [from, to): what lies inside the
+// measurement window counts as busy (usually all of it: one add).
+template <int kV>
+IBU_LEAN_HOT void LeanKernel<kV>::LinkBusy(int p, int64_t from, int64_t to) {
+  if (from >= w0_ && to <= w1_) {
+    link_busy_[p] += to - from;
+  } else {
+    const int64_t a = std::max(from, w0_), b = std::min(to, w1_);
+    if (b > a) link_busy_[p] += b - a;
+  }
+}
+
 template <int kV>
 IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   Port& P = port_[p];
@@ -535,8 +548,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   P.rr_vl = uint8_t(vl);
   ++counters_.hops;
   ++counters_.vl_hops[vl];
-  const int64_t a = std::max(now, w0_), b = std::min(now + dur, w1_);
-  if (b > a) link_busy_[p] += b - a;
+  LinkBusy(p, now, now + dur);
   if (P.peer < 0)
     FailWith([&] { return "internal: a packet sent on the uncabled port " + net_.PortName(p); });
   if (ToHost(P)) {
