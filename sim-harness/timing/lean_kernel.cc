@@ -292,6 +292,7 @@ class LeanKernel final : public Simulator::Impl {
 
   // --- statistics (stats.h) ---
   RunCounters counters_;
+  uint64_t vl_hops_[kV] = {};  // counters_.vl_hops until FillResult (no vector to load per hop)
   std::vector<uint64_t> host_pkts_;
   std::vector<uint64_t> host_rx_;
   int hot_ = -1;
@@ -547,7 +548,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   P.busy_until = now + dur;
   P.rr_vl = uint8_t(vl);
   ++counters_.hops;
-  ++counters_.vl_hops[vl];
+  ++vl_hops_[vl];
   LinkBusy(p, now, now + dur);
   if (P.peer < 0)
     FailWith([&] { return "internal: a packet sent on the uncabled port " + net_.PortName(p); });
@@ -986,6 +987,7 @@ void LeanKernel<kV>::ScheduleRun() {
 
 template <int kV>
 void LeanKernel<kV>::FillResult(double wall) {
+  for (int vl = 0; vl < V_; ++vl) counters_.vl_hops[vl] = vl_hops_[vl];
   RunEnd e;
   e.steady = mode_ == Mode::kSteady;
   e.hit_limit = hit_limit_;
