@@ -3,9 +3,11 @@
 // CSVs) was made with the library's generator.
 #include <CUnit/CUnit.h>
 
+#include <cmath>
 #include <cstdint>
 #include <random>
 
+#include "sim-harness/timing/kernel_common.h"
 #include "sim-harness/timing/rng.h"
 
 namespace ibu::simtest {
@@ -29,12 +31,38 @@ void TestDefaultSeed() {
   for (int i = 0; i < 400; ++i) CU_ASSERT_EQUAL(ref(), ours());
 }
 
+// Bernoulli gaps come from a table of powers of (1 - load) for loads of
+// 0.25 and up: they must be the log formula's, draw for draw (recorded
+// results were made with it).
+void TestBernoulliGapsAsTheLogFormula() {
+  for (double load : {0.1, 0.25, 0.3, 0.5, 0.6, 0.9, 0.99, 1.0}) {
+    sim::Params p;
+    p.arrival = sim::Arrival::kBernoulli;
+    sim::ArrivalProcess arrivals;
+    arrivals.SetUp(p, load, 32, 1);
+    const int64_t slot = std::max<int64_t>(1, int64_t(32 * double(p.byte_ns)));
+    sim::Mt64 rng(7), ref(7);
+    int differ = 0;
+    for (int i = 0; i < 200000; ++i) {
+      const int64_t gap = arrivals.Gap(0, rng);
+      int64_t want = slot;
+      if (load < 1.0) {
+        const double k = 1 + std::floor(std::log(sim::UniformOpen(ref)) / std::log1p(-load));
+        want = k < double(sim::kPastAnyRun / slot) ? slot * int64_t(k) : sim::kPastAnyRun;
+      }
+      differ += gap != want;
+    }
+    CU_ASSERT_EQUAL(differ, 0);
+  }
+}
+
 }  // namespace
 
 void RegisterTimingRngSuite() {
   CU_pSuite s = CU_add_suite("timing_rng", nullptr, nullptr);
   CU_add_test(s, "Mt64 draws what std::mt19937_64 draws", TestSameSequenceAsTheLibrary);
   CU_add_test(s, "default seed 5489 as the library's", TestDefaultSeed);
+  CU_add_test(s, "Bernoulli gaps: the table's are the log formula's", TestBernoulliGapsAsTheLogFormula);
 }
 
 }  // namespace ibu::simtest
