@@ -1,6 +1,6 @@
 // The lean kernel (params kernel=lean): the timing rules of simulator.h,
 // exactly, for unicast traffic with one-packet input and output buffers,
-// with about one event per switch hop instead of four. The design is the
+// with about 1.5 events per packet-hop instead of 2.6. The design is the
 // prototype's (sim-harness/bench/lean_kernel/lean.cc, docs/benchmarks.md):
 //
 //  * a routing event per hop (the head looked up R after it arrived), and
