@@ -123,11 +123,10 @@ class LeanKernel final : public Simulator::Impl {
   static int64_t MaxNetworkDelay(const Params& p) {
     return std::max<int64_t>(p.fly_ns + p.route_ns, int64_t(p.packet_bytes) * p.byte_ns + p.fly_ns);
   }
-  [[noreturn]] static void Refuse(const std::string& what) {
-    throw SimFailure("kernel=lean: supports unicast traffic with in_buf=out_buf=1 and switches of at most " +
-                     std::to_string(kMaxLeanPort) + " ports; got " + what);
+  void CheckSupported() const {
+    const std::string why = LeanKernelRefusal(net_, wl_, p_);
+    if (!why.empty()) throw SimFailure("kernel=lean: " + why);
   }
-  void CheckSupported() const;
   void BuildPorts();
 
   // --- addressing ---
@@ -341,17 +340,6 @@ LeanKernel<kV>::LeanKernel(const Network& net, const Workload& wl, const Params&
 }
 
 template <int kV>
-void LeanKernel<kV>::CheckSupported() const {
-  if (wl_.is_mcast())
-    Refuse("multicast traffic (" + std::string(wl_.hardware_mcast() ? "hardware" : "unicast copies") + ")");
-  if (p_.in_buf != 1 || p_.out_buf != 1)
-    Refuse("in_buf=" + std::to_string(p_.in_buf) + " out_buf=" + std::to_string(p_.out_buf));
-  for (const auto& sw : net_.fabric().switches)
-    if (sw.num_ports > kMaxLeanPort)
-      Refuse("switch " + sw.name + " with " + std::to_string(sw.num_ports) + " ports");
-}
-
-template <int kV>
 bool LeanKernel<kV>::VlFixed() const {
   const Fabric& f = net_.fabric();
   for (int sl = 0; sl < 16; ++sl) {
@@ -389,7 +377,7 @@ void LeanKernel<kV>::BuildPorts() {
 template <int kV>
 void LeanKernel<kV>::AddMessage(int64_t t, int src, int dst, uint32_t bytes, int sl) {
   if (src < 0 || src >= H_ || dst >= H_) throw SimFailure("AddMessage: host index out of range");
-  if (dst < 0) Refuse("a multicast script message");
+  if (dst < 0) throw SimFailure("kernel=lean: supports unicast traffic only; got a multicast script message");
   script_.push_back({t, src, dst, sl, bytes ? bytes : msg_bytes_});
 }
 
@@ -1029,6 +1017,21 @@ PointResult LeanKernel<kV>::Run() {
 
 }  // namespace
 
+std::string LeanKernelRefusal(const Network& net, const Workload& wl, const Params& p) {
+  const std::string what =
+      "supports unicast traffic with in_buf=out_buf=1, 1, 2, 4 or 8 VLs and switches of at most " +
+      std::to_string(kMaxLeanPort) + " ports; got ";
+  if (wl.is_mcast())
+    return what + "multicast traffic (" + (wl.hardware_mcast() ? "hardware" : "unicast copies") + ")";
+  if (p.in_buf != 1 || p.out_buf != 1)
+    return what + "in_buf=" + std::to_string(p.in_buf) + " out_buf=" + std::to_string(p.out_buf);
+  if (const int v = net.vls(); v != 1 && v != 2 && v != 4 && v != 8) return what + "vls=" + std::to_string(v);
+  for (const auto& sw : net.fabric().switches)
+    if (sw.num_ports > kMaxLeanPort)
+      return what + "switch " + sw.name + " with " + std::to_string(sw.num_ports) + " ports";
+  return "";
+}
+
 std::unique_ptr<Simulator::Impl> MakeLeanKernel(const Network& net, const Workload& wl, const Params& p,
                                                 double load, uint64_t seed) {
   switch (net.vls()) {
@@ -1041,7 +1044,7 @@ std::unique_ptr<Simulator::Impl> MakeLeanKernel(const Network& net, const Worklo
     case 8:
       return std::make_unique<LeanKernel<8>>(net, wl, p, load, seed);
     default:
-      throw SimFailure("kernel=lean: supports 1, 2, 4 or 8 VLs; got vls=" + std::to_string(net.vls()));
+      throw SimFailure("kernel=lean: " + LeanKernelRefusal(net, wl, p));
   }
 }
 

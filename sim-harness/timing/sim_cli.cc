@@ -1318,6 +1318,17 @@ int SaveAndReport(const Settings& s, const std::vector<PointResult>& results, co
   return Report(results, out);
 }
 
+// kernel=lean on a configuration it does not run: refused before any
+// point, named where kernel= was given (a point failure exited 1 with a
+// zero row in the output).
+void RefuseForLean(const Settings& settings, const Network& net, const Workload& wl, const Params& p) {
+  const std::string why = LeanKernelRefusal(net, wl, p);
+  if (why.empty()) return;
+  for (const auto& [key, s] : settings.params)
+    if (key == "kernel") throw Error(NamedParam(s) + ": " + why);
+  throw Error("kernel=lean: " + why);
+}
+
 int Run(int argc, char** argv) {
   std::vector<std::string> words(argv, argv + argc);
   if (!words.empty() && words[0] == "sim") words.erase(words.begin());
@@ -1354,6 +1365,7 @@ int Run(int argc, char** argv) {
   // Not read again: on large fabrics the LFTs are tens of MB (switches x LIDs).
   if (network.OwnsTables()) routing.tables = Tables();
   const std::string members_text = MembersText(opt, wl, routing.fabric);
+  if (p.kernel == KernelKind::kLean) RefuseForLean(settings, network, wl, p);
 
   const std::string head = HeadLine(routing, wl, plan, p);
   if (!settings.quiet) std::cerr << "ibunion sim: " << head.substr(2) << "\n";

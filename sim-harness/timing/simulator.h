@@ -42,6 +42,11 @@ class SimFailure : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Why `kernel=lean` cannot run this configuration ("supports ...; got
+// multicast traffic (hardware)"), "" when it can: `ibunion sim` checks it
+// before any point runs, so a refused configuration is a set-up error.
+std::string LeanKernelRefusal(const Network& net, const Workload& wl, const Params& p);
+
 class Simulator {
  public:
   // `load`: offered load per source as a fraction of link bandwidth. With
