@@ -71,6 +71,13 @@ class EventQueue {
     return cursor_ + ahead < cur_->n ? cur_->ev + cursor_ + ahead : nullptr;
   }
 
+  // The events of the current nanosecond not yet popped, and how many:
+  // one read of the bucket for several look-aheads (Peek re-reads it).
+  const uint64_t* Pending(size_t* n) const {
+    *n = cur_->n - cursor_;
+    return cur_->ev + cursor_;
+  }
+
   // Next event in (time, insertion) order; false when none is left. The
   // common case, another event in the current nanosecond, is a few
   // instructions; the rest is Advance. The bucket is re-read each time
