@@ -138,6 +138,49 @@ class ArrivalProcess {
   std::vector<double> gap_carry_;  // per host: the last gap's rounding, owed to the next one
 };
 
+// Per host, the arrival times of messages its adapter had no room for
+// yet (nic_msgs), oldest first: saturated runs keep a time stamp per
+// waiting message instead of the message.
+class ArrivalBacklog {
+ public:
+  explicit ArrivalBacklog(int hosts = 0) : times_(size_t(hosts)), head_(size_t(hosts), 0) {}
+  bool Waiting(int h) const { return head_[size_t(h)] < times_[size_t(h)].size(); }
+  uint64_t total() const { return total_; }
+  void Add(int h, int64_t t) {
+    times_[size_t(h)].push_back(t);
+    ++total_;
+  }
+  // Hands h's arrivals to `take(t)`, oldest first, while `room()` holds.
+  template <typename Room, typename Take>
+  void Release(int h, Room room, Take take) {
+    std::vector<int64_t>& b = times_[size_t(h)];
+    uint32_t& head = head_[size_t(h)];
+    while (room() && head < b.size()) {
+      const int64_t t = b[head++];
+      --total_;
+      take(t);
+    }
+    if (head == b.size()) {
+      b.clear();
+      head = 0;
+    } else if (head > 1024 && head * 2 > b.size()) {  // amortised: drop what was taken
+      b.erase(b.begin(), b.begin() + head);
+      head = 0;
+    }
+  }
+  // Arrivals still waiting at h that `counts(t)` counts.
+  template <typename Pred>
+  size_t CountWaiting(int h, Pred counts) const {
+    const std::vector<int64_t>& b = times_[size_t(h)];
+    return size_t(std::count_if(b.begin() + head_[size_t(h)], b.end(), counts));
+  }
+
+ private:
+  std::vector<std::vector<int64_t>> times_;
+  std::vector<uint32_t> head_;
+  uint64_t total_ = 0;
+};
+
 // A slot of an index-based pool: a freed one if any, else a new one at the
 // end (amortised: the pools stop growing once the run reaches steady state).
 template <typename T>

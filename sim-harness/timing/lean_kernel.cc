@@ -279,9 +279,7 @@ class LeanKernel final : public Simulator::Impl {
   std::vector<uint32_t> free_msgs_;
   std::vector<int32_t> hq_head_, hq_tail_;  // per (host, VL) message queue
   std::vector<ScriptEntry> script_;
-  std::vector<std::vector<int64_t>> backlog_;  // per host: arrival times not yet materialised
-  std::vector<uint32_t> backlog_head_;
-  uint64_t backlog_total_ = 0;
+  ArrivalBacklog backlog_;
   std::vector<uint32_t> inflight_msgs_;  // per host: queued messages not fully sent
 
   uint64_t pending_net_ = 0;
@@ -331,8 +329,7 @@ LeanKernel<kV>::LeanKernel(const Network& net, const Workload& wl, const Params&
   }
   hq_head_.assign(size_t(H_) * V_, kNone);
   hq_tail_.assign(size_t(H_) * V_, kNone);
-  backlog_.resize(H_);
-  backlog_head_.assign(H_, 0);
+  backlog_ = ArrivalBacklog(H_);
   inflight_msgs_.assign(H_, 0);
   host_rx_.assign(H_, 0);
   host_pkts_.assign(H_, 0);
@@ -570,7 +567,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   // a second packet).
   if (IsHost(P)) {
     const int h = P.node;
-    if (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && backlog_head_[h] < backlog_[h].size()) Materialise(h);
+    if (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && backlog_.Waiting(h)) Materialise(h);
   }
 }
 
@@ -764,12 +761,11 @@ IBU_LEAN_HOT void LeanKernel<kV>::Arrive(int h) {
     ++measured_pending_;
     counters_.offered_bytes += msg_bytes_;
   }
-  if (backlog_[h].empty() && inflight_msgs_[h] < uint32_t(p_.nic_msgs)) {
+  if (!backlog_.Waiting(h) && inflight_msgs_[h] < uint32_t(p_.nic_msgs)) {
     GenerateArrived(h, t);
     return;
   }
-  backlog_[h].push_back(t);
-  ++backlog_total_;
+  backlog_.Add(h, t);
   Materialise(h);
 }
 
@@ -783,20 +779,9 @@ IBU_LEAN_HOT void LeanKernel<kV>::GenerateArrived(int h, int64_t t) {
 
 template <int kV>
 void LeanKernel<kV>::Materialise(int h) {
-  std::vector<int64_t>& b = backlog_[h];
-  uint32_t& head = backlog_head_[h];
-  while (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && head < b.size()) {
-    const int64_t t = b[head++];
-    --backlog_total_;
-    GenerateArrived(h, t);
-  }
-  if (head == b.size()) {
-    b.clear();
-    head = 0;
-  } else if (head > 1024 && head * 2 > b.size()) {
-    b.erase(b.begin(), b.begin() + head);
-    head = 0;
-  }
+  backlog_.Release(
+      h, [&] { return inflight_msgs_[h] < uint32_t(p_.nic_msgs); },
+      [&](int64_t t) { GenerateArrived(h, t); });
 }
 
 template <int kV>
@@ -818,7 +803,7 @@ template <int kV>
 void LeanKernel<kV>::CheckDone() {
   if (mode_ == Mode::kSteady) {
     if (window_over_ && measured_pending_ == 0) stop_ = true;
-  } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_total_ == 0) {
+  } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_.total() == 0) {
     stop_ = true;
   }
 }
@@ -827,9 +812,7 @@ template <int kV>
 double LeanKernel<kV>::BackloggedHotBytes() const {
   double bytes = 0;
   for (int h = 0; h < H_; ++h) {
-    const auto& b = backlog_[h];
-    const auto measured =
-        std::count_if(b.begin() + backlog_head_[h], b.end(), [this](int64_t t) { return Measured(t); });
+    const size_t measured = backlog_.CountWaiting(h, [this](int64_t t) { return Measured(t); });
     bytes += double(measured) * double(msg_bytes_) * wl_.Share(h, hot_);
   }
   return bytes;

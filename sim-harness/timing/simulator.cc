@@ -560,9 +560,7 @@ class Kernel final : public Simulator::Impl {
   std::vector<int32_t> hq_head_, hq_tail_; // per (host, VL) message queue
   std::vector<CopyPlan> copy_plans_;       // per op slot (emulated multicast)
   std::vector<ScriptEntry> script_;
-  std::vector<std::vector<int64_t>> backlog_;  // per host: arrival times not yet materialised
-  std::vector<uint32_t> backlog_head_;
-  uint64_t backlog_total_ = 0;
+  ArrivalBacklog backlog_;
   std::vector<uint32_t> inflight_msgs_;  // per host: queued messages not fully sent
   std::vector<uint64_t> receivers_;      // per host: receivers of one of its messages
   // Per host: in the multicast group. A shared tree (mcast_trees below the
@@ -657,8 +655,7 @@ Kernel<kV, kOne>::Kernel(const Network& net, const Workload& wl, const Params& p
     host_lids_[h] = uint16_t(net_.fabric().end_ports[h].lid_count());
   }
   req_.resize(C);
-  backlog_.resize(H_);
-  backlog_head_.assign(H_, 0);
+  backlog_ = ArrivalBacklog(H_);
   inflight_msgs_.assign(H_, 0);
   receivers_.assign(H_, 1);
   if (wl_.is_mcast()) {
@@ -931,12 +928,11 @@ void Kernel<kV, kOne>::Arrive(int h) {
   }
   // The adapter has room and nothing older waits: straight to the queue,
   // as Materialise would do, without the round trip through the backlog.
-  if (backlog_[h].empty() && inflight_msgs_[h] < uint32_t(p_.nic_msgs)) {
+  if (!backlog_.Waiting(h) && inflight_msgs_[h] < uint32_t(p_.nic_msgs)) {
     GenerateArrived(h, t);
     return;
   }
-  backlog_[h].push_back(t);
-  ++backlog_total_;
+  backlog_.Add(h, t);
   Materialise(h);
 }
 
@@ -952,20 +948,9 @@ void Kernel<kV, kOne>::GenerateArrived(int h, int64_t t) {
 
 template <int kV, bool kOne>
 void Kernel<kV, kOne>::Materialise(int h) {
-  std::vector<int64_t>& b = backlog_[h];
-  uint32_t& head = backlog_head_[h];
-  while (inflight_msgs_[h] < uint32_t(p_.nic_msgs) && head < b.size()) {
-    const int64_t t = b[head++];
-    --backlog_total_;
-    GenerateArrived(h, t);
-  }
-  if (head == b.size()) {
-    b.clear();
-    head = 0;
-  } else if (head > 1024 && head * 2 > b.size()) {
-    b.erase(b.begin(), b.begin() + head);
-    head = 0;
-  }
+  backlog_.Release(
+      h, [&] { return inflight_msgs_[h] < uint32_t(p_.nic_msgs); },
+      [&](int64_t t) { GenerateArrived(h, t); });
 }
 
 template <int kV, bool kOne>
@@ -1027,7 +1012,7 @@ void Kernel<kV, kOne>::HostTransmitNext(int h) {
     P.flags = dlid >= kMulticastLidBase ? kFlagMcast : 0;
     ++counters_.injected;
     StartTx(gp, vl, pi);
-    if (last && backlog_head_[h] < backlog_[h].size()) Materialise(h);
+    if (last && backlog_.Waiting(h)) Materialise(h);
     return;
   }
 }
@@ -1348,9 +1333,7 @@ template <int kV, bool kOne>
 double Kernel<kV, kOne>::BackloggedHotBytes() const {
   double bytes = 0;
   for (int h = 0; h < H_; ++h) {
-    const auto& b = backlog_[h];
-    const auto measured =
-        std::count_if(b.begin() + backlog_head_[h], b.end(), [this](int64_t t) { return Measured(t); });
+    const size_t measured = backlog_.CountWaiting(h, [this](int64_t t) { return Measured(t); });
     bytes += double(measured) * double(msg_bytes_) * wl_.Share(h, hot_);
   }
   return bytes;
@@ -1360,7 +1343,7 @@ template <int kV, bool kOne>
 void Kernel<kV, kOne>::CheckDone() {
   if (mode_ == Mode::kSteady) {
     if (window_over_ && measured_pending_ == 0) stop_ = true;
-  } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_total_ == 0) {
+  } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_.total() == 0) {
     stop_ = true;
   }
 }
@@ -1506,7 +1489,7 @@ template <int kV, bool kOne>
 void Kernel<kV, kOne>::OnQuiet() {
   if (live_pkts_ > 0) {
     ReportDeadlock(true);
-  } else if (live_ops_ > 0 && backlog_total_ == 0 &&
+  } else if (live_ops_ > 0 && backlog_.total() == 0 &&
              std::all_of(hq_head_.begin(), hq_head_.end(), [](int32_t m) { return m == kNone; })) {
     ReportLost();
   }
