@@ -138,6 +138,68 @@ class ArrivalProcess {
   std::vector<double> gap_carry_;  // per host: the last gap's rounding, owed to the next one
 };
 
+// How a point runs: steady state at a load (a measurement window), a
+// batch per source, or only scripted messages (AddMessage); the last two
+// until everything is delivered.
+enum class RunMode { kSteady, kBatch, kScript };
+
+// A scripted message (Simulator::AddMessage).
+struct ScriptEntry {
+  int64_t t;
+  int src, dst, sl;
+  uint32_t bytes;
+};
+
+// The events that start and end a run, whatever a kernel numbers them.
+enum class RunEvent { kGen, kScript, kWindowEnd, kStop };
+struct RunWindow {
+  int64_t w0 = 0, w1 = 0, gen_end = 0;  // measurement window; arrivals stop at gen_end
+};
+
+// The measurement window and the first events, through `push(t, RunEvent,
+// arg)`: each source's first arrival at a random phase (steady state),
+// every source's batch at t=0, the script's messages (sorted by time,
+// stably); and the run's end. Counts the arrival events in *gen_pending.
+template <typename Push>
+RunWindow ScheduleRunEvents(RunMode mode, const Params& p, double load, uint32_t msg_bytes,
+                            const std::vector<int>& sources, Mt64& rng, std::vector<ScriptEntry>& script,
+                            uint64_t* gen_pending, Push push) {
+  RunWindow w;
+  if (mode == RunMode::kSteady) {
+    w.w0 = p.warmup_ns;
+    w.w1 = p.warmup_ns + p.measure_ns;
+    w.gen_end = w.w1 + p.drain_ns;
+    push(w.w1, RunEvent::kWindowEnd, 0);
+    push(w.gen_end, RunEvent::kStop, 0);
+    const double msg_ns = double(msg_bytes) * double(p.byte_ns);
+    const uint64_t phase = uint64_t(DrawnNs(std::ceil(msg_ns / load)));
+    for (int h : sources) {
+      ++*gen_pending;
+      push(int64_t(UniformBelow(rng, phase)), RunEvent::kGen, uint64_t(h));
+    }
+    return w;
+  }
+  // The window is the whole run, up to the hard limit: a run cut there
+  // counts no link time or delivery past it (a link counted the rest of a
+  // packet it had started, 128x busy in a 1-ns run).
+  w.w0 = 0;
+  w.w1 = p.max_ns;
+  w.gen_end = 0;
+  push(p.max_ns, RunEvent::kStop, 0);
+  if (mode == RunMode::kBatch)
+    for (int h : sources) {
+      ++*gen_pending;
+      push(0, RunEvent::kGen, uint64_t(h));
+    }
+  std::stable_sort(script.begin(), script.end(),
+                   [](const ScriptEntry& a, const ScriptEntry& b) { return a.t < b.t; });
+  for (size_t i = 0; i < script.size(); ++i) {
+    ++*gen_pending;
+    push(script[i].t, RunEvent::kScript, i);
+  }
+  return w;
+}
+
 // Per host, the arrival times of messages its adapter had no room for
 // yet (nic_msgs), oldest first: saturated runs keep a time stamp per
 // waiting message instead of the message.

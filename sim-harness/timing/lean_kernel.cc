@@ -49,6 +49,12 @@ enum LeanEv : uint64_t {
 };
 constexpr int kTypeShift = 56;
 constexpr uint64_t kArgMask = (uint64_t(1) << kTypeShift) - 1;
+constexpr LeanEv EventOf(RunEvent e) {
+  return e == RunEvent::kGen         ? kGen
+         : e == RunEvent::kScript    ? kScript
+         : e == RunEvent::kWindowEnd ? kWindowEnd
+                                     : kStop;
+}
 inline uint64_t Ev(LeanEv t, uint64_t arg) { return (uint64_t(t) << kTypeShift) | arg; }
 
 constexpr int64_t kHeld = std::numeric_limits<int64_t>::max();  // a slot taken, time unknown
@@ -114,12 +120,7 @@ class LeanKernel final : public Simulator::Impl {
     uint16_t sl, vl;
     bool measured;
   };
-  struct ScriptEntry {
-    int64_t t;
-    int src, dst, sl;
-    uint32_t bytes;
-  };
-  enum class Mode { kSteady, kBatch, kScript };
+  using Mode = RunMode;
 
   // --- set-up ---
   static int64_t MaxNetworkDelay(const Params& p) {
@@ -931,35 +932,12 @@ void LeanKernel<kV>::EventLoop() {
 
 template <int kV>
 void LeanKernel<kV>::ScheduleRun() {
-  if (mode_ == Mode::kSteady) {
-    w0_ = p_.warmup_ns;
-    w1_ = p_.warmup_ns + p_.measure_ns;
-    gen_end_ = w1_ + p_.drain_ns;
-    Push(w1_, kWindowEnd, 0);
-    Push(gen_end_, kStop, 0);
-    const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
-    const uint64_t phase = uint64_t(DrawnNs(std::ceil(msg_ns / load_)));
-    for (int h : wl_.sources()) {
-      ++gen_pending_;
-      Push(int64_t(UniformBelow(rng_, phase)), kGen, uint64_t(h));
-    }
-  } else {
-    w0_ = 0;
-    w1_ = p_.max_ns;
-    gen_end_ = 0;
-    Push(p_.max_ns, kStop, 0);
-    if (mode_ == Mode::kBatch)
-      for (int h : wl_.sources()) {
-        ++gen_pending_;
-        Push(0, kGen, uint64_t(h));
-      }
-    std::stable_sort(script_.begin(), script_.end(),
-                     [](const ScriptEntry& a, const ScriptEntry& b) { return a.t < b.t; });
-    for (size_t i = 0; i < script_.size(); ++i) {
-      ++gen_pending_;
-      Push(script_[i].t, kScript, i);
-    }
-  }
+  const RunWindow w =
+      ScheduleRunEvents(mode_, p_, load_, msg_bytes_, wl_.sources(), rng_, script_, &gen_pending_,
+                        [this](int64_t t, RunEvent e, uint64_t arg) { Push(t, EventOf(e), arg); });
+  w0_ = w.w0;
+  w1_ = w.w1;
+  gen_end_ = w.gen_end;
 }
 
 template <int kV>

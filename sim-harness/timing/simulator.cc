@@ -39,6 +39,12 @@ enum EvType : uint64_t {
 
 constexpr int kTypeShift = 56;
 constexpr uint64_t kArgMask = (uint64_t(1) << kTypeShift) - 1;
+constexpr EvType EventOf(RunEvent e) {
+  return e == RunEvent::kGen         ? kGen
+         : e == RunEvent::kScript    ? kScript
+         : e == RunEvent::kWindowEnd ? kWindowEnd
+                                     : kStop;
+}
 inline uint64_t Ev(EvType t, uint64_t arg) { return (uint64_t(t) << kTypeShift) | arg; }
 
 constexpr uint16_t kFlagRouted = 1;
@@ -192,11 +198,6 @@ class Kernel final : public Simulator::Impl {
     Lid dlid;
     int sl;
     int vl;
-  };
-  struct ScriptEntry {
-    int64_t t;
-    int src, dst, sl;
-    uint32_t bytes;
   };
 
   // --- event handlers ---
@@ -437,7 +438,8 @@ class Kernel final : public Simulator::Impl {
   }
   // PacketsOf without the division for the generated messages' size.
   uint32_t Packets(uint32_t bytes) const { return bytes == msg_bytes_ ? msg_packets_ : PacketsOf(bytes); }
-  enum class Mode { kSteady, kBatch, kScript } mode_;
+  using Mode = RunMode;
+  Mode mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
 
   // --- simulation state ---
@@ -1517,43 +1519,14 @@ PointResult Kernel<kV, kOne>::Run() {
   return result_;
 }
 
-// The measurement window and the first events: each source's first
-// arrival at a random phase (steady state), every source's batch at t=0,
-// the script's messages; and the run's end.
 template <int kV, bool kOne>
 void Kernel<kV, kOne>::ScheduleRun() {
-  if (mode_ == Mode::kSteady) {
-    w0_ = p_.warmup_ns;
-    w1_ = p_.warmup_ns + p_.measure_ns;
-    gen_end_ = w1_ + p_.drain_ns;
-    Push(w1_, kWindowEnd, 0);
-    Push(gen_end_, kStop, 0);
-    const double msg_ns = double(msg_bytes_) * double(p_.byte_ns);
-    const uint64_t phase = uint64_t(DrawnNs(std::ceil(msg_ns / load_)));
-    for (int h : wl_.sources()) {
-      ++gen_pending_;
-      Push(int64_t(UniformBelow(rng_, phase)), kGen, uint64_t(h));
-    }
-  } else {
-    // The window is the whole run, up to the hard limit: a run cut there
-    // counts no link time or delivery past it (a link counted the rest of
-    // a packet it had started, 128x busy in a 1-ns run).
-    w0_ = 0;
-    w1_ = p_.max_ns;
-    gen_end_ = 0;
-    Push(p_.max_ns, kStop, 0);
-    if (mode_ == Mode::kBatch)
-      for (int h : wl_.sources()) {
-        ++gen_pending_;
-        Push(0, kGen, uint64_t(h));
-      }
-    std::stable_sort(script_.begin(), script_.end(),
-                     [](const ScriptEntry& a, const ScriptEntry& b) { return a.t < b.t; });
-    for (size_t i = 0; i < script_.size(); ++i) {
-      ++gen_pending_;
-      Push(script_[i].t, kScript, i);
-    }
-  }
+  const RunWindow w =
+      ScheduleRunEvents(mode_, p_, load_, msg_bytes_, wl_.sources(), rng_, script_, &gen_pending_,
+                        [this](int64_t t, RunEvent e, uint64_t arg) { Push(t, EventOf(e), arg); });
+  w0_ = w.w0;
+  w1_ = w.w1;
+  gen_end_ = w.gen_end;
 }
 
 // A drained run lets the last tails and credits settle, so the buffers
