@@ -18,20 +18,6 @@ using sim::Simulator;
 
 using test::Contains;
 
-// The kernel the tests run on (the lean suite repeats them on lean).
-sim::KernelKind g_kernel = sim::KernelKind::kClassic;
-Params TestParams() {
-  Params p;
-  p.kernel = g_kernel;
-  return p;
-}
-template <void (*kTest)()>
-void OnLean() {
-  g_kernel = sim::KernelKind::kLean;
-  kTest();
-  g_kernel = sim::KernelKind::kClassic;
-}
-
 void TestRingDeadlocks() {
   // Every host sends to the host three switches ahead: each packet holds a
   // ring input buffer while it waits for the next ring output. Batch mode.

@@ -23,22 +23,6 @@ using sim::Simulator;
 
 using test::Contains;
 
-// The kernel the tests run on: classic, or lean when the lean suite
-// repeats the unicast one-packet-buffer tests (OnLean).
-sim::KernelKind g_kernel = sim::KernelKind::kClassic;
-bool Lean() { return g_kernel == sim::KernelKind::kLean; }
-Params TestParams() {
-  Params p;
-  p.kernel = g_kernel;
-  return p;
-}
-template <void (*kTest)()>
-void OnLean() {
-  g_kernel = sim::KernelKind::kLean;
-  kTest();
-  g_kernel = sim::KernelKind::kClassic;
-}
-
 // Zero-load latency of a message of P packets of L bytes crossing H
 // switches, with F = fly time, R = routing time, b = ns per byte, B input
 // buffer slots per VL: the last packet (`last` bytes, L when 0) leaves the

@@ -62,4 +62,20 @@ struct EngineRig {
   EngineRig& operator=(const EngineRig&) = delete;
 };
 
+// The kernel the model tests run on: classic, or lean while a lean suite
+// repeats a unicast one-packet-buffer test (OnLean).
+inline sim::KernelKind g_kernel = sim::KernelKind::kClassic;
+inline bool Lean() { return g_kernel == sim::KernelKind::kLean; }
+inline sim::Params TestParams() {
+  sim::Params p;
+  p.kernel = g_kernel;
+  return p;
+}
+template <void (*kTest)()>
+void OnLean() {
+  g_kernel = sim::KernelKind::kLean;
+  kTest();
+  g_kernel = sim::KernelKind::kClassic;
+}
+
 }  // namespace ibu::simtest
