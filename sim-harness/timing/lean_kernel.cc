@@ -266,7 +266,6 @@ class LeanKernel final : public Simulator::Impl {
   // all requesters of an output channel are on its VL, and arbitration
   // need not look at the others.
   bool vl_fixed_ = false;
-  bool VlFixed() const;
 
   // --- state ---
   EventQueue q_;
@@ -337,23 +336,8 @@ LeanKernel<kV>::LeanKernel(const Network& net, const Workload& wl, const Params&
   counters_.vl_hops.assign(V_, 0);
   // Every live packet sits in one input or output slot.
   pkts_.reserve(chan_.size() * 2 + 16);
-  vl_fixed_ = VlFixed();
+  vl_fixed_ = net_.SlKeepsItsVl();
   prefetch_ahead_ = net_.LftBytes() + chan_.size() * sizeof(Chan) > kPrefetchAboveBytes;
-}
-
-template <int kV>
-bool LeanKernel<kV>::VlFixed() const {
-  const Fabric& f = net_.fabric();
-  for (int sl = 0; sl < 16; ++sl) {
-    const int vl = net_.HostVl(0, sl);
-    for (int h = 1; h < H_; ++h)
-      if (net_.HostVl(h, sl) != vl) return false;
-    for (int sw = 0; sw < int(f.switches.size()); ++sw)
-      for (int in = 1; in <= f.switches[sw].num_ports; ++in)
-        for (int out = 1; out <= f.switches[sw].num_ports; ++out)
-          if (out != in && net_.Vl(sw, in, out, sl) != vl) return false;
-  }
-  return true;
 }
 
 template <int kV>

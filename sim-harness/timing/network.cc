@@ -260,6 +260,20 @@ void Network::TabulateSl2Vl(const Fabric& f, int vls, const Sl2VlFn& sl2vl) {
                     " onto VL " + std::to_string(vl));
       host_vl_[size_t(h) * 16 + sl] = uint8_t(vl);
     }
+  sl_keeps_vl_ = EverySlKeepsOneVl(f);
+}
+
+bool Network::EverySlKeepsOneVl(const Fabric& f) const {
+  for (int sl = 0; sl < 16; ++sl) {
+    const int vl = HostVl(0, sl);
+    for (int h = 1; h < num_hosts(); ++h)
+      if (HostVl(h, sl) != vl) return false;
+    for (int sw = 0; sw < int(f.switches.size()); ++sw)
+      for (int in = 1; in <= f.switches[sw].num_ports; ++in)
+        for (int out = 1; out <= f.switches[sw].num_ports; ++out)
+          if (out != in && Vl(sw, in, out, sl) != vl) return false;
+  }
+  return true;
 }
 
 std::array<uint8_t, 16> Network::SlClassLeaders() const {

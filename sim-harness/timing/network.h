@@ -136,6 +136,9 @@ class Network {
   // Per SL the lowest SL of its class (an SL, so Vl() and HostVl() take it).
   // O(SL2VL entries x classes), on demand.
   std::array<uint8_t, 16> SlClassLeaders() const;
+  // Every SL takes one VL on every hop, host links included (no SL2VL
+  // turns): a packet keeps its source's VL. Computed once with the tables.
+  bool SlKeepsItsVl() const { return sl_keeps_vl_; }
 
   // The out port of `dlid` at `sw` for a packet that arrived on `in_port`
   // when the LFT names a usable one (set, not the switch itself, not the
@@ -189,6 +192,8 @@ class Network {
   FlatMfts mfts_;
   std::vector<SwitchSl2Vl> sl2vl_;
   std::vector<uint8_t> host_vl_;
+  bool sl_keeps_vl_ = true;  // without SL2VL tables VL = SL mod vls everywhere
+  bool EverySlKeepsOneVl(const Fabric& f) const;
 };
 
 }  // namespace ibu::sim
