@@ -257,7 +257,14 @@ class Workload {
   std::vector<int> tree_of_;
   DlidPolicy dlid_policy_;
   DlidFn dlid_fn_;
-  std::vector<Lid> dlid_table_;  // hosts x hosts when small enough
+  // The engine rule's DLID per (src, dst), filled once per run when
+  // hosts^2 fits, rather than the rule called per message through the
+  // engine, walking its tree state. On FT(16,3) (1,024 hosts, above the old
+  // cap of 256) the fill costs 0.11 G instructions at set-up and saves 4%
+  // of the lean kernel's (506 to 485 per hop): 0.15 G in a default point.
+  // Set-up grows as hosts^2, hence the cap.
+  static constexpr size_t kMaxDlidTable = size_t(1) << 22;  // 8 MB: 2,048 hosts
+  std::vector<Lid> dlid_table_;
   PathSlFn path_sl_fn_;
   bool use_path_sl_ = false;
   Lid sl_lids_ = 0;                   // unicast LIDs covered by sl_table_
