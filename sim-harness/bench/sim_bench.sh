@@ -5,7 +5,8 @@
 # two interleaved so that other work on the machine hits both alike.
 #
 #   sim-harness/bench/sim_bench.sh [--base BIN] [--reps N] [--instr] [--sweep]
-#                                  [--traffic T] [--param K=V ...] [FABRIC:LOAD ...]
+#                                  [--traffic T] [--param K=V ...] [--base-param K=V ...]
+#                                  [FABRIC:LOAD ...]
 #                                  (default ft-8-3:0.6 ft-16-3:0.6)
 #
 # --base   baseline ibunion binary (e.g. built from an older commit); without
@@ -24,10 +25,13 @@
 #          kernel=lean goes to this build only: the base runs its default
 #          (classic) kernel, which older builds know no key for, so the
 #          ratio is lean against classic
+# --base-param  passed to the base's runs only, after the --param ones:
+#          --param kernel=lean --base-param kernel=lean times lean against
+#          an older lean
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cur=$top/ibunion
-base="" reps=3 instr=0 sweep=0 points=() params=() traffic=uniform
+base="" reps=3 instr=0 sweep=0 points=() params=() base_params=() traffic=uniform
 bench=sim_bench
 source "$top/sim-harness/bench/bench_lib.sh"
 while [ $# -gt 0 ]; do
@@ -37,8 +41,9 @@ while [ $# -gt 0 ]; do
     --instr) instr=1; shift ;;
     --sweep) sweep=1; shift ;;
     --param) needs_value "$@"; params+=(--param "$2"); shift 2 ;;
+    --base-param) needs_value "$@"; base_params+=(--param "$2"); shift 2 ;;
     --traffic) needs_value "$@"; traffic=$2; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) usage_error "unknown option $1 (see --help)" ;;
     *) points+=("$1"); shift ;;
   esac
@@ -47,6 +52,7 @@ done
 # unbound variable, or as `ibunion sim` refusing "--load ft-4-3".
 [[ $reps =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "option --reps: expected 1..9999, got '$reps'"
 check_base "$base"
+[ ${#base_params[@]} -eq 0 ] || [ -n "$base" ] || usage_error "option --base-param: needs --base (there is no base run)"
 for p in "${points[@]+"${points[@]}"}"; do
   [[ $p =~ ^([^:]+):([0-9]*\.?[0-9]+|batch)$ ]] && [ -f "$top/topologies/${BASH_REMATCH[1]}.net" ] ||
     usage_error "point '$p': expected FABRIC:LOAD or FABRIC:batch, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)"
@@ -78,7 +84,7 @@ point_args() {  # ARRAY FABRIC [LOAD] (none for a --sweep or batch: sim takes on
   args_=("$top/topologies/$2.net" --guid2lid "$top/topologies/$2.guid2lid" --routing mlid --traffic "$traffic" --vls 4
     ${load:+--load "$load"} "${params[@]+"${params[@]}"}")
 }
-bin_args() {  # ARRAY BIN ARGS...: ARGS as BIN takes them (the base: no kernel=, see --param)
+bin_args() {  # ARRAY BIN ARGS...: ARGS as BIN takes them (the base: no kernel=, its --base-param)
   local -n a_=$1
   local b=$2
   shift 2
@@ -91,6 +97,7 @@ bin_args() {  # ARRAY BIN ARGS...: ARGS as BIN takes them (the base: no kernel=,
       shift
     fi
   done
+  [ "$b" != "$base" ] || a_+=("${base_params[@]+"${base_params[@]}"}")
 }
 rate() {  # BIN ARGS...: packet_hops_per_s of one run
   local b=$1
