@@ -510,6 +510,9 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   Chan& c = Ch(ChanOf(p, vl));
   uint32_t pi;
   if (IsHost(P)) {
+    // A switch port gets packets only once OnRouted found it cabled.
+    if (P.peer < 0)
+      FailWith([&] { return "internal: a packet sent on the uncabled port " + net_.PortName(p); });
     pi = NextHostPacket(P.node, vl);
   } else {
     pi = c.opkt;
@@ -524,8 +527,6 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   ++counters_.hops;
   ++vl_hops_[vl];
   LinkBusy(p, now, now + dur);
-  if (P.peer < 0)
-    FailWith([&] { return "internal: a packet sent on the uncabled port " + net_.PortName(p); });
   if (ToHost(P)) {
     Deliver(pi, P.peer_node, now + p_.fly_ns + dur);
     FreePacket(pi);
