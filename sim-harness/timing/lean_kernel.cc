@@ -543,7 +543,10 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
         return "routing loop: a packet for LID " + std::to_string(K.dlid) + " has crossed " +
                std::to_string(max_hops_) + " links, now at " + net_.PortName(P.peer);
       });
-    if (const uint8_t* e = net_.LftEntry(K.in_node, K.dlid)) __builtin_prefetch(e);
+    // Only where the tables outgrow the caches: elsewhere the entry is
+    // there already and the look-up is all the prefetch would cost.
+    if (prefetch_ahead_)
+      if (const uint8_t* e = net_.LftEntry(K.in_node, K.dlid)) __builtin_prefetch(e);
     Push(now + p_.fly_ns + p_.route_ns, kRouted, pi);
   }
   P.wake_at = kHeld;  // a pending service is superseded: Reschedule asks again
