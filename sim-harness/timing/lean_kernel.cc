@@ -47,15 +47,18 @@ enum LeanEv : uint64_t {
   kStop = 5,
   kDeadlockCheck = 6,
 };
-constexpr int kTypeShift = 56;
-constexpr uint64_t kArgMask = (uint64_t(1) << kTypeShift) - 1;
 constexpr LeanEv EventOf(RunEvent e) {
   return e == RunEvent::kGen         ? kGen
          : e == RunEvent::kScript    ? kScript
          : e == RunEvent::kWindowEnd ? kWindowEnd
                                      : kStop;
 }
-inline uint64_t Ev(LeanEv t, uint64_t arg) { return (uint64_t(t) << kTypeShift) | arg; }
+// An event word: the argument above the type's three bits (decoding is an
+// and and a shift, no 64-bit mask constant to load per event).
+constexpr int kTypeBits = 3;
+inline uint64_t Ev(LeanEv t, uint64_t arg) { return (arg << kTypeBits) | uint64_t(t); }
+inline uint64_t TypeOf(uint64_t ev) { return ev & ((1u << kTypeBits) - 1); }
+inline uint64_t ArgOf(uint64_t ev) { return ev >> kTypeBits; }
 
 constexpr int64_t kHeld = std::numeric_limits<int64_t>::max();  // a slot taken, time unknown
 constexpr uint32_t kNoPkt = ~uint32_t(0);
@@ -213,8 +216,8 @@ class LeanKernel final : public Simulator::Impl {
   static constexpr size_t kAheadFar = 16, kAheadMid = 10, kAheadNear = 5;
   static constexpr size_t kPrefetchAboveBytes = size_t(4) << 20;
   IBU_LEAN_HOT void PrefetchFar(uint64_t ev) const {
-    const uint64_t arg = ev & kArgMask;
-    switch (ev >> kTypeShift) {
+    const uint64_t arg = ArgOf(ev);
+    switch (TypeOf(ev)) {
       case kRouted:
         __builtin_prefetch(&pkts_[arg]);
         break;
@@ -226,16 +229,16 @@ class LeanKernel final : public Simulator::Impl {
     }
   }
   IBU_LEAN_HOT void PrefetchMid(uint64_t ev) const {
-    if ((ev >> kTypeShift) != kRouted) return;
-    const Packet& P = pkts_[ev & kArgMask];
+    if (TypeOf(ev) != kRouted) return;
+    const Packet& P = pkts_[ArgOf(ev)];
     if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
     __builtin_prefetch(&chan_[size_t(P.upch)]);
   }
   // Reads the LFT entry fetched above: the output channel and port the
   // routing will touch.
   IBU_LEAN_HOT void PrefetchNear(uint64_t ev) const {
-    if ((ev >> kTypeShift) != kRouted) return;
-    const Packet& P = pkts_[ev & kArgMask];
+    if (TypeOf(ev) != kRouted) return;
+    const Packet& P = pkts_[ArgOf(ev)];
     const uint8_t out = net_.Lft(P.in_node, P.dlid);
     if (out == kNoPort || out == 0) return;
     const int o = net_.SwitchPort(P.in_node, out);
@@ -874,8 +877,8 @@ void LeanKernel<kV>::EventLoop() {
       if (kAheadMid < n) PrefetchMid(e[kAheadMid]);
       if (kAheadNear < n) PrefetchNear(e[kAheadNear]);
     }
-    const uint64_t type = ev >> kTypeShift;
-    const uint64_t arg = ev & kArgMask;
+    const uint64_t type = TypeOf(ev);
+    const uint64_t arg = ArgOf(ev);
     if (type < kNetTypes) {
       if (type == kRouted)
         OnRouted(uint32_t(arg));
