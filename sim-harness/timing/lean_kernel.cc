@@ -296,7 +296,9 @@ class LeanKernel final : public Simulator::Impl {
 
   // --- statistics (stats.h) ---
   RunCounters counters_;
-  uint64_t vl_hops_[kV] = {};  // counters_.vl_hops until FillResult (no vector to load per hop)
+  // counters_.vl_hops and their sum, counters_.hops, until FillResult (no
+  // vector to load, one count per hop)
+  uint64_t vl_hops_[kV] = {};
   std::vector<uint64_t> host_pkts_;
   std::vector<uint64_t> host_rx_;
   int hot_ = -1;
@@ -527,7 +529,6 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   c.ofree = now + dur;
   P.busy_until = now + dur;
   P.rr_vl = uint8_t(vl);
-  ++counters_.hops;
   ++vl_hops_[vl];
   LinkBusy(p, now, now + dur);
   if (ToHost(P)) {
@@ -933,7 +934,10 @@ void LeanKernel<kV>::ScheduleRun() {
 
 template <int kV>
 void LeanKernel<kV>::FillResult(double wall) {
-  for (int vl = 0; vl < V_; ++vl) counters_.vl_hops[vl] = vl_hops_[vl];
+  for (int vl = 0; vl < V_; ++vl) {
+    counters_.vl_hops[vl] = vl_hops_[vl];
+    counters_.hops += vl_hops_[vl];
+  }
   RunEnd e;
   e.steady = mode_ == Mode::kSteady;
   e.hit_limit = hit_limit_;
