@@ -154,7 +154,9 @@ class LeanKernel final : public Simulator::Impl {
       Push(t, kPort, uint64_t(p));
     }
   }
-  void Reschedule(int p);
+  // `last`: p's channel of the VL it started last (P.rr_vl).
+  void Reschedule(int p, const Chan& last);
+  void Reschedule(int p) { Reschedule(p, Ch(ChanOf(p, port_[p].rr_vl))); }
   void OnRouted(uint32_t pi);
   void OnPort(int p);
   void TryStart(int p);
@@ -393,10 +395,9 @@ uint32_t LeanKernel<kV>::AllocPacket() {
 // transmission if requesters wait for the output slot that frees then, or
 // the first moment a ready VL has both the link and a credit.
 template <int kV>
-IBU_LEAN_HOT void LeanKernel<kV>::Reschedule(int p) {
+IBU_LEAN_HOT void LeanKernel<kV>::Reschedule(int p, const Chan& last) {
   const Port& P = port_[p];
   int64_t need = kHeld;
-  const Chan& last = Ch(ChanOf(p, P.rr_vl));
   if (last.req && last.ofree != kHeld) need = last.ofree;
   for (uint32_t m = P.ready; m; m &= m - 1) {
     const int64_t cr = Ch(ChanOf(p, __builtin_ctz(m))).cred;
@@ -556,7 +557,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
     Push(now + p_.fly_ns + p_.route_ns, kRouted, pi);
   }
   P.wake_at = kHeld;  // a pending service is superseded: Reschedule asks again
-  Reschedule(p);
+  Reschedule(p, c);
   // The adapter has room again: its oldest waiting arrival enters, now
   // that the link is busy (entering kicks the port, which must not start
   // a second packet).
