@@ -113,7 +113,7 @@ class LeanKernel final : public Simulator::Impl {
     int32_t in_node;  // the switch it arrived at
     int32_t upch;     // channel feeding its input slot
     int32_t want;     // output channel asked for, kNone before routing or after the grant
-    uint16_t in_port, dlid, bytes, sl, vl, hops;
+    uint16_t in_port, dlid, bytes, sl, hops;
     uint32_t dur;  // ns on a link: Dur(bytes) once, not a multiply per use (fits: LeanKernelRefusal)
   };
   struct Message {
@@ -140,6 +140,8 @@ class LeanKernel final : public Simulator::Impl {
   Chan& Ch(size_t c) { return chan_[c]; }
   const Chan& Ch(size_t c) const { return chan_[c]; }
   size_t ChanOf(int gp, int vl) const { return (size_t(gp) << vsh_) | size_t(vl); }
+  // The VL a packet arrived on: that of the channel feeding its input slot.
+  static int InVl(const Packet& K) { return K.upch & int(vmask_); }
   int64_t Dur(int bytes) const { return int64_t(bytes) * p_.byte_ns; }
 
   // --- events ---
@@ -246,7 +248,7 @@ class LeanKernel final : public Simulator::Impl {
     if (out == kNoPort || out == 0) return;
     const int o = net_.SwitchPort(P.in_node, out);
     // With one VL per SL the packet keeps its VL: no SL2VL read.
-    const int ovl = vl_fixed_ ? int(P.vl) : net_.Vl(P.in_node, P.in_port, out, P.sl);
+    const int ovl = vl_fixed_ ? InVl(P) : net_.Vl(P.in_node, P.in_port, out, P.sl);
     __builtin_prefetch(&chan_[ChanOf(o, ovl)]);
     __builtin_prefetch(&port_[o]);
   }
@@ -491,7 +493,6 @@ IBU_LEAN_HOT uint32_t LeanKernel<kV>::NextHostPacket(int h, int vl) {
   P.bytes = uint16_t(bytes);
   P.dur = uint32_t(Dur(int(bytes)));
   P.sl = m.sl;
-  P.vl = uint16_t(vl);
   P.hops = 0;
   P.want = kNone;
   ++counters_.injected;
@@ -544,7 +545,6 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
     K.in_node = P.peer_node;
     K.in_port = P.peer_port;
     K.upch = int32_t(ChanOf(p, vl));
-    K.vl = uint16_t(vl);
     if (++K.hops > max_hops_)
       FailWith([&] {
         return "routing loop: a packet for LID " + std::to_string(K.dlid) + " has crossed " +
@@ -581,9 +581,10 @@ IBU_LEAN_HOT void LeanKernel<kV>::OnRouted(uint32_t pi) {
   const int o = net_.SwitchPort(sw, out);
   if (port_[o].peer < 0) FailWith([&] { return net_.RouteProblem(sw, K.dlid, in_port); });
   // With one VL per SL everywhere the packet keeps its VL (no table look-up).
-  const int ovl = vl_fixed_ ? int(K.vl) : net_.Vl(sw, in_port, out, K.sl);
+  const int vl = InVl(K);
+  const int ovl = vl_fixed_ ? vl : net_.Vl(sw, in_port, out, K.sl);
   const int oc = int(ChanOf(o, ovl));
-  const int key = (in_port << vsh_) | K.vl;
+  const int key = (in_port << vsh_) | vl;
   Chan& c = Ch(oc);
   K.want = oc;
   if (c.ofree <= q_.now()) {
