@@ -264,6 +264,7 @@ class LeanKernel final : public Simulator::Impl {
   static constexpr int vsh_ = kV <= 1 ? 0 : kV <= 2 ? 1 : kV <= 4 ? 2 : 3;
   static constexpr uint32_t vmask_ = (1u << vsh_) - 1;
   int max_hops_;
+  int64_t routed_ns_;  // a head is looked up this long after its link starts: fly + route
   Mode mode_;
   int64_t w0_ = 0, w1_ = 0, gen_end_ = 0;
   ArrivalProcess arrivals_;
@@ -322,6 +323,7 @@ LeanKernel<kV>::LeanKernel(const Network& net, const Workload& wl, const Params&
       H_(net.num_hosts()),
       G_(net.num_global_ports()),
       max_hops_(net.MaxHops()),
+      routed_ns_(p.fly_ns + p.route_ns),
       q_(EventQueue::WheelBitsFor(MaxNetworkDelay(p)) + 1) {
   ValidateParams(p_);
   if (net.vls() != kV || p_.vls != kV) throw SimFailure("internal: network built for a different VL count");
@@ -554,7 +556,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
     // there already and the look-up is all the prefetch would cost.
     if (prefetch_ahead_)
       if (const uint8_t* e = net_.LftEntry(K.in_node, K.dlid)) __builtin_prefetch(e);
-    Push(now + p_.fly_ns + p_.route_ns, kRouted, pi);
+    Push(now + routed_ns_, kRouted, pi);
   }
   P.wake_at = kHeld;  // a pending service is superseded: Reschedule asks again
   Reschedule(p, c);
