@@ -165,7 +165,7 @@ class LeanKernel final : public Simulator::Impl {
   void Kick(int p, int vl);
   void StartTx(int p, int vl);
   void LinkBusy(int p, int64_t from, int64_t to);
-  uint32_t NextHostPacket(int h, int vl);
+  uint32_t NextHostPacket(Port& P, int vl);
   void Grant(uint32_t pi, int oc, int key);
   void Arbitrate(int oc);
   // The input channel (feeding channel) of input port `in_port`, VL `vl`
@@ -470,10 +470,11 @@ IBU_LEAN_HOT void LeanKernel<kV>::Kick(int p, int vl) {
   }
 }
 
-// The next packet of host h's VL queue vl, made as it leaves (classic
-// HostTransmitNext); StartTx then lets the backlog in.
+// The next packet of the VL queue vl of host port P, made as it leaves
+// (classic HostTransmitNext); StartTx then lets the backlog in.
 template <int kV>
-IBU_LEAN_HOT uint32_t LeanKernel<kV>::NextHostPacket(int h, int vl) {
+IBU_LEAN_HOT uint32_t LeanKernel<kV>::NextHostPacket(Port& P, int vl) {
+  const int h = P.node;
   const size_t q = size_t(h) * V_ + vl;
   const int32_t mi = hq_head_[q];
   Message& m = msgs_[mi];
@@ -484,19 +485,19 @@ IBU_LEAN_HOT uint32_t LeanKernel<kV>::NextHostPacket(int h, int vl) {
     hq_head_[q] = m.next;
     if (m.next == kNone) {
       hq_tail_[q] = kNone;
-      port_[net_.HostPort(h)].ready &= uint8_t(~(1u << vl));
+      P.ready &= uint8_t(~(1u << vl));
     }
     --inflight_msgs_[h];
   }
   const uint32_t pi = AllocPacket();
-  Packet& P = pkts_[pi];
-  P.msg = uint32_t(mi);
-  P.dlid = m.dlid;
-  P.bytes = uint16_t(bytes);
-  P.dur = uint32_t(Dur(int(bytes)));
-  P.sl = m.sl;
-  P.hops = 0;
-  P.want = kNone;
+  Packet& K = pkts_[pi];
+  K.msg = uint32_t(mi);
+  K.dlid = m.dlid;
+  K.bytes = uint16_t(bytes);
+  K.dur = uint32_t(Dur(int(bytes)));
+  K.sl = m.sl;
+  K.hops = 0;
+  K.want = kNone;
   ++counters_.injected;
   return pi;
 }
@@ -524,7 +525,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
     // A switch port gets packets only once OnRouted found it cabled.
     if (P.peer < 0)
       FailWith([&] { return "internal: a packet sent on the uncabled port " + net_.PortName(p); });
-    pi = NextHostPacket(P.node, vl);
+    pi = NextHostPacket(P, vl);
   } else {
     pi = c.opkt;
     c.opkt = kNoPkt;
