@@ -56,6 +56,7 @@ constexpr LeanEv EventOf(RunEvent e) {
 // An event word: the argument above the type's three bits (decoding is an
 // and and a shift, no 64-bit mask constant to load per event).
 constexpr int kTypeBits = 3;
+static_assert(kDeadlockCheck < (1 << kTypeBits), "every event type fits the type bits");
 inline uint64_t Ev(LeanEv t, uint64_t arg) { return (arg << kTypeBits) | uint64_t(t); }
 inline uint64_t TypeOf(uint64_t ev) { return ev & ((1u << kTypeBits) - 1); }
 inline uint64_t ArgOf(uint64_t ev) { return ev >> kTypeBits; }
