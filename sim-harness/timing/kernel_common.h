@@ -51,37 +51,55 @@ inline int64_t DrawnNs(double ns) {
 class ArrivalProcess {
  public:
   void SetUp(const Params& p, double load, uint32_t msg_bytes, int hosts) {
-    arrival_ = p.arrival;
-    load_ = load;
     const double msg_ns = double(msg_bytes) * double(p.byte_ns);
     gap_mean_ns_ = msg_ns / load;
     log1p_neg_load_ = std::log1p(-std::min(1.0, load));
     gap_slot_ns_ = std::max<int64_t>(1, int64_t(msg_ns));
     gap_max_slots_ = double(kPastAnyRun / gap_slot_ns_);
-    if (arrival_ != Arrival::kBernoulli) gap_carry_.assign(size_t(hosts), 0.0);
-    SetUpGeometricTable();
+    if (p.arrival != Arrival::kBernoulli) gap_carry_.assign(size_t(hosts), 0.0);
+    rule_ = RuleFor(p.arrival, load);
+    if (rule_ == GapRule::kBernoulliTable) SetUpGeometricTable();
   }
 
   // The gap to source h's next message arrival.
   [[gnu::always_inline]] int64_t Gap(int h, Mt64& rng) {
-    switch (arrival_) {
-      case Arrival::kExponential:
-        return CarriedGap(h, -gap_mean_ns_ * std::log(UniformOpen(rng)));
-      case Arrival::kPeriodic:
-        return CarriedGap(h, gap_mean_ns_);
-      case Arrival::kBernoulli:
-      default: {
-        // One trial per message time; success probability = load.
-        // Integer arithmetic while it fits: no rounding call per message.
-        if (load_ >= 1.0) return gap_slot_ns_;
-        const double u = UniformOpen(rng);
-        const double k = geo_table_ ? GeometricByTable(u) : GeometricByLog(u);
+    switch (rule_) {
+      case GapRule::kBernoulliTable:  // the usual one: tested first
+        [[likely]] return gap_slot_ns_ * GeometricByTable(UniformOpen(rng));
+      case GapRule::kBernoulliLog: {
+        const double k = GeometricByLog(UniformOpen(rng));
         return k < gap_max_slots_ ? gap_slot_ns_ * int64_t(k) : kPastAnyRun;
       }
+      case GapRule::kEverySlot:
+        return gap_slot_ns_;
+      case GapRule::kExponential:
+        return CarriedGap(h, -gap_mean_ns_ * std::log(UniformOpen(rng)));
+      case GapRule::kPeriodic:
+      default:
+        return CarriedGap(h, gap_mean_ns_);
     }
   }
 
  private:
+  // How Gap draws, decided once per point rather than per message.
+  // Bernoulli (one trial per message time, success probability = load):
+  // by the table of powers or by the log formula, or every message time at
+  // load 1 and above.
+  enum class GapRule { kBernoulliTable, kBernoulliLog, kEverySlot, kExponential, kPeriodic };
+  GapRule RuleFor(Arrival arrival, double load) const {
+    switch (arrival) {
+      case Arrival::kExponential:
+        return GapRule::kExponential;
+      case Arrival::kPeriodic:
+        return GapRule::kPeriodic;
+      case Arrival::kBernoulli:
+      default:
+        if (load >= 1.0) return GapRule::kEverySlot;
+        return load >= kGeoMinLoad && gap_max_slots_ > kGeoMaxGap ? GapRule::kBernoulliTable
+                                                                  : GapRule::kBernoulliLog;
+    }
+  }
+
   // The Bernoulli gap in message times for the uniform draw u: the first
   // success, 1 + floor(log(u) / log(1 - load)).
   double GeometricByLog(double u) const { return 1 + std::floor(std::log(u) / log1p_neg_load_); }
@@ -93,27 +111,33 @@ class ArrivalProcess {
   // below 1e-14 there) or beyond the table, that formula decides: the
   // result is the log formula's, bit for bit, for every u.
   void SetUpGeometricTable() {
-    geo_table_ = arrival_ == Arrival::kBernoulli && load_ >= kGeoMinLoad && load_ < 1.0;
-    if (!geo_table_) return;
     for (int j = 0; j <= kGeoPowers; ++j) {
       const double pw = std::exp(double(j) * log1p_neg_load_);
       geo_above_[j] = pw * (1 + kGeoBand);
       geo_below_[j] = pw * (1 - kGeoBand);
     }
     geo_above_[kGeoPowers + 1] = -1;  // stops the walk
+    // Where the walk ends the formula decides when u is not clearly below
+    // power j: never for j = 0 (u <= 1, power 0), always past the table.
+    geo_below_[0] = 2;
+    geo_below_[kGeoPowers] = 0;
   }
-  double GeometricByTable(double u) const {
-    int j = 0;
-    while (u <= geo_above_[j + 1]) ++j;  // u is not clearly above power j + 1
+  int64_t GeometricByTable(double u) const {
+    const double* above = geo_above_ + 1;
+    while (u <= *above) ++above;  // u is not clearly above power j + 1
     // Now u is clearly above power j + 1; is it clearly below power j?
-    if (j == kGeoPowers || (j > 0 && u >= geo_below_[j])) return GeometricByLog(u);
-    return double(j + 1);
+    const ptrdiff_t j = above - (geo_above_ + 1);
+    if (u >= geo_below_[j]) return int64_t(GeometricByLog(u));
+    return j + 1;
   }
   // Above this load the walk takes at most 4 steps on average.
   static constexpr double kGeoMinLoad = 0.25;
   static constexpr int kGeoPowers = 64;
   static constexpr double kGeoBand = 1e-12;
-  bool geo_table_ = false;
+  // The longest gap, in message times, a draw makes at kGeoMinLoad (u is
+  // at least 2^-53: 1 + floor(53 ln 2 / -ln 0.75) = 128): the table's
+  // gaps need no check against kPastAnyRun while the cap lies above it.
+  static constexpr double kGeoMaxGap = 128;
   // (1-load)^j widened by the band up and down; geo_above_ ends with -1.
   double geo_above_[kGeoPowers + 2] = {}, geo_below_[kGeoPowers + 1] = {};
 
@@ -129,8 +153,7 @@ class ArrivalProcess {
     return gap;
   }
 
-  Arrival arrival_ = Arrival::kBernoulli;
-  double load_ = 0;
+  GapRule rule_ = GapRule::kBernoulliLog;
   // Mean gap, log1p(-load) (the Bernoulli gaps' divisor), the message time
   // in whole ns and how many of them stay below kPastAnyRun.
   double gap_mean_ns_ = 0, log1p_neg_load_ = 0, gap_max_slots_ = 0;
