@@ -11,6 +11,15 @@
 #include <cstddef>
 #include <cstdint>
 
+// On x86-64, a second copy of the function built for AVX2, taken at load
+// time where the CPU has it (GCC's target_clones): the same operations,
+// vectorised wider.
+#if defined(__x86_64__)
+#define IBU_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+#else
+#define IBU_AVX2_CLONE
+#endif
+
 namespace ibu::sim {
 
 class Mt64 {
@@ -45,8 +54,9 @@ class Mt64 {
     return z ^ (z >> 43);
   }
   // Every loop runs an even count: -O2 vectorises only loops with no
-  // remainder to finish one by one.
-  [[gnu::noinline]] void Refill() {
+  // remainder to finish one by one. IBU_AVX2_CLONE adds a copy for AVX2
+  // (four words a step, SSE2 two: half the instructions).
+  [[gnu::noinline]] IBU_AVX2_CLONE void Refill() {
     size_t k = 0;
     for (; k < kN - kM; ++k) mt_[k] = Twist(mt_[k], mt_[k + 1], mt_[k + kM]);
     for (; k < kN - 2; ++k) mt_[k] = Twist(mt_[k], mt_[k + 1], mt_[k + kM - kN]);
