@@ -573,10 +573,11 @@ int Workload::PathSl(int src, Lid dlid) const {
   return path_sl_fn_(src, dlid) & 15;
 }
 
+// Dlid without the engine rule's table.
 Lid Workload::OtherDlid(int src, int dst, Mt64& rng) const {
   switch (dlid_policy_) {
-    case DlidPolicy::kEngine:
-      return dlid_table_.empty() ? dlid_fn_(src, dst) : dlid_table_[size_t(src) * hosts_ + dst];
+    case DlidPolicy::kEngine:  // a fabric too large for the table: tested first
+      [[likely]] return dlid_fn_(src, dst);
     case DlidPolicy::kRandom:
       return Lid(base_lid_[dst] + UniformBelow(rng, uint64_t(lid_count_[dst])));
     case DlidPolicy::kHash:

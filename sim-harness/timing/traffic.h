@@ -151,10 +151,10 @@ class Workload {
   double Share(int src, int dst) const;
 
   // DLID from src to dst under the chosen policy (`rng` for "random").
-  // The tabulated engine rule, one lookup per message, is inline.
+  // The tabulated engine rule, one lookup per message, is inline (only
+  // that rule has a table).
   Lid Dlid(int src, int dst, Mt64& rng) const {
-    if (dlid_policy_ == DlidPolicy::kEngine && !dlid_table_.empty())
-      return dlid_table_[size_t(src) * size_t(hosts_) + size_t(dst)];
+    if (!dlid_table_.empty()) return dlid_table_[size_t(src) * size_t(hosts_) + size_t(dst)];
     return OtherDlid(src, dst, rng);
   }
   void SetDlidFn(DlidFn fn, bool engine_rule);
@@ -264,7 +264,7 @@ class Workload {
   // of the lean kernel's (506 to 485 per hop): 0.15 G in a default point.
   // Set-up grows as hosts^2, hence the cap.
   static constexpr size_t kMaxDlidTable = size_t(1) << 22;  // 8 MB: 2,048 hosts
-  std::vector<Lid> dlid_table_;
+  std::vector<Lid> dlid_table_;  // dlid=engine only
   PathSlFn path_sl_fn_;
   bool use_path_sl_ = false;
   Lid sl_lids_ = 0;                   // unicast LIDs covered by sl_table_
