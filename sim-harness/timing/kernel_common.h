@@ -225,44 +225,48 @@ RunWindow ScheduleRunEvents(RunMode mode, const Params& p, double load, uint32_t
 
 // Per host, the arrival times of messages its adapter had no room for
 // yet (nic_msgs), oldest first: saturated runs keep a time stamp per
-// waiting message instead of the message.
+// waiting message instead of the message. Each host's count of waiting
+// ones is kept apart: Waiting, asked per message and per packet an
+// adapter sends, reads one number.
 class ArrivalBacklog {
  public:
-  explicit ArrivalBacklog(int hosts = 0) : times_(size_t(hosts)), head_(size_t(hosts), 0) {}
-  bool Waiting(int h) const { return head_[size_t(h)] < times_[size_t(h)].size(); }
+  explicit ArrivalBacklog(int hosts = 0) : times_(size_t(hosts)), waiting_(size_t(hosts), 0) {}
+  bool Waiting(int h) const { return waiting_[size_t(h)] != 0; }
   uint64_t total() const { return total_; }
   void Add(int h, int64_t t) {
     times_[size_t(h)].push_back(t);
+    ++waiting_[size_t(h)];
     ++total_;
   }
   // Hands h's arrivals to `take(t)`, oldest first, while `room()` holds.
+  // The waiting ones are the last waiting_[h] of times_[h] (a `take` may
+  // release some of them itself, or drop those taken).
   template <typename Room, typename Take>
   void Release(int h, Room room, Take take) {
     std::vector<int64_t>& b = times_[size_t(h)];
-    uint32_t& head = head_[size_t(h)];
-    while (room() && head < b.size()) {
-      const int64_t t = b[head++];
+    uint32_t& waiting = waiting_[size_t(h)];
+    while (room() && waiting > 0) {
+      const int64_t t = b[b.size() - waiting--];
       --total_;
       take(t);
     }
-    if (head == b.size()) {
+    const size_t taken = b.size() - waiting;
+    if (waiting == 0) {
       b.clear();
-      head = 0;
-    } else if (head > 1024 && head * 2 > b.size()) {  // amortised: drop what was taken
-      b.erase(b.begin(), b.begin() + head);
-      head = 0;
+    } else if (taken > 1024 && taken * 2 > b.size()) {  // amortised: drop what was taken
+      b.erase(b.begin(), b.begin() + ptrdiff_t(taken));
     }
   }
   // Arrivals still waiting at h that `counts(t)` counts.
   template <typename Pred>
   size_t CountWaiting(int h, Pred counts) const {
     const std::vector<int64_t>& b = times_[size_t(h)];
-    return size_t(std::count_if(b.begin() + head_[size_t(h)], b.end(), counts));
+    return size_t(std::count_if(b.end() - waiting_[size_t(h)], b.end(), counts));
   }
 
  private:
   std::vector<std::vector<int64_t>> times_;
-  std::vector<uint32_t> head_;
+  std::vector<uint32_t> waiting_;
   uint64_t total_ = 0;
 };
 
