@@ -288,7 +288,8 @@ inline int MessageSl(const Workload& wl, const Params& p, int src, uint64_t key,
   switch (p.sl) {
     case SlPolicy::kFixed: return p.sl_value;
     case SlPolicy::kRandom: return int(UniformBelow(rng, 16));
-    default: return int(Mix64(key) & 15);
+    default:  // sl=hash, and sl=auto without path SLs: the usual case
+      [[likely]] return int(Mix64(key) & 15);
   }
 }
 
