@@ -257,13 +257,13 @@ class Workload {
   std::vector<int> tree_of_;
   DlidPolicy dlid_policy_;
   DlidFn dlid_fn_;
-  // The engine rule's DLID per (src, dst), filled once per run when
-  // hosts^2 fits, rather than the rule called per message through the
-  // engine, walking its tree state. On FT(16,3) (1,024 hosts, above the old
-  // cap of 256) the fill costs 0.11 G instructions at set-up and saves 4%
-  // of the lean kernel's (506 to 485 per hop): 0.15 G in a default point.
-  // Set-up grows as hosts^2, hence the cap.
-  static constexpr size_t kMaxDlidTable = size_t(1) << 22;  // 8 MB: 2,048 hosts
+  // The engine rule's DLID per (src, dst), filled once per run, up to 256
+  // hosts; above, the rule is called per message. A larger table is not
+  // faster: at 2^22 pairs FT(16,3)'s 2 MB table cut lean's instructions
+  // by 4% (506 to 485 per hop) but its wall time by 12% (interleaved, 5
+  // of 5 runs slower): one more random line per message in a working set
+  // already past L2.
+  static constexpr size_t kMaxDlidTable = size_t(1) << 16;
   std::vector<Lid> dlid_table_;  // dlid=engine only
   PathSlFn path_sl_fn_;
   bool use_path_sl_ = false;
