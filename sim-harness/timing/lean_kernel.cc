@@ -554,10 +554,9 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
         return "routing loop: a packet for LID " + std::to_string(K.dlid) + " has crossed " +
                std::to_string(max_hops_) + " links, now at " + net_.PortName(P.peer);
       });
-    // Only where the tables outgrow the caches: elsewhere the entry is
-    // there already and the look-up is all the prefetch would cost.
-    if (prefetch_ahead_)
-      if (const uint8_t* e = net_.LftEntry(K.in_node, K.dlid)) __builtin_prefetch(e);
+    // On every fabric: skipping it where the tables fit the caches saves
+    // 6 instructions per hop but cost 5% wall time on FT(8,3) (session 40).
+    if (const uint8_t* e = net_.LftEntry(K.in_node, K.dlid)) __builtin_prefetch(e);
     Push(now + routed_ns_, kRouted, pi);
   }
   P.wake_at = kHeld;  // a pending service is superseded: Reschedule asks again
