@@ -11,15 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 
-// On x86-64, a second copy of the function built for AVX2, taken at load
-// time where the CPU has it (GCC's target_clones): the same operations,
-// vectorised wider.
-#if defined(__x86_64__)
-#define IBU_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
-#else
-#define IBU_AVX2_CLONE
-#endif
-
 namespace ibu::sim {
 
 class Mt64 {
@@ -53,18 +44,8 @@ class Mt64 {
     z ^= (z << 37) & 0xFFF7EEE000000000ULL;
     return z ^ (z >> 43);
   }
-  // Every loop runs an even count: -O2 vectorises only loops with no
-  // remainder to finish one by one. IBU_AVX2_CLONE adds a copy for AVX2
-  // (four words a step, SSE2 two: half the instructions).
-  [[gnu::noinline]] IBU_AVX2_CLONE void Refill() {
-    size_t k = 0;
-    for (; k < kN - kM; ++k) mt_[k] = Twist(mt_[k], mt_[k + 1], mt_[k + kM]);
-    for (; k < kN - 2; ++k) mt_[k] = Twist(mt_[k], mt_[k + 1], mt_[k + kM - kN]);
-    mt_[kN - 2] = Twist(mt_[kN - 2], mt_[kN - 1], mt_[kM - 2]);
-    mt_[kN - 1] = Twist(mt_[kN - 1], mt_[0], mt_[kM - 1]);
-    for (k = 0; k < kN; ++k) out_[k] = Temper(mt_[k]);
-    next_ = 0;
-  }
+  // Once per kN draws, out of line (rng.cc).
+  void Refill();
 
   uint64_t mt_[kN];   // the generator's state
   uint64_t out_[kN];  // the draws it makes: mt_ tempered
