@@ -535,7 +535,7 @@ void Workload::SetDlidFn(DlidFn fn, bool engine_rule) {
   if (dlid_policy_ == DlidPolicy::kEngine && !dlid_fn_)
     throw Error("--param dlid=engine: no routing engine and no ibunion-*-paths.dump in the dump; use dlid=base, random or hash");
   dlid_table_.clear();
-  if (dlid_policy_ == DlidPolicy::kEngine && size_t(hosts_) * hosts_ <= (size_t(1) << 16)) {
+  if (dlid_policy_ == DlidPolicy::kEngine && size_t(hosts_) * hosts_ <= kMaxDlidTable) {
     dlid_table_.resize(size_t(hosts_) * hosts_);
     for (int s = 0; s < hosts_; ++s)
       for (int d = 0; d < hosts_; ++d) dlid_table_[size_t(s) * hosts_ + d] = s == d ? 0 : dlid_fn_(s, d);

@@ -257,12 +257,12 @@ class Workload {
   std::vector<int> tree_of_;
   DlidPolicy dlid_policy_;
   DlidFn dlid_fn_;
-  // The engine rule's DLID per (src, dst), filled once per run, up to 256
+  // The engine rule's DLID per (src, dst), filled by SetDlidFn up to 256
   // hosts; above, the rule is called per message. A larger table is not
-  // faster: at 2^22 pairs FT(16,3)'s 2 MB table cut lean's instructions
-  // by 4% (506 to 485 per hop) but its wall time by 12% (interleaved, 5
-  // of 5 runs slower): one more random line per message in a working set
-  // already past L2.
+  // faster: tabulating FT(16,3)'s 2^20 pairs (2 MB) cut lean's
+  // instructions by 4% (506 to 485 per hop) but slowed its wall time by
+  // about 12% (interleaved, 5 of 5 runs slower): one more random line per
+  // message in a working set already past L2.
   static constexpr size_t kMaxDlidTable = size_t(1) << 16;
   std::vector<Lid> dlid_table_;  // dlid=engine only
   PathSlFn path_sl_fn_;
