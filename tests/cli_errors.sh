@@ -1050,6 +1050,10 @@ expect "degraded_balance: FT(4,2) minus 99 cables: cannot remove 99 switch-to-sw
 expect "sim_bench: unknown option --frobnicate (see --help)" bash "$sb" --frobnicate
 expect "sim_bench: option --base $tmp/none: not an executable file" bash "$sb" --base "$tmp/none" ft-4-2:0.5
 expect "sim_bench: option --base-param: needs --base (there is no base run)" bash "$sb" --base-param kernel=lean ft-4-2:0.5
+if [ -x "$top/ibunion" ]; then  # sim_bench times the source tree's build
+  ln -s "$top/ibunion" "$tmp/same-ibunion"
+  expect "sim_bench: option --base $tmp/same-ibunion: is this build's own binary" bash "$sb" --base "$tmp/same-ibunion" ft-4-2:0.5
+fi
 expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD or FABRIC:batch, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)" bash "$sb" ft-4-2
 expect "sim_bench: point 'ft-4-2:batch': a batch point needs --param batch=N" bash "$sb" ft-4-2:batch
 expect "sim_bench: point 'ft-4-2:batch': --traffic nosuch" bash "$sb" --traffic nosuch --param batch=1 ft-4-2:batch

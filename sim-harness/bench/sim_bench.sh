@@ -52,6 +52,10 @@ done
 # unbound variable, or as `ibunion sim` refusing "--load ft-4-3".
 [[ $reps =~ ^[1-9][0-9]{0,3}$ ]] || usage_error "option --reps: expected 1..9999, got '$reps'"
 check_base "$base"
+# The runs tell the base apart by its path: the same binary would get the
+# base's arguments in both columns.
+[ -z "$base" ] || ! [ "$base" -ef "$cur" ] ||
+  usage_error "option --base $base: is this build's own binary (copy it to time a build against itself)"
 [ ${#base_params[@]} -eq 0 ] || [ -n "$base" ] || usage_error "option --base-param: needs --base (there is no base run)"
 for p in "${points[@]+"${points[@]}"}"; do
   [[ $p =~ ^([^:]+):([0-9]*\.?[0-9]+|batch)$ ]] && [ -f "$top/topologies/${BASH_REMATCH[1]}.net" ] ||
@@ -160,7 +164,8 @@ if [ $sweep -eq 1 ]; then
   for b in "${bins[@]}"; do
     t0=$(date +%s.%N)
     point_args args "$f"
-    "$b" sim "${args[@]}" --sweep 0.025:0.7:0.025 --jobs 1 --quiet --csv "$tmp" >/dev/null
+    bin_args bargs "$b" "${args[@]}"
+    "$b" sim "${bargs[@]}" --sweep 0.025:0.7:0.025 --jobs 1 --quiet --csv "$tmp" >/dev/null
     t=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.1f", b - a}')
     hops=$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "packet_hops") c = i; next} {s += $c} END {print s + 0}' "$tmp")
     # The full grid at this curve's rate (its points are of the same kind).
