@@ -46,6 +46,7 @@ enum LeanEv : uint64_t {
   kWindowEnd = 4,
   kStop = 5,
   kDeadlockCheck = 6,
+  kLastEvent = kDeadlockCheck,
 };
 constexpr LeanEv EventOf(RunEvent e) {
   return e == RunEvent::kGen         ? kGen
@@ -56,7 +57,7 @@ constexpr LeanEv EventOf(RunEvent e) {
 // An event word: the argument above the type's three bits (decoding is an
 // and and a shift, no 64-bit mask constant to load per event).
 constexpr int kTypeBits = 3;
-static_assert(kDeadlockCheck < (1 << kTypeBits), "every event type fits the type bits");
+static_assert(kLastEvent < (1 << kTypeBits), "every event type fits the type bits");
 inline uint64_t Ev(LeanEv t, uint64_t arg) { return (arg << kTypeBits) | uint64_t(t); }
 inline uint64_t TypeOf(uint64_t ev) { return ev & ((1u << kTypeBits) - 1); }
 inline uint64_t ArgOf(uint64_t ev) { return ev >> kTypeBits; }
@@ -503,7 +504,6 @@ IBU_LEAN_HOT uint32_t LeanKernel<kV>::NextHostPacket(Port& P, int vl) {
   return pi;
 }
 
-// Port p (link free now) starts VL vl.
 // Link p carries a packet during [from, to): what lies inside the
 // measurement window counts as busy (usually all of it: one add).
 template <int kV>
@@ -516,6 +516,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::LinkBusy(int p, int64_t from, int64_t to) {
   }
 }
 
+// Port p (link free now) starts VL vl.
 template <int kV>
 IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   Port& P = port_[p];
@@ -555,7 +556,8 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
                std::to_string(max_hops_) + " links, now at " + net_.PortName(P.peer);
       });
     // On every fabric: skipping it where the tables fit the caches saves
-    // 6 instructions per hop but cost 5% wall time on FT(8,3) (session 40).
+    // 6 instructions per hop but was 5% slower on FT(8,3), best of 12
+    // (docs/benchmarks.md, "Closing part of the gap").
     if (const uint8_t* e = net_.LftEntry(K.in_node, K.dlid)) __builtin_prefetch(e);
     Push(now + routed_ns_, kRouted, pi);
   }
@@ -941,6 +943,7 @@ void LeanKernel<kV>::ScheduleRun() {
 
 template <int kV>
 void LeanKernel<kV>::FillResult(double wall) {
+  counters_.hops = 0;
   for (int vl = 0; vl < V_; ++vl) {
     counters_.vl_hops[vl] = vl_hops_[vl];
     counters_.hops += vl_hops_[vl];
@@ -998,10 +1001,11 @@ std::string LeanKernelRefusal(const Network& net, const Workload& wl, const Para
   for (const auto& sw : net.fabric().switches)
     if (sw.num_ports > kMaxLeanPort)
       return what + "switch " + sw.name + " with " + std::to_string(sw.num_ports) + " ports";
-  // Packet::dur holds a packet's time on a link in 32 bits (the command
-  // line's bounds stay far below: 65535 bytes at 1000 ns).
-  if (int64_t(p.packet_bytes) * p.byte_ns > int64_t(std::numeric_limits<uint32_t>::max()))
-    return "supports packets of less than 2^32 ns on a link; got packet_bytes=" +
+  // Packet holds its size in 16 bits and its time on a link in 32 (the
+  // command line's bounds fit: 65535 bytes at 1000 ns a byte).
+  if (p.packet_bytes > std::numeric_limits<uint16_t>::max() ||
+      int64_t(p.packet_bytes) * p.byte_ns > int64_t(std::numeric_limits<uint32_t>::max()))
+    return "supports packets of at most 65535 bytes and less than 2^32 ns on a link; got packet_bytes=" +
            std::to_string(p.packet_bytes) + " byte_ns=" + std::to_string(p.byte_ns);
   return "";
 }

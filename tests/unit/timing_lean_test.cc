@@ -144,6 +144,14 @@ void TestLeanRefusesWhatItDoesNotRun() {
   err = LeanRefusal(Params{}, "mcast:all:all");
   CU_ASSERT(Contains(err, "kernel=lean: supports unicast traffic"));
   CU_ASSERT(Contains(err, "got multicast traffic"));
+  // Beyond the command line's bounds (Params built in code): the packet's
+  // 16-bit size and 32-bit link time.
+  Params big;
+  big.packet_bytes = 70000;
+  CU_ASSERT(Contains(LeanRefusal(big, "uniform"), "got packet_bytes=70000 byte_ns=4"));
+  Params slow;
+  slow.byte_ns = int64_t(1) << 30;
+  CU_ASSERT(Contains(LeanRefusal(slow, "uniform"), "less than 2^32 ns on a link; got packet_bytes=32"));
 }
 
 }  // namespace
@@ -153,7 +161,8 @@ void RegisterTimingLeanSuite() {
   CU_add_test(s, "lean agrees with classic on FT(4,3) uniform, loads 0.3 and 0.9", TestLeanAgreesWithClassic);
   CU_add_test(s, "lean agrees with classic when VLs change at every switch", TestLeanAgreesWithVlTurns);
   CU_add_test(s, "lean: same results with 1 and 2 threads", TestLeanSameForAnyJobs);
-  CU_add_test(s, "lean refuses multicast and deeper buffers by name", TestLeanRefusesWhatItDoesNotRun);
+  CU_add_test(s, "lean refuses multicast, deeper buffers and oversized packets by name",
+              TestLeanRefusesWhatItDoesNotRun);
 }
 
 }  // namespace ibu::simtest
