@@ -57,7 +57,7 @@ class ArrivalProcess {
     gap_slot_ns_ = std::max<int64_t>(1, int64_t(msg_ns));
     gap_max_slots_ = double(kPastAnyRun / gap_slot_ns_);
     if (p.arrival != Arrival::kBernoulli) gap_carry_.assign(size_t(hosts), 0.0);
-    rule_ = RuleFor(p.arrival, load);
+    rule_ = RuleFor(p.arrival, load, gap_max_slots_);
     if (rule_ == GapRule::kBernoulliTable) SetUpGeometricTable();
   }
 
@@ -86,7 +86,7 @@ class ArrivalProcess {
   // by the table of powers or by the log formula, or every message time at
   // load 1 and above.
   enum class GapRule { kBernoulliTable, kBernoulliLog, kEverySlot, kExponential, kPeriodic };
-  GapRule RuleFor(Arrival arrival, double load) const {
+  static GapRule RuleFor(Arrival arrival, double load, double max_slots) {
     switch (arrival) {
       case Arrival::kExponential:
         return GapRule::kExponential;
@@ -95,8 +95,8 @@ class ArrivalProcess {
       case Arrival::kBernoulli:
       default:
         if (load >= 1.0) return GapRule::kEverySlot;
-        return load >= kGeoMinLoad && gap_max_slots_ > kGeoMaxGap ? GapRule::kBernoulliTable
-                                                                  : GapRule::kBernoulliLog;
+        return load >= kGeoMinLoad && max_slots > kGeoMaxGap ? GapRule::kBernoulliTable
+                                                             : GapRule::kBernoulliLog;
     }
   }
 
@@ -124,7 +124,7 @@ class ArrivalProcess {
   }
   int64_t GeometricByTable(double u) const {
     const double* above = geo_above_ + 1;
-    while (u <= *above) ++above;  // u is not clearly above power j + 1
+    while (u <= *above) ++above;  // u is not clearly above the power *above widens
     // Now u is clearly above power j + 1; is it clearly below power j?
     const ptrdiff_t j = above - (geo_above_ + 1);
     if (u >= geo_below_[j]) return int64_t(GeometricByLog(u));
@@ -138,7 +138,9 @@ class ArrivalProcess {
   // at least 2^-53: 1 + floor(53 ln 2 / -ln 0.75) = 128): the table's
   // gaps need no check against kPastAnyRun while the cap lies above it.
   static constexpr double kGeoMaxGap = 128;
-  // (1-load)^j widened by the band up and down; geo_above_ ends with -1.
+  // (1-load)^j widened by the band up and down; geo_above_ ends with -1,
+  // geo_below_ holds sentinels at 0 (2: the table decides) and at
+  // kGeoPowers (0: the formula decides).
   double geo_above_[kGeoPowers + 2] = {}, geo_below_[kGeoPowers + 1] = {};
 
   // Whole nanoseconds whose sum keeps the fractions: each gap rounded on

@@ -399,7 +399,9 @@ uint32_t LeanKernel<kV>::AllocPacket() {
 
 // When the (busy or blocked) port p must look again: the end of its
 // transmission if requesters wait for the output slot that frees then, or
-// the first moment a ready VL has both the link and a credit.
+// the first moment a ready VL has both the link and a credit. `last` must
+// be the channel of the port's last VL started (rr_vl): StartTx has it at
+// hand, the other callers take the one-argument form.
 template <int kV>
 IBU_LEAN_HOT void LeanKernel<kV>::Reschedule(int p, const Chan& last) {
   const Port& P = port_[p];
