@@ -158,7 +158,6 @@ class LeanKernel final : public Simulator::Impl {
       Push(t, kPort, uint64_t(p));
     }
   }
-  // `last`: p's channel of the VL it started last (P.rr_vl).
   void Reschedule(int p, const Chan& last);
   void Reschedule(int p) { Reschedule(p, Ch(ChanOf(p, port_[p].rr_vl))); }
   void OnRouted(uint32_t pi);
