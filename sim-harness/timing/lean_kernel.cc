@@ -111,13 +111,18 @@ class LeanKernel final : public Simulator::Impl {
   // 32 bytes: none straddles two cache lines (at 28 bytes about 4 in 10
   // did, two misses on large fabrics).
   struct alignas(32) Packet {
+    // Its LFT entry at the switch it arrived at (Network::LftSlot), looked
+    // up once as it is sent there: routing and the look-ahead read it
+    // without the switch's row (the switch is the feeding port's peer).
+    const uint8_t* lft;
     uint32_t msg;
-    int32_t in_node;  // the switch it arrived at
-    int32_t upch;     // channel feeding its input slot
-    int32_t want;     // output channel asked for, kNone before routing or after the grant
-    uint16_t in_port, dlid, bytes, sl, hops;
+    int32_t upch;  // channel feeding its input slot
+    int32_t want;  // output channel asked for, kNone before routing or after the grant
     uint32_t dur;  // ns on a link: Dur(bytes) once, not a multiply per use (fits: LeanKernelRefusal)
+    uint16_t dlid, bytes, hops;
+    uint8_t in_port, sl;  // at most kMaxLeanPort; 0-15
   };
+  static_assert(sizeof(Packet) == 32, "a packet in one half cache line");
   struct Message {
     int64_t gen_ns, last_ns;
     int32_t next;  // host queue link
@@ -144,6 +149,9 @@ class LeanKernel final : public Simulator::Impl {
   size_t ChanOf(int gp, int vl) const { return (size_t(gp) << vsh_) | size_t(vl); }
   // The VL a packet arrived on: that of the channel feeding its input slot.
   static int InVl(const Packet& K) { return K.upch & int(vmask_); }
+  // The global port a packet arrived on, and its switch.
+  int InPort(const Packet& K) const { return port_[K.upch >> vsh_].peer; }
+  int InSwitch(const Packet& K) const { return port_[K.upch >> vsh_].peer_node; }
   int64_t Dur(int bytes) const { return int64_t(bytes) * p_.byte_ns; }
 
   // --- events ---
@@ -237,7 +245,7 @@ class LeanKernel final : public Simulator::Impl {
   IBU_LEAN_HOT void PrefetchMid(uint64_t ev) const {
     if (TypeOf(ev) != kRouted) return;
     const Packet& P = pkts_[ArgOf(ev)];
-    if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
+    __builtin_prefetch(P.lft);
     __builtin_prefetch(&chan_[size_t(P.upch)]);
   }
   // Reads the LFT entry fetched above: the output channel and port the
@@ -245,11 +253,11 @@ class LeanKernel final : public Simulator::Impl {
   IBU_LEAN_HOT void PrefetchNear(uint64_t ev) const {
     if (TypeOf(ev) != kRouted) return;
     const Packet& P = pkts_[ArgOf(ev)];
-    const uint8_t out = net_.Lft(P.in_node, P.dlid);
+    const uint8_t out = *P.lft;
     if (out == kNoPort || out == 0) return;
-    const int o = net_.SwitchPort(P.in_node, out);
+    const int o = InPort(P) - P.in_port + out;
     // With one VL per SL the packet keeps its VL: no SL2VL read.
-    const int ovl = vl_fixed_ ? InVl(P) : net_.Vl(P.in_node, P.in_port, out, P.sl);
+    const int ovl = vl_fixed_ ? InVl(P) : net_.Vl(InSwitch(P), P.in_port, out, P.sl);
     __builtin_prefetch(&chan_[ChanOf(o, ovl)]);
     __builtin_prefetch(&port_[o]);
   }
@@ -498,7 +506,7 @@ IBU_LEAN_HOT uint32_t LeanKernel<kV>::NextHostPacket(Port& P, int vl) {
   K.dlid = m.dlid;
   K.bytes = uint16_t(bytes);
   K.dur = uint32_t(Dur(int(bytes)));
-  K.sl = m.sl;
+  K.sl = uint8_t(m.sl);
   K.hops = 0;
   K.want = kNone;
   ++counters_.injected;
@@ -548,7 +556,6 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   } else {
     c.cred = kHeld;
     c.inpkt = pi;
-    K.in_node = P.peer_node;
     K.in_port = P.peer_port;
     K.upch = int32_t(ChanOf(p, vl));
     if (++K.hops > max_hops_)
@@ -556,10 +563,11 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
         return "routing loop: a packet for LID " + std::to_string(K.dlid) + " has crossed " +
                std::to_string(max_hops_) + " links, now at " + net_.PortName(P.peer);
       });
-    // On every fabric: skipping it where the tables fit the caches saves
-    // 6 instructions per hop but was 5% slower on FT(8,3), best of 12
-    // (docs/benchmarks.md, "Closing part of the gap").
-    if (const uint8_t* e = net_.LftEntry(K.in_node, K.dlid)) __builtin_prefetch(e);
+    // Prefetched on every fabric: skipping it where the tables fit the
+    // caches saved 6 instructions per hop but was 5% slower on FT(8,3),
+    // best of 12 (docs/benchmarks.md, "Closing part of the gap").
+    K.lft = net_.LftSlot(P.peer_node, K.dlid);
+    __builtin_prefetch(K.lft);
     Push(now + routed_ns_, kRouted, pi);
   }
   P.wake_at = kHeld;  // a pending service is superseded: Reschedule asks again
@@ -578,17 +586,16 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
 template <int kV>
 IBU_LEAN_HOT void LeanKernel<kV>::OnRouted(uint32_t pi) {
   Packet& K = pkts_[pi];
-  const int sw = K.in_node;
   const int in_port = K.in_port;
   // Network::UsableOutPort's checks; Network says what is wrong.
-  const uint8_t out = net_.Lft(sw, K.dlid);
+  const uint8_t out = *K.lft;
   if (out == kNoPort || out == 0 || out == in_port)
-    FailWith([&] { return net_.RouteProblem(sw, K.dlid, in_port); });
-  const int o = net_.SwitchPort(sw, out);
-  if (port_[o].peer < 0) FailWith([&] { return net_.RouteProblem(sw, K.dlid, in_port); });
+    FailWith([&] { return net_.RouteProblem(InSwitch(K), K.dlid, in_port); });
+  const int o = InPort(K) - in_port + out;  // the switch's ports are consecutive
+  if (port_[o].peer < 0) FailWith([&] { return net_.RouteProblem(InSwitch(K), K.dlid, in_port); });
   // With one VL per SL everywhere the packet keeps its VL (no table look-up).
   const int vl = InVl(K);
-  const int ovl = vl_fixed_ ? vl : net_.Vl(sw, in_port, out, K.sl);
+  const int ovl = vl_fixed_ ? vl : net_.Vl(InSwitch(K), in_port, out, K.sl);
   const int oc = int(ChanOf(o, ovl));
   const int key = (in_port << vsh_) | vl;
   Chan& c = Ch(oc);

@@ -110,6 +110,12 @@ class Network {
   const uint8_t* LftEntry(int sw, Lid dlid) const {
     return dlid < lft_len_[sw] ? lft_row_[sw] + dlid : nullptr;
   }
+  // The same, never null: a byte holding kNoPort where the switch has no
+  // entry, so that a caller may keep the address and read it later
+  // without testing it (the lean kernel's packets carry theirs).
+  const uint8_t* LftSlot(int sw, Lid dlid) const {
+    return dlid < lft_len_[sw] ? lft_row_[sw] + dlid : &kNoEntry;
+  }
 
   // Bytes of LFT the model looks up (switches x LIDs: the part of the
   // memory that grows fastest with the fabric).
@@ -186,6 +192,7 @@ class Network {
   std::unique_ptr<uint8_t, FreeBlock> lft_block_;
   std::vector<const uint8_t*> lft_row_;
   std::vector<uint32_t> lft_len_;
+  static constexpr uint8_t kNoEntry = kNoPort;
   std::vector<int32_t> sw_base_;
   int32_t host_base_ = 0;
   std::vector<GlobalPort> ports_;
