@@ -101,7 +101,10 @@ class EventQueue {
       t = now_;
       return true;
     }
-    return Advance(t, ev);
+    if (!Advance()) return false;
+    ev = cur_->ev[cursor_++];
+    t = now_;
+    return true;
   }
 
  private:
@@ -125,8 +128,10 @@ class EventQueue {
 
   // The current bucket is used up: clear it, step to the next nanosecond
   // that has events (jumping over an empty wheel to the heap's first), and
-  // move heap events that came within the wheel's reach into it.
-  [[gnu::noinline]] bool Advance(int64_t& t, uint64_t& ev) {
+  // move heap events that came within the wheel's reach into it; false
+  // when no event is left. It takes no references: Pop's callers keep the
+  // time and the event in registers instead of storing them for it.
+  [[gnu::noinline]] bool Advance() {
     for (;;) {
       in_wheel_ -= cursor_;
       cur_->n = 0;
@@ -147,11 +152,7 @@ class EventQueue {
         far_min_ = far_.empty() ? kNever : far_.top().t;
       }
       cur_ = &wheel_[now_ & mask_];
-      if (cur_->n) {
-        ev = cur_->ev[cursor_++];
-        t = now_;
-        return true;
-      }
+      if (cur_->n) return true;
     }
   }
 
