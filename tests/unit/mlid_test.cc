@@ -684,6 +684,115 @@ void DualPortHcasOnTwoLeaves() {
   CU_ASSERT(u.routes_checked >= 8L * 7);  // every port to every other port's LIDs, at least
 }
 
+// SelectDlid as b736950 wrote it, before its packed-key fast path: the
+// digits walked one by one, the LID chosen by mask (k a power of two) or
+// modulo the selectable LIDs (the largest power of k within the LIDs and
+// the paths). The rule the fast path must keep, pair for pair.
+Lid ReferenceDlid(const Fabric& f, const FatTree& tree, MlidOptions opt, int src, int dst) {
+  const EndPort& d = f.end_ports[dst];
+  if (opt.single_lid || src == dst) return d.base_lid;
+  const std::vector<int>& s = tree.p[src];
+  const std::vector<int>& t = tree.p[dst];
+  int a = 0;
+  while (a < tree.n - 1 && s[a] == t[a]) ++a;
+  long rank = 0;
+  for (int i = a + 1; i < tree.n; ++i) rank = rank * tree.k + s[i];
+  const long want = opt.rotate ? rank - tree.pid[dst] : rank;
+  if ((tree.k & (tree.k - 1)) == 0) return static_cast<Lid>(d.base_lid + (want & (d.lid_count() - 1)));
+  const long within = std::min<long>(d.lid_count(), tree.paths());
+  long m = 1;
+  while (m * tree.k <= within) m *= tree.k;
+  return static_cast<Lid>(d.base_lid + (want % m + m) % m);
+}
+
+// `f` without end port `gone` (a host powered off: its leaf's other hosts
+// move down a digit).
+Fabric WithoutEndPort(const Fabric& f, int gone) {
+  Fabric out = f;
+  out.end_ports.erase(out.end_ports.begin() + gone);
+  for (Switch& sw : out.switches)
+    for (Peer& p : sw.ports)
+      if (p.is_end_port() && p.index == gone)
+        p = Peer{};
+      else if (p.is_end_port() && p.index > gone)
+        --p.index;
+  out.Finalize();
+  return out;
+}
+
+// Every (src, dst) pair on `f` under rotation on and off and SLID: the
+// router's SelectDlid against ReferenceDlid. Returns the pairs compared.
+long CompareAllPairs(const Fabric& f, const std::string& what) {
+  long pairs = 0;
+  const int ne = static_cast<int>(f.end_ports.size());
+  for (MlidOptions opt : {MlidOptions{true, false}, MlidOptions{false, false}, MlidOptions{true, true}}) {
+    const MlidRouter router(f, RecognizeFatTree(f), opt);
+    const FatTree& tree = router.tree();
+    long differ = 0;
+    for (int e = 0; e < ne; ++e)  // every end port has its digits, degraded or not
+      if (tree.p[e].size() != static_cast<size_t>(tree.n) || tree.pid[e] < 0) ++differ;
+    for (int s = 0; s < ne; ++s)
+      for (int d = 0; d < ne; ++d, ++pairs) {
+        const Lid got = router.SelectDlid(s, d), want = ReferenceDlid(f, tree, opt, s, d);
+        if (got != want && differ++ == 0)
+          fprintf(stderr, "\n  %s rotate=%d slid=%d: %s -> %s: DLID %d, want %d", what.c_str(), opt.rotate,
+                  opt.single_lid, f.end_ports[s].name.c_str(), f.end_ports[d].name.c_str(), got, want);
+      }
+    CU_ASSERT_EQUAL(differ, 0);
+  }
+  return pairs;
+}
+
+// SelectDlid, however it is computed, chooses what the digit walk chose,
+// for every pair: power-of-two and other k, several depths, folded, exact
+// and surplus LMCs, LMCs differing per port, shuffled cabling, and trees
+// missing hosts, switches and links.
+void SelectDlidMatchesDigitWalk() {
+  long pairs = 0;
+  for (auto [m, n] : {std::pair{4, 3}, {8, 3}, {4, 4}, {16, 3}, {4, 1}, {6, 3}, {36, 2}, {12, 2}}) {
+    const Fabric base = MakeFatTree(m, n);
+    const std::string shape = "FT(" + std::to_string(m) + "," + std::to_string(n) + ")";
+    for (int lmc : std::set<int>{0, 1, 7, MlidDefaultLmc(base)}) {
+      Fabric f = base;
+      if (!DefaultLidsFit(f, lmc)) continue;
+      AssignDefaultLids(f, lmc);
+      pairs += CompareAllPairs(f, shape + " LMC " + std::to_string(lmc));
+      if (lmc < 2) continue;
+      // Per-port LMCs below the layout's: each keeps its aligned base.
+      for (size_t e = 0; e < f.end_ports.size(); ++e)
+        f.end_ports[e].lmc = static_cast<uint8_t>(e * 7 % (lmc + 1));
+      f.Finalize();
+      ShufflePorts(f, 3 + lmc);
+      pairs += CompareAllPairs(f, shape + " mixed LMCs up to " + std::to_string(lmc) + ", shuffled");
+    }
+  }
+  // Degraded: a leaf gone with its hosts, a host gone (its leaf's digits
+  // close up), a middle switch gone, cables pulled; rotation's -PID(d) and
+  // the fold see PIDs with gaps.
+  for (auto [m, lmc] : {std::pair{8, 4}, {8, 2}, {6, 3}}) {
+    Fabric f = MakeFatTree(m, 3);
+    AssignDefaultLids(f, lmc);
+    const FatTree full = RecognizeFatTree(f);
+    int leaf = -1, middle = -1;
+    for (size_t s = 0; s < f.switches.size(); ++s) {
+      if (full.level[s] == 2 && leaf < 0 && s > 0) leaf = static_cast<int>(s);
+      if (full.level[s] == 1 && middle < 0) middle = static_cast<int>(s);
+    }
+    f = WithoutSwitch(f, leaf);
+    f = WithoutEndPort(f, 0);
+    f = WithoutEndPort(f, static_cast<int>(f.end_ports.size()) / 2);
+    RemoveRandomSwitchLinks(f, 7, 3);
+    f.Finalize();
+    CU_ASSERT(RecognizeFatTree(f).degraded);
+    const std::string shape = "degraded FT(" + std::to_string(m) + ",3) LMC " + std::to_string(lmc);
+    pairs += CompareAllPairs(f, shape);
+    f = WithoutSwitch(f, middle < leaf ? middle : middle - 1);
+    CU_ASSERT(RecognizeFatTree(f).degraded);
+    pairs += CompareAllPairs(f, shape + " without a middle switch");
+  }
+  CU_ASSERT(pairs > 3000000);
+}
+
 }  // namespace
 
 void RegisterMlidSuite() {
@@ -706,6 +815,7 @@ void RegisterMlidSuite() {
   CU_add_test(s, "bad options are refused", BadOptionsAreRefused);
   CU_add_test(s, "path-selection map: round trip, bad lines", PathMapRoundTripAndErrors);
   CU_add_test(s, "default LMC: every path where the LIDs fit", DefaultLmcIsThePapers);
+  CU_add_test(s, "SelectDlid: the digit walk's DLID for every pair", SelectDlidMatchesDigitWalk);
 }
 
 }  // namespace ibu::test
