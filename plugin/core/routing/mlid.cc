@@ -32,6 +32,21 @@ MlidRouter::MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt)
     while (m * tree_.k <= within) m *= tree_.k;
     selectable_[lmc] = k_power_of_two_ ? within : m;
   }
+  if (!k_power_of_two_) return;
+  // SelectDlid's keys: p_1..p_{n-1} (radix k) in `bits` bits each, below
+  // p_0 (radix m = 2k), which takes one bit more. A bit in p_0's field
+  // keeps all of p_1..p_{n-1} for the rank; one in p_{n-1}'s keeps none.
+  const int bits = CeilLog2(tree_.k), low = (tree_.n - 1) * bits;
+  for (int h = 0; h < 32; ++h) rank_mask_[h] = (1u << (h < low ? h / bits * bits : low)) - 1;
+  keys_.resize(f_.end_ports.size());
+  for (size_t e = 0; e < f_.end_ports.size(); ++e) {
+    const EndPort& ep = f_.end_ports[e];
+    DlidKey& key = keys_[e];
+    for (int digit : tree_.p[e]) key.digits = (key.digits << bits) | static_cast<uint32_t>(digit);
+    key.base_lid = ep.base_lid;
+    key.mask = static_cast<uint8_t>(ep.lid_count() - 1);
+    key.shift = static_cast<uint8_t>(opt_.rotate ? -tree_.pid[e] & key.mask : 0);
+  }
 }
 
 long MlidRouter::PathIndex(int ep, int offset) const {
@@ -47,14 +62,9 @@ long MlidRouter::PathIndex(int ep, int offset) const {
 }
 
 Lid MlidRouter::SelectDlid(int src, int dst) const {
-  const EndPort& d = f_.end_ports[dst];
-  if (opt_.single_lid || src == dst) return d.base_lid;
-  const std::vector<int>& s = tree_.p[src];
-  const std::vector<int>& t = tree_.p[dst];
-  int a = 0;
-  while (a < tree_.n - 1 && s[a] == t[a]) ++a;
-  long rank = 0;
-  for (int i = a + 1; i < tree_.n; ++i) rank = rank * tree_.k + s[i];
+  if (opt_.single_lid || src == dst) return f_.end_ports[dst].base_lid;
+  // s's path index: its rank inside the level-(a+1) subtree, a being the
+  // first digit where s and d differ (at most n-1).
   // With rotation the tables add PID(d) to the offset; choosing
   // rank - PID(d) undoes it, so sources that select follow the paper's path
   // (rank) exactly, while base-LID users still get the rotated spread.
@@ -63,10 +73,25 @@ Lid MlidRouter::SelectDlid(int src, int dst) const {
   // indices then keep rank's low digits (PathIndex). The timing model asks
   // once per message: when k is a power of two, so are the LIDs and the
   // paths, one divides the other, and the modulo is a mask over the LIDs
-  // (two's complement keeps it right for a negative difference).
+  // (two's complement keeps it right for a negative difference, so -PID(d)
+  // is masked once, at construction). The digits are then bit fields of
+  // one key per end port: a's field holds the highest bit in which the
+  // keys differ, and rank is s's key below that field.
+  if (k_power_of_two_) [[likely]] {
+    const DlidKey& s = keys_[src];
+    const DlidKey& d = keys_[dst];
+    const int high = 31 - __builtin_clz((s.digits ^ d.digits) | 1);  // no difference: rank 0
+    const uint32_t rank = s.digits & rank_mask_[high];
+    return static_cast<Lid>(d.base_lid + ((rank + d.shift) & d.mask));
+  }
+  const EndPort& d = f_.end_ports[dst];
+  const std::vector<int>& s = tree_.p[src];
+  const std::vector<int>& t = tree_.p[dst];
+  int a = 0;
+  while (a < tree_.n - 1 && s[a] == t[a]) ++a;
+  long rank = 0;
+  for (int i = a + 1; i < tree_.n; ++i) rank = rank * tree_.k + s[i];
   const long want = opt_.rotate ? rank - tree_.pid[dst] : rank;
-  if (k_power_of_two_) [[likely]]
-    return static_cast<Lid>(d.base_lid + (want & (d.lid_count() - 1)));
   const long m = selectable_[d.lmc];
   return static_cast<Lid>(d.base_lid + (want % m + m) % m);
 }

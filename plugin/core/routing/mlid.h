@@ -153,6 +153,19 @@ class MlidRouter {
   // selected LID keeps the source's low rank digits exactly (disjointness).
   static constexpr int kMaxLmc = 7;
   long selectable_[kMaxLmc + 1] = {};
+  // SelectDlid's records when k is a power of two, per end port: the
+  // digits p_0..p_{n-1} packed most significant first, log2(k) bits each
+  // and one more for p_0 (1 + n log2(k) <= 15 bits within the LID space),
+  // and what the LID needs: base, LIDs - 1, and -PID mod the LIDs with
+  // rotation (0 without). Taken from the fabric at construction, as the
+  // tables are. rank_mask_[h]: the bits below the field holding bit h.
+  struct DlidKey {
+    uint32_t digits = 0;
+    Lid base_lid = 0;
+    uint8_t mask = 0, shift = 0;
+  };
+  std::vector<DlidKey> keys_;
+  uint32_t rank_mask_[32] = {};
 };
 
 }  // namespace ibu
