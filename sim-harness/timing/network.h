@@ -102,20 +102,15 @@ class Network {
   // are read in place and the Tables must outlive the network.
   bool OwnsTables() const { return lft_block_ != nullptr || lft_row_.empty(); }
 
-  // LFT lookup; kNoPort when the switch has no entry.
-  uint8_t Lft(int sw, Lid dlid) const {
-    return dlid < lft_len_[sw] ? lft_row_[sw][dlid] : kNoPort;
-  }
-  // Address of the LFT entry, for prefetching ahead of the lookup.
-  const uint8_t* LftEntry(int sw, Lid dlid) const {
-    return dlid < lft_len_[sw] ? lft_row_[sw] + dlid : nullptr;
-  }
-  // The same, never null: a byte holding kNoPort where the switch has no
-  // entry, so that a caller may keep the address and read it later
-  // without testing it (the lean kernel's packets carry theirs).
+  // Address of the LFT entry, never null: a byte holding kNoPort where
+  // the switch has no entry, so that a caller may prefetch it, or keep it
+  // and read it later without a test (the lean kernel's packets carry
+  // theirs).
   const uint8_t* LftSlot(int sw, Lid dlid) const {
     return dlid < lft_len_[sw] ? lft_row_[sw] + dlid : &kNoEntry;
   }
+  // LFT lookup; kNoPort when the switch has no entry.
+  uint8_t Lft(int sw, Lid dlid) const { return *LftSlot(sw, dlid); }
 
   // Bytes of LFT the model looks up (switches x LIDs: the part of the
   // memory that grows fastest with the fabric).

@@ -386,8 +386,7 @@ class Kernel final : public Simulator::Impl {
       case kRouted: {
         const Packet& P = pkts_[arg];
         __builtin_prefetch(Chan((size_t(P.up_gp) << Vsh()) | P.in_vl));
-        if (!(P.flags & kFlagMcast))
-          if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
+        if (!(P.flags & kFlagMcast)) __builtin_prefetch(net_.LftSlot(P.in_node, P.dlid));
         break;
       }
       case kTxDone: __builtin_prefetch(Chan((arg << Vsh()) | hdr_[arg].rr_vl)); break;
@@ -1046,7 +1045,7 @@ IBU_HOT void Kernel<kV, kOne>::StartTx(int gp, int vl, uint32_t pi) {
   P.in_port = Hdr(gp).peer_port;
   P.up_gp = gp;
   if (!(P.flags & kFlagMcast)) {
-    if (const uint8_t* e = net_.LftEntry(P.in_node, P.dlid)) __builtin_prefetch(e);
+    __builtin_prefetch(net_.LftSlot(P.in_node, P.dlid));
   } else {
     mcast_tail_in_[pi] = t + p_.fly_ns + dur;
   }

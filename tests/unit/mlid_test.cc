@@ -728,9 +728,11 @@ long CompareAllPairs(const Fabric& f, const std::string& what) {
   for (MlidOptions opt : {MlidOptions{true, false}, MlidOptions{false, false}, MlidOptions{true, true}}) {
     const MlidRouter router(f, RecognizeFatTree(f), opt);
     const FatTree& tree = router.tree();
-    long differ = 0;
+    long unlabelled = 0;
     for (int e = 0; e < ne; ++e)  // every end port has its digits, degraded or not
-      if (tree.p[e].size() != static_cast<size_t>(tree.n) || tree.pid[e] < 0) ++differ;
+      if (tree.p[e].size() != static_cast<size_t>(tree.n) || tree.pid[e] < 0) ++unlabelled;
+    CU_ASSERT_EQUAL(unlabelled, 0);
+    long differ = 0;
     for (int s = 0; s < ne; ++s)
       for (int d = 0; d < ne; ++d, ++pairs) {
         const Lid got = router.SelectDlid(s, d), want = ReferenceDlid(f, tree, opt, s, d);

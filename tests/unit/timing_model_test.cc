@@ -458,6 +458,26 @@ void TestNoRouteIsReported() {
   CU_ASSERT(Contains(err, "LID 3"));
 }
 
+// A LID past the end of every switch's LFT row (tables made for fewer
+// LIDs): the lookup's out-of-row case, not a hole inside the row.
+void TestLidBeyondEveryLftIsNoRoute() {
+  Params p = TestParams();
+  Setup st = Line(3);
+  st.fabric.end_ports[2].base_lid = 200;
+  for (const ibu::Lft& l : st.tables.lft) CU_ASSERT(l.out.size() < 64);  // rows padded to 64 at most
+  Rig rig(std::move(st), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, 0, 2, 32);
+  std::string err;
+  try {
+    sim.Run();
+  } catch (const sim::SimFailure& e) {
+    err = e.what();
+  }
+  CU_ASSERT(Contains(err, "no route: switch L0 ("));
+  CU_ASSERT(Contains(err, "has no LFT entry for LID 200"));
+}
+
 void TestRoutingLoopIsReported() {
   Params p = TestParams();
   Setup st = Line(3);
@@ -646,6 +666,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "exponential arrivals offer the load, not rounded gaps", TestExponentialArrivalsOfferTheLoad);
   CU_add_test(s, "a load of 1e-300 sends nothing, whatever the arrivals", TestTinyLoadSendsNothing);
   CU_add_test(s, "DLID without a route names switch and LID", TestNoRouteIsReported);
+  CU_add_test(s, "a LID beyond every LFT row is no route", TestLidBeyondEveryLftIsNoRoute);
   CU_add_test(s, "routing loop is reported", TestRoutingLoopIsReported);
   CU_add_test(s, "a route through 100 switches is no loop", TestLongRouteIsNoLoop);
   CU_add_test(s, "latency samples equal the plain vector", TestLatencySamplesEqualVector);
@@ -678,6 +699,7 @@ void RegisterTimingModelLeanSuite() {
   CU_add_test(s, "lean: exponential arrivals offer the load", OnLean<TestExponentialArrivalsOfferTheLoad>);
   CU_add_test(s, "lean: a load of 1e-300 sends nothing", OnLean<TestTinyLoadSendsNothing>);
   CU_add_test(s, "lean: no route names switch and LID", OnLean<TestNoRouteIsReported>);
+  CU_add_test(s, "lean: a LID beyond every LFT row is no route", OnLean<TestLidBeyondEveryLftIsNoRoute>);
   CU_add_test(s, "lean: routing loop is reported", OnLean<TestRoutingLoopIsReported>);
   CU_add_test(s, "lean: a route through 100 switches is no loop", OnLean<TestLongRouteIsNoLoop>);
 }

@@ -32,10 +32,9 @@ MlidRouter::MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt)
     while (m * tree_.k <= within) m *= tree_.k;
     selectable_[lmc] = k_power_of_two_ ? within : m;
   }
-  if (!k_power_of_two_) return;
-  // SelectDlid's keys: p_1..p_{n-1} (radix k) in `bits` bits each, below
-  // p_0 (radix m = 2k), which takes one bit more. A bit in p_0's field
-  // keeps all of p_1..p_{n-1} for the rank; one in p_{n-1}'s keeps none.
+  if (!k_power_of_two_ || opt_.single_lid) return;  // SelectDlid reads no keys
+  // A bit in p_0's field keeps all of p_1..p_{n-1} for the rank; one in
+  // p_{n-1}'s keeps none.
   const int bits = CeilLog2(tree_.k), low = (tree_.n - 1) * bits;
   for (int h = 0; h < 32; ++h) rank_mask_[h] = (1u << (h < low ? h / bits * bits : low)) - 1;
   keys_.resize(f_.end_ports.size());
@@ -45,7 +44,7 @@ MlidRouter::MlidRouter(const Fabric& f, FatTree tree, MlidOptions opt)
     for (int digit : tree_.p[e]) key.digits = (key.digits << bits) | static_cast<uint32_t>(digit);
     key.base_lid = ep.base_lid;
     key.mask = static_cast<uint8_t>(ep.lid_count() - 1);
-    key.shift = static_cast<uint8_t>(opt_.rotate ? -tree_.pid[e] & key.mask : 0);
+    key.minus_pid = static_cast<uint8_t>(opt_.rotate ? -tree_.pid[e] & key.mask : 0);
   }
 }
 
@@ -82,7 +81,7 @@ Lid MlidRouter::SelectDlid(int src, int dst) const {
     const DlidKey& d = keys_[dst];
     const int high = 31 - __builtin_clz((s.digits ^ d.digits) | 1);  // no difference: rank 0
     const uint32_t rank = s.digits & rank_mask_[high];
-    return static_cast<Lid>(d.base_lid + ((rank + d.shift) & d.mask));
+    return static_cast<Lid>(d.base_lid + ((rank + d.minus_pid) & d.mask));
   }
   const EndPort& d = f_.end_ports[dst];
   const std::vector<int>& s = tree_.p[src];

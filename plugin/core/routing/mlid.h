@@ -50,7 +50,9 @@ class MlidRouter {
   // common ancestors sit at level a takes path index rank of s inside its
   // level-(a+1) subtree (its digits s_{a+1}..s_{n-1} in base m/2), folded
   // onto the LIDs d has; with rotation the offset is shifted back by PID(d)
-  // so the path is the same as without rotation.
+  // so the path is the same as without rotation. For the fabric as it was
+  // when the router was built (its LIDs are copied then, as Route's tables
+  // hold them): engines build a new router at every routing.
   Lid SelectDlid(int src, int dst) const;
 
   // Path index J (0..paths-1) a LID of end port `ep` stands for: the up
@@ -157,12 +159,13 @@ class MlidRouter {
   // digits p_0..p_{n-1} packed most significant first, log2(k) bits each
   // and one more for p_0 (1 + n log2(k) <= 15 bits within the LID space),
   // and what the LID needs: base, LIDs - 1, and -PID mod the LIDs with
-  // rotation (0 without). Taken from the fabric at construction, as the
-  // tables are. rank_mask_[h]: the bits below the field holding bit h.
+  // rotation (0 without), added to the rank. Built only when SelectDlid
+  // reads them (not for SLID). rank_mask_[h]: the bits below the field
+  // holding bit h.
   struct DlidKey {
     uint32_t digits = 0;
     Lid base_lid = 0;
-    uint8_t mask = 0, shift = 0;
+    uint8_t mask = 0, minus_pid = 0;
   };
   std::vector<DlidKey> keys_;
   uint32_t rank_mask_[32] = {};
