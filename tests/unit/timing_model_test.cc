@@ -440,19 +440,25 @@ void TestTinyLoadSendsNothing() {
   }
 }
 
+// What the run of one 32-byte message from host src to host dst fails
+// with ("" when it does not).
+std::string FailureOfOneMessage(Setup st, const Params& p, int src, int dst) {
+  Rig rig(std::move(st), p);
+  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
+  sim.AddMessage(0, src, dst, 32);
+  try {
+    sim.Run();
+  } catch (const sim::SimFailure& e) {
+    return e.what();
+  }
+  return "";
+}
+
 void TestNoRouteIsReported() {
   Params p = TestParams();
   Setup st = Line(3);
   st.tables.lft[1].out[st.fabric.end_ports[2].base_lid] = kNoPort;  // hole at L1
-  Rig rig(std::move(st), p);
-  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
-  sim.AddMessage(0, 0, 2, 32);
-  std::string err;
-  try {
-    sim.Run();
-  } catch (const sim::SimFailure& e) {
-    err = e.what();
-  }
+  const std::string err = FailureOfOneMessage(std::move(st), p, 0, 2);
   CU_ASSERT(Contains(err, "no route"));
   CU_ASSERT(Contains(err, "L1"));
   CU_ASSERT(Contains(err, "LID 3"));
@@ -465,15 +471,7 @@ void TestLidBeyondEveryLftIsNoRoute() {
   Setup st = Line(3);
   st.fabric.end_ports[2].base_lid = 200;
   for (const ibu::Lft& l : st.tables.lft) CU_ASSERT(l.out.size() < 64);  // rows padded to 64 at most
-  Rig rig(std::move(st), p);
-  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
-  sim.AddMessage(0, 0, 2, 32);
-  std::string err;
-  try {
-    sim.Run();
-  } catch (const sim::SimFailure& e) {
-    err = e.what();
-  }
+  const std::string err = FailureOfOneMessage(std::move(st), p, 0, 2);
   CU_ASSERT(Contains(err, "no route: switch L0 ("));
   CU_ASSERT(Contains(err, "has no LFT entry for LID 200"));
 }
@@ -483,15 +481,7 @@ void TestRoutingLoopIsReported() {
   Setup st = Line(3);
   // L1 sends LID 3 back west, L0 sends it east: ping-pong.
   st.tables.lft[1].out[3] = 1;
-  Rig rig(std::move(st), p);
-  Simulator sim(*rig.net, *rig.wl, p, 0, 1);
-  sim.AddMessage(0, 0, 2, 32);
-  std::string err;
-  try {
-    sim.Run();
-  } catch (const sim::SimFailure& e) {
-    err = e.what();
-  }
+  const std::string err = FailureOfOneMessage(std::move(st), p, 0, 2);
   CU_ASSERT(Contains(err, "loop") || Contains(err, "arrival port"));
 }
 
