@@ -152,6 +152,9 @@ class LeanKernel final : public Simulator::Impl {
   // The global port a packet arrived on, and its switch.
   int InPort(const Packet& K) const { return port_[K.upch >> vsh_].peer; }
   int InSwitch(const Packet& K) const { return port_[K.upch >> vsh_].peer_node; }
+  // The global port of port `out` of the switch K is at: a switch's global
+  // ports are consecutive (BuildPorts checks it), so no switch row is read.
+  int OutPortOf(const Packet& K, int out) const { return InPort(K) - K.in_port + out; }
   int64_t Dur(int bytes) const { return int64_t(bytes) * p_.byte_ns; }
 
   // --- events ---
@@ -255,7 +258,7 @@ class LeanKernel final : public Simulator::Impl {
     const Packet& P = pkts_[ArgOf(ev)];
     const uint8_t out = *P.lft;
     if (out == kNoPort || out == 0) return;
-    const int o = InPort(P) - P.in_port + out;
+    const int o = OutPortOf(P, out);
     // With one VL per SL the packet keeps its VL: no SL2VL read.
     const int ovl = vl_fixed_ ? InVl(P) : net_.Vl(InSwitch(P), P.in_port, out, P.sl);
     __builtin_prefetch(&chan_[ChanOf(o, ovl)]);
@@ -377,7 +380,7 @@ void LeanKernel<kV>::BuildPorts() {
     P.peer_port = g.peer >= 0 ? uint8_t(net_.port(g.peer).port) : 0;
     P.kind = uint8_t((g.is_host ? kIsHost : 0) | (g.peer >= 0 && net_.port(g.peer).is_host ? kToHost : 0));
     P.rr_vl = uint8_t(V_ - 1);
-    // OnRouted finds an output as `arrival port - in_port + out`.
+    // OutPortOf relies on it.
     if (g.peer >= 0 && !net_.port(g.peer).is_host && g.peer - P.peer_port != net_.SwitchPort(P.peer_node, 0))
       throw SimFailure("internal: switch ports not numbered consecutively");
     for (int vl = 0; vl < V_; ++vl) rr_last_[ChanOf(gp, vl)] = no_last;
@@ -594,7 +597,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::OnRouted(uint32_t pi) {
   const uint8_t out = *K.lft;
   if (out == kNoPort || out == 0 || out == in_port)
     FailWith([&] { return net_.RouteProblem(InSwitch(K), K.dlid, in_port); });
-  const int o = InPort(K) - in_port + out;  // the switch's ports are consecutive
+  const int o = OutPortOf(K, out);
   if (port_[o].peer < 0) FailWith([&] { return net_.RouteProblem(InSwitch(K), K.dlid, in_port); });
   // With one VL per SL everywhere the packet keeps its VL (no table look-up).
   const int vl = InVl(K);
