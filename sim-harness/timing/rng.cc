@@ -1,20 +1,19 @@
 #include "sim-harness/timing/rng.h"
 
-// With GCC on x86-64 glibc a second copy of Refill is built for AVX2 and
-// taken at load time where the CPU has it (target_clones, an ifunc): the
-// same operations four words a step instead of SSE2's two, half the
-// instructions. Clang (the fuzz builds) and other targets build one copy.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)
-#define IBU_AVX2_CLONE __attribute__((target_clones("avx2", "default")))
+// Two copies of the same loops (rng.h, Mt64::Copy). The AVX2 one is a
+// target attribute, not target_clones: a clone picked by an ifunc cannot
+// be called by name, so no test could run the other one.
+#if defined(__x86_64__) && defined(__GNUC__)
+#define IBU_RNG_AVX2 1
 #else
-#define IBU_AVX2_CLONE
+#define IBU_RNG_AVX2 0
 #endif
 
 namespace ibu::sim {
 
 // Every loop runs an even count: -O2 vectorises only loops with no
 // remainder to finish one by one.
-IBU_AVX2_CLONE void Mt64::Refill() {
+[[gnu::always_inline]] inline void Mt64::Fill() {
   size_t k = 0;
   for (; k < kN - kM; ++k) mt_[k] = Twist(mt_[k], mt_[k + 1], mt_[k + kM]);
   for (; k < kN - 2; ++k) mt_[k] = Twist(mt_[k], mt_[k + 1], mt_[k + kM - kN]);
@@ -22,6 +21,31 @@ IBU_AVX2_CLONE void Mt64::Refill() {
   mt_[kN - 1] = Twist(mt_[kN - 1], mt_[0], mt_[kM - 1]);
   for (k = 0; k < kN; ++k) out_[k] = Temper(mt_[k]);
   next_ = 0;
+}
+
+void Mt64::RefillBaseline() { Fill(); }
+
+#if IBU_RNG_AVX2
+__attribute__((target("avx2"))) void Mt64::RefillAvx2() { Fill(); }
+#else
+void Mt64::RefillAvx2() { Fill(); }
+#endif
+
+bool Mt64::Runs(Copy c) {
+  if (c == Copy::kBaseline) return true;
+#if IBU_RNG_AVX2
+  __builtin_cpu_init();  // Mt64s may be built before libgcc's own call
+  return __builtin_cpu_supports("avx2");
+#else
+  return false;
+#endif
+}
+
+void Mt64::Refill() {
+  if (copy_ == Copy::kAvx2)
+    RefillAvx2();
+  else
+    RefillBaseline();
 }
 
 }  // namespace ibu::sim

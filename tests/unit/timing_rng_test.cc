@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <random>
 
 #include "sim-harness/timing/kernel_common.h"
@@ -22,6 +23,26 @@ void TestSameSequenceAsTheLibrary() {
     int differ = 0;
     for (int i = 0; i < 1000; ++i) differ += ref() != ours();
     CU_ASSERT_EQUAL(differ, 0);
+  }
+}
+
+// Each copy of the refill (Mt64::Copy) that this CPU runs, pinned: the
+// baseline one is what a CPU without AVX2 draws with.
+void TestEveryRefillCopyDrawsTheLibrarysSequence() {
+  CU_ASSERT_TRUE(sim::Mt64::Runs(sim::Mt64::Copy::kBaseline));
+  for (sim::Mt64::Copy copy : {sim::Mt64::Copy::kBaseline, sim::Mt64::Copy::kAvx2}) {
+    if (!sim::Mt64::Runs(copy)) {
+      std::printf("\n  refill copy %d: not run by this CPU or build", int(copy));
+      continue;
+    }
+    for (uint64_t seed : {uint64_t(3), uint64_t(5489), ~uint64_t(0)}) {
+      std::mt19937_64 ref(seed);
+      sim::Mt64 ours(seed);
+      ours.Pin(copy);
+      int differ = 0;
+      for (int i = 0; i < 2000; ++i) differ += ref() != ours();
+      CU_ASSERT_EQUAL(differ, 0);
+    }
   }
 }
 
@@ -63,6 +84,8 @@ void TestBernoulliGapsAsTheLogFormula() {
 void RegisterTimingRngSuite() {
   CU_pSuite s = CU_add_suite("timing_rng", nullptr, nullptr);
   CU_add_test(s, "Mt64 draws what std::mt19937_64 draws", TestSameSequenceAsTheLibrary);
+  CU_add_test(s, "every refill copy the CPU runs draws the library's sequence",
+              TestEveryRefillCopyDrawsTheLibrarysSequence);
   CU_add_test(s, "default seed 5489 as the library's", TestDefaultSeed);
   CU_add_test(s, "Bernoulli gaps: the table's are the log formula's", TestBernoulliGapsAsTheLogFormula);
 }
