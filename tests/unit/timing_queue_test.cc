@@ -1,13 +1,16 @@
 // The timing model's event list: order by time, then by insertion, across
 // the wheel, its wrap-around and the far heap; events pushed into the
-// nanosecond being popped; a time in the past rejected.
+// nanosecond being popped; a time in the past rejected. And the backlog of
+// arrivals waiting for room in an adapter, re-entered as the kernels do.
 #include <CUnit/CUnit.h>
 
 #include <cstdint>
+#include <functional>
 #include <utility>
 #include <vector>
 
 #include "sim-harness/timing/event_queue.h"
+#include "sim-harness/timing/kernel_common.h"
 #include "tests/unit/test_util.h"
 
 namespace ibu::simtest {
@@ -129,6 +132,48 @@ void TestPastTimeRejected() {
   CU_ASSERT(test::Contains(test::ErrorOf([&] { q.Push(9, 2); }), "in the past"));
 }
 
+// Both kernels re-enter ArrivalBacklog::Release: an arrival taken starts
+// its first packet, and the link it starts lets the adapter take the next
+// one, a Release for the same host inside the outer one's loop. Every
+// arrival must still be taken once, oldest first, across the amortised
+// trim (over 1024 taken) and with arrivals added while releasing.
+void TestBacklogReleaseReentered() {
+  sim::ArrivalBacklog backlog(2);
+  constexpr int kQueued = 3000;
+  for (int i = 0; i < kQueued; ++i) backlog.Add(1, i);
+  std::vector<int64_t> taken;
+  int depth = 0, added = 0;
+  std::function<void(int64_t)> take;
+  // One Release with room for `limit` arrivals: an inner one stops before
+  // the outer one does, which then goes on from where the inner left off.
+  auto release = [&](int limit) {
+    int asked = 0;
+    backlog.Release(
+        1, [&] { return asked++ < limit; }, take);
+  };
+  take = [&](int64_t t) {
+    taken.push_back(t);
+    if (t % 7 == 0) {  // arrives now, after everything queued
+      backlog.Add(1, kQueued + t);
+      ++added;
+    }
+    if (depth < 3 && t % 3 == 0) {
+      ++depth;
+      release(2);
+      --depth;
+    }
+  };
+  for (int round = 0; backlog.Waiting(1) && round < 10 * kQueued; ++round) release(1 + round % 17);
+  CU_ASSERT_FALSE(backlog.Waiting(1));
+  CU_ASSERT_FALSE(backlog.Waiting(0));
+  CU_ASSERT_EQUAL(backlog.total(), 0u);
+  CU_ASSERT_EQUAL(taken.size(), size_t(kQueued + added));
+  CU_ASSERT_TRUE(added > 400);
+  size_t out_of_order = 0;
+  for (size_t i = 1; i < taken.size(); ++i) out_of_order += taken[i] <= taken[i - 1];
+  CU_ASSERT_EQUAL(out_of_order, 0u);
+}
+
 }  // namespace
 
 void RegisterTimingQueueSuite() {
@@ -139,6 +184,8 @@ void RegisterTimingQueueSuite() {
   CU_add_test(s, "same order whatever the wheel size", TestSameOrderWhateverTheWheelSize);
   CU_add_test(s, "a bucket grows while it is popped", TestManyEventsInOneNanosecond);
   CU_add_test(s, "a time in the past is rejected", TestPastTimeRejected);
+  CU_add_test(s, "arrival backlog: re-entered release takes each arrival once, in order",
+              TestBacklogReleaseReentered);
 }
 
 }  // namespace ibu::simtest
