@@ -120,6 +120,9 @@ for p in "${points[@]}"; do
   hops_of[$p]=$(echo "$out" | field packet_hops)
 done
 
+# Other work on the machine lowers both columns alike (hence the ratios),
+# but the absolute rates with it: say how busy the machine was.
+load_before=$(cut -d' ' -f1 /proc/loadavg)
 printf '%-9s %5s %10s %14s %14s %7s\n' fabric load hops "this M/s" "base M/s" ratio
 for p in "${points[@]}"; do
   f=${p%%:*} load=${p#*:} hops=${hops_of[$p]}
@@ -151,6 +154,8 @@ for p in "${points[@]}"; do
     done
   fi
 done
+
+echo "load average $load_before before the timed runs, $(cut -d' ' -f1 /proc/loadavg) after ($(nproc) CPUs)"
 
 if [ $sweep -eq 1 ]; then
   f=ft-16-3
