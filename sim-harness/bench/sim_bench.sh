@@ -110,6 +110,11 @@ rate() {  # BIN ARGS...: packet_hops_per_s of one run
   "$b" sim "${bargs[@]}" --json --quiet | field packet_hops_per_s
 }
 
+# Other work on the machine lowers both columns alike (hence the ratios),
+# but the absolute rates with it: say how busy the machine was before any
+# run (afterwards the benchmark's own runs add about 1).
+load_before=$(cut -d' ' -f1 /proc/loadavg)
+
 # Every point's packet-hops (one untimed run) before the first timed one: a
 # load or --param that sim refuses (ft-4-2:0, ft-4-2:7) surfaced only after
 # the earlier points' timed runs.
@@ -120,9 +125,6 @@ for p in "${points[@]}"; do
   hops_of[$p]=$(echo "$out" | field packet_hops)
 done
 
-# Other work on the machine lowers both columns alike (hence the ratios),
-# but the absolute rates with it: say how busy the machine was.
-load_before=$(cut -d' ' -f1 /proc/loadavg)
 printf '%-9s %5s %10s %14s %14s %7s\n' fabric load hops "this M/s" "base M/s" ratio
 for p in "${points[@]}"; do
   f=${p%%:*} load=${p#*:} hops=${hops_of[$p]}
@@ -155,7 +157,7 @@ for p in "${points[@]}"; do
   fi
 done
 
-echo "load average $load_before before the timed runs, $(cut -d' ' -f1 /proc/loadavg) after ($(nproc) CPUs)"
+echo "load average $load_before before the runs, $(cut -d' ' -f1 /proc/loadavg) after them (theirs included; $(nproc) CPUs)"
 
 if [ $sweep -eq 1 ]; then
   f=ft-16-3

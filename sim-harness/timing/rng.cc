@@ -1,6 +1,6 @@
 #include "sim-harness/timing/rng.h"
 
-// Two copies of the same loops (rng.h, Mt64::Copy). The AVX2 one is a
+// Two copies of the same loops (rng.h, Mt64::Isa). The AVX2 one is a
 // target attribute, not target_clones: a clone picked by an ifunc cannot
 // be called by name, so no test could run the other one.
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -27,12 +27,10 @@ void Mt64::RefillBaseline() { Fill(); }
 
 #if IBU_RNG_AVX2
 __attribute__((target("avx2"))) void Mt64::RefillAvx2() { Fill(); }
-#else
-void Mt64::RefillAvx2() { Fill(); }
 #endif
 
-bool Mt64::Runs(Copy c) {
-  if (c == Copy::kBaseline) return true;
+bool Mt64::CpuRuns(Isa isa) {
+  if (isa == Isa::kBaseline) return true;
 #if IBU_RNG_AVX2
   __builtin_cpu_init();  // Mt64s may be built before libgcc's own call
   return __builtin_cpu_supports("avx2");
@@ -42,10 +40,13 @@ bool Mt64::Runs(Copy c) {
 }
 
 void Mt64::Refill() {
-  if (copy_ == Copy::kAvx2)
+#if IBU_RNG_AVX2
+  if (isa_ == Isa::kAvx2) {
     RefillAvx2();
-  else
-    RefillBaseline();
+    return;
+  }
+#endif
+  RefillBaseline();
 }
 
 }  // namespace ibu::sim

@@ -19,7 +19,7 @@ class Mt64 {
   static constexpr result_type min() { return 0; }
   static constexpr result_type max() { return ~result_type(0); }
 
-  explicit Mt64(uint64_t seed = 5489u) : copy_(Best()) {
+  explicit Mt64(uint64_t seed = 5489u) : isa_(Best()) {
     mt_[0] = seed;
     for (size_t i = 1; i < kN; ++i) mt_[i] = kF * (mt_[i - 1] ^ (mt_[i - 1] >> 62)) + i;
     next_ = kN;
@@ -30,15 +30,22 @@ class Mt64 {
     return out_[next_++];
   }
 
-  // The refill is built twice where the compiler can (x86-64): for the
-  // baseline ISA and for AVX2, which does the same operations four words a
-  // step instead of two, half the instructions. A generator takes the best
-  // copy the CPU runs; tests pin each in turn, so the one a CPU without
-  // AVX2 would take is checked on every machine.
-  enum class Copy : uint8_t { kBaseline, kAvx2 };
-  static bool Runs(Copy c);
-  static Copy Best() { return Runs(Copy::kAvx2) ? Copy::kAvx2 : Copy::kBaseline; }
-  void Pin(Copy c) { copy_ = c; }
+  // The refill is built twice on x86-64 (GCC and clang): for the baseline
+  // ISA and for AVX2, which does the same operations four words a step
+  // instead of two, half the instructions. A generator takes the best ISA
+  // the CPU runs; tests pin each one the CPU runs, so the copy a CPU
+  // without AVX2 takes is checked on every machine (unless the whole build
+  // targets AVX2, -mavx2 or -march=native, which makes both copies AVX2).
+  enum class Isa : uint8_t { kBaseline, kAvx2 };
+  static bool CpuRuns(Isa isa);
+  static Isa Best() { return CpuRuns(Isa::kAvx2) ? Isa::kAvx2 : Isa::kBaseline; }
+  // Refills with `isa`'s copy from now on; false (and no change) where the
+  // build has no such copy or the CPU cannot run it.
+  bool Pin(Isa isa) {
+    if (!CpuRuns(isa)) return false;
+    isa_ = isa;
+    return true;
+  }
 
  private:
   static constexpr size_t kN = 312, kM = 156;
@@ -57,13 +64,13 @@ class Mt64 {
   // Once per kN draws, out of line (rng.cc).
   void Refill();
   void RefillBaseline();
-  void RefillAvx2();
-  inline void Fill();
+  void RefillAvx2();  // built only where CpuRuns(Isa::kAvx2) can be true
+  void Fill();
 
   uint64_t mt_[kN];   // the generator's state
   uint64_t out_[kN];  // the draws it makes: mt_ tempered
   size_t next_;
-  Copy copy_;
+  Isa isa_;
 };
 
 }  // namespace ibu::sim

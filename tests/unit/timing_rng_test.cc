@@ -26,19 +26,20 @@ void TestSameSequenceAsTheLibrary() {
   }
 }
 
-// Each copy of the refill (Mt64::Copy) that this CPU runs, pinned: the
+// Each copy of the refill (Mt64::Isa) that this CPU runs, pinned: the
 // baseline one is what a CPU without AVX2 draws with.
 void TestEveryRefillCopyDrawsTheLibrarysSequence() {
-  CU_ASSERT_TRUE(sim::Mt64::Runs(sim::Mt64::Copy::kBaseline));
-  for (sim::Mt64::Copy copy : {sim::Mt64::Copy::kBaseline, sim::Mt64::Copy::kAvx2}) {
-    if (!sim::Mt64::Runs(copy)) {
-      std::printf("\n  refill copy %d: not run by this CPU or build", int(copy));
-      continue;
-    }
+  using Isa = sim::Mt64::Isa;
+  CU_ASSERT_TRUE(sim::Mt64::CpuRuns(Isa::kBaseline));
+  for (Isa isa : {Isa::kBaseline, Isa::kAvx2}) {
     for (uint64_t seed : {uint64_t(3), uint64_t(5489), ~uint64_t(0)}) {
       std::mt19937_64 ref(seed);
       sim::Mt64 ours(seed);
-      ours.Pin(copy);
+      if (!ours.Pin(isa)) {
+        CU_ASSERT_FALSE(sim::Mt64::CpuRuns(isa));
+        std::printf("\n  refill for ISA %d: not built or not run by this CPU", int(isa));
+        break;
+      }
       int differ = 0;
       for (int i = 0; i < 2000; ++i) differ += ref() != ours();
       CU_ASSERT_EQUAL(differ, 0);
