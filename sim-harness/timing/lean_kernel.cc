@@ -46,7 +46,8 @@ enum LeanEv : uint64_t {
   kWindowEnd = 4,
   kStop = 5,
   kDeadlockCheck = 6,
-  kLastEvent = kDeadlockCheck,
+  kWindowStart = 7,  // the links' busy time before w0 is noted (not counted as an event)
+  kLastEvent = kWindowStart,
 };
 constexpr LeanEv EventOf(RunEvent e) {
   return e == RunEvent::kGen         ? kGen
@@ -176,7 +177,8 @@ class LeanKernel final : public Simulator::Impl {
   void TryStart(int p);
   void Kick(int p, int vl);
   void StartTx(int p, int vl);
-  void LinkBusy(int p, int64_t from, int64_t to);
+  int64_t BusyBefore(int p, int64_t t) const;
+  void NoteBusyBefore(int64_t t, std::vector<int64_t>* busy);
   uint32_t NextHostPacket(Port& P, int vl);
   void Grant(uint32_t pi, int oc, int key);
   void Arbitrate(int oc);
@@ -293,7 +295,12 @@ class LeanKernel final : public Simulator::Impl {
   std::vector<Port> port_;
   std::vector<Chan> chan_;
   std::vector<uint16_t> rr_last_;   // per channel: last (input port << vsh | VL) granted
-  std::vector<int64_t> link_busy_;  // per port: ns busy inside the window
+  // Per port: ns of all packets started on the link, and the part of it
+  // before w0 and before w1, noted at those times (NoteBusyBefore). The
+  // window's busy time is their difference: one add per hop, no test of
+  // the window.
+  std::vector<int64_t> link_sent_;
+  std::vector<int64_t> busy_before_w0_, busy_before_w1_;
   std::vector<Packet> pkts_;
   std::vector<uint32_t> free_pkts_;
   std::vector<Message> msgs_;
@@ -369,7 +376,7 @@ void LeanKernel<kV>::BuildPorts() {
   port_.assign(G_, Port{});
   chan_.assign(size_t(G_) << vsh_, Chan{});
   rr_last_.assign(chan_.size(), 0);
-  link_busy_.assign(G_, 0);
+  link_sent_.assign(G_, 0);
   const uint16_t no_last = uint16_t(((kMaxLeanPort + 1) << vsh_) - 1);  // round-robin starts at port 0
   for (int gp = 0; gp < G_; ++gp) {
     Port& P = port_[gp];
@@ -519,16 +526,25 @@ IBU_LEAN_HOT uint32_t LeanKernel<kV>::NextHostPacket(Port& P, int vl) {
   return pi;
 }
 
-// Link p carries a packet during [from, to): what lies inside the
-// measurement window counts as busy (usually all of it: one add).
+// The ns link p was busy before t, for t >= now: a link sends one packet
+// at a time, so of all it has sent only the rest of the last one, still on
+// the wire, can lie at or after t.
 template <int kV>
-IBU_LEAN_HOT void LeanKernel<kV>::LinkBusy(int p, int64_t from, int64_t to) {
-  if (from >= w0_ && to <= w1_) {
-    link_busy_[p] += to - from;
-  } else {
-    const int64_t a = std::max(from, w0_), b = std::min(to, w1_);
-    if (b > a) link_busy_[p] += b - a;
+int64_t LeanKernel<kV>::BusyBefore(int p, int64_t t) const {
+  return link_sent_[p] - std::max<int64_t>(0, port_[p].busy_until - t);
+}
+
+// Once, at t or before it (a run may end first): every link's BusyBefore(t).
+template <int kV>
+void LeanKernel<kV>::NoteBusyBefore(int64_t t, std::vector<int64_t>* busy) {
+  if (!busy->empty()) return;
+  if (t <= 0) {  // nothing is sent before the run starts
+    busy->assign(G_, 0);
+    return;
   }
+  if (q_.now() > t) FailWith([&] { return "internal: link busy time noted after t=" + std::to_string(t); });
+  busy->resize(G_);
+  for (int p = 0; p < G_; ++p) (*busy)[p] = BusyBefore(p, t);
 }
 
 // Port p (link free now) starts VL vl.
@@ -554,7 +570,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
   P.busy_until = now + dur;
   P.rr_vl = uint8_t(vl);
   ++vl_hops_[vl];
-  LinkBusy(p, now, now + dur);
+  link_sent_[p] += dur;
   if (ToHost(P)) {
     Deliver(pi, P.peer_node, now + p_.fly_ns + dur);
     FreePacket(pi);
@@ -924,7 +940,12 @@ void LeanKernel<kV>::EventLoop() {
         CheckDone();
         break;
       }
+      case kWindowStart:
+        NoteBusyBefore(t, &busy_before_w0_);
+        --events;  // bookkeeping, not the model's: counts stay the classic kernel's
+        break;
       case kWindowEnd:
+        NoteBusyBefore(t, &busy_before_w1_);
         window_over_ = true;
         CheckDone();
         break;
@@ -953,6 +974,7 @@ void LeanKernel<kV>::ScheduleRun() {
   w0_ = w.w0;
   w1_ = w.w1;
   gen_end_ = w.gen_end;
+  if (w0_ > 0) Push(w0_, kWindowStart, 0);
 }
 
 template <int kV>
@@ -974,8 +996,13 @@ void LeanKernel<kV>::FillResult(double wall) {
     e.hot_backlogged_bytes = BackloggedHotBytes();
     e.hot_accepted_bytes = host_rx_[hot_];
   }
+  // A run that ended before w0 or w1 (deadlock, batch or script runs) has
+  // sent nothing since: the notes can be taken now.
+  NoteBusyBefore(w0_, &busy_before_w0_);
+  NoteBusyBefore(w1_, &busy_before_w1_);
   e.link_busy_ns.resize(G_);
-  for (int gp = 0; gp < G_; ++gp) e.link_busy_ns[gp] = port_[gp].peer < 0 ? -1 : link_busy_[gp];
+  for (int gp = 0; gp < G_; ++gp)
+    e.link_busy_ns[gp] = port_[gp].peer < 0 ? -1 : busy_before_w1_[gp] - busy_before_w0_[gp];
   e.live_pkts = live_pkts_;
   e.pool_in_use = pkts_.size() - free_pkts_.size();
   e.live_ops = live_ops_;

@@ -7,6 +7,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "plugin/core/error.h"
@@ -347,6 +348,27 @@ void TestConservationBatch() {
   }
 }
 
+void TestWindowCutsLinkTimeAtBothEnds() {
+  // The saturated link of TestSaturatedLink sends 128-ns packets back to
+  // back, so whatever the window it is busy all of it: windows whose ends
+  // fall at different points of a packet (a packet straddling w0 counts
+  // only after it, one straddling w1 only before it) must all give exactly
+  // 1. Counting a straddling packet whole at either end is off by up to
+  // 127 ns, 1.3e-3 of the window.
+  for (const auto& [warmup, measure] :
+       {std::pair<int64_t, int64_t>{20000, 100000}, {20037, 100000}, {20100, 99950}, {20001, 100126}}) {
+    Params p = TestParams();
+    p.warmup_ns = warmup;
+    p.measure_ns = measure;
+    p.drain_ns = 0;
+    p.hot = 0;
+    Rig rig(Star(4), p, "centric:1.0");
+    Simulator sim(*rig.net, *rig.wl, p, 1.0, 7);
+    const PointResult r = sim.Run();
+    CU_ASSERT_DOUBLE_EQUAL(r.link_util_max, 1.0, 1e-12);
+  }
+}
+
 void TestBatchCutAtMaxNsCountsNoLinkTimePastIt() {
   // A batch cut at max_ns is an error, and its row counts only what
   // happened before the cut: a link that started a 128-ns packet in a
@@ -650,6 +672,7 @@ void RegisterTimingModelSuite() {
   CU_add_test(s, "hot spot never exceeds the destination link", TestHotSpotBounded);
   CU_add_test(s, "Workload names hot as given", TestWorkloadNamesParamsAsGiven);
   CU_add_test(s, "batch: no packet lost or duplicated, 1/2/4 VLs", TestConservationBatch);
+  CU_add_test(s, "the window cuts link time at both ends", TestWindowCutsLinkTimeAtBothEnds);
   CU_add_test(s, "a batch cut at max_ns counts no link time past it", TestBatchCutAtMaxNsCountsNoLinkTimePastIt);
   CU_add_test(s, "steady state: accepted = offered below saturation", TestSteadyStateConservation);
   CU_add_test(s, "periodic arrivals offer the load, not rounded gaps", TestPeriodicArrivalsOfferTheLoad);
@@ -684,6 +707,7 @@ void RegisterTimingModelLeanSuite() {
   CU_add_test(s, "lean: hot spot never exceeds the destination link", OnLean<TestHotSpotBounded>);
   CU_add_test(s, "lean: batch conservation, 1/2/4 VLs", OnLean<TestConservationBatch>);
   CU_add_test(s, "lean: a batch cut at max_ns", OnLean<TestBatchCutAtMaxNsCountsNoLinkTimePastIt>);
+  CU_add_test(s, "lean: the window cuts link time at both ends", OnLean<TestWindowCutsLinkTimeAtBothEnds>);
   CU_add_test(s, "lean: steady state conservation", OnLean<TestSteadyStateConservation>);
   CU_add_test(s, "lean: periodic arrivals offer the load", OnLean<TestPeriodicArrivalsOfferTheLoad>);
   CU_add_test(s, "lean: exponential arrivals offer the load", OnLean<TestExponentialArrivalsOfferTheLoad>);
