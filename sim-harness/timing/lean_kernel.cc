@@ -908,8 +908,14 @@ void LeanKernel<kV>::EventLoop() {
   int64_t t = 0;
   uint64_t ev = 0;
   uint64_t events = 0;
+  constexpr uint32_t kTickEvery = 1u << 16;  // events between progress ticks
+  uint32_t to_tick = kTickEvery;             // counted down: a decrement and a branch per event
   while (!stop_ && q_.Pop(t, ev)) {
-    if ((++events & 0xFFFF) == 0 && tick_) tick_(Done());
+    if (--to_tick == 0) [[unlikely]] {
+      to_tick = kTickEvery;
+      events += kTickEvery;
+      if (tick_) tick_(Done());
+    }
     if constexpr (kPrefetch) {
       size_t n;
       const uint64_t* e = q_.Pending(&n);
@@ -963,7 +969,7 @@ void LeanKernel<kV>::EventLoop() {
       }
     }
   }
-  counters_.events += events;
+  counters_.events += events + (kTickEvery - to_tick);
 }
 
 template <int kV>
