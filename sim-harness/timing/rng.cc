@@ -23,10 +23,16 @@ namespace ibu::sim {
   next_ = 0;
 }
 
-void Mt64::RefillBaseline() { Fill(); }
+void Mt64::RefillBaseline() {
+  ++refills_[int(Isa::kBaseline)];
+  Fill();
+}
 
 #if IBU_RNG_AVX2
-__attribute__((target("avx2"))) void Mt64::RefillAvx2() { Fill(); }
+__attribute__((target("avx2"))) void Mt64::RefillAvx2() {
+  ++refills_[int(Isa::kAvx2)];
+  Fill();
+}
 #endif
 
 bool Mt64::CpuRuns(Isa isa) {

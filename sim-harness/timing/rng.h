@@ -46,6 +46,9 @@ class Mt64 {
     isa_ = isa;
     return true;
   }
+  // Refills made by `isa`'s copy, counted inside each copy: tests check a
+  // pinned generator ran the copy it was pinned to.
+  uint32_t RefillsBy(Isa isa) const { return refills_[int(isa)]; }
 
  private:
   static constexpr size_t kN = 312, kM = 156;
@@ -71,6 +74,7 @@ class Mt64 {
   uint64_t out_[kN];  // the draws it makes: mt_ tempered
   size_t next_;
   Isa isa_;
+  uint32_t refills_[2] = {};  // by Isa
 };
 
 }  // namespace ibu::sim

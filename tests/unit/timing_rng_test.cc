@@ -27,7 +27,9 @@ void TestSameSequenceAsTheLibrary() {
 }
 
 // Each copy of the refill (Mt64::Isa) that this CPU runs, pinned: the
-// baseline one is what a CPU without AVX2 draws with.
+// baseline one is what a CPU without AVX2 draws with. The pinned copy, and
+// only it, must have made the refills (a dispatch that ignored the pin
+// would still draw the right numbers where the CPU runs both).
 void TestEveryRefillCopyDrawsTheLibrarysSequence() {
   using Isa = sim::Mt64::Isa;
   CU_ASSERT_TRUE(sim::Mt64::CpuRuns(Isa::kBaseline));
@@ -43,6 +45,9 @@ void TestEveryRefillCopyDrawsTheLibrarysSequence() {
       int differ = 0;
       for (int i = 0; i < 2000; ++i) differ += ref() != ours();
       CU_ASSERT_EQUAL(differ, 0);
+      const Isa other = isa == Isa::kBaseline ? Isa::kAvx2 : Isa::kBaseline;
+      CU_ASSERT_EQUAL(ours.RefillsBy(isa), 7u);  // 2000 draws: ceil(2000 / 312)
+      CU_ASSERT_EQUAL(ours.RefillsBy(other), 0u);
     }
   }
 }
