@@ -294,7 +294,7 @@ class LeanKernel final : public Simulator::Impl {
   EventQueue q_;
   std::vector<Port> port_;
   std::vector<Chan> chan_;
-  std::vector<uint16_t> rr_last_;   // per channel: last (input port << vsh | VL) granted
+  std::vector<uint16_t> rr_last_;  // per channel: last (input port << vsh | VL) granted
   // Per port: ns of all packets started on the link, and the part of it
   // before w0 and before w1, noted at those times (NoteBusyBefore). The
   // window's busy time is their difference: one add per hop, no test of
@@ -534,7 +534,8 @@ int64_t LeanKernel<kV>::BusyBefore(int p, int64_t t) const {
   return link_sent_[p] - std::max<int64_t>(0, port_[p].busy_until - t);
 }
 
-// Once, at t or before it (a run may end first): every link's BusyBefore(t).
+// Once: every link's BusyBefore(t), at t, or before it once the run has
+// stopped (nothing is sent after that).
 template <int kV>
 void LeanKernel<kV>::NoteBusyBefore(int64_t t, std::vector<int64_t>* busy) {
   if (!busy->empty()) return;
@@ -948,7 +949,10 @@ void LeanKernel<kV>::EventLoop() {
       }
       case kWindowStart:
         NoteBusyBefore(t, &busy_before_w0_);
-        --events;  // bookkeeping, not the model's: counts stay the classic kernel's
+        // Not a model event: `events` stays what it was (the golden points
+        // record it). It may wrap below 0 here; the total is taken modulo
+        // 2^64 at the end.
+        --events;
         break;
       case kWindowEnd:
         NoteBusyBefore(t, &busy_before_w1_);

@@ -52,6 +52,31 @@ void TestRingDeadlocksInSteadyState() {
   CU_ASSERT(Contains(r.deadlock_report, "credit loop"));
 }
 
+void TestDeadlockCountsLinkTimeOnlyInTheWindow() {
+  // The steady ring deadlocks within its first microsecond, links idle
+  // from then on. With the window opening after it no link time counts;
+  // with the window opening before it, a link counts at most the time
+  // from the window's start to the end of the run.
+  for (int64_t warmup : {int64_t(5000), int64_t(300)}) {
+    Params p = TestParams();
+    p.warmup_ns = warmup;
+    p.measure_ns = 100000;
+    p.host_order = sim::HostNumbering::kFile;
+    Rig rig(ClockwiseRing(4), p, "shift:3");
+    Simulator sim(*rig.net, *rig.wl, p, 1.0, 2);
+    const PointResult r = sim.Run();
+    CU_ASSERT_FATAL(r.deadlock);
+    CU_ASSERT(r.simulated_ns < 5000);
+    if (r.simulated_ns <= warmup) {
+      CU_ASSERT_EQUAL(r.link_util_max, 0.0);
+    } else {
+      CU_ASSERT(r.link_util_max > 0);
+      const double bound = double(r.simulated_ns - warmup) / double(p.measure_ns);
+      for (double u : r.link_util) CU_ASSERT(u <= bound + 1e-12);
+    }
+  }
+}
+
 void TestOneHopRingIsFine() {
   // One hop clockwise uses no ring-to-ring turn: no loop, all delivered.
   Params p = TestParams();
@@ -97,6 +122,8 @@ void RegisterTimingDeadlockSuite() {
   CU_pSuite s = CU_add_suite("timing_deadlock", nullptr, nullptr);
   CU_add_test(s, "clockwise ring: credit loop reported with its channels", TestRingDeadlocks);
   CU_add_test(s, "clockwise ring under steady load: reported, not hung", TestRingDeadlocksInSteadyState);
+  CU_add_test(s, "a deadlock before or in the window: link time only in it",
+              TestDeadlockCountsLinkTimeOnlyInTheWindow);
   CU_add_test(s, "one-hop ring traffic completes", TestOneHopRingIsFine);
   CU_add_test(s, "dateline SL2VL hook breaks the loop", TestDatelineVlBreaksTheLoop);
 }
@@ -106,6 +133,8 @@ void RegisterTimingDeadlockLeanSuite() {
   CU_add_test(s, "lean: clockwise ring: credit loop reported with its channels", OnLean<TestRingDeadlocks>);
   CU_add_test(s, "lean: clockwise ring under steady load: reported, not hung",
               OnLean<TestRingDeadlocksInSteadyState>);
+  CU_add_test(s, "lean: a deadlock before or in the window: link time only in it",
+              OnLean<TestDeadlockCountsLinkTimeOnlyInTheWindow>);
   CU_add_test(s, "lean: one-hop ring traffic completes", OnLean<TestOneHopRingIsFine>);
   CU_add_test(s, "lean: dateline SL2VL hook breaks the loop", OnLean<TestDatelineVlBreaksTheLoop>);
 }
