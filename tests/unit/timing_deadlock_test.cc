@@ -38,16 +38,23 @@ void TestRingDeadlocks() {
   CU_ASSERT(wall < 5.0);
 }
 
-void TestRingDeadlocksInSteadyState() {
-  // Same loop under steady traffic: message generation goes on, the
-  // network does not; reported, not hung.
+// The clockwise ring's loop under steady traffic at load 1, the window
+// opening at `warmup_ns`.
+constexpr int64_t kRingWindowNs = 100000;
+PointResult SteadyRingRun(int64_t warmup_ns) {
   Params p = TestParams();
-  p.warmup_ns = 1000;
-  p.measure_ns = 100000;
+  p.warmup_ns = warmup_ns;
+  p.measure_ns = kRingWindowNs;
   p.host_order = sim::HostNumbering::kFile;
   Rig rig(ClockwiseRing(4), p, "shift:3");
   Simulator sim(*rig.net, *rig.wl, p, 1.0, 2);
-  const PointResult r = sim.Run();
+  return sim.Run();
+}
+
+void TestRingDeadlocksInSteadyState() {
+  // Same loop under steady traffic: message generation goes on, the
+  // network does not; reported, not hung.
+  const PointResult r = SteadyRingRun(1000);
   CU_ASSERT(r.deadlock);
   CU_ASSERT(Contains(r.deadlock_report, "credit loop"));
 }
@@ -58,20 +65,14 @@ void TestDeadlockCountsLinkTimeOnlyInTheWindow() {
   // with the window opening before it, a link counts at most the time
   // from the window's start to the end of the run.
   for (int64_t warmup : {int64_t(5000), int64_t(300)}) {
-    Params p = TestParams();
-    p.warmup_ns = warmup;
-    p.measure_ns = 100000;
-    p.host_order = sim::HostNumbering::kFile;
-    Rig rig(ClockwiseRing(4), p, "shift:3");
-    Simulator sim(*rig.net, *rig.wl, p, 1.0, 2);
-    const PointResult r = sim.Run();
+    const PointResult r = SteadyRingRun(warmup);
     CU_ASSERT_FATAL(r.deadlock);
     CU_ASSERT(r.simulated_ns < 5000);
     if (r.simulated_ns <= warmup) {
       CU_ASSERT_EQUAL(r.link_util_max, 0.0);
     } else {
       CU_ASSERT(r.link_util_max > 0);
-      const double bound = double(r.simulated_ns - warmup) / double(p.measure_ns);
+      const double bound = double(r.simulated_ns - warmup) / double(kRingWindowNs);
       for (double u : r.link_util) CU_ASSERT(u <= bound + 1e-12);
     }
   }
