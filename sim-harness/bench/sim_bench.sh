@@ -9,6 +9,12 @@
 #                                  [FABRIC:LOAD ...]
 #                                  (default ft-8-3:0.6 ft-16-3:0.6)
 #
+# Each point also gets this build's cycles per packet-hop: the machine's
+# effective clock (clock_probe: dependent adds per second, measured just
+# before and after the point's runs, the higher counts) over the best rate.
+# Rates swing with the machine (a slower clock, other guests); cycles per
+# hop compare across machines and days.
+#
 # --base   baseline ibunion binary (e.g. built from an older commit); without
 #          it only this build is measured
 # --reps   runs per point and binary, the best one counts [3]
@@ -74,7 +80,9 @@ if [ $instr -eq 1 ] && ! command -v valgrind >/dev/null; then
   command -v valgrind >/dev/null ||
     usage_error "option --instr: valgrind not found in PATH, and sim-harness/setup.sh could not install it (see above)"
 fi
-[ -x "$cur" ] || bash "$top/sim-harness/setup.sh" || { echo "sim_bench: setup failed: $cur not built" >&2; exit 2; }
+probe=$top/sim-harness/bench/clock_probe
+[ -x "$cur" ] && [ -x "$probe" ] || bash "$top/sim-harness/setup.sh" ||
+  { echo "sim_bench: setup failed: $cur or $probe not built" >&2; exit 2; }
 bins=("$cur")
 [ -z "$base" ] || bins+=("$base")
 
@@ -125,22 +133,24 @@ for p in "${points[@]}"; do
   hops_of[$p]=$(echo "$out" | field packet_hops)
 done
 
-printf '%-9s %5s %10s %14s %14s %7s\n' fabric load hops "this M/s" "base M/s" ratio
+higher() { awk -v a="$1" -v b="$2" 'BEGIN {print (b > a) ? b : a}'; }
+printf '%-9s %5s %10s %14s %9s %14s %7s %7s\n' fabric load hops "this M/s" "cyc/hop" "base M/s" ratio "clock"
 for p in "${points[@]}"; do
   f=${p%%:*} load=${p#*:} hops=${hops_of[$p]}
   declare -A best=()
   point_args args "$f" "$load"
+  clock=$("$probe" 100)
   for ((i = 0; i < reps; i++)); do
     for b in "${bins[@]}"; do
-      r=$(rate "$b" "${args[@]}")
-      best[$b]=$(awk -v a="${best[$b]:-0}" -v b="$r" 'BEGIN {print (b > a) ? b : a}')
+      best[$b]=$(higher "${best[$b]:-0}" "$(rate "$b" "${args[@]}")")
     done
   done
+  clock=$(higher "$clock" "$("$probe" 100)")
   c=${best[$cur]} bb=0
   [ -z "$base" ] || bb=${best[$base]}
-  awk -v f="$f" -v l="$load" -v h="$hops" -v c="$c" -v b="$bb" 'BEGIN {
-    printf "%-9s %5s %10d %14.2f %14s %7s\n", f, l, h, c / 1e6,
-      (b > 0 ? sprintf("%.2f", b / 1e6) : "-"), (b > 0 ? sprintf("%.2fx", c / b) : "-") }'
+  awk -v f="$f" -v l="$load" -v h="$hops" -v c="$c" -v b="$bb" -v g="$clock" 'BEGIN {
+    printf "%-9s %5s %10d %14.2f %9.0f %14s %7s %6.2fG\n", f, l, h, c / 1e6, g * 1e9 / c,
+      (b > 0 ? sprintf("%.2f", b / 1e6) : "-"), (b > 0 ? sprintf("%.2fx", c / b) : "-"), g }'
   unset best
   if [ $instr -eq 1 ]; then
     for b in "${bins[@]}"; do
@@ -158,6 +168,8 @@ for p in "${points[@]}"; do
 done
 
 echo "load average $load_before before the runs, $(cut -d' ' -f1 /proc/loadavg) after them (theirs included; $(nproc) CPUs)"
+echo "cyc/hop: cycles per packet-hop of this build at the clock column's effective clock (G dependent adds/s);"
+echo "  20 M packet-hops/s needs $(awk -v g="$clock" 'BEGIN {printf "%.0f", g * 1e9 / 20e6}') or fewer at the last point's clock"
 
 if [ $sweep -eq 1 ]; then
   f=ft-16-3
