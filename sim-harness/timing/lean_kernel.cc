@@ -30,6 +30,7 @@
 
 #include "plugin/core/find_cycle.h"
 #include "sim-harness/timing/event_queue.h"
+#include "sim-harness/timing/huge_pages.h"
 #include "sim-harness/timing/kernel_common.h"
 
 namespace ibu::sim {
@@ -292,16 +293,16 @@ class LeanKernel final : public Simulator::Impl {
 
   // --- state ---
   EventQueue q_;
-  std::vector<Port> port_;
-  std::vector<Chan> chan_;
-  std::vector<uint16_t> rr_last_;  // per channel: last (input port << vsh | VL) granted
+  HugeVector<Port> port_;
+  HugeVector<Chan> chan_;
+  HugeVector<uint16_t> rr_last_;  // per channel: last (input port << vsh | VL) granted
   // Per port: ns of all packets started on the link, and the part of it
   // before w0 and before w1, noted at those times (NoteBusyBefore). The
   // window's busy time is their difference: one add per hop, no test of
   // the window.
-  std::vector<int64_t> link_sent_;
+  HugeVector<int64_t> link_sent_;
   std::vector<int64_t> busy_before_w0_, busy_before_w1_;
-  std::vector<Packet> pkts_;
+  HugeVector<Packet> pkts_;
   std::vector<uint32_t> free_pkts_;
   std::vector<Message> msgs_;
   std::vector<uint32_t> free_msgs_;

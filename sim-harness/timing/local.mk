@@ -9,7 +9,8 @@
 noinst_LTLIBRARIES += sim-harness/timing/libibusim.la
 sim_harness_timing_libibusim_la_SOURCES = \
 	sim-harness/timing/params.h sim-harness/timing/params.cc \
-	sim-harness/timing/event_queue.h sim-harness/timing/rng.h sim-harness/timing/rng.cc \
+	sim-harness/timing/event_queue.h sim-harness/timing/huge_pages.h \
+	sim-harness/timing/rng.h sim-harness/timing/rng.cc \
 	sim-harness/timing/network.h sim-harness/timing/network.cc \
 	sim-harness/timing/traffic.h sim-harness/timing/traffic.cc \
 	sim-harness/timing/flows.h sim-harness/timing/flows.cc \
