@@ -12,6 +12,7 @@
 
 #include "plugin/core/find_cycle.h"
 #include "sim-harness/timing/event_queue.h"
+#include "sim-harness/timing/huge_pages.h"
 #include "sim-harness/timing/kernel_common.h"
 
 namespace ibu::sim {
@@ -443,7 +444,7 @@ class Kernel final : public Simulator::Impl {
 
   // --- simulation state ---
   EventQueue q_;
-  std::vector<Packet> pkts_;
+  HugeVector<Packet> pkts_;  // huge pages: huge_pages.h
   std::vector<uint32_t> free_pkts_;
   // Per multicast packet in a switch's input buffer: when its tail is all
   // in. A copy consumed there (a branch with no port left) frees its slot
@@ -520,8 +521,8 @@ class Kernel final : public Simulator::Impl {
   static constexpr size_t kOneSlotWords = kStateWords + 2;
   static_assert(!kOne || kOneSlotWords == 4, "one-slot channel blocks are 32 bytes");
   size_t ChanWords() const { return kOne ? kOneSlotWords : chan_words_; }
-  std::vector<PortHdr> hdr_;
-  std::vector<uint64_t> chan_;  // channel blocks: VlState, credit ring, input ring, output ring
+  HugeVector<PortHdr> hdr_;
+  HugeVector<uint64_t> chan_;      // channel blocks: VlState, credit ring, input ring, output ring
   uint64_t* chan_base_ = nullptr;  // first block, 64-byte aligned
   size_t chan_words_ = 0;          // block size in 64-bit words
   PortHdr& Hdr(size_t gp) { return hdr_[gp]; }
