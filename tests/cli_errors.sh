@@ -1053,6 +1053,18 @@ expect "sim_bench: option --base-param: needs --base (there is no base run)" bas
 if [ -x "$top/ibunion" ]; then  # sim_bench times the source tree's build
   ln -s "$top/ibunion" "$tmp/same-ibunion"
   expect "sim_bench: option --base $tmp/same-ibunion: is this build's own binary" bash "$sb" --base "$tmp/same-ibunion" ft-4-2:0.5
+  # A base whose timed runs fail stops the benchmark, naming the run (the
+  # failure had read as a rate of 0 and printed "-" as if there were no base).
+  printf '#!/bin/sh\nexit 3\n' >"$tmp/failing-ibunion"
+  chmod +x "$tmp/failing-ibunion"
+  bash "$sb" --reps 1 --base "$tmp/failing-ibunion" ft-4-2:0.5 >/dev/null 2>"$tmp/err"
+  rc=$?
+  if [ $rc -eq 1 ] && grep -qF "sim_bench: a timed run failed: $tmp/failing-ibunion sim " "$tmp/err"; then
+    echo "PASS: $(tail -1 "$tmp/err")"
+  else
+    echo "FAIL: sim_bench with a failing base -> rc $rc, stderr: $(tail -1 "$tmp/err")"
+    fails=$((fails + 1))
+  fi
 fi
 expect "sim_bench: point 'ft-4-2': expected FABRIC:LOAD or FABRIC:batch, FABRIC one of topologies/*.net (e.g. ft-8-3:0.6)" bash "$sb" ft-4-2
 expect "sim_bench: point 'ft-4-2:batch': a batch point needs --param batch=N" bash "$sb" ft-4-2:batch

@@ -10,10 +10,11 @@
 #                                  (default ft-8-3:0.6 ft-16-3:0.6)
 #
 # Each point also gets this build's cycles per packet-hop: the machine's
-# effective clock (clock_probe: dependent adds per second, measured just
-# before and after the point's runs, the higher counts) over the best rate.
-# Rates swing with the machine (a slower clock, other guests); cycles per
-# hop compare across machines and days.
+# effective clock (clock_probe: dependent adds per second, probed before
+# and after the point's runs, the higher counts; the clock column) over the
+# best rate. It corrects a rate for the clock speed and the share of the
+# core the runs got, not for memory latency. The last lines say how many
+# cycles per hop 20 M packet-hops/s allows at each point's clock.
 #
 # --base   baseline ibunion binary (e.g. built from an older commit); without
 #          it only this build is measured
@@ -115,7 +116,10 @@ rate() {  # BIN ARGS...: packet_hops_per_s of one run
   local b=$1
   shift
   bin_args bargs "$b" "$@"
-  "$b" sim "${bargs[@]}" --json --quiet | field packet_hops_per_s
+  local out
+  out=$("$b" sim "${bargs[@]}" --json --quiet) ||
+    { echo "sim_bench: a timed run failed: $b sim ${bargs[*]}" >&2; return 1; }
+  echo "$out" | field packet_hops_per_s
 }
 
 # Other work on the machine lowers both columns alike (hence the ratios),
@@ -133,24 +137,31 @@ for p in "${points[@]}"; do
   hops_of[$p]=$(echo "$out" | field packet_hops)
 done
 
+budget=""
 higher() { awk -v a="$1" -v b="$2" 'BEGIN {print (b > a) ? b : a}'; }
 printf '%-9s %5s %10s %14s %9s %14s %7s %7s\n' fabric load hops "this M/s" "cyc/hop" "base M/s" ratio "clock"
 for p in "${points[@]}"; do
   f=${p%%:*} load=${p#*:} hops=${hops_of[$p]}
   declare -A best=()
   point_args args "$f" "$load"
-  clock=$("$probe" 100)
+  # Assigned first, then compared: a failing run or probe stops the script
+  # (set -e), where inside another command's arguments it would read as 0.
+  clock=$("$probe" 50)
   for ((i = 0; i < reps; i++)); do
     for b in "${bins[@]}"; do
-      best[$b]=$(higher "${best[$b]:-0}" "$(rate "$b" "${args[@]}")")
+      r=$(rate "$b" "${args[@]}")
+      best[$b]=$(higher "${best[$b]:-0}" "$r")
     done
   done
-  clock=$(higher "$clock" "$("$probe" 100)")
+  after=$("$probe" 50)
+  clock=$(higher "$clock" "$after")
   c=${best[$cur]} bb=0
   [ -z "$base" ] || bb=${best[$base]}
   awk -v f="$f" -v l="$load" -v h="$hops" -v c="$c" -v b="$bb" -v g="$clock" 'BEGIN {
-    printf "%-9s %5s %10d %14.2f %9.0f %14s %7s %6.2fG\n", f, l, h, c / 1e6, g * 1e9 / c,
+    printf "%-9s %5s %10d %14.2f %9s %14s %7s %6.2fG\n", f, l, h, c / 1e6,
+      (c > 0 ? sprintf("%.0f", g * 1e9 / c) : "-"),
       (b > 0 ? sprintf("%.2f", b / 1e6) : "-"), (b > 0 ? sprintf("%.2fx", c / b) : "-"), g }'
+  budget+="${budget:+, }$p: $(awk -v g="$clock" 'BEGIN {printf "%.0f", g * 1e9 / 20e6}')"
   unset best
   if [ $instr -eq 1 ]; then
     for b in "${bins[@]}"; do
@@ -169,7 +180,7 @@ done
 
 echo "load average $load_before before the runs, $(cut -d' ' -f1 /proc/loadavg) after them (theirs included; $(nproc) CPUs)"
 echo "cyc/hop: cycles per packet-hop of this build at the clock column's effective clock (G dependent adds/s);"
-echo "  20 M packet-hops/s needs $(awk -v g="$clock" 'BEGIN {printf "%.0f", g * 1e9 / 20e6}') or fewer at the last point's clock"
+echo "  20 M packet-hops/s allows, in cycles per hop at each point's clock: $budget"
 
 if [ $sweep -eq 1 ]; then
   f=ft-16-3
