@@ -37,7 +37,7 @@ tests_unit_timing_tests_SOURCES = \
 	tests/unit/timing_rig.h tests/unit/timing_model_test.cc tests/unit/timing_mcast_test.cc \
 	tests/unit/timing_deadlock_test.cc tests/unit/timing_cli_test.cc tests/unit/timing_sl_test.cc \
 	tests/unit/timing_queue_test.cc tests/unit/timing_rng_test.cc tests/unit/timing_flows_test.cc \
-	tests/unit/timing_traffic_test.cc tests/unit/timing_lean_test.cc
+	tests/unit/timing_traffic_test.cc tests/unit/timing_lean_test.cc tests/unit/timing_huge_pages_test.cc
 tests_unit_timing_tests_LDADD = $(IBUNION_SIM_LIBS) -lcunit
 TESTS += tests/unit/timing_tests
 

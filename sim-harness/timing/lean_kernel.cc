@@ -292,6 +292,7 @@ class LeanKernel final : public Simulator::Impl {
   bool vl_fixed_ = false;
 
   // --- state ---
+  // HugeVector: large fabrics' per-hop state, read at random (huge_pages.h).
   EventQueue q_;
   HugeVector<Port> port_;
   HugeVector<Chan> chan_;

@@ -3,11 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
+#include <new>
 #include <utility>
-
-#include <sys/mman.h>
 
 #include "plugin/core/error.h"
 
@@ -122,15 +120,16 @@ void Network::CopyLftRows(const Tables& t) {
   for (int s = 0; s < S; ++s) stride = std::max(stride, t.lft[s].out.size());
   stride = (stride + 63) & ~size_t(63);
   const size_t bytes = stride * size_t(S);
-  constexpr size_t kHuge = size_t(2) << 20;
-  void* block = nullptr;
-  if (bytes > 0 && bytes <= (size_t(1) << 30) &&
-      posix_memalign(&block, kHuge, (bytes + kHuge - 1) / kHuge * kHuge) == 0) {
-    uint8_t* b = static_cast<uint8_t*>(block);
-    lft_block_.reset(b);
-#ifdef MADV_HUGEPAGE
-    madvise(b, (bytes + kHuge - 1) / kHuge * kHuge, MADV_HUGEPAGE);
-#endif
+  const auto copied = [&] {  // or read in place when memory is short
+    try {
+      lft_block_.resize(bytes);
+      return true;
+    } catch (const std::bad_alloc&) {
+      return false;
+    }
+  };
+  if (bytes > 0 && bytes <= (size_t(1) << 30) && copied()) {
+    uint8_t* b = lft_block_.data();
     for (int s = 0; s < S; ++s) {
       uint8_t* row = b + size_t(s) * stride;
       const std::vector<uint8_t>& out = t.lft[s].out;
@@ -299,8 +298,6 @@ std::array<uint8_t, 16> Network::SlClassLeaders() const {
   }
   return leader;
 }
-
-void Network::FreeBlock::operator()(uint8_t* p) const { std::free(p); }
 
 std::string Network::RouteProblem(int sw, Lid dlid, int in_port) const {
   const std::string lft = fabric_->SwitchLabel(sw) + " LFT sends LID " + std::to_string(dlid);

@@ -18,6 +18,7 @@
 #include "plugin/core/fabric.h"
 #include "plugin/core/tables.h"
 #include "plugin/core/verify/paths.h"
+#include "sim-harness/timing/huge_pages.h"
 
 namespace ibu::sim {
 
@@ -100,7 +101,7 @@ class Network {
   // Whether the network holds its own copy of every table, so the Tables it
   // was built from may be freed. Not when the LFTs exceed 1 GB: then they
   // are read in place and the Tables must outlive the network.
-  bool OwnsTables() const { return lft_block_ != nullptr || lft_row_.empty(); }
+  bool OwnsTables() const { return !lft_block_.empty() || lft_row_.empty(); }
 
   // Address of the LFT entry, never null: a byte holding kNoPort where
   // the switch has no entry, so that a caller may prefetch it, or keep it
@@ -181,10 +182,7 @@ class Network {
   uint8_t sl_mod_vls_[16];  // the default map, SL mod vls, without a division per packet
   // LFTs copied into one block (huge pages where the kernel allows: the
   // lookups are random over many MB), or rows pointing into the tables.
-  struct FreeBlock {
-    void operator()(uint8_t* p) const;
-  };
-  std::unique_ptr<uint8_t, FreeBlock> lft_block_;
+  HugeVector<uint8_t> lft_block_;
   std::vector<const uint8_t*> lft_row_;
   std::vector<uint32_t> lft_len_;
   static constexpr uint8_t kNoEntry = kNoPort;

@@ -444,7 +444,8 @@ class Kernel final : public Simulator::Impl {
 
   // --- simulation state ---
   EventQueue q_;
-  HugeVector<Packet> pkts_;  // huge pages: huge_pages.h
+  // HugeVector here and for the port and channel state: every hop reads them at random.
+  HugeVector<Packet> pkts_;
   std::vector<uint32_t> free_pkts_;
   // Per multicast packet in a switch's input buffer: when its tail is all
   // in. A copy consumed there (a branch with no port left) frees its slot

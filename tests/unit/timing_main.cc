@@ -14,6 +14,7 @@ void RegisterTimingRngSuite();
 void RegisterTimingFlowsSuite();
 void RegisterTimingTrafficSuite();
 void RegisterTimingLeanSuite();
+void RegisterTimingHugePagesSuite();
 }  // namespace ibu::simtest
 
 int main() {
@@ -30,6 +31,7 @@ int main() {
   ibu::simtest::RegisterTimingFlowsSuite();
   ibu::simtest::RegisterTimingTrafficSuite();
   ibu::simtest::RegisterTimingLeanSuite();
+  ibu::simtest::RegisterTimingHugePagesSuite();
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
   const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();

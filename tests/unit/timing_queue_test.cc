@@ -1,8 +1,7 @@
 // The timing model's event list: order by time, then by insertion, across
 // the wheel, its wrap-around and the far heap; events pushed into the
 // nanosecond being popped; a time in the past rejected. And the backlog of
-// arrivals waiting for room in an adapter, re-entered as the kernels do;
-// and the huge-page storage of the kernels' state arrays.
+// arrivals waiting for room in an adapter, re-entered as the kernels do.
 #include <CUnit/CUnit.h>
 
 #include <cstdint>
@@ -11,7 +10,6 @@
 #include <vector>
 
 #include "sim-harness/timing/event_queue.h"
-#include "sim-harness/timing/huge_pages.h"
 #include "sim-harness/timing/kernel_common.h"
 #include "tests/unit/test_util.h"
 
@@ -176,31 +174,6 @@ void TestBacklogReleaseReentered() {
   CU_ASSERT_EQUAL(out_of_order, 0u);
 }
 
-// HugeVector: arrays of kHugeFrom bytes or more start on a 2-MB boundary
-// (where MADV_HUGEPAGE can map them with huge pages); smaller ones come from
-// the ordinary heap. Contents survive growth across the threshold, and
-// copies and moves keep them.
-void TestHugeVectorStorage() {
-  sim::HugeVector<uint64_t> small(16, 7);
-  CU_ASSERT_EQUAL(small[15], 7u);
-  const size_t big_n = sim::kHugeFrom / sizeof(uint64_t);
-  sim::HugeVector<uint64_t> grown;
-  for (size_t i = 0; i < 3 * big_n; ++i) grown.push_back(i * 3);
-  CU_ASSERT_EQUAL(reinterpret_cast<uintptr_t>(grown.data()) % sim::kHugePage, 0u);
-  size_t wrong = 0;
-  for (size_t i = 0; i < grown.size(); ++i) wrong += grown[i] != i * 3;
-  CU_ASSERT_EQUAL(wrong, 0u);
-  sim::HugeVector<uint64_t> copy = grown;
-  CU_ASSERT_EQUAL(reinterpret_cast<uintptr_t>(copy.data()) % sim::kHugePage, 0u);
-  CU_ASSERT_TRUE(copy == grown);
-  sim::HugeVector<uint64_t> moved = std::move(copy);
-  CU_ASSERT_EQUAL(moved.back(), (3 * big_n - 1) * 3);
-  moved.assign(8, 1);     // shrinking the contents keeps the big block
-  moved.shrink_to_fit();  // and this one frees it for a heap one
-  CU_ASSERT_EQUAL(moved.size(), 8u);
-  CU_ASSERT_EQUAL(moved[7], 1u);
-}
-
 }  // namespace
 
 void RegisterTimingQueueSuite() {
@@ -213,7 +186,6 @@ void RegisterTimingQueueSuite() {
   CU_add_test(s, "a time in the past is rejected", TestPastTimeRejected);
   CU_add_test(s, "arrival backlog: re-entered release takes each arrival once, in order",
               TestBacklogReleaseReentered);
-  CU_add_test(s, "huge-page vectors: big ones 2-MB aligned, contents kept", TestHugeVectorStorage);
 }
 
 }  // namespace ibu::simtest
