@@ -87,6 +87,12 @@ class Network {
   // by those t still holds.
   Network(const Fabric& f, const Tables& t, int vls, const Sl2VlFn& sl2vl = nullptr,
           FlatMfts* taken = nullptr);
+  // Moved, never copied: the LFT rows point into this network's block,
+  // which a move hands over and a copy would not.
+  Network(const Network&) = delete;
+  Network& operator=(const Network&) = delete;
+  Network(Network&&) = default;
+  Network& operator=(Network&&) = default;
 
   const Fabric& fabric() const { return *fabric_; }
   int vls() const { return vls_; }
