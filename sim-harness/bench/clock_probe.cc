@@ -38,6 +38,7 @@ uint64_t AddChain(uint64_t iterations) {
         : "+r"(x)
         : "r"(i));
 #else  // elsewhere: eight adds the compiler must keep (exact at -O1 and above)
+#pragma GCC unroll 8
     for (int k = 0; k < 8; ++k) {
       x += i;
       asm volatile("" : "+r"(x));
