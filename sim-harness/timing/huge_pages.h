@@ -36,6 +36,8 @@ namespace ibu::sim {
 constexpr size_t kHugePage = size_t(2) << 20;
 constexpr size_t kHugeFrom = size_t(128) << 10;
 
+inline size_t RoundedToHugePages(size_t bytes) { return (bytes + kHugePage - 1) / kHugePage * kHugePage; }
+
 // A 2-MB-aligned block of at least `bytes`, advised onto huge pages;
 // FreeHugeBlock(p, bytes) gives it back.
 inline void* AllocHugeBlock(size_t bytes) {
@@ -44,19 +46,21 @@ inline void* AllocHugeBlock(size_t bytes) {
   if (posix_memalign(&p, kHugePage, bytes) != 0) throw std::bad_alloc();
   return p;
 #else
-  const size_t rounded = (bytes + kHugePage - 1) / kHugePage * kHugePage;
-  // Mapped a huge page too long, then trimmed to the aligned part.
-  void* raw = mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // Mapped a huge page too long, then trimmed to the aligned part: `head`
+  // bytes before it (maybe none), the rest of the extra page after it.
+  const size_t rounded = RoundedToHugePages(bytes);
+  char* raw = static_cast<char*>(
+      mmap(nullptr, rounded + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   if (raw == MAP_FAILED) throw std::bad_alloc();
-  const uintptr_t start = uintptr_t(raw), aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
-  if (aligned > start) munmap(raw, aligned - start);
-  if (aligned + rounded < start + rounded + kHugePage)
-    munmap(reinterpret_cast<void*>(aligned + rounded), start + rounded + kHugePage - (aligned + rounded));
+  const size_t head = (kHugePage - uintptr_t(raw) % kHugePage) % kHugePage;
+  char* block = raw + head;
+  if (head > 0) munmap(raw, head);
+  munmap(block + rounded, kHugePage - head);
 #ifdef MADV_HUGEPAGE
-  madvise(reinterpret_cast<void*>(aligned), rounded,
-          MADV_HUGEPAGE);  // advice: without it the pages are small
+  // Advice only: where refused, the pages are small.
+  madvise(block, rounded, MADV_HUGEPAGE);
 #endif
-  return reinterpret_cast<void*>(aligned);
+  return block;
 #endif
 }
 
@@ -65,7 +69,7 @@ inline void FreeHugeBlock(void* p, size_t bytes) {
   (void)bytes;
   std::free(p);
 #else
-  munmap(p, (bytes + kHugePage - 1) / kHugePage * kHugePage);
+  munmap(p, RoundedToHugePages(bytes));
 #endif
 }
 
@@ -78,15 +82,16 @@ struct HugePageAllocator {
 
   T* allocate(size_t n) {
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_array_new_length();
-    if (n * sizeof(T) < kHugeFrom) return std::allocator<T>().allocate(n);
+    if (OnHeap(n)) return std::allocator<T>().allocate(n);
     return static_cast<T*>(AllocHugeBlock(n * sizeof(T)));
   }
   void deallocate(T* p, size_t n) {
-    if (n * sizeof(T) < kHugeFrom)
+    if (OnHeap(n))
       std::allocator<T>().deallocate(p, n);
     else
       FreeHugeBlock(p, n * sizeof(T));
   }
+  static bool OnHeap(size_t n) { return n * sizeof(T) < kHugeFrom; }
   template <typename U>
   bool operator==(const HugePageAllocator<U>&) const {
     return true;

@@ -105,8 +105,9 @@ class Network {
   const GlobalPort& port(int gp) const { return ports_[gp]; }
 
   // Whether the network holds its own copy of every table, so the Tables it
-  // was built from may be freed. Not when the LFTs exceed 1 GB: then they
-  // are read in place and the Tables must outlive the network.
+  // was built from may be freed. Not when the LFTs exceed 1 GB or their
+  // copy could not be allocated: then they are read in place and the
+  // Tables must outlive the network.
   bool OwnsTables() const { return !lft_block_.empty() || lft_row_.empty(); }
 
   // Address of the LFT entry, never null: a byte holding kNoPort where
