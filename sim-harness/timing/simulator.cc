@@ -1366,11 +1366,14 @@ bool Kernel<kV, kOne>::FindCycle(std::vector<int>* cycle) {
   for (size_t oc = 0; oc < C; ++oc)
     for (int32_t ic : req_[oc]) waits[ic].push_back(int32_t(oc));
   // An output channel is stuck when its head has no credit and the input
-  // buffer at the far end is full (no credit on its way back either).
+  // buffer at the far end is full (no credit on its way back either). A
+  // head on the wire is not: it took its credit and its place in the far
+  // buffer when it started, and its link-done event frees the output.
   auto stuck = [&](size_t oc) {
     if ((oc & Vmask()) >= size_t(V()) || St(oc).out_count == 0 || St(oc).credits > 0) return false;
-    const int peer = Hdr(oc >> Vsh()).peer;
-    if (peer < 0 || Hdr(oc >> Vsh()).to_host) return false;
+    const PortHdr& g = Hdr(oc >> Vsh());
+    if (g.peer < 0 || g.to_host) return false;
+    if (g.busy && g.rr_vl == (oc & Vmask())) return false;
     return St(oc).in_count == InCap();  // oc feeds that buffer
   };
   // What a stuck channel waits for: the outputs the head of the input

@@ -78,6 +78,35 @@ void TestDeadlockCountsLinkTimeOnlyInTheWindow() {
   }
 }
 
+// Two hops clockwise on three switches: the tables have a credit loop, but
+// under this traffic the ring keeps moving. Long messages keep every ring
+// link busy, so a frequent check finds each link's head on the wire, having
+// taken its credit and the far slot: that is no deadlock, and checking as
+// often as that changes nothing but the event count.
+PointResult BusyRingRun(int64_t check_ns) {
+  Params p = TestParams();
+  p.warmup_ns = 1000;
+  p.measure_ns = 40000;
+  p.deadlock_check_ns = check_ns;
+  p.host_order = sim::HostNumbering::kFile;
+  Rig rig(ClockwiseRing(3), p, "shift:2");
+  Simulator sim(*rig.net, *rig.wl, p, 1.0, 1);
+  sim.SetMessageBytes(4096);
+  return sim.Run();
+}
+
+void TestBusyRingIsNoDeadlock() {
+  const PointResult unchecked = BusyRingRun(int64_t(1) << 40);
+  CU_ASSERT_FATAL(!unchecked.deadlock);
+  CU_ASSERT(unchecked.packets_delivered > 1000);
+  for (int64_t check_ns : {7, 100, 1000}) {
+    const PointResult r = BusyRingRun(check_ns);
+    CU_ASSERT(!r.deadlock);
+    CU_ASSERT_EQUAL(r.packets_delivered, unchecked.packets_delivered);
+    CU_ASSERT_EQUAL(r.simulated_ns, unchecked.simulated_ns);
+  }
+}
+
 void TestOneHopRingIsFine() {
   // One hop clockwise uses no ring-to-ring turn: no loop, all delivered.
   Params p = TestParams();
@@ -125,6 +154,7 @@ void RegisterTimingDeadlockSuite() {
   CU_add_test(s, "clockwise ring under steady load: reported, not hung", TestRingDeadlocksInSteadyState);
   CU_add_test(s, "a deadlock before or in the window: link time only in it",
               TestDeadlockCountsLinkTimeOnlyInTheWindow);
+  CU_add_test(s, "busy ring: a head on the wire is no deadlock", TestBusyRingIsNoDeadlock);
   CU_add_test(s, "one-hop ring traffic completes", TestOneHopRingIsFine);
   CU_add_test(s, "dateline SL2VL hook breaks the loop", TestDatelineVlBreaksTheLoop);
 }
@@ -136,6 +166,7 @@ void RegisterTimingDeadlockLeanSuite() {
               OnLean<TestRingDeadlocksInSteadyState>);
   CU_add_test(s, "lean: a deadlock before or in the window: link time only in it",
               OnLean<TestDeadlockCountsLinkTimeOnlyInTheWindow>);
+  CU_add_test(s, "lean: busy ring: a head on the wire is no deadlock", OnLean<TestBusyRingIsNoDeadlock>);
   CU_add_test(s, "lean: one-hop ring traffic completes", OnLean<TestOneHopRingIsFine>);
   CU_add_test(s, "lean: dateline SL2VL hook breaks the loop", OnLean<TestDatelineVlBreaksTheLoop>);
 }
