@@ -564,6 +564,14 @@ if "$IBUNION" sim "$net" --routing mlid --msg 1024M $short 2>"$tmp/err" >/dev/nu
   grep -qF "note: point 0 (load 0.1): no message with a receiver was measured" "$tmp/err"
 then echo "PASS: a point without a measured message says so"
 else echo "FAIL: a point without a measured message: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+# A saturated point whose measured messages all stay undelivered (the
+# warm-up's backlog ahead of them) says its latency fields are no result
+# either, not that latency is over the delivered ones.
+if "$IBUNION" sim "$net" --routing mlid --traffic mcast:all:all --param mcast_trees=1 --load 1 \
+  --param warmup_ns=20000 --param measure_ns=2000 --param drain_ns=100 2>"$tmp/err" >/dev/null &&
+  grep -qF "measured messages undelivered after drain_ns (saturated); none was delivered, so the latency fields are 0" "$tmp/err"
+then echo "PASS: a saturated point with nothing delivered says its latency is no result"
+else echo "FAIL: a saturated point with nothing delivered: $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # The LFT dump of dump:DIR: only ibroute's lines; a stray one is named, an
 # empty dump is refused (both used to fail later as "no LFT entry").
 mkdir -p "$tmp/dump"

@@ -306,8 +306,9 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
     } else if (r.ops_unfinished && !o.quiet) {
       std::cerr << "ibunion sim: note: point " << r.index << " (load " << LoadText(r)
                 << "): " << r.ops_unfinished
-                << " measured messages undelivered after drain_ns (saturated); latency is over the delivered "
-                   "ones\n";
+                << " measured messages undelivered after drain_ns (saturated); "
+                << (r.ops_measured ? "latency is over the delivered ones\n"
+                                   : "none was delivered, so the latency fields are 0 for want of one\n");
     } else if (r.ops_measured == 0 && !o.quiet) {
       // Latency 0 would read as a result: say there was none to measure.
       std::cerr << "ibunion sim: note: point " << r.index << " (load " << LoadText(r)
