@@ -1,11 +1,13 @@
 #include "sim-harness/timing/stats.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace ibu::sim {
@@ -332,8 +334,25 @@ std::string Full(double v) {
   return buf;
 }
 
+// A record's figure: all of `text` a finite number >= 0.
+std::optional<double> NonNegativeNumber(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0) return std::nullopt;
+  return v;
+}
+
+// A record's count: all of `text` decimal digits, within 64 bits.
+std::optional<uint64_t> Count(const std::string& text) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  errno = 0;
+  const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
+  if (errno == ERANGE) return std::nullopt;
+  return uint64_t(v);
+}
+
 // The values of a flat JSON object: numbers and arrays of numbers as text,
-// strings unescaped, true/false as "1"/"0".
+// strings unescaped, true/false as "1"/"0". A key given twice is refused.
 class FlatJson {
  public:
   explicit FlatJson(const std::string& t) : t_(t) {}
@@ -349,6 +368,7 @@ class FlatJson {
       if (!String(&key)) return Bad(why, "expected a key");
       Ws();
       if (!Eat(':')) return Bad(why, "expected ':' after \"" + key + "\"");
+      if (scalars->count(key) || arrays->count(key)) return Bad(why, "\"" + key + "\" given twice");
       Ws();
       if (Peek() == '"') {
         if (!String(&val)) return Bad(why, "bad string for \"" + key + "\"");
@@ -476,25 +496,30 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
     *why = "missing field \"vl_hops\" or \"link_util\"";
     return false;
   }
-  // A hand-edited or foreign record: a negative or non-finite figure would
-  // be printed as a result ("accepted -1", "inf").
-  for (const char* key :
-       {"load", "offered", "accepted", "hot_offered", "hot_accepted", "latency_avg_ns", "latency_p99_ns",
-        "latency_max_ns", "wall_s", "packet_hops_per_s", "link_util_max", "link_util_avg"}) {
-    if (!s.count(key)) continue;
-    const double v = std::strtod(s[key].c_str(), nullptr);
-    if (std::isnan(v) && std::strcmp(key, "load") == 0) continue;  // a batch run's (null)
-    if (!std::isfinite(v) || v < 0) {
-      *why = std::string("field \"") + key + "\": expected a finite number >= 0, got " + s[key];
-      return false;
-    }
-  }
-  auto d = [&](const char* k) { return std::strtod(s[k].c_str(), nullptr); };
-  auto u = [&](const char* k) { return uint64_t(std::strtoull(s[k].c_str(), nullptr, 10)); };
-  auto i = [&](const char* k) { return int64_t(std::strtoll(s[k].c_str(), nullptr, 10)); };
+  // A hand-edited or foreign record: a figure that is not a number of its
+  // kind would be printed as a result ("accepted -1", "inf", 2^64 - 1).
+  std::string bad;  // the first field that is not, with what it should be
+  auto reject = [&](const char* key, const char* expected, const std::string& got) {
+    if (bad.empty()) bad = std::string("field \"") + key + "\": expected " + expected + ", got " + got;
+  };
+  auto d = [&](const char* k) {
+    const std::optional<double> v = NonNegativeNumber(s[k]);
+    if (!v) reject(k, "a finite number >= 0", s[k]);
+    return v.value_or(0);
+  };
+  auto u = [&](const char* k, uint64_t max = ~uint64_t(0)) {
+    const std::optional<uint64_t> v = Count(s[k]);
+    if (!v || *v > max) reject(k, "a whole number >= 0", s[k]);
+    return v.value_or(0);
+  };
+  auto i = [&](const char* k) { return int64_t(u(k, uint64_t(INT64_MAX))); };
+  auto flag = [&](const char* k) {
+    if (s[k] != "0" && s[k] != "1") reject(k, "true or false", s[k]);
+    return s[k] == "1";
+  };
   PointResult p;
-  p.index = int(i("point"));
-  p.load = d("load");
+  p.index = int(u("point", uint64_t(INT32_MAX)));
+  p.load = s["load"] == "nan" ? std::nan("") : d("load");  // a batch run's null
   p.offered = d("offered");
   p.accepted = d("accepted");
   p.hot_offered = s.count("hot_offered") ? d("hot_offered") : 0;  // records saved before it existed lack it
@@ -513,13 +538,22 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
   p.packet_hops_per_s = d("packet_hops_per_s");
   p.link_util_max = d("link_util_max");
   p.link_util_avg = d("link_util_avg");
-  p.conservation_ok = s["conservation_ok"] == "1";
-  p.deadlock = s["deadlock"] == "1";
+  p.conservation_ok = flag("conservation_ok");
+  p.deadlock = flag("deadlock");
   p.deadlock_report = s["deadlock_report"];
   p.error = s["error"];
   p.run = s.count("run") ? s["run"] : "";  // records saved before it existed lack it
-  for (double v : a["vl_hops"]) p.vl_hops.push_back(uint64_t(v));
+  for (double v : a["vl_hops"]) {
+    if (!(v >= 0 && v < 0x1p63 && v == std::floor(v))) reject("vl_hops", "whole numbers >= 0", Full(v));
+    p.vl_hops.push_back(uint64_t(v));
+  }
+  for (double v : a["link_util"])
+    if (!(v >= 0 && std::isfinite(v))) reject("link_util", "finite numbers >= 0", Full(v));
   p.link_util = a["link_util"];
+  if (!bad.empty()) {
+    *why = bad;
+    return false;
+  }
   *r = std::move(p);
   return true;
 }

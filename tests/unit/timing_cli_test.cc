@@ -573,13 +573,34 @@ void TestCliEmitJobsAndMerge() {
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--no-wall"}, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "points/2.json: a point of another run (") && Contains(err, " msg=64 ") &&
             Contains(err, "), not of this job set's (") && Contains(err, "point 2 is line 3 of "));
-  std::string edited = point2;
-  const size_t at = edited.find("\"accepted\":");
-  CU_ASSERT_FATAL(at != std::string::npos);
-  edited.replace(at, edited.find(',', at) - at, "\"accepted\":-1");
-  std::ofstream(work + "/set/points/2.json") << edited;
-  CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--no-wall"}, nullptr, &err), 2);
-  CU_ASSERT(Contains(err, "points/2.json: field \"accepted\": expected a finite number >= 0, got -1"));
+  // Each edit replaces one field ("key":value, up to the next ',' or an
+  // array's ']') and is refused by name.
+  const struct {
+    const char* field;
+    const char* value;
+    const char* error;
+  } kEdits[] = {
+      {"accepted", "-1", "field \"accepted\": expected a finite number >= 0, got -1"},
+      {"accepted", "\"x\"", "field \"accepted\": expected a finite number >= 0, got x"},
+      {"ops_unfinished", "-1", "field \"ops_unfinished\": expected a whole number >= 0, got -1"},
+      {"packets_delivered", "1e300", "field \"packets_delivered\": expected a whole number >= 0, got 1e300"},
+      {"point", "4294967298", "field \"point\": expected a whole number >= 0, got 4294967298"},
+      {"deadlock", "5", "field \"deadlock\": expected true or false, got 5"},
+      {"vl_hops", "[-1e30]", "field \"vl_hops\": expected whole numbers >= 0, got -1e+30"},
+      {"link_util", "[0.5,-0.25]", "field \"link_util\": expected finite numbers >= 0, got -0.25"},
+      {"offered", "0.1,\"offered\":0.2", "\"offered\" given twice"},
+  };
+  for (const auto& e : kEdits) {
+    std::string edited = point2;
+    const std::string key = std::string("\"") + e.field + "\":";
+    const size_t at = edited.find(key);
+    CU_ASSERT_FATAL(at != std::string::npos);
+    const size_t end = edited[at + key.size()] == '[' ? edited.find(']', at) + 1 : edited.find(',', at);
+    edited.replace(at, end - at, key + e.value);
+    std::ofstream(work + "/set/points/2.json") << edited;
+    CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--no-wall"}, nullptr, &err), 2);
+    CU_ASSERT(Contains(err, std::string("points/2.json: ") + e.error));
+  }
   std::ofstream(work + "/set/points/2.json") << point2;
   CU_ASSERT_EQUAL(Sim({"--merge", work + "/set", "--json", "--no-wall"}, &merged, &err), 0);
   CU_ASSERT(merged == direct);
