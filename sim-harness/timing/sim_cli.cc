@@ -103,7 +103,7 @@ constexpr const char* kUsage =
     "              (any output FILE may be '-', standard output: it is then all of\n"
     "              stdout and the table goes to stderr; one such FILE, not with --json)\n"
     "  --links     write per-link utilisation (point,link,util) as CSV to FILE\n"
-    "  --plot      with --sweep or --merge: draw the sweep into FILE.png with gnuplot\n"
+    "  --plot      with --sweep, or --merge of a sweep's jobs: draw the sweep into FILE.png with gnuplot\n"
     "              (latency vs accepted, accepted vs offered with the saturation point);\n"
     "              no gnuplot on PATH: exit 2 before anything runs\n"
     "  --members   multicast: write the group and the sources to FILE, one\n"
@@ -668,6 +668,10 @@ int RunMerge(const Settings& s) {
   const std::string dir = opt.at("merge").value;
   if (opt.count("plot")) CheckPlotter("--plot " + opt.at("plot").value);
   const JobSet set = ReadJobSet(dir);
+  // A plot is latency against a load sweep, as for a direct run.
+  if (opt.count("plot") && !RunWasASweep(set.run))
+    throw Error(opt.at("plot").where + " " + opt.at("plot").value + ": only for a sweep's job set; " + dir +
+                " holds a run without --sweep");
   std::vector<std::string> outputs;
   for (const char* file : {"csv", "links", "plot"})
     if (opt.count(file)) outputs.push_back(opt.at(file).value);
@@ -768,7 +772,7 @@ void CheckOutputs(const Settings& settings) {
   if (opt.count("plot")) {
     if (!opt.count("sweep") || opt.count("point"))
       throw Error(opt.at("plot").where + " " + opt.at("plot").value +
-                  ": only with --sweep (not --point) or --merge");
+                  ": only with --sweep (not --point) or --merge of a sweep's job set");
     CheckPlotter("--plot " + opt.at("plot").value);
   }
 

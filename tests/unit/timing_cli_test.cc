@@ -966,6 +966,16 @@ void TestCliPlot() {
   // Only for a sweep.
   CU_ASSERT_EQUAL(Sim({"--routing", "dump:" + d.dir, "--load", "0.1", "--plot", work + "/one.png"}, nullptr, &err), 2);
   CU_ASSERT(Contains(err, "--plot " + work + "/one.png: only with --sweep"));
+  // Nor for the merge of a job set that was not one (it drew a saturation
+  // title of "load null"); refused before its points are read.
+  CU_ASSERT_EQUAL(Sim({"--routing", "dump:" + d.dir, "--guid2lid", d.dir + "/guid2lid", "--load", "0.1",
+                       "--emit-jobs", work + "/one-set"},
+                      nullptr, &err),
+                  0);
+  CU_ASSERT_EQUAL(Sim({"--merge", work + "/one-set", "--plot", work + "/one-set.png"}, nullptr, &err), 2);
+  CU_ASSERT(Contains(err, "--plot " + work + "/one-set.png: only for a sweep's job set; " + work +
+                              "/one-set holds a run without --sweep"));
+  CU_ASSERT(Slurp(work + "/one-set.png").empty());
 
   // No gnuplot: refused before anything is read or run (the heading the
   // set-up prints is not there), no file written.
