@@ -25,6 +25,15 @@ namespace {
 
 std::string Num(double v) { return JsonNumber(v); }
 
+// Latency quantiles and maxima are whole nanoseconds: every digit of them
+// (six significant ones printed 1162563 as 1.16256e+06).
+std::string WholeNs(double v) {
+  if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) >= 0x1p53) return JsonNumber(v);
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
 // CSV leaves a batch run's load empty.
 std::string CsvNumber(double v) { return std::isfinite(v) ? JsonNumber(v) : ""; }
 
@@ -173,14 +182,13 @@ std::string ToJson(const PointResult& r, bool with_wall) {
   std::ostringstream os;
   os << "{\"point\":" << r.index << ",\"load\":" << Num(r.load) << ",\"offered\":" << Num(r.offered)
      << ",\"accepted\":" << Num(r.accepted) << ",\"latency_avg_ns\":" << Num(r.latency_avg_ns)
-     << ",\"latency_p99_ns\":" << Num(r.latency_p99_ns)
-     << ",\"latency_max_ns\":" << Num(r.latency_max_ns) << ",\"ops_measured\":" << r.ops_measured
+     << ",\"latency_p99_ns\":" << WholeNs(r.latency_p99_ns)
+     << ",\"latency_max_ns\":" << WholeNs(r.latency_max_ns) << ",\"ops_measured\":" << r.ops_measured
      << ",\"ops_unfinished\":" << r.ops_unfinished << ",\"completion_ns\":" << r.completion_ns
      << ",\"hot_offered\":" << Num(r.hot_offered) << ",\"hot_accepted\":" << Num(r.hot_accepted)
-     << ",\"link_util_max\":" << Num(r.link_util_max)
-     << ",\"link_util_avg\":" << Num(r.link_util_avg)
-     << ",\"packets_delivered\":" << r.packets_delivered << ",\"packet_hops\":" << r.packet_hops << ",\"events\":" << r.events
-     << ",\"simulated_ns\":" << r.simulated_ns << ",\"vl_hops\":[";
+     << ",\"link_util_max\":" << Num(r.link_util_max) << ",\"link_util_avg\":" << Num(r.link_util_avg)
+     << ",\"packets_delivered\":" << r.packets_delivered << ",\"packet_hops\":" << r.packet_hops
+     << ",\"events\":" << r.events << ",\"simulated_ns\":" << r.simulated_ns << ",\"vl_hops\":[";
   for (size_t v = 0; v < r.vl_hops.size(); ++v) os << (v ? "," : "") << r.vl_hops[v];
   os << "]";
   if (with_wall)
@@ -203,7 +211,7 @@ std::string CsvHeader() {
 std::string ToCsv(const PointResult& r, bool with_wall) {
   std::ostringstream os;
   os << r.index << "," << CsvNumber(r.load) << "," << Num(r.offered) << "," << Num(r.accepted) << ","
-     << Num(r.latency_avg_ns) << "," << Num(r.latency_p99_ns) << "," << Num(r.latency_max_ns) << ","
+     << Num(r.latency_avg_ns) << "," << WholeNs(r.latency_p99_ns) << "," << WholeNs(r.latency_max_ns) << ","
      << r.ops_measured << "," << r.ops_unfinished << "," << r.completion_ns << "," << Num(r.hot_offered)
      << "," << Num(r.hot_accepted) << "," << Num(r.link_util_max) << "," << Num(r.link_util_avg) << ","
      << r.packets_delivered << "," << r.packet_hops << "," << r.events << "," << r.simulated_ns << ","
