@@ -558,6 +558,14 @@ if out=$("$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf" --load 0.2 
   [ ! -s "$tmp/err" ]
 then echo "PASS: --load replaces the config's sweep; no-wall, json, quiet from the config"
 else echo "FAIL: config sweep + --load: $out $(cat "$tmp/err")"; fails=$((fails + 1)); fi
+# The file's vls and --param vls set the same thing: the command line's wins
+# (it was refused as "which sets it too", though --vls won).
+printf 'vls = 4\n' >"$tmp/vls.conf"
+# shellcheck disable=SC2086
+if out=$("$IBUNION" sim "$net" --routing mlid --config "$tmp/vls.conf" --param vls=2 --json --quiet $short 2>"$tmp/err") &&
+  grep -qE '"vl_hops":\[[0-9]+,[0-9]+\]' <<<"$out"
+then echo "PASS: --param vls replaces the config file's vls"
+else echo "FAIL: --param vls over the config's vls: $out $(cat "$tmp/err")"; fails=$((fails + 1)); fi
 # A point that measured no message (1 GiB messages at load 0.1: none in a
 # 2 us window) says so; its latency fields, 0, are no result.
 if "$IBUNION" sim "$net" --routing mlid --msg 1024M $short 2>"$tmp/err" >/dev/null &&

@@ -575,6 +575,8 @@ void MergeCommandLine(const CommandLine& cl, Settings* s) {
     params.erase(
         std::remove_if(params.begin(), params.end(), [&](const auto& kv) { return kv.first == key; }),
         params.end());
+    // The file's `vls` line is the option --vls, which this sets too.
+    if (key == "vls" && !cli.count("vls")) opt.erase("vls");
     params.push_back({key, {p.value.substr(eq + 1), "--param " + p.value, ""}});
   }
 }
