@@ -178,6 +178,11 @@ printf 'load = 0.2\0x\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: a NUL byte at column 11: expected text lines 'key = value'" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 printf '\xEF\xBB\xBFtraffic = foo\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: traffic = foo: unknown pattern 'foo'" "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
+# Options that pick the kind of run stay on the command line: said so, not
+# "unknown key".
+printf 'load = 0.2\nsave = x.json\n' >"$tmp/c.conf"
+expect "$tmp/c.conf:2: 'save' is an option of the command line only (--save), not a config file's key" \
+  "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"
 printf 'load = 0.2\nrouting = foo\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:2: routing = foo: unknown routing engine (known: mlid, slid, xymesh, dump:DIR)" \
   "$IBUNION" sim "$net" --config "$tmp/c.conf"

@@ -145,7 +145,8 @@ constexpr const char* kUsage =
     "              ('bound_load'); --links FILE gets link,load,util\n"
     "  --config    FILE of 'key = value' lines: the options above without dashes\n"
     "              (net, routing, traffic, ..., json/quiet/no-wall/flows = yes|no) and --param\n"
-    "              keys, each key once; options win\n"
+    "              keys, each key once; options win. --point, --save, --merge and\n"
+    "              --emit-jobs stay on the command line\n"
     "  --param     model parameter, repeatable:\n";
 
 std::string Trim(const std::string& s) {
@@ -537,6 +538,10 @@ void ReadConfigFile(const std::string& path, Settings* s) {
       s->opt[key] = {value, where, key};
     } else if (IsParamKey(key)) {
       s->params.push_back({key, {value, where, key}});
+    } else if (IsIn(kCliOnlyOptions, key) || key == "config" || key == "help") {
+      // They pick what kind of run this is, or a file: not a run's setting.
+      throw Error(where + ": '" + key + "' is an option of the command line only (--" + key +
+                  "), not a config file's key");
     } else {
       throw Error(where + ": unknown key '" + key + "' (options without dashes, net, or a --param key)");
     }
