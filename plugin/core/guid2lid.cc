@@ -65,8 +65,9 @@ class Guid2LidReader {
     RefuseOctalLid(hi, no);
     unsigned long long guid = 0;
     long long a = 0, b = 0;
-    if (!ParseHexGuid(g, &guid) || !ParseInteger(lo, &a) || !ParseInteger(hi, &b) || a <= 0 || b < a ||
-        b > kMaxUnicastLid)
+    if (!ParseHexGuid(g, &guid))
+      throw InputError(file_, no, "GUID '" + g + "': expected 0x and 1 to 16 hex digits");
+    if (!ParseInteger(lo, &a) || !ParseInteger(hi, &b) || a <= 0 || b < a || b > kMaxUnicastLid)
       throw InputError(file_, no, "expected '0xGUID 0xMINLID 0xMAXLID' with 0 < MIN <= MAX <= 0xBFFF");
     ++entries_;
     Claim(guid, static_cast<Lid>(a), static_cast<Lid>(b), no);

@@ -665,14 +665,21 @@ void Guid2LidRoundTripAndErrors() {
   std::istringstream decimal(p0 + " 100 100 # moved\n");
   CU_ASSERT_EQUAL(ApplyGuid2Lid(decimal, "g2l", h), "");
   CU_ASSERT_EQUAL(h.end_ports[0].base_lid, 100);
-  for (const std::string& line :
-       {p0 + " 0x0100 0x0100 junk", std::to_string(h.end_ports[0].port_guid) + " 0x0100 0x0100",
-        p0 + " 0x0100 0x01zz", p0.substr(2) + " 0x0100 0x0100"}) {
+  const std::string decimal_guid = std::to_string(h.end_ports[0].port_guid);
+  for (const auto& [line, want] : std::vector<std::pair<std::string, std::string>>{
+           {p0 + " 0x0100 0x0100 junk", "g2l:1: expected '0xGUID 0xMINLID 0xMAXLID'"},
+           {p0 + " 0x0100 0x01zz", "g2l:1: expected '0xGUID 0xMINLID 0xMAXLID'"},
+           // A bad GUID is named as one, not as bad LIDs.
+           {decimal_guid + " 0x0100 0x0100",
+            "g2l:1: GUID '" + decimal_guid + "': expected 0x and 1 to 16 hex digits"},
+           {p0.substr(2) + " 0x0100 0x0100",
+            "g2l:1: GUID '" + p0.substr(2) + "': expected 0x and 1 to 16 hex digits"},
+           {"0x10000000000000000 0x0100 0x0100",
+            "g2l:1: GUID '0x10000000000000000': expected 0x and 1 to 16 hex digits"}}) {
     std::istringstream in(line + "\n");
     const std::string msg = ErrorOf([&] { (void)ApplyGuid2Lid(in, "g2l", h); });
-    if (!Contains(msg, "g2l:1: expected '0xGUID 0xMINLID 0xMAXLID'"))
-      fprintf(stderr, "\n  '%s': got '%s'\n", line.c_str(), msg.c_str());
-    CU_ASSERT(Contains(msg, "g2l:1: expected '0xGUID 0xMINLID 0xMAXLID'"));
+    if (!Contains(msg, want)) fprintf(stderr, "\n  '%s': got '%s'\n", line.c_str(), msg.c_str());
+    CU_ASSERT(Contains(msg, want));
   }
   // LIDs the net file carries (ibnetdiscover's): a line agreeing with them
   // is taken, one moving its port is another SM run's and refused.
