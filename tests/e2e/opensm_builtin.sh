@@ -34,6 +34,19 @@ else
   fail "ftree on a mesh: fabric-run failed"; tail -n 20 "$E2E_TMP/mesh-ftree.log"
 fi
 
+# An engine name OpenSM does not know: it falls back as well, and the
+# warning says the engine is missing, not that it refused the fabric.
+out=$E2E_TMP/ft-4-3-bogus
+if "$FABRIC_RUN" --net "$TOPO/ft-4-3.net" --engine bogus --out "$out" --no-readback >"$E2E_TMP/bogus.log" 2>&1; then
+  grep -q "^fabric-run: warning: the tables are minhop's, not bogus's: OpenSM has no routing engine 'bogus'" \
+    "$E2E_TMP/bogus.log" && ! grep -q "could not route this fabric" "$E2E_TMP/bogus.log" &&
+    pass "an unknown engine: fabric-run says OpenSM has none of that name" ||
+    { fail "an unknown engine: wrong or no warning"; cat "$E2E_TMP/bogus.log"; }
+else
+  fail "an unknown engine: fabric-run failed"; tail -n 20 "$E2E_TMP/bogus.log"
+fi
+[ -z "$(survivors "$out")" ] && pass "unknown engine: nothing left running" || fail "unknown engine: processes survive"
+
 # A deliberately broken LFT: SW<00,2> of ft-4-3 (minhop) loses its entry
 # for P(311), and its count line says one row less, as ibroute would print
 # a switch without that entry (a miscount is refused as a damaged dump);
