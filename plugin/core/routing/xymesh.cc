@@ -274,7 +274,7 @@ std::vector<std::string> XyRouter::Notes() const {
     notes.push_back(vls + ", dedicated: VL by out direction" +
                     (opt_.vls == 2   ? " (E,N VL0; W,S VL1)"
                      : opt_.vls == 4 ? " (E0 N1 W2 S3)"
-                                     : "") +
+                                     : " (all on VL0: the same tables as shared)") +
                     ", SL 0, multicast rooted " + rooted("trunk row"));
   if (opt_.mcast == McastScheme::kSource)
     notes.push_back(
