@@ -1,4 +1,5 @@
 // FT(m,n) generator and recognition.
+#include <regex>
 #include <sstream>
 
 #include "plugin/core/error.h"
@@ -105,6 +106,38 @@ void RefusesWhatIsNotAFatTree() {
   CU_ASSERT(Contains(msg, "switch N("));
 }
 
+// Swaps the far ends of the cables on switch `a` port `pa` and switch `b`
+// port `pb`.
+void SwapFarEnds(Fabric& f, int a, int pa, int b, int pb) {
+  const Peer far_a = f.switches[a].ports[pa], far_b = f.switches[b].ports[pb];
+  f.switches[far_a.index].ports[far_a.port] = Peer{};
+  f.switches[far_b.index].ports[far_b.port] = Peer{};
+  ConnectSwitches(f, a, pa, far_b.index, far_b.port);
+  ConnectSwitches(f, b, pb, far_a.index, far_a.port);
+  f.Finalize();
+}
+
+// Two cables swapped between pods: the subtrees of two middle switches
+// overlap only in part. The port and both switches are named; the switch
+// alone (port 0) was, with "another switch's subtrees". Swapped inside a
+// pod, two cables join the same pair of switches: named as such.
+void NamesBothSwitchesOfPartlySharedSubtrees() {
+  Fabric f = MakeFatTree(4, 3);
+  SwapFarEnds(f, SwitchNamed(f, "SW<00,2>"), 3, SwitchNamed(f, "SW<10,2>"), 3);
+  std::string msg = ErrorOf([&] { RecognizeFatTree(f); });
+  CU_ASSERT(std::regex_search(
+      msg, std::regex("not an m-port n-tree: switch SW<[01]{2},1> [^:]*port [1-4]: leads to "
+                      "switch SW<[01]{2},2> \\([^)]*\\), a subtree that switch SW<[01]{2},1> ")));
+  CU_ASSERT(Contains(msg, "beside other subtrees than this switch's: the two share subtrees only in part"));
+
+  Fabric g = MakeFatTree(4, 3);
+  SwapFarEnds(g, SwitchNamed(g, "SW<00,1>"), 2, SwitchNamed(g, "SW<01,1>"), 1);
+  msg = ErrorOf([&] { RecognizeFatTree(g); });
+  CU_ASSERT(std::regex_search(
+      msg, std::regex("not an m-port n-tree: switch SW<0[01],1> [^:]*port [12]: a second "
+                      "cable to switch SW<0[01],2> \\([^)]*\\) \\(the first on port [12]\\)")));
+}
+
 // A cable from a switch back to itself (a loopback plug, or two of its
 // ports joined) is named as such by both recognisers; it was "link to a
 // switch of level 0 from level 0", as if another top switch were cabled.
@@ -196,6 +229,8 @@ void RefusesADeepChainByItsSize() {
 
 void RegisterFatTreeSuite() {
   CU_pSuite s = CU_add_suite("fat-tree generator and recognition", nullptr, nullptr);
+  CU_add_test(s, "two cables swapped between pods: port and both switches named",
+              NamesBothSwitchesOfPartlySharedSubtrees);
   CU_add_test(s, "generator counts", GeneratorCounts);
   CU_add_test(s, "wiring rule spot checks", WiringRule);
   CU_add_test(s, "canonical labels are the paper's", CanonicalLabelsAreThePapers);

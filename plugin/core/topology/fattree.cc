@@ -158,11 +158,22 @@ class Recognizer {
       std::map<std::vector<int>, int> by_children;
       for (int s = 0; s < ns; ++s) {
         if (t_.level[s] != l) continue;
+        std::vector<std::pair<int, int>> down;  // (child block, port), by block
+        for (int p : PortsToward(s, +1)) down.push_back({block_[f_.switches[s].ports[p].index], p});
+        std::sort(down.begin(), down.end());
+        for (size_t i = 1; i < down.size(); ++i)
+          if (down[i].first == down[i - 1].first) {
+            const int first = f_.switches[s].ports[down[i - 1].second].index;
+            const int second = f_.switches[s].ports[down[i].second].index;
+            const std::string other_port = "port " + std::to_string(down[i - 1].second);
+            Fail(s, down[i].second,
+                 first == second
+                     ? "a second cable to " + f_.SwitchLabel(first) + " (the first on " + other_port + ")"
+                     : "leads into the same subtree as " + other_port + " (" + f_.SwitchLabel(first) +
+                           " and " + f_.SwitchLabel(second) + " hold the same hosts)");
+          }
         std::vector<int> key;
-        for (int p : PortsToward(s, +1)) key.push_back(block_[f_.switches[s].ports[p].index]);
-        std::sort(key.begin(), key.end());
-        if (std::adjacent_find(key.begin(), key.end()) != key.end())
-          Fail(s, 0, "two down links lead into the same subtree");
+        for (const auto& d : down) key.push_back(d.first);
         auto [it, fresh] = by_children.emplace(key, next);
         if (fresh) {
           ++next;
@@ -171,9 +182,14 @@ class Recognizer {
           block_parent_.push_back(-1);
           block_children_.resize(next);
           block_children_[it->second] = key;
-          for (int c : key) {
+          for (const auto& [c, port] : down) {
+            // Another switch of this level reaches that subtree beside others.
             if (block_parent_[c] >= 0)
-              Fail(s, 0, "its subtrees overlap another switch's subtrees only in part");
+              Fail(s, port,
+                   "leads to " + f_.SwitchLabel(f_.switches[s].ports[port].index) + ", a subtree that " +
+                       f_.SwitchLabel(block_members_[block_parent_[c]][0]) +
+                       " reaches too, beside other subtrees than this switch's: the two share subtrees "
+                       "only in part");
             block_parent_[c] = it->second;
           }
         }
