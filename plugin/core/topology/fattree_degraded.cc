@@ -448,9 +448,11 @@ class DegradedRecognizer {
                                     " switches; FT(" + std::to_string(t_.m) + "," + std::to_string(n) +
                                     ") has at most " + std::to_string(IntPow(k, n - 1 - l)));
       if (l < n - 1 && static_cast<int>(children_[b].size()) > (l == 0 ? 2 * k : k))
-        Fail(members_[b][0], 0, "its subtree has " + std::to_string(children_[b].size()) +
-                                    " child subtrees, too many for FT(" + std::to_string(t_.m) + "," +
-                                    std::to_string(n) + ")");
+        Fail(members_[b][0], 0,
+             "its subtree has " + std::to_string(children_[b].size()) + " child subtrees, too many for FT(" +
+                 std::to_string(t_.m) + "," + std::to_string(n) +
+                 ") (a subtree whose switches lost every switch they shared, "
+                 "below and above, reads as several)");
     }
     if (roots != 1)
       throw Error("the top switches fall into " + std::to_string(roots) +
