@@ -831,6 +831,9 @@ Params BuildParams(const Settings& settings) {
 
 // The offered loads of the points: one --load, or every point of --sweep.
 // `top_load`: the highest asked for (a sweep's TO).
+// 64 is the model's cap; Bernoulli arrivals, the default, stop at 1.
+constexpr const char* kLoadCap = " (1 with Bernoulli arrivals, the default; 64 with arrival=exp or periodic)";
+
 std::vector<double> ReadLoads(const std::map<std::string, Setting>& opt, double* top_load) {
   std::vector<double> loads;
   if (opt.count("sweep")) {
@@ -842,7 +845,7 @@ std::vector<double> ReadLoads(const std::map<std::string, Setting>& opt, double*
     const double step = ToDouble(s, parts[2], "FROM:TO:STEP with numbers");
     // Every point a load --load takes.
     if (from <= 0 || step <= 0 || to < from || to > kMaxLoad)
-      throw Error(Named(s) + ": expected 0 < FROM <= TO <= 64 and STEP > 0");
+      throw Error(Named(s) + ": expected 0 < FROM <= TO <= 64 and STEP > 0" + kLoadCap);
     loads = SweepLoads(from, to, step);
     *top_load = to;
     if (loads.size() > 10000) throw Error(Named(s) + ": more than 10000 points");
@@ -852,7 +855,7 @@ std::vector<double> ReadLoads(const std::map<std::string, Setting>& opt, double*
       load =
           ToDouble(opt.at("load"), opt.at("load").value, "an offered load > 0 (fraction of link bandwidth)");
       if (load <= 0 || load > kMaxLoad)
-        throw Error(Named(opt.at("load")) + ": expected an offered load in (0, 64]");
+        throw Error(Named(opt.at("load")) + ": expected an offered load in (0, 64]" + kLoadCap);
     }
     loads = {load};
     *top_load = load;
@@ -887,13 +890,13 @@ RunPlan PlanRun(const Settings& settings, const Params& p) {
   plan.loads = ReadLoads(opt, &top_load);
   // --sweep 0.1:0.35:0.1 ends at 0.3: said, as the table's last row would
   // otherwise be the only sign.
+  RefuseBernoulliOverload(opt, params, p, top_load);
   if (opt.count("sweep") && !settings.quiet && plan.loads.back() < top_load * (1 - 1e-9))
     std::cerr << "ibunion sim: note: " << Named(opt.at("sweep"))
               << ": TO is off the STEP grid; the last point is load " << JsonNumber(plan.loads.back())
               << "\n";
   if (p.batch > 0 && plan.loads.size() > 1)
     throw Error("--sweep makes no sense with --param batch (one run)");
-  RefuseBernoulliOverload(opt, params, p, top_load);
   // Checked before the fabric is read and routed, which takes a while on a
   // large one, only to be refused.
   if (opt.count("save") && !opt.count("point") && plan.loads.size() > 1)
