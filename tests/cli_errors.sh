@@ -333,6 +333,13 @@ else echo "FAIL: sim --sweep TO off the grid: $(cat "$tmp/err")"; fails=$((fails
 expect "--sweep 0.1:0.3:0.1:: expected FROM:TO:STEP" "$IBUNION" sim "$net" --routing mlid --sweep 0.1:0.3:0.1:
 expect "--sweep 10:1e300:1e299: expected 0 < FROM <= TO <= 64 and STEP > 0" \
   "$IBUNION" sim "$net" --routing mlid --sweep 10:1e300:1e299
+# A TO above Bernoulli's 1 is refused first: no note about its last point.
+expect "--sweep 0.1:1.05:0.1: expected 0 < FROM <= TO <= 1 and STEP > 0 with Bernoulli arrivals" \
+  "$IBUNION" sim "$net" --routing mlid --sweep 0.1:1.05:0.1
+if grep -q "off the STEP grid" "$tmp/err"; then echo "FAIL: a refused sweep noted its last point first"; fails=$((fails + 1))
+else echo "PASS: a refused sweep notes nothing before it"; fi
+expect "--load 0: expected an offered load in (0, 64] (1 with Bernoulli arrivals, the default; 64 with arrival=exp or periodic)" \
+  "$IBUNION" sim "$net" --routing mlid --load 0
 printf 'sweep = 0.1:0.3:0.1\nload = 0.2\n' >"$tmp/c.conf"
 expect "$tmp/c.conf:1: sweep = 0.1:0.3:0.1: not with $tmp/c.conf:2: load = 0.2" \
   "$IBUNION" sim "$net" --routing mlid --config "$tmp/c.conf"

@@ -829,11 +829,11 @@ Params BuildParams(const Settings& settings) {
   return p;
 }
 
-// The offered loads of the points: one --load, or every point of --sweep.
-// `top_load`: the highest asked for (a sweep's TO).
 // 64 is the model's cap; Bernoulli arrivals, the default, stop at 1.
 constexpr const char* kLoadCap = " (1 with Bernoulli arrivals, the default; 64 with arrival=exp or periodic)";
 
+// The offered loads of the points: one --load, or every point of --sweep.
+// `top_load`: the highest asked for (a sweep's TO).
 std::vector<double> ReadLoads(const std::map<std::string, Setting>& opt, double* top_load) {
   std::vector<double> loads;
   if (opt.count("sweep")) {

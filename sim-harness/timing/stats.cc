@@ -10,6 +10,8 @@
 #include <optional>
 #include <sstream>
 
+#include "plugin/core/int_math.h"
+
 namespace ibu::sim {
 
 std::string JsonNumber(double v) {
@@ -25,13 +27,17 @@ namespace {
 
 std::string Num(double v) { return JsonNumber(v); }
 
+// Every digit a double has: records keep figures exactly.
+std::string Full(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
 // Latency quantiles and maxima are whole nanoseconds: every digit of them
 // (six significant ones printed 1162563 as 1.16256e+06).
 std::string WholeNs(double v) {
-  if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) >= 0x1p53) return JsonNumber(v);
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "%.0f", v);
-  return buf;
+  return std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 0x1p53 ? Full(v) : JsonNumber(v);
 }
 
 // CSV leaves a batch run's load empty.
@@ -336,23 +342,16 @@ std::string SaturationText(const Saturation& s, const std::vector<PointResult>& 
 
 namespace {
 
-std::string Full(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-
-// A record's figure: all of `text` a finite number >= 0.
+// A record's figure: all of `text` a finite decimal number >= 0.
 std::optional<double> NonNegativeNumber(const std::string& text) {
-  char* end = nullptr;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0) return std::nullopt;
+  double v = 0;
+  if (!ParseDecimalReal(text, &v) || !std::isfinite(v) || v < 0) return std::nullopt;
   return v;
 }
 
 // A record's count: all of `text` decimal digits, within 64 bits.
 std::optional<uint64_t> Count(const std::string& text) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  if (!IsDecimalDigits(text)) return std::nullopt;
   errno = 0;
   const unsigned long long v = std::strtoull(text.c_str(), nullptr, 10);
   if (errno == ERANGE) return std::nullopt;
@@ -387,8 +386,9 @@ class FlatJson {
         if (!Eat(']'))
           for (;;) {
             Ws();
-            if (!Number(&val)) return Bad(why, "bad number in \"" + key + "\"");
-            a.push_back(std::strtod(val.c_str(), nullptr));
+            double v = 0;
+            if (!Number(&val) || !ParseDecimalReal(val, &v)) return Bad(why, "bad number in \"" + key + "\"");
+            a.push_back(v);
             Ws();
             if (Eat(']')) break;
             if (!Eat(',')) return Bad(why, "expected ',' or ']' in \"" + key + "\"");
@@ -517,7 +517,12 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
   };
   auto u = [&](const char* k, uint64_t max = ~uint64_t(0)) {
     const std::optional<uint64_t> v = Count(s[k]);
-    if (!v || *v > max) reject(k, "a whole number >= 0", s[k]);
+    if (!v || *v > max)
+      reject(k,
+             (max == ~uint64_t(0) ? std::string("a whole number >= 0")
+                                  : "a whole number 0.." + std::to_string(max))
+                 .c_str(),
+             s[k]);
     return v.value_or(0);
   };
   auto i = [&](const char* k) { return int64_t(u(k, uint64_t(INT64_MAX))); };

@@ -56,8 +56,9 @@ struct PointResult {
   std::string run;
 };
 
-// A number as every JSON and CSV field has it: 6 significant digits,
-// null when not finite.
+// A number as JSON and CSV fields have it: 6 significant digits, null
+// when not finite (latency_p99_ns and latency_max_ns, whole nanoseconds,
+// are printed with every digit).
 std::string JsonNumber(double v);
 // A point's load for people: "0.6", or "batch" for a batch run.
 std::string LoadText(const PointResult& r);

@@ -796,6 +796,23 @@ void Options() {
 }
 
 // SL2VL per mode: shared spreads SLs, dedicated follows the out direction.
+// One VL cannot be split by direction: the dedicated mode's note says it
+// gives the shared mode's tables (the SL2VL test checks that they agree).
+void OneVlDedicatedNoteSaysShared() {
+  Fabric f = MakeMesh(3, 3);
+  AssignDefaultLids(f, 0);
+  XyMeshOptions one;
+  one.mode = VlMode::kDedicated;
+  std::string notes;
+  for (const std::string& n : XyRouter(f, RecognizeMesh(f), one).Notes()) notes += n + "\n";
+  CU_ASSERT(
+      Contains(notes, "1 data VL, dedicated: VL by out direction (all on VL0: the same tables as shared)"));
+  one.vls = 2;
+  notes.clear();
+  for (const std::string& n : XyRouter(f, RecognizeMesh(f), one).Notes()) notes += n + "\n";
+  CU_ASSERT(Contains(notes, "2 data VLs, dedicated: VL by out direction (E,N VL0; W,S VL1)"));
+}
+
 void Sl2VlTables() {
   for (int vls : {1, 2, 4})
     for (const char* mode : {"shared", "dedicated"}) {
@@ -987,6 +1004,7 @@ void RegisterMeshSuite() {
   CU_add_test(s, "two links straight on: a missing link is named as a cause", StraightOnAmbiguityMentionsMissingLink);
   CU_add_test(s, "options", Options);
   CU_add_test(s, "SL2VL tables per VL mode", Sl2VlTables);
+  CU_add_test(s, "one VL dedicated: noted as the shared tables", OneVlDedicatedNoteSaysShared);
   CU_add_test(s, "SL2VL dump: round trip, bad lines, no wrap-around", Sl2VlDumpRoundTripAndErrors);
 }
 

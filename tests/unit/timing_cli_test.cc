@@ -584,10 +584,11 @@ void TestCliEmitJobsAndMerge() {
       {"accepted", "\"x\"", "field \"accepted\": expected a finite number >= 0, got x"},
       {"ops_unfinished", "-1", "field \"ops_unfinished\": expected a whole number >= 0, got -1"},
       {"packets_delivered", "1e300", "field \"packets_delivered\": expected a whole number >= 0, got 1e300"},
-      {"point", "4294967298", "field \"point\": expected a whole number >= 0, got 4294967298"},
+      {"point", "4294967298", "field \"point\": expected a whole number 0..2147483647, got 4294967298"},
       {"deadlock", "5", "field \"deadlock\": expected true or false, got 5"},
       {"vl_hops", "[-1e30]", "field \"vl_hops\": expected whole numbers >= 0, got -1e+30"},
       {"link_util", "[0.5,-0.25]", "field \"link_util\": expected finite numbers >= 0, got -0.25"},
+      {"vl_hops", "[1-2]", "bad number in \"vl_hops\""},
       {"offered", "0.1,\"offered\":0.2", "\"offered\" given twice"},
   };
   for (const auto& e : kEdits) {

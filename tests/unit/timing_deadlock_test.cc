@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 #include "tests/unit/test_util.h"
 #include "tests/unit/timing_rig.h"
@@ -82,13 +83,23 @@ void TestDeadlockCountsLinkTimeOnlyInTheWindow() {
 // under this traffic the ring keeps moving. Long messages keep every ring
 // link busy, so a frequent check finds each link's head on the wire, having
 // taken its credit and the far slot: that is no deadlock, and checking as
-// often as that changes nothing but the event count.
-PointResult BusyRingRun(int64_t check_ns) {
+// often as that changes nothing but the event count. Also with deeper
+// buffers (classic only) and on two VLs, where a link busy on one VL holds
+// the other's head back.
+struct RingBuffers {
+  int in_buf, out_buf, vls;
+};
+
+PointResult BusyRingRun(int64_t check_ns, const RingBuffers& b) {
   Params p = TestParams();
   p.warmup_ns = 1000;
   p.measure_ns = 40000;
   p.deadlock_check_ns = check_ns;
   p.host_order = sim::HostNumbering::kFile;
+  p.in_buf = b.in_buf;
+  p.out_buf = b.out_buf;
+  p.vls = b.vls;
+  if (b.vls > 1) p.sl = sim::SlPolicy::kRandom;
   Rig rig(ClockwiseRing(3), p, "shift:2");
   Simulator sim(*rig.net, *rig.wl, p, 1.0, 1);
   sim.SetMessageBytes(4096);
@@ -96,14 +107,18 @@ PointResult BusyRingRun(int64_t check_ns) {
 }
 
 void TestBusyRingIsNoDeadlock() {
-  const PointResult unchecked = BusyRingRun(int64_t(1) << 40);
-  CU_ASSERT_FATAL(!unchecked.deadlock);
-  CU_ASSERT(unchecked.packets_delivered > 1000);
-  for (int64_t check_ns : {7, 100, 1000}) {
-    const PointResult r = BusyRingRun(check_ns);
-    CU_ASSERT(!r.deadlock);
-    CU_ASSERT_EQUAL(r.packets_delivered, unchecked.packets_delivered);
-    CU_ASSERT_EQUAL(r.simulated_ns, unchecked.simulated_ns);
+  std::vector<RingBuffers> runs = {{1, 1, 1}, {1, 1, 2}};
+  if (!Lean()) runs.push_back({4, 2, 1});
+  for (const RingBuffers& b : runs) {
+    const PointResult unchecked = BusyRingRun(int64_t(1) << 40, b);
+    CU_ASSERT_FATAL(!unchecked.deadlock);
+    CU_ASSERT(unchecked.packets_delivered > 1000);
+    for (int64_t check_ns : {7, 100, 1000}) {
+      const PointResult r = BusyRingRun(check_ns, b);
+      CU_ASSERT(!r.deadlock);
+      CU_ASSERT_EQUAL(r.packets_delivered, unchecked.packets_delivered);
+      CU_ASSERT_EQUAL(r.simulated_ns, unchecked.simulated_ns);
+    }
   }
 }
 

@@ -451,8 +451,8 @@ class DegradedRecognizer {
         Fail(members_[b][0], 0,
              "its subtree has " + std::to_string(children_[b].size()) + " child subtrees, too many for FT(" +
                  std::to_string(t_.m) + "," + std::to_string(n) +
-                 ") (a subtree whose switches lost every switch they shared, "
-                 "below and above, reads as several)");
+                 ") (the switches of a subtree that no longer share a subtree below them read "
+                 "as several)");
     }
     if (roots != 1)
       throw Error("the top switches fall into " + std::to_string(roots) +
