@@ -888,9 +888,9 @@ RunPlan PlanRun(const Settings& settings, const Params& p) {
   plan.jobs = opt.count("jobs") ? int(ToInt(opt.at("jobs"), "a thread count 1..256", 1, 256)) : 1;
   double top_load = 0;
   plan.loads = ReadLoads(opt, &top_load);
+  RefuseBernoulliOverload(opt, params, p, top_load);
   // --sweep 0.1:0.35:0.1 ends at 0.3: said, as the table's last row would
   // otherwise be the only sign.
-  RefuseBernoulliOverload(opt, params, p, top_load);
   if (opt.count("sweep") && !settings.quiet && plan.loads.back() < top_load * (1 - 1e-9))
     std::cerr << "ibunion sim: note: " << Named(opt.at("sweep"))
               << ": TO is off the STEP grid; the last point is load " << JsonNumber(plan.loads.back())

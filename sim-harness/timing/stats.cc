@@ -507,7 +507,7 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
   // A hand-edited or foreign record: a figure that is not a number of its
   // kind would be printed as a result ("accepted -1", "inf", 2^64 - 1).
   std::string bad;  // the first field that is not, with what it should be
-  auto reject = [&](const char* key, const char* expected, const std::string& got) {
+  auto reject = [&](const char* key, const std::string& expected, const std::string& got) {
     if (bad.empty()) bad = std::string("field \"") + key + "\": expected " + expected + ", got " + got;
   };
   auto d = [&](const char* k) {
@@ -518,10 +518,7 @@ bool FromRecord(const std::string& text, PointResult* r, std::string* why) {
   auto u = [&](const char* k, uint64_t max = ~uint64_t(0)) {
     const std::optional<uint64_t> v = Count(s[k]);
     if (!v || *v > max)
-      reject(k,
-             (max == ~uint64_t(0) ? std::string("a whole number >= 0")
-                                  : "a whole number 0.." + std::to_string(max))
-                 .c_str(),
+      reject(k, max == ~uint64_t(0) ? "a whole number >= 0" : "a whole number 0.." + std::to_string(max),
              s[k]);
     return v.value_or(0);
   };
