@@ -27,7 +27,8 @@ name(s, m) = sprintf("%s, %s", s eq "mcast" ? "multicast" : "unicast", mname(s, 
 modes = "shared dedicated"
 if (strstrt(vlcfgs, "-engine")) modes = modes . " engine"
 name1(s) = s eq "mcast" ? "multicast (engine's trunk-row trees)" : "unicast"
-# The paper's source trees (scheme mcast-paper), dashed in multicast's colours.
+# The paper's source trees (scheme mcast-paper), in multicast's colours with open
+# circles (pt 6): the png terminal draws their dt 2 solid.
 paper = "multicast, the paper's source trees"
 do for [v in vls] {
   set title sprintf("%s virtual lane%s", v, v eq "1" ? "" : "s")
