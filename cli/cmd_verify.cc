@@ -67,7 +67,8 @@ constexpr const char* kUsage =
     "                     to LID-routed GMPs such as perfquery's: from port 0, on the\n"
     "                     SL the end port uses toward the switch; SMPs ride VL15,\n"
     "                     which has no credits);\n"
-    "                     prints one cycle with its switches, ports and VLs\n"
+    "                     prints one cycle with its switches, ports and VLs, and\n"
+    "                     fails on a hop that maps a route's SL to VL 15 (dropped)\n"
     "  --sl2vl FILE       SL2VL tables read back (`smpquery sl2vl` format, read-sl2vl):\n"
     "                     --deadlock uses them instead of the engine's, and with --engine\n"
     "                     every connected out port's and every host's table must equal\n"
@@ -207,7 +208,7 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& g
   }
   DeadlockReport r = CheckDeadlock(f, t, groups, opt);
   std::cout << "deadlock: " << r.Summary(f) << "\n";
-  return r.acyclic();
+  return r.ok();
 }
 
 // Engines whose group SL depends on the tree they chose (xymesh paper

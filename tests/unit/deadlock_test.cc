@@ -642,6 +642,62 @@ void SwitchSentRoutesUseInPortZeroVl() {
   CU_ASSERT_EQUAL(split.switch_routes, 8);
 }
 
+// A data packet an SL2VL entry maps to VL 15 is dropped by the switch: a
+// hop of a walked route mapped there is an error, named by switch, ports
+// and SL, on a last hop into a host too; an SL no route uses is not.
+void Vl15HopsAreErrors() {
+  Fabric f = MakeMesh(4, 4);
+  ShufflePorts(f, 5);
+  AssignDefaultLids(f, 0);
+  auto e = MakeEngine("xymesh", {"xymesh_vls=2", "xymesh_vl_mode=dedicated"}, nullptr);
+  Tables clean;
+  e->RouteUnicast(f, clean);
+  e->RouteSl2Vl(f, clean);
+  const DeadlockOptions sls = EngineSls(f, *e);
+  CU_ASSERT(CheckDeadlock(f, clean, {}, sls).ok());
+
+  const int hosts = static_cast<int>(f.end_ports.size());
+  uint32_t used = 0;  // SLs of end-port routes and of the switches' replies
+  for (int a = 0; a < hosts; ++a)
+    for (int b = 0; b < hosts; ++b) used |= 1u << sls.path_sl(a, f.end_ports[b].base_lid);
+  for (const Switch& sw : f.switches)
+    for (int a = 0; a < hosts; ++a) used |= 1u << sls.path_sl(a, sw.lid);
+  int unused = 0;
+  while (used & (1u << unused)) ++unused;
+  CU_ASSERT_FATAL(unused < 16);
+
+  const EndPort& src = f.end_ports.front();
+  const EndPort& dst = f.end_ports.back();
+  const int sw = src.switch_index, in = src.switch_port;
+  const int out = clean.lft[sw].port(dst.base_lid);
+  const int sl = sls.path_sl(0, dst.base_lid);
+  Tables t = clean;
+  t.sl2vl[sw].set(in, out, unused, 15);
+  CU_ASSERT(CheckDeadlock(f, t, {}, sls).ok());
+
+  t.sl2vl[sw].set(in, out, sl, 15);
+  const DeadlockReport first = CheckDeadlock(f, t, {}, sls);
+  CU_ASSERT(first.acyclic());
+  CU_ASSERT(!first.ok());
+  CU_ASSERT_EQUAL(first.vl15_hops, 1);
+  CU_ASSERT_FATAL(first.vl15_examples.size() == 1);
+  CU_ASSERT(first.vl15_examples[0].sw == sw && first.vl15_examples[0].in == in &&
+            first.vl15_examples[0].out == out && first.vl15_examples[0].sl == sl);
+  const std::string named = f.SwitchLabel(sw) + " SL " + std::to_string(sl) + " from port " +
+                            std::to_string(in) + " to port " + std::to_string(out);
+  CU_ASSERT(first.Summary(f).find(named) != std::string::npos);
+
+  // The destination's own switch, every in-port into its host port.
+  Tables last = clean;
+  const int dsw = dst.switch_index;
+  for (int p = 1; p <= f.switches[dsw].num_ports; ++p)
+    if (p != dst.switch_port) last.sl2vl[dsw].set(p, dst.switch_port, sl, 15);
+  const DeadlockReport into = CheckDeadlock(f, last, {}, sls);
+  CU_ASSERT(!into.ok());
+  CU_ASSERT(into.vl15_hops >= 1);
+  for (const Vl15Hop& h : into.vl15_examples) CU_ASSERT(h.sw == dsw && h.out == dst.switch_port);
+}
+
 // The search both credit-loop checks use: a cycle in edge order, from the
 // first node of it the DFS reached; nodes left out break cycles through
 // them; a DAG has none.
@@ -678,6 +734,7 @@ void RegisterDeadlockSuite() {
   CU_add_test(s, "fat-tree mlid/slid with multicast acyclic", FatTreeIsAcyclic);
   CU_add_test(s, "switch-sent routes close a loop (--host-lids: not walked)", SwitchSentRoutesCloseALoop);
   CU_add_test(s, "switch-sent routes leave on in-port 0's VL", SwitchSentRoutesUseInPortZeroVl);
+  CU_add_test(s, "data mapped to VL 15: the hops are errors", Vl15HopsAreErrors);
 }
 
 }  // namespace ibu::test

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <sstream>
+#include <unordered_set>
 
 #include "plugin/core/find_cycle.h"
 
@@ -10,6 +11,8 @@ namespace ibu {
 namespace {
 
 constexpr int kVls = 16;
+constexpr int kVl15 = 15;
+constexpr size_t kVl15Examples = 5;
 
 // The dependency graph. Channels get dense ids on first use; each keeps its
 // successors in a small vector (degree <= ports x VLs, a handful on meshes
@@ -99,8 +102,8 @@ class LftColumns {
 
 class Builder {
  public:
-  Builder(const Fabric& f, const Tables& t, const DeadlockOptions& opt, Graph& g)
-      : f_(f), t_(t), opt_(opt), g_(g), lfts_(t) {}
+  Builder(const Fabric& f, const Tables& t, const DeadlockOptions& opt, Graph& g, DeadlockReport& r)
+      : f_(f), t_(t), opt_(opt), g_(g), r_(r), lfts_(t) {}
 
   uint8_t UnicastSl(int src, Lid dlid) const {
     if (opt_.path_sl) return opt_.path_sl(src, dlid) & 15;
@@ -180,11 +183,26 @@ class Builder {
 
  private:
   // Next channel out of `sw` for a packet that arrived on `in`, or -1 when
-  // the port does not lead to another switch (delivery, hole, host).
+  // the port does not lead to another switch (delivery, hole, host) or the
+  // packet is dropped there (VL 15).
   int Out(int sw, int in, int out, int sl) {
     const Switch& s = f_.switches[sw];
-    if (out <= 0 || out > s.num_ports || !s.ports[out].is_switch()) return -1;
-    return g_.Channel(sw, out, Vl(sw, in, out, sl));
+    if (out <= 0 || out > s.num_ports || !s.ports[out].connected()) return -1;
+    const int vl = Vl(sw, in, out, sl);
+    if (vl == kVl15) {
+      NoteVl15(sw, in, out, sl);
+      return -1;
+    }
+    if (!s.ports[out].is_switch()) return -1;
+    return g_.Channel(sw, out, vl);
+  }
+
+  // Bad tables only, so a set of what was seen costs nothing otherwise.
+  void NoteVl15(int sw, int in, int out, int sl) {
+    const uint64_t key = ((static_cast<uint64_t>(sw) * 256 + in) * 256 + out) * 16 + sl;
+    if (!vl15_seen_.insert(key).second) return;
+    ++r_.vl15_hops;
+    if (r_.vl15_examples.size() < kVl15Examples) r_.vl15_examples.push_back({sw, in, out, sl});
   }
 
   void Walk(Lid lid, int sw, int in, int sl) {
@@ -229,7 +247,9 @@ class Builder {
   const Tables& t_;
   const DeadlockOptions& opt_;
   Graph& g_;
+  DeadlockReport& r_;
   LftColumns lfts_;
+  std::unordered_set<uint64_t> vl15_seen_;
 };
 
 }  // namespace
@@ -246,7 +266,7 @@ DeadlockReport CheckDeadlock(const Fabric& f, const Tables& t,
                              const std::vector<McastGroup>& groups, const DeadlockOptions& opt) {
   DeadlockReport r;
   Graph g(f);
-  Builder b(f, t, opt, g);
+  Builder b(f, t, opt, g, r);
   for (Lid lid = 1; lid <= f.max_lid() && lid != 0; ++lid) {
     if (!f.owner(lid).valid()) continue;
     if (opt.end_port_lids_only && f.owner(lid).kind != Peer::Kind::kEndPort) continue;
@@ -270,12 +290,18 @@ std::string DeadlockReport::Summary(const Fabric& f) const {
        << " multicast senders";
     if (switch_routes > 0) os << ", and " << switch_routes << " routes from switches to end ports";
     os << ")\n";
-    return os.str();
+  } else {
+    os << "credit loop of " << cycle.size() << " channels:";
+    for (const DeadlockChannel& c : cycle) os << " " << f.PortLabel(c.sw, c.port) << " VL " << c.vl << " ->";
+    os << " back to the first\n";
   }
-  os << "credit loop of " << cycle.size() << " channels:";
-  for (const DeadlockChannel& c : cycle)
-    os << " " << f.PortLabel(c.sw, c.port) << " VL " << c.vl << " ->";
-  os << " back to the first\n";
+  if (vl15_hops > 0) {
+    os << "error: " << vl15_hops << " hop(s) of routes map data packets to VL 15, where switches drop them:";
+    for (const Vl15Hop& h : vl15_examples)
+      os << "\n  " << f.SwitchLabel(h.sw) << " SL " << h.sl << " from port " << h.in << " to port " << h.out;
+    if (vl15_hops > static_cast<long>(vl15_examples.size())) os << "\n  ...";
+    os << "\n";
+  }
   return os.str();
 }
 

@@ -55,6 +55,14 @@ struct DeadlockChannel {
   int vl = 0;
 };
 
+// A hop whose SL2VL entry sends data packets to VL 15, the management
+// lane: switches drop them there (IBA 7.6.5), so the route ends unreached.
+struct Vl15Hop {
+  int sw = -1;
+  int in = 0, out = 0;
+  int sl = 0;
+};
+
 struct DeadlockReport {
   long channels = 0;        // channels used by some route
   long dependencies = 0;    // distinct edges of the graph
@@ -64,9 +72,15 @@ struct DeadlockReport {
   // One cycle, in dependency order (each channel waits for the next, the
   // last for the first); empty when the graph is acyclic.
   std::vector<DeadlockChannel> cycle;
+  // Distinct (switch, in, out, SL) hops of walked routes mapped to VL 15,
+  // the first few kept.
+  long vl15_hops = 0;
+  std::vector<Vl15Hop> vl15_examples;
 
   bool acyclic() const { return cycle.empty(); }
-  // "acyclic: ..." or "credit loop: <switch> port P VL V -> ... -> back".
+  bool ok() const { return acyclic() && vl15_hops == 0; }
+  // "acyclic: ..." or "credit loop: <switch> port P VL V -> ... -> back",
+  // then a line for hops mapped to VL 15 when there are any.
   std::string Summary(const Fabric& f) const;
 };
 
@@ -77,7 +91,9 @@ struct DeadlockReport {
 // (SL2VL in-port 0), on the SL of the request, taken to be the SL the
 // requester uses toward the switch's LID (what its end-port routes use).
 // SMPs, SMA responses and traps included, ride VL15, which has no credit
-// flow control and cannot close a credit loop, so they are not walked.
+// flow control and cannot close a credit loop, so they are not walked; a
+// data packet an SL2VL table maps to VL 15 is dropped, which the report
+// counts (vl15_hops) and ok() fails on.
 // With opt.switch_sources, every switch's route to every end-port LID is
 // walked as well as every end port's.
 // Cost: unicast O((end ports + switches) x LIDs) for first hops plus
