@@ -1,4 +1,5 @@
 // MLID unicast: seed 001's worked examples, disjointness, spreading.
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <functional>
@@ -87,7 +88,7 @@ void PaperPathOfDlid36() {
 }
 
 // For every destination, sources in one subtree that pick different offsets
-// leave the subtree through different up links.
+// share no up link inside it.
 void DisjointUpLinks(const Routed& r) {
   DisjointReport rep = CheckDisjointUpLinks(
       r.f, r.t, RecognizeFatTree(r.f), [&](int s, int d) { return r.engine->SelectDlid(r.f, s, d); });
@@ -107,11 +108,36 @@ void SharedUpLinksAreCaught() {
     return Lid(ep.base_lid + s % ep.lid_count());
   });
   CU_ASSERT(!rep.ok());
-  CU_ASSERT(!rep.errors.empty() && Contains(rep.errors[0], "both leave their subtree through"));
+  CU_ASSERT(!rep.errors.empty() && (Contains(rep.errors[0], "both leave their subtree through") ||
+                                    Contains(rep.errors[0], "inside their subtree")));
   rep = CheckDisjointUpLinks(r->f, r->t, RecognizeFatTree(r->f),
                              [&](int, int d) { return r->f.end_ports[d].base_lid; });
   CU_ASSERT(rep.ok());
   for (const std::string& e : rep.errors) fprintf(stderr, "\n  %s", e.c_str());
+}
+
+// Sharing a link inside the subtree counts too, not only the one leaving
+// it (seed 001's Fig. 11: the routes Q, R, S, T are disjoint all the way
+// up). P(001) taking P(010)'s DLID toward P(100) leaves the pod on another
+// link than P(000) but shares P(000)'s leaf up link: one violation.
+void SharedLeafUpLinkIsCaught() {
+  auto r = Route(4, 3, 2, "mlid_rotate=off");
+  const FatTree tree = RecognizeFatTree(r->f);
+  const auto host = [&](std::vector<int> p) {
+    return static_cast<int>(std::find(tree.p.begin(), tree.p.end(), p) - tree.p.begin());
+  };
+  const int p000 = host({0, 0, 0}), p001 = host({0, 0, 1}), p010 = host({0, 1, 0}), p100 = host({1, 0, 0});
+  const auto engine = [&](int s, int d) { return r->engine->SelectDlid(r->f, s, d); };
+  CU_ASSERT_FATAL(engine(p001, p100) != engine(p010, p100));
+  DisjointReport rep = CheckDisjointUpLinks(r->f, r->t, tree, [&](int s, int d) {
+    return s == p001 && d == p100 ? engine(p010, p100) : engine(s, d);
+  });
+  CU_ASSERT_EQUAL(rep.violations, 1);
+  const std::string leaf_link = r->f.PortLabel(TraceRoute(r->f, r->t, p000, engine(p000, p100))[0].first,
+                                               TraceRoute(r->f, r->t, p000, engine(p000, p100))[0].second);
+  CU_ASSERT(rep.errors.size() == 1 &&
+            rep.errors[0] == DisjointViolation("P(001)", "P(000)", leaf_link, false, "P(100)",
+                                               engine(p010, p100), engine(p000, p100)));
 }
 
 // The disjointness check pair by pair: every pair's route traced, and the
@@ -124,11 +150,11 @@ DisjointReport CheckDisjointUpLinksPairByPair(const Fabric& f, const Tables& t, 
   const int ne = static_cast<int>(f.end_ports.size());
   for (int d = 0; d < ne; ++d) {
     // Per source subtree (LCA level a, prefix p_0..p_a): the up links used
-    // to leave it, and the first source (and its DLID) that used each.
+    // inside it, and the first source (and its DLID) that used each.
     // Sources that select the same DLID share their route by design (a
     // folded LMC has fewer LIDs than the subtree has sources): only
-    // different DLIDs must leave on different links.
-    std::map<std::vector<int>, std::map<std::pair<int, int>, std::pair<int, Lid>>> exits;
+    // different DLIDs must use different links.
+    std::map<std::vector<int>, std::map<std::pair<int, int>, std::pair<int, Lid>>> ups;
     for (int s = 0; s < ne; ++s) {
       if (s == d) continue;
       int a = 0;
@@ -137,21 +163,24 @@ DisjointReport CheckDisjointUpLinksPairByPair(const Fabric& f, const Tables& t, 
       std::vector<int> key(tree.p[s].begin(), tree.p[s].begin() + a + 1);
       key.push_back(-a);  // subtrees of different levels never share a key
       const Lid dlid = select(s, d);
-      for (auto [sw, port] : TraceRoute(f, t, s, dlid)) {
-        if (tree.level[sw] != a + 1) continue;
-        auto [it, fresh] = exits[key].emplace(std::make_pair(sw, port), std::make_pair(s, dlid));
-        if (!fresh && it->second.second != dlid) {
-          ++r.violations;
-          if (r.errors.size() < max_errors)
-            r.errors.push_back(tree.HostLabel(s) + " and " + tree.HostLabel(it->second.first) +
-                               " both leave their subtree through " + f.PortLabel(sw, port) + " toward " +
-                               tree.HostLabel(d) + " (DLIDs " + std::to_string(dlid) + " and " +
-                               std::to_string(it->second.second) + ")");
-        }
+      // The route's first hop at each level, climbed from the leaf.
+      std::map<int, std::pair<int, int>> first_at;
+      for (auto [sw, port] : TraceRoute(f, t, s, dlid))
+        first_at.emplace(tree.level[sw], std::make_pair(sw, port));
+      for (int level = tree.n - 1; level > a; --level) {
+        const auto hop = first_at.find(level);
+        if (hop == first_at.end()) continue;
+        auto [it, fresh] = ups[key].emplace(hop->second, std::make_pair(s, dlid));
+        if (fresh || it->second.second == dlid) continue;
+        ++r.violations;
+        if (r.errors.size() < max_errors)
+          r.errors.push_back(DisjointViolation(tree.HostLabel(s), tree.HostLabel(it->second.first),
+                                               f.PortLabel(hop->second.first, hop->second.second),
+                                               level == a + 1, tree.HostLabel(d), dlid, it->second.second));
         break;
       }
     }
-    r.subtrees_checked += static_cast<long>(exits.size());
+    r.subtrees_checked += static_cast<long>(ups.size());
   }
   return r;
 }
@@ -803,7 +832,8 @@ void RegisterMlidSuite() {
   CU_add_test(s, "dual-port HCAs on two leaves each", DualPortHcasOnTwoLeaves);
   CU_add_test(s, "P(000..011) -> P(300): DLIDs 52..55, four tops", PaperPathSelectionToP300);
   CU_add_test(s, "DLID 36 and path Q port for port", PaperPathOfDlid36);
-  CU_add_test(s, "different offsets leave a subtree on different links", MlidPathsAreDisjoint);
+  CU_add_test(s, "different offsets share no up link inside a subtree", MlidPathsAreDisjoint);
+  CU_add_test(s, "disjointness: a shared leaf up link is a violation", SharedLeafUpLinkIsCaught);
   CU_add_test(s, "shared up links are caught", SharedUpLinksAreCaught);
   CU_add_test(s, "disjointness: the pair-by-pair reference's report", DisjointMatchesPairByPair);
   CU_add_test(s, "all pairs correct on many shapes", AllPairsCorrectOnManyShapes);

@@ -237,6 +237,17 @@ class ExitClaims {
   uint32_t epoch_ = 0;
 };
 
+}  // namespace
+
+std::string DisjointViolation(const std::string& src, const std::string& first, const std::string& link,
+                              bool exit, const std::string& dst, Lid dlid, Lid first_dlid) {
+  return src + " and " + first + (exit ? " both leave their subtree through " : " both go up through ") +
+         link + (exit ? "" : " inside their subtree") + " toward " + dst + " (DLIDs " + std::to_string(dlid) +
+         " and " + std::to_string(first_dlid) + ")";
+}
+
+namespace {
+
 // Digits two hosts share from p_0 on, at most `limit`.
 int CommonDigits(const std::vector<int>& p, const std::vector<int>& q, int limit) {
   int a = 0;
@@ -283,25 +294,38 @@ class DisjointChecker {
       if (s == d) continue;
       const int a = CommonDigits(tree_.p[s], tree_.p[d], tree_.n - 1);
       if (a == tree_.n - 1) continue;  // same leaf: no up link
-      const LevelExits::Hop hop = exits_.At(s, dlids[s], a + 1);
-      if (hop.sw < 0) continue;
-      const int subtree = subtrees_.Of(s, a);
-      if (counted_[subtree] != d) counted_[subtree] = d, ++r_.subtrees_checked;
-      const ExitClaims::Claim& first = claims_.First(subtree, hop.sw, hop.port, s, dlids[s]);
-      if (first.dlid != dlids[s]) Violation(s, first, hop, d, dlids[s]);
+      UpLinks(s, d, dlids[s], a);
     }
   }
 
   DisjointReport& report() { return r_; }
 
  private:
-  void Violation(int s, const ExitClaims::Claim& first, const LevelExits::Hop& hop, int d, Lid dlid) {
+  // Source s's up links inside its subtree below the common ancestor with
+  // d (depth a), from its leaf's (level n-1) to the one that leaves the
+  // subtree (level a+1): each claimed for s's DLID; the first one another
+  // DLID holds is the pair's violation.
+  void UpLinks(int s, int d, Lid dlid, int a) {
+    const int subtree = subtrees_.Of(s, a);
+    for (int level = tree_.n - 1; level > a; --level) {
+      const LevelExits::Hop hop = exits_.At(s, dlid, level);
+      if (hop.sw < 0) continue;
+      if (counted_[subtree] != d) counted_[subtree] = d, ++r_.subtrees_checked;
+      const ExitClaims::Claim& first = claims_.First(subtree, hop.sw, hop.port, s, dlid);
+      if (first.dlid != dlid) {
+        Violation(s, first, hop, d, dlid, level == a + 1);
+        return;
+      }
+    }
+  }
+
+  void Violation(int s, const ExitClaims::Claim& first, const LevelExits::Hop& hop, int d, Lid dlid,
+                 bool exit) {
     ++r_.violations;
     if (r_.errors.size() < max_errors_)
-      r_.errors.push_back(tree_.HostLabel(s) + " and " + tree_.HostLabel(first.src) +
-                          " both leave their subtree through " + f_.PortLabel(hop.sw, hop.port) + " toward " +
-                          tree_.HostLabel(d) + " (DLIDs " + std::to_string(dlid) + " and " +
-                          std::to_string(first.dlid) + ")");
+      r_.errors.push_back(DisjointViolation(tree_.HostLabel(s), tree_.HostLabel(first.src),
+                                            f_.PortLabel(hop.sw, hop.port), exit, tree_.HostLabel(d), dlid,
+                                            first.dlid));
   }
 
   const Fabric& f_;

@@ -1,6 +1,7 @@
-// Route tracing over LFTs and the MLID disjointness property (seed 001):
-// for every destination, sources of one subtree that select different LID
-// offsets leave that subtree through different up links.
+// Route tracing over LFTs and the MLID disjointness property (seed 001,
+// Fig. 11): for every destination, sources of one subtree that select
+// different LID offsets share no up link inside that subtree, the one that
+// leaves it included.
 #pragma once
 
 #include <functional>
@@ -77,11 +78,12 @@ struct DisjointReport {
 };
 
 // `select(src, dst)` is the path-selection rule (Engine::SelectDlid).
-// For each destination, a source's route leaves its subtree by the first
-// hop at the level above it; sources of one subtree on different DLIDs
-// must not share that hop. Violations are counted and named source by
-// source, destinations in order, against the subtree's first source on
-// the link.
+// For each destination, a source's route climbs its subtree (the one below
+// the common ancestor) by its first hop at each level, from its leaf's up
+// link to the one that leaves the subtree; sources of one subtree on
+// different DLIDs must share none of those hops. One violation per (source,
+// destination) at most, the lowest shared link, named against the
+// subtree's first source on it; destinations in order.
 // Cost: end ports^2 calls of `select` and O(1) work per pair, plus one walk
 // per (destination, leaf switch, DLID) rather than per pair: O(end ports x
 // (end ports + leaf switches x LIDs per port x hops)). It stays quadratic
@@ -91,5 +93,10 @@ struct DisjointReport {
 DisjointReport CheckDisjointUpLinks(const Fabric& f, const Tables& t, const FatTree& tree,
                                     const std::function<Lid(int, int)>& select,
                                     size_t max_errors = 20);
+
+// The error line for `src` sharing `link` with `first` (the link that
+// leaves the subtree when `exit`, else one inside it).
+std::string DisjointViolation(const std::string& src, const std::string& first, const std::string& link,
+                              bool exit, const std::string& dst, Lid dlid, Lid first_dlid);
 
 }  // namespace ibu
