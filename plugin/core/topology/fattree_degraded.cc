@@ -480,9 +480,29 @@ class DegradedRecognizer {
     return v;
   }
 
+  // Whether switch s kept every link toward `delta` (-1 up, +1 down) that
+  // FT(m,n) gives it.
+  bool Intact(int s, int delta) const {
+    const int want = delta < 0 ? t_.k : (t_.level[s] == 0 ? t_.m : t_.k);
+    return static_cast<int>(PortsToward(s, delta).size()) == want;
+  }
+
+  // `v` with the switches that kept every link toward `delta` first, each
+  // part in its order. Digits are handed out in a switch's port order: one
+  // that lost a link ranks the ports after the gap one lower, and numbering
+  // from it relabelled switches whose links were all there (the tops above
+  // a cut, on FT(8,3) minus two cables 2,080 of 16,256 host pairs moved
+  // routes that had lost nothing). An intact switch numbers as the complete
+  // tree does wherever the cabling repeats the same port order.
+  std::vector<int> IntactFirst(std::vector<int> v, int delta) const {
+    std::stable_partition(v.begin(), v.end(), [&](int s) { return Intact(s, delta); });
+    return v;
+  }
+
   // Prefix digits top-down: a block's children are numbered in the port
-  // order of its lowest-GUID member, then of the others for children that
-  // member lost its link to.
+  // order of its lowest-GUID member that kept all its down links (else of
+  // its lowest-GUID member), then of the others for children that member
+  // lost its link to.
   void AssignPrefixes() {
     prefix_.assign(members_.size(), {});
     for (int l = 0; l < t_.n - 1; ++l)
@@ -490,7 +510,7 @@ class DegradedRecognizer {
         if (level_of_block_[b] != l) continue;
         int rank = 0;
         std::set<int> ranked;
-        for (int s : ByGuid(members_[b]))
+        for (int s : IntactFirst(ByGuid(members_[b]), +1))
           for (int p : PortsToward(s, +1)) {
             const int child = block_[Neighbour(s, p)];
             if (!ranked.insert(child).second) continue;
@@ -505,8 +525,9 @@ class DegradedRecognizer {
   // link child c -> parent p says S(c) = D(p). Equal suffixes have equal
   // heads, so switches of one S class share one D class. Classes then get
   // digits bottom-up; the sibling classes above one class are numbered in
-  // the up-port order of its members, the ones above the lowest-GUID leaf
-  // first (as the complete-tree recogniser climbs from that leaf).
+  // the up-port order of its members, those with all their up links first,
+  // of them the ones above the lowest-GUID leaf first (as the complete-tree
+  // recogniser climbs from that leaf).
   void AssignSuffixes() {
     const int n = t_.n;
     UnionFind uf(2 * ns_);
@@ -544,6 +565,7 @@ class DegradedRecognizer {
         if (t_.level[c] == l + 1) below.push_back(c);
       below = ByGuid(below);
       std::stable_partition(below.begin(), below.end(), [&](int c) { return above_leaf0[block_[c]]; });
+      below = IntactFirst(below, -1);
       std::map<int, int> next_digit;  // class of the children -> digits handed out
       std::vector<int> free_switches;
       for (int c : below)
