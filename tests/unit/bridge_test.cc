@@ -459,6 +459,45 @@ void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
   ibu_engine_free(e);
 }
 
+// A leave while the group holds a kept tree (paper mode): the member that
+// left was still in the kept tree's masks and got the group's packets. The
+// tree is now pruned to the members left (its dependencies a subset, so it
+// still fits): the leaver's host port and the branch only it needed go.
+void McastLeaveFromAKeptTreePrunesTheLeaver() {
+  CornerGroups c;
+  Log& log = c.log;
+  ibu_engine* e = c.e;
+  const std::vector<uint64_t>& a = c.a;
+  const std::vector<uint64_t>& b = c.b;
+  std::set<std::pair<uint64_t, int>> masks;
+  auto record = [](void* ctx, uint64_t sw, int port) {
+    static_cast<std::set<std::pair<uint64_t, int>>*>(ctx)->insert({sw, port});
+    return 0;
+  };
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 4, record, &masks), 0);  // the 4 corners
+  const std::set<std::pair<uint64_t, int>> corners = masks;
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, NoMask, nullptr), 0);  // H(2,4): kept
+  // H(0,4) leaves: no tree for the other four fits, the kept one is pruned.
+  masks.clear();
+  const std::vector<uint64_t> left = {b[0], b[2], b[3], b[4]};
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, left.data(), 4, record, &masks), 0);
+  const EndPort& h04 = c.f.end_ports[EndPortNamed(c.f, "H(0,4)")];
+  const uint64_t n04 = c.f.switches[h04.switch_index].guid;
+  CU_ASSERT(corners.count({n04, h04.switch_port}) == 1);
+  CU_ASSERT(masks.count({n04, h04.switch_port}) == 0);
+  CU_ASSERT(!masks.empty() && masks.size() < corners.size());
+  for (const auto& m : masks) CU_ASSERT(corners.count(m) == 1);  // a part of the kept tree
+  CU_ASSERT_EQUAL(
+      Count(log, IBU_LOG_ERROR,
+            "ibunion/xymesh: multicast group 0xc002: SL 15 (the multicast VL) and no tree with its 4 "
+            "members fits on it without a credit loop; it keeps its previous tree without the "
+            "branches to ports that left, which does not reach H(2,4)"),
+      1);
+  ibu_engine_free(e);
+}
+
 // OpenSM deletes a group without a call, and the SA hands its MLID to the
 // next new group: before each tree the adapter has stale trees forgotten.
 // A deleted group's tree kept counting on xymesh's multicast VL (B was
@@ -622,6 +661,7 @@ void RegisterBridgeSuite() {
   CU_add_test(s, "a refused routing or dumps off remove the last routing's dumps", StaleDumpsRemoved);
   CU_add_test(s, "a join no SL-15 tree fits keeps the group's previous tree",
               McastJoinThatFitsNoTreeKeepsThePreviousOne);
+  CU_add_test(s, "a leave from a kept SL-15 tree prunes the leaver", McastLeaveFromAKeptTreePrunesTheLeaver);
 }
 
 }  // namespace ibu::test

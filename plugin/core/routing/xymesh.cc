@@ -515,12 +515,14 @@ class XyMeshEngine : public Engine {
   // No tree for the new membership fits on the multicast VL. OpenSM has
   // cleared the MLID before asking, so failing here would take multicast
   // from every member a working tree served (a join turning a group off):
-  // the group keeps that tree, which admission takes back (the graph is
-  // then what it was before), and the members it misses are named. A
-  // group without one is refused.
-  void KeepPreviousTree(const Fabric& f, const McastGroup& g, const Tree& previous, Tables& t) {
+  // the group keeps that tree without the branches that now serve no
+  // member (a port that left gets nothing more), which admission takes
+  // back (its dependencies are some of those it had), and the members it
+  // misses are named. A group without one is refused.
+  void KeepPreviousTree(const Fabric& f, const McastGroup& g, const Tree& had, Tables& t) {
     const std::string why = "SL 15 (the multicast VL) and no tree with its " +
                             std::to_string(g.members.size()) + " members fits on it without a credit loop";
+    const Tree previous = PrunedToMembers(f, had, g.members);
     if (previous.empty() || !paper_trees_.TryAdmit(f, g.mlid, previous)) {
       trees_.Apply(f, g.mlid, {}, t);
       throw McastRefused("multicast group " + HexLid(g.mlid) + ": " + why +
@@ -534,8 +536,50 @@ class XyMeshEngine : public Engine {
     if (log_)
       log_(LogLevel::kError, "multicast group " + HexLid(g.mlid) + ": " + why +
                                  "; it keeps its previous tree" +
+                                 (previous == had ? "" : " without the branches to ports that left") +
                                  (missed.empty() ? "" : ", which does not reach " + missed) +
                                  "; create the group with another SL");
+  }
+
+  // `tree` without the host ports of end ports outside `members`, then
+  // without the switches left as dead ends (one tree link, no member
+  // below), repeatedly. What stays is a subtree: still exactly once.
+  static Tree PrunedToMembers(const Fabric& f, const Tree& tree, const std::vector<int>& members) {
+    std::unordered_map<int, PortMask> mask;
+    for (const auto& [sw, m] : tree) mask.emplace(sw, m);
+    std::vector<char> member(f.end_ports.size(), 0);
+    for (int ep : members)
+      if (ep >= 0 && ep < static_cast<int>(member.size())) member[ep] = 1;
+    std::vector<int> dead_ends;
+    const auto check = [&](int sw) {
+      const Switch& s = f.switches[sw];
+      int links = 0, hosts = 0;
+      for (int p = 1; p <= s.num_ports; ++p)
+        if (mask[sw].test(p)) (s.ports[p].is_switch() ? links : hosts)++;
+      if (links <= 1 && hosts == 0 && !mask[sw].test(0)) dead_ends.push_back(sw);
+    };
+    for (auto& [sw, m] : mask) {
+      const Switch& s = f.switches[sw];
+      for (int p = 1; p <= s.num_ports; ++p)
+        if (m.test(p) && s.ports[p].is_end_port() && !member[s.ports[p].index]) m.reset(p);
+    }
+    for (const auto& [sw, m] : tree) check(sw);
+    while (!dead_ends.empty()) {
+      const int sw = dead_ends.back();
+      dead_ends.pop_back();
+      if (mask[sw].none()) continue;
+      const Switch& s = f.switches[sw];
+      for (int p = 1; p <= s.num_ports; ++p)
+        if (mask[sw].test(p) && s.ports[p].is_switch()) {
+          mask[s.ports[p].index].reset(s.ports[p].port);
+          check(s.ports[p].index);
+        }
+      mask[sw].reset();
+    }
+    Tree pruned;
+    for (const auto& [sw, m] : tree)
+      if (mask[sw].any()) pruned.emplace_back(sw, mask[sw]);
+    return pruned;
   }
 
   // The group's entries in t: its tree as routed last.
