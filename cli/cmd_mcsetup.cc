@@ -90,9 +90,7 @@ Fabric LoadLiveFabric(const Args& args) {
         "--lmc " + args.get("--lmc") +
         ": a live subnet's LIDs are the SM's (in NET or --guid2lid FILE), not the generator's layout"};
   Fabric f = ReadNetFile(net);
-  if (!CarriesLids(f))
-    throw Error(net +
-                ": no LIDs; give the subnet as ibnetdiscover prints it on the live fabric (or --guid2lid FILE)");
+  RequireSubnetLids(f, net, "--guid2lid FILE");
   return f;
 }
 

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "plugin/core/error.h"
+#include "plugin/core/netfile.h"
 #include "plugin/core/output_files.h"
 #include "plugin/core/path_sls.h"
 #include "sim-harness/mcast/sa_client.h"
@@ -51,6 +52,10 @@ int PathSlMain(int argc, char** argv) {
   const std::string out = args.get("--out", "-");
   // Before the SA is asked: a query per path takes minutes on a large fabric.
   CheckOutputsWritable({out}, {pos[0]});
+  // Without LIDs the file would get the generator's layout, which the SM
+  // need not have used: the queries would go to other ports, or switches.
+  if (!args.has("--guid2lid") && !args.has("--lmc"))
+    RequireSubnetLids(ReadNetFile(pos[0]), pos[0], "--guid2lid FILE, --lmc L");
   const Fabric f = LoadFabric(args, pos[0]);
   std::vector<PathSl> paths;  // SLs filled in from the SA's answers
   ForEachPath(f, [&](Lid slid, Lid dlid) { paths.push_back({slid, dlid, 0}); });

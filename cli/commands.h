@@ -21,5 +21,9 @@ int TraceMain(int argc, char** argv);
 // Reads NET and gives it LIDs: from --guid2lid, else from the file's own
 // ibnetdiscover comments, else the generator's layout at --lmc.
 Fabric LoadFabric(const Args& args, const std::string& net);
+// Throws unless `f` (read from `net`) carries the LIDs of a running subnet:
+// the commands that talk to its SA need the SM's LIDs, not a layout of
+// their own. `alternatives`: the options that would give them instead.
+void RequireSubnetLids(const Fabric& f, const std::string& net, const std::string& alternatives);
 
 }  // namespace ibu::cli

@@ -1,9 +1,17 @@
 #include "cli/commands.h"
+#include "plugin/core/error.h"
 #include "plugin/core/lid_options.h"
+#include "plugin/core/netfile.h"
 
 #include <iostream>
 
 namespace ibu::cli {
+
+void RequireSubnetLids(const Fabric& f, const std::string& net, const std::string& alternatives) {
+  if (!CarriesLids(f))
+    throw Error(net + ": no LIDs; give the subnet as ibnetdiscover prints it on the live fabric (or " +
+                alternatives + ")");
+}
 
 Fabric LoadFabric(const Args& args, const std::string& net) {
   LidOptions o;
