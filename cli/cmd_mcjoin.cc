@@ -116,8 +116,10 @@ int McJoinMain(int argc, char** argv) {
     return 0;
   }
   const auto& pos = args.positional();
-  if (pos.size() != 2 || (pos[0] != "join" && pos[0] != "leave"))
-    throw UsageError{"expected join|leave and an MGID\n" + Usage()};
+  if (!pos.empty() && pos[0] != "join" && pos[0] != "leave")
+    throw UsageError{"unknown verb '" + pos[0] + "': expected join or leave\n" + Usage()};
+  if (pos.size() > 2) throw UsageError{"unexpected argument '" + pos[2] + "' after the MGID\n" + Usage()};
+  if (pos.size() != 2) throw UsageError{"expected join|leave and an MGID\n" + Usage()};
   const bool join = pos[0] == "join";
   if (!join) RefuseGroupParametersOnLeave(args);
   mcast::MemberRequest req;

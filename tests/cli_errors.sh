@@ -398,6 +398,9 @@ expect "ibunion route: option --lft needs a value (got the option --paths)" "$IB
 expect "ibunion sim: option --guid2lid needs a value (got the option --routing)" "$IBUNION" sim "$net" --guid2lid --routing mlid
 nothing_left "route --lft without its value"
 expect "ibunion mcjoin: --state given twice ('full', then 'sendonly')" "$IBUNION" mcjoin join ff12::1 --state full --state sendonly
+# The word refused is named (both said only "expected join|leave and an MGID").
+expect "ibunion mcjoin: unknown verb 'frob': expected join or leave" "$IBUNION" mcjoin frob ff12::1
+expect "ibunion mcjoin: unexpected argument 'extra' after the MGID" "$IBUNION" mcjoin join ff12::1 extra
 # --port-guid by the core's GUID rule, 0x and 1..16 hex digits, refused
 # before any SA is opened (strtoull's base 0 took decimal and octal).
 for g in 123 0123 200001 0x 0x00000000000000001 0x12zz +0x1 0x0; do

@@ -98,8 +98,9 @@ static int cb_build_lid_matrices(void *context)
 	/* Only once the engine routes: beside a refusal its VLs never matter. */
 	if (ibu_data_vls(e->core) > 1 && !e->osm->subn.opt.qos)
 		OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
-			"ibunion/%s: %d data VLs were requested but QoS is off, so OpenSM never "
-			"calls update_sl2vl and every SL stays on VL 0; set 'qos TRUE' (or -Q)\n",
+			"ibunion/%s: the engine's tables use %d VLs but QoS is off, so OpenSM never "
+			"calls update_sl2vl and the ports keep the SL-to-VL tables they hold, not the "
+			"engine's; set 'qos TRUE' (or -Q)\n",
 			ibu_engine_name(e->core), ibu_data_vls(e->core));
 	return 0;
 }

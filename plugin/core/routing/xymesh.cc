@@ -105,10 +105,9 @@ int XyRouter::McastClass(const McastGroup& g) const {
   return static_cast<int>(key % McastClasses());
 }
 
-int XyRouter::TrunkRow(const McastGroup& g) const {
-  const int classes = McastClasses();
-  return (2 * McastClass(g) + 1) * mesh_.Y / (2 * classes);
-}
+int XyRouter::TrunkRow(const McastGroup& g) const { return TrunkRowOfClass(McastClass(g)); }
+
+int XyRouter::TrunkRowOfClass(int c) const { return (2 * c + 1) * mesh_.Y / (2 * McastClasses()); }
 
 uint8_t XyRouter::McastSl(const McastGroup& g) const {
   if (g.sl >= 0) return static_cast<uint8_t>(g.sl);
@@ -256,16 +255,23 @@ std::vector<std::string> XyRouter::Notes() const {
                     " switch(es) without a host (first " +
                     f_.SwitchLabel(static_cast<int>(hostless - mesh_.host.begin())) +
                     "), routed as grid points: a host down or unplugged");
+  // Classes share a row on a mesh fewer rows high than there are classes
+  // (rising with the class, so a repeat follows its first): listed once.
   std::string rows;
-  for (int c = 0; c < McastClasses(); ++c)
-    rows += (c ? "," : "") + std::to_string((2 * c + 1) * mesh_.Y / (2 * McastClasses()));
+  for (int c = 0, last = -1; c < McastClasses(); ++c) {
+    const int row = TrunkRowOfClass(c);
+    if (row != last) rows += (rows.empty() ? "" : ",") + std::to_string(row);
+    last = row;
+  }
   const std::string vls = std::to_string(opt_.vls) + " data VL" + (opt_.vls > 1 ? "s" : "");
   // Where multicast trees are rooted ("row" or "row(s)" as the mode has one or several).
   auto rooted = [&](const std::string& row_word) {
     return opt_.mcast == McastScheme::kSource ? std::string("at each group's anchor")
                                               : "on " + row_word + " " + rows;
   };
-  if (opt_.mode == VlMode::kShared)
+  if (opt_.mode == VlMode::kShared && opt_.vls == 1)
+    notes.push_back(vls + ", shared: every SL on VL 0, multicast rooted " + rooted("trunk row"));
+  else if (opt_.mode == VlMode::kShared)
     notes.push_back(vls + ", shared: SL s on VL s mod " + std::to_string(opt_.vls) +
                     ", unicast SL (x+y) mod " + std::to_string(opt_.vls) +
                     ", multicast SL (MLID-0xC000) mod " + std::to_string(opt_.vls) + " rooted " +

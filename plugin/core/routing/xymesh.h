@@ -120,6 +120,7 @@ class XyRouter {
   int McastClasses() const;
   int McastClass(const McastGroup& g) const;
   int TrunkRow(const McastGroup& g) const;
+  int TrunkRowOfClass(int c) const;
   uint8_t McastSl(const McastGroup& g) const;
 
   // The group's masks by switch (the scheme above). Throws ibu::Error on an
