@@ -163,6 +163,19 @@ std::string LocalNodeDescription(::ibmad_port* port, int timeout_ms) {
   return "'" + std::string(text, strnlen(text, sizeof data)) + "'";
 }
 
+// The local port's state when it is not Active ("Down", "Initialize",
+// "Armed"; PortInfo by directed route, empty path), else "": a lost MAD
+// from a port whose link is down has nothing to do with the way to the SA.
+std::string InactiveLocalPortState(::ibmad_port* port, int portnum, int timeout_ms) {
+  ib_portid_t self{};
+  uint8_t data[IB_SMP_DATA_SIZE] = {};
+  if (!smp_query_via(data, &self, IB_ATTR_PORT_INFO, portnum, timeout_ms, port)) return "";
+  static const char* const kStates[] = {"(no change)", "Down", "Initialize", "Armed", "Active"};
+  const uint32_t state = mad_get_field(data, 0, IB_PORT_STATE_F);
+  if (state == 4) return "";
+  return state < 4 ? kStates[state] : "state " + std::to_string(state);
+}
+
 // Under ibsim, which node the client acts from, for errors: SIM_HOST's, or
 // with SIM_HOST unset ibsim's default node, which the user never chose.
 std::string SimNodeNote(::ibmad_port* port, int timeout_ms) {
@@ -263,6 +276,7 @@ SaClient::SaClient(const std::string& ca, int port, int timeout_ms) : timeout_ms
     throw Error("cannot query the local port's GID (is the port active?)" + note);
   }
   std::memcpy(port_gid_.data(), gid, 16);
+  portnum_ = portnum;
   ib_portid_t sm{};
   if (ib_resolve_smlid_via(&sm, timeout_ms_, port_) < 0 || !sm.lid) {
     const std::string note = SimNodeNote(port_, timeout_ms_);
@@ -460,7 +474,11 @@ bool SaClient::Rpc(int method, int attr, uint64_t mask, uint8_t* data, uint32_t*
   *error = "no answer from the SA at LID " + std::to_string(sm_lid_);
   // Given up before the timeout: the request or its answer was dropped on
   // the way, and the message said it had waited the whole timeout.
-  if (waited >= timeout_ms_)
+  const std::string local = InactiveLocalPortState(port_, portnum_, timeout_ms_);
+  if (!local.empty())
+    *error +=
+        ": the local port is " + local + ", not Active (its link is down, or the SM has not brought it up)";
+  else if (waited >= timeout_ms_)
     *error += " within " + std::to_string(timeout_ms_) + " ms";
   else
     *error +=

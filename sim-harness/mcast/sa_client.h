@@ -136,6 +136,7 @@ class SaClient {
   int timeout_ms_;
   Gid port_gid_{};
   uint16_t sm_lid_ = 0;
+  int portnum_ = 0;  // the local port's number on its CA
 };
 
 }  // namespace ibu::mcast

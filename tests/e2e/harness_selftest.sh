@@ -258,6 +258,17 @@ grep -q "no answer from the SA at LID .* (the MAD was lost after [0-9]* ms, befo
   "$E2E_TMP/far.log" && [ "$(tail -n 1 "$E2E_TMP/far.log")" = 1 ] &&
   pass "mcjoin 17 switches from the SM: exit 1, the lost MAD and ibsim's 16-switch limit named" ||
   fail "mcjoin 17 switches from the SM: $(xargs <"$E2E_TMP/far.log")"
+# A client whose own link is down (unlinked in ibsim): its MAD is lost at
+# once too, and the message blamed ibsim's 16-switch limit.
+check "4x4 mesh, H(3,3)'s link unlinked: OpenSM up, mcjoin run from H(3,3)" \
+  "$FABRIC_RUN" --net "$TOPO/mesh-4x4.net" --guid2lid "$TOPO/mesh-4x4.guid2lid" --engine minhop --out "$E2E_TMP/down" --daemon \
+  --exec "echo 'Unlink \"H(3,3)\"[1]' >\"\$IBUNION_IBSIM_CONSOLE\"; sleep 1;
+          SIM_HOST='H(3,3)' LD_PRELOAD=\$IBUNION_UMAD2SIM '$IBUNION' mcjoin join ff12:e1b0::6 >'$E2E_TMP/down.log' 2>&1;
+          echo \$? >>'$E2E_TMP/down.log'"
+grep -q "no answer from the SA at LID [0-9]*: the local port is Down, not Active" "$E2E_TMP/down.log" &&
+  [ "$(tail -n 1 "$E2E_TMP/down.log")" = 1 ] && ! grep -q "16 switches" "$E2E_TMP/down.log" &&
+  pass "mcjoin from a host whose link is down: exit 1, the local port's state named" ||
+  fail "mcjoin from a host whose link is down: $(xargs <"$E2E_TMP/down.log")"
 check "2x16 mesh: every switch's LFT holds top LID 64, port for port xymesh's" \
   "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --engine xymesh
 check "2x16 mesh: SL2VL of all 32 switches and 32 CA ports, dedicated VLs, no credit loop" \
