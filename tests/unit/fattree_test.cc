@@ -136,6 +136,16 @@ void NamesBothSwitchesOfPartlySharedSubtrees() {
   CU_ASSERT(std::regex_search(
       msg, std::regex("not an m-port n-tree: switch SW<0[01],1> [^:]*port [12]: a second "
                       "cable to switch SW<0[01],2> \\([^)]*\\) \\(the first on port [12]\\)")));
+  CU_ASSERT(!Contains(msg, "parts missing"));
+
+  // Up cables of two pods crossed: every count is right, so the reason of
+  // the labelling that tolerates missing parts ("too many links missing")
+  // is not added: nothing is missing.
+  Fabric h = MakeFatTree(4, 3);
+  SwapFarEnds(h, SwitchNamed(h, "SW<00,1>"), 4, SwitchNamed(h, "SW<01,1>"), 3);
+  msg = ErrorOf([&] { RecognizeFatTree(h); });
+  CU_ASSERT(Contains(msg, "its parents are not the replicas one subtree needs"));
+  CU_ASSERT(!Contains(msg, "parts missing"));
 }
 
 // A cable from a switch back to itself (a loopback plug, or two of its

@@ -22,6 +22,7 @@ class Recognizer {
   FatTree Run() {
     FindLevels();
     CheckDegrees();
+    counts_complete_ = true;
     FormBlocks();
     AssignPrefixes();
     AssignSuffixes();
@@ -29,6 +30,10 @@ class Recognizer {
     LabelHostDigits(f_, t_);
     return std::move(t_);
   }
+
+  // Every switch had the links and hosts FT(m,n) gives it: a later failure
+  // is miscabling, with nothing missing.
+  bool counts_complete() const { return counts_complete_; }
 
  private:
   [[noreturn]] void Fail(int sw, int port, const std::string& rule) const {
@@ -331,6 +336,7 @@ class Recognizer {
   std::vector<std::vector<int>> prefix_;  // per block
   std::vector<int> child_rank_;           // per block: its digit in the parent
   std::vector<std::vector<int>> suffix_;  // per switch
+  bool counts_complete_ = false;
 };
 
 }  // namespace
@@ -524,8 +530,9 @@ int FatTree::EndPortByLabel(const std::string& label) const {
 }
 
 FatTree RecognizeFatTree(const Fabric& f) {
+  Recognizer recognizer(f);
   try {
-    return Recognizer(f).Run();
+    return recognizer.Run();
   } catch (const Error& complete) {
     // Missing parts break the complete-tree counts; try the labelling that
     // tolerates them before refusing.
@@ -541,6 +548,9 @@ FatTree RecognizeFatTree(const Fabric& f) {
       const std::string first = complete.what(), second = degraded.what();
       if (first.size() >= second.size() && first.compare(first.size() - second.size(), second.size(), second) == 0)
         throw Error(first);
+      // Nothing is missing: why a labelling with parts missing failed too
+      // ("too many links missing") misled.
+      if (recognizer.counts_complete()) throw Error(first);
       throw Error(first + "; nor is it one with parts missing: " + second);
     }
   }
