@@ -156,7 +156,14 @@ std::vector<std::string> MlidRouter::Notes() const {
                     std::to_string(min_lmc) + ")" +
                     (spare > 0 ? "; the " + std::to_string(spare) + " LIDs beyond them repeat paths" : ""));
   }
-  notes.push_back(std::string("path index rotation ") + (opt_.rotate ? "on" : "off (paper mode)"));
+  // slid's one LID per host takes no path index: rotation moves only its
+  // multicast trees' roots (slid_rotate changes the MFTs, never the LFTs).
+  if (opt_.single_lid)
+    notes.push_back(std::string("multicast roots rotated by MLID: ") +
+                    (opt_.rotate ? "on" : "off (the paper's anchor rule)") +
+                    "; unicast is D-mod-K either way");
+  else
+    notes.push_back(std::string("path index rotation ") + (opt_.rotate ? "on" : "off (paper mode)"));
   return notes;
 }
 
