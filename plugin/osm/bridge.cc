@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "plugin/core/engine.h"
@@ -64,6 +65,7 @@ struct ibu_engine {
   struct McastState {
     long rebuilds = 0;
     std::vector<std::array<uint8_t, 16>> mgids;
+    bool switch_member_logged = false;  // a switch's port 0 joined: said once
   };
   std::unordered_map<uint16_t, McastState> mcast;
   // A group's members de-duplicated: member_mark[ep] == member_stamp when
@@ -462,6 +464,17 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
     const uint32_t stamp = e->NewMemberStamp();
     for (int i = 0; i < n; ++i) {
       const int ep = e->fabric.EndPortByGuid(member_guids[i]);
+      // A managed switch's port 0 (IPoIB on the switch) may join: the
+      // trees reach end ports only, so it gets nothing, which an
+      // administrator must hear of (once per group, not per rebuild).
+      if (ep < 0 && e->fabric.SwitchByGuid(member_guids[i]) >= 0) {
+        if (!std::exchange(e->mcast[mlid].switch_member_logged, true))
+          e->Log(IBU_LOG_ERROR, "multicast group " + ibu::HexLid(mlid) + ": " +
+                                    e->fabric.SwitchLabel(e->fabric.SwitchByGuid(member_guids[i])) +
+                                    " joined (its port 0); ibunion's trees reach end ports only, so it gets "
+                                    "no copies (OpenSM's own multicast routing serves switch members)");
+        continue;
+      }
       if (ep < 0) {
         e->Log(IBU_LOG_INFO, "multicast group " + ibu::HexLid(mlid) + ": member " + ibu::Hex16(member_guids[i]) +
                                  " is not an end port of the routed fabric; skipped");

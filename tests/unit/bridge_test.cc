@@ -412,6 +412,18 @@ void McastLinesNameTheMlidOnce() {
       1);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, "0x000000000000c0"), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "0x000000000000c0"), 0);
+  // A switch's port 0 joined (IPoIB on a managed switch): the trees serve
+  // end ports only. Said as an error (it was an info line, at each rebuild,
+  // that called the switch no end port), once per group.
+  const uint64_t with_switch[] = {a[0], a[1], c.f.switches[0].guid};
+  for (int rebuild = 0; rebuild < 3; ++rebuild)
+    CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC005, -1, with_switch, 3, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(
+      Count(log, IBU_LOG_ERROR,
+            "ibunion/xymesh: multicast group 0xc005: " + c.f.SwitchLabel(0) +
+                " joined (its port 0); ibunion's trees reach end ports only, so it gets no copies"),
+      1);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "multicast group 0xc005: member"), 0);
   ibu_engine_free(e);
 }
 
