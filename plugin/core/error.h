@@ -22,13 +22,22 @@ class McastRefused : public Error {
   using Error::Error;
 };
 
-// A piece of an input line quoted in a message: at most 60 characters,
-// control bytes as '?' (a binary file or a megabyte line made a message
-// of the same size).
+// A piece of an input line quoted in a message: at most 60 bytes, control
+// bytes but tab as '?' (a binary file or a megabyte line made a message of the
+// same size), bytes beyond ASCII as \xNN (an editor's byte-order mark
+// before a valid word was invisible on a terminal: the quote looked right).
 inline std::string Excerpt(const std::string& text) {
-  std::string out = text.substr(0, 60);
-  for (char& c : out)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (const char c : text.substr(0, 60)) {
+    const auto b = static_cast<unsigned char>(c);
+    if ((b < 0x20 && c != '\t') || b == 0x7f)
+      out += '?';
+    else if (b < 0x80)
+      out += c;
+    else
+      out += std::string("\\x") + kHex[b >> 4] + kHex[b & 15];
+  }
   return text.size() > 60 ? out + "..." : out;
 }
 

@@ -303,7 +303,8 @@ class Parser {
   std::string Quoted(const std::string& s, size_t& pos) const {
     if (pos >= s.size() || s[pos] != '"') {
       // What stands there instead, e.g. ibnetdiscover -g's "[ext 3]".
-      const std::string got = pos >= s.size() ? "the end of the line" : "'" + s.substr(pos, 40) + "'";
+      const std::string got =
+          pos >= s.size() ? "the end of the line" : "'" + Excerpt(s.substr(pos, 40)) + "'";
       Fail("expected a quoted node name, got " + got);
     }
     size_t end = s.find('"', pos + 1);
