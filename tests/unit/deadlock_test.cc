@@ -2,6 +2,7 @@
 // says so, one named cycle where it does not.
 #include "plugin/core/verify/deadlock.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <set>
@@ -85,6 +86,9 @@ void RingHasACycle() {
   const std::vector<std::string> errors = VerifyUnicast(f, t).errors;
   CU_ASSERT(!errors.empty());
   for (const std::string& err : errors) CU_ASSERT(Contains(err, "too long"));
+  // One link over the diameter counts already (not only the 4-link routes).
+  CU_ASSERT(std::any_of(errors.begin(), errors.end(),
+                        [](const std::string& e) { return Contains(e, ": 3 links, the diameter is 2"); }));
   DeadlockReport r = CheckDeadlock(f, t, {});
   CU_ASSERT(!r.acyclic());
   CU_ASSERT_EQUAL_FATAL(r.cycle.size(), 5u);

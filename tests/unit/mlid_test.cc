@@ -140,6 +140,25 @@ void SharedLeafUpLinkIsCaught() {
                                                engine(p010, p100), engine(p000, p100)));
 }
 
+// Paper mode with fewer LIDs than paths (FT(4,3) at LMC 1: 2 LIDs, 4
+// paths): the destination picks the path digits the LIDs cannot, so one
+// source's routes to all other pods still spread over all 4 top switches
+// (by offset alone they would use 2).
+void FoldedPaperModeSpreadsOverEveryTop() {
+  auto r = Route(4, 3, 1, "mlid_rotate=off");
+  const FatTree tree = RecognizeFatTree(r->f);
+  const int src = Host(r->f, "P(000)");
+  std::set<int> tops;
+  for (size_t d = 0; d < r->f.end_ports.size(); ++d) {
+    if (tree.p[d][0] == tree.p[src][0]) continue;  // same pod: no top on the way
+    const EndPort& ep = r->f.end_ports[d];
+    for (Lid lid = ep.base_lid; lid < ep.base_lid + ep.lid_count(); ++lid)
+      for (auto [sw, port] : TraceRoute(r->f, r->t, src, lid))
+        if (tree.level[sw] == 0) tops.insert(sw);
+  }
+  CU_ASSERT_EQUAL(tops.size(), 4u);
+}
+
 // The disjointness check pair by pair: every pair's route traced, and the
 // up links kept in maps keyed by subtree digits. O(end ports^2 x (hops +
 // log)) with large constants (9 s on FT(32,3)); the reference
@@ -834,6 +853,7 @@ void RegisterMlidSuite() {
   CU_add_test(s, "DLID 36 and path Q port for port", PaperPathOfDlid36);
   CU_add_test(s, "different offsets share no up link inside a subtree", MlidPathsAreDisjoint);
   CU_add_test(s, "disjointness: a shared leaf up link is a violation", SharedLeafUpLinkIsCaught);
+  CU_add_test(s, "paper mode, folded LMC: routes still reach every top", FoldedPaperModeSpreadsOverEveryTop);
   CU_add_test(s, "shared up links are caught", SharedUpLinksAreCaught);
   CU_add_test(s, "disjointness: the pair-by-pair reference's report", DisjointMatchesPairByPair);
   CU_add_test(s, "all pairs correct on many shapes", AllPairsCorrectOnManyShapes);

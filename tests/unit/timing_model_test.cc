@@ -594,6 +594,12 @@ void TestSummariseFromCounters() {
   CU_ASSERT(!ok_with([](sim::RunCounters& c2, sim::RunEnd& e2) {
     e2.steady = false, e2.max_ns = 5000, ++c2.expected_total;
   }));
+  // ... and no more: a drained run counts each freed delivery once (a steady
+  // run may end with deliveries counted whose slots are not freed yet).
+  CU_ASSERT(ok_with([](sim::RunCounters& c2, sim::RunEnd&) { ++c2.delivered_pkts; }));
+  CU_ASSERT(!ok_with([](sim::RunCounters& c2, sim::RunEnd& e2) {
+    e2.steady = false, e2.max_ns = 5000, ++c2.delivered_pkts;
+  }));
   // ... and one cut at max_ns with messages left is an error, not a drain.
   sim::RunEnd cut = e;
   cut.steady = false, cut.max_ns = 1000, cut.hit_limit = true, cut.live_ops = 3;

@@ -180,6 +180,13 @@ void StepKindsAndOwners() {
   t.lft[0].set(lid, 0);
   step = StepOf(f, t, 0, lid);
   CU_ASSERT(step.kind == K::kPortZero && !EndsAtOwner(f, 0, step, lid));
+  // Another switch's LID to this one's port 0: delivered to the wrong switch.
+  const Lid other_switch = f.switches[1].lid;
+  const uint8_t kept = t.lft[0].port(other_switch);
+  t.lft[0].set(other_switch, 0);
+  step = StepOf(f, t, 0, other_switch);
+  CU_ASSERT(step.kind == K::kPortZero && !EndsAtOwner(f, 0, step, other_switch));
+  t.lft[0].set(other_switch, kept);
   t.lft[0].set(lid, 5);
   CU_ASSERT(StepOf(f, t, 0, lid).kind == K::kUncabled);
   t.lft[0].set(lid, 7);
@@ -272,6 +279,49 @@ void SchemeComparisonNamesEntries() {
   const SchemeReport many = CompareLftsWithScheme(x.f, broken, mlid);
   CU_ASSERT_EQUAL(many.differ, 2 * long(x.f.switches.size()));
   CU_ASSERT_EQUAL(many.errors.size(), 20u);
+  // The top LID is compared too.
+  Tables top = x.t;
+  const Lid last = x.f.max_lid();
+  CU_ASSERT_FATAL(x.f.owner(last).valid());
+  top.lft[0].set(last, top.lft[0].port(last) == 1 ? 2 : 1);
+  CU_ASSERT_EQUAL(CompareLftsWithScheme(x.f, top, mlid).differ, 1);
+}
+
+// SL2VL tables against xymesh's dedicated VLs: a switch entry of in-port 0
+// (the switches' own packets) and of a host port each count once, named
+// by switch, ports and SL; a host's own table too.
+void Sl2VlComparisonNamesEntries() {
+  Fabric f = MakeMesh(4, 4);
+  AssignDefaultLids(f, 0);
+  const SchemeReference ref =
+      RouteScheme(f, {}, MakeEngine("xymesh", {"xymesh_vls=2", "xymesh_vl_mode=dedicated"}, nullptr));
+  Tables t = ref.want;
+  for (size_t e = 0; e < f.end_ports.size(); ++e)
+    t.end_port_sl2vl[static_cast<int>(e)] = EndPortVls(f, ref.want, static_cast<int>(e));
+  const SchemeReport same = CompareSl2VlWithScheme(f, t, ref);
+  CU_ASSERT_EQUAL(same.differ, 0);
+  CU_ASSERT(same.compared > 0);
+  const int sw = 5, out = 1;  // N(1,1): every side cabled
+  int host_port = -1;
+  for (const EndPort& ep : f.end_ports)
+    if (ep.switch_index == sw) host_port = ep.switch_port;
+  CU_ASSERT_FATAL(host_port > 0 && f.switches[sw].ports[out].is_switch());
+  for (int in : {0, host_port}) {
+    Tables changed = t;
+    const int was = changed.sl2vl[sw].get(in, out, 3);
+    changed.sl2vl[sw].set(in, out, 3, static_cast<uint8_t>(was ? 0 : 1));
+    const SchemeReport one = CompareSl2VlWithScheme(f, changed, ref);
+    CU_ASSERT_EQUAL(one.differ, 1);
+    CU_ASSERT(one.errors.size() == 1 &&
+              Contains(one.errors[0], "SL2VL mismatch: " + f.SwitchLabel(sw) + " in " + std::to_string(in) +
+                                          " out 1 SL 3: table says VL " + std::to_string(was ? 0 : 1) +
+                                          ", xymesh says VL " + std::to_string(was)));
+  }
+  Tables hosted = t;
+  hosted.end_port_sl2vl[0][7] ^= 1;
+  const SchemeReport h = CompareSl2VlWithScheme(f, hosted, ref);
+  CU_ASSERT_EQUAL(h.differ, 1);
+  CU_ASSERT(h.errors.size() == 1 && Contains(h.errors[0], "host " + f.end_ports[0].name + " SL 7"));
 }
 
 void RegisterVerifySuite() {
@@ -287,6 +337,7 @@ void RegisterVerifySuite() {
   CU_add_test(s, "a switch on no host's route is checked", SwitchWithoutHostRoutesIsChecked);
   CU_add_test(s, "base-LID load equals tracing every pair", BaseLidLoadEqualsTracingEveryPair);
   CU_add_test(s, "tables against an engine's scheme: entries named, counted", SchemeComparisonNamesEntries);
+  CU_add_test(s, "SL2VL against an engine's VLs: entries named, counted", Sl2VlComparisonNamesEntries);
 }
 
 }  // namespace ibu::test
