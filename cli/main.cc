@@ -61,6 +61,7 @@ int CheckStdout(const char* command, int status) {
 
 int main(int argc, char** argv) {
   ibu::KeepStdoutWriteErrors();
+  ibu::RemoveTemporariesOnSignals();
   if (argc < 2) {  // usage on error goes with the errors, to stderr
     std::cerr << kUsage;
     return 2;

@@ -700,6 +700,23 @@ expect "ibunion pathsl: $top/topologies/mesh-4x4.net: no LIDs; give the subnet a
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p
 nothing_left "route --lft with a bad --paths"
+# Killed while writing (SIGTERM; SIGINT and SIGHUP alike): the temporary
+# is removed and the target kept (an interrupted route left a FILE.tmp.PID
+# of hundreds of MB). The paths map goes to a pipe nobody reads, so the
+# command waits there with its LFT file written as a temporary.
+echo keep >"$tmp/out/sig.lft"
+mkfifo "$tmp/fifo"
+sleep 60 <"$tmp/fifo" & reader=$!
+"$IBUNION" route "$top/topologies/ft-8-3.net" --guid2lid "$top/topologies/ft-8-3.guid2lid" --engine mlid \
+  --lft "$tmp/out/sig.lft" --paths - >"$tmp/fifo" 2>/dev/null & writer=$!
+for _ in $(seq 100); do [ -e "$tmp/out/sig.lft.tmp.$writer" ] && break; sleep 0.1; done
+seen=no; [ -e "$tmp/out/sig.lft.tmp.$writer" ] && seen=yes
+kill -TERM "$writer"; wait "$writer"; st=$?
+kill "$reader" 2>/dev/null; wait "$reader" 2>/dev/null; rm -f "$tmp/fifo"
+if [ $seen = yes ] && [ $st -eq 143 ] && [ "$(ls -A "$tmp/out")" = sig.lft ] && [ "$(cat "$tmp/out/sig.lft")" = keep ]
+then echo "PASS: route killed while writing: its temporary removed, the target kept"
+else echo "FAIL: route killed while writing: temporary seen $seen, rc $st, left $(ls -A "$tmp/out" | xargs)"; fails=$((fails + 1)); fi
+rm -rf "$tmp/out"; mkdir -p "$tmp/out"
 expect "/nonexistent: cannot open group file" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --groups /nonexistent --mft "$tmp/out/mft"
 nothing_left "route with a missing --groups file"

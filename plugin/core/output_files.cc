@@ -5,12 +5,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <streambuf>
 
 #include "plugin/core/error.h"
@@ -137,11 +139,53 @@ void WriteInPlace(const OutputFile& file) {
 }
 
 // Removes the temporaries not yet renamed, whatever happens.
+// The temporaries being written, for RemoveTemporariesOnSignals' handler,
+// which may only read fixed storage (no allocation, no lock). A path too
+// long for a slot, or more temporaries at once than slots, is not covered:
+// best effort, and bounded by what one command writes (a handful).
+constexpr int kTemporarySlots = 32;
+constexpr size_t kTemporaryPathMax = 4096;
+char temporary_path[kTemporarySlots][kTemporaryPathMax];
+std::atomic<bool> temporary_used[kTemporarySlots];
+std::mutex temporaries_mutex;  // between writers (sweep threads); never in the handler
+
+void NoteTemporary(const std::string& tmp) {
+  if (tmp.size() >= kTemporaryPathMax) return;
+  const std::lock_guard<std::mutex> lock(temporaries_mutex);
+  for (int i = 0; i < kTemporarySlots; ++i)
+    if (!temporary_used[i].load()) {
+      std::memcpy(temporary_path[i], tmp.c_str(), tmp.size() + 1);
+      temporary_used[i].store(true);
+      return;
+    }
+}
+
+void ForgetTemporary(const std::string& tmp) {
+  const std::lock_guard<std::mutex> lock(temporaries_mutex);
+  for (int i = 0; i < kTemporarySlots; ++i)
+    if (temporary_used[i].load() && tmp == temporary_path[i]) {
+      temporary_used[i].store(false);
+      return;
+    }
+}
+
+void RemoveTemporary(const std::string& tmp) {
+  ForgetTemporary(tmp);
+  std::remove(tmp.c_str());
+}
+
+extern "C" void RemoveTemporariesThenDie(int sig) {
+  for (int i = 0; i < kTemporarySlots; ++i)
+    if (temporary_used[i].load()) unlink(temporary_path[i]);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 struct Staged {
   std::vector<std::string> tmp;
   ~Staged() {
     for (const std::string& t : tmp)
-      if (!t.empty()) std::remove(t.c_str());
+      if (!t.empty()) RemoveTemporary(t);
   }
 };
 
@@ -153,7 +197,7 @@ void TakeOverMode(const std::string& name, const std::string& target, const std:
   if (stat(target.c_str(), &st) != 0) return;
   if (access(target.c_str(), W_OK) != 0) {
     const int err = errno;
-    std::remove(tmp.c_str());
+    RemoveTemporary(tmp);
     throw Error(name + ": cannot write (" + std::strerror(err) + ")");
   }
   chmod(tmp.c_str(), st.st_mode & 07777);
@@ -164,18 +208,19 @@ std::string WriteTemporary(const OutputFile& file, const std::string& target) {
   const std::string tmp = target + ".tmp." + std::to_string(getpid());
   std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
   if (!out) throw Error(file.path + ": cannot write (" + std::strerror(errno) + ")");
+  NoteTemporary(tmp);
   TakeOverMode(file.path, target, tmp);
   try {
     file.write(out);
     out.flush();
   } catch (...) {
     out.close();
-    std::remove(tmp.c_str());
+    RemoveTemporary(tmp);
     throw;
   }
   if (!out) {
     out.close();
-    std::remove(tmp.c_str());
+    RemoveTemporary(tmp);
     throw Error(file.path + ": write failed (disk full?)");
   }
   return tmp;
@@ -256,12 +301,24 @@ std::vector<Target> CheckedTargets(const std::vector<OutputFile>& files,
 
 }  // namespace
 
+void RemoveTemporariesOnSignals() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction now = {};
+    if (sigaction(sig, nullptr, &now) != 0 || now.sa_handler != SIG_DFL)
+      continue;  // ignored (nohup), or taken
+    struct sigaction clean = {};
+    clean.sa_handler = RemoveTemporariesThenDie;
+    sigemptyset(&clean.sa_mask);
+    sigaction(sig, &clean, nullptr);
+  }
+}
+
 void CheckOutputsWritable(const std::vector<std::string>& paths, const std::vector<std::string>& inputs) {
   std::vector<OutputFile> files;
   for (const std::string& path : paths) files.push_back({path, [](std::ostream&) {}});
   const std::vector<Target> targets = CheckedTargets(files, inputs);
   for (size_t i = 0; i < files.size(); ++i)
-    if (targets[i].kind == Kind::kFile) std::remove(WriteTemporary(files[i], targets[i].path).c_str());
+    if (targets[i].kind == Kind::kFile) RemoveTemporary(WriteTemporary(files[i], targets[i].path));
 }
 
 // The regular files wait as temporaries while the outputs written in place
@@ -301,6 +358,7 @@ void WriteFilesAtomically(const std::vector<OutputFile>& files, const std::vecto
     if (staged.tmp[i].empty()) continue;
     if (std::rename(staged.tmp[i].c_str(), targets[i].path.c_str()) != 0)
       throw Error(files[i].path + ": cannot rename into place (" + std::strerror(errno) + ")");
+    ForgetTemporary(staged.tmp[i]);
     staged.tmp[i].clear();
   }
 }

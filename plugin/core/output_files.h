@@ -42,6 +42,13 @@ void WriteFilesAtomically(const std::vector<OutputFile>& files, const std::vecto
 // content: creates and removes each temporary. Targets stay untouched.
 void CheckOutputsWritable(const std::vector<std::string>& paths, const std::vector<std::string>& inputs = {});
 
+// For a program's main (the CLI's; never a library inside another process,
+// such as OpenSM's, which handles its own signals): SIGINT, SIGTERM and
+// SIGHUP, where they are not ignored, remove the temporaries being written
+// before the process dies of them (an interrupted `route` on FT(16,3) left
+// a 400 MB FILE.tmp.PID). Targets are untouched, as on any failure.
+void RemoveTemporariesOnSignals();
+
 // "-" or "": the output goes to standard output (a command then sends its
 // human report to stderr, so stdout holds that output alone).
 bool IsStdout(const std::string& path);
