@@ -370,6 +370,14 @@ std::vector<uint64_t> PortGuids(const Fabric& f, const std::vector<std::string>&
 // A 5x5 mesh under xymesh's paper trees and two SL-15 groups over its
 // corners, A with H(2,0) and B with H(2,4): anchored on rows 0 and 4, their
 // trees would close a credit loop on the multicast VL.
+// The (switch GUID, port) bits a tree reports to OpenSM, through the
+// bridge's mask callback.
+using MaskBits = std::set<std::pair<uint64_t, int>>;
+int RecordMaskBit(void* bits, uint64_t sw, int port) {
+  static_cast<MaskBits*>(bits)->insert({sw, port});
+  return 0;
+}
+
 struct CornerGroups {
   Fabric f = MakeMesh(5, 5);
   Log log;
@@ -380,6 +388,15 @@ struct CornerGroups {
     e = EngineOn(f, "xymesh", "xymesh_mcast=paper xymesh_dump=off", &log);
     a = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,0)"});
     b = PortGuids(f, {"H(0,0)", "H(0,4)", "H(4,0)", "H(4,4)", "H(2,4)"});
+  }
+  // Unicast, A on its 5 members, then B on the 4 corners (b without
+  // H(2,4)), all on SL 15: both fit. B's mask bits.
+  MaskBits RouteAThenBCorners() {
+    MaskBits bits;
+    CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+    CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
+    CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 4, RecordMaskBit, &bits), 0);
+    return bits;
   }
 };
 
@@ -439,18 +456,10 @@ void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
   ibu_engine* e = c.e;
   const std::vector<uint64_t>& a = c.a;
   const std::vector<uint64_t>& b = c.b;
-  std::set<std::pair<uint64_t, int>> masks;
-  auto record = [](void* ctx, uint64_t sw, int port) {
-    static_cast<std::set<std::pair<uint64_t, int>>*>(ctx)->insert({sw, port});
-    return 0;
-  };
-  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
-  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
-  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 4, record, &masks), 0);  // b without H(2,4)
-  const std::set<std::pair<uint64_t, int>> before = masks;
+  const MaskBits before = c.RouteAThenBCorners();
   CU_ASSERT_FATAL(!before.empty());
-  masks.clear();
-  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, record, &masks), 0);  // H(2,4) joins
+  MaskBits masks;
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, RecordMaskBit, &masks), 0);  // H(2,4) joins
   CU_ASSERT(masks == before);
   CU_ASSERT_EQUAL(
       Count(log, IBU_LOG_ERROR,
@@ -477,24 +486,15 @@ void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
 // still fits): the leaver's host port and the branch only it needed go.
 void McastLeaveFromAKeptTreePrunesTheLeaver() {
   CornerGroups c;
-  Log& log = c.log;
   ibu_engine* e = c.e;
-  const std::vector<uint64_t>& a = c.a;
   const std::vector<uint64_t>& b = c.b;
-  std::set<std::pair<uint64_t, int>> masks;
-  auto record = [](void* ctx, uint64_t sw, int port) {
-    static_cast<std::set<std::pair<uint64_t, int>>*>(ctx)->insert({sw, port});
-    return 0;
-  };
-  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
-  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, NoMask, nullptr), 0);
-  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 4, record, &masks), 0);  // the 4 corners
-  const std::set<std::pair<uint64_t, int>> corners = masks;
+  const MaskBits corners = c.RouteAThenBCorners();
+  MaskBits masks;
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, NoMask, nullptr), 0);  // H(2,4): kept
   // H(0,4) leaves: no tree for the other four fits, the kept one is pruned.
   masks.clear();
   const std::vector<uint64_t> left = {b[0], b[2], b[3], b[4]};
-  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, left.data(), 4, record, &masks), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, left.data(), 4, RecordMaskBit, &masks), 0);
   const EndPort& h04 = c.f.end_ports[EndPortNamed(c.f, "H(0,4)")];
   const uint64_t n04 = c.f.switches[h04.switch_index].guid;
   CU_ASSERT(corners.count({n04, h04.switch_port}) == 1);
@@ -502,7 +502,7 @@ void McastLeaveFromAKeptTreePrunesTheLeaver() {
   CU_ASSERT(!masks.empty() && masks.size() < corners.size());
   for (const auto& m : masks) CU_ASSERT(corners.count(m) == 1);  // a part of the kept tree
   CU_ASSERT_EQUAL(
-      Count(log, IBU_LOG_ERROR,
+      Count(c.log, IBU_LOG_ERROR,
             "ibunion/xymesh: multicast group 0xc002: SL 15 (the multicast VL) and no tree with its 4 "
             "members fits on it without a credit loop; it keeps its previous tree without the "
             "branches to ports that left, which does not reach H(2,4)"),
