@@ -243,6 +243,25 @@ void VerifierNamesWhereCopiesGo() {
             to_self.errors[0] == "MLID 0xc001: " + f.SwitchLabel(mid20) +
                                      " port 0 is in the mask: the switch itself gets a copy of every packet that "
                                      "reaches it, but it is not a member (members are end ports)");
+  // A bit for a port without a cable: named once, not once per sender
+  // that reaches the switch (every member does here).
+  Fabric unplugged = f;
+  int cut_port = 0;
+  for (int p = 1; p <= unplugged.switches[mid20].num_ports && !cut_port; ++p)
+    if (unplugged.switches[mid20].ports[p].is_switch() && !t.mft[mid20].groups.at(g.mlid).test(p))
+      cut_port = p;
+  CU_ASSERT_FATAL(cut_port > 0);
+  const Peer far = unplugged.switches[mid20].ports[cut_port];
+  unplugged.switches[far.index].ports[far.port] = Peer{};
+  unplugged.switches[mid20].ports[cut_port] = Peer{};
+  Tables to_nowhere = t;
+  to_nowhere.mft[mid20].groups[g.mlid].set(cut_port);
+  const McastReport nowhere = VerifyMulticast(unplugged, to_nowhere, g);
+  CU_ASSERT(g.members.size() > 1);
+  CU_ASSERT_EQUAL(nowhere.error_count, 1);
+  CU_ASSERT(nowhere.errors.size() == 1 &&
+            nowhere.errors[0] ==
+                "MLID 0xc001: " + unplugged.PortLabel(mid20, cut_port) + " is in the mask but not cabled");
   // A second way down to the member's leaf closes a cycle: the switch that
   // gets the packet twice and the port of the second arrival (breadth
   // first, the way through SW<20,1> comes first).

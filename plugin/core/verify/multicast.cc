@@ -91,6 +91,14 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
       error(group + ": " + f.SwitchLabel(sw) +
             " port 0 is in the mask: the switch itself gets a copy of every packet that reaches it, but it is "
             "not a member (members are end ports)");
+  // A bit for a port without a cable is the mask's fault whoever sends:
+  // named once (it was once per sender reaching the switch, alike).
+  for (int sw : tree) {
+    const Switch& s = f.switches[sw];
+    for (int p = 1; p <= s.num_ports; ++p)
+      if (mask_of[sw]->test(p) && !s.ports[p].connected())
+        error(group + ": " + f.PortLabel(sw, p) + " is in the mask but not cabled");
+  }
   struct Hop {
     int sw, in_port, depth;
   };
@@ -134,9 +142,8 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
         const Peer& peer = sw.ports[p];
         if (peer.is_end_port()) {
           if (copies[peer.index]++ == 0) got_copies.push_back(peer.index);
-        }
-        else if (peer.is_switch()) queue.push_back({peer.index, peer.port, h.depth + 1});
-        else error(group + ": " + f.PortLabel(h.sw, p) + " is in the mask but not cabled");
+        } else if (peer.is_switch())
+          queue.push_back({peer.index, peer.port, h.depth + 1});
       }
     }
     if (looped) continue;
