@@ -700,6 +700,17 @@ void Vl15HopsAreErrors() {
   CU_ASSERT(!into.ok());
   CU_ASSERT(into.vl15_hops >= 1);
   for (const Vl15Hop& h : into.vl15_examples) CU_ASSERT(h.sw == dsw && h.out == dst.switch_port);
+
+  // The source's own table (read back with --sl2vl): dropped as it leaves.
+  Tables host = clean;
+  host.end_port_sl2vl[0] = EndPortVls(f, clean, 0);
+  CU_ASSERT(CheckDeadlock(f, host, {}, sls).ok());
+  host.end_port_sl2vl[0][sl] = 15;
+  const DeadlockReport out_of_host = CheckDeadlock(f, host, {}, sls);
+  CU_ASSERT(!out_of_host.ok());
+  CU_ASSERT_EQUAL(out_of_host.vl15_hops, 1);
+  CU_ASSERT(Contains(out_of_host.Summary(f),
+                     "end port " + src.name + " SL " + std::to_string(sl) + " (its own table)"));
 }
 
 // The search both credit-loop checks use: a cycle in edge order, from the

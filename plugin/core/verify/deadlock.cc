@@ -155,7 +155,9 @@ class Builder {
       if (ep.switch_index < 0) continue;
       if (owner.kind == Peer::Kind::kEndPort && owner.index == static_cast<int>(e)) continue;
       ++routes;
-      Walk(lid, ep.switch_index, ep.switch_port, UnicastSl(static_cast<int>(e), lid));
+      const uint8_t sl = UnicastSl(static_cast<int>(e), lid);
+      if (LeavesOnVl15(static_cast<int>(e), sl)) continue;
+      Walk(lid, ep.switch_index, ep.switch_port, sl);
     }
     return routes;
   }
@@ -176,7 +178,9 @@ class Builder {
       const EndPort& ep = f_.end_ports[m];
       if (ep.switch_index < 0) continue;
       ++senders;
-      Flood(grp.mlid, ep.switch_index, ep.switch_port, McastSl(m, grp));
+      const uint8_t sl = McastSl(m, grp);
+      if (LeavesOnVl15(m, sl)) continue;
+      Flood(grp.mlid, ep.switch_index, ep.switch_port, sl);
     }
     return senders;
   }
@@ -197,9 +201,20 @@ class Builder {
     return g_.Channel(sw, out, vl);
   }
 
+  // The end port's own SL-to-VL table (read back with --sl2vl) sends `sl`
+  // to VL 15: the packet is dropped as it leaves the host.
+  bool LeavesOnVl15(int ep, int sl) {
+    const auto it = t_.end_port_sl2vl.find(ep);
+    if (it == t_.end_port_sl2vl.end() || it->second[sl & 15] != kVl15) return false;
+    NoteVl15(-1, ep, 0, sl);
+    return true;
+  }
+
   // Bad tables only, so a set of what was seen costs nothing otherwise.
   void NoteVl15(int sw, int in, int out, int sl) {
-    const uint64_t key = ((static_cast<uint64_t>(sw) * 256 + in) * 256 + out) * 16 + sl;
+    // in < 2^24 (an end port's index for sw -1), out < 2^16, sl < 16.
+    const uint64_t key = static_cast<uint64_t>(sw + 1) << 44 | static_cast<uint64_t>(in) << 20 |
+                         static_cast<uint64_t>(out) << 4 | static_cast<uint64_t>(sl);
     if (!vl15_seen_.insert(key).second) return;
     ++r_.vl15_hops;
     if (r_.vl15_examples.size() < kVl15Examples) r_.vl15_examples.push_back({sw, in, out, sl});
@@ -296,9 +311,14 @@ std::string DeadlockReport::Summary(const Fabric& f) const {
     os << " back to the first\n";
   }
   if (vl15_hops > 0) {
-    os << "error: " << vl15_hops << " hop(s) of routes map data packets to VL 15, where switches drop them:";
-    for (const Vl15Hop& h : vl15_examples)
-      os << "\n  " << f.SwitchLabel(h.sw) << " SL " << h.sl << " from port " << h.in << " to port " << h.out;
+    os << "error: " << vl15_hops << " hop(s) of routes map data packets to VL 15, where they are dropped:";
+    for (const Vl15Hop& h : vl15_examples) {
+      if (h.sw < 0)
+        os << "\n  end port " << f.end_ports[h.in].name << " SL " << h.sl << " (its own table)";
+      else
+        os << "\n  " << f.SwitchLabel(h.sw) << " SL " << h.sl << " from port " << h.in << " to port "
+           << h.out;
+    }
     if (vl15_hops > static_cast<long>(vl15_examples.size())) os << "\n  ...";
     os << "\n";
   }

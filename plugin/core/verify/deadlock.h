@@ -58,7 +58,7 @@ struct DeadlockChannel {
 // A hop whose SL2VL entry sends data packets to VL 15, the management
 // lane: switches drop them there (IBA 7.6.5), so the route ends unreached.
 struct Vl15Hop {
-  int sw = -1;
+  int sw = -1;  // -1: the first hop, out of end port `in`'s own table
   int in = 0, out = 0;
   int sl = 0;
 };
