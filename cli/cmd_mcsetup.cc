@@ -83,15 +83,7 @@ std::vector<std::string> WorkerHosts(const Fabric& f, int count) {
 Fabric LoadLiveFabric(const Args& args) {
   if (args.positional().size() != 2)
     throw UsageError{std::string("expected NET (ibnetdiscover output of the live subnet)\n") + kUsage};
-  const std::string& net = args.positional()[1];
-  if (args.has("--guid2lid")) return LoadFabric(args, net);  // every port and switch gets its line's LID
-  if (args.has("--lmc"))
-    throw UsageError{
-        "--lmc " + args.get("--lmc") +
-        ": a live subnet's LIDs are the SM's (in NET or --guid2lid FILE), not the generator's layout"};
-  Fabric f = ReadNetFile(net);
-  RequireSubnetLids(f, net, "--guid2lid FILE");
-  return f;
+  return LoadSubnetFabric(args, args.positional()[1]);
 }
 
 // Runs a check of the harness on an option's value; its complaint names

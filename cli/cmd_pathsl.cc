@@ -24,12 +24,12 @@ constexpr const char* kUsage =
     "  port's base LID to every LID of every other end port) and writes 'SLID DLID SL'\n"
     "  lines: the SLs applications get, which engines such as dfsssp and lash make\n"
     "  deadlock-free. NETFILE needs the LIDs of the running subnet (ibnetdiscover's\n"
-    "  output has them; or --guid2lid FILE, --lmc L).\n"
+    "  output has them; or --guid2lid FILE).\n"
     "  --out FILE         where to write (default: stdout; a file is complete or absent)\n"
     "  --ca NAME --port N local HCA and port (default: the first)\n"
     "  --sim-host NAME    under ibsim: the simulated node to ask from (sets SIM_HOST)\n"
     "  --timeout MS       SA answer timeout (default 1000)\n"
-    "  --guid2lid FILE | --lmc L  the subnet's LIDs when NETFILE has none (one or the other)\n"
+    "  --guid2lid FILE    the subnet's LIDs (OpenSM's guid2lid) when NETFILE has none\n"
     "One PathRecord Get per path: hosts x LIDs queries (16,256 on a 128-host fabric).\n"
     "exit 0 on success, 1 when the SA refused or did not answer a path (named), 2 on bad\n"
     "usage or input or no port.\n"
@@ -54,9 +54,7 @@ int PathSlMain(int argc, char** argv) {
   CheckOutputsWritable({out}, {pos[0]});
   // Without LIDs the file would get the generator's layout, which the SM
   // need not have used: the queries would go to other ports, or switches.
-  if (!args.has("--guid2lid") && !args.has("--lmc"))
-    RequireSubnetLids(ReadNetFile(pos[0]), pos[0], "--guid2lid FILE, --lmc L");
-  const Fabric f = LoadFabric(args, pos[0]);
+  const Fabric f = LoadSubnetFabric(args, pos[0]);
   std::vector<PathSl> paths;  // SLs filled in from the SA's answers
   ForEachPath(f, [&](Lid slid, Lid dlid) { paths.push_back({slid, dlid, 0}); });
   if (paths.empty()) throw Error(pos[0] + ": fewer than two end ports with a LID: no path to ask about");

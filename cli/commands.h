@@ -21,9 +21,9 @@ int TraceMain(int argc, char** argv);
 // Reads NET and gives it LIDs: from --guid2lid, else from the file's own
 // ibnetdiscover comments, else the generator's layout at --lmc.
 Fabric LoadFabric(const Args& args, const std::string& net);
-// Throws unless `f` (read from `net`) carries the LIDs of a running subnet:
-// the commands that talk to its SA need the SM's LIDs, not a layout of
-// their own. `alternatives`: the options that would give them instead.
-void RequireSubnetLids(const Fabric& f, const std::string& net, const std::string& alternatives);
+// NET with the LIDs of the running subnet, for the commands that talk to
+// its SA: the file's own (ibnetdiscover's) or --guid2lid's; never the
+// generator's layout (--lmc is refused), which the SM need not have used.
+Fabric LoadSubnetFabric(const Args& args, const std::string& net);
 
 }  // namespace ibu::cli

@@ -7,10 +7,18 @@
 
 namespace ibu::cli {
 
-void RequireSubnetLids(const Fabric& f, const std::string& net, const std::string& alternatives) {
+Fabric LoadSubnetFabric(const Args& args, const std::string& net) {
+  if (args.has("--guid2lid")) return LoadFabric(args, net);  // every port and switch gets its line's LID
+  if (args.has("--lmc"))
+    throw UsageError{
+        "--lmc " + args.get("--lmc") +
+        ": a live subnet's LIDs are the SM's (in NET or --guid2lid FILE), not the generator's layout"};
+  Fabric f = ReadNetFile(net);
   if (!CarriesLids(f))
-    throw Error(net + ": no LIDs; give the subnet as ibnetdiscover prints it on the live fabric (or " +
-                alternatives + ")");
+    throw Error(
+        net +
+        ": no LIDs; give the subnet as ibnetdiscover prints it on the live fabric (or --guid2lid FILE)");
+  return f;
 }
 
 Fabric LoadFabric(const Args& args, const std::string& net) {

@@ -696,6 +696,8 @@ expect "ibunion pathsl: /nonexistent-dir/p: cannot write (No such file or direct
 # have used: the queries went to other ports (switches among them), exit 0.
 expect "ibunion pathsl: $top/topologies/mesh-4x4.net: no LIDs; give the subnet as ibnetdiscover prints it" \
   "$IBUNION" pathsl "$top/topologies/mesh-4x4.net"
+expect "ibunion pathsl: --lmc 0: a live subnet's LIDs are the SM's (in NET or --guid2lid FILE), not the generator's layout" \
+  "$IBUNION" pathsl "$top/topologies/mesh-4x4.net" --lmc 0
 # Several outputs: one bad path and none of them is written.
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p
