@@ -138,26 +138,30 @@ void WriteInPlace(const OutputFile& file) {
     throw Error(file.path + ": write failed" + (err ? std::string(" (") + std::strerror(err) + ")" : ""));
 }
 
-// Removes the temporaries not yet renamed, whatever happens.
 // The temporaries being written, for RemoveTemporariesOnSignals' handler,
 // which may only read fixed storage (no allocation, no lock). A path too
 // long for a slot, or more temporaries at once than slots, is not covered:
-// best effort, and bounded by what one command writes (a handful).
+// best effort, and bounded by what one command writes (a handful). Slots
+// are taken in turn, so a slot just freed is not rewritten while a handler
+// on another thread may still be reading it.
 constexpr int kTemporarySlots = 32;
 constexpr size_t kTemporaryPathMax = 4096;
 char temporary_path[kTemporarySlots][kTemporaryPathMax];
 std::atomic<bool> temporary_used[kTemporarySlots];
+int next_temporary_slot = 0;   // under the mutex
 std::mutex temporaries_mutex;  // between writers (sweep threads); never in the handler
 
 void NoteTemporary(const std::string& tmp) {
   if (tmp.size() >= kTemporaryPathMax) return;
   const std::lock_guard<std::mutex> lock(temporaries_mutex);
-  for (int i = 0; i < kTemporarySlots; ++i)
-    if (!temporary_used[i].load()) {
-      std::memcpy(temporary_path[i], tmp.c_str(), tmp.size() + 1);
-      temporary_used[i].store(true);
-      return;
-    }
+  for (int k = 0; k < kTemporarySlots; ++k) {
+    const int i = (next_temporary_slot + k) % kTemporarySlots;
+    if (temporary_used[i].load()) continue;
+    std::memcpy(temporary_path[i], tmp.c_str(), tmp.size() + 1);
+    temporary_used[i].store(true);
+    next_temporary_slot = (i + 1) % kTemporarySlots;
+    return;
+  }
 }
 
 void ForgetTemporary(const std::string& tmp) {
@@ -169,18 +173,21 @@ void ForgetTemporary(const std::string& tmp) {
     }
 }
 
+// Removed, then forgotten: a signal in between unlinks a name already
+// gone, where the other order could leave the file.
 void RemoveTemporary(const std::string& tmp) {
-  ForgetTemporary(tmp);
   std::remove(tmp.c_str());
+  ForgetTemporary(tmp);
 }
 
-extern "C" void RemoveTemporariesThenDie(int sig) {
+void RemoveTemporariesThenDie(int sig) {
   for (int i = 0; i < kTemporarySlots; ++i)
     if (temporary_used[i].load()) unlink(temporary_path[i]);
   signal(sig, SIG_DFL);
   raise(sig);
 }
 
+// Removes the temporaries not yet renamed, whatever happens.
 struct Staged {
   std::vector<std::string> tmp;
   ~Staged() {
@@ -206,9 +213,13 @@ void TakeOverMode(const std::string& name, const std::string& target, const std:
 std::string WriteTemporary(const OutputFile& file, const std::string& target) {
   // pid in the name: two commands writing the same target do not collide.
   const std::string tmp = target + ".tmp." + std::to_string(getpid());
+  NoteTemporary(tmp);  // before it exists: a signal now has nothing to leave behind
   std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-  if (!out) throw Error(file.path + ": cannot write (" + std::strerror(errno) + ")");
-  NoteTemporary(tmp);
+  if (!out) {
+    const int err = errno;
+    ForgetTemporary(tmp);
+    throw Error(file.path + ": cannot write (" + std::strerror(err) + ")");
+  }
   TakeOverMode(file.path, target, tmp);
   try {
     file.write(out);
