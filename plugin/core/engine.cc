@@ -82,9 +82,7 @@ std::string VisibleWord(const std::string& word) {
       out += static_cast<char>(c);
       continue;
     }
-    char hex[5];
-    std::snprintf(hex, sizeof hex, "\\x%02x", c);
-    out += hex;
+    out += EscapedByte(c);
   }
   return out;
 }

@@ -22,12 +22,17 @@ class McastRefused : public Error {
   using Error::Error;
 };
 
+// "\xNN": how a message shows a byte that would not print.
+inline std::string EscapedByte(unsigned char b) {
+  static const char kHex[] = "0123456789abcdef";
+  return std::string("\\x") + kHex[b >> 4] + kHex[b & 15];
+}
+
 // A piece of an input line quoted in a message: at most 60 bytes, control
 // bytes but tab as '?' (a binary file or a megabyte line made a message of the
 // same size), bytes beyond ASCII as \xNN (an editor's byte-order mark
 // before a valid word was invisible on a terminal: the quote looked right).
 inline std::string Excerpt(const std::string& text) {
-  static const char kHex[] = "0123456789abcdef";
   std::string out;
   for (const char c : text.substr(0, 60)) {
     const auto b = static_cast<unsigned char>(c);
@@ -36,7 +41,7 @@ inline std::string Excerpt(const std::string& text) {
     else if (b < 0x80)
       out += c;
     else
-      out += std::string("\\x") + kHex[b >> 4] + kHex[b & 15];
+      out += EscapedByte(b);
   }
   return text.size() > 60 ? out + "..." : out;
 }

@@ -184,6 +184,12 @@ void CommentLidsByTheIntegerRule() {
   CU_ASSERT_EQUAL(Parse(Discovered("lid 8 lmc 2", "lid 4 lmc 0")).switches[0].lmc, 2);
   CU_ASSERT_EQUAL(f.end_ports[0].base_lid, 16);
   CU_ASSERT_EQUAL(f.end_ports[0].lmc, 2);
+  // An editor's byte-order mark before a valid line: quoted as bytes, not
+  // invisibly (the quote looked like the valid line it precedes).
+  ExpectRefused(
+      {{"\xef\xbb\xbf" + Discovered("lid 3 lmc 0", "lid 4 lmc 0"),
+        "t.net:1: expected a node header (Switch/Hca/Ca/Rt N \"name\"), a port line ([N] \"peer\"[M]) or a "
+        "guid assignment, got '\\xef\\xbb\\xbfswitchguid=0x200001(200001)'"}});
   ExpectRefused({
       {Discovered("lid x lmc 0", "lid 4 lmc 0"),
        "t.net:2: expected a LID 0..0xBFFF (decimal or 0x hex) after 'lid' in the comment, got 'x'"},
