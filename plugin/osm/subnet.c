@@ -267,7 +267,11 @@ static ib_api_status_t cb_mcast_build_stree(void *context, osm_mgrp_box_t *mbox)
 				}
 				members = grown;
 			}
-			members[n++] = cl_ntoh64(mcm->port->guid);
+			/* A switch joins by its port 0, whose GUID may differ from the
+			 * node GUID the fabric knows switches by. */
+			members[n++] = cl_ntoh64(osm_node_get_type(mcm->port->p_node) == IB_NODE_TYPE_SWITCH ?
+						 osm_node_get_node_guid(mcm->port->p_node) :
+						 mcm->port->guid);
 		}
 	}
 	if (first_tree_of_pass(e, mbox->mlid))

@@ -270,7 +270,7 @@ std::vector<std::string> XyRouter::Notes() const {
                                               : "on " + row_word + " " + rows;
   };
   if (opt_.mode == VlMode::kShared && opt_.vls == 1)
-    notes.push_back(vls + ", shared: every SL on VL 0, multicast rooted " + rooted("trunk row"));
+    notes.push_back(vls + ", shared: every data SL on VL 0, multicast rooted " + rooted("trunk row"));
   else if (opt_.mode == VlMode::kShared)
     notes.push_back(vls + ", shared: SL s on VL s mod " + std::to_string(opt_.vls) +
                     ", unicast SL (x+y) mod " + std::to_string(opt_.vls) +

@@ -193,8 +193,8 @@ class LevelExits {
   std::vector<Hop> scratch_;
 };
 
-// Per destination: the first source (and its DLID) to leave each subtree
-// through each link. A link is claimed by one subtree per destination on a
+// Per destination: the first source (and its DLID) to go up each link of
+// its subtree (leaving it or inside it). A link is claimed by one subtree per destination on a
 // fat-tree's up/down routes, so a flat array by link holds the claims;
 // another subtree on the same link (a route that wandered), and an entry
 // that is no port (255, or above the switch's ports), go to a map.
@@ -304,7 +304,8 @@ class DisjointChecker {
   // Source s's up links inside its subtree below the common ancestor with
   // d (depth a), from its leaf's (level n-1) to the one that leaves the
   // subtree (level a+1): each claimed for s's DLID; the first one another
-  // DLID holds is the pair's violation.
+  // DLID holds is the pair's one violation, and the links above it stay
+  // unclaimed (a later source meeting s there is not counted again).
   void UpLinks(int s, int d, Lid dlid, int a) {
     const int subtree = subtrees_.Of(s, a);
     for (int level = tree_.n - 1; level > a; --level) {

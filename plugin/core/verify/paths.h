@@ -84,7 +84,7 @@ struct DisjointReport {
 // different DLIDs must share none of those hops. One violation per (source,
 // destination) at most, the lowest shared link, named against the
 // subtree's first source on it; destinations in order.
-// Cost: end ports^2 calls of `select` and O(1) work per pair, plus one walk
+// Cost: end ports^2 calls of `select` and O(levels) work per pair, plus one walk
 // per (destination, leaf switch, DLID) rather than per pair: O(end ports x
 // (end ports + leaf switches x LIDs per port x hops)). It stays quadratic
 // in end ports, and cannot drop below that without proving less: the
