@@ -103,7 +103,12 @@ class LftColumns {
 class Builder {
  public:
   Builder(const Fabric& f, const Tables& t, const DeadlockOptions& opt, Graph& g, DeadlockReport& r)
-      : f_(f), t_(t), opt_(opt), g_(g), r_(r), lfts_(t) {}
+      : f_(f), t_(t), opt_(opt), g_(g), r_(r), lfts_(t), host_vl15_sls_(f.end_ports.size(), 0) {
+    for (const auto& [ep, vls] : t.end_port_sl2vl)
+      for (int sl = 0; sl < 16; ++sl)
+        if (ep >= 0 && ep < static_cast<int>(host_vl15_sls_.size()) && vls[sl] == kVl15)
+          host_vl15_sls_[ep] |= static_cast<uint16_t>(1u << sl);
+  }
 
   uint8_t UnicastSl(int src, Lid dlid) const {
     if (opt_.path_sl) return opt_.path_sl(src, dlid) & 15;
@@ -202,10 +207,10 @@ class Builder {
   }
 
   // The end port's own SL-to-VL table (read back with --sl2vl) sends `sl`
-  // to VL 15: the packet is dropped as it leaves the host.
+  // to VL 15: the packet is dropped as it leaves the host. A bit test, as
+  // it runs once per (end port, LID).
   bool LeavesOnVl15(int ep, int sl) {
-    const auto it = t_.end_port_sl2vl.find(ep);
-    if (it == t_.end_port_sl2vl.end() || it->second[sl & 15] != kVl15) return false;
+    if (!(host_vl15_sls_[ep] >> (sl & 15) & 1)) return false;
     NoteVl15(-1, ep, 0, sl);
     return true;
   }
@@ -264,6 +269,7 @@ class Builder {
   Graph& g_;
   DeadlockReport& r_;
   LftColumns lfts_;
+  std::vector<uint16_t> host_vl15_sls_;  // per end port: SLs its own table sends to VL 15
   std::unordered_set<uint64_t> vl15_seen_;
 };
 

@@ -194,10 +194,11 @@ class LevelExits {
 };
 
 // Per destination: the first source (and its DLID) to go up each link of
-// its subtree (leaving it or inside it). A link is claimed by one subtree per destination on a
-// fat-tree's up/down routes, so a flat array by link holds the claims;
-// another subtree on the same link (a route that wandered), and an entry
-// that is no port (255, or above the switch's ports), go to a map.
+// its subtree (leaving it or inside it). A link is claimed by one subtree
+// per destination on a fat-tree's up/down routes, so a flat array by link
+// holds the claims; another subtree on the same link (a route that
+// wandered), and an entry that is no port (255, or above the switch's
+// ports), go to a map.
 class ExitClaims {
  public:
   struct Claim {
