@@ -3,7 +3,7 @@
 # absent), and stops everything it started by PID.
 check_PROGRAMS += tests/unit/unit_tests
 tests_unit_unit_tests_SOURCES = \
-	tests/unit/test_util.h tests/unit/main.cc \
+	tests/unit/test_util.h tests/unit/cunit_runner.h tests/unit/main.cc \
 	tests/unit/fabric_test.cc tests/unit/fattree_test.cc \
 	tests/unit/mlid_test.cc tests/unit/verify_test.cc tests/unit/mcast_test.cc \
 	tests/unit/mesh_test.cc tests/unit/deadlock_test.cc tests/unit/mcast_setup_test.cc \
@@ -33,7 +33,7 @@ dist_noinst_SCRIPTS += $(E2E_TESTS)
 # The timing model's own CUnit runner.
 check_PROGRAMS += tests/unit/timing_tests
 tests_unit_timing_tests_SOURCES = \
-	tests/unit/timing_main.cc tests/unit/timing_fabrics.h tests/unit/timing_fabrics.cc \
+	tests/unit/timing_main.cc tests/unit/cunit_runner.h tests/unit/timing_fabrics.h tests/unit/timing_fabrics.cc \
 	tests/unit/timing_rig.h tests/unit/timing_model_test.cc tests/unit/timing_mcast_test.cc \
 	tests/unit/timing_deadlock_test.cc tests/unit/timing_cli_test.cc tests/unit/timing_sl_test.cc \
 	tests/unit/timing_queue_test.cc tests/unit/timing_rng_test.cc tests/unit/timing_flows_test.cc \

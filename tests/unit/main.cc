@@ -3,6 +3,7 @@
 
 #include "plugin/core/verify/multicast.h"
 #include "plugin/core/verify/paths.h"
+#include "tests/unit/cunit_runner.h"
 #include "tests/unit/test_util.h"
 
 namespace ibu::test {
@@ -72,9 +73,5 @@ int main() {
   ibu::test::RegisterMcastSetupSuite();
   ibu::test::RegisterDegradedSuite();
   ibu::test::RegisterBridgeSuite();
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-  CU_cleanup_registry();
-  return failures == 0 ? 0 : 1;
+  return ibu::test::RunRegisteredTests();
 }

@@ -1,6 +1,8 @@
 // CUnit runner for the timing-model suites (tests/unit/timing_*.cc).
 #include <CUnit/Basic.h>
 
+#include "tests/unit/cunit_runner.h"
+
 namespace ibu::simtest {
 void RegisterTimingModelSuite();
 void RegisterTimingModelLeanSuite();
@@ -32,9 +34,5 @@ int main() {
   ibu::simtest::RegisterTimingTrafficSuite();
   ibu::simtest::RegisterTimingLeanSuite();
   ibu::simtest::RegisterTimingHugePagesSuite();
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
-  const unsigned failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-  CU_cleanup_registry();
-  return failures == 0 ? 0 : 1;
+  return ibu::test::RunRegisteredTests();
 }
