@@ -719,6 +719,22 @@ if [ $seen = yes ] && [ $st -eq 143 ] && [ "$(ls -A "$tmp/out")" = sig.lft ] && 
 then echo "PASS: route killed while writing: its temporary removed, the target kept"
 else echo "FAIL: route killed while writing: temporary seen $seen, rc $st, left $(ls -A "$tmp/out" | xargs)"; fails=$((fails + 1)); fi
 rm -rf "$tmp/out"; mkdir -p "$tmp/out"
+# Killed while gnuplot draws a sweep: the plot's data, script and image
+# temporaries in TMPDIR go too (they were left behind). A stand-in gnuplot
+# answers the terminal probe, then notes its PID and waits.
+mkdir -p "$tmp/fakegp" "$tmp/plottmp"
+printf '#!/bin/sh\n[ "$1" = -e ] && exit 0\necho $$ >"%s/gp.pid"\nexec sleep 60\n' "$tmp" >"$tmp/fakegp/gnuplot"
+chmod +x "$tmp/fakegp/gnuplot"
+TMPDIR="$tmp/plottmp" PATH="$tmp/fakegp:$PATH" "$IBUNION" sim "$top/topologies/ft-4-2.net" --routing mlid \
+  --sweep 0.1:0.2:0.1 --plot "$tmp/out/sweep.png" >/dev/null 2>&1 & plotter=$!
+for _ in $(seq 300); do [ -s "$tmp/gp.pid" ] && break; sleep 0.1; done
+seen=$(ls "$tmp/plottmp" | grep -c '^ibunion-plot-')
+kill -TERM "$plotter"; wait "$plotter"; st=$?
+[ -s "$tmp/gp.pid" ] && kill "$(cat "$tmp/gp.pid")" 2>/dev/null
+if [ "$seen" -gt 0 ] && [ $st -eq 143 ] && [ -z "$(ls -A "$tmp/plottmp")" ] && [ -z "$(ls -A "$tmp/out")" ]
+then echo "PASS: sim killed while plotting: its $seen plot temporaries removed, no image written"
+else echo "FAIL: sim killed while plotting: $seen temporaries seen, rc $st, left $(ls -A "$tmp/plottmp" "$tmp/out" | xargs)"; fails=$((fails + 1)); fi
+rm -rf "$tmp/out" "$tmp/fakegp" "$tmp/plottmp" "$tmp/gp.pid"; mkdir -p "$tmp/out"
 expect "/nonexistent: cannot open group file" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --groups /nonexistent --mft "$tmp/out/mft"
 nothing_left "route with a missing --groups file"

@@ -312,6 +312,9 @@ std::vector<Target> CheckedTargets(const std::vector<OutputFile>& files,
 
 }  // namespace
 
+void NoteOwnTemporary(const std::string& path) { NoteTemporary(path); }
+void RemoveNotedTemporary(const std::string& path) { RemoveTemporary(path); }
+
 void RemoveTemporariesOnSignals() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction now = {};

@@ -49,6 +49,12 @@ void CheckOutputsWritable(const std::vector<std::string>& paths, const std::vect
 // a 400 MB FILE.tmp.PID). Targets are untouched, as on any failure.
 void RemoveTemporariesOnSignals();
 
+// A temporary of the caller's own (a plot's data, script and image) that
+// the handler above removes too: noted once created, and removed, then
+// forgotten, by RemoveNotedTemporary.
+void NoteOwnTemporary(const std::string& path);
+void RemoveNotedTemporary(const std::string& path);
+
 // "-" or "": the output goes to standard output (a command then sends its
 // human report to stderr, so stdout holds that output alone).
 bool IsStdout(const std::string& path);

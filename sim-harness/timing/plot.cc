@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "plugin/core/error.h"
+#include "plugin/core/output_files.h"
 
 extern char** environ;
 
@@ -25,7 +26,8 @@ std::string TmpDir() {
   return t && *t ? t : "/tmp";
 }
 
-// A fresh empty file, removed when this goes out of scope.
+// A fresh empty file, removed when this goes out of scope, or by the CLI's
+// signal handler should the command be killed while gnuplot runs.
 struct TempFile {
   std::string path;
   explicit TempFile(const std::string& suffix) {
@@ -34,8 +36,9 @@ struct TempFile {
     if (fd < 0) throw Error("cannot create a temporary file in " + TmpDir() + ": " + std::strerror(errno));
     close(fd);
     path = tmpl;
+    NoteOwnTemporary(path);
   }
-  ~TempFile() { std::remove(path.c_str()); }
+  ~TempFile() { RemoveNotedTemporary(path); }
   TempFile(const TempFile&) = delete;
   TempFile& operator=(const TempFile&) = delete;
 };
