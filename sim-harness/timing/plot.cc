@@ -159,12 +159,9 @@ void CheckPlotter(const std::string& what) {
                 (err.empty() ? std::string(")") : ": " + err + ")"));
 }
 
-namespace {
-
-// Characters of the 11-point title that fit the 1200-pixel canvas.
-constexpr size_t kTitleWidth = 150;
-
-}  // namespace
+std::string PlotHeading(const std::string& title, const std::string& saturation) {
+  return WrapTitle(title, kPlotHeadingWidth) + "\n" + WrapTitle(saturation, kPlotHeadingWidth);
+}
 
 std::string PlotPng(const std::vector<PointResult>& points, const std::string& title, const std::string& what) {
   const Saturation sat = FindSaturation(points);
@@ -184,8 +181,7 @@ std::string PlotPng(const std::vector<PointResult>& points, const std::string& t
   std::ostringstream gp;
   gp << PlotStyle() << "set output " << Quote(png.path) << "\n"
      << "set datafile separator whitespace\n"
-     << "set multiplot layout 1,2 title "
-     << DoubleQuote(WrapTitle(title, kTitleWidth) + "\n" + SaturationText(sat, points))
+     << "set multiplot layout 1,2 title " << DoubleQuote(PlotHeading(title, SaturationText(sat, points)))
      << " font \"DejaVuSans,11\" noenhanced\n"
      << "set title \"(a) latency vs accepted traffic\"\n"
      << "set ylabel \"message latency (ns)\"\n"

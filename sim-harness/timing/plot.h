@@ -27,6 +27,14 @@ std::string PlotStyle();
 // than a line keeps its tail ("...", as a path's end names it best).
 std::string WrapTitle(const std::string& title, size_t width);
 
+// Characters of the 11-point heading that fit the 1200-pixel image.
+constexpr size_t kPlotHeadingWidth = 150;
+
+// The plot's heading: the run's title, then its saturation line, each
+// wrapped to kPlotHeadingWidth (centric traffic's saturation line ran to
+// about 230 characters, cut off at both ends of the image).
+std::string PlotHeading(const std::string& title, const std::string& saturation);
+
 // The PNG of `points` (failed points left out) under `title`. Data and
 // image go through temporary files that are removed again; the caller
 // writes the bytes (with the other output files, all or none). Throws

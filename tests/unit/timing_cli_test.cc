@@ -1003,6 +1003,23 @@ void TestPlotTitleWraps() {
                   "...ric.net: 8 end ports;\nrouting dump:x");
 }
 
+// The saturation line is wrapped too: centric traffic's ran to 230
+// characters on one line, its hot-host figures cut off at both ends.
+void TestPlotHeadingWrapsTheSaturationLine() {
+  const std::string saturation =
+      "saturation: between offered 0.07578 (load 0.3) and 0.1251 (load 0.5) bytes/ns/host; accepted at most "
+      "0.08914 bytes/ns/host; the hot host: between load 0.3 and 0.5 (there it accepted 0.18592 of the "
+      "0.27808 bytes/ns offered to it)";
+  const std::string heading = sim::PlotHeading("ft-4-2.net: 8 end ports; routing mlid", saturation);
+  std::istringstream lines(heading);
+  std::string all;
+  for (std::string line; std::getline(lines, line);) {
+    CU_ASSERT(line.size() <= sim::kPlotHeadingWidth);
+    all += (all.empty() ? "" : " ") + line;
+  }
+  CU_ASSERT_EQUAL(all, "ft-4-2.net: 8 end ports; routing mlid " + saturation);
+}
+
 // The plot's style is the experiment plots': every line of PlotStyle() is a
 // line of sim-harness/experiments/seed001.gp.
 void TestPlotStyleIsTheExperiments() {
@@ -1257,6 +1274,8 @@ void RegisterTimingCliSuite() {
   CU_add_test(s, "--plot: PNG by gnuplot, all files or none, gnuplot checked first", TestCliPlot);
   CU_add_test(s, "--plot style = the experiment plots' (seed001.gp)", TestPlotStyleIsTheExperiments);
   CU_add_test(s, "--plot title: the heading broken into lines that fit", TestPlotTitleWraps);
+  CU_add_test(s, "--plot heading: the saturation line broken into lines that fit",
+              TestPlotHeadingWrapsTheSaturationLine);
   CU_add_test(s, "saturation rule on hand-made points", TestSaturationRule);
   CU_add_test(s, "saturation rule = where run stopped its checked-in curves", TestSaturationRuleMatchesRunCurves);
   CU_add_test(s, "--sweep: saturation line after the table, on stderr with --json", TestCliSaturationLine);
