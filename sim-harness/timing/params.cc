@@ -74,7 +74,8 @@ constexpr Key kKeys[] = {
      "                          order [address]"},
     {"kernel",
      "classic|lean: event engine; lean runs unicast traffic with in_buf=out_buf=1 only,\n"
-     "                          about 1.6x faster (FT(8,3) 0.6: 18.2 against 11.4 M packet-hops/s),\n"
+     "                          about 1.45x faster (FT(8,3) 0.6: 16.1 against 11.1 M packet-hops/s\n"
+     "                          in one run, docs/benchmarks.md),\n"
      "                          same timing rules [classic]"},
     {"engine.KEY", "option KEY=VALUE passed to the routing engine"},
 };

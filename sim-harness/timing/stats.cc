@@ -184,6 +184,17 @@ void Summarise(const RunCounters& c, const RunEnd& e, LatencySamples& latencies,
                         c.delivered_pkts + c.sunk == c.freed_delivered;
 }
 
+namespace {
+
+// A failed run stopped before its tallies were summed (they are 0): its
+// balance was never checked, which "violated" would misstate.
+const char* ConservationWord(const PointResult& r) {
+  if (!r.error.empty()) return "unchecked";
+  return r.conservation_ok ? "ok" : "violated";
+}
+
+}  // namespace
+
 std::string ToJson(const PointResult& r, bool with_wall) {
   std::ostringstream os;
   os << "{\"point\":" << r.index << ",\"load\":" << Num(r.load) << ",\"offered\":" << Num(r.offered)
@@ -199,7 +210,7 @@ std::string ToJson(const PointResult& r, bool with_wall) {
   os << "]";
   if (with_wall)
     os << ",\"wall_s\":" << Num(r.wall_s) << ",\"packet_hops_per_s\":" << Num(r.packet_hops_per_s);
-  os << ",\"conservation\":" << (r.conservation_ok ? "\"ok\"" : "\"violated\"")
+  os << ",\"conservation\":\"" << ConservationWord(r) << "\""
      << ",\"deadlock\":" << (r.deadlock ? "true" : "false");
   if (r.deadlock) os << ",\"deadlock_report\":" << JsonString(r.deadlock_report);
   if (!r.error.empty()) os << ",\"error\":" << JsonString(r.error);
@@ -222,7 +233,7 @@ std::string ToCsv(const PointResult& r, bool with_wall) {
      << "," << Num(r.hot_accepted) << "," << Num(r.link_util_max) << "," << Num(r.link_util_avg) << ","
      << r.packets_delivered << "," << r.packet_hops << "," << r.events << "," << r.simulated_ns << ","
      << (with_wall ? Num(r.wall_s) : "") << "," << (with_wall ? Num(r.packet_hops_per_s) : "") << ","
-     << (r.conservation_ok ? "ok" : "violated") << "," << (r.deadlock ? 1 : 0) << "," << VlHopsField(r) << ","
+     << ConservationWord(r) << "," << (r.deadlock ? 1 : 0) << "," << VlHopsField(r) << ","
      << CsvString(r.deadlock ? r.deadlock_report : r.error);
   return os.str();
 }

@@ -606,6 +606,11 @@ void TestSummariseFromCounters() {
   sim::PointResult rc;
   sim::Summarise(c, cut, lat, 2.0, &rc);
   CU_ASSERT(Contains(rc.error, "run did not complete within max_ns=1000 ns (3 messages undelivered)"));
+  // A failed run's balance is not a verdict: "unchecked", not "violated"
+  // (a point stopped by a routing error said "violated" with every tally 0).
+  CU_ASSERT(Contains(sim::ToJson(rc, false), "\"conservation\":\"unchecked\""));
+  CU_ASSERT(Contains(sim::ToCsv(rc, false), ",unchecked,"));
+  CU_ASSERT(Contains(sim::ToJson(r, false), "\"conservation\":\"ok\""));
 }
 
 void TestTablesMustMatchFabric() {
