@@ -51,7 +51,9 @@ int PathSlMain(int argc, char** argv) {
   if (pos.size() != 1) throw UsageError{"expected one NETFILE\n" + Usage()};
   const std::string out = args.get("--out", "-");
   // Before the SA is asked: a query per path takes minutes on a large fabric.
-  CheckOutputsWritable({out}, {pos[0]});
+  std::vector<std::string> inputs = {pos[0]};
+  if (args.has("--guid2lid")) inputs.push_back(args.get("--guid2lid"));
+  CheckOutputsWritable({out}, inputs);
   // Without LIDs the file would get the generator's layout, which the SM
   // need not have used: the queries would go to other ports, or switches.
   const Fabric f = LoadSubnetFabric(args, pos[0]);

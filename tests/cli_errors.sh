@@ -620,18 +620,19 @@ cp "$net" "$tmp/dump/fabric.net"
 # --config file). Refused before the run, by any name of the file, and the
 # inputs kept.
 cp "$tmp/dump/fabric.net" "$tmp/keep.net"; cp "$tmp/dump/lfts.dump" "$tmp/keep.lfts"
-cp "$g2l" "$tmp/keep.g2l"; printf 'routing = mlid\n' >"$tmp/keep.conf"
+cp "$g2l" "$tmp/keep.g2l"; printf 'routing = mlid\n' >"$tmp/keep.conf"; echo minhop >"$tmp/dump/engine"
 for out in "--routing mlid --csv $tmp/keep.net|$tmp/keep.net" \
   "--routing mlid --links $tmp/../${tmp##*/}/keep.net|$tmp/../${tmp##*/}/keep.net" \
   "--config $tmp/keep.conf --csv $tmp/keep.conf|$tmp/keep.conf" \
   "--routing dump:$tmp/dump --guid2lid $tmp/keep.g2l --csv $tmp/dump/lfts.dump|$tmp/dump/lfts.dump" \
+  "--routing dump:$tmp/dump --guid2lid $tmp/keep.g2l --csv $tmp/dump/engine|$tmp/dump/engine" \
   "--routing dump:$tmp/dump --guid2lid $tmp/keep.g2l --plot $tmp/keep.g2l --sweep 0.1:0.2:0.1|$tmp/keep.g2l"; do
   # shellcheck disable=SC2086
   expect "ibunion sim: ${out#*|}: named for an output, but it is an input of this command" \
     "$IBUNION" sim "$tmp/keep.net" ${out%%|*} $short
 done
 cmp -s "$tmp/dump/fabric.net" "$tmp/keep.net" && cmp -s "$tmp/dump/lfts.dump" "$tmp/keep.lfts" &&
-  cmp -s "$g2l" "$tmp/keep.g2l" &&
+  cmp -s "$g2l" "$tmp/keep.g2l" && [ "$(cat "$tmp/dump/engine")" = minhop ] &&
   [ "$(cat "$tmp/keep.conf")" = "routing = mlid" ] && echo "PASS: sim's inputs kept" ||
   { echo "FAIL: sim replaced an input"; fails=$((fails + 1)); }
 # The plugin's path-selection map holds every pair: a cut-off one would
@@ -698,6 +699,12 @@ expect "ibunion pathsl: $top/topologies/mesh-4x4.net: no LIDs; give the subnet a
   "$IBUNION" pathsl "$top/topologies/mesh-4x4.net"
 expect "ibunion pathsl: --lmc 0: a live subnet's LIDs are the SM's (in NET or --guid2lid FILE), not the generator's layout" \
   "$IBUNION" pathsl "$top/topologies/mesh-4x4.net" --lmc 0
+# Its --out onto its --guid2lid replaced the LIDs it had read.
+cp "$top/topologies/mesh-4x4.guid2lid" "$tmp/p.g2l"
+expect "ibunion pathsl: $tmp/p.g2l: named for an output, but it is an input of this command" \
+  "$IBUNION" pathsl "$top/topologies/mesh-4x4.net" --guid2lid "$tmp/p.g2l" --out "$tmp/p.g2l"
+cmp -s "$top/topologies/mesh-4x4.guid2lid" "$tmp/p.g2l" && echo "PASS: pathsl's --guid2lid kept" ||
+  { echo "FAIL: pathsl replaced its --guid2lid"; fails=$((fails + 1)); }
 # Several outputs: one bad path and none of them is written.
 expect "/nonexistent-dir/p: cannot write (No such file or directory)" \
   "$IBUNION" route "$net" --engine mlid --lft "$tmp/out/lft" --paths /nonexistent-dir/p

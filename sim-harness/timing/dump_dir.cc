@@ -114,7 +114,8 @@ std::vector<std::string> DumpInputFiles(const std::string& dir) {
   // A missing DIR is for the reading to name (DIR/fabric.net), not this check.
   std::error_code is_dir_error;
   if (!std::filesystem::is_directory(dir, is_dir_error)) return files;
-  for (const char* name : {"fabric.net", "lfts.dump", "mfts.dump", "sl2vl.dump", kPathSlFile}) {
+  // engine is read too: the replay's note names the routing by it.
+  for (const char* name : {"fabric.net", "lfts.dump", "mfts.dump", "sl2vl.dump", "engine", kPathSlFile}) {
     std::error_code ec;
     if (std::filesystem::exists(dir + "/" + name, ec)) files.push_back(dir + "/" + name);
   }
