@@ -11,6 +11,18 @@
 # makes a ./sys-PID tree in its working directory and leaves it when the
 # tool is killed (a read-back stopped midway).
 # diag_bin NAME: a diagnostic's path (PATH, else /usr/sbin).
+# readback_args NAME "USAGE" ARG...: --help (-h) prints the script's
+# header comment, exit 0; a first word that is an option, or no OUTDIR, is
+# refused with the usage line, exit 2 (read-path-sl --help made a
+# directory './--help' and read the subnet into it).
+readback_args() {  # NAME USAGE ARG...
+  local name=$1 usage=$2
+  shift 2
+  case ${1:-} in
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    "" | -*) echo "usage: $name $usage" >&2; exit 2 ;;
+  esac
+}
 # shellcheck source=SCRIPTDIR/temp-dir.sh
 source "$(dirname "${BASH_SOURCE[0]}")/temp-dir.sh"
 preload=${IBUNION_UMAD2SIM:-}

@@ -21,6 +21,22 @@ st=0; "$FABRIC_RUN" --net "$net" --out "$E2E_TMP/x" --lmc 9 >"$E2E_TMP/usage.log
 [ $st -eq 2 ] && grep -q -- "--lmc: expected 0..7" "$E2E_TMP/usage.log" && pass "bad option: exit 2, option named" || fail "bad option gave $st"
 st=0; "$FABRIC_RUN" --net "$E2E_TMP/none.net" --out "$E2E_TMP/x" >"$E2E_TMP/usage.log" 2>&1 || st=$?
 [ $st -eq 2 ] && grep -q "none.net: cannot read" "$E2E_TMP/usage.log" && pass "missing net file: exit 2, file named" || fail "missing file gave $st"
+# An input kept in --out under a result's name was removed with the earlier
+# results before it was read (the README reuses run/fabric.net).
+mkdir -p "$E2E_TMP/in"; cp "$net" "$E2E_TMP/in/fabric.net"
+st=0; "$FABRIC_RUN" --net "$E2E_TMP/in/fabric.net" --out "$E2E_TMP/in" --engine minhop >"$E2E_TMP/usage.log" 2>&1 || st=$?
+[ $st -eq 2 ] && cmp -s "$net" "$E2E_TMP/in/fabric.net" && grep -q "fabric.net: an input inside --out" "$E2E_TMP/usage.log" &&
+  pass "--net inside --out under a result's name: exit 2, the file kept" || fail "--net inside --out gave $st: $(tail -n 1 "$E2E_TMP/usage.log")"
+: >"$E2E_TMP/empty.net"
+st=0; "$FABRIC_RUN" --net "$E2E_TMP/empty.net" --out "$E2E_TMP/x" >"$E2E_TMP/usage.log" 2>&1 || st=$?
+[ $st -eq 2 ] && grep -q "empty.net: no Switch records" "$E2E_TMP/usage.log" && pass "empty net file: exit 2, file named" || fail "empty net file gave $st"
+# The read-back helpers took --help for OUTDIR (read-path-sl made './--help').
+for helper in read-tables read-sl2vl read-path-sl; do
+  st=0; (cd "$E2E_TMP" && "$E2E_SRC/sim-harness/ibsim/$helper" --help) >"$E2E_TMP/usage.log" 2>&1 || st=$?
+  st2=0; (cd "$E2E_TMP" && "$E2E_SRC/sim-harness/ibsim/$helper" -x) >/dev/null 2>&1 || st2=$?
+  [ $st -eq 0 ] && grep -q "^$helper OUTDIR" "$E2E_TMP/usage.log" && [ $st2 -eq 2 ] && [ ! -e "$E2E_TMP/--help" ] &&
+    pass "$helper --help: its header, exit 0; an option for OUTDIR: exit 2" || fail "$helper --help gave $st, -x $st2"
+done
 
 # LIDs run out (here at the LID limit ibsim is given): OpenSM repeats
 # "has LID 0" for every port, so the run says the cause instead.
