@@ -179,6 +179,13 @@ expect "$SRC/topologies/ft-4-4.net: no node named 'P(00)', which $tmp/ft42.lft r
   "$SHARING" "$SRC/topologies/ft-4-4.net" "$tmp/ft42.lft" /dev/null
 expect "$SRC/topologies/ft-4-2.net: no switch LFTs" "$SHARING" "$SRC/topologies/ft-4-2.net" "$SRC/topologies/ft-4-2.net" /dev/null
 expect "$tmp/missing: No such file" "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/missing" /dev/null
+# Files given in the wrong order: a traceback (int() of 'Lid'), and a
+# PATHSFILE that was no path map passed for an empty one.
+expect "$tmp/ft42.lft:1: expected 'src_guid dst_guid dlid'" \
+  "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/ft42.lft" "$tmp/ft42.lft"
+echo x >"$tmp/garbage.paths"
+expect "$tmp/garbage.paths:1: expected 'src_guid dst_guid dlid'" \
+  "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/ft42.lft" "$tmp/garbage.paths"
 
 # --- nothing left behind ------------------------------------------------------
 left=$(ls -A "$tmp" | grep '^ibunion-run\.' || true)
