@@ -13,18 +13,49 @@
 #include "plugin/core/error.h"
 #include "plugin/core/input_files.h"
 #include "plugin/core/int_math.h"
+#include "plugin/core/topology/recognize.h"
 
 namespace ibu {
+
+namespace {
+
+// The generator's descriptions are labels: P(...) on fat-trees, H(x,y) on
+// meshes. Real fabrics' ("node01 HCA-1") never are, and skip recognition.
+bool LooksLikeHostLabel(const std::string& name) {
+  return name.size() > 3 && (name[0] == 'P' || name[0] == 'H') && name[1] == '(' && name.back() == ')';
+}
+
+// index->label_of: each end port's recognised label that another end port
+// has as its description.
+void IndexLabelsOfOthers(const Fabric& f, EndPortNames* index) {
+  const KnownTopology known = RecognizeTopology(f);
+  if (!known.tree && !known.mesh) return;
+  for (size_t e = 0; e < f.end_ports.size(); ++e) {
+    const int sw = f.end_ports[e].switch_index;
+    const std::string label = known.tree ? known.tree->HostLabel(static_cast<int>(e))
+                              : sw >= 0  ? known.mesh->HostLabel(sw)
+                                         : "";
+    const auto it = index->by_description.find(label);
+    if (it != index->by_description.end() && it->second != static_cast<int>(e))
+      index->label_of.emplace(label, static_cast<int>(e));
+  }
+}
+
+}  // namespace
 
 // A linear search per member cost members x end ports (8 groups of 8192 on
 // FT(32,3)): one index a file.
 EndPortNames IndexEndPortNames(const Fabric& f) {
   EndPortNames index;
-  index.reserve(f.end_ports.size());
+  index.by_description.reserve(f.end_ports.size());
+  bool label_shaped = false;
   for (size_t i = 0; i < f.end_ports.size(); ++i) {
-    const auto [it, fresh] = index.emplace(f.end_ports[i].name, static_cast<int>(i));
+    const std::string& name = f.end_ports[i].name;
+    const auto [it, fresh] = index.by_description.emplace(name, static_cast<int>(i));
     if (!fresh) it->second = kSharedName;
+    label_shaped = label_shaped || LooksLikeHostLabel(name);
   }
+  if (label_shaped) IndexLabelsOfOthers(f, &index);
   return index;
 }
 
@@ -49,9 +80,15 @@ namespace {
 // The end port whose node description is `name`; -1 if none. A description
 // several end ports share is refused, naming them.
 int EndPortByDescription(const Fabric& f, const EndPortNames& names, const std::string& name) {
-  const auto it = names.find(name);
-  if (it == names.end()) return -1;
+  const auto it = names.by_description.find(name);
+  if (it == names.by_description.end()) return -1;
   if (it->second == kSharedName) RefuseSharedName(f, name);
+  if (const auto other = names.label_of.find(name); other != names.label_of.end())
+    throw Error("'" + name + "' is the node description of end port " +
+                Hex16(f.end_ports[static_cast<size_t>(it->second)].port_guid) +
+                " and the label (as inspect and trace print it) of end port " +
+                Hex16(f.end_ports[static_cast<size_t>(other->second)].port_guid) +
+                " (a shuffled or degraded fabric): expected one of them by its port GUID or LID");
   return it->second;
 }
 
@@ -77,8 +114,9 @@ std::string EndPortWord(const Fabric& f, const EndPortNames& names, int ep) {
   // a reader that trims the line.
   const bool trimmed = !name.empty() && !std::isspace(static_cast<unsigned char>(name.front())) &&
                        !std::isspace(static_cast<unsigned char>(name.back()));
-  const auto it = names.find(name);
-  return trimmed && it != names.end() && it->second == ep ? name : Hex16(port.port_guid);
+  const auto it = names.by_description.find(name);
+  const bool own = it != names.by_description.end() && it->second == ep && !names.label_of.count(name);
+  return trimmed && own ? name : Hex16(port.port_guid);
 }
 
 namespace {

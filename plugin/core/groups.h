@@ -27,19 +27,28 @@ namespace ibu {
 // index, or kSharedName when several ports have the description (both ports
 // of a dual-port HCA, hosts left at the vendor's default description).
 constexpr int kSharedName = -2;
-using EndPortNames = std::unordered_map<std::string, int>;
+struct EndPortNames {
+  std::unordered_map<std::string, int> by_description;
+  // A fabric whose recognised host labels (fat-tree P(...), mesh H(x,y)) are
+  // not its node descriptions (a shuffled or degraded generator tree): each
+  // label that is another end port's description, and the port it labels.
+  // Such a word is refused: inspect and trace show it on the other host.
+  std::unordered_map<std::string, int> label_of;
+};
+// Recognises the topology only when some description looks like a label.
 EndPortNames IndexEndPortNames(const Fabric& f);
 
 // The end port `word` names: its node description, port GUID (0x + 16 hex
 // digits) or LID (decimal or 0x hex, never octal); -1 when none. A
-// description several end ports share names none of them: throws ibu::Error
-// naming their port GUIDs, rather than taking the first.
+// description several end ports share, or one that is another end port's
+// label, names none of them: throws ibu::Error naming their port GUIDs,
+// rather than taking one.
 int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string& word);
 
 // What EndPortOfWord reads back as `ep`: its node description, or its port
 // GUID when other end ports share the description (dual-port HCAs, hosts
-// left at the vendor's default) or it is empty or has blanks at an end, so
-// files written with it round-trip.
+// left at the vendor's default), it is another end port's label, or it is
+// empty or has blanks at an end, so files written with it round-trip.
 std::string EndPortWord(const Fabric& f, const EndPortNames& names, int ep);
 
 // Throws ibu::Error "FILE:LINE: ..." naming the word and what was expected,

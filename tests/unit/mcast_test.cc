@@ -385,6 +385,33 @@ void EndPortWordsReadBack() {
     CU_ASSERT_EQUAL(EndPortWord(f, names, ep), Hex16(f.end_ports[size_t(ep)].port_guid));
 }
 
+// On a shuffled tree the generator's descriptions are no longer the hosts'
+// labels: 'P(200)' described one host while inspect and trace showed it on
+// another, and a group file silently took the described one. Such a word is
+// refused naming both; EndPortWord writes a GUID for it; a tree whose
+// labels are its descriptions indexes no clash.
+void LabelThatIsAnotherHostsDescriptionIsRefused() {
+  CU_ASSERT(IndexEndPortNames(MakeFatTree(4, 3)).label_of.empty());
+  Fabric f = MakeFatTree(4, 3);
+  ShufflePorts(f, 3);
+  const EndPortNames names = IndexEndPortNames(f);
+  CU_ASSERT_FATAL(!names.label_of.empty());
+  for (const auto& [label, labelled] : names.label_of) {
+    const int described = names.by_description.at(label);
+    CU_ASSERT(described != labelled);
+    const std::string err = ErrorOf([&] { EndPortOfWord(f, names, label); });
+    CU_ASSERT(Contains(err, "'" + label + "' is the node description of end port " +
+                                Hex16(f.end_ports[size_t(described)].port_guid) + " and the label"));
+    CU_ASSERT(Contains(err, Hex16(f.end_ports[size_t(labelled)].port_guid)));
+    CU_ASSERT_EQUAL(EndPortWord(f, names, described), Hex16(f.end_ports[size_t(described)].port_guid));
+  }
+  for (int ep = 0; ep < static_cast<int>(f.end_ports.size()); ++ep)
+    CU_ASSERT_EQUAL(EndPortOfWord(f, names, EndPortWord(f, names, ep)), ep);
+  std::istringstream groups("0xC001 " + names.label_of.begin()->first + " " +
+                            Hex16(f.end_ports[0].port_guid) + "\n");
+  CU_ASSERT(Contains(ErrorOf([&] { ParseGroups(groups, "g.txt", f); }), "g.txt:1: '"));
+}
+
 }  // namespace
 
 void RegisterMcastSuite() {
@@ -397,6 +424,8 @@ void RegisterMcastSuite() {
   CU_add_test(s, "verifier names where copies go", VerifierNamesWhereCopiesGo);
   CU_add_test(s, "group files parse and name errors", GroupFilesParseAndNameErrors);
   CU_add_test(s, "EndPortWord: descriptions, or port GUIDs where shared or blank", EndPortWordsReadBack);
+  CU_add_test(s, "a description that is another host's label is refused",
+              LabelThatIsAnotherHostsDescriptionIsRefused);
 }
 
 }  // namespace ibu::test
