@@ -214,11 +214,14 @@ bool VerifyDeadlock(const Fabric& f, Tables& t, const std::vector<McastGroup>& g
 
 // Engines whose group SL depends on the tree they chose (xymesh paper
 // mode's fallback) learned the groups as OpenSM told them; without a tree
-// for one of them, the SL its packets ride is unknown to --deadlock.
+// for one of them, the SL its packets ride is unknown to --deadlock. A
+// group with its sl= given, or an engine without a VL policy (every SL on
+// VL 0), needs no tree for that: the refusal is the report's ("builds no
+// tree"), not bad input (it stopped verify with no report at all).
 void RequireTreesForDeadlock(const std::vector<McastGroup>& groups, const SchemeReference& ref) {
   for (const McastGroup& g : groups)
     if (const auto no_tree = ref.refused.find(g.mlid); no_tree != ref.refused.end())
-      throw Error(no_tree->second);
+      if (g.sl < 0 && ref.engine->HasSlPolicy()) throw Error(no_tree->second);
 }
 
 // The read-back SL2VL tables against the engine's VL policy.
