@@ -64,10 +64,11 @@ int RouteMain(int argc, char** argv) {
   if (args.positional().size() != 1) throw UsageError{std::string("expected one NETFILE\n") + kUsage};
   if (!args.has("--engine")) throw UsageError{std::string("missing --engine\n") + kUsage};
   Fabric f = LoadFabric(args, args.positional()[0]);
-  auto engine = MakeEngine(args.get("--engine"), OptionWords(args.get("--options")),
-                           [](LogLevel level, const std::string& m) {
-                             std::cerr << (level == LogLevel::kError ? "warning: " : "note: ") << m << "\n";
-                           });
+  auto engine = MakeEngine(
+      args.get("--engine"), OptionWords(args.get("--options")), [](LogLevel level, const std::string& m) {
+        std::cerr << (level == LogLevel::kError ? "ibunion route: warning: " : "ibunion route: note: ") << m
+                  << "\n";
+      });
   if (args.has("--mft") != args.has("--groups"))
     throw UsageError{"--groups FILE and --mft FILE go together"};
   // An engine with one data VL sets no SL-to-VL table: the file came out

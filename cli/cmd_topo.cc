@@ -50,6 +50,8 @@ int TopoMain(int argc, char** argv) {
     return 0;
   }
   const auto& pos = args.positional();
+  if (pos.size() > 3)
+    throw UsageError{"unexpected argument '" + pos[3] + "': expected a kind and two sizes\n" + kUsage};
   if (pos.size() != 3) throw UsageError{std::string("expected a kind and two sizes\n") + kUsage};
   long lmc = args.integer("--lmc", 0, 0, 7);
   if (args.has("--lmc") && !args.has("--guid2lid"))

@@ -158,8 +158,9 @@ int PrintBaseLidLoad(const Fabric& f, const Tables& t, const Labels& labels) {
                "first: from the hosts on %s to LID %u (%s), which %s (trace --from '%s' --dlid %u "
                "shows it)\n",
                r.broken, labels.Switch(r.broken_from).c_str(), static_cast<unsigned>(to.base_lid),
-               labels.Host(r.broken_to).c_str(), r.broken_loops ? "loops" : "ends elsewhere",
-               labels.Host(from).c_str(), static_cast<unsigned>(to.base_lid));
+               labels.Host(r.broken_to).c_str(),
+               r.broken_loops ? "loops" : "ends short of it or at another port", labels.Host(from).c_str(),
+               static_cast<unsigned>(to.base_lid));
   return 1;
 }
 

@@ -400,6 +400,8 @@ nothing_left "route --lft without its value"
 expect "ibunion mcjoin: --state given twice ('full', then 'sendonly')" "$IBUNION" mcjoin join ff12::1 --state full --state sendonly
 # The word refused is named (both said only "expected join|leave and an MGID").
 expect "ibunion mcjoin: unknown verb 'frob': expected join or leave" "$IBUNION" mcjoin frob ff12::1
+expect "ibunion mcsetup: unknown verb 'frob': expected measure, burst or effective" "$IBUNION" mcsetup frob
+expect "ibunion topo: unexpected argument 'extra': expected a kind and two sizes" "$IBUNION" topo fattree 4 3 extra
 expect "ibunion mcjoin: unexpected argument 'extra' after the MGID" "$IBUNION" mcjoin join ff12::1 extra
 # --port-guid by the core's GUID rule, 0x and 1..16 hex digits, refused
 # before any SA is opened (strtoull's base 0 took decimal and octal).
@@ -1364,7 +1366,7 @@ good_max=$(awk '{print $NF}' "$tmp/out.txt" | sort -n | tail -1)
 grep -q 'do not reach' "$tmp/err" && { echo "FAIL: trace --base-lid-load of good tables says: $(cat "$tmp/err")"; fails=$((fails + 1)); }
 bent_load "route(s) do not reach their base LID and are not counted above; first: from the hosts on SW<0,1> to LID 16 (P(31)), which loops" \
   "${sw31}s/^0x0010 002 /0x0010 004 /"
-bent_load "7 route(s) do not reach their base LID and are not counted above; first: from the hosts on SW<0,1> to LID 16 (P(31)), which ends elsewhere (trace --from 'P(00)' --dlid 16 shows it)" \
+bent_load "7 route(s) do not reach their base LID and are not counted above; first: from the hosts on SW<0,1> to LID 16 (P(31)), which ends short of it or at another port (trace --from 'P(00)' --dlid 16 shows it)" \
   "${sw31}s/^0x0010 002 /0x0010 001 /"
 "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 'P(00)' --dlid 16 >"$tmp/out.txt" 2>/dev/null &&
   [ "$(cat "$tmp/out.txt")" = "SW<0,1>:4 SW<1,0>:4 SW<3,1>:2 -> P(31)" ] &&
@@ -1539,6 +1541,14 @@ if ! "$IBUNION" verify "$tmp/cut.net" --lft "$tmp/cut.lft" --mft "$tmp/leaf.mft"
   grep -q "^scheme mlid: 0 MFT entries differ (1 group, routed in the groups file's order); mlid builds no tree for 1 of them$" "$tmp/v"
 then echo "PASS: verify --engine: a group the engine refuses is counted ($(grep 'MFT entries differ' "$tmp/v"))"
 else echo "FAIL: verify --engine, refused group: $(grep -i "scheme\|no tree" "$tmp/v" | xargs)"; fails=$((fails + 1)); fi
+# ... and with --deadlock: mlid has no VL policy, so the refused group's SL
+# is known (VL 0 for all); verify stopped with exit 2 and no report at all.
+"$IBUNION" verify "$tmp/cut.net" --lft "$tmp/cut.lft" --mft "$tmp/leaf.mft" --groups "$tmp/refused.groups" \
+  --engine mlid --deadlock >"$tmp/v" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q "mlid builds no tree for 1 of them$" "$tmp/v" && grep -q "^deadlock: " "$tmp/v"
+then echo "PASS: verify --engine mlid --deadlock: a refused group is counted, the report printed"
+else echo "FAIL: verify --deadlock with a refused group: rc $rc, $(tail -n 2 "$tmp/v" | xargs)"; fails=$((fails + 1)); fi
 # verify --deadlock walks the switches' routes to end-port LIDs too (64
 # end-port LIDs, 16 hosts at LMC 2, x 20 switches on FT(4,3)), and --host-lids keeps the
 # routes from end ports only.
