@@ -282,7 +282,11 @@ int VerifyMain(int argc, char** argv) {
   if (args.has("--path-sl")) path_sls = std::make_unique<PathSls>(ReadPathSlsFile(args.get("--path-sl"), f));
   if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);  // a switch without its table: bad input
   std::vector<McastGroup> groups;
-  if (args.has("--groups")) groups = ReadGroupsFile(args.get("--groups"), f);
+  if (args.has("--groups")) {
+    std::string note;
+    groups = ReadGroupsFile(args.get("--groups"), f, &note);
+    if (!note.empty()) std::cerr << "ibunion verify: note: " << note << "\n";
+  }
   std::unique_ptr<FatTree> tree;
   std::unique_ptr<PathMap> paths;
   if (args.has("--disjoint")) {

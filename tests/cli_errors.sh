@@ -1271,6 +1271,12 @@ if "$IBUNION" route "$tmp/cut.net" --engine mlid --groups "$tmp/cut.groups" --mf
   ! grep -q "^0xc001" "$tmp/cut.mft" && grep -q "^0xc002" "$tmp/cut.mft" && grep -q "^0xc003" "$tmp/cut.mft"
 then echo "PASS: route on a degraded FT(4,2): group 0xc001 refused with a warning, 0xc002 and 0xc003 built (exit 0)"
 else echo "FAIL: route with a refused group: $(grep -v '^note' "$tmp/err" | tail -2)"; fails=$((fails + 1)); fi
+# The cut tree is relabelled: its descriptions P(..) are other hosts' labels
+# (inspect's P(30) is the host described P(00)); the group file's words
+# keep naming hosts by description, and route says so once.
+grep -qF "ibunion route: note: $tmp/cut.groups: 6 member word(s) are node descriptions that inspect and trace print as other hosts' labels" "$tmp/err" &&
+  echo "PASS: route notes group words that are other hosts' labels" ||
+  { echo "FAIL: no note on group words that are other hosts' labels: $(grep -c . "$tmp/err") lines"; fails=$((fails + 1)); }
 # Bad input is no refusal: a source tree's group without its anchor= still
 # ends the run (exit 2, no file).
 "$IBUNION" topo mesh 3 3 -o "$tmp/m3src.net" 2>/dev/null

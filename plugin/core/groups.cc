@@ -25,20 +25,23 @@ bool LooksLikeHostLabel(const std::string& name) {
   return name.size() > 3 && (name[0] == 'P' || name[0] == 'H') && name[1] == '(' && name.back() == ')';
 }
 
-// index->label_of: each end port's recognised label that another end port
-// has as its description.
+// index->labels, and index->label_of: each end port's recognised label
+// that another end port has as its description. Both stay empty where
+// there is no such label.
 void IndexLabelsOfOthers(const Fabric& f, EndPortNames* index) {
   const KnownTopology known = RecognizeTopology(f);
   if (!known.tree && !known.mesh) return;
+  std::vector<std::string> labels(f.end_ports.size());
   for (size_t e = 0; e < f.end_ports.size(); ++e) {
     const int sw = f.end_ports[e].switch_index;
-    const std::string label = known.tree ? known.tree->HostLabel(static_cast<int>(e))
-                              : sw >= 0  ? known.mesh->HostLabel(sw)
-                                         : "";
-    const auto it = index->by_description.find(label);
+    labels[e] = known.tree ? known.tree->HostLabel(static_cast<int>(e))
+                : sw >= 0  ? known.mesh->HostLabel(sw)
+                           : "";
+    const auto it = index->by_description.find(labels[e]);
     if (it != index->by_description.end() && it->second != static_cast<int>(e))
-      index->label_of.emplace(label, static_cast<int>(e));
+      index->label_of.emplace(labels[e], static_cast<int>(e));
   }
+  if (!index->label_of.empty()) index->labels = std::move(labels);
 }
 
 }  // namespace
@@ -83,12 +86,6 @@ int EndPortByDescription(const Fabric& f, const EndPortNames& names, const std::
   const auto it = names.by_description.find(name);
   if (it == names.by_description.end()) return -1;
   if (it->second == kSharedName) RefuseSharedName(f, name);
-  if (const auto other = names.label_of.find(name); other != names.label_of.end())
-    throw Error("'" + name + "' is the node description of end port " +
-                Hex16(f.end_ports[static_cast<size_t>(it->second)].port_guid) +
-                " and the label (as inspect and trace print it) of end port " +
-                Hex16(f.end_ports[static_cast<size_t>(other->second)].port_guid) +
-                " (a shuffled or degraded fabric): expected one of them by its port GUID or LID");
   return it->second;
 }
 
@@ -105,6 +102,16 @@ int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string&
   if (!ParseInteger(word, &lid) || lid <= 0 || lid > kMaxUnicastLid) return -1;
   LidOwner o = f.owner(static_cast<Lid>(lid));
   return o.kind == Peer::Kind::kEndPort ? o.index : -1;
+}
+
+std::string LabelClash(const Fabric& f, const EndPortNames& names, const std::string& word, int ep) {
+  const auto other = names.label_of.find(word);
+  if (other == names.label_of.end() || other->second == ep ||
+      f.end_ports[static_cast<size_t>(ep)].name != word)
+    return "";
+  return "'" + word + "' is " + Hex16(f.end_ports[static_cast<size_t>(ep)].port_guid) + " (labelled " +
+         names.labels[static_cast<size_t>(ep)] + "); the host labelled " + word + " is " +
+         Hex16(f.end_ports[static_cast<size_t>(other->second)].port_guid);
 }
 
 std::string EndPortWord(const Fabric& f, const EndPortNames& names, int ep) {
@@ -199,15 +206,25 @@ int ResolveWord(const Fabric& f, const EndPortNames& names, const GroupWord& w, 
 
 }  // namespace
 
-std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f) {
+std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f,
+                                    std::string* note) {
   std::vector<McastGroup> groups;
   std::set<Lid> seen;
   const EndPortNames by_names = IndexEndPortNames(f);
+  // Descriptions inspect and trace print as other hosts' labels: the first,
+  // and how many words (a shuffled or degraded generator tree).
+  int no = 0;
+  std::string first_clash;
+  long clashes = 0;
+  auto note_clash = [&](const std::string& word, int ep) {
+    const std::string clash = LabelClash(f, by_names, word, ep);
+    if (clash.empty()) return;
+    if (clashes++ == 0) first_clash = "line " + std::to_string(no) + ": " + clash;
+  };
   // in_group[m] == the line of the group m was last listed in: duplicates
   // found in O(1), not by a search of the members so far.
   std::vector<int> in_group(f.end_ports.size(), 0);
   std::string line;
-  int no = 0;
   while (std::getline(is, line)) {
     ++no;
     const std::vector<GroupWord> words = SplitGroupLine(line, file, no);
@@ -233,6 +250,7 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
                            "anchor " + (w.quoted ? word.substr(7) : "'" + anchor + "'") +
                                " is not an end port of the fabric" +
                                (w.quoted ? " (no end port has that node description)" : ""));
+        note_clash(anchor, g.anchor);
         continue;
       }
       if (!w.quoted && word.rfind("sl=", 0) == 0) {
@@ -252,6 +270,7 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
         throw InputError(file, no, "member " + (w.quoted ? word : "'" + word + "'") + " is listed twice");
       in_group[m] = no;
       g.members.push_back(m);
+      note_clash(w.text, m);
     }
     if (g.members.empty()) throw InputError(file, no, "group " + mlid_word + " has no members");
     groups.push_back(std::move(g));
@@ -261,12 +280,19 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
   // no group and verified a multicast that checked nothing, as a PASS.
   if (groups.empty())
     throw Error(file + ": no group in it (expected lines 'MLID MEMBER MEMBER ...', e.g. '0xC001 P(000) P(001)')");
+  if (note)
+    *note = clashes == 0
+                ? ""
+                : file + ": " + std::to_string(clashes) +
+                      " member word(s) are node descriptions that inspect and trace print as other hosts' "
+                      "labels on this shuffled or degraded fabric; group files take descriptions (" +
+                      first_clash + "): name such hosts by port GUID or LID to be sure";
   return groups;
 }
 
-std::vector<McastGroup> ReadGroupsFile(const std::string& path, const Fabric& f) {
+std::vector<McastGroup> ReadGroupsFile(const std::string& path, const Fabric& f, std::string* note) {
   std::ifstream in = OpenInputFile(path, "group file");
-  return ParseGroups(in, path, f);
+  return ParseGroups(in, path, f, note);
 }
 
 }  // namespace ibu

@@ -30,19 +30,25 @@ constexpr int kSharedName = -2;
 struct EndPortNames {
   std::unordered_map<std::string, int> by_description;
   // A fabric whose recognised host labels (fat-tree P(...), mesh H(x,y)) are
-  // not its node descriptions (a shuffled or degraded generator tree): each
-  // label that is another end port's description, and the port it labels.
-  // Such a word is refused: inspect and trace show it on the other host.
+  // not all its node descriptions (a shuffled or degraded generator tree):
+  // every end port's label, and each label that is another end port's
+  // description with the port it labels (inspect and trace show that name
+  // on the other host). Empty otherwise.
+  std::vector<std::string> labels;
   std::unordered_map<std::string, int> label_of;
 };
 // Recognises the topology only when some description looks like a label.
 EndPortNames IndexEndPortNames(const Fabric& f);
 
+// "" unless `word`, which names end port `ep` by its description, is
+// another end port's label: then "'P(00)' is 0x... (labelled P(30)); the
+// host labelled P(00) is 0x...", for a note.
+std::string LabelClash(const Fabric& f, const EndPortNames& names, const std::string& word, int ep);
+
 // The end port `word` names: its node description, port GUID (0x + 16 hex
 // digits) or LID (decimal or 0x hex, never octal); -1 when none. A
-// description several end ports share, or one that is another end port's
-// label, names none of them: throws ibu::Error naming their port GUIDs,
-// rather than taking one.
+// description several end ports share names none of them: throws
+// ibu::Error naming their port GUIDs, rather than taking the first.
 int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string& word);
 
 // What EndPortOfWord reads back as `ep`: its node description, or its port
@@ -52,8 +58,11 @@ int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string&
 std::string EndPortWord(const Fabric& f, const EndPortNames& names, int ep);
 
 // Throws ibu::Error "FILE:LINE: ..." naming the word and what was expected,
-// and "FILE: ..." on a file without any group.
-std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f);
-std::vector<McastGroup> ReadGroupsFile(const std::string& path, const Fabric& f);
+// and "FILE: ..." on a file without any group. *note (if given) is set to a
+// line for the user when member words are descriptions that inspect and
+// trace print as other hosts' labels (LabelClash); "" otherwise.
+std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f,
+                                    std::string* note = nullptr);
+std::vector<McastGroup> ReadGroupsFile(const std::string& path, const Fabric& f, std::string* note = nullptr);
 
 }  // namespace ibu

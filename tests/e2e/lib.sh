@@ -83,19 +83,6 @@ EOS
 }
 # The hosts of a net file, one name per line.
 host_list() { "$IBUNION" inspect "$1" | awk '$1 == "host" {print $NF}'; }
-# port_guids NETFILE NAME...: the port GUID of each host named by node
-# description in a file the generator wrote (ibsim numbers a one-port CA's
-# port node GUID + 1, as the net-file reader does). On a shuffled tree a
-# description can be another host's label, which group files refuse: name
-# members by GUID there.
-port_guids() {
-  local net=$1 name g
-  shift
-  for name in "$@"; do
-    g=$(awk -v d="\"$name\"" '/^caguid=/ { g = substr($0, 8) } /^(Hca|Ca)[ \t]/ && index($0, d) { print g; exit }' "$net")
-    printf '0x%016x\n' $((g + 1))
-  done
-}
 # A deterministic pseudo-random sample of COUNT hosts: sample SEED COUNT FILE
 sample() { awk -v seed="$1" -v n="$2" 'BEGIN {srand(seed)} {h[NR] = $0} END {
   for (i = NR; i > 1; i--) { j = int(rand() * i) + 1; t = h[i]; h[i] = h[j]; h[j] = t }
