@@ -48,8 +48,9 @@ struct FatTree {
   // What a degraded tree lacks, by these labels, at most `max` of each kind:
   // "links SW<00,1>-SW<01,0>; switches SW<11,0>; hosts P(000)" ("" when
   // complete). A link counts where both its switches are there, a host
-  // where its leaf is (a missing switch takes its links and hosts along);
-  // switches left out (missing.cut_off) are among the switches named.
+  // where its leaf is (a missing switch takes its links and hosts along:
+  // those hosts are counted at the end, "; 6 hosts below the switches
+  // missing"); switches left out (missing.cut_off) are among those named.
   // Cost: O(switches x m + expected switches).
   std::string MissingParts(size_t max = 8) const;
   // The same parts as label lists, all of them (MissingParts formats them).

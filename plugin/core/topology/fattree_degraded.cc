@@ -843,6 +843,12 @@ std::string FatTree::MissingParts(size_t max) const {
   // A switch left out (cut_off: no place in the tree) holds no label either.
   AppendList(out, missing.cut_off ? "switches missing or left out" : "switches", parts.switches, max);
   AppendList(out, "hosts", parts.hosts, max);
+  // Hosts below a switch that is missing have no label to list: counted,
+  // so the list adds up to DegradedSummary's count.
+  const long unlisted = missing.hosts - static_cast<long>(parts.hosts.size());
+  if (unlisted > 0)
+    out += std::string(out.empty() ? "" : "; ") + std::to_string(unlisted) +
+           (parts.hosts.empty() ? "" : " more") + " hosts below the switches missing";
   return out;
 }
 
