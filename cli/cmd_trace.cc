@@ -185,7 +185,8 @@ int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Arg
         throw UsageError{"--from " + word + ": LID " + word + " is switch " + labels.Switch(o.index) +
                          "'s, not a host's; routes start at hosts"};
     }
-    throw UsageError{"--from " + word + ": no such host in " + args.positional()[0]};
+    throw UsageError{"--from " + word + ": no such host in " + args.positional()[0] +
+                     NotAnEndPortHint(f, word)};
   }
   const Lid dlid = static_cast<Lid>(ParseInt(args.get("--dlid"), "option --dlid", 1, kMaxUnicastLid));
   // A LID of nothing is the user's mistake, not a broken route of the tables.

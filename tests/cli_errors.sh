@@ -382,6 +382,15 @@ else echo "FAIL: a 100 KB net-file line: $(wc -c <"$tmp/err") bytes of message";
 # A switch's LID as --from was "no such host": it says whose LID it is.
 expect "ibunion trace: --from 18: LID 18 is switch SW<0,0>'s, not a host's; routes start at hosts" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 18 --dlid 4
+# ... and a CA's node GUID, ibnetdiscover's H-<GUID> name or a switch's
+# GUID: "no such host" alone left the slip to be guessed.
+expect "ibunion trace: --from 0x0000000000100000: no such host in $net (0x0000000000100000: the node GUID of CA 'P(00)'; its port 1 is 0x0000000000100001)" \
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 0x0000000000100000 --dlid 4
+expect "(H-0000000000100002: the node GUID of CA 'P(01)'; its port 1 is 0x0000000000100003)" \
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from H-0000000000100002 --dlid 4
+printf '0xC001 P(00) 0x0000000000200000\n' >"$tmp/swguid.groups"
+expect "member '0x0000000000200000' is not an end port of the fabric (name, port GUID or LID) (the GUID of switch SW<0,0> (0x0000000000200000" \
+  "$IBUNION" route "$net" --engine mlid --groups "$tmp/swguid.groups" --mft /dev/null --lft /dev/null
 expect "ibunion inspect: --guid2lid given twice ('$g2l', then '/nonexistent')" \
   "$IBUNION" inspect "$net" --guid2lid "$g2l" --guid2lid /nonexistent
 expect "ibunion topo: -o given twice ('$tmp/out/a.net', then '$tmp/out/b.net')" \

@@ -104,6 +104,22 @@ int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string&
   return o.kind == Peer::Kind::kEndPort ? o.index : -1;
 }
 
+std::string NotAnEndPortHint(const Fabric& f, const std::string& word) {
+  unsigned long long guid = 0;
+  size_t digits = 0;
+  // ibnetdiscover names nodes H-<node GUID> and S-<node GUID> in its files.
+  const bool named = word.size() > 2 && (word[0] == 'H' || word[0] == 'S') && word[1] == '-';
+  if (!ParseHexGuid(named ? "0x" + word.substr(2) : word, &guid, &digits) || (!named && digits != 16))
+    return "";
+  for (const EndPort& ep : f.end_ports)
+    if (ep.node_guid == guid)
+      return " (" + word + ": the node GUID of CA '" + ep.name + "'; its port " +
+             std::to_string(ep.port_num) + " is " + Hex16(ep.port_guid) + ")";
+  if (const int sw = f.SwitchByGuid(guid); sw >= 0)
+    return " (the GUID of " + f.SwitchLabel(sw) + ", not of an end port)";
+  return "";
+}
+
 std::string LabelClash(const Fabric& f, const EndPortNames& names, const std::string& word, int ep) {
   const auto other = names.label_of.find(word);
   if (other == names.label_of.end() || other->second == ep ||
@@ -264,8 +280,10 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
       int m = ResolveWord(f, by_names, w, w.text, file, no);
       if (m < 0)
         throw InputError(file, no,
-                         "member " + (w.quoted ? word : "'" + word + "'") + " is not an end port of the fabric" +
-                             (w.quoted ? " (no end port has that node description)" : " (name, port GUID or LID)"));
+                         "member " + (w.quoted ? word : "'" + word + "'") +
+                             " is not an end port of the fabric" +
+                             (w.quoted ? " (no end port has that node description)"
+                                       : " (name, port GUID or LID)" + NotAnEndPortHint(f, w.text)));
       if (in_group[m] == no)
         throw InputError(file, no, "member " + (w.quoted ? word : "'" + word + "'") + " is listed twice");
       in_group[m] = no;

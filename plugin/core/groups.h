@@ -51,6 +51,12 @@ std::string LabelClash(const Fabric& f, const EndPortNames& names, const std::st
 // ibu::Error naming their port GUIDs, rather than taking the first.
 int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string& word);
 
+// Why `word`, which EndPortOfWord found no end port for, may have been
+// meant for one: " (0x...: the node GUID of CA 'desc'; its port 1 is 0x...)",
+// " (the GUID of switch SW<0,0> (0x..., LID 18), not of an end port)", or "" when no
+// such slip is seen. For the callers' "no such host" messages.
+std::string NotAnEndPortHint(const Fabric& f, const std::string& word);
+
 // What EndPortOfWord reads back as `ep`: its node description, or its port
 // GUID when other end ports share the description (dual-port HCAs, hosts
 // left at the vendor's default), it is another end port's label, or it is

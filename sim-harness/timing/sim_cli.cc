@@ -1201,7 +1201,8 @@ GivenSources ReadGivenSources(const std::map<std::string, Setting>& opt, const F
     if (ep < 0)
       throw Error(where + ": no end port named '" + name + "' in the fabric (" +
                   std::to_string(fabric.end_ports.size()) +
-                  " end ports; expected a node description, port GUID or LID)");
+                  " end ports; expected a node description, port GUID or LID)" +
+                  NotAnEndPortHint(fabric, name));
     int& first = given_as[size_t(ep)];
     if (first >= 0)
       throw Error(where + ": source '" + name + "' named again (first at " + given.where[size_t(first)] + ")");
