@@ -388,6 +388,8 @@ expect "ibunion trace: --from 0x0000000000100000: no such host in $net (0x000000
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 0x0000000000100000 --dlid 4
 expect "(H-0000000000100002: the node GUID of CA 'P(01)'; its port 1 is 0x0000000000100003)" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from H-0000000000100002 --dlid 4
+expect "ibunion trace: --from 0x100001: no such host in $net (a port GUID is written with all 16 hex digits: 0x0000000000100001)" \
+  "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 0x100001 --dlid 4
 printf '0xC001 P(00) 0x0000000000200000\n' >"$tmp/swguid.groups"
 expect "member '0x0000000000200000' is not an end port of the fabric (name, port GUID or LID) (the GUID of switch SW<0,0> (0x0000000000200000" \
   "$IBUNION" route "$net" --engine mlid --groups "$tmp/swguid.groups" --mft /dev/null --lft /dev/null

@@ -109,8 +109,13 @@ std::string NotAnEndPortHint(const Fabric& f, const std::string& word) {
   size_t digits = 0;
   // ibnetdiscover names nodes H-<node GUID> and S-<node GUID> in its files.
   const bool named = word.size() > 2 && (word[0] == 'H' || word[0] == 'S') && word[1] == '-';
-  if (!ParseHexGuid(named ? "0x" + word.substr(2) : word, &guid, &digits) || (!named && digits != 16))
-    return "";
+  if (!ParseHexGuid(named ? "0x" + word.substr(2) : word, &guid, &digits)) return "";
+  // 0x + 16 digits tells a GUID from a LID in hex (mcjoin's --port-guid
+  // takes fewer, having no LID to confuse it with).
+  if (!named && digits < 16) {
+    const int ep = digits > 4 ? f.EndPortByGuid(guid) : -1;
+    return ep < 0 ? "" : " (a port GUID is written with all 16 hex digits: " + Hex16(guid) + ")";
+  }
   for (const EndPort& ep : f.end_ports)
     if (ep.node_guid == guid)
       return " (" + word + ": the node GUID of CA '" + ep.name + "'; its port " +
