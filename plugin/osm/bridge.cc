@@ -57,11 +57,11 @@ struct ibu_engine {
   // OpenSM's routing phase (755 MB a routing on FT(16,3) at LMC 5, which
   // took the phase from 0.02-0.4 s to 1-4 s).
   bool dump = false;
-  // Per MLID the engine has built a tree for since the last unicast
-  // routing: its rebuilds (join/leave cost in the log: one verbose line per
-  // rebuild, counted whether or not the line is logged, so it is right when
-  // verbose logging is turned on) and the MGIDs it was built for (the SA
-  // reuses a deleted group's MLID).
+  // Per MLID the engine has built a tree for, until OpenSM deletes it: its
+  // rebuilds since the last unicast routing (join/leave cost in the log:
+  // one verbose line per rebuild, counted whether or not the line is
+  // logged, so it is right when verbose logging is turned on) and the MGIDs
+  // it was built for (the SA reuses a deleted group's MLID).
   struct McastState {
     long rebuilds = 0;
     std::vector<std::array<uint8_t, 16>> mgids;
@@ -414,7 +414,9 @@ int ibu_route_unicast(ibu_engine* e) {
                   e->fabric.switches.size(), e->fabric.end_ports.size(), e->fabric.max_lid(), secs);
     e->Log(IBU_LOG_INFO, buf);
     e->routed = true;
-    e->mcast.clear();
+    // The groups stay known (an engine may keep their trees, xymesh's
+    // multicast VL on the same cabling): deleted ones are still forgotten.
+    for (auto& [mlid, state] : e->mcast) state.rebuilds = 0;
     return 0;
   } catch (const std::exception& err) {
     e->Log(IBU_LOG_ERROR, std::string("refusing: ") + err.what());

@@ -510,6 +510,34 @@ void McastLeaveFromAKeptTreePrunesTheLeaver() {
   ibu_engine_free(e);
 }
 
+// A heavy sweep routes again and then rebuilds every group in MLID order.
+// On an unchanged mesh it took multicast from working groups (audit under
+// OpenSM, paper mode): the multicast VL started empty, so A, grown since B
+// took the VL, now came first and B was refused; and a kept tree was
+// forgotten. On the same cabling both keep what they had.
+void McastTreesOutliveARoutingOfTheSameCabling() {
+  CornerGroups c;
+  ibu_engine* e = c.e;
+  const std::vector<uint64_t>& a = c.a;
+  const std::vector<uint64_t>& b = c.b;
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  MaskBits a_before, b_before;
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 2, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, RecordMaskBit, &b_before), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, RecordMaskBit, &a_before), 0);  // A grows
+  CU_ASSERT_FATAL(!a_before.empty() && !b_before.empty());
+  for (int sweep = 0; sweep < 2; ++sweep) {
+    CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+    MaskBits a_after, b_after;
+    CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, RecordMaskBit, &a_after), 0);
+    CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, RecordMaskBit, &b_after), 0);
+    CU_ASSERT(a_after == a_before);
+    CU_ASSERT(b_after == b_before);
+  }
+  CU_ASSERT_EQUAL(Count(c.log, IBU_LOG_ERROR, "refused"), 0);
+  ibu_engine_free(e);
+}
+
 // OpenSM deletes a group without a call, and the SA hands its MLID to the
 // next new group: before each tree the adapter has stale trees forgotten.
 // A deleted group's tree kept counting on xymesh's multicast VL (B was
@@ -663,6 +691,8 @@ void StaleDumpsRemoved() {
 void RegisterBridgeSuite() {
   CU_pSuite s = CU_add_suite("OpenSM bridge", nullptr, nullptr);
   CU_add_test(s, "multicast rebuild line only when verbose is on", McastRebuildLineOnlyWhenVerbose);
+  CU_add_test(s, "paper mode: a routing of the same cabling keeps the multicast VL's trees",
+              McastTreesOutliveARoutingOfTheSameCabling);
   CU_add_test(s, "trees of deleted groups and of reused MLIDs forgotten", StaleMcastTreesForgotten);
   CU_add_test(s, "<engine>_dump read like the engines' on/off options", DumpOptionReadLikeEngineOptions);
   CU_add_test(s, "options shared with other event plugins", OptionsSharedWithOtherPlugins);

@@ -422,9 +422,20 @@ class XyMeshEngine : public Engine {
   const char* name() const override { return "xymesh"; }
 
   void RouteUnicast(const Fabric& f, Tables& t) override {
+    // OpenSM rebuilds every group after each routing, in MLID order. From
+    // an empty multicast VL, first come first served became MLID order: a
+    // heavy sweep of an unchanged mesh gave a lower MLID that had grown the
+    // place of a group admitted before it, which lost multicast (or a kept
+    // tree was forgotten, the group refused). On the same cabling the VL's
+    // trees stay admitted until their group is rebuilt.
+    std::vector<uint64_t> cabling = CablingOf(f);
+    if (cabling != cabling_) {
+      paper_trees_.Clear();
+      vl_trees_.clear();
+      cabling_ = std::move(cabling);
+    }
     router_.reset();
     trees_.Clear();
-    paper_trees_.Clear();
     group_sl_.clear();
     router_ = std::make_unique<XyRouter>(f, RecognizeMesh(f), opt_);
     if (log_)
@@ -438,17 +449,17 @@ class XyMeshEngine : public Engine {
     if (!router_) throw Error("xymesh: multicast needs unicast routing first");
     // A tree on the multicast VL now: what the group keeps if no new one
     // fits (read from t only then; t keeps it until Apply below).
-    const bool had_vl_tree = paper_trees_.Admitted(g.mlid);
+    const Tree had = TakeVlTree(g.mlid);
     const bool first_build = group_sl_.count(g.mlid) == 0;  // OpenSM rebuilds on every join and leave
     group_sl_.erase(g.mlid);
-    paper_trees_.Remove(g.mlid);
     auto tree = router_->McastTree(g);
     uint8_t sl = router_->McastSl(g);
     if (OnMcastVl(g)) {
       if (!PlaceOnMcastVl(f, g, tree, sl)) {
-        KeepPreviousTree(f, g, had_vl_tree ? CurrentTree(g.mlid, t) : Tree{}, t);
+        KeepPreviousTree(f, g, had, t);
         return;
       }
+      if (paper_trees_.Admitted(g.mlid)) vl_trees_[g.mlid] = tree;
     } else if (opt_.mcast == McastScheme::kPaper && first_build) {
       Log("multicast group " + HexLid(g.mlid) + ": SL " + std::to_string(g.sl) +
           " from the SA, not " + std::to_string(kPaperMcastSl) + ": trunk-row tree on the data VLs");
@@ -463,7 +474,7 @@ class XyMeshEngine : public Engine {
   // groups are not turned away for a loop with a tree that is gone.
   void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) override {
     trees_.Apply(f, mlid, {}, t);
-    paper_trees_.Remove(mlid);
+    TakeVlTree(mlid);
     group_sl_.erase(mlid);
   }
 
@@ -535,6 +546,7 @@ class XyMeshEngine : public Engine {
                          "; create the group with another SL");
     }
     group_sl_[g.mlid] = kPaperMcastSl;
+    vl_trees_[g.mlid] = previous;
     trees_.Apply(f, g.mlid, previous, t);
     std::string missed;
     for (int ep : g.members)
@@ -588,15 +600,28 @@ class XyMeshEngine : public Engine {
     return pruned;
   }
 
-  // The group's entries in t: its tree as routed last.
-  Tree CurrentTree(Lid mlid, const Tables& t) const {
-    Tree tree;
-    if (const std::vector<int>* sws = trees_.Switches(mlid))
-      for (int sw : *sws) {
-        const auto it = t.mft[sw].groups.find(mlid);
-        if (it != t.mft[sw].groups.end()) tree.emplace_back(sw, it->second);
-      }
+  // The group's tree on the multicast VL (none: empty), out of the VL's
+  // admission graph and the record, for the group's rebuild or end.
+  Tree TakeVlTree(Lid mlid) {
+    paper_trees_.Remove(mlid);
+    const auto it = vl_trees_.find(mlid);
+    if (it == vl_trees_.end()) return {};
+    Tree tree = std::move(it->second);
+    vl_trees_.erase(it);
     return tree;
+  }
+
+  // Switches and their cabling in index order: two fabrics with equal
+  // ones number every (switch, port) of a tree alike.
+  static std::vector<uint64_t> CablingOf(const Fabric& f) {
+    std::vector<uint64_t> out;
+    for (const Switch& sw : f.switches) {
+      out.push_back(sw.guid);
+      for (const Peer& p : sw.ports)
+        out.push_back(uint64_t(p.kind) << 48 | uint64_t(uint32_t(p.index)) << 16 |
+                      uint64_t(uint16_t(p.port)));
+    }
+    return out;
   }
 
   static bool Reaches(const Fabric& f, const Tree& tree, int ep) {
@@ -627,6 +652,8 @@ class XyMeshEngine : public Engine {
   std::unique_ptr<XyRouter> router_;
   McastTreeTables trees_;
   McastVlGraph paper_trees_;                // paper mode: trees on the multicast VL
+  std::unordered_map<Lid, Tree> vl_trees_;  // ... and each such group's tree
+  std::vector<uint64_t> cabling_;           // CablingOf the fabric they were admitted on
   std::unordered_map<Lid, uint8_t> group_sl_;  // SL of each routed group
 };
 
