@@ -102,18 +102,26 @@ paper_run() {  # OUT FABRIC-RUN-ARGS...: mesh-5x5, xymesh paper trees, OpenSM ke
     --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_mcast=paper" \
     --conf-line "qos TRUE" --out "$1" --daemon "${@:2}"
 }
+# Then a heavy sweep (SIGHUP: OpenSM routes again, then rebuilds every
+# group) on the unchanged fabric: B must keep its tree. It used to lose its
+# multicast (refused, no MFT entries): the new routing forgot the kept tree.
 out=$E2E_TMP/keep
-check "mesh-5x5 paper: groups A and B joined, then H(2,4) joins B" paper_run "$out" \
+check "mesh-5x5 paper: groups A and B joined, then H(2,4) joins B, then a heavy sweep" paper_run "$out" \
   --exec "$(join ff12:e001::a 'H(0,0)' 'H(0,4)' 'H(4,0)' 'H(4,4)' 'H(2,0)') sleep 1" \
   --exec "$(join ff12:e001::b 'H(0,0)' 'H(0,4)' 'H(4,0)' 'H(4,4)') sleep 1" \
-  --exec "$(join ff12:e001::b 'H(2,4)') sleep 2"
+  --exec "$(join ff12:e001::b 'H(2,4)') sleep 2" \
+  --exec "kill -HUP \$IBUNION_OSM_PID && sleep 4"
+[ "$(grep -c "xymesh tables configured on all switches" "$out/opensm.log")" -ge 2 ] &&
+  pass "the HUP routed the fabric again" || fail "no second routing after the HUP"
+! grep -q "multicast group .* refused" "$out/opensm.log" && pass "no group refused, before or after the sweep" ||
+  { fail "a group was refused"; grep "refused" "$out/opensm.log" | tail -n 3; }
 mlid_b=$(awk '{print $2}' "$out/joins-ff12:e001::b.txt" | sort -u)
 grep -q "multicast group $(printf '0x%04x' "$mlid_b"): SL 15 (the multicast VL) and no tree with its 5 members fits on it without a credit loop; it keeps its previous tree, which does not reach H(2,4)" \
   "$out/opensm.log" && pass "H(2,4)'s join: B keeps its previous tree, the error names H(2,4)" ||
   { fail "no 'keeps its previous tree' error for B ($mlid_b)"; grep -i "xymesh.*multicast" "$out/opensm.log" | tail -n 5; }
 # B's members but H(2,4) still get exactly one copy from every member.
 echo "$mlid_b sl=15 H(0,0) H(0,4) H(4,0) H(4,4)" >"$E2E_TMP/groups-b"
-check "B's tree, read back after the join, still serves its first four members exactly once" \
+check "B's tree, read back after the join and the sweep, still serves its first four members exactly once" \
   "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$E2E_TMP/groups-b"
 # The same, but A is gone before H(2,4) joins B: its one full member
 # leaves (its corners joined send-only), and OpenSM deletes the group and

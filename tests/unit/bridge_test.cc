@@ -510,6 +510,21 @@ void McastLeaveFromAKeptTreePrunesTheLeaver() {
   ibu_engine_free(e);
 }
 
+// `f` as OpenSM describes it once host `name`'s link is down.
+Fabric WithoutHost(const Fabric& f, const std::string& name) {
+  const int gone = EndPortNamed(f, name);
+  Fabric out = f;
+  out.end_ports.erase(out.end_ports.begin() + gone);
+  for (Switch& sw : out.switches)
+    for (Peer& p : sw.ports)
+      if (p.is_end_port() && p.index == gone)
+        p = Peer{};
+      else if (p.is_end_port() && p.index > gone)
+        --p.index;
+  out.Finalize();
+  return out;
+}
+
 // A heavy sweep routes again and then rebuilds every group in MLID order.
 // On an unchanged mesh it took multicast from working groups (audit under
 // OpenSM, paper mode): the multicast VL started empty, so A, grown since B
@@ -526,7 +541,10 @@ void McastTreesOutliveARoutingOfTheSameCabling() {
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, RecordMaskBit, &b_before), 0);
   CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, RecordMaskBit, &a_before), 0);  // A grows
   CU_ASSERT_FATAL(!a_before.empty() && !b_before.empty());
-  for (int sweep = 0; sweep < 2; ++sweep) {
+  // Two heavy sweeps, then one after H(1,1), in neither group, went down
+  // (a host's port changes no switch link; it reset the VL too).
+  for (int sweep = 0; sweep < 3; ++sweep) {
+    if (sweep == 2) DescribeFabricToBridge(e, WithoutHost(c.f, "H(1,1)"));
     CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
     MaskBits a_after, b_after;
     CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, a.data(), 5, RecordMaskBit, &a_after), 0);
@@ -535,6 +553,37 @@ void McastTreesOutliveARoutingOfTheSameCabling() {
     CU_ASSERT(b_after == b_before);
   }
   CU_ASSERT_EQUAL(Count(c.log, IBU_LOG_ERROR, "refused"), 0);
+  ibu_engine_free(e);
+}
+
+// A member's host goes down while its group holds a kept tree: OpenSM
+// routes again (switch links unchanged: the tree stays admitted) and
+// rebuilds the group without it. The kept tree loses that host port, which
+// now leads nowhere (the pruning kept bits of ports no end port had).
+void McastKeptTreeLosesAHostThatWentDown() {
+  CornerGroups c;
+  ibu_engine* e = c.e;
+  const EndPort& h10 = c.f.end_ports[EndPortNamed(c.f, "H(1,0)")];
+  const std::pair<uint64_t, int> h10_bit = {c.f.switches[h10.switch_index].guid, h10.switch_port};
+  // B over the corners and H(1,0) fits beside A; H(2,4) joining does not:
+  // B keeps that tree.
+  std::vector<uint64_t> b = {c.b[0], c.b[1], c.b[2], c.b[3], h10.port_guid};
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, c.a.data(), 5, NoMask, nullptr), 0);
+  MaskBits kept;
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 5, NoMask, nullptr), 0);
+  b.push_back(c.b[4]);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 6, RecordMaskBit, &kept), 0);
+  CU_ASSERT(kept.count(h10_bit) == 1);
+  // H(1,0) goes down: routed again, B rebuilt without it, still kept.
+  DescribeFabricToBridge(e, WithoutHost(c.f, "H(1,0)"));
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, 15, c.a.data(), 5, NoMask, nullptr), 0);
+  MaskBits after;
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, 15, b.data(), 6, RecordMaskBit, &after), 0);
+  CU_ASSERT(!after.empty() && after.count(h10_bit) == 0);
+  for (const auto& bit : after) CU_ASSERT(kept.count(bit) == 1);
+  CU_ASSERT_EQUAL(Count(c.log, IBU_LOG_ERROR, "it keeps its previous tree"), 2);
   ibu_engine_free(e);
 }
 
@@ -704,6 +753,7 @@ void RegisterBridgeSuite() {
   CU_add_test(s, "a join no SL-15 tree fits keeps the group's previous tree",
               McastJoinThatFitsNoTreeKeepsThePreviousOne);
   CU_add_test(s, "a leave from a kept SL-15 tree prunes the leaver", McastLeaveFromAKeptTreePrunesTheLeaver);
+  CU_add_test(s, "a kept SL-15 tree loses a host that went down", McastKeptTreeLosesAHostThatWentDown);
 }
 
 }  // namespace ibu::test

@@ -426,8 +426,10 @@ class XyMeshEngine : public Engine {
     // an empty multicast VL, first come first served became MLID order: a
     // heavy sweep of an unchanged mesh gave a lower MLID that had grown the
     // place of a group admitted before it, which lost multicast (or a kept
-    // tree was forgotten, the group refused). On the same cabling the VL's
-    // trees stay admitted until their group is rebuilt.
+    // tree was forgotten, the group refused). With the same switches and
+    // switch links the VL's trees stay admitted until their group is
+    // rebuilt. (When those change the VL starts empty: the groups are
+    // admitted in MLID order then.)
     std::vector<uint64_t> cabling = CablingOf(f);
     if (cabling != cabling_) {
       paper_trees_.Clear();
@@ -559,7 +561,8 @@ class XyMeshEngine : public Engine {
                                  "; create the group with another SL");
   }
 
-  // `tree` without the host ports of end ports outside `members`, then
+  // `tree` without the host ports of end ports outside `members` (or of
+  // none: a tree kept across a routing where its host went), then
   // without the switches left as dead ends (one tree link, no member
   // below), repeatedly. What stays is a subtree: still exactly once.
   static Tree PrunedToMembers(const Fabric& f, const Tree& tree, const std::vector<int>& members) {
@@ -579,7 +582,8 @@ class XyMeshEngine : public Engine {
     for (auto& [sw, m] : mask) {
       const Switch& s = f.switches[sw];
       for (int p = 1; p <= s.num_ports; ++p)
-        if (m.test(p) && s.ports[p].is_end_port() && !member[s.ports[p].index]) m.reset(p);
+        if (m.test(p) && !s.ports[p].is_switch() && !(s.ports[p].is_end_port() && member[s.ports[p].index]))
+          m.reset(p);  // a non-member's host port, or one whose host is gone
     }
     for (const auto& [sw, m] : tree) check(sw);
     while (!dead_ends.empty()) {
@@ -611,15 +615,18 @@ class XyMeshEngine : public Engine {
     return tree;
   }
 
-  // Switches and their cabling in index order: two fabrics with equal
-  // ones number every (switch, port) of a tree alike.
+  // Switches and their switch-to-switch links in index order: two fabrics
+  // with equal ones number every (switch, port) of a tree alike, and give
+  // the VL's admission graph the same channels. Hosts are left out: one
+  // coming or going changes no switch link (a kept tree's host ports are
+  // pruned to the members when it is kept again).
   static std::vector<uint64_t> CablingOf(const Fabric& f) {
     std::vector<uint64_t> out;
     for (const Switch& sw : f.switches) {
       out.push_back(sw.guid);
       for (const Peer& p : sw.ports)
-        out.push_back(uint64_t(p.kind) << 48 | uint64_t(uint32_t(p.index)) << 16 |
-                      uint64_t(uint16_t(p.port)));
+        out.push_back(
+            p.is_switch() ? 1ull << 48 | uint64_t(uint32_t(p.index)) << 16 | uint64_t(uint16_t(p.port)) : 0);
     }
     return out;
   }
