@@ -386,8 +386,9 @@ int McSetupMain(int argc, char** argv) {
   if (verb == "measure") return OnLiveSubnet(Measure, args);
   if (verb == "burst") return OnLiveSubnet(Burst, args);
   if (verb == "effective") return EffectiveMain(args);
-  throw UsageError{(verb.empty() ? std::string("expected a verb") : "unknown verb '" + verb + "'") +
-                   ": expected measure, burst or effective\n" + kUsage};
+  throw UsageError{
+      (verb.empty() ? std::string("expected a verb:") : "unknown verb '" + verb + "': expected") +
+      " measure, burst or effective\n" + kUsage};
 }
 
 }  // namespace ibu::cli

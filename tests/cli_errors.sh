@@ -1285,7 +1285,7 @@ else echo "FAIL: route with a refused group: $(grep -v '^note' "$tmp/err" | tail
 # The cut tree is relabelled: its descriptions P(..) are other hosts' labels
 # (inspect's P(30) is the host described P(00)); the group file's words
 # keep naming hosts by description, and route says so once.
-grep -qF "ibunion route: note: $tmp/cut.groups: 6 member word(s) are node descriptions that inspect and trace print as other hosts' labels" "$tmp/err" &&
+grep -qF "ibunion route: note: $tmp/cut.groups: 6 word(s) are node descriptions that inspect and trace print as other hosts' labels" "$tmp/err" &&
   echo "PASS: route notes group words that are other hosts' labels" ||
   { echo "FAIL: no note on group words that are other hosts' labels: $(grep -c . "$tmp/err") lines"; fails=$((fails + 1)); }
 # Bad input is no refusal: a source tree's group without its anchor= still

@@ -186,6 +186,15 @@ expect "$tmp/ft42.lft:1: expected 'src_guid dst_guid dlid'" \
 echo x >"$tmp/garbage.paths"
 expect "$tmp/garbage.paths:1: expected 'src_guid dst_guid dlid'" \
   "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/ft42.lft" "$tmp/garbage.paths"
+# A DLID with leading zeros is decimal, as the core's reader takes it
+# (int(w, 0) raised on '012'): the same report as without them.
+"$IBUNION_BUILD/ibunion" route "$SRC/topologies/ft-4-2.net" --engine mlid --lft "$tmp/m42.lft" \
+  --paths "$tmp/m42.paths" 2>/dev/null || fail "ibunion route ft-4-2 --paths"
+awk '{printf "%s %s 00%s\n", $1, $2, $3}' "$tmp/m42.paths" >"$tmp/m42z.paths"
+if "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/m42.lft" "$tmp/m42.paths" >"$tmp/plain.out" &&
+  "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/m42.lft" "$tmp/m42z.paths" >"$tmp/zeros.out" &&
+  [ -s "$tmp/plain.out" ] && cmp -s "$tmp/plain.out" "$tmp/zeros.out"; then pass "link-sharing: DLIDs with leading zeros read as decimal"
+else fail "link-sharing: DLIDs with leading zeros: $(tail -n 1 "$tmp/zeros.out")"; fi
 
 # --- nothing left behind ------------------------------------------------------
 left=$(ls -A "$tmp" | grep '^ibunion-run\.' || true)

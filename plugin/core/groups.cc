@@ -117,7 +117,7 @@ std::string NotAnEndPortHint(const Fabric& f, const std::string& word) {
     return ep < 0 ? "" : " (a port GUID is written with all 16 hex digits: " + Hex16(guid) + ")";
   }
   for (const EndPort& ep : f.end_ports)
-    if (ep.node_guid == guid)
+    if (guid != 0 && ep.node_guid == guid)
       return " (" + word + ": the node GUID of CA '" + ep.name + "'; its port " +
              std::to_string(ep.port_num) + " is " + Hex16(ep.port_guid) + ")";
   if (const int sw = f.SwitchByGuid(guid); sw >= 0)
@@ -267,10 +267,11 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
         TakeOnce(file, no, w.text, &anchor);
         g.anchor = ResolveWord(f, by_names, w, anchor, file, no);
         if (g.anchor < 0)
-          throw InputError(file, no,
-                           "anchor " + (w.quoted ? word.substr(7) : "'" + anchor + "'") +
-                               " is not an end port of the fabric" +
-                               (w.quoted ? " (no end port has that node description)" : ""));
+          throw InputError(
+              file, no,
+              "anchor " + (w.quoted ? word.substr(7) : "'" + anchor + "'") +
+                  " is not an end port of the fabric" +
+                  (w.quoted ? " (no end port has that node description)" : NotAnEndPortHint(f, anchor)));
         note_clash(anchor, g.anchor);
         continue;
       }
@@ -304,12 +305,11 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
   if (groups.empty())
     throw Error(file + ": no group in it (expected lines 'MLID MEMBER MEMBER ...', e.g. '0xC001 P(000) P(001)')");
   if (note)
-    *note = clashes == 0
-                ? ""
-                : file + ": " + std::to_string(clashes) +
-                      " member word(s) are node descriptions that inspect and trace print as other hosts' "
-                      "labels on this shuffled or degraded fabric; group files take descriptions (" +
-                      first_clash + "): name such hosts by port GUID or LID to be sure";
+    *note = clashes == 0 ? ""
+                         : file + ": " + std::to_string(clashes) +
+                               " word(s) are node descriptions that inspect and trace print as other hosts' "
+                               "labels on this shuffled or degraded fabric; group files take descriptions (" +
+                               first_clash + "): name such hosts by port GUID or LID to be sure";
   return groups;
 }
 

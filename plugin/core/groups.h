@@ -65,7 +65,7 @@ std::string EndPortWord(const Fabric& f, const EndPortNames& names, int ep);
 
 // Throws ibu::Error "FILE:LINE: ..." naming the word and what was expected,
 // and "FILE: ..." on a file without any group. *note (if given) is set to a
-// line for the user when member words are descriptions that inspect and
+// line for the user when member or anchor words are descriptions that inspect and
 // trace print as other hosts' labels (LabelClash); "" otherwise.
 std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f,
                                     std::string* note = nullptr);

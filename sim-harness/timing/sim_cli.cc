@@ -299,7 +299,8 @@ int Report(const std::vector<PointResult>& results, const Output& o) {
                 << "\n";
       status = 1;
     } else if (!r.error.empty()) {
-      std::cerr << "ibunion sim: point " << r.index << " (load " << LoadText(r) << "): " << r.error << "\n";
+      std::cerr << "ibunion sim: point " << r.index << " (load " << LoadText(r) << "): " << r.error
+                << (r.events > 0 && !r.conservation_ok ? "; its conservation check failed too" : "") << "\n";
       status = 1;
     } else if (!r.conservation_ok) {
       std::cerr << "ibunion sim: point " << r.index << ": conservation check failed (packets lost or duplicated)\n";

@@ -527,8 +527,9 @@ void CableBetweenLeftOutSwitchesIsThere() {
   CU_ASSERT(Contains(tree.DegradedSummary(), "degraded FT(4,2): 4 of 8 switch links, 1 of 6 switches and 6 of 8 hosts missing"));
   // Its links and hosts go with the switches left out: only those are
   // named, the hosts counted (the summary's 6 were listed as none).
-  CU_ASSERT(tree.MissingParts(1) ==
-            "switches missing or left out SW<1,0> and 3 more; 6 hosts below the switches missing");
+  CU_ASSERT(
+      tree.MissingParts(1) ==
+      "switches missing or left out SW<1,0> and 3 more; 6 hosts below the switches missing or left out");
   const FatTree::MissingLabels parts = tree.MissingPartLabels();
   CU_ASSERT(parts.links.empty() && parts.hosts.empty());
   CU_ASSERT((parts.switches == std::vector<std::string>{"SW<1,0>", "SW<1,1>", "SW<2,1>", "SW<3,1>"}));

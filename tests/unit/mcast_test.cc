@@ -415,7 +415,7 @@ void LabelThatIsAnotherHostsDescriptionIsNoted() {
   const std::vector<McastGroup> read = ParseGroups(groups, "g.txt", f, &note);
   CU_ASSERT_EQUAL(read.at(0).members.at(0), names.by_description.at(clashing));
   CU_ASSERT(Contains(note,
-                     "g.txt: 1 member word(s) are node descriptions that inspect and trace print as "
+                     "g.txt: 1 word(s) are node descriptions that inspect and trace print as "
                      "other hosts' labels") &&
             Contains(note, "(line 1: '" + clashing + "' is "));
   std::istringstream plain("0xC001 P(000) P(001)\n");

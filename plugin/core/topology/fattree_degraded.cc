@@ -848,7 +848,9 @@ std::string FatTree::MissingParts(size_t max) const {
   const long unlisted = missing.hosts - static_cast<long>(parts.hosts.size());
   if (unlisted > 0)
     out += std::string(out.empty() ? "" : "; ") + std::to_string(unlisted) +
-           (parts.hosts.empty() ? "" : " more") + " hosts below the switches missing";
+           (parts.hosts.empty() ? "" : " more") +
+           (missing.cut_off ? " hosts below the switches missing or left out"
+                            : " hosts below the switches missing");
   return out;
 }
 
