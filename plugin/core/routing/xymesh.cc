@@ -449,8 +449,8 @@ class XyMeshEngine : public Engine {
   // and of its new one.
   void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
     if (!router_) throw Error("xymesh: multicast needs unicast routing first");
-    // A tree on the multicast VL now: what the group keeps if no new one
-    // fits (read from t only then; t keeps it until Apply below).
+    // Its tree on the multicast VL now (kept across a routing of the same
+    // switch links): what the group keeps if no new one fits.
     const Tree had = TakeVlTree(g.mlid);
     const bool first_build = group_sl_.count(g.mlid) == 0;  // OpenSM rebuilds on every join and leave
     group_sl_.erase(g.mlid);
