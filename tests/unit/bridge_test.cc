@@ -512,17 +512,7 @@ void McastLeaveFromAKeptTreePrunesTheLeaver() {
 
 // `f` as OpenSM describes it once host `name`'s link is down.
 Fabric WithoutHost(const Fabric& f, const std::string& name) {
-  const int gone = EndPortNamed(f, name);
-  Fabric out = f;
-  out.end_ports.erase(out.end_ports.begin() + gone);
-  for (Switch& sw : out.switches)
-    for (Peer& p : sw.ports)
-      if (p.is_end_port() && p.index == gone)
-        p = Peer{};
-      else if (p.is_end_port() && p.index > gone)
-        --p.index;
-  out.Finalize();
-  return out;
+  return WithoutEndPort(f, EndPortNamed(f, name));
 }
 
 // A heavy sweep routes again and then rebuilds every group in MLID order.

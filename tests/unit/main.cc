@@ -43,6 +43,19 @@ Fabric WithoutSwitch(const Fabric& f, int gone) {
   return out;
 }
 
+Fabric WithoutEndPort(const Fabric& f, int gone) {
+  Fabric out = f;
+  out.end_ports.erase(out.end_ports.begin() + gone);
+  for (Switch& sw : out.switches)
+    for (Peer& p : sw.ports)
+      if (p.is_end_port() && p.index == gone)
+        p = Peer{};
+      else if (p.is_end_port() && p.index > gone)
+        --p.index;
+  out.Finalize();
+  return out;
+}
+
 std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count) {
   std::vector<int> all(hosts);
   for (int i = 0; i < hosts; ++i) all[i] = i;

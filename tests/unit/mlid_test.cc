@@ -753,21 +753,6 @@ Lid ReferenceDlid(const Fabric& f, const FatTree& tree, MlidOptions opt, int src
   return static_cast<Lid>(d.base_lid + (want % m + m) % m);
 }
 
-// `f` without end port `gone` (a host powered off: its leaf's other hosts
-// move down a digit).
-Fabric WithoutEndPort(const Fabric& f, int gone) {
-  Fabric out = f;
-  out.end_ports.erase(out.end_ports.begin() + gone);
-  for (Switch& sw : out.switches)
-    for (Peer& p : sw.ports)
-      if (p.is_end_port() && p.index == gone)
-        p = Peer{};
-      else if (p.is_end_port() && p.index > gone)
-        --p.index;
-  out.Finalize();
-  return out;
-}
-
 // Every (src, dst) pair on `f` under rotation on and off and SLID: the
 // router's SelectDlid against ReferenceDlid. Returns the pairs compared.
 long CompareAllPairs(const Fabric& f, const std::string& what) {

@@ -65,6 +65,10 @@ inline bool Contains(const std::string& haystack, const std::string& needle) {
 // OpenSM sees a fabric after a switch dies).
 Fabric WithoutSwitch(const Fabric& f, int gone);
 
+// A copy of `f` without end port `gone`, its switch port uncabled (a host
+// powered off; later end ports move down an index).
+Fabric WithoutEndPort(const Fabric& f, int gone);
+
 // `count` distinct end-port indices out of `hosts`, drawn from rng.
 std::vector<int> RandomMembers(std::mt19937_64& rng, int hosts, int count);
 
