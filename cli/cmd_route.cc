@@ -81,12 +81,7 @@ int RouteMain(int argc, char** argv) {
         "writes them, e.g. --engine xymesh --options xymesh_vls=2"};
   Tables t;
   RouteUnicastAndVls(*engine, f, t);
-  if (args.has("--groups")) {
-    std::string note;
-    const std::vector<McastGroup> groups = ReadGroupsFile(args.get("--groups"), f, &note);
-    if (!note.empty()) std::cerr << "ibunion route: note: " << note << "\n";
-    RouteGroups(*engine, f, groups, t);
-  }
+  if (args.has("--groups")) RouteGroups(*engine, f, LoadGroups(args, f, "route"), t);
   // All outputs or none: a bad --paths must not leave a fresh --lft behind.
   // The path map (end ports^2 lines, 2.9 GB for 8192 hosts) streams into
   // its temporary: never held in memory.

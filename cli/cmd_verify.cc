@@ -281,12 +281,7 @@ int VerifyMain(int argc, char** argv) {
   std::unique_ptr<PathSls> path_sls;  // end ports x LIDs bytes: the file is quadratic
   if (args.has("--path-sl")) path_sls = std::make_unique<PathSls>(ReadPathSlsFile(args.get("--path-sl"), f));
   if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);  // a switch without its table: bad input
-  std::vector<McastGroup> groups;
-  if (args.has("--groups")) {
-    std::string note;
-    groups = ReadGroupsFile(args.get("--groups"), f, &note);
-    if (!note.empty()) std::cerr << "ibunion verify: note: " << note << "\n";
-  }
+  const std::vector<McastGroup> groups = LoadGroups(args, f, "verify");
   std::unique_ptr<FatTree> tree;
   std::unique_ptr<PathMap> paths;
   if (args.has("--disjoint")) {

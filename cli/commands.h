@@ -3,8 +3,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "cli/args.h"
+#include "plugin/core/engine.h"
 #include "plugin/core/fabric.h"
 
 namespace ibu::cli {
@@ -25,5 +27,8 @@ Fabric LoadFabric(const Args& args, const std::string& net);
 // its SA: the file's own (ibnetdiscover's) or --guid2lid's; never the
 // generator's layout (--lmc is refused), which the SM need not have used.
 Fabric LoadSubnetFabric(const Args& args, const std::string& net);
+// --groups FILE read against `f` (none without it); the reader's note, on
+// words that are other hosts' labels, goes to stderr as "ibunion CMD: note:".
+std::vector<McastGroup> LoadGroups(const Args& args, const Fabric& f, const std::string& command);
 
 }  // namespace ibu::cli

@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 #include "plugin/core/error.h"
+#include "plugin/core/groups.h"
 #include "plugin/core/lid_options.h"
 #include "plugin/core/netfile.h"
 
@@ -36,6 +37,14 @@ Fabric LoadFabric(const Args& args, const std::string& net) {
   if (!given.warning.empty()) std::cerr << "ibunion: warning: " << given.warning << "\n";
   if (!given.note.empty()) std::cerr << "ibunion: note: " << given.note << "\n";
   return f;
+}
+
+std::vector<McastGroup> LoadGroups(const Args& args, const Fabric& f, const std::string& command) {
+  if (!args.has("--groups")) return {};
+  std::string note;
+  std::vector<McastGroup> groups = ReadGroupsFile(args.get("--groups"), f, &note);
+  if (!note.empty()) std::cerr << "ibunion " << command << ": note: " << note << "\n";
+  return groups;
 }
 
 }  // namespace ibu::cli
