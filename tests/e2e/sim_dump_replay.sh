@@ -12,12 +12,30 @@ source "$(dirname "$0")/lib.sh"
 READ_SL2VL=$E2E_SRC/sim-harness/ibsim/read-sl2vl
 READ_PATH_SL=$E2E_SRC/sim-harness/ibsim/read-path-sl
 export IBUNION  # read-path-sl's ibunion
-sim() { "$IBUNION" sim "$@" --json --no-wall --quiet --sweep 0.1:0.7:0.3 --seed 3; }
-same() {  # WHAT FILE_A FILE_B: identical and not empty
-  if [ -s "$2" ] && cmp -s "$2" "$3"; then pass "$1"; else fail "$1"; diff "$2" "$3" | head -5; fi
+# sim OUT ARGS...: the sweep's points in OUT (run_json: stderr in OUT.err);
+# a run that fails leaves OUT.failed, and same/differ fail on it: two runs
+# refused alike print the same error, which compared equal.
+sim() {
+  local out=$1
+  shift
+  rm -f "$out.failed"
+  run_json "$out" "$IBUNION" sim "$@" --json --no-wall --quiet --sweep 0.1:0.7:0.3 --seed 3 || : >"$out.failed"
 }
-differ() {  # WHAT FILE_A FILE_B
-  if [ -s "$2" ] && [ -s "$3" ] && ! cmp -s "$2" "$3"; then pass "$1"; else fail "$1"; fi
+both_ran() {  # WHAT FILE_A FILE_B
+  local f
+  for f in "$2" "$3"; do
+    [ -e "$f.failed" ] || continue
+    fail "$1: the run writing $(basename "$f") failed: $(head -c 300 "$f.err")"
+    return 1
+  done
+}
+same() {  # WHAT FILE_A FILE_B: both ran, identical
+  both_ran "$@" || return 0
+  if cmp -s "$2" "$3"; then pass "$1"; else fail "$1"; diff "$2" "$3" | head -5; fi
+}
+differ() {  # WHAT FILE_A FILE_B: both ran, different
+  both_ran "$@" || return 0
+  if ! cmp -s "$2" "$3"; then pass "$1"; else fail "$1"; fi
 }
 
 # 1. xymesh, 2 data VLs, dedicated (VL by out direction): SL2VL read back.
@@ -27,15 +45,15 @@ check "OpenSM + xymesh (2 VLs dedicated, qos TRUE) over ibsim, SL2VL read back" 
   --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "xymesh_vls=2 xymesh_vl_mode=dedicated" \
   --conf-line "qos TRUE" --out "$mesh" --daemon --exec "'$READ_SL2VL' \$IBUNION_OUT"
 # The SA hands out SL 0 in dedicated mode; the VL comes from the port tables.
-sim "$mesh/fabric.net" --routing xymesh --param engine.xymesh_vl_mode=dedicated --vls 2 --param sl=0 \
-  >"$E2E_TMP/mesh-core.json" 2>&1 || true
-sim --routing "dump:$mesh" --vls 2 --param sl=0 >"$E2E_TMP/mesh-dump.json" 2>&1 || true
+sim "$E2E_TMP/mesh-core.json" "$mesh/fabric.net" --routing xymesh --param engine.xymesh_vl_mode=dedicated \
+  --vls 2 --param sl=0
+sim "$E2E_TMP/mesh-dump.json" --routing "dump:$mesh" --vls 2 --param sl=0
 same "mesh: replay of the read-back tables (LFT + SL2VL) = the core's tables" \
   "$E2E_TMP/mesh-core.json" "$E2E_TMP/mesh-dump.json"
 grep -q '"vl_hops":\[[1-9][0-9]*,[1-9]' "$E2E_TMP/mesh-dump.json" && pass "mesh: replay uses both VLs" ||
   fail "mesh: replay does not use both VLs: $(head -c 300 "$E2E_TMP/mesh-dump.json")"
 mv "$mesh/sl2vl.dump" "$mesh/sl2vl.aside"
-sim --routing "dump:$mesh" --vls 2 --param sl=0 >"$E2E_TMP/mesh-nosl2vl.json" 2>&1 || true
+sim "$E2E_TMP/mesh-nosl2vl.json" --routing "dump:$mesh" --vls 2 --param sl=0
 mv "$mesh/sl2vl.aside" "$mesh/sl2vl.dump"
 differ "mesh: without sl2vl.dump the replay differs (the tables are used)" \
   "$E2E_TMP/mesh-dump.json" "$E2E_TMP/mesh-nosl2vl.json"
@@ -73,13 +91,13 @@ check "OpenSM + mlid with a QoS policy (SL 3) over ibsim, the SA's path SLs read
   fail "xymesh shared with a QoS policy: path SLs $(awk '!/^#/ {print $3}' "$shared/path-sl.dump" | sort -u | xargs)"
 [ "$(grep -vc '^#' "$shared/path-sl.dump")" = 600 ] && pass "path-sl.dump: 600 paths (25 hosts)" ||
   fail "path-sl.dump: $(grep -vc '^#' "$shared/path-sl.dump" 2>&1) paths, expected 600"
-sim "$shared/fabric.net" --routing xymesh --vls 2 >"$E2E_TMP/shared-core.json" 2>&1 || true
-sim --routing "dump:$shared" --vls 2 >"$E2E_TMP/shared-dump.json" 2>&1 || true
+sim "$E2E_TMP/shared-core.json" "$shared/fabric.net" --routing xymesh --vls 2
+sim "$E2E_TMP/shared-dump.json" --routing "dump:$shared" --vls 2
 same "xymesh shared: replay with the SA's path SLs (sl=auto) = the core's engine" \
   "$E2E_TMP/shared-core.json" "$E2E_TMP/shared-dump.json"
 grep -q '"vl_hops":\[[1-9][0-9]*,[1-9]' "$E2E_TMP/shared-dump.json" && pass "xymesh shared: both VLs used" ||
   fail "xymesh shared: $(head -c 300 "$E2E_TMP/shared-dump.json")"
-sim --routing "dump:$shared" --vls 2 --param sl=1 >"$E2E_TMP/shared-sl1.json" 2>&1 || true
+sim "$E2E_TMP/shared-sl1.json" --routing "dump:$shared" --vls 2 --param sl=1
 differ "xymesh shared: another SL policy differs (the path SLs are used)" \
   "$E2E_TMP/shared-dump.json" "$E2E_TMP/shared-sl1.json"
 
@@ -124,8 +142,8 @@ check "OpenSM + mlid (LMC 2) over ibsim, tables read back" \
   --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --out "$ft"
 [ -s "$ft/ibunion-mlid-paths.dump" ] && pass "the plugin dumped its path-selection map" ||
   fail "no ibunion-mlid-paths.dump in $ft"
-sim "$ft/fabric.net" --routing mlid --traffic uniform >"$E2E_TMP/ft-core.json" 2>&1 || true
-sim --routing "dump:$ft" --traffic uniform >"$E2E_TMP/ft-dump.json" 2>&1 || true
+sim "$E2E_TMP/ft-core.json" "$ft/fabric.net" --routing mlid --traffic uniform
+sim "$E2E_TMP/ft-dump.json" --routing "dump:$ft" --traffic uniform
 same "mlid: replay with the plugin's path selection = the core's engine" "$E2E_TMP/ft-core.json" "$E2E_TMP/ft-dump.json"
 # The same run on the generator's file, whose hosts come in another order
 # (ibnetdiscover's P(311) first, the generator's P(000)): the traffic
@@ -134,11 +152,11 @@ hosts_in_order() { sed -n 's/^\(Ca\|Hca\).*"\(P([0-9]*)\)".*/\2/p' "$1" | head -
 [ "$(hosts_in_order "$ft/fabric.net")" != "$(hosts_in_order "$TOPO/ft-4-3.net")" ] &&
   pass "the read-back fabric.net lists hosts in another order ($(hosts_in_order "$ft/fabric.net") ...)" ||
   fail "the read-back fabric.net lists hosts as the generator does: $(hosts_in_order "$ft/fabric.net")"
-sim "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --routing mlid --traffic uniform \
-  >"$E2E_TMP/ft-gen.json" 2>&1 || true
+sim "$E2E_TMP/ft-gen.json" "$TOPO/ft-4-3.net" --guid2lid "$TOPO/ft-4-3.guid2lid" --routing mlid \
+  --traffic uniform
 same "mlid: replay = the core's engine on the generator's file, digit for digit" \
   "$E2E_TMP/ft-gen.json" "$E2E_TMP/ft-dump.json"
-sim --routing "dump:$ft" --traffic uniform --param dlid=base >"$E2E_TMP/ft-base.json" 2>&1 || true
+sim "$E2E_TMP/ft-base.json" --routing "dump:$ft" --traffic uniform --param dlid=base
 differ "mlid: base LIDs instead differ (the map is used)" "$E2E_TMP/ft-dump.json" "$E2E_TMP/ft-base.json"
 cp "$ft/ibunion-mlid-paths.dump" "$ft/ibunion-other-paths.dump"
 expect_output "two engines' maps in one dump are refused" "path-selection maps of several engines" \
