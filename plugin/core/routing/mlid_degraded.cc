@@ -16,6 +16,7 @@
 // the table size. Only degraded fabrics pay it (FT(16,4): ~10^8 steps).
 #include <algorithm>
 #include <queue>
+#include <utility>
 #include <vector>
 
 #include "plugin/core/error.h"
@@ -226,29 +227,39 @@ bool MlidRouter::DownReaches(int s, int leaf) const {
 }
 
 // Depth-first over the anchor's ancestors, each tried once (`dead` marks
-// those that failed): O(ancestors x members) at worst, (m/2)^(n-1) x
-// members, not linear; in practice the preferred chain succeeds at once.
-// Tries the default anchor's chain first, then other members' (by PID); an
-// explicit anchor is kept. Fills `chain` and `root_level` for the anchor it
-// returns.
+// those that failed): O(ancestors x leaves) a candidate at worst, with
+// (m/2)^(n-1) ancestors, not linear; in practice the preferred chain
+// succeeds at once. Tries the default anchor's chain first, then other
+// members' (by PID), one member a leaf switch: members of one leaf share
+// their digits above it, so their chains reach the same members or fail
+// alike (trying each member made a refused group of 3,456 cost 71 ms a
+// rebuild, members^2). A refused group costs O(leaves x (members +
+// switches)). An explicit anchor is kept. Fills `chain` and `root_level`
+// for the anchor it returns.
 int MlidRouter::DegradedAnchorChain(const McastGroup& g, int anchor, const std::vector<int>& up_digit,
                                     std::vector<int>& chain, int& root_level) const {
   const int n = tree_.n;
   std::vector<int> candidates(g.members);
   std::sort(candidates.begin(), candidates.end(), [&](int x, int y) { return tree_.pid[x] < tree_.pid[y]; });
   candidates.insert(candidates.begin(), anchor);
+  const size_t switches = f_.switches.size();
+  std::vector<char> leaf_tried(switches, 0);
+  std::vector<int> listed_for(switches, -1);  // the candidate a leaf was listed for
+  std::vector<char> dead(switches);
   for (int c : candidates) {
     if (g.anchor >= 0 && c != g.anchor) break;
-    std::vector<std::vector<int>> leaves_by_lca(n);
+    if (std::exchange(leaf_tried[f_.end_ports[c].switch_index], 1)) continue;
+    std::vector<std::vector<int>> leaves_by_lca(n);  // each member's leaf once
     int root = n - 1;
     for (int d : g.members) {
       const int lca = BranchLevel(d, c);
       root = std::min(root, lca);
-      leaves_by_lca[lca].push_back(f_.end_ports[d].switch_index);
+      const int leaf = f_.end_ports[d].switch_index;
+      if (std::exchange(listed_for[leaf], c) != c) leaves_by_lca[lca].push_back(leaf);
     }
     std::fill(chain.begin(), chain.end(), -1);
     chain[n - 1] = f_.end_ports[c].switch_index;
-    std::vector<char> dead(f_.switches.size(), 0);
+    std::fill(dead.begin(), dead.end(), 0);
     if (FindChain(chain[n - 1], n - 1, root, up_digit, leaves_by_lca, chain, dead)) {
       root_level = root;
       return c;
