@@ -473,10 +473,17 @@ void McastJoinThatFitsNoTreeKeepsThePreviousOne() {
           log, IBU_LOG_ERROR,
           "ibunion/xymesh: multicast group 0xc003 refused: SL 15 (the multicast VL) and no tree with its 5"),
       1);
-  // A group on another SL is noted once, not at each of its rebuilds.
+  // A group on another SL is noted once, not at each of its rebuilds, nor
+  // again when OpenSM routes once more (every heavy sweep).
   for (int members = 2; members <= 5; ++members)
     CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC004, 3, a.data(), members, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(ibu_route_unicast(e), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC004, 3, a.data(), 5, NoMask, nullptr), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "multicast group 0xc004: SL 3 from the SA, not 15"), 1);
+  // A group deleted and created again is a new group: noted again.
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC004, 3, a.data(), 0, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC004, 3, a.data(), 2, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "multicast group 0xc004: SL 3 from the SA, not 15"), 2);
   ibu_engine_free(e);
 }
 

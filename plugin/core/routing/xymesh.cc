@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "plugin/core/error.h"
 
@@ -452,7 +453,6 @@ class XyMeshEngine : public Engine {
     // Its tree on the multicast VL now (kept across a routing of the same
     // switch links): what the group keeps if no new one fits.
     const Tree had = TakeVlTree(g.mlid);
-    const bool first_build = group_sl_.count(g.mlid) == 0;  // OpenSM rebuilds on every join and leave
     group_sl_.erase(g.mlid);
     auto tree = router_->McastTree(g);
     uint8_t sl = router_->McastSl(g);
@@ -462,7 +462,7 @@ class XyMeshEngine : public Engine {
         return;
       }
       if (paper_trees_.Admitted(g.mlid)) vl_trees_[g.mlid] = tree;
-    } else if (opt_.mcast == McastScheme::kPaper && first_build) {
+    } else if (opt_.mcast == McastScheme::kPaper && noted_off_vl_.insert(g.mlid).second) {
       Log("multicast group " + HexLid(g.mlid) + ": SL " + std::to_string(g.sl) +
           " from the SA, not " + std::to_string(kPaperMcastSl) + ": trunk-row tree on the data VLs");
     }
@@ -478,6 +478,7 @@ class XyMeshEngine : public Engine {
     trees_.Apply(f, mlid, {}, t);
     TakeVlTree(mlid);
     group_sl_.erase(mlid);
+    noted_off_vl_.erase(mlid);
   }
 
   void RouteSl2Vl(const Fabric& f, Tables& t) override {
@@ -662,6 +663,9 @@ class XyMeshEngine : public Engine {
   std::unordered_map<Lid, Tree> vl_trees_;  // ... and each such group's tree
   std::vector<uint64_t> cabling_;           // CablingOf the fabric they were admitted on
   std::unordered_map<Lid, uint8_t> group_sl_;  // SL of each routed group
+  // Paper mode: groups told they are not on SL 15, once a group's lifetime
+  // (OpenSM rebuilds it on every join and leave, and on every routing).
+  std::unordered_set<Lid> noted_off_vl_;
 };
 
 }  // namespace
