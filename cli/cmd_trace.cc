@@ -65,6 +65,24 @@ void RefuseMixedUses(const Args& args) {
                      " (it reads the MFTs only; --lft goes with --from/--dlid or --base-lid-load)"};
 }
 
+// The file the use reads, asked for before any file is read: `--mft` alone
+// was told 'this use needs --lft FILE' after the MFTs were read.
+void RequireTheUsesFile(const Args& args) {
+  const char* multicast = args.has("--mlid")                ? "--mlid"
+                          : args.has("--groups-per-switch") ? "--groups-per-switch"
+                                                            : nullptr;
+  if (multicast) {
+    if (!args.has("--mft")) throw UsageError{std::string(multicast) + " needs --mft FILE"};
+    return;
+  }
+  if (args.has("--lft")) return;
+  if (args.has("--mft"))
+    throw UsageError{
+        "--mft goes with --mlid MLID or --groups-per-switch; routes (--from/--dlid, "
+        "--base-lid-load) follow --lft FILE"};
+  throw UsageError{std::string("expected NETFILE and --lft FILE or --mft FILE\n") + kUsage};
+}
+
 // Switch and host names as the user knows them: fat-tree or mesh labels
 // when the fabric is one, node descriptions otherwise.
 class Labels {
@@ -108,7 +126,6 @@ class Labels {
 };
 
 int PrintMlidMasks(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {
-  if (!args.has("--mft")) throw UsageError{"--mlid needs --mft FILE"};
   const Lid mlid =
       static_cast<Lid>(ParseInt(args.get("--mlid"), "option --mlid", kMulticastLidBase, kMaxMulticastLid));
   bool any = false;
@@ -128,8 +145,7 @@ int PrintMlidMasks(const Fabric& f, const Tables& t, const Labels& labels, const
   return 1;
 }
 
-int PrintGroupsPerSwitch(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {
-  if (!args.has("--mft")) throw UsageError{"--groups-per-switch needs --mft FILE"};
+int PrintGroupsPerSwitch(const Fabric& f, const Tables& t, const Labels& labels) {
   for (size_t s = 0; s < f.switches.size(); ++s) {
     int groups = 0;
     for (const auto& [mlid, mask] : t.mft[s].groups) groups += mask.any();
@@ -268,9 +284,10 @@ int TraceMain(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
-  if (args.positional().size() != 1 || (!args.has("--lft") && !args.has("--mft")))
+  if (args.positional().size() != 1)
     throw UsageError{std::string("expected NETFILE and --lft FILE or --mft FILE\n") + kUsage};
   RefuseMixedUses(args);
+  RequireTheUsesFile(args);
   Fabric f = LoadFabric(args, args.positional()[0]);
   Tables t;
   t.Resize(f);
@@ -278,8 +295,7 @@ int TraceMain(int argc, char** argv) {
   if (args.has("--mft")) ReadMftsFile(args.get("--mft"), f, t);
   const Labels labels(f);
   if (args.has("--mlid")) return PrintMlidMasks(f, t, labels, args);
-  if (args.has("--groups-per-switch")) return PrintGroupsPerSwitch(f, t, labels, args);
-  if (!args.has("--lft")) throw UsageError{std::string("this use needs --lft FILE\n") + kUsage};
+  if (args.has("--groups-per-switch")) return PrintGroupsPerSwitch(f, t, labels);
   if (args.has("--base-lid-load")) return PrintBaseLidLoad(f, t, labels);
   return PrintRoute(f, t, labels, args);
 }

@@ -1270,6 +1270,34 @@ expect "ibunion trace: --lft: not with --mlid (it reads the MFTs only" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --mft /dev/null --mlid 0xc001
 expect "ibunion trace: --lft: not with --groups-per-switch (it reads the MFTs only" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --groups-per-switch
+# Each use asks for its own file before any is read: --mft alone was told
+# 'this use needs --lft FILE' once the MFTs were read.
+expect "ibunion trace: --mft goes with --mlid MLID or --groups-per-switch; routes (--from/--dlid, --base-lid-load) follow --lft FILE" \
+  "$IBUNION" trace "$net" --mft /dev/null
+expect "ibunion trace: --mlid needs --mft FILE" "$IBUNION" trace "$net" --mlid 0xc001
+expect "ibunion trace: --groups-per-switch needs --mft FILE" "$IBUNION" trace "$net" --groups-per-switch
+expect "ibunion trace: expected NETFILE and --lft FILE or --mft FILE" "$IBUNION" trace "$net"
+"$IBUNION" route "$top/topologies/mesh-3x7.net" --engine xymesh --lft "$tmp/mesh.lft" 2>/dev/null
+expect "ibunion trace: --base-lid-load needs a fat-tree" \
+  "$IBUNION" trace "$top/topologies/mesh-3x7.net" --lft "$tmp/mesh.lft" --base-lid-load
+# Error paths of the other commands that no other check reaches.
+expect "ibunion topo: unknown topology kind 'torus' (expected fattree or mesh)" "$IBUNION" topo torus 4 4
+expect "ibunion route: missing --engine" "$IBUNION" route "$net"
+expect "ibunion route: --groups FILE and --mft FILE go together" \
+  "$IBUNION" route "$net" --engine mlid --groups /dev/null
+expect "ibunion mcjoin: option --state: expected full, sendonly, nonmember or sendonlyfull, got 'bogus'" \
+  "$IBUNION" mcjoin join ff12:401b::1 --state bogus
+expect "ibunion mcsetup: expected a verb: measure, burst or effective" "$IBUNION" mcsetup
+expect "ibunion mcsetup: effective needs --setup CSV and --costs CSV" "$IBUNION" mcsetup effective
+: >"$tmp/empty.csv"
+expect "ibunion mcsetup: $tmp/empty.csv:1: expected a header line" \
+  "$IBUNION" mcsetup effective --setup "$tmp/empty.csv" --costs "$tmp/empty.csv"
+printf '%s\n' 'switchguid=0x0000000000200000' 'Switch	4 "S-0000000000200000"	# "sw0" base port 0 lid 1 lmc 0' \
+  '[1]	"H-0000000000100000"[1](0000000000100001) 	# "h0" lid 2 4xSDR' '' 'caguid=0x0000000000100000' \
+  'Ca	2 "H-0000000000100000"	# "h0"' '[1](0000000000100001) 	"S-0000000000200000"[1]	# lid 2 lmc 0 "sw0" lid 1 4xSDR' \
+  >"$tmp/one-host.net"
+expect "ibunion pathsl: $tmp/one-host.net: fewer than two end ports with a LID: no path to ask about" \
+  "$IBUNION" pathsl "$tmp/one-host.net"
 # A group the engine refuses (no up*/down* tree left in a degraded tree)
 # gets a warning and no MFT entries, the others their trees, as under
 # OpenSM; the first refusal ended route with exit 2 and no file.
