@@ -68,6 +68,9 @@ void McastRebuildLineOnlyWhenVerbose() {
   DescribeFabricToBridge(e, f);
   CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "ibunion/mlid: routed"), 1);
+  // The LIDs in use, not the highest: 8 hosts at LMC 1 and 6 switches.
+  CU_ASSERT_EQUAL(
+      Count(log, IBU_LOG_INFO, "ibunion/mlid: routed 6 switches, 8 end ports, 22 LIDs (up to 23) in "), 1);
   const uint64_t members[] = {f.end_ports[0].port_guid, f.end_ports[3].port_guid, f.end_ports[5].port_guid,
                               f.end_ports[6].port_guid};
 
