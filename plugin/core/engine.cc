@@ -42,9 +42,15 @@ class MlidEngine : public Engine {
       for (const std::string& note : router_->Notes()) log_(LogLevel::kInfo, note);
     router_->Route(t);
     const std::string degraded = router_->DegradedNote();
-    // Black holes are worth an administrator's eye: OpenSM logs errors by default.
-    if (log_ && !degraded.empty())
-      log_(router_->UnroutablePairs() > 0 ? LogLevel::kError : LogLevel::kInfo, degraded);
+    // Pairs left without a route (only a valley joins them) would be black
+    // holes where OpenSM's next engine, updn, routes every pair: refuse the
+    // fabric. A miscabled tree labelled as a gutted bigger one came here
+    // too (one extra cable on FT(4,3): 'FT(16,2)', 192 pairs dropped).
+    if (router_->UnroutablePairs() > 0) {
+      router_.reset();
+      throw Error(degraded);
+    }
+    if (log_ && !degraded.empty()) log_(LogLevel::kInfo, degraded);
   }
 
   // Touches only this group's entries: the switches of its previous tree

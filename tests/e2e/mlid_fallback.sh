@@ -1,6 +1,7 @@
 #!/bin/bash
 # What mlid cannot route it refuses with the reason, and OpenSM carries on
-# with minhop: a mesh, a fat-tree with one extra cable, a host on a top
+# with minhop: a mesh, a fat-tree with one extra cable or one on the wrong
+# switch (host pairs only a valley would join), a host on a top
 # switch, bad options (an unknown key, a key given twice, a key of an engine
 # the plugin lacks; a key of an engine not in routing_engine is only
 # listed); and beside another event plugin, its keys are left to it. A
@@ -30,6 +31,21 @@ sed -e 's/^Switch\t4 "SW<00,2>"$/Switch\t5 "SW<00,2>"\n[5]\t"SW<11,2>"[5]/' \
 grep -c '\[5\]' "$E2E_TMP/cross.net" | grep -qx 2 || fail "could not build the cross-linked fabric"
 check "ft-4-3 with a cross link comes up" run "$E2E_TMP/cross.net" "$E2E_TMP/cross" ""
 expect_fallback "ft-4-3 + cross link" "$E2E_TMP/cross" "port 5: link to a switch of level 2 from level 2; links join adjacent levels only"
+
+# ft-4-3 with one cable plugged into the wrong top (SW<00,1>[3] on a fifth
+# port of SW<10,0>, not on SW<00,0>[1]): every link is legal in FT(16,2),
+# so mlid read it as that tree, gutted, and routed it, dropping 192 host
+# pairs; updn or minhop routes every pair. It now refuses the fabric.
+awk '/^Switch/ {sw = $0}
+  sw ~ /"SW<00,0>"/ && /^\[1\]\t"SW<00,1>"\[3\]$/ {next}
+  /^Switch\t4 "SW<10,0>"$/ {print "Switch\t5 \"SW<10,0>\""; print "[5]\t\"SW<00,1>\"[3]"; next}
+  sw ~ /"SW<00,1>"/ && /^\[3\]\t"SW<00,0>"\[1\]$/ {print "[3]\t\"SW<10,0>\"[5]"; next}
+  {print}' "$TOPO/ft-4-3.net" >"$E2E_TMP/wrongtop.net"
+[ "$(diff "$TOPO/ft-4-3.net" "$E2E_TMP/wrongtop.net" | grep -c '^[<>]')" = 6 ] ||
+  fail "could not move the cable to the wrong top"
+check "ft-4-3 with a cable on the wrong top comes up" run "$E2E_TMP/wrongtop.net" "$E2E_TMP/wrongtop" ""
+expect_fallback "ft-4-3 + a cable on the wrong top" "$E2E_TMP/wrongtop" \
+  "192 host pairs have no up*/down* path left (first: P(100) -> P(000); mlid refuses the fabric for an engine that routes every pair, updn)"
 
 # A management node cabled to a top switch (a fifth port): mlid names that
 # cable rather than a leaf's host count, and OpenSM routes it with minhop.

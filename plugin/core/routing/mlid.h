@@ -66,8 +66,9 @@ class MlidRouter {
   // many LFT entries (destination LID, switch) lost their preferred route
   // and how many host pairs have no up*/down* path left. "" when complete.
   std::string DegradedNote() const;
-  // Host pairs the last routing left without a route (degraded trees only):
-  // the adapter logs the note as an error then.
+  // Host pairs the last routing left without a route (degraded trees only;
+  // recognition refuses a tree that fell apart, so cables join them): the
+  // engine then refuses the fabric.
   long UnroutablePairs() const { return stats_.unroutable_pairs; }
 
   // Cyclic multicast (seed 002): the union of the MLID paths from an anchor

@@ -299,7 +299,7 @@ std::string MlidRouter::DegradedNote() const {
          (stats_.unroutable_pairs
               ? " (first: " + f_.end_ports[static_cast<size_t>(stats_.first_cut_src)].name + " -> " +
                     f_.end_ports[static_cast<size_t>(stats_.first_cut_dst)].name +
-                    "; their packets are dropped: updn routes every pair)"
+                    "; mlid refuses the fabric for an engine that routes every pair, updn)"
               : std::string()) +
          "; " + std::to_string(stats_.switch_lids_cut) + " (switch LID, leaf) pairs have no route";
 }
