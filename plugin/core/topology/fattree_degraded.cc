@@ -724,6 +724,10 @@ void PinDoubtfulOneByOne(const DegradedRecognizer& recognizer, int top, const st
 // (FT(4,2) as FT(8,3)). Reports the first candidate's refusal when none
 // labels the fabric.
 FatTree RecognizeDegradedFatTree(const Fabric& f) {
+  // With no switch above the leaf, the search for tops said "no switch has
+  // only links toward the hosts" of a switch that has nothing else.
+  if (f.switches.size() == 1)
+    throw Error("a single switch is labelled only whole, with m hosts (any engine routes one switch alike)");
   std::string first_error;
   std::optional<FatTree> best;
   auto size = [](const FatTree& t) { return TreeSize{t.missing.total_hosts, t.missing.total_switches}; };
