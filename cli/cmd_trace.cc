@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "plugin/core/error.h"
 #include "plugin/core/groups.h"
 #include "plugin/core/int_math.h"
+#include "plugin/core/path_map.h"
 #include "plugin/core/tables.h"
 #include "plugin/core/topology/fattree.h"
 #include "plugin/core/topology/mesh.h"
@@ -22,6 +24,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: ibunion trace NETFILE --lft FILE --from HOST --dlid LID\n"
     "       ibunion trace NETFILE --lft FILE --base-lid-load\n"
+    "       ibunion trace NETFILE --lft FILE --link-sharing [--paths FILE]\n"
     "       ibunion trace NETFILE --mft FILE --mlid MLID | --groups-per-switch\n"
     "  --from HOST --dlid LID  print the route as SWITCH:OUTPORT hops (fat-tree or mesh\n"
     "                          labels when the fabric is one, node descriptions otherwise);\n"
@@ -33,6 +36,15 @@ constexpr const char* kUsage =
     "                          crossing each switch: 'LABEL level L routes N' (fat-trees);\n"
     "                          routes that do not arrive are left out, counted on stderr\n"
     "                          with the first of them, exit status 1\n"
+    "  --link-sharing          who shares each switch-to-switch link of a fat-tree (seed 001:\n"
+    "                          with one-packet buffers a link with one source, or one\n"
+    "                          destination, holds up no other flow): per direction (up =\n"
+    "                          toward the top level), over the links routes cross, the\n"
+    "                          distinct source and destination hosts on each, mean and max;\n"
+    "                          routes from every host to every other host; routes that do\n"
+    "                          not arrive are left out, counted on stderr, exit status 1\n"
+    "  --paths FILE            with --link-sharing: the DLID each source uses (route --paths,\n"
+    "                          or the plugin's ibunion-mlid-paths.dump); without it, base LIDs\n"
     "  --mft FILE --mlid MLID  print the MLID's mask on every switch that has it:\n"
     "                          'LABEL: P P P' (P = ports set, 0 = the switch itself);\n"
     "                          exit status 1 when no switch has it\n"
@@ -47,22 +59,27 @@ constexpr const char* kUsage =
 void RefuseMixedUses(const Args& args) {
   std::vector<std::string> given;
   if (args.has("--from") || args.has("--dlid")) given.push_back("--from/--dlid");
-  for (const char* use : {"--base-lid-load", "--mlid", "--groups-per-switch"})
+  for (const char* use : {"--base-lid-load", "--link-sharing", "--mlid", "--groups-per-switch"})
     if (args.has(use)) given.push_back(use);
   if (given.size() > 1)
     throw UsageError{given[1] + ": not with " + given[0] + " (one use of trace at a time)"};
+  if (given.empty() && args.has("--paths")) throw UsageError{"--paths goes with --link-sharing"};
   // The unicast uses read the LFTs only, the multicast ones the MFTs only:
   // the other file was read (gigabytes of LFTs at thousands of hosts) and
   // ignored.
   if (given.size() != 1) return;
-  const bool unicast = given[0] == "--from/--dlid" || given[0] == "--base-lid-load";
+  const bool unicast =
+      given[0] == "--from/--dlid" || given[0] == "--base-lid-load" || given[0] == "--link-sharing";
   if (unicast && args.has("--mft"))
     throw UsageError{"--mft: not with " + given[0] +
                      " (it follows the LFTs only; --mft goes with --mlid or "
                      "--groups-per-switch)"};
+  if (args.has("--paths") && given[0] != "--link-sharing")
+    throw UsageError{"--paths: not with " + given[0] + " (--paths goes with --link-sharing)"};
   if (!unicast && args.has("--lft"))
     throw UsageError{"--lft: not with " + given[0] +
-                     " (it reads the MFTs only; --lft goes with --from/--dlid or --base-lid-load)"};
+                     " (it reads the MFTs only; --lft goes with --from/--dlid, --base-lid-load or "
+                     "--link-sharing)"};
 }
 
 // The file the use reads, asked for before any file is read: `--mft` alone
@@ -79,7 +96,7 @@ void RequireTheUsesFile(const Args& args) {
   if (args.has("--mft"))
     throw UsageError{
         "--mft goes with --mlid MLID or --groups-per-switch; routes (--from/--dlid, "
-        "--base-lid-load) follow --lft FILE"};
+        "--base-lid-load, --link-sharing) follow --lft FILE"};
   throw UsageError{std::string("expected NETFILE and --lft FILE or --mft FILE\n") + kUsage};
 }
 
@@ -177,6 +194,32 @@ int PrintBaseLidLoad(const Fabric& f, const Tables& t, const Labels& labels) {
                labels.Host(r.broken_to).c_str(),
                r.broken_loops ? "loops" : "ends short of it or at another port", labels.Host(from).c_str(),
                static_cast<unsigned>(to.base_lid));
+  return 1;
+}
+
+// Line for line what the Python helper it replaces
+// (sim-harness/experiments/link-sharing) printed, as results.md quotes it.
+int PrintLinkSharing(const Fabric& f, const Tables& t, const Labels& labels, const Args& args) {
+  if (!labels.tree()) throw Error("--link-sharing needs a fat-tree (up and down are its levels)");
+  std::unique_ptr<PathMap> paths;
+  if (args.has("--paths")) {
+    paths = std::make_unique<PathMap>(ReadPathMapFile(args.get("--paths"), f));
+    RequireEveryPair(*paths, f, args.get("--paths"), "a missing pair would be walked on its base LID");
+  }
+  const LinkSharingReport r = LinkSharing(f, t, *labels.tree(), [&](int src, int dst) {
+    return paths ? paths->Select(src, dst) : f.end_ports[dst].base_lid;
+  });
+  for (const auto& [name, d] : {std::pair{"up", r.up}, std::pair{"down", r.down}})
+    std::printf(
+        "%-4s links %4ld: distinct sources mean %6.1f max %4ld; distinct destinations mean %6.1f max %4ld\n",
+        name, d.links, d.mean_sources, d.max_sources, d.mean_destinations, d.max_destinations);
+  if (r.broken == 0) return 0;
+  std::fprintf(stderr,
+               "ibunion trace: %ld route(s) do not reach their DLID's owner and are not counted above; "
+               "first: from %s to %s on DLID %u (trace --from '%s' --dlid %u shows it)\n",
+               r.broken, labels.Host(r.broken_src).c_str(), labels.Host(r.broken_dst).c_str(),
+               static_cast<unsigned>(r.broken_dlid), labels.Host(r.broken_src).c_str(),
+               static_cast<unsigned>(r.broken_dlid));
   return 1;
 }
 
@@ -278,8 +321,8 @@ int PrintRoute(const Fabric& f, const Tables& t, const Labels& labels, const Arg
 }  // namespace
 
 int TraceMain(int argc, char** argv) {
-  Args args(argc, argv, {"--lft", "--from", "--dlid", "--guid2lid", "--lmc", "--mft", "--mlid"},
-            {"-h", "--help", "--base-lid-load", "--groups-per-switch"});
+  Args args(argc, argv, {"--lft", "--from", "--dlid", "--guid2lid", "--lmc", "--mft", "--mlid", "--paths"},
+            {"-h", "--help", "--base-lid-load", "--link-sharing", "--groups-per-switch"});
   if (args.has("-h") || args.has("--help")) {
     std::cout << kUsage;
     return 0;
@@ -297,6 +340,7 @@ int TraceMain(int argc, char** argv) {
   if (args.has("--mlid")) return PrintMlidMasks(f, t, labels, args);
   if (args.has("--groups-per-switch")) return PrintGroupsPerSwitch(f, t, labels);
   if (args.has("--base-lid-load")) return PrintBaseLidLoad(f, t, labels);
+  if (args.has("--link-sharing")) return PrintLinkSharing(f, t, labels, args);
   return PrintRoute(f, t, labels, args);
 }
 

@@ -12,7 +12,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 packages=(opensm libopensm-dev ibsim-utils libumad2sim0 infiniband-diags
   libibumad-dev libibmad-dev libcunit1-dev autoconf automake libtool
   pkg-config g++ make gnuplot-nox procps
-  python3  # sim-harness/experiments/link-sharing (tests/experiments_errors.sh runs it)
+  python3  # sim-harness/bench/lean_bench.sh (lean_kernel/prep.py)
   git      # tests/run-sanitized.sh lists the sources with git ls-files
   parallel slurmctld slurmd slurm-client  # sim --emit-jobs runners, tests/e2e/sim_jobs.sh
   clang libclang-rt-14-dev  # libFuzzer for tests/fuzz/run_fuzzers.sh

@@ -1277,7 +1277,7 @@ expect "ibunion trace: --lft: not with --groups-per-switch (it reads the MFTs on
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --groups-per-switch
 # Each use asks for its own file before any is read: --mft alone was told
 # 'this use needs --lft FILE' once the MFTs were read.
-expect "ibunion trace: --mft goes with --mlid MLID or --groups-per-switch; routes (--from/--dlid, --base-lid-load) follow --lft FILE" \
+expect "ibunion trace: --mft goes with --mlid MLID or --groups-per-switch; routes (--from/--dlid, --base-lid-load, --link-sharing) follow --lft FILE" \
   "$IBUNION" trace "$net" --mft /dev/null
 expect "ibunion trace: --mlid needs --mft FILE" "$IBUNION" trace "$net" --mlid 0xc001
 expect "ibunion trace: --groups-per-switch needs --mft FILE" "$IBUNION" trace "$net" --groups-per-switch
@@ -1285,6 +1285,29 @@ expect "ibunion trace: expected NETFILE and --lft FILE or --mft FILE" "$IBUNION"
 "$IBUNION" route "$top/topologies/mesh-3x7.net" --engine xymesh --lft "$tmp/mesh.lft" 2>/dev/null
 expect "ibunion trace: --base-lid-load needs a fat-tree" \
   "$IBUNION" trace "$top/topologies/mesh-3x7.net" --lft "$tmp/mesh.lft" --base-lid-load
+# trace --link-sharing (a Python helper once, with files read its own
+# way): files that do not belong together, path maps of other LIDs or
+# none at all, and who shares the links of the paper's tables.
+"$IBUNION" route "$net" --engine mlid --lft "$tmp/m42.lft" --paths "$tmp/m42.paths" 2>/dev/null
+expect "ibunion trace: --paths goes with --link-sharing" "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/m42.paths"
+expect "ibunion trace: --paths: not with --base-lid-load (--paths goes with --link-sharing)" \
+  "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/m42.paths" --base-lid-load
+expect "ibunion trace: --link-sharing needs a fat-tree (up and down are its levels)" \
+  "$IBUNION" trace "$top/topologies/mesh-3x7.net" --lft "$tmp/mesh.lft" --link-sharing
+expect "$tmp/m42.lft:1: expected 'src_port_guid dst_port_guid dlid'" \
+  "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/m42.lft" --link-sharing
+awk 'NR == 1 {$3 = 17} {print}' "$tmp/m42.paths" >"$tmp/other.paths"
+expect "$tmp/other.paths:1: DLID 17: expected one of" \
+  "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/other.paths" --link-sharing
+head -n 3 "$tmp/m42.paths" >"$tmp/short.paths"
+expect "$tmp/short.paths: " "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/short.paths" --link-sharing
+awk '{printf "%s %s 00%s\n", $1, $2, $3}' "$tmp/m42.paths" >"$tmp/m42z.paths"
+if "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/m42.paths" --link-sharing >"$tmp/plain.out" 2>/dev/null &&
+  "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/m42z.paths" --link-sharing >"$tmp/zeros.out" 2>/dev/null &&
+  cmp -s "$tmp/plain.out" "$tmp/zeros.out" && [ "$(wc -l <"$tmp/plain.out")" = 2 ] &&
+  grep -q "^up   links    8: distinct sources mean    1.0 max    1; " "$tmp/plain.out"
+then echo "PASS: trace --link-sharing: FT(4,2)'s MLID tables give each up link one source (DLIDs with leading zeros decimal)"
+else echo "FAIL: trace --link-sharing: $(head -2 "$tmp/plain.out" | xargs) / $(head -2 "$tmp/zeros.out" | xargs)"; fails=$((fails + 1)); fi
 # Error paths of the other commands that no other check reaches.
 expect "ibunion topo: unknown topology kind 'torus' (expected fattree or mesh)" "$IBUNION" topo torus 4 4
 expect "ibunion route: missing --engine" "$IBUNION" route "$net"

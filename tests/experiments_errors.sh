@@ -1,5 +1,5 @@
 #!/bin/bash
-# sim-harness/experiments/run and link-sharing on bad options and files:
+# sim-harness/experiments/run on bad options and files:
 # each error names the option or file and what was expected (exit 2), and
 # --summary / --replot neither create --out nor print empty tables.
 # Runs no simulation beyond one point. Exit 0 pass, 1 fail.
@@ -7,7 +7,6 @@ set -uo pipefail
 SRC=${IBUNION_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 export IBUNION_SRC=$SRC IBUNION_BUILD=${IBUNION_BUILD:-$SRC}
 RUN=$SRC/sim-harness/experiments/run
-SHARING=$SRC/sim-harness/experiments/link-sharing
 FIG=$SRC/docs/figures
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-experr.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -171,30 +170,6 @@ if command -v gnuplot >/dev/null; then
     fail "--replot into a dir named \"it's here\": $(grep -m3 . "$tmp/err")"
   fi
 fi
-
-# --- link-sharing: files that do not belong together ---------------------------
-"$IBUNION_BUILD/ibunion" route "$SRC/topologies/ft-4-2.net" --engine slid --lft "$tmp/ft42.lft" 2>/dev/null ||
-  fail "ibunion route ft-4-2"
-expect "$SRC/topologies/ft-4-4.net: no node named 'P(00)', which $tmp/ft42.lft routes to" \
-  "$SHARING" "$SRC/topologies/ft-4-4.net" "$tmp/ft42.lft" /dev/null
-expect "$SRC/topologies/ft-4-2.net: no switch LFTs" "$SHARING" "$SRC/topologies/ft-4-2.net" "$SRC/topologies/ft-4-2.net" /dev/null
-expect "$tmp/missing: No such file" "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/missing" /dev/null
-# Files given in the wrong order: a traceback (int() of 'Lid'), and a
-# PATHSFILE that was no path map passed for an empty one.
-expect "$tmp/ft42.lft:1: expected 'src_guid dst_guid dlid'" \
-  "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/ft42.lft" "$tmp/ft42.lft"
-echo x >"$tmp/garbage.paths"
-expect "$tmp/garbage.paths:1: expected 'src_guid dst_guid dlid'" \
-  "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/ft42.lft" "$tmp/garbage.paths"
-# A DLID with leading zeros is decimal, as the core's reader takes it
-# (int(w, 0) raised on '012'): the same report as without them.
-"$IBUNION_BUILD/ibunion" route "$SRC/topologies/ft-4-2.net" --engine mlid --lft "$tmp/m42.lft" \
-  --paths "$tmp/m42.paths" 2>/dev/null || fail "ibunion route ft-4-2 --paths"
-awk '{printf "%s %s 00%s\n", $1, $2, $3}' "$tmp/m42.paths" >"$tmp/m42z.paths"
-if "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/m42.lft" "$tmp/m42.paths" >"$tmp/plain.out" &&
-  "$SHARING" "$SRC/topologies/ft-4-2.net" "$tmp/m42.lft" "$tmp/m42z.paths" >"$tmp/zeros.out" &&
-  [ -s "$tmp/plain.out" ] && cmp -s "$tmp/plain.out" "$tmp/zeros.out"; then pass "link-sharing: DLIDs with leading zeros read as decimal"
-else fail "link-sharing: DLIDs with leading zeros: $(tail -n 1 "$tmp/zeros.out")"; fi
 
 # --- nothing left behind ------------------------------------------------------
 left=$(ls -A "$tmp" | grep '^ibunion-run\.' || true)

@@ -41,7 +41,7 @@ tests_unit_timing_tests_SOURCES = \
 tests_unit_timing_tests_LDADD = $(IBUNION_SIM_LIBS) -lcunit
 TESTS += tests/unit/timing_tests
 
-EXTRA_DIST += sim-harness/experiments/run sim-harness/experiments/link-sharing \
+EXTRA_DIST += sim-harness/experiments/run \
 	sim-harness/experiments/seed001.gp sim-harness/experiments/seed002.gp \
 	sim-harness/experiments/seed002-speedup.gp sim-harness/experiments/seed000.gp \
 	sim-harness/experiments/seed000-speedup.gp sim-harness/experiments/beyond.gp \

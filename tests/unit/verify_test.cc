@@ -1,5 +1,9 @@
 // The unicast verifier must catch what breaks a route, and say where.
 #include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
 
 #include "plugin/core/engine.h"
 #include "plugin/core/netfile.h"
@@ -253,6 +257,89 @@ void BaseLidLoadEqualsTracingEveryPair() {
   CU_ASSERT_EQUAL(BaseLidLoad(m, mt).broken, 0);
 }
 
+// LinkSharing counts with a stamp per link; sets of every pair's ends,
+// link by link, must give the same means and maxima.
+LinkSharingReport NaiveLinkSharing(const Fabric& f, const Tables& t, const FatTree& tree,
+                                   const std::function<Lid(int, int)>& select) {
+  std::map<std::pair<int, int>, std::pair<std::set<int>, std::set<int>>> ends;
+  LinkSharingReport r;
+  for (int s = 0; s < static_cast<int>(f.end_ports.size()); ++s)
+    for (int d = 0; d < static_cast<int>(f.end_ports.size()); ++d) {
+      if (s == d) continue;
+      const Lid lid = select(s, d);
+      const auto hops = Trace(f, t, s, lid);
+      const int last = hops.back().first;
+      if (static_cast<int>(hops.size()) >= TraceHopLimit(f) ||
+          !EndsAtOwner(f, last, StepOf(f, t, last, lid), lid)) {
+        ++r.broken;
+        continue;
+      }
+      for (size_t h = 0; h + 1 < hops.size(); ++h) {
+        ends[hops[h]].first.insert(s);
+        ends[hops[h]].second.insert(d);
+      }
+    }
+  double sums[2][2] = {};
+  for (const auto& [link, e] : ends) {
+    const bool up = tree.level[f.switches[link.first].ports[link.second].index] < tree.level[link.first];
+    LinkSharingReport::Direction& d = up ? r.up : r.down;
+    ++d.links;
+    sums[up][0] += static_cast<double>(e.first.size());
+    sums[up][1] += static_cast<double>(e.second.size());
+    d.max_sources = std::max(d.max_sources, static_cast<long>(e.first.size()));
+    d.max_destinations = std::max(d.max_destinations, static_cast<long>(e.second.size()));
+  }
+  for (bool up : {false, true}) {
+    LinkSharingReport::Direction& d = up ? r.up : r.down;
+    if (d.links) d.mean_sources = sums[up][0] / d.links, d.mean_destinations = sums[up][1] / d.links;
+  }
+  return r;
+}
+
+bool SameSharing(const LinkSharingReport& a, const LinkSharingReport& b) {
+  auto same = [](const LinkSharingReport::Direction& x, const LinkSharingReport::Direction& y) {
+    return x.links == y.links && x.max_sources == y.max_sources && x.max_destinations == y.max_destinations &&
+           std::abs(x.mean_sources - y.mean_sources) < 1e-9 &&
+           std::abs(x.mean_destinations - y.mean_destinations) < 1e-9;
+  };
+  return same(a.up, b.up) && same(a.down, b.down) && a.broken == b.broken;
+}
+
+// Seed 001's picture on FT(4,3) at LMC 2: the paper's MLID tables give
+// every up link one source, SLID's every down link one destination
+// (results.md's table, once a Python helper's); rotated MLID (the default)
+// walks like the paper's tables since fe97c9b.
+void LinkSharingShowsThePapersPicture() {
+  Fabric f = MakeFatTree(4, 3);
+  AssignDefaultLids(f, 2);
+  const FatTree tree = RecognizeFatTree(f);
+  for (const char* options : {"mlid_rotate=off", "mlid_rotate=on", "slid"}) {
+    const bool slid = std::string(options) == "slid";
+    auto engine = slid ? MakeEngine("slid", {}, nullptr) : MakeEngine("mlid", {options}, nullptr);
+    Tables t;
+    engine->RouteUnicast(f, t);
+    auto select = [&](int s, int d) { return engine->SelectDlid(f, s, d); };
+    const LinkSharingReport r = LinkSharing(f, t, tree, select);
+    CU_ASSERT(SameSharing(r, NaiveLinkSharing(f, t, tree, select)));
+    CU_ASSERT_EQUAL(r.up.links, 32);
+    CU_ASSERT_EQUAL(r.down.links, 32);
+    CU_ASSERT_EQUAL(r.broken, 0);
+    CU_ASSERT_EQUAL(slid ? r.down.max_destinations : r.up.max_sources, 1);
+    CU_ASSERT(slid ? r.up.max_sources > 1 : r.down.max_destinations > 1);
+  }
+  // A black hole at LID 3's leaf: the routes to it are counted apart, the
+  // first named.
+  Fixture x;
+  x.t.lft[x.f.end_ports[x.f.owner(3).index].switch_index].set(3, kNoPort);
+  const FatTree xtree = RecognizeFatTree(x.f);
+  auto base = [&](int, int d) { return x.f.end_ports[d].base_lid; };
+  const LinkSharingReport holed = LinkSharing(x.f, x.t, xtree, base);
+  CU_ASSERT(holed.broken > 0);
+  CU_ASSERT(SameSharing(holed, NaiveLinkSharing(x.f, x.t, xtree, base)));
+  CU_ASSERT_EQUAL(holed.broken_dlid, 3);
+  CU_ASSERT_EQUAL(x.f.end_ports[holed.broken_dst].base_lid, 3);
+}
+
 }  // namespace
 
 // Tables against an engine's scheme: mlid's own tables are mlid's; one
@@ -336,6 +423,8 @@ void RegisterVerifySuite() {
   CU_add_test(s, "--host-lids: switch LIDs may be unrouted, not wrong", HostLidsStillCheckSwitchLids);
   CU_add_test(s, "a switch on no host's route is checked", SwitchWithoutHostRoutesIsChecked);
   CU_add_test(s, "base-LID load equals tracing every pair", BaseLidLoadEqualsTracingEveryPair);
+  CU_add_test(s, "link sharing: the papers' picture, as tracing every pair",
+              LinkSharingShowsThePapersPicture);
   CU_add_test(s, "tables against an engine's scheme: entries named, counted", SchemeComparisonNamesEntries);
   CU_add_test(s, "SL2VL against an engine's VLs: entries named, counted", Sl2VlComparisonNamesEntries);
 }

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 namespace ibu {
 
@@ -90,6 +91,86 @@ BaseLidLoadReport BaseLidLoad(const Fabric& f, const Tables& t) {
       for (int s : route) r.load[s] += n;
     }
   }
+  return r;
+}
+
+namespace {
+
+// The switch-to-switch hops (switch, out port) of the route from end port
+// `src` to `dlid`, as TraceRoute walks it; false when it does not reach
+// the LID's owner.
+bool SwitchHops(const Fabric& f, const Tables& t, int src, Lid dlid, int max_hops,
+                std::vector<std::pair<int, int>>* hops) {
+  hops->clear();
+  int sw = f.end_ports[src].switch_index;
+  for (int walked = 0; sw >= 0 && walked < max_hops; ++walked) {
+    const LftStep step = StepOf(f, t, sw, dlid);
+    if (step.kind != LftStep::Kind::kSwitch) return EndsAtOwner(f, sw, step, dlid);
+    hops->emplace_back(sw, step.port);
+    sw = step.next;
+  }
+  return false;
+}
+
+LinkSharingReport::Direction Summarise(const std::vector<long>& sources,
+                                       const std::vector<long>& destinations, const std::vector<char>& upward,
+                                       bool up) {
+  LinkSharingReport::Direction d;
+  long sum_sources = 0, sum_destinations = 0;
+  for (size_t link = 0; link < sources.size(); ++link) {
+    if (!sources[link] || static_cast<bool>(upward[link]) != up) continue;
+    ++d.links;
+    sum_sources += sources[link];
+    sum_destinations += destinations[link];
+    d.max_sources = std::max(d.max_sources, sources[link]);
+    d.max_destinations = std::max(d.max_destinations, destinations[link]);
+  }
+  if (d.links) {
+    d.mean_sources = static_cast<double>(sum_sources) / static_cast<double>(d.links);
+    d.mean_destinations = static_cast<double>(sum_destinations) / static_cast<double>(d.links);
+  }
+  return d;
+}
+
+}  // namespace
+
+LinkSharingReport LinkSharing(const Fabric& f, const Tables& t, const FatTree& tree,
+                              const std::function<Lid(int, int)>& select) {
+  LinkSharingReport r;
+  std::vector<size_t> first_link(f.switches.size() + 1, 0);  // link id: first_link[sw] + port
+  for (size_t sw = 0; sw < f.switches.size(); ++sw)
+    first_link[sw + 1] = first_link[sw] + static_cast<size_t>(f.switches[sw].num_ports) + 1;
+  const size_t links = first_link.back();
+  std::vector<long> sources(links, 0), destinations(links, 0);
+  std::vector<int> last_source(links, -1), last_destination(links, -1);
+  std::vector<char> upward(links, 0);
+  std::vector<int> ends;  // end ports with a LID
+  for (size_t e = 0; e < f.end_ports.size(); ++e)
+    if (f.end_ports[e].base_lid && f.end_ports[e].switch_index >= 0) ends.push_back(static_cast<int>(e));
+  const int max_hops = TraceHopLimit(f);
+  std::vector<std::pair<int, int>> hops;
+  // Counts `end` once a link: `last` holds the end each link last counted.
+  auto count_route = [&](int src, int dst, int end, std::vector<int>& last, std::vector<long>& count,
+                         bool tally_broken) {
+    const Lid dlid = select(src, dst);
+    if (!SwitchHops(f, t, src, dlid, max_hops, &hops)) {
+      if (tally_broken && r.broken++ == 0) r.broken_src = src, r.broken_dst = dst, r.broken_dlid = dlid;
+      return;
+    }
+    for (const auto& [sw, port] : hops) {
+      const size_t link = first_link[sw] + static_cast<size_t>(port);
+      upward[link] = tree.level[f.switches[sw].ports[port].index] < tree.level[sw];
+      if (std::exchange(last[link], end) != end) ++count[link];
+    }
+  };
+  for (int s : ends)
+    for (int d : ends)
+      if (s != d) count_route(s, d, s, last_source, sources, true);
+  for (int d : ends)
+    for (int s : ends)
+      if (s != d) count_route(s, d, d, last_destination, destinations, false);
+  r.up = Summarise(sources, destinations, upward, true);
+  r.down = Summarise(sources, destinations, upward, false);
   return r;
 }
 

@@ -70,6 +70,31 @@ struct BaseLidLoadReport {
 };
 BaseLidLoadReport BaseLidLoad(const Fabric& f, const Tables& t);
 
+// Who shares each switch-to-switch link (seed 001: with one-packet
+// buffers, a link that carries one source, or one destination, cannot hold
+// up other flows' packets). Per direction (up: toward the top level), over
+// the links some route crosses: the distinct source and destination end
+// ports of the routes on each, mean and maximum. Routes from every end
+// port with a LID to every other one, on the DLID `select` picks; one
+// that does not reach that LID's owner is counted in `broken`, its links
+// not. Cost: two walks of every route (source-major for the sources,
+// destination-major for the destinations, a stamp per link rather than a
+// set): O(end ports^2 x route length) time, O(switch ports) memory; on
+// FT(32,3), 2 x 67 M routes.
+struct LinkSharingReport {
+  struct Direction {
+    long links = 0;
+    double mean_sources = 0, mean_destinations = 0;
+    long max_sources = 0, max_destinations = 0;
+  };
+  Direction up, down;
+  long broken = 0;
+  int broken_src = -1, broken_dst = -1;  // end ports of the first
+  Lid broken_dlid = 0;
+};
+LinkSharingReport LinkSharing(const Fabric& f, const Tables& t, const FatTree& tree,
+                              const std::function<Lid(int, int)>& select);
+
 struct DisjointReport {
   long subtrees_checked = 0;  // (destination, source subtree) pairs
   long violations = 0;
