@@ -1070,6 +1070,11 @@ expect "fabric-run: unknown option --no-mtf (see --help)" "$fr" --net "$net" --o
 # that came up was reported as "OpenSM exited before SUBNET UP".
 expect "fabric-run: --conf-line 'log_flags 0x01': fabric-run reads SUBNET UP and the engine that routed from OpenSM's log, both logged at INFO (0x02); use log_flags 0x03" \
   "$fr" --net "$net" --out "$tmp/fr-out" --conf-line "log_flags 0x01"
+# ... and a log elsewhere, or held in OpenSM's buffers, likewise (a timeout).
+expect "fabric-run: --conf-line 'log_file /tmp/x.log': fabric-run sets log_file itself (it reads OpenSM's log in --out DIR as it is written)" \
+  "$fr" --net "$net" --out "$tmp/fr-out" --conf-line "log_file /tmp/x.log"
+expect "fabric-run: --conf-line 'force_log_flush FALSE': fabric-run sets force_log_flush itself" \
+  "$fr" --net "$net" --out "$tmp/fr-out" --conf-line "force_log_flush FALSE"
 expect "fabric-run: unexpected argument '$net': every argument is an option" "$fr" "$net" --out "$tmp/fr-out"
 expect "fabric-run: option --out needs a value" "$fr" --net "$net" --out
 # A forgotten value is not the next option ('--out --net F' made a

@@ -314,6 +314,19 @@ st=0; "$FABRIC_RUN" --net "$TOPO/ft-4-2.net" --guid2lid "$TOPO/ft-4-2.guid2lid" 
   pass "the chain is mlid then minhop: routed by mlid, no fallback warning, mlid's dumps written" ||
   fail "--engine 'mlid minhop': exit $st, engine '$(cat "$out/engine" 2>/dev/null)', $(grep -e warning -e error "$E2E_TMP/chain.err")"
 
+# A plugin OpenSM cannot load (here a truncated build): OpenSM routes on
+# with minhop, and the run passed (exit 0) with a warning that OpenSM has
+# no engine mlid. It now fails, quoting OpenSM's reason, and stops all.
+mkdir -p "$E2E_TMP/broken-plugin"
+head -c 100 "$PLUGIN_DIR/libibunion.so" >"$E2E_TMP/broken-plugin/libibunion.so"
+out=$E2E_TMP/broken
+st=0; "$FABRIC_RUN" --net "$TOPO/ft-4-2.net" --engine mlid,minhop --plugin-dir "$E2E_TMP/broken-plugin" \
+  --plugin-name ibunion --no-readback --out "$out" >/dev/null 2>"$E2E_TMP/broken.err" || st=$?
+[ $st -eq 1 ] && grep -q "^fabric-run: OpenSM could not load plugin ibunion from $E2E_TMP/broken-plugin/libibunion.so: .*Failed to open event plugin \"libibunion.so\"" "$E2E_TMP/broken.err" &&
+  [ -z "$(survivors "$out")" ] &&
+  pass "a plugin OpenSM cannot load fails the run (exit 1), OpenSM's reason quoted, nothing left running" ||
+  fail "a plugin OpenSM cannot load: exit $st, $(tail -n 1 "$E2E_TMP/broken.err"), left running: $(survivors "$out" | xargs)"
+
 # OpenSM on a switch: the read-back walks its directed routes from that
 # switch (they assumed a host and found "no directed route").
 out=$E2E_TMP/smsw
