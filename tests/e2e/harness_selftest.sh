@@ -327,6 +327,13 @@ st=0; "$FABRIC_RUN" --net "$TOPO/ft-4-2.net" --engine mlid,minhop --plugin-dir "
   pass "a plugin OpenSM cannot load fails the run (exit 1), OpenSM's reason quoted, nothing left running" ||
   fail "a plugin OpenSM cannot load: exit $st, $(tail -n 1 "$E2E_TMP/broken.err"), left running: $(survivors "$out" | xargs)"
 
+# The shipped ft-16-3.guid2lid places LIDs up to 0x815f: at the default
+# --lmc fabric-run sized ibsim's LID limit from the counts alone, and
+# OpenSM gave up with every port on LID 0 ("exited before SUBNET UP").
+check "FT(16,3) with its guid2lid (LIDs up to 0x815f) at the default --lmc comes up" \
+  "$FABRIC_RUN" --net "$TOPO/ft-16-3.net" --guid2lid "$TOPO/ft-16-3.guid2lid" --engine minhop --no-readback \
+  --out "$E2E_TMP/ft163"
+
 # OpenSM on a switch: the read-back walks its directed routes from that
 # switch (they assumed a host and found "no directed route").
 out=$E2E_TMP/smsw
