@@ -1256,6 +1256,14 @@ sb "setup-bench: option --fabrics given twice: give it once" --fabrics ft-4-3 --
 sb "setup-bench: --out needs a directory (got the option --quick)" --out --quick
 [ ! -e "$tmp/sb-out" ] && echo "PASS: setup-bench refusals: no output directory made" ||
   { echo "FAIL: setup-bench refusals made $tmp/sb-out"; fails=$((fails + 1)); }
+# Two runs into one directory (both --quick runs' default) took each
+# other's staged files; the second is refused while the first writes.
+mkdir -p "$tmp/sb-busy"
+exec {busy}>>"$tmp/sb-busy/.setup-bench.lock"
+flock -n "$busy" || { echo "FAIL: could not hold $tmp/sb-busy/.setup-bench.lock"; fails=$((fails + 1)); }
+sb "setup-bench: output directory $tmp/sb-busy: another setup-bench run is writing there (give each run its own --out)" \
+  --quick --out "$tmp/sb-busy"
+exec {busy}>&-
 # A net file with LIDs on some ports only: refused at the first port without
 # one, not given the generated layout everywhere (its own LIDs dropped).
 sed '3s/$/\t# lid 4 lmc 0/' "$net" >"$tmp/partial.net"
