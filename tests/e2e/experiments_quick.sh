@@ -15,12 +15,27 @@ SRC=${IBUNION_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 BUILD=${IBUNION_BUILD:-$SRC}
 export IBUNION_SRC=$SRC IBUNION_BUILD=$BUILD
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-expq.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+child=""
+trap '[ -z "$child" ] || { kill "$child"; wait "$child" || true; } 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+# waited CMD...: CMD in the background, waited for. A TERM to this test
+# killed it at once (no TERM trap) and left a run and its sims going on a
+# deleted --out; with a trap alone bash would run it only once a
+# foreground command ended. Now the EXIT trap stops CMD (run stops its own).
+waited() {
+  "$@" &
+  child=$!
+  local st=0
+  wait "$child" || st=$?
+  child=""
+  return $st
+}
 fails=0
 pass() { echo "PASS: $*"; }
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 
-if "$SRC/sim-harness/experiments/run" seed001 --quick --out "$tmp/out" --work "$tmp/work" >"$tmp/log" 2>&1; then
+if waited "$SRC/sim-harness/experiments/run" seed001 --quick --out "$tmp/out" --work "$tmp/work" >"$tmp/log" 2>&1; then
   pass "run seed001 --quick ($(grep -c ' points, ' "$tmp/log") curves)"
 else
   fail "run seed001 --quick"; tail -n 30 "$tmp/log"; exit 1
@@ -115,7 +130,7 @@ bad=$(awk -F, 'NR > 1 && $3 != "uniform" && ($14 == "" || $14 > 1.06 * $8 || $15
 
 # --- seed001-spread --quick: the same curves' best points under seeds 1-3 -------
 RUN=$SRC/sim-harness/experiments/run
-if "$RUN" seed001-spread --quick --out "$tmp/out" --work "$tmp/work" >"$tmp/log" 2>&1 &&
+if waited "$RUN" seed001-spread --quick --out "$tmp/out" --work "$tmp/work" >"$tmp/log" 2>&1 &&
    grep -q "seed 1 gives back every curve's maximum" "$tmp/log"; then
   pass "run seed001-spread --quick: seed 1 gives back every curve's maximum"
 else
@@ -137,7 +152,7 @@ row=$(grep '^| ft-8-3 | centric:0.1 | 1 |' "$tmp/sum" || true)
 mkdir -p "$tmp/tampered"
 awk -F, -v OFS=, 'NR > 1 && $2 == "slid" && $3 == "uniform" && $4 == 1 {$7 = $7 * 1.01} {print}' \
   "$csv" >"$tmp/tampered/seed001-ft-8-3.csv"
-if SPREAD_SEEDS=2 SPREAD_LOADS=1 "$RUN" seed001-spread --quick --out "$tmp/tampered" --work "$tmp/work" >"$tmp/log" 2>&1; then
+if SPREAD_SEEDS=2 SPREAD_LOADS=1 waited "$RUN" seed001-spread --quick --out "$tmp/tampered" --work "$tmp/work" >"$tmp/log" 2>&1; then
   fail "spread over a tampered curve passed its seed-1 check"
 else
   grep -q "seed 1 does not give back the curves' maxima (model or CSVs changed?): ft-8-3 slid uniform 1VL" "$tmp/log" &&
