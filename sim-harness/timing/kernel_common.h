@@ -272,6 +272,89 @@ class ArrivalBacklog {
   uint64_t total_ = 0;
 };
 
+// The message side both kernels share (CRTP, no state of its own): a
+// source's messages arrive (OnGen: one, or a batch), enter the adapter
+// when it has room and nothing older waits (Arrive, Materialise), and a
+// run is done when its measured messages are (CheckDone); the hot host's
+// backlog for the statistics (BackloggedHotBytes). Each kernel kept its own
+// copy, so a rule fixed in one (the hot host's backlog) had to be fixed
+// twice. K keeps the state and gives GenerateOp, Push, Measured, kGenEvent
+// and Receivers(h), the copies one of h's messages makes (1 for unicast).
+template <typename K>
+class MessageSide {
+ protected:
+  void Arrive(int h) {
+    K& k = self();
+    const int64_t t = k.q_.now();
+    if (k.Measured(t)) {
+      ++k.measured_pending_;
+      k.counters_.offered_bytes += uint64_t(k.msg_bytes_) * k.Receivers(h);
+    }
+    // The adapter has room and nothing older waits: straight to the queue,
+    // as Materialise would do, without the round trip through the backlog.
+    if (!k.backlog_.Waiting(h) && k.inflight_msgs_[h] < uint32_t(k.p_.nic_msgs)) {
+      GenerateArrived(h, t);
+      return;
+    }
+    k.backlog_.Add(h, t);
+    Materialise(h);
+  }
+
+  // The message that arrived at `t` enters h's adapter; one with no
+  // receiver (a source alone in its group) takes back what Arrive booked.
+  void GenerateArrived(int h, int64_t t) {
+    K& k = self();
+    if (!k.GenerateOp(h, -1, k.msg_bytes_, -1, t, true) && k.Measured(t)) {
+      --k.measured_pending_;
+      k.counters_.offered_bytes -= uint64_t(k.msg_bytes_) * k.Receivers(h);
+    }
+  }
+
+  void Materialise(int h) {
+    K& k = self();
+    k.backlog_.Release(
+        h, [&] { return k.inflight_msgs_[h] < uint32_t(k.p_.nic_msgs); },
+        [&](int64_t t) { GenerateArrived(h, t); });
+  }
+
+  void OnGen(int h) {
+    K& k = self();
+    --k.gen_pending_;
+    if (k.mode_ == RunMode::kBatch) {
+      for (int i = 0; i < k.p_.batch; ++i) Arrive(h);
+      return;
+    }
+    Arrive(h);
+    const int64_t next = k.q_.now() + k.arrivals_.Gap(h, k.rng_);
+    if (next < k.gen_end_) {
+      ++k.gen_pending_;
+      k.Push(next, K::kGenEvent, uint64_t(h));
+    }
+  }
+
+  void CheckDone() {
+    K& k = self();
+    if (k.mode_ == RunMode::kSteady) {
+      if (k.window_over_ && k.measured_pending_ == 0) k.stop_ = true;
+    } else if (k.live_ops_ == 0 && k.gen_pending_ == 0 && k.backlog_.total() == 0) {
+      k.stop_ = true;
+    }
+  }
+
+  double BackloggedHotBytes() const {
+    const K& k = static_cast<const K&>(*this);
+    double bytes = 0;
+    for (int h = 0; h < k.H_; ++h) {
+      const size_t measured = k.backlog_.CountWaiting(h, [&k](int64_t t) { return k.Measured(t); });
+      bytes += double(measured) * double(k.msg_bytes_) * k.wl_.Share(h, k.hot_);
+    }
+    return bytes;
+  }
+
+ private:
+  K& self() { return static_cast<K&>(*this); }
+};
+
 // A slot of an index-based pool: a freed one if any, else a new one at the
 // end (amortised: the pools stop growing once the run reaches steady state).
 template <typename T>

@@ -75,7 +75,7 @@ constexpr int kMaxLeanPort = 63;
 // kV: the VL count (1, 2, 4 or 8), a constant so that channel addressing
 // and round-robin arithmetic fold.
 template <int kV>
-class LeanKernel final : public Simulator::Impl {
+class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<kV>> {
  public:
   LeanKernel(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed);
 
@@ -195,12 +195,15 @@ class LeanKernel final : public Simulator::Impl {
     return (bytes + uint32_t(p_.packet_bytes) - 1) / uint32_t(p_.packet_bytes);
   }
   bool GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t, bool precounted);
-  void Arrive(int h);
-  void GenerateArrived(int h, int64_t t);
-  void Materialise(int h);
-  void OnGen(int h);
-  void CheckDone();
-  double BackloggedHotBytes() const;
+  // The message side (kernel_common.h), shared with the classic kernel.
+  friend class MessageSide<LeanKernel>;
+  using Side = MessageSide<LeanKernel>;
+  using Side::BackloggedHotBytes;
+  using Side::CheckDone;
+  using Side::Materialise;
+  using Side::OnGen;
+  static constexpr LeanEv kGenEvent = kGen;
+  static uint64_t Receivers(int) { return 1; }  // unicast only
 
   uint32_t AllocPacket();
   void FreePacket(uint32_t pi) {
@@ -787,70 +790,6 @@ IBU_LEAN_HOT bool LeanKernel<kV>::GenerateOp(int src, int dst_hint, uint32_t byt
   hq_tail_[q] = int32_t(mi);
   Kick(hp, m.vl);
   return true;
-}
-
-template <int kV>
-IBU_LEAN_HOT void LeanKernel<kV>::Arrive(int h) {
-  const int64_t t = q_.now();
-  if (Measured(t)) {
-    ++measured_pending_;
-    counters_.offered_bytes += msg_bytes_;
-  }
-  if (!backlog_.Waiting(h) && inflight_msgs_[h] < uint32_t(p_.nic_msgs)) {
-    GenerateArrived(h, t);
-    return;
-  }
-  backlog_.Add(h, t);
-  Materialise(h);
-}
-
-template <int kV>
-IBU_LEAN_HOT void LeanKernel<kV>::GenerateArrived(int h, int64_t t) {
-  if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) && Measured(t)) {
-    --measured_pending_;
-    counters_.offered_bytes -= msg_bytes_;
-  }
-}
-
-template <int kV>
-void LeanKernel<kV>::Materialise(int h) {
-  backlog_.Release(
-      h, [&] { return inflight_msgs_[h] < uint32_t(p_.nic_msgs); },
-      [&](int64_t t) { GenerateArrived(h, t); });
-}
-
-template <int kV>
-void LeanKernel<kV>::OnGen(int h) {
-  --gen_pending_;
-  if (mode_ == Mode::kBatch) {
-    for (int i = 0; i < p_.batch; ++i) Arrive(h);
-    return;
-  }
-  Arrive(h);
-  const int64_t next = q_.now() + arrivals_.Gap(h, rng_);
-  if (next < gen_end_) {
-    ++gen_pending_;
-    Push(next, kGen, uint64_t(h));
-  }
-}
-
-template <int kV>
-void LeanKernel<kV>::CheckDone() {
-  if (mode_ == Mode::kSteady) {
-    if (window_over_ && measured_pending_ == 0) stop_ = true;
-  } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_.total() == 0) {
-    stop_ = true;
-  }
-}
-
-template <int kV>
-double LeanKernel<kV>::BackloggedHotBytes() const {
-  double bytes = 0;
-  for (int h = 0; h < H_; ++h) {
-    const size_t measured = backlog_.CountWaiting(h, [this](int64_t t) { return Measured(t); });
-    bytes += double(measured) * double(msg_bytes_) * wl_.Share(h, hot_);
-  }
-  return bytes;
 }
 
 // --- deadlock ---

@@ -134,7 +134,7 @@ class MemberCounts {
 // kV: VL count, 0 = taken from the network at run time. kOne: input and
 // output buffers of one packet.
 template <int kV, bool kOne>
-class Kernel final : public Simulator::Impl {
+class Kernel final : public Simulator::Impl, private MessageSide<Kernel<kV, kOne>> {
  public:
   Kernel(const Network& net, const Workload& wl, const Params& p, double load, uint64_t seed);
 
@@ -210,7 +210,6 @@ class Kernel final : public Simulator::Impl {
   // The sender of `oc` waits for a credit: wake it when the next arrives.
   void WaitCredit(size_t oc);
   void OnInputAdvance(int ic);
-  void OnGen(int h);
 
   void Request(int ic);
   // Straight through when the output has room and nobody waits for it
@@ -262,10 +261,16 @@ class Kernel final : public Simulator::Impl {
   bool GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_hint, int64_t t, bool precounted);
   // A message arrival at host h: booked now, materialised when the host's
   // adapter has room (Materialise), so saturated runs keep only a time
-  // stamp per waiting message.
-  void Arrive(int h);
-  void Materialise(int h);
-  void GenerateArrived(int h, int64_t t);
+  // stamp per waiting message. The message side is the lean kernel's too
+  // (kernel_common.h).
+  friend class MessageSide<Kernel>;
+  using Side = MessageSide<Kernel>;
+  using Side::BackloggedHotBytes;
+  using Side::CheckDone;
+  using Side::Materialise;
+  using Side::OnGen;
+  static constexpr EvType kGenEvent = kGen;
+  uint64_t Receivers(int h) const { return receivers_[h]; }
   // A message generated at `t` counts: any in batch and script runs, those
   // inside the window in steady state.
   bool Measured(int64_t t) const { return mode_ != Mode::kSteady || (t >= w0_ && t < w1_); }
@@ -282,7 +287,6 @@ class Kernel final : public Simulator::Impl {
   void MessageDone(uint32_t mi, int64_t t);
   // The arrival process's constants, once per point.
   void SetUpArrivals();
-  void CheckDone();
 
   uint32_t AllocPacket();
   void FreePacket(uint32_t pi) {
@@ -590,8 +594,7 @@ class Kernel final : public Simulator::Impl {
   // never had a destination drawn: their expected bytes for the hot host.
   // Without them a saturated run offered the hot host ever less as the load
   // rose (0.08 bytes/ns at load 8 on FT(4,2), centric:0.5, against 8), and
-  // the hot-host rule called such a sweep unsaturated.
-  double BackloggedHotBytes() const;
+  // the hot-host rule called such a sweep unsaturated (MessageSide).
   std::vector<uint64_t> host_rx_;
   LatencySamples latencies_;  // of the measured ops
   PointResult result_;
@@ -920,55 +923,6 @@ bool Kernel<kV, kOne>::GenerateOp(int src, int dst_hint, uint32_t bytes, int sl_
   }
   HostTryTransmit(src);
   return true;
-}
-
-template <int kV, bool kOne>
-void Kernel<kV, kOne>::Arrive(int h) {
-  const int64_t t = q_.now();
-  if (Measured(t)) {
-    ++measured_pending_;
-    counters_.offered_bytes += uint64_t(msg_bytes_) * receivers_[h];
-  }
-  // The adapter has room and nothing older waits: straight to the queue,
-  // as Materialise would do, without the round trip through the backlog.
-  if (!backlog_.Waiting(h) && inflight_msgs_[h] < uint32_t(p_.nic_msgs)) {
-    GenerateArrived(h, t);
-    return;
-  }
-  backlog_.Add(h, t);
-  Materialise(h);
-}
-
-// The message that arrived at `t` enters h's adapter; one with no receiver
-// (a source alone in its group) takes back what Arrive booked.
-template <int kV, bool kOne>
-void Kernel<kV, kOne>::GenerateArrived(int h, int64_t t) {
-  if (!GenerateOp(h, -1, msg_bytes_, -1, t, true) && Measured(t)) {
-    --measured_pending_;
-    counters_.offered_bytes -= uint64_t(msg_bytes_) * receivers_[h];
-  }
-}
-
-template <int kV, bool kOne>
-void Kernel<kV, kOne>::Materialise(int h) {
-  backlog_.Release(
-      h, [&] { return inflight_msgs_[h] < uint32_t(p_.nic_msgs); },
-      [&](int64_t t) { GenerateArrived(h, t); });
-}
-
-template <int kV, bool kOne>
-void Kernel<kV, kOne>::OnGen(int h) {
-  --gen_pending_;
-  if (mode_ == Mode::kBatch) {
-    for (int i = 0; i < p_.batch; ++i) Arrive(h);
-    return;
-  }
-  Arrive(h);
-  const int64_t next = q_.now() + arrivals_.Gap(h, rng_);
-  if (next < gen_end_) {
-    ++gen_pending_;
-    Push(next, kGen, uint64_t(h));
-  }
 }
 
 // --- hosts ---
@@ -1330,25 +1284,6 @@ void Kernel<kV, kOne>::MessageDone(uint32_t mi, int64_t) {
   --live_ops_;
   free_ops_.push_back(oi);
   CheckDone();
-}
-
-template <int kV, bool kOne>
-double Kernel<kV, kOne>::BackloggedHotBytes() const {
-  double bytes = 0;
-  for (int h = 0; h < H_; ++h) {
-    const size_t measured = backlog_.CountWaiting(h, [this](int64_t t) { return Measured(t); });
-    bytes += double(measured) * double(msg_bytes_) * wl_.Share(h, hot_);
-  }
-  return bytes;
-}
-
-template <int kV, bool kOne>
-void Kernel<kV, kOne>::CheckDone() {
-  if (mode_ == Mode::kSteady) {
-    if (window_over_ && measured_pending_ == 0) stop_ = true;
-  } else if (live_ops_ == 0 && gen_pending_ == 0 && backlog_.total() == 0) {
-    stop_ = true;
-  }
 }
 
 // --- deadlock ---
