@@ -16,7 +16,7 @@ BUILD=${IBUNION_BUILD:-$SRC}
 export IBUNION_SRC=$SRC IBUNION_BUILD=$BUILD
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ibunion-expq.XXXXXX")
 child=""
-trap '[ -z "$child" ] || { kill "$child"; wait "$child" || true; } 2>/dev/null; rm -rf "$tmp"' EXIT
+trap '[ -z "$child" ] || { kill "$child" || true; wait "$child" || true; } 2>/dev/null; rm -rf "$tmp"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 # waited CMD...: CMD in the background, waited for. A TERM to this test
