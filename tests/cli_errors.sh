@@ -1259,8 +1259,8 @@ sb "setup-bench: --out needs a directory (got the option --quick)" --out --quick
 # Two runs into one directory (both --quick runs' default) took each
 # other's staged files; the second is refused while the first writes.
 mkdir -p "$tmp/sb-busy"
-exec {busy}>>"$tmp/sb-busy/.setup-bench.lock"
-flock -n "$busy" || { echo "FAIL: could not hold $tmp/sb-busy/.setup-bench.lock"; fails=$((fails + 1)); }
+exec {busy}<"$tmp/sb-busy"
+flock -n "$busy" || { echo "FAIL: could not hold a lock on $tmp/sb-busy"; fails=$((fails + 1)); }
 sb "setup-bench: output directory $tmp/sb-busy: another setup-bench run is writing there (give each run its own --out)" \
   --quick --out "$tmp/sb-busy"
 exec {busy}>&-
@@ -1313,7 +1313,8 @@ awk 'NR == 1 {$3 = 17} {print}' "$tmp/m42.paths" >"$tmp/other.paths"
 expect "$tmp/other.paths:1: DLID 17: expected one of" \
   "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/other.paths" --link-sharing
 head -n 3 "$tmp/m42.paths" >"$tmp/short.paths"
-expect "$tmp/short.paths: " "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/short.paths" --link-sharing
+expect "$tmp/short.paths: 3 of the fabric's 56 (source, destination) pairs, the first missing" \
+  "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/short.paths" --link-sharing
 awk '{printf "%s %s 00%s\n", $1, $2, $3}' "$tmp/m42.paths" >"$tmp/m42z.paths"
 if "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/m42.paths" --link-sharing >"$tmp/plain.out" 2>/dev/null &&
   "$IBUNION" trace "$net" --lft "$tmp/m42.lft" --paths "$tmp/m42z.paths" --link-sharing >"$tmp/zeros.out" 2>/dev/null &&
