@@ -45,7 +45,7 @@ awk '/^Switch/ {sw = $0}
   fail "could not move the cable to the wrong top"
 check "ft-4-3 with a cable on the wrong top comes up" run "$E2E_TMP/wrongtop.net" "$E2E_TMP/wrongtop" ""
 expect_fallback "ft-4-3 + a cable on the wrong top" "$E2E_TMP/wrongtop" \
-  "192 host pairs have no up*/down* path left (first: P(100) -> P(000); mlid refuses the fabric for an engine that routes every pair, updn)"
+  "192 host pairs have no up*/down* path left (first: P(100) -> P(000); mlid refuses the fabric, for the next engine of routing_engine: updn routes every pair, deadlock-free)"
 
 # A management node cabled to a top switch (a fifth port): mlid names that
 # cable rather than a leaf's host count, and OpenSM routes it with minhop.

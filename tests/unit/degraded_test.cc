@@ -708,7 +708,7 @@ void UnroutablePairsMakeTheEngineRefuse() {
     if (cut == 20) {
       CU_ASSERT(Contains(refusal, "degraded FT(8,2): 20 of 32 switch links"));
       CU_ASSERT(Contains(refusal, "; 320 host pairs have no up*/down* path left (first: P("));
-      CU_ASSERT(Contains(refusal, "mlid refuses the fabric for an engine that routes every pair, updn)"));
+      CU_ASSERT(Contains(refusal, "mlid refuses the fabric, for the next engine of routing_engine: updn routes every pair, deadlock-free)"));
       CU_ASSERT_EQUAL(notes, 0);  // the refusal says it, once
       CU_ASSERT(ErrorOf([&] { engine->SelectDlid(f, 0, 1); }).empty());
     } else {

@@ -299,7 +299,7 @@ std::string MlidRouter::DegradedNote() const {
          (stats_.unroutable_pairs
               ? " (first: " + f_.end_ports[static_cast<size_t>(stats_.first_cut_src)].name + " -> " +
                     f_.end_ports[static_cast<size_t>(stats_.first_cut_dst)].name +
-                    "; mlid refuses the fabric for an engine that routes every pair, updn)"
+                    "; mlid refuses the fabric, for the next engine of routing_engine: updn routes every pair, deadlock-free)"
               : std::string()) +
          "; " + std::to_string(stats_.switch_lids_cut) + " (switch LID, leaf) pairs have no route";
 }
