@@ -43,8 +43,8 @@ class MlidEngine : public Engine {
     router_->Route(t);
     const std::string degraded = router_->DegradedNote();
     // Pairs left without a route (only a valley joins them) would be black
-    // holes where OpenSM's next engine, updn, routes every pair: refuse the
-    // fabric. A miscabled tree labelled as a gutted bigger one came here
+    // holes where OpenSM's next engine (minhop; updn, deadlock-free) routes
+    // every pair: refuse the fabric. A miscabled tree labelled as a gutted bigger one came here
     // too (one extra cable on FT(4,3): 'FT(16,2)', 192 pairs dropped).
     if (router_->UnroutablePairs() > 0) {
       router_.reset();
