@@ -45,6 +45,9 @@ void RouteGroups(Engine& engine, const Fabric& f, const std::vector<McastGroup>&
   for (const McastGroup& g : groups) {
     try {
       engine.RouteMulticast(f, g, t);
+      for (const auto& [sw, why] : engine.SwitchMembersLeftOut())
+        std::cerr << "ibunion route: warning: multicast group " << HexLid(g.mlid) << ": " << f.SwitchLabel(sw)
+                  << " joined (its port 0) and gets no copies: " << why << "\n";
     } catch (const McastRefused& e) {
       std::cerr << "warning: " << McastRefusal(g.mlid, e.what()) << " (no MFT entries for it)\n";
     }

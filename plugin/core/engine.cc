@@ -57,8 +57,11 @@ class MlidEngine : public Engine {
   // and of its new one.
   void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
     if (!router_) throw Error(std::string(name_) + ": multicast needs unicast routing first");
-    trees_.Apply(f, g.mlid, router_->McastTree(g), t);
+    left_out_.clear();
+    trees_.Apply(f, g.mlid, router_->McastTree(g, &left_out_), t);
   }
+
+  std::vector<std::pair<int, std::string>> SwitchMembersLeftOut() const override { return left_out_; }
 
   void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) override {
     trees_.Apply(f, mlid, {}, t);
@@ -77,6 +80,7 @@ class MlidEngine : public Engine {
   const char* name_;
   std::unique_ptr<MlidRouter> router_;
   McastTreeTables trees_;
+  std::vector<std::pair<int, std::string>> left_out_;  // of the last RouteMulticast
 };
 
 }  // namespace

@@ -28,6 +28,11 @@ struct McastGroup {
   // SL the group's senders use (the SA's MCMemberRecord, fixed when the
   // group was created); -1 when unknown, and engines with a VL policy pick.
   int sl = -1;
+  // Switches whose port 0 joined (IPoIB on a managed switch), by switch
+  // index: a tree that reaches one sets port 0 in its mask, as OpenSM's
+  // own multicast routing does. Trees are rooted at end-port members, so a
+  // group needs at least one of those.
+  std::vector<int> switch_members = {};
 };
 
 class Engine {
@@ -47,6 +52,11 @@ class Engine {
 
   // The group has no members left (OpenSM cleared its MLID): drop its MFT
   // entries and whatever the engine keeps about it.
+  // Switch members of the group RouteMulticast last built that its tree
+  // leaves out (no tree of the engine's kind reaches them together with
+  // the rest of the group), each with why; their port 0 gets no copies.
+  virtual std::vector<std::pair<int, std::string>> SwitchMembersLeftOut() const { return {}; }
+
   virtual void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) {
     (void)f;
     for (Mft& m : t.mft) m.groups.erase(mlid);

@@ -104,6 +104,28 @@ int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string&
   return o.kind == Peer::Kind::kEndPort ? o.index : -1;
 }
 
+int SwitchOfWord(const Fabric& f, const std::string& word, bool quoted) {
+  int by_name = -1;
+  std::string guids;  // of the switches that share the description
+  int sharing = 0;
+  for (size_t s = 0; s < f.switches.size(); ++s) {
+    if (f.switches[s].name != word) continue;
+    by_name = static_cast<int>(s);
+    if (++sharing <= 4) guids += (sharing > 1 ? ", " : "") + Hex16(f.switches[s].guid);
+  }
+  if (sharing > 1)
+    throw Error("'" + word + "' is the node description of " + std::to_string(sharing) + " switches (GUIDs " +
+                guids + (sharing > 4 ? ", ..." : "") + "): expected one of them by its GUID or LID");
+  if (by_name >= 0 || quoted) return by_name;
+  unsigned long long guid = 0;
+  size_t digits = 0;
+  if (ParseHexGuid(word, &guid, &digits) && digits == 16) return f.SwitchByGuid(guid);
+  long long lid = 0;
+  if (!ParseInteger(word, &lid) || lid <= 0 || lid > kMaxUnicastLid) return -1;
+  const LidOwner o = f.owner(static_cast<Lid>(lid));
+  return o.kind == Peer::Kind::kSwitch ? o.index : -1;
+}
+
 std::string NotAnEndPortHint(const Fabric& f, const std::string& word) {
   unsigned long long guid = 0;
   size_t digits = 0;
@@ -225,6 +247,26 @@ int ResolveWord(const Fabric& f, const EndPortNames& names, const GroupWord& w, 
   }
 }
 
+// A member word that names no end port: the switch whose port 0 joined
+// (IPoIB on a managed switch), by node description, GUID or LID.
+void AddSwitchMember(const Fabric& f, const GroupWord& w, const std::string& file, int no, McastGroup& g) {
+  const std::string word = w.quoted ? w.Shown() : "'" + w.Shown() + "'";
+  int sw = -1;
+  try {
+    sw = SwitchOfWord(f, w.text, w.quoted);
+  } catch (const Error& e) {
+    throw InputError(file, no, e.what());
+  }
+  if (sw < 0)
+    throw InputError(file, no,
+                     "member " + word + " is neither an end port nor a switch of the fabric" +
+                         (w.quoted ? " (no node has that description)"
+                                   : " (name, port GUID or LID)" + NotAnEndPortHint(f, w.text)));
+  if (std::find(g.switch_members.begin(), g.switch_members.end(), sw) != g.switch_members.end())
+    throw InputError(file, no, "member " + word + " is listed twice");
+  g.switch_members.push_back(sw);
+}
+
 }  // namespace
 
 std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, const Fabric& f,
@@ -284,19 +326,22 @@ std::vector<McastGroup> ParseGroups(std::istream& is, const std::string& file, c
         continue;
       }
       int m = ResolveWord(f, by_names, w, w.text, file, no);
-      if (m < 0)
-        throw InputError(file, no,
-                         "member " + (w.quoted ? word : "'" + word + "'") +
-                             " is not an end port of the fabric" +
-                             (w.quoted ? " (no end port has that node description)"
-                                       : " (name, port GUID or LID)" + NotAnEndPortHint(f, w.text)));
+      if (m < 0) {
+        AddSwitchMember(f, w, file, no, g);
+        continue;
+      }
       if (in_group[m] == no)
         throw InputError(file, no, "member " + (w.quoted ? word : "'" + word + "'") + " is listed twice");
       in_group[m] = no;
       g.members.push_back(m);
       note_clash(w.text, m);
     }
-    if (g.members.empty()) throw InputError(file, no, "group " + mlid_word + " has no members");
+    if (g.members.empty())
+      throw InputError(file, no,
+                       "group " + mlid_word +
+                           (g.switch_members.empty() ? " has no members"
+                                                     : " has no end-port member (its tree is rooted at one; "
+                                                       "switches only receive and send on it)"));
     groups.push_back(std::move(g));
   }
   // Given a group file, the user asked for groups: one without any (empty,

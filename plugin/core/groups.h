@@ -3,9 +3,11 @@
 //   0xC001  P(200) P(201) P(210) P(211)  anchor=P(000)
 // One group per line: the MLID, then members named by node description,
 // port GUID (0x + 16 hex digits) or LID (decimal or 0x hex; MLIDs too,
-// never octal). A description with blanks goes in double quotes, "node01
-// HCA-1" or anchor="node01 HCA-1" (no escapes; a quoted word is only ever
-// a description); an unterminated quote is refused. An optional
+// never octal). A member that names a switch (its description, GUID or
+// LID) is a switch member: its port 0 joined (McastGroup::switch_members).
+// A description with blanks goes in double quotes, "node01 HCA-1" or
+// anchor="node01 HCA-1" (no escapes; a quoted word is only ever a
+// description); an unterminated quote is refused. An optional
 // anchor=MEMBER roots the tree there (seed 002's worked example); without
 // one the engine chooses.
 // An optional sl=N is the SL the group's senders use (what the SA put in
@@ -50,6 +52,12 @@ std::string LabelClash(const Fabric& f, const EndPortNames& names, const std::st
 // description several end ports share names none of them: throws
 // ibu::Error naming their port GUIDs, rather than taking the first.
 int EndPortOfWord(const Fabric& f, const EndPortNames& names, const std::string& word);
+
+// The switch `word` names: its node description (one switch's), GUID (0x +
+// 16 hex digits, node or port 0) or LID; -1 when none. A quoted word is a
+// description only. A description several switches share throws
+// ibu::Error naming their GUIDs. Cost O(switches): group files name few.
+int SwitchOfWord(const Fabric& f, const std::string& word, bool quoted);
 
 // Why `word`, which EndPortOfWord found no end port for, may have been
 // meant for one: " (0x...: the node GUID of CA 'desc'; its port 1 is 0x...)",

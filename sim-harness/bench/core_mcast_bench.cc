@@ -45,8 +45,9 @@ int main(int argc, char** argv) {
     std::vector<double> secs;
     for (int r = 0; r < repeat; ++r) {
       std::shuffle(all.begin(), all.end(), rng);
-      ibu::McastGroup g{static_cast<ibu::Lid>(0xC000 + r % 64),
-                        std::vector<int>(all.begin(), all.begin() + members), -1};
+      ibu::McastGroup g;
+      g.mlid = static_cast<ibu::Lid>(0xC000 + r % 64);
+      g.members.assign(all.begin(), all.begin() + members);
       const auto start = std::chrono::steady_clock::now();
       e->RouteMulticast(f, g, t);
       secs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

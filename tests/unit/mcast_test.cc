@@ -240,9 +240,24 @@ void VerifierNamesWhereCopiesGo() {
   CU_ASSERT(!to_self.ok());
   CU_ASSERT_EQUAL(to_self.error_count, 1);
   CU_ASSERT(!to_self.errors.empty() &&
-            to_self.errors[0] == "MLID 0xc001: " + f.SwitchLabel(mid20) +
-                                     " port 0 is in the mask: the switch itself gets a copy of every packet that "
-                                     "reaches it, but it is not a member (members are end ports)");
+            to_self.errors[0] ==
+                "MLID 0xc001: " + f.SwitchLabel(mid20) +
+                    " port 0 is in the mask: the switch itself gets a copy of every packet that "
+                    "reaches it, but it is not a member (its port 0 did not join)");
+  // The same mask with that switch a member (its port 0 joined): its copy
+  // is wanted, from every end port and sent from its port 0 to them.
+  McastGroup with_switch = g;
+  with_switch.switch_members = {mid20};
+  const McastReport joined = VerifyMulticast(f, self, with_switch);
+  CU_ASSERT(joined.ok());
+  CU_ASSERT_EQUAL(joined.senders_checked, static_cast<long>(g.members.size()) + 1);
+  // Without port 0 in its mask the member's copy is missing, per sender.
+  const McastReport missed = VerifyMulticast(f, t, with_switch);
+  CU_ASSERT_EQUAL(missed.error_count, static_cast<long>(g.members.size()));
+  CU_ASSERT(!missed.errors.empty() &&
+            Contains(missed.errors[0], f.SwitchLabel(mid20) +
+                                           " (member, port 0) gets 0 copies, expected 1: port 0 "
+                                           "is not in its mask"));
   // A bit for a port without a cable: named once, not once per sender
   // that reaches the switch (every member does here).
   Fabric unplugged = f;
@@ -300,13 +315,13 @@ void GroupFilesParseAndNameErrors() {
     const char* expect;
   } cases[] = {
       {"0x0001 P(000)\n", "g.txt:1: expected a multicast LID 0xC000..0xFFFE first, got '0x0001'"},
-      {"0xC001 P(999)\n", "g.txt:1: member 'P(999)' is not an end port of the fabric"},
+      {"0xC001 P(999)\n", "g.txt:1: member 'P(999)' is neither an end port nor a switch of the fabric"},
       {"0xC001 P(000) P(000)\n", "g.txt:1: member 'P(000)' is listed twice"},
       {"0xC001 P(001)\n0xC002 P(000) P(001) 2\n", "g.txt:2: member '2' is listed twice"},  // LID of P(001)
       {"0xC001\n", "g.txt:1: group 0xC001 has no members"},
       // Integers are decimal or 0x hex, never octal: 0140001 is not 0xC001.
       {"0140001 P(000)\n", "g.txt:1: expected a multicast LID 0xC000..0xFFFE first, got '0140001'"},
-      {"0xC001 P(201) 010\n", "g.txt:1: member '010' is listed twice"},  // LID 10, not octal 8
+      {"0xC001 P(201) 010\n", "g.txt:1: member '010' is listed twice"},                // LID 10, not octal 8
       {"0xC001 P(010) 0x00000003\n", "g.txt:1: member '0x00000003' is listed twice"},  // a LID, not a GUID
       {"0xC001 P(000) anchor=P(001) anchor=P(011)\n",
        "g.txt:1: 'anchor=P(011)': anchor= is given twice (first 'anchor=P(001)')"},
@@ -349,22 +364,147 @@ void GroupFilesParseAndNameErrors() {
   CU_ASSERT_EQUAL(groups[0].anchor, 6);
   const Case quoting[] = {
       {"0xC001 P(000) \"node 06 HCA-1\n",
-       "g.txt:1: unterminated quote: '\"node 06 HCA-1' has no closing '\"' (expected a node description in double "
+       "g.txt:1: unterminated quote: '\"node 06 HCA-1' has no closing '\"' (expected a node description in "
+       "double "
        "quotes, on one line)"},
       {"0xC001 P(000) anchor=\"node 06\n", "g.txt:1: unterminated quote: 'anchor=\"node 06' has no closing"},
-      {"0xC001 \"node 06 HCA-1\"x\n", "g.txt:1: '\"node 06 HCA-1\"' is followed by 'x': expected a blank after"},
+      {"0xC001 \"node 06 HCA-1\"x\n",
+       "g.txt:1: '\"node 06 HCA-1\"' is followed by 'x': expected a blank after"},
       {"0xC001 P(000) \"\"\n", "g.txt:1: '\"\"': expected a node description in the quotes"},
       {"0xC001 \"node 06\"\n",
-       "g.txt:1: member \"node 06\" is not an end port of the fabric (no end port has that node description)"},
+       "g.txt:1: member \"node 06\" is neither an end port nor a switch of the fabric (no node has that "
+       "description)"},
       {"0xC001 P(000) anchor=\"node 07 HCA-1\"\n",
-       "g.txt:1: anchor \"node 07 HCA-1\" is not an end port of the fabric (no end port has that node description)"},
+       "g.txt:1: anchor \"node 07 HCA-1\" is not an end port of the fabric (no end port has that node "
+       "description)"},
       // Quoted is a description only: no GUID, no LID.
-      {"0xC001 \"0x0000000000100001\"\n", "g.txt:1: member \"0x0000000000100001\" is not an end port"},
+      {"0xC001 \"0x0000000000100001\"\n", "g.txt:1: member \"0x0000000000100001\" is neither an end port"},
       {"0xC001 \"node 06 HCA-1\" 7\n", "g.txt:1: member '7' is listed twice"},  // its LID
       {"0xC001 P(000) \"twin\"\n", "g.txt:1: 'twin' is the node description of 2 end ports"},
       {"\"0xC001\" P(000)\n", "g.txt:1: expected a multicast LID 0xC000..0xFFFE first, got '\"0xC001\"'"},
   };
   for (const Case& c : quoting) ExpectGroupError(f, c.text, c.expect);
+}
+
+// A member word naming a switch is a switch member (its port 0 joined):
+// by description, GUID or LID; refused alone, twice, or by a description
+// switches share.
+void GroupFilesNameSwitchMembers() {
+  Fabric f = MakeFatTree(4, 3);
+  AssignDefaultLids(f, 0);
+  const int top = SwitchNamed(f, "SW<00,0>"), mid = SwitchNamed(f, "SW<10,1>");
+  const std::string top_guid = Hex16(f.switches[top].guid), mid_lid = std::to_string(f.switches[mid].lid);
+  std::istringstream named("0xC001 P(000) SW<00,0> \"SW<10,1>\"\n0xC002 " + top_guid + " P(001) " + mid_lid +
+                           "\n");
+  const std::vector<McastGroup> groups = ParseGroups(named, "g.txt", f);
+  CU_ASSERT_EQUAL_FATAL(groups.size(), 2u);
+  CU_ASSERT(groups[0].members == std::vector<int>{0});
+  CU_ASSERT(groups[0].switch_members == (std::vector<int>{top, mid}));
+  CU_ASSERT(groups[1].members == std::vector<int>{1});
+  CU_ASSERT(groups[1].switch_members == (std::vector<int>{top, mid}));
+  struct Case {
+    std::string text, expect;
+  } cases[] = {
+      {"0xC001 P(000) SW<00,0> " + top_guid + "\n", "g.txt:1: member '" + top_guid + "' is listed twice"},
+      {"0xC001 SW<00,0>\n", "g.txt:1: group 0xC001 has no end-port member (its tree is rooted at one"},
+      {"0xC001 P(000) anchor=SW<00,0>\n", "g.txt:1: anchor 'SW<00,0>' is not an end port of the fabric"},
+  };
+  for (const Case& c : cases) ExpectGroupError(f, c.text.c_str(), c.expect.c_str());
+  f.switches[top].name = f.switches[mid].name = "MF0;switch";  // a vendor's default, twice
+  ExpectGroupError(f, "0xC001 P(000) MF0;switch\n",
+                   ("g.txt:1: 'MF0;switch' is the node description of 2 switches (GUIDs " + top_guid + ", " +
+                    Hex16(f.switches[mid].guid) + "): expected one of them by its GUID or LID")
+                       .c_str());
+}
+
+// Switch members on mlid's trees: port 0 set on a tree without a valley,
+// or left out and named when no such tree reaches them with the rest
+// (two top switches of FT(4,2)); whatever is served is exactly once, on
+// complete, shuffled and degraded trees, and a leaf is never left out of
+// a complete one.
+void SwitchMembersGetPortZero() {
+  Fabric small = MakeFatTree(4, 2);
+  AssignDefaultLids(small, 1);
+  auto e = MakeEngine("mlid", {}, nullptr);
+  Tables t;
+  e->RouteUnicast(small, t);
+  McastGroup g;
+  g.mlid = 0xC001;
+  g.members = {EndPortNamed(small, "P(00)"), EndPortNamed(small, "P(31)")};
+  const int top0 = SwitchNamed(small, "SW<0,0>"), top1 = SwitchNamed(small, "SW<1,0>");
+  g.switch_members = {top1};
+  e->RouteMulticast(small, g, t);
+  CU_ASSERT(e->SwitchMembersLeftOut().empty());
+  CU_ASSERT(Ports(t, small, "SW<1,0>", g.mlid).count(0) == 1);
+  AssertExactlyOnce(small, t, g);
+  g.switch_members = {top0, top1};
+  e->RouteMulticast(small, g, t);
+  const auto left_out = e->SwitchMembersLeftOut();
+  CU_ASSERT_EQUAL_FATAL(left_out.size(), 1u);
+  CU_ASSERT_EQUAL(left_out[0].first, top1);
+  CU_ASSERT(Contains(left_out[0].second, "no up*/down* tree reaches it together with the group's end ports"));
+  CU_ASSERT(Ports(t, small, "SW<1,0>", g.mlid).empty());
+  CU_ASSERT(Ports(t, small, "SW<0,0>", g.mlid).count(0) == 1);
+  g.switch_members = {top0};
+  AssertExactlyOnce(small, t, g);
+
+  std::mt19937_64 rng(11);
+  long served_above_leaves = 0, left_out_total = 0;
+  for (int variant = 0; variant < 3; ++variant) {
+    Fabric f = MakeFatTree(8, 3);
+    AssignDefaultLids(f, 2);
+    if (variant == 1) ShufflePorts(f, 7);
+    if (variant == 2) RemoveRandomSwitchLinks(f, 3, 6);
+    const FatTree ft = RecognizeFatTree(f);
+    auto engine = MakeEngine("mlid", {}, nullptr);
+    Tables tables;
+    engine->RouteUnicast(f, tables);
+    const int hosts = static_cast<int>(f.end_ports.size()), switches = static_cast<int>(f.switches.size());
+    for (int i = 0; i < 40; ++i) {
+      McastGroup group;
+      group.mlid = static_cast<Lid>(0xC001 + i);
+      group.members = RandomMembers(rng, hosts, 1 + static_cast<int>(rng() % 12));
+      for (int s : RandomMembers(rng, switches, 1 + static_cast<int>(rng() % 4)))
+        group.switch_members.push_back(s);
+      engine->RouteMulticast(f, group, tables);
+      McastGroup served = group;
+      for (const auto& [sw, why] : engine->SwitchMembersLeftOut()) {
+        CU_ASSERT(!why.empty());
+        CU_ASSERT(variant == 2 || ft.level[sw] < ft.n - 1);  // a leaf always fits a complete tree
+        served.switch_members.erase(
+            std::find(served.switch_members.begin(), served.switch_members.end(), sw));
+        ++left_out_total;
+      }
+      for (int sw : served.switch_members) served_above_leaves += ft.level[sw] < ft.n - 1;
+      AssertExactlyOnce(f, tables, served);
+    }
+  }
+  CU_ASSERT(served_above_leaves > 0);
+  CU_ASSERT(left_out_total > 0);
+}
+
+// xymesh reaches any switch of the grid: switch members are never left
+// out, in trunk-row, paper and source trees.
+void MeshSwitchMembersGetPortZero() {
+  Fabric f = MakeMesh(5, 5);
+  AssignDefaultLids(f, 0);
+  std::mt19937_64 rng(5);
+  for (const char* mode : {"xymesh_mcast=trunk", "xymesh_mcast=paper", "xymesh_mcast=source"}) {
+    auto e = MakeEngine("xymesh", {mode}, nullptr);
+    Tables t;
+    RouteUnicastAndVls(*e, f, t);
+    for (int i = 0; i < 20; ++i) {
+      McastGroup g;
+      g.mlid = static_cast<Lid>(0xC001 + i);
+      g.members = RandomMembers(rng, 25, 1 + static_cast<int>(rng() % 6));
+      g.anchor = g.members[0];
+      g.switch_members = RandomMembers(rng, 25, 1 + static_cast<int>(rng() % 3));
+      e->RouteMulticast(f, g, t);
+      CU_ASSERT(e->SwitchMembersLeftOut().empty());
+      for (int sw : g.switch_members) CU_ASSERT(t.mft[sw].groups.at(g.mlid).test(0));
+      AssertExactlyOnce(f, t, g);
+    }
+  }
 }
 
 // EndPortWord names every end port so that EndPortOfWord reads it back: its
@@ -434,6 +574,9 @@ void RegisterMcastSuite() {
   CU_add_test(s, "verifier catches broken masks", VerifierCatchesBrokenMasks);
   CU_add_test(s, "verifier names where copies go", VerifierNamesWhereCopiesGo);
   CU_add_test(s, "group files parse and name errors", GroupFilesParseAndNameErrors);
+  CU_add_test(s, "group files name switch members", GroupFilesNameSwitchMembers);
+  CU_add_test(s, "switch members: port 0 on a tree without a valley, or named", SwitchMembersGetPortZero);
+  CU_add_test(s, "xymesh: switch members get port 0", MeshSwitchMembersGetPortZero);
   CU_add_test(s, "EndPortWord: descriptions, or port GUIDs where shared or blank", EndPortWordsReadBack);
   CU_add_test(s, "a description that is another host's label: noted, not refused",
               LabelThatIsAnotherHostsDescriptionIsNoted);

@@ -271,6 +271,7 @@ class TreeMasks {
     if (peer.is_switch()) masks_[peer.index].set(peer.port);
   }
   void AddSwitch(int sw) { masks_[sw]; }
+  void AddPortZero(int sw) { masks_[sw].set(0); }  // the switch's own copy
   std::vector<std::pair<int, PortMask>> BySwitch() const {
     std::vector<std::pair<int, PortMask>> out(masks_.begin(), masks_.end());
     std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
@@ -290,6 +291,10 @@ void MlidRouter::CheckMembers(const McastGroup& g) const {
     if (m < 0 || m >= static_cast<int>(f_.end_ports.size()))
       throw Error("multicast group " + HexLid(g.mlid) + ": member index " +
                   std::to_string(m) + " is not an end port of the fabric");
+  for (int sw : g.switch_members)
+    if (sw < 0 || sw >= static_cast<int>(f_.switches.size()))
+      throw Error("multicast group " + HexLid(g.mlid) + ": switch member index " + std::to_string(sw) +
+                  " is not a switch of the fabric");
 }
 
 int MlidRouter::BranchLevel(int member, int anchor) const {
@@ -297,6 +302,18 @@ int MlidRouter::BranchLevel(int member, int anchor) const {
   const std::vector<int>& a = tree_.p[anchor];
   int l = 0;
   while (l < tree_.n - 1 && p[l] == a[l]) ++l;
+  return l;
+}
+
+// Above its level a chain switch reaches `sw` going down only where their
+// prefixes agree; its suffix must be sw's too, which the chain's up digits
+// below sw's level decide (FindChain checks that by DownReaches).
+int MlidRouter::SwitchBranchLevel(int sw, int anchor) const {
+  const std::vector<int>& w = tree_.w[sw];
+  const std::vector<int>& a = tree_.p[anchor];
+  const int level = tree_.level[sw];
+  int l = 0;
+  while (l < level && w[l] == a[l]) ++l;
   return l;
 }
 
@@ -311,7 +328,8 @@ std::vector<int> MlidRouter::McastUpDigits(const McastGroup& g, int anchor) cons
   return up_digit;
 }
 
-std::vector<std::pair<int, PortMask>> MlidRouter::McastTree(const McastGroup& g) const {
+std::vector<std::pair<int, PortMask>> MlidRouter::McastTree(
+    const McastGroup& g, std::vector<std::pair<int, std::string>>* left_out) const {
   CheckMembers(g);
   int anchor = g.anchor;
   if (anchor < 0)
@@ -324,10 +342,16 @@ std::vector<std::pair<int, PortMask>> MlidRouter::McastTree(const McastGroup& g)
   chain[n - 1] = f_.end_ports[anchor].switch_index;
   int root_level = n - 1;
   for (int d : g.members) root_level = std::min(root_level, BranchLevel(d, anchor));
-  if (tree_.degraded) anchor = DegradedAnchorChain(g, anchor, up_digit, chain, root_level);
+  // A degraded tree's links, or switch members' labels, decide the chain.
+  const bool searched = tree_.degraded || !g.switch_members.empty();
+  std::vector<int> switches;  // the switch members the tree reaches
+  if (!g.switch_members.empty())
+    switches = ServableSwitchMembers(g, anchor, up_digit, chain, root_level, left_out);
+  else if (searched)
+    anchor = SearchedAnchorChain(g, anchor, up_digit, switches, chain, root_level);
   TreeMasks masks(f_);
   for (int l = n - 1; l > root_level; --l) {
-    if (tree_.degraded) {  // DegradedAnchorChain picked the switches; find the link
+    if (searched) {  // SearchedAnchorChain picked the switches; find the link
       for (int port : tree_.up_port[chain[l]])
         if (port && f_.switches[chain[l]].ports[port].index == chain[l - 1]) masks.AddEdge(chain[l], port);
       continue;
@@ -347,6 +371,15 @@ std::vector<std::pair<int, PortMask>> MlidRouter::McastTree(const McastGroup& g)
       if (!next.is_switch()) break;
       sw = next.index;
     }
+  }
+  for (int target : switches) {
+    const std::vector<int>& w = tree_.w[target];
+    for (int sw = chain[SwitchBranchLevel(target, anchor)]; sw != target;) {
+      const int port = tree_.down_port[sw][w[tree_.level[sw]]];
+      masks.AddEdge(sw, port);
+      sw = f_.switches[sw].ports[port].index;
+    }
+    masks.AddPortZero(target);
   }
   return masks.BySwitch();
 }

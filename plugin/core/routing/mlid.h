@@ -83,7 +83,14 @@ class MlidRouter {
   // members are. The mask of a switch holds every port of a
   // tree edge (the tree-parent port included), so IB flooding from any
   // member delivers exactly once. Cost O(members x n).
-  std::vector<std::pair<int, PortMask>> McastTree(const McastGroup& g) const;
+  // A switch member is reached down from the chain like a host (its port 0
+  // set), which forces the chain's up digits below its level: a chain that
+  // reaches it is searched for as on degraded trees. Switch members no
+  // such chain reaches together with the end ports (two top switches,
+  // say) are left out, named in *left_out with why; each try costs a
+  // search, so that case costs O(switch members x search).
+  std::vector<std::pair<int, PortMask>> McastTree(
+      const McastGroup& g, std::vector<std::pair<int, std::string>>* left_out = nullptr) const;
 
  private:
   // What each LID means to every switch: owner PID (-1: not a host), and
@@ -124,9 +131,25 @@ class MlidRouter {
   // The level at which `member`'s labels leave the anchor's: where its
   // branch leaves the anchor's chain.
   int BranchLevel(int member, int anchor) const;
+  // The same for switch member `sw`: the lowest chain level whose switch
+  // can reach it going down (at most its own level).
+  int SwitchBranchLevel(int sw, int anchor) const;
   std::vector<int> McastUpDigits(const McastGroup& g, int anchor) const;
-  int DegradedAnchorChain(const McastGroup& g, int anchor, const std::vector<int>& up_digit,
-                          std::vector<int>& chain, int& root_level) const;
+  // The anchor's chain up to the root level that every member and every
+  // switch of `switch_targets` branches off over links that exist
+  // (searched: degraded trees, or switch members that force up digits);
+  // returns the anchor it found one for. Throws McastRefused when none has
+  // one.
+  int SearchedAnchorChain(const McastGroup& g, int anchor, const std::vector<int>& up_digit,
+                          const std::vector<int>& switch_targets, std::vector<int>& chain,
+                          int& root_level) const;
+  // The switch members SearchedAnchorChain can serve with the end ports, in
+  // the group's order, and the chain it found for them; the others go to
+  // *left_out. Throws as SearchedAnchorChain when the end ports alone have
+  // no chain.
+  std::vector<int> ServableSwitchMembers(const McastGroup& g, int& anchor, const std::vector<int>& up_digit,
+                                         std::vector<int>& chain, int& root_level,
+                                         std::vector<std::pair<int, std::string>>* left_out) const;
   // The anchor's chain of switches up to the group's root level (chain[l]
   // at level l) such that each member branches off it over links that
   // exist; preferred up digits first. False if no such chain.

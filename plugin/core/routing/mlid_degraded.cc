@@ -234,10 +234,12 @@ bool MlidRouter::DownReaches(int s, int leaf) const {
 // their digits above it, so their chains reach the same members or fail
 // alike (trying each member made a refused group of 3,456 cost 71 ms a
 // rebuild, members^2). A refused group costs O(leaves x (members +
-// switches)). An explicit anchor is kept. Fills `chain` and `root_level`
+// switches)). An explicit anchor is kept. Switch members are targets as
+// leaves are, at the level their labels leave the candidate's. Fills `chain` and `root_level`
 // for the anchor it returns.
-int MlidRouter::DegradedAnchorChain(const McastGroup& g, int anchor, const std::vector<int>& up_digit,
-                                    std::vector<int>& chain, int& root_level) const {
+int MlidRouter::SearchedAnchorChain(const McastGroup& g, int anchor, const std::vector<int>& up_digit,
+                                    const std::vector<int>& switch_targets, std::vector<int>& chain,
+                                    int& root_level) const {
   const int n = tree_.n;
   std::vector<int> candidates(g.members);
   std::sort(candidates.begin(), candidates.end(), [&](int x, int y) { return tree_.pid[x] < tree_.pid[y]; });
@@ -257,6 +259,11 @@ int MlidRouter::DegradedAnchorChain(const McastGroup& g, int anchor, const std::
       const int leaf = f_.end_ports[d].switch_index;
       if (std::exchange(listed_for[leaf], c) != c) leaves_by_lca[lca].push_back(leaf);
     }
+    for (int sw : switch_targets) {  // reached down from the chain as a leaf is
+      const int lca = SwitchBranchLevel(sw, c);
+      root = std::min(root, lca);
+      if (std::exchange(listed_for[sw], c) != c) leaves_by_lca[lca].push_back(sw);
+    }
     std::fill(chain.begin(), chain.end(), -1);
     chain[n - 1] = f_.end_ports[c].switch_index;
     std::fill(dead.begin(), dead.end(), 0);
@@ -269,6 +276,46 @@ int MlidRouter::DegradedAnchorChain(const McastGroup& g, int anchor, const std::
       "multicast group " + HexLid(g.mlid) + ": in the degraded tree " +
       (g.anchor >= 0 ? "its anchor does not reach every member" : "no member reaches all others") +
       " over up*/down* links");
+}
+
+std::vector<int> MlidRouter::ServableSwitchMembers(const McastGroup& g, int& anchor,
+                                                   const std::vector<int>& up_digit, std::vector<int>& chain,
+                                                   int& root_level,
+                                                   std::vector<std::pair<int, std::string>>* left_out) const {
+  std::vector<int> wanted;
+  for (int sw : g.switch_members) {
+    if (tree_.level[sw] >= 0) {
+      wanted.push_back(sw);
+    } else if (left_out) {
+      left_out->push_back({sw, "it is not in the recognised tree"});
+    }
+  }
+  const int given_anchor = anchor;
+  auto chain_for = [&](const std::vector<int>& switches) {
+    try {
+      anchor = SearchedAnchorChain(g, given_anchor, up_digit, switches, chain, root_level);
+      return true;
+    } catch (const McastRefused&) {
+      return false;
+    }
+  };
+  if (chain_for(wanted)) return wanted;
+  // Some switch members force up digits others contradict (two top
+  // switches): keep those that fit, in the group's order, one search each.
+  std::vector<int> served;
+  anchor = SearchedAnchorChain(g, given_anchor, up_digit, served, chain,
+                               root_level);  // the end ports' refusal is the group's
+  for (int sw : wanted) {
+    served.push_back(sw);
+    if (chain_for(served)) continue;
+    served.pop_back();
+    if (left_out)
+      left_out->push_back({sw,
+                           "no up*/down* tree reaches it together with the group's end ports and the "
+                           "switch members before it (a tree without a valley has one root)"});
+  }
+  if (!chain_for(served)) throw Error("mlid: internal: the switch members kept have no chain");
+  return served;
 }
 
 bool MlidRouter::FindChain(int sw, int level, int root_level, const std::vector<int>& up_digit,

@@ -25,6 +25,9 @@ void CheckMembers(const Fabric& f, const McastGroup& g) {
   };
   for (int m : g.members) check(m, "member");
   if (g.anchor >= 0) check(g.anchor, "anchor");
+  for (int sw : g.switch_members)
+    if (sw < 0 || sw >= static_cast<int>(f.switches.size()))
+      throw Error(group + ": switch member index " + std::to_string(sw) + " is not a switch of the fabric");
 }
 
 }  // namespace
@@ -122,17 +125,18 @@ std::vector<std::pair<int, PortMask>> XyRouter::McastTree(const McastGroup& g) c
   std::vector<int> reach;
   for (int m : g.members) reach.push_back(f_.end_ports[m].switch_index);
   if (g.anchor >= 0) reach.push_back(f_.end_ports[g.anchor].switch_index);
+  reach.insert(reach.end(), g.switch_members.begin(), g.switch_members.end());
   std::vector<int> cols, rows;
   for (int s : reach) cols.push_back(mesh_.x[s]), rows.push_back(mesh_.y[s]);
   std::sort(cols.begin(), cols.end());
   if (cols.front() == cols.back()) {
     // One column: the segment between its ends, no turns (see xymesh.h).
     const int bottom = *std::min_element(rows.begin(), rows.end());
-    return UnionTree(mesh_.SwitchAt(cols.front(), bottom), reach, g.members);
+    return UnionTree(mesh_.SwitchAt(cols.front(), bottom), reach, g.members, g.switch_members);
   }
   const int col =
       g.anchor >= 0 ? mesh_.x[f_.end_ports[g.anchor].switch_index] : cols[(cols.size() - 1) / 2];
-  return UnionTree(mesh_.SwitchAt(col, TrunkRow(g)), reach, g.members);
+  return UnionTree(mesh_.SwitchAt(col, TrunkRow(g)), reach, g.members, g.switch_members);
 }
 
 int XyRouter::PaperAnchor(const McastGroup& g) const {
@@ -162,7 +166,8 @@ std::vector<std::pair<int, PortMask>> XyRouter::AnchorTree(const McastGroup& g) 
   const int anchor = PaperAnchor(g);
   std::vector<int> reach;
   for (int m : g.members) reach.push_back(f_.end_ports[m].switch_index);
-  return UnionTree(f_.end_ports[anchor].switch_index, reach, g.members);
+  reach.insert(reach.end(), g.switch_members.begin(), g.switch_members.end());
+  return UnionTree(f_.end_ports[anchor].switch_index, reach, g.members, g.switch_members);
 }
 
 std::vector<std::pair<int, PortMask>> XyRouter::SourceTree(const McastGroup& g) const {
@@ -180,7 +185,8 @@ int XyRouter::McastVl() const { return opt_.mcast == McastScheme::kPaper ? opt_.
 int XyRouter::TotalVls() const { return opt_.vls + (opt_.mcast == McastScheme::kPaper ? 1 : 0); }
 
 std::vector<std::pair<int, PortMask>> XyRouter::UnionTree(int root, const std::vector<int>& reach,
-                                                          const std::vector<int>& members) const {
+                                                          const std::vector<int>& members,
+                                                          const std::vector<int>& switch_members) const {
   std::map<int, PortMask> masks;
   masks[root];  // the root is on the tree even when it is alone
   // XY paths from one root share their prefixes (the path to a switch on
@@ -210,6 +216,7 @@ std::vector<std::pair<int, PortMask>> XyRouter::UnionTree(int root, const std::v
     const EndPort& ep = f_.end_ports[m];
     masks[ep.switch_index].set(ep.switch_port);
   }
+  for (int sw : switch_members) masks[sw].set(0);  // the switch's own copy
   return {masks.begin(), masks.end()};
 }
 
@@ -542,7 +549,7 @@ class XyMeshEngine : public Engine {
   void KeepPreviousTree(const Fabric& f, const McastGroup& g, const Tree& had, Tables& t) {
     const std::string why = "SL 15 (the multicast VL) and no tree with its " +
                             std::to_string(g.members.size()) + " members fits on it without a credit loop";
-    const Tree previous = PrunedToMembers(f, had, g.members);
+    const Tree previous = PrunedToMembers(f, had, g);
     if (previous.empty() || !paper_trees_.TryAdmit(f, g.mlid, previous)) {
       trees_.Apply(f, g.mlid, {}, t);
       throw McastRefused("multicast group " + HexLid(g.mlid) + ": " + why +
@@ -562,16 +569,20 @@ class XyMeshEngine : public Engine {
                                  "; create the group with another SL");
   }
 
-  // `tree` without the host ports of end ports outside `members` (or of
-  // none: a tree kept across a routing where its host went), then
-  // without the switches left as dead ends (one tree link, no member
-  // below), repeatedly. What stays is a subtree: still exactly once.
-  static Tree PrunedToMembers(const Fabric& f, const Tree& tree, const std::vector<int>& members) {
+  // `tree` without the host ports of end ports outside g's members (or of
+  // none: a tree kept across a routing where its host went) and port 0 of
+  // switches that are no switch members, then without the switches left as
+  // dead ends (one tree link, no member below), repeatedly. What stays is
+  // a subtree: still exactly once.
+  static Tree PrunedToMembers(const Fabric& f, const Tree& tree, const McastGroup& g) {
     std::unordered_map<int, PortMask> mask;
     for (const auto& [sw, m] : tree) mask.emplace(sw, m);
     std::vector<char> member(f.end_ports.size(), 0);
-    for (int ep : members)
+    for (int ep : g.members)
       if (ep >= 0 && ep < static_cast<int>(member.size())) member[ep] = 1;
+    for (auto& [sw, m] : mask)
+      if (std::find(g.switch_members.begin(), g.switch_members.end(), sw) == g.switch_members.end())
+        m.reset(0);
     std::vector<int> dead_ends;
     const auto check = [&](int sw) {
       const Switch& s = f.switches[sw];

@@ -145,10 +145,12 @@ class XyRouter {
 
   // The paper's union: XY paths from switch `root` to every switch in
   // `reach`, both ends of each tree edge in the masks, plus the host port
-  // of every end port in `members`. McastTree calls it with a trunk-row
-  // root; tests call it with other roots.
+  // of every end port in `members` and port 0 of every switch in
+  // `switch_members` (which `reach` lists too). McastTree calls it with a
+  // trunk-row root; tests call it with other roots.
   std::vector<std::pair<int, PortMask>> UnionTree(int root, const std::vector<int>& reach,
-                                                  const std::vector<int>& members) const;
+                                                  const std::vector<int>& members,
+                                                  const std::vector<int>& switch_members = {}) const;
 
   uint8_t UnicastSl(int end_port) const;
   uint8_t Vl(int sw, int out_port, int sl) const;

@@ -83,14 +83,15 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
   std::vector<int> got_copies, visited, wrong;
   const std::string group = "MLID " + HexLid(g.mlid);
   // Port 0 in a switch's mask hands a copy to the switch itself (its
-  // management port): right only for a switch that joined the group, and
-  // members here are end ports. The flooding below sends out of ports 1..N
-  // only, so that copy was counted nowhere and the mask passed.
+  // management port): right only for a switch member (its port 0 joined).
+  std::vector<char> is_switch_member(f.switches.size(), 0);
+  for (int sw : g.switch_members) is_switch_member.at(sw) = 1;
   for (int sw : tree)
-    if (mask_of[sw]->test(0))
-      error(group + ": " + f.SwitchLabel(sw) +
-            " port 0 is in the mask: the switch itself gets a copy of every packet that reaches it, but it is "
-            "not a member (members are end ports)");
+    if (mask_of[sw]->test(0) && !is_switch_member[sw])
+      error(
+          group + ": " + f.SwitchLabel(sw) +
+          " port 0 is in the mask: the switch itself gets a copy of every packet that reaches it, but it is "
+          "not a member (its port 0 did not join)");
   // A bit for a port without a cable is the mask's fault whoever sends:
   // named once (it was once per sender reaching the switch, alike).
   for (int sw : tree) {
@@ -102,14 +103,23 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
   struct Hop {
     int sw, in_port, depth;
   };
-  for (int sender : g.members) {
+  // Senders: the end-port members, then the switch members from their
+  // port 0 (-1 - switch index).
+  std::vector<int> senders(g.members);
+  for (int sw : g.switch_members) senders.push_back(-1 - sw);
+  for (int sender : senders) {
     ++r.senders_checked;
     for (int e : got_copies) copies[e] = 0;
     for (int sw : visited) visits[sw] = 0;
     got_copies.clear();
     visited.clear();
-    const EndPort& src = f.end_ports[sender];
-    std::deque<Hop> queue{{src.switch_index, src.switch_port, 1}};
+    const int from_switch = sender < 0 ? -1 - sender : -1;
+    const std::string src_name =
+        from_switch >= 0 ? f.switches[from_switch].name + " (port 0)" : f.end_ports[sender].name;
+    const Hop start = from_switch >= 0
+                          ? Hop{from_switch, 0, 1}
+                          : Hop{f.end_ports[sender].switch_index, f.end_ports[sender].switch_port, 1};
+    std::deque<Hop> queue{start};
     bool looped = false;
     while (!queue.empty() && !looped) {
       Hop h = queue.front();
@@ -117,7 +127,7 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
       // A tree reaches a switch once per packet; more means a cycle.
       if (visits[h.sw] == 0) visited.push_back(h.sw);
       if (++visits[h.sw] > 1) {
-        error(group + " from " + src.name + ": " + f.SwitchLabel(h.sw) +
+        error(group + " from " + src_name + ": " + f.SwitchLabel(h.sw) +
               " receives the packet twice (the mask has a cycle), the second time on port " +
               std::to_string(h.in_port));
         looped = true;
@@ -132,7 +142,7 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
         const std::string sent_by =
             from.is_switch() ? " (sent there by " + f.PortLabel(from.index, from.port) + ", set in its mask)"
                              : " (the sender's own switch)";
-        error(group + " from " + src.name + ": " + f.SwitchLabel(h.sw) + " has no MFT entry" + sent_by +
+        error(group + " from " + src_name + ": " + f.SwitchLabel(h.sw) + " has no MFT entry" + sent_by +
               "; the packet is dropped there");
         continue;
       }
@@ -147,12 +157,21 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
       }
     }
     if (looped) continue;
+    // A switch member's copy: its port 0 in the mask of a switch the packet
+    // reached (at most once: a second visit stopped the walk above).
+    for (int sw : g.switch_members) {
+      if (sw == from_switch) continue;
+      if (visits[sw] && mask_of[sw] && mask_of[sw]->test(0)) continue;
+      error(group + " from " + src_name + ": " + f.SwitchLabel(sw) +
+            " (member, port 0) gets 0 copies, expected 1: " +
+            (visits[sw] ? "port 0 is not in its mask" : "the packet does not reach it"));
+    }
     // Each end port hangs off one switch port and a switch reached twice
     // stops the walk above, so a copy too many comes from that one port.
     // Only members and end ports that got a copy can be wrong; named in
     // end-port order.
     wrong.clear();
-    auto want_of = [&](int e) { return is_member[e] && e != sender ? 1 : 0; };
+    auto want_of = [&](int e) { return is_member[e] && e != sender ? 1 : 0; };  // sender < 0: a switch
     for (int e : g.members)
       if (copies[e] != want_of(e)) wrong.push_back(e);
     for (int e : got_copies)
@@ -166,9 +185,9 @@ McastReport VerifyMulticast(const Fabric& f, const Tables& t, const McastGroup& 
       if (r.errors.size() < max_errors)
         where = copies[e] > want ? f.PortLabel(ep.switch_index, ep.switch_port) + " forwards it (in the mask)"
                                  : WhereLost(f, t, g.mlid, e, visits);
-      error(group + " from " + f.end_ports[sender].name + ": " + ep.name +
-            (is_member[e] ? " (member)" : " (not a member)") + " gets " + std::to_string(copies[e]) +
-            (copies[e] == 1 ? " copy" : " copies") + ", expected " + std::to_string(want) + ": " + where);
+      error(group + " from " + src_name + ": " + ep.name + (is_member[e] ? " (member)" : " (not a member)") +
+            " gets " + std::to_string(copies[e]) + (copies[e] == 1 ? " copy" : " copies") + ", expected " +
+            std::to_string(want) + ": " + where);
     }
   }
   return r;

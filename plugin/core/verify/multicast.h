@@ -1,7 +1,9 @@
 // Multicast verifier: for every member as sender, simulate InfiniBand
 // flooding (each switch forwards to every port in the MLID's mask except
 // the arrival port) and check each other member gets exactly one copy, no
-// non-member gets one and nothing loops.
+// non-member gets one and nothing loops. Switch members (their port 0
+// joined) send from port 0 and get their copy there; port 0 in the mask
+// of any other switch is an error.
 #pragma once
 
 #include <map>
