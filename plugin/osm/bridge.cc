@@ -65,7 +65,8 @@ struct ibu_engine {
   struct McastState {
     long rebuilds = 0;
     std::vector<std::array<uint8_t, 16>> mgids;
-    bool switch_member_logged = false;  // a switch's port 0 joined: said once
+    // Switch members (by GUID) whose port 0 the tree left out: said once.
+    std::vector<uint64_t> left_out_logged;
   };
   std::unordered_map<uint16_t, McastState> mcast;
   // A group's members de-duplicated: member_mark[ep] == member_stamp when
@@ -464,6 +465,23 @@ void ForgetTree(ibu_engine* e, uint16_t mlid) {
 
 }  // namespace
 
+namespace {
+
+// A switch member the tree left out gets no copies, which an administrator
+// must hear of: once per switch and group, not per rebuild.
+void LogSwitchMembersLeftOut(ibu_engine& e, uint16_t mlid) {
+  std::vector<uint64_t>& logged = e.mcast[mlid].left_out_logged;
+  for (const auto& [sw, why] : e.engine->SwitchMembersLeftOut()) {
+    const uint64_t guid = e.fabric.switches[sw].guid;
+    if (std::find(logged.begin(), logged.end(), guid) != logged.end()) continue;
+    logged.push_back(guid);
+    e.Log(IBU_LOG_ERROR, "multicast group " + ibu::HexLid(mlid) + ": " + e.fabric.SwitchLabel(sw) +
+                             " joined (its port 0) and gets no copies: " + why);
+  }
+}
+
+}  // namespace
+
 int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member_guids, int n,
                     ibu_mask_fn set, void* ctx) {
   if (!e->routed) {
@@ -480,15 +498,10 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
     const uint32_t stamp = e->NewMemberStamp();
     for (int i = 0; i < n; ++i) {
       const int ep = e->fabric.EndPortByGuid(member_guids[i]);
-      // A managed switch's port 0 (IPoIB on the switch) may join: the
-      // trees reach end ports only, so it gets nothing, which an
-      // administrator must hear of (once per group, not per rebuild).
-      if (ep < 0 && e->fabric.SwitchByGuid(member_guids[i]) >= 0) {
-        if (!std::exchange(e->mcast[mlid].switch_member_logged, true))
-          e->Log(IBU_LOG_ERROR, "multicast group " + ibu::HexLid(mlid) + ": " +
-                                    e->fabric.SwitchLabel(e->fabric.SwitchByGuid(member_guids[i])) +
-                                    " joined (its port 0); ibunion's trees reach end ports only, so it gets "
-                                    "no copies (OpenSM's own multicast routing serves switch members)");
+      // A managed switch's port 0 (IPoIB on the switch) may join.
+      if (const int sw = ep < 0 ? e->fabric.SwitchByGuid(member_guids[i]) : -1; sw >= 0) {
+        if (std::find(g.switch_members.begin(), g.switch_members.end(), sw) == g.switch_members.end())
+          g.switch_members.push_back(sw);
         continue;
       }
       if (ep < 0) {
@@ -500,7 +513,9 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
       e->member_mark[ep] = stamp;
       g.members.push_back(ep);
     }
-    if (g.members.empty()) {  // nothing to forward; OpenSM cleared the MLID
+    // Nothing to forward, or only switches (trees are rooted at an end
+    // port, and a tree's root joins first); OpenSM cleared the MLID.
+    if (g.members.empty()) {
       e->ForgetMcast(mlid);
       return 0;
     }
@@ -518,6 +533,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
       e->ForgetMcast(mlid);
       return 1;
     }
+    LogSwitchMembersLeftOut(*e, mlid);
     const long rebuild = ++e->mcast[mlid].rebuilds;
     if (note) {
       char line[160];

@@ -432,18 +432,46 @@ void McastLinesNameTheMlidOnce() {
       1);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, "0x000000000000c0"), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "0x000000000000c0"), 0);
-  // A switch's port 0 joined (IPoIB on a managed switch): the trees serve
-  // end ports only. Said as an error (it was an info line, at each rebuild,
-  // that called the switch no end port), once per group.
-  const uint64_t with_switch[] = {a[0], a[1], c.f.switches[0].guid};
-  for (int rebuild = 0; rebuild < 3; ++rebuild)
-    CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC005, -1, with_switch, 3, NoMask, nullptr), 0);
-  CU_ASSERT_EQUAL(
-      Count(log, IBU_LOG_ERROR,
-            "ibunion/xymesh: multicast group 0xc005: " + c.f.SwitchLabel(0) +
-                " joined (its port 0); ibunion's trees reach end ports only, so it gets no copies"),
-      1);
+  // A switch's port 0 joined (IPoIB on a managed switch): the mesh's trees
+  // reach every switch, so its port 0 is in the mask OpenSM gets, as
+  // OpenSM's own multicast routing would set it (it was left out, with an
+  // error line).
+  const uint64_t with_switch[] = {a[0], a[1], c.f.switches[12].guid};
+  MaskBits bits;
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC005, -1, with_switch, 3, RecordMaskBit, &bits), 0);
+  CU_ASSERT_EQUAL(bits.count({c.f.switches[12].guid, 0}), 1u);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, "multicast group 0xc005"), 0);
   CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "multicast group 0xc005: member"), 0);
+  ibu_engine_free(e);
+}
+
+// On FT(4,2) mlid's tree reaches one top switch: a group two top switches
+// joined serves the first and names the second as an error, once however
+// often the group is rebuilt; a group of switches alone has no tree (it is
+// rooted at an end port) and is no error.
+void SwitchLeftOutOfTreeSaidOnce() {
+  Fabric f = MakeFatTree(4, 2);
+  AssignDefaultLids(f, 1);
+  Log log;
+  ibu_engine* e = EngineOn(f, "mlid", "mlid_dump=off", &log);
+  CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+  const int top0 = SwitchNamed(f, "SW<0,0>"), top1 = SwitchNamed(f, "SW<1,0>");
+  std::vector<uint64_t> members = PortGuids(f, {"P(00)", "P(31)"});
+  members.push_back(f.switches[top0].guid);
+  members.push_back(f.switches[top1].guid);
+  MaskBits bits;
+  for (int rebuild = 0; rebuild < 3; ++rebuild)
+    CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC001, -1, members.data(), 4, RecordMaskBit, &bits), 0);
+  CU_ASSERT_EQUAL(bits.count({f.switches[top0].guid, 0}), 1u);
+  CU_ASSERT_EQUAL(bits.count({f.switches[top1].guid, 0}), 0u);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR,
+                        "ibunion/mlid: multicast group 0xc001: " + f.SwitchLabel(top1) +
+                            " joined (its port 0) and gets no copies: no up*/down* tree reaches it"),
+                  1);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, f.SwitchLabel(top0)), 0);
+  const uint64_t switches_only[] = {f.switches[top0].guid};
+  CU_ASSERT_EQUAL(ibu_route_mcast(e, 0xC002, -1, switches_only, 1, NoMask, nullptr), 0);
+  CU_ASSERT_EQUAL(Count(log, IBU_LOG_ERROR, "0xc002"), 0);
   ibu_engine_free(e);
 }
 
@@ -748,6 +776,7 @@ void RegisterBridgeSuite() {
   CU_add_test(s, "options of engines not in routing_engine", OptionsOfEnginesNotInTheChain);
   CU_add_test(s, "end ports without a LID: logged, no path-map line", EndPortsWithoutLid);
   CU_add_test(s, "multicast lines name the MLID once, as 0xc0nn", McastLinesNameTheMlidOnce);
+  CU_add_test(s, "a switch member left out of mlid's tree is said once", SwitchLeftOutOfTreeSaidOnce);
   CU_add_test(s, "path_sl answered only by engines whose VLs need the SL", PathSlOnlyWhereTheEngineNeedsIt);
   CU_add_test(s, "a refused routing or dumps off remove the last routing's dumps", StaleDumpsRemoved);
   CU_add_test(s, "a join no SL-15 tree fits keeps the group's previous tree",
