@@ -390,9 +390,14 @@ expect "(H-0000000000100002: the node GUID of CA 'P(01)'; its port 1 is 0x000000
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from H-0000000000100002 --dlid 4
 expect "ibunion trace: --from 0x100001: no such host in $net (a port GUID is written with all 16 hex digits: 0x0000000000100001)" \
   "$IBUNION" trace "$net" --lft "$tmp/good.lft" --from 0x100001 --dlid 4
-printf '0xC001 P(00) 0x0000000000200000\n' >"$tmp/swguid.groups"
-expect "member '0x0000000000200000' is not an end port of the fabric (name, port GUID or LID) (the GUID of switch SW<0,0> (0x0000000000200000" \
+# A switch's GUID as a member is that switch's port 0 (a switch member);
+# as the anchor, which must be an end port, it is named as a switch's.
+printf '0xC001 P(00) anchor=0x0000000000200000\n' >"$tmp/swguid.groups"
+expect "anchor '0x0000000000200000' is not an end port of the fabric (the GUID of switch SW<0,0> (0x0000000000200000" \
   "$IBUNION" route "$net" --engine mlid --groups "$tmp/swguid.groups" --mft /dev/null --lft /dev/null
+printf '0xC001 P(00) 0x00000000002000ff\n' >"$tmp/nosuch.groups"
+expect "member '0x00000000002000ff' is neither an end port nor a switch of the fabric (name, port GUID or LID)" \
+  "$IBUNION" route "$net" --engine mlid --groups "$tmp/nosuch.groups" --mft /dev/null --lft /dev/null
 expect "ibunion inspect: --guid2lid given twice ('$g2l', then '/nonexistent')" \
   "$IBUNION" inspect "$net" --guid2lid "$g2l" --guid2lid /nonexistent
 expect "ibunion topo: -o given twice ('$tmp/out/a.net', then '$tmp/out/b.net')" \
