@@ -409,6 +409,16 @@ long LidsAssigned(const ibu::Fabric& f) {
 
 }  // namespace
 
+namespace {
+
+// With one data VL the engine's tables put every SL on VL 0, and any table
+// that maps each SL alike on every switch port keeps its routes free of
+// credit loops (each VL carries a part of the one-VL traffic): the ports
+// keep OpenSM's, so an administrator's QoS classes (qos_sl2vl) stay apart.
+bool LeavesOpenSmSl2Vl(const ibu_engine* e) { return ibu_data_vls(e) <= 1; }
+
+}  // namespace
+
 int ibu_route_unicast(ibu_engine* e) {
   e->routed = false;
   if (!e->option_error.empty()) {
@@ -428,6 +438,10 @@ int ibu_route_unicast(ibu_engine* e) {
                   e->fabric.switches.size(), e->fabric.end_ports.size(), LidsAssigned(e->fabric),
                   e->fabric.max_lid(), secs);
     e->Log(IBU_LOG_INFO, buf);
+    if (LeavesOpenSmSl2Vl(e) && !e->tables.sl2vl.empty())
+      e->Log(IBU_LOG_INFO,
+             "one data VL: the ports keep OpenSM's SL-to-VL tables (its QoS ones with qos TRUE); a table "
+             "that maps each SL alike on every switch port keeps the routes free of credit loops");
     e->routed = true;
     // The groups stay known (an engine may keep their trees, xymesh's
     // multicast VL on the same cabling): deleted ones are still forgotten.
@@ -603,7 +617,7 @@ int ibu_path_sl(const ibu_engine* e, uint16_t slid, uint16_t dlid, uint8_t* sl) 
 
 int ibu_switch_sl2vl(const ibu_engine* e, uint64_t switch_guid, int in_port, int out_port,
                      uint8_t vl_by_sl[16]) {
-  if (!e->routed) return -1;
+  if (!e->routed || LeavesOpenSmSl2Vl(e)) return -1;
   const int s = e->fabric.SwitchByGuid(switch_guid);
   if (s < 0 || static_cast<size_t>(s) >= e->tables.sl2vl.size() || e->tables.sl2vl[s].empty())
     return -1;
@@ -614,7 +628,7 @@ int ibu_switch_sl2vl(const ibu_engine* e, uint64_t switch_guid, int in_port, int
 }
 
 int ibu_end_port_sl2vl(const ibu_engine* e, uint64_t port_guid, uint8_t vl_by_sl[16]) {
-  if (!e->routed) return -1;
+  if (!e->routed || LeavesOpenSmSl2Vl(e)) return -1;
   const int ep = e->fabric.EndPortByGuid(port_guid);
   if (ep < 0) return -1;
   const int sw = e->fabric.end_ports[ep].switch_index;

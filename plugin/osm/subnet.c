@@ -83,6 +83,29 @@ static void import_subnet(struct ibu_osm_engine *e)
 	}
 }
 
+/* With several data VLs the engine's SL-to-VL tables and equal VL
+ * arbitration replace OpenSM's QoS ones (qos_sl2vl, qos_vlarb_*, also per
+ * port type): its freedom from credit loops rests on its VLs. Said at each
+ * routing, and as an error when qos_max_vls is below the engine's VLs. */
+static void note_qos_replaced(struct ibu_osm_engine *e)
+{
+	const osm_subn_opt_t *o = &e->osm->subn.opt;
+	unsigned cap = o->qos_swe_options.max_vls ? o->qos_swe_options.max_vls : o->qos_options.max_vls;
+	int vls = ibu_data_vls(e->core);
+
+	OSM_LOG(&e->osm->log, OSM_LOG_INFO,
+		"ibunion/%s: its SL-to-VL tables (%d VLs) and equal VL arbitration replace OpenSM's QoS "
+		"ones (qos_sl2vl, qos_vlarb_high/low and their qos_ca_/qos_swe_/qos_sw0_ forms): the "
+		"engine's freedom from credit loops rests on its VLs\n",
+		ibu_engine_name(e->core), vls);
+	if (cap && (int)cap < vls)
+		OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
+			"ibunion/%s: qos_max_vls %u is below the %d VLs the engine's tables use; they are "
+			"set all the same (fewer VLs could close credit loops): lower xymesh_vls or raise "
+			"qos_max_vls\n",
+			ibu_engine_name(e->core), cap, vls);
+}
+
 /* build_lid_matrices: import and route in one go (0 = done; OpenSM's own
  * min-hop matrices are not needed, which is most of the time saved). */
 static int cb_build_lid_matrices(void *context)
@@ -96,6 +119,8 @@ static int cb_build_lid_matrices(void *context)
 		return -1;
 	}
 	/* Only once the engine routes: beside a refusal its VLs never matter. */
+	if (ibu_data_vls(e->core) > 1 && e->osm->subn.opt.qos)
+		note_qos_replaced(e);
 	if (ibu_data_vls(e->core) > 1 && !e->osm->subn.opt.qos)
 		OSM_LOG(&e->osm->log, OSM_LOG_ERROR,
 			"ibunion/%s: the engine's tables use %d VLs but QoS is off, so OpenSM never "

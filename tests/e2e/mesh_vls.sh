@@ -22,9 +22,11 @@ joins_of() {  # MGID SL HOSTS...
 
 # The rule of each mode, independent of the engine's code: VL of SL `sl`
 # leaving through port `out` (generator ports: 1 E, 2 N, 3 W, 4 S, 5 host).
-# Paper multicast (SL 15) rides VL vls.
+# Paper multicast (SL 15) rides VL vls. With one data VL and no multicast
+# VL the engine leaves OpenSM's tables, here qos_sl2vl 0,1,0,1,...
 rule_awk='
 function want(out, sl) {
+  if (vls == 1 && !paper) return sl % 2
   if (paper && sl == 15) return vls
   if (mode == "shared") return sl % vls
   if (vls == 1 || out == 5) return 0
@@ -32,6 +34,7 @@ function want(out, sl) {
   return out - 1
 }'
 
+qos_sl2vl_alternating="qos_sl2vl 0,1,0,1,0,1,0,1,0,1,0,1,0,1,0,1"
 check_mode() {  # NAME OPTIONS
   # Group SLs as the SA records them: A on SL 0 (SL 15, the multicast VL,
   # in paper mode), B on SL 3 (another class than its MLID's in shared
@@ -49,6 +52,7 @@ check_mode() {  # NAME OPTIONS
   check "$name: OpenSM + xymesh ($options, qos TRUE), 10 joins, SL2VL read back" \
     "$FABRIC_RUN" --net "$TOPO/mesh-5x5.net" --guid2lid "$TOPO/mesh-5x5.guid2lid" --engine xymesh,minhop \
     --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion --plugin-options "$options" --conf-line "qos TRUE" \
+    --conf-line "$qos_sl2vl_alternating" \
     --out "$out" --daemon --exec "$joins sleep 1 && '$READ_SL2VL' \$IBUNION_OUT && $vlarb_reads"
   [ -s "$out/sl2vl.dump" ] || { fail "$name: no sl2vl.dump"; return; }
   grep -q "xymesh tables configured on all switches" "$out/opensm.log" || { fail "$name: xymesh did not route"; return; }
@@ -110,6 +114,20 @@ check_mode() {  # NAME OPTIONS
     IFS='|' read -r mgid sl hosts <<<"$g"
     echo "$(sort -u "$out/joins-$mgid.txt" | awk '{print $2}') sl=$sl $hosts" >>"$groups"
   done
+  if [ "$used" -eq 1 ]; then
+    # OpenSM's tables: no VL policy of the engine's to compare them with.
+    grep -q "one data VL: the ports keep OpenSM's SL-to-VL tables" "$out/opensm.log" &&
+      pass "$name: the log says the ports keep OpenSM's SL-to-VL tables" || fail "$name: no one-VL line in the log"
+    check "$name: the engine's LFTs and MFTs; unicast + 2 groups exactly once and acyclic on OpenSM's SL2VL (2 VLs)" \
+      "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$groups" \
+      --sl2vl "$out/sl2vl.dump" --deadlock
+    check "$name: read-back LFTs and MFTs are the engine's" "$IBUNION" verify "$out/fabric.net" \
+      --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$groups" --engine xymesh --options "$options"
+    return
+  fi
+  grep -q "its SL-to-VL tables ($used VLs) and equal VL arbitration replace OpenSM's QoS ones" "$out/opensm.log" &&
+    pass "$name: the log says the engine's tables replace qos_sl2vl and qos_vlarb_*" ||
+    fail "$name: no line about OpenSM's QoS tables being replaced"
   check "$name: every cabled port and host equals the engine's VL policy; unicast + 2 groups exactly once and acyclic on read-back LFT/MFT/SL2VL" \
     "$IBUNION" verify "$out/fabric.net" --lft "$out/lfts.dump" --mft "$out/mfts.dump" --groups "$groups" \
     --sl2vl "$out/sl2vl.dump" --deadlock --engine xymesh --options "$options"
@@ -137,9 +155,14 @@ out=$E2E_TMP/opvls
 check "mesh-4x4, xymesh_vls=4 + paper (5 VLs), max_op_vls 3 (VL0-3): OpenSM comes up" \
   "$FABRIC_RUN" --net "$TOPO/mesh-4x4.net" --engine xymesh,minhop --plugin-dir "$PLUGIN_DIR" --plugin-name ibunion \
   --plugin-options "xymesh_vls=4 xymesh_vl_mode=dedicated xymesh_mcast=paper" --conf-line "qos TRUE" \
-  --conf-line "max_op_vls 3" --no-mft --out "$out"
+  --conf-line "max_op_vls 3" --conf-line "qos_max_vls 4" --no-mft --out "$out"
 needle="has 4 operational VLs (OperVLs VL0-3), but the engine maps SLs onto VLs 0-4: OpenSM folds VL 4 and above onto lower VLs"
 grep -E "ibunion/xymesh: (switch|host) [^ ]+ \(0x[0-9a-f]{16}\) port [0-9]+ " "$out/opensm.log" | grep -qF -- "$needle" &&
   pass "too few operational VLs: the log names a port, its VLs and the VLs the engine uses" ||
   fail "too few operational VLs: no '... port N $needle' in the log"
+# qos_max_vls caps the VLs an administrator wants used; the engine's five
+# are set all the same (fewer could close credit loops), and said.
+grep -qF "ibunion/xymesh: qos_max_vls 4 is below the 5 VLs the engine's tables use; they are set all the same" \
+  "$out/opensm.log" && pass "qos_max_vls below the engine's VLs: an error line says so" ||
+  fail "qos_max_vls 4 with 5 VLs: no error line"
 finish

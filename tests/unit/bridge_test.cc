@@ -445,6 +445,28 @@ void McastLinesNameTheMlidOnce() {
   ibu_engine_free(e);
 }
 
+// xymesh with one data VL hands OpenSM no SL-to-VL table (its ports keep
+// OpenSM's, an administrator's QoS classes among them) and says so; with
+// two it hands over its own, switch and host ports alike. (With one VL it
+// used to put every SL on VL 0 over the administrator's qos_sl2vl.)
+void OneDataVlLeavesOpenSmSl2Vl() {
+  Fabric f = MakeMesh(3, 3);
+  AssignDefaultLids(f, 0);
+  for (int vls : {1, 2}) {
+    Log log;
+    const std::string options = "xymesh_dump=off xymesh_vls=" + std::to_string(vls);
+    ibu_engine* e = EngineOn(f, "xymesh", options.c_str(), &log);
+    CU_ASSERT_EQUAL_FATAL(ibu_route_unicast(e), 0);
+    uint8_t vl_by_sl[16];
+    const int centre = SwitchNamed(f, "N(1,1)");
+    CU_ASSERT_EQUAL(ibu_switch_sl2vl(e, f.switches[centre].guid, 1, 2, vl_by_sl), vls == 1 ? -1 : 0);
+    CU_ASSERT_EQUAL(ibu_end_port_sl2vl(e, f.end_ports[0].port_guid, vl_by_sl), vls == 1 ? -1 : 0);
+    CU_ASSERT_EQUAL(Count(log, IBU_LOG_INFO, "one data VL: the ports keep OpenSM's SL-to-VL tables"),
+                    vls == 1);
+    ibu_engine_free(e);
+  }
+}
+
 // On FT(4,2) mlid's tree reaches one top switch: a group two top switches
 // joined serves the first and names the second as an error, once however
 // often the group is rebuilt; a group of switches alone has no tree (it is
@@ -777,6 +799,7 @@ void RegisterBridgeSuite() {
   CU_add_test(s, "end ports without a LID: logged, no path-map line", EndPortsWithoutLid);
   CU_add_test(s, "multicast lines name the MLID once, as 0xc0nn", McastLinesNameTheMlidOnce);
   CU_add_test(s, "a switch member left out of mlid's tree is said once", SwitchLeftOutOfTreeSaidOnce);
+  CU_add_test(s, "one data VL leaves OpenSM's SL-to-VL tables", OneDataVlLeavesOpenSmSl2Vl);
   CU_add_test(s, "path_sl answered only by engines whose VLs need the SL", PathSlOnlyWhereTheEngineNeedsIt);
   CU_add_test(s, "a refused routing or dumps off remove the last routing's dumps", StaleDumpsRemoved);
   CU_add_test(s, "a join no SL-15 tree fits keeps the group's previous tree",
