@@ -1078,6 +1078,13 @@ expect "fabric-run: --conf-line 'log_flags 0x01': fabric-run reads SUBNET UP and
 # ... and a log elsewhere, or held in OpenSM's buffers, likewise (a timeout).
 expect "fabric-run: --conf-line 'log_file /tmp/x.log': fabric-run sets log_file itself (it reads OpenSM's log in --out DIR as it is written)" \
   "$fr" --net "$net" --out "$tmp/fr-out" --conf-line "log_file /tmp/x.log"
+# A line that overrides --engine, --lmc or the plugin: OpenSM took it, and
+# the run said mlid had fallen back when it never ran.
+expect "fabric-run: --conf-line 'routing_engine xymesh,minhop': use --engine (fabric-run reports the run by it)" \
+  "$fr" --net "$net" --out "$tmp/fr-out" --engine mlid,minhop --conf-line "routing_engine xymesh,minhop"
+expect "fabric-run: --conf-line 'lmc 7': use --lmc" "$fr" --net "$net" --out "$tmp/fr-out" --conf-line "lmc 7"
+expect "fabric-run: --conf-line 'event_plugin_options mlid_rotate=off': use --plugin-options" \
+  "$fr" --net "$net" --out "$tmp/fr-out" --conf-line "event_plugin_options mlid_rotate=off"
 expect "fabric-run: --conf-line 'force_log_flush FALSE': fabric-run sets force_log_flush itself" \
   "$fr" --net "$net" --out "$tmp/fr-out" --conf-line "force_log_flush FALSE"
 expect "fabric-run: unexpected argument '$net': every argument is an option" "$fr" "$net" --out "$tmp/fr-out"
