@@ -57,8 +57,10 @@ class MlidEngine : public Engine {
   // and of its new one.
   void RouteMulticast(const Fabric& f, const McastGroup& g, Tables& t) override {
     if (!router_) throw Error(std::string(name_) + ": multicast needs unicast routing first");
-    left_out_.clear();
-    trees_.Apply(f, g.mlid, router_->McastTree(g, &left_out_), t);
+    std::vector<std::pair<int, std::string>> left_out;
+    left_out_.clear();  // also when the group is refused
+    trees_.Apply(f, g.mlid, router_->McastTree(g, &left_out), t);
+    left_out_ = std::move(left_out);
   }
 
   std::vector<std::pair<int, std::string>> SwitchMembersLeftOut() const override { return left_out_; }

@@ -52,15 +52,15 @@ class Engine {
 
   // The group has no members left (OpenSM cleared its MLID): drop its MFT
   // entries and whatever the engine keeps about it.
-  // Switch members of the group RouteMulticast last built that its tree
-  // leaves out (no tree of the engine's kind reaches them together with
-  // the rest of the group), each with why; their port 0 gets no copies.
-  virtual std::vector<std::pair<int, std::string>> SwitchMembersLeftOut() const { return {}; }
-
   virtual void ForgetMulticast(const Fabric& f, Lid mlid, Tables& t) {
     (void)f;
     for (Mft& m : t.mft) m.groups.erase(mlid);
   }
+
+  // Switch members of the group RouteMulticast last built that its tree
+  // leaves out (no tree of the engine's kind reaches them together with
+  // the rest of the group), each with why; their port 0 gets no copies.
+  virtual std::vector<std::pair<int, std::string>> SwitchMembersLeftOut() const { return {}; }
 
   // Switches holding `mlid`'s MFT entries after the last RouteMulticast,
   // so a caller can hand them on in O(tree) instead of scanning every

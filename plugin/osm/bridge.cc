@@ -483,9 +483,10 @@ namespace {
 
 // A switch member the tree left out gets no copies, which an administrator
 // must hear of: once per switch and group, not per rebuild.
-void LogSwitchMembersLeftOut(ibu_engine& e, uint16_t mlid) {
+void LogSwitchMembersLeftOut(ibu_engine& e, uint16_t mlid,
+                             const std::vector<std::pair<int, std::string>>& left_out) {
   std::vector<uint64_t>& logged = e.mcast[mlid].left_out_logged;
-  for (const auto& [sw, why] : e.engine->SwitchMembersLeftOut()) {
+  for (const auto& [sw, why] : left_out) {
     const uint64_t guid = e.fabric.switches[sw].guid;
     if (std::find(logged.begin(), logged.end(), guid) != logged.end()) continue;
     logged.push_back(guid);
@@ -527,10 +528,20 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
       e->member_mark[ep] = stamp;
       g.members.push_back(ep);
     }
-    // Nothing to forward, or only switches (trees are rooted at an end
-    // port, and a tree's root joins first); OpenSM cleared the MLID.
-    if (g.members.empty()) {
+    // Nothing to forward; OpenSM cleared the MLID.
+    if (g.members.empty() && g.switch_members.empty()) {
       e->ForgetMcast(mlid);
+      return 0;
+    }
+    // Only switches: trees are rooted at an end port. The group stays
+    // known, so each switch is named once, not at every rebuild.
+    if (g.members.empty()) {
+      e->engine->ForgetMulticast(e->fabric, mlid, e->tables);
+      std::vector<std::pair<int, std::string>> waiting;
+      for (int sw : g.switch_members)
+        waiting.push_back(
+            {sw, "no end port is a member (trees are rooted at one; the first to join builds it)"});
+      LogSwitchMembersLeftOut(*e, mlid, waiting);
       return 0;
     }
     // Joins come in bursts and OpenSM rebuilds on each: the per-rebuild
@@ -547,7 +558,7 @@ int ibu_route_mcast(ibu_engine* e, uint16_t mlid, int sl, const uint64_t* member
       e->ForgetMcast(mlid);
       return 1;
     }
-    LogSwitchMembersLeftOut(*e, mlid);
+    LogSwitchMembersLeftOut(*e, mlid, e->engine->SwitchMembersLeftOut());
     const long rebuild = ++e->mcast[mlid].rebuilds;
     if (note) {
       char line[160];

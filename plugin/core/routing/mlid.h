@@ -87,8 +87,11 @@ class MlidRouter {
   // set), which forces the chain's up digits below its level: a chain that
   // reaches it is searched for as on degraded trees. Switch members no
   // such chain reaches together with the end ports (two top switches,
-  // say) are left out, named in *left_out with why; each try costs a
-  // search, so that case costs O(switch members x search).
+  // say) are left out, named in *left_out with why, greedily in the
+  // group's order: a search per switch member then, each one chain's
+  // depth-first walk on a complete tree (all 1,280 switches of FT(32,3)
+  // joined with its 8,192 hosts, 735 left out: about 1 s).
+  // Left out too: switches the labelling of a degraded tree left out.
   std::vector<std::pair<int, PortMask>> McastTree(
       const McastGroup& g, std::vector<std::pair<int, std::string>>* left_out = nullptr) const;
 

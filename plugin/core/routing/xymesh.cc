@@ -459,6 +459,7 @@ class XyMeshEngine : public Engine {
     if (!router_) throw Error("xymesh: multicast needs unicast routing first");
     // Its tree on the multicast VL now (kept across a routing of the same
     // switch links): what the group keeps if no new one fits.
+    left_out_.clear();
     const Tree had = TakeVlTree(g.mlid);
     group_sl_.erase(g.mlid);
     auto tree = router_->McastTree(g);
@@ -478,6 +479,8 @@ class XyMeshEngine : public Engine {
   }
 
   const std::vector<int>* McastSwitches(Lid mlid) const override { return trees_.Switches(mlid); }
+
+  std::vector<std::pair<int, std::string>> SwitchMembersLeftOut() const override { return left_out_; }
 
   // Its tree leaves the multicast VL's admission graph too, so later
   // groups are not turned away for a loop with a tree that is gone.
@@ -561,6 +564,14 @@ class XyMeshEngine : public Engine {
     std::string missed;
     for (int ep : g.members)
       if (!Reaches(f, previous, ep)) missed += (missed.empty() ? "" : ", ") + f.end_ports[ep].name;
+    // A switch that joined since: the kept tree has no port 0 for it.
+    for (int sw : g.switch_members)
+      if (!ReachesPortZero(previous, sw)) {
+        missed += (missed.empty() ? "" : ", ") + f.switches[sw].name;
+        left_out_.push_back({sw,
+                             "no tree with it fits on SL 15's VL without a credit loop, and the tree "
+                             "the group keeps does not reach it"});
+      }
     if (log_)
       log_(LogLevel::kError, "multicast group " + HexLid(g.mlid) + ": " + why +
                                  "; it keeps its previous tree" +
@@ -649,6 +660,11 @@ class XyMeshEngine : public Engine {
       if (sw == e.switch_index) return mask.test(e.switch_port);
     return false;
   }
+  static bool ReachesPortZero(const Tree& tree, int switch_index) {
+    for (const auto& [sw, mask] : tree)
+      if (sw == switch_index) return mask.test(0);
+    return false;
+  }
 
   // The SL recorded when the group was routed; for an MLID never routed
   // here (offline checks of other tables), what routing it would choose
@@ -670,6 +686,7 @@ class XyMeshEngine : public Engine {
   LogSink log_;
   std::unique_ptr<XyRouter> router_;
   McastTreeTables trees_;
+  std::vector<std::pair<int, std::string>> left_out_;  // of the last RouteMulticast
   McastVlGraph paper_trees_;                // paper mode: trees on the multicast VL
   std::unordered_map<Lid, Tree> vl_trees_;  // ... and each such group's tree
   std::vector<uint64_t> cabling_;           // CablingOf the fabric they were admitted on
