@@ -65,8 +65,9 @@ struct ibu_engine {
   struct McastState {
     long rebuilds = 0;
     std::vector<std::array<uint8_t, 16>> mgids;
-    // Switch members (by GUID) whose port 0 the tree left out: said once.
-    std::vector<uint64_t> left_out_logged;
+    // Switch members (GUID, why) whose port 0 the tree left out: each said
+    // once (a switch that waited for an end port may be left out later).
+    std::vector<std::pair<uint64_t, std::string>> left_out_logged;
   };
   std::unordered_map<uint16_t, McastState> mcast;
   // A group's members de-duplicated: member_mark[ep] == member_stamp when
@@ -485,11 +486,11 @@ namespace {
 // must hear of: once per switch and group, not per rebuild.
 void LogSwitchMembersLeftOut(ibu_engine& e, uint16_t mlid,
                              const std::vector<std::pair<int, std::string>>& left_out) {
-  std::vector<uint64_t>& logged = e.mcast[mlid].left_out_logged;
+  auto& logged = e.mcast[mlid].left_out_logged;
   for (const auto& [sw, why] : left_out) {
-    const uint64_t guid = e.fabric.switches[sw].guid;
-    if (std::find(logged.begin(), logged.end(), guid) != logged.end()) continue;
-    logged.push_back(guid);
+    std::pair<uint64_t, std::string> said{e.fabric.switches[sw].guid, why};
+    if (std::find(logged.begin(), logged.end(), said) != logged.end()) continue;
+    logged.push_back(std::move(said));
     e.Log(IBU_LOG_ERROR, "multicast group " + ibu::HexLid(mlid) + ": " + e.fabric.SwitchLabel(sw) +
                              " joined (its port 0) and gets no copies: " + why);
   }

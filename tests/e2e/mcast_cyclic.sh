@@ -96,7 +96,7 @@ mlid=$(awk '{print $3}' "$E2E_TMP/switch-live.log" | sort -u)
 "$IBUNION" trace "$E2E_TMP/switch-live/fabric.net" --mft "$E2E_TMP/switch-live/mfts.dump" --mlid "$mlid" \
   >"$E2E_TMP/switch.masks"
 with_port0=$(awk '{for (i = 2; i <= NF; i++) if ($i == "0") print $1}' "$E2E_TMP/switch.masks" | tr -d : | sort | xargs)
-left_out=$(grep -o 'multicast group [^:]*: switch SW<[0-9,]*> ([^)]*) joined (its port 0) and gets no copies' \
+left_out=$(grep -o 'multicast group [^:]*: switch SW<[0-9,]*> ([^)]*) joined (its port 0) and gets no copies: no up\*/down\* tree' \
   "$out/opensm.log" | sed 's/.*switch \(SW<[0-9,]*>\).*/\1/' | xargs)
 case "$with_port0/$left_out" in
   "SW<00,0> SW<20,2>/SW<11,0>" | "SW<11,0> SW<20,2>/SW<00,0>")
