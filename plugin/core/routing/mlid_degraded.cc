@@ -229,14 +229,14 @@ bool MlidRouter::DownReaches(int s, int leaf) const {
 // Depth-first over the anchor's ancestors, each tried once (`dead` marks
 // those that failed): O(ancestors x leaves) a candidate at worst, with
 // (m/2)^(n-1) ancestors, not linear; in practice the preferred chain
-// succeeds at once. Tries the default anchor's chain first, then other
-// members' (by PID), one member a leaf switch: members of one leaf share
-// their digits above it, so their chains reach the same members or fail
-// alike (trying each member made a refused group of 3,456 cost 71 ms a
-// rebuild, members^2). A refused group costs O(leaves x (members +
-// switches)). An explicit anchor is kept. Switch members are targets as
-// leaves are, at the level their labels leave the candidate's. Fills `chain` and `root_level`
-// for the anchor it returns.
+// succeeds at once. Tries the default anchor's chain first, then, on a
+// degraded tree, other members' (by PID), one member a leaf switch:
+// members of one leaf share their digits above it, so their chains reach
+// the same members or fail alike (trying each member made a refused group
+// of 3,456 cost 71 ms a rebuild, members^2). A refused group costs
+// O(leaves x (members + switches)). An explicit anchor is kept. Switch
+// targets are reached as leaves are, at the level their labels leave the
+// candidate's. Fills `chain` and `root_level` for the anchor it returns.
 int MlidRouter::SearchedAnchorChain(const McastGroup& g, int anchor, const std::vector<int>& up_digit,
                                     const std::vector<int>& switch_targets, std::vector<int>& chain,
                                     int& root_level) const {
