@@ -46,8 +46,7 @@ void RouteGroups(Engine& engine, const Fabric& f, const std::vector<McastGroup>&
     try {
       engine.RouteMulticast(f, g, t);
       for (const auto& [sw, why] : engine.SwitchMembersLeftOut())
-        std::cerr << "ibunion route: warning: multicast group " << HexLid(g.mlid) << ": " << f.SwitchLabel(sw)
-                  << " joined (its port 0) and gets no copies: " << why << "\n";
+        std::cerr << "ibunion route: warning: " << SwitchMemberLeftOut(f, g.mlid, sw, why) << "\n";
     } catch (const McastRefused& e) {
       std::cerr << "warning: " << McastRefusal(g.mlid, e.what()) << " (no MFT entries for it)\n";
     }

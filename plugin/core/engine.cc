@@ -125,6 +125,11 @@ bool ParseOnOff(const std::string& key, const std::string& value) {
               "': expected on or off (or 1/0, yes/no, true/false; lower case)" + comma);
 }
 
+std::string SwitchMemberLeftOut(const Fabric& f, Lid mlid, int sw, const std::string& why) {
+  return "multicast group " + HexLid(mlid) + ": " + f.SwitchLabel(sw) +
+         " joined (its port 0) and gets no copies: " + why;
+}
+
 void McastTreeTables::Apply(const Fabric& f, Lid mlid,
                             const std::vector<std::pair<int, PortMask>>& tree, Tables& t) {
   t.Resize(f);

@@ -123,6 +123,11 @@ void RouteUnicastAndVls(Engine& engine, const Fabric& f, Tables& t);
 // it once. OpenSM's adapter logs it; offline route warns with it.
 std::string McastRefusal(Lid mlid, const std::string& reason);
 
+// "multicast group 0xc001: switch SW<1,0> (...) joined (its port 0) and gets
+// no copies: WHY" for a switch member a tree left out (SwitchMembersLeftOut).
+// OpenSM's adapter logs it; offline route warns with it.
+std::string SwitchMemberLeftOut(const Fabric& f, Lid mlid, int sw, const std::string& why);
+
 // The MFT entries of multicast trees, per MLID, kept so that rebuilding one
 // group (a join or a leave) erases only the switches of its previous tree
 // instead of scanning every switch: cost O(tree), not O(fabric).

@@ -491,8 +491,7 @@ void LogSwitchMembersLeftOut(ibu_engine& e, uint16_t mlid,
     std::pair<uint64_t, std::string> said{e.fabric.switches[sw].guid, why};
     if (std::find(logged.begin(), logged.end(), said) != logged.end()) continue;
     logged.push_back(std::move(said));
-    e.Log(IBU_LOG_ERROR, "multicast group " + ibu::HexLid(mlid) + ": " + e.fabric.SwitchLabel(sw) +
-                             " joined (its port 0) and gets no copies: " + why);
+    e.Log(IBU_LOG_ERROR, ibu::SwitchMemberLeftOut(e.fabric, mlid, sw, why));
   }
 }
 
