@@ -120,7 +120,7 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
     uint32_t msg;
     int32_t upch;  // channel feeding its input slot
     int32_t want;  // output channel asked for, kNone before routing or after the grant
-    uint32_t dur;  // ns on a link: Dur(bytes) once, not a multiply per use (fits: LeanKernelRefusal)
+    int32_t base;  // global port of its switch's port 0, set as it is sent there: OutPortOf reads no port
     uint16_t dlid, bytes, hops;
     uint8_t in_port, sl;  // at most kMaxLeanPort; 0-15
   };
@@ -152,11 +152,11 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
   // The VL a packet arrived on: that of the channel feeding its input slot.
   static int InVl(const Packet& K) { return K.upch & int(vmask_); }
   // The global port a packet arrived on, and its switch.
-  int InPort(const Packet& K) const { return port_[K.upch >> vsh_].peer; }
+  int InPort(const Packet& K) const { return K.base + K.in_port; }
   int InSwitch(const Packet& K) const { return port_[K.upch >> vsh_].peer_node; }
   // The global port of port `out` of the switch K is at: a switch's global
   // ports are consecutive (BuildPorts checks it), so no switch row is read.
-  int OutPortOf(const Packet& K, int out) const { return InPort(K) - K.in_port + out; }
+  int OutPortOf(const Packet& K, int out) const { return K.base + out; }
   int64_t Dur(int bytes) const { return int64_t(bytes) * p_.byte_ns; }
 
   // --- events ---
@@ -523,7 +523,6 @@ IBU_LEAN_HOT uint32_t LeanKernel<kV>::NextHostPacket(Port& P, int vl) {
   K.msg = uint32_t(mi);
   K.dlid = m.dlid;
   K.bytes = uint16_t(bytes);
-  K.dur = uint32_t(Dur(int(bytes)));
   K.sl = uint8_t(m.sl);
   K.hops = 0;
   K.want = kNone;
@@ -571,7 +570,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
     P.ready &= uint8_t(~(1u << vl));
   }
   Packet& K = pkts_[pi];
-  const int64_t dur = K.dur;
+  const int64_t dur = Dur(K.bytes);
   c.ofree = now + dur;
   P.busy_until = now + dur;
   P.rr_vl = uint8_t(vl);
@@ -585,6 +584,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
     c.cred = kHeld;
     c.inpkt = pi;
     K.in_port = P.peer_port;
+    K.base = P.peer - P.peer_port;
     K.upch = int32_t(ChanOf(p, vl));
     if (++K.hops > max_hops_)
       FailWith([&] {
@@ -650,7 +650,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::Grant(uint32_t pi, int oc, int key) {
   Packet& K = pkts_[pi];
   Chan& u = Ch(size_t(K.upch));
   u.inpkt = kNoPkt;
-  u.cred = q_.now() + K.dur + p_.fly_ns;
+  u.cred = q_.now() + Dur(K.bytes) + p_.fly_ns;
   const int up = K.upch >> vsh_;
   if (port_[up].ready >> (K.upch & int(vmask_)) & 1) EnsureWake(up, std::max(u.cred, port_[up].busy_until));
   K.want = kNone;
@@ -993,12 +993,9 @@ std::string LeanKernelRefusal(const Network& net, const Workload& wl, const Para
   for (const auto& sw : net.fabric().switches)
     if (sw.num_ports > kMaxLeanPort)
       return what + "switch " + sw.name + " with " + std::to_string(sw.num_ports) + " ports";
-  // Packet holds its size in 16 bits and its time on a link in 32 (the
-  // command line's bounds fit: 65535 bytes at 1000 ns a byte).
-  if (p.packet_bytes > std::numeric_limits<uint16_t>::max() ||
-      int64_t(p.packet_bytes) * p.byte_ns > int64_t(std::numeric_limits<uint32_t>::max()))
-    return "supports packets of at most 65535 bytes and less than 2^32 ns on a link; got packet_bytes=" +
-           std::to_string(p.packet_bytes) + " byte_ns=" + std::to_string(p.byte_ns);
+  // Packet holds its size in 16 bits (the command line's bound fits).
+  if (p.packet_bytes > std::numeric_limits<uint16_t>::max())
+    return "supports packets of at most 65535 bytes; got packet_bytes=" + std::to_string(p.packet_bytes);
   return "";
 }
 
