@@ -49,7 +49,13 @@ class EventQueue {
 
   int64_t now() const { return now_; }
   bool empty() const { return size() == 0; }
-  size_t size() const { return in_wheel_ - cursor_ + far_.size(); }
+  // Events not yet popped. O(wheel size): for tests, not for a loop (the
+  // wheel keeps no count, which would cost a store per push).
+  size_t size() const {
+    size_t n = far_.size() - cursor_;
+    for (int64_t i = 0; i < wheel_size_; ++i) n += wheel_[i].n;
+    return n;
+  }
 
   // The hot path is a store into a bucket that already has room; a time
   // before now() (a simulator bug) is caught by the unsigned comparison
@@ -59,7 +65,6 @@ class EventQueue {
       Bucket& b = wheel_[t & mask_];
       if (b.n == b.cap) [[unlikely]] Grow(b);
       b.ev[b.n++] = ev;
-      ++in_wheel_;
     } else {
       PushFar(t, ev);
     }
@@ -69,13 +74,6 @@ class EventQueue {
   // if there is one: the simulator prefetches what it will touch.
   const uint64_t* Peek(size_t ahead) const {
     return cursor_ + ahead < cur_->n ? cur_->ev + cursor_ + ahead : nullptr;
-  }
-
-  // The events of the current nanosecond not yet popped, and how many:
-  // one read of the bucket for several look-aheads (Peek re-reads it).
-  const uint64_t* Pending(size_t* n) const {
-    *n = cur_->n - cursor_;
-    return cur_->ev + cursor_;
   }
 
   // Next event in (time, insertion) order; false when none is left. The
@@ -92,8 +90,8 @@ class EventQueue {
     // comes within reach (Advance's first step without its call).
     Bucket* next = &wheel_[(now_ + 1) & mask_];
     if (next->n && far_min_ - now_ - 1 >= wheel_size_) {
-      in_wheel_ -= cursor_;
       cur_->n = 0;
+      taking_ = nullptr;
       ++now_;
       cur_ = next;
       cursor_ = 1;
@@ -107,13 +105,34 @@ class EventQueue {
     return true;
   }
 
+  // Pop for a simulator whose handlers never push into the nanosecond they
+  // run in (the lean kernel: every delay is 1 ns or more): the next
+  // nanosecond's events all at once, `n` of them from `ev`, in order, all
+  // counted as popped; false when none is left. The loop over them keeps
+  // its index in a register, where Pop re-reads the bucket per event. A
+  // push into the nanosecond taken breaks that promise: it is refused by
+  // Grow before it could move the array, else by the next call.
+  bool TakeNanosecond(int64_t& t, const uint64_t*& ev, uint32_t& n) {
+    if (taking_ && cur_->n != taken_end_) [[unlikely]]
+      throw std::logic_error("EventQueue: an event was pushed into the nanosecond being taken");
+    if (cursor_ == cur_->n && !Advance()) return false;
+    ev = cur_->ev + cursor_;
+    n = cur_->n - cursor_;
+    cursor_ = taken_end_ = cur_->n;
+    taking_ = cur_;
+    t = now_;
+    return true;
+  }
+
  private:
   struct Bucket {
     uint64_t* ev;
     uint32_t n, cap;
   };
 
-  [[gnu::noinline]] static void Grow(Bucket& b) {
+  [[gnu::noinline]] void Grow(Bucket& b) {
+    if (&b == taking_)  // the taken events' array would move under the caller
+      throw std::logic_error("EventQueue: an event was pushed into the nanosecond being taken");
     const uint32_t cap = b.cap ? b.cap * 2 : 16;
     void* p = std::realloc(b.ev, size_t(cap) * sizeof(uint64_t));
     if (!p) throw std::bad_alloc();
@@ -127,18 +146,22 @@ class EventQueue {
   }
 
   // The current bucket is used up: clear it, step to the next nanosecond
-  // that has events (jumping over an empty wheel to the heap's first), and
-  // move heap events that came within the wheel's reach into it; false
-  // when no event is left. It takes no references: Pop's callers keep the
-  // time and the event in registers instead of storing them for it.
+  // that has events, and move heap events that came within the wheel's
+  // reach into it; false when no event is left. A whole turn of empty
+  // buckets with nothing moved in is an empty wheel: it jumps to the
+  // heap's first event (a run's quiet stretches cost one turn). It takes
+  // no references: Pop's callers keep the time and the event in registers
+  // instead of storing them for it.
   [[gnu::noinline]] bool Advance() {
+    int64_t empty = 0;  // buckets found empty in a row since the last move
     for (;;) {
-      in_wheel_ -= cursor_;
       cur_->n = 0;
       cursor_ = 0;
-      if (in_wheel_ == 0) {
+      taking_ = nullptr;
+      if (empty >= wheel_size_) {
         if (far_.empty()) return false;
         now_ = far_min_;
+        empty = 0;
       } else {
         ++now_;
       }
@@ -147,12 +170,13 @@ class EventQueue {
         Bucket& b = wheel_[f.t & mask_];
         if (b.n == b.cap) Grow(b);
         b.ev[b.n++] = f.ev;
-        ++in_wheel_;
+        empty = 0;
         far_.pop();
         far_min_ = far_.empty() ? kNever : far_.top().t;
       }
       cur_ = &wheel_[now_ & mask_];
       if (cur_->n) return true;
+      ++empty;
     }
   }
 
@@ -169,9 +193,12 @@ class EventQueue {
   std::priority_queue<Far, std::vector<Far>, std::greater<Far>> far_;
   int64_t far_min_ = kNever;  // time of far_.top(), kNever when empty
   int64_t now_ = 0;
-  Bucket* cur_;       // the bucket of now_
+  Bucket* cur_;          // the bucket of now_
   uint32_t cursor_ = 0;  // events of cur_ already popped
-  size_t in_wheel_ = 0;  // events in the wheel, counting those of cur_ already popped
+  // TakeNanosecond: the bucket it took, until the queue moves on, and its
+  // size then, which no push may change.
+  const Bucket* taking_ = nullptr;
+  uint32_t taken_end_ = 0;
   uint64_t seq_ = 0;
 };
 

@@ -1,11 +1,13 @@
 // The timing model's event list: order by time, then by insertion, across
 // the wheel, its wrap-around and the far heap; events pushed into the
-// nanosecond being popped; a time in the past rejected. And the backlog of
+// nanosecond being popped; a time in the past rejected; a nanosecond taken
+// at once (the lean kernel's loop) in the same order as popped. And the backlog of
 // arrivals waiting for room in an adapter, re-entered as the kernels do.
 #include <CUnit/CUnit.h>
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -106,6 +108,65 @@ void TestSameOrderWhateverTheWheelSize() {
   for (int bits : {3, 6, 8, 9}) CU_ASSERT(run(bits) == ref);
 }
 
+// A schedule whose events push follow-ups 1 to 299 ns ahead, with quiet
+// stretches longer than the wheel in between (the heap's events jumped
+// to): TakeNanosecond hands out the (time, event) sequence Pop does, on
+// wheels of 8 to 4096 ns.
+std::vector<std::pair<int64_t, uint64_t>> FutureOnlySchedule(int bits, bool take) {
+  EventQueue q(bits);
+  uint64_t x = 777;
+  auto draw = [&x] { return x = x * 6364136223846793005ULL + 1442695040888963407ULL; };
+  for (uint64_t i = 0; i < 40; ++i) q.Push(int64_t(draw() >> 50), i);  // up to 16383 ns
+  std::vector<std::pair<int64_t, uint64_t>> out;
+  auto follow = [&](int64_t t, uint64_t ev) {
+    out.push_back({t, ev});
+    if (out.size() < 3000 && ev % 5 != 4) q.Push(t + 1 + int64_t((draw() >> 33) % 299), ev + 1000);
+  };
+  int64_t t;
+  if (take) {
+    const uint64_t* evs;
+    uint32_t n;
+    while (q.TakeNanosecond(t, evs, n))
+      for (uint32_t k = 0; k < n; ++k) follow(t, evs[k]);
+  } else {
+    uint64_t ev;
+    while (q.Pop(t, ev)) follow(t, ev);
+  }
+  return out;
+}
+
+void TestTakenNanosecondsKeepTheOrder() {
+  const auto ref = FutureOnlySchedule(12, false);
+  CU_ASSERT(ref.size() > 100u);
+  CU_ASSERT(ref.back().first > 16383 / 2);  // the heap's late events were reached
+  for (int bits : {3, 6, 9, 12}) CU_ASSERT(FutureOnlySchedule(bits, true) == ref);
+}
+
+// A push into the nanosecond being taken would land behind the events
+// handed out (never seen) or move their array (Grow): refused both ways.
+void TestPushIntoTakenNanosecondRefused() {
+  const std::string kWhy = "pushed into the nanosecond being taken";
+  EventQueue q;
+  for (uint64_t i = 0; i < 3; ++i) q.Push(4, i);
+  int64_t t;
+  const uint64_t* evs;
+  uint32_t n;
+  CU_ASSERT(q.TakeNanosecond(t, evs, n) && t == 4 && n == 3);
+  q.Push(4, 9);  // room in the bucket: found by the next call
+  CU_ASSERT(test::Contains(test::ErrorOf([&] { q.TakeNanosecond(t, evs, n); }), kWhy));
+  EventQueue full;
+  for (uint64_t i = 0; i < 16; ++i) full.Push(2, i);  // a bucket's first capacity
+  CU_ASSERT(full.TakeNanosecond(t, evs, n) && n == 16);
+  CU_ASSERT(test::Contains(test::ErrorOf([&] { full.Push(2, 99); }), kWhy));
+  // Later nanoseconds are fine, and pushes at t=0 before the first take.
+  EventQueue ok;
+  ok.Push(0, 1);
+  CU_ASSERT(ok.TakeNanosecond(t, evs, n) && t == 0 && n == 1 && evs[0] == 1);
+  ok.Push(1, 2);
+  CU_ASSERT(ok.TakeNanosecond(t, evs, n) && t == 1 && n == 1 && evs[0] == 2);
+  CU_ASSERT_FALSE(ok.TakeNanosecond(t, evs, n));
+}
+
 void TestManyEventsInOneNanosecond() {
   // A bucket grows past its first capacity while it is being popped.
   EventQueue q;
@@ -183,6 +244,8 @@ void RegisterTimingQueueSuite() {
   CU_add_test(s, "wheel size from the longest delay", TestWheelSizeFollowsTheLongestDelay);
   CU_add_test(s, "same order whatever the wheel size", TestSameOrderWhateverTheWheelSize);
   CU_add_test(s, "a bucket grows while it is popped", TestManyEventsInOneNanosecond);
+  CU_add_test(s, "a nanosecond taken at once: Pop's order, any wheel size", TestTakenNanosecondsKeepTheOrder);
+  CU_add_test(s, "a push into the nanosecond taken is refused", TestPushIntoTakenNanosecondRefused);
   CU_add_test(s, "a time in the past is rejected", TestPastTimeRejected);
   CU_add_test(s, "arrival backlog: re-entered release takes each arrival once, in order",
               TestBacklogReleaseReentered);
