@@ -273,10 +273,11 @@ class ArrivalBacklog {
 };
 
 // The message side both kernels share (CRTP, no state of its own): a
-// source's messages arrive (OnGen: one, or a batch), enter the adapter
-// when it has room and nothing older waits (Arrive, Materialise), and a
-// run is done when its measured messages are (CheckDone); the hot host's
-// backlog for the statistics (BackloggedHotBytes). Each kernel kept its own
+// source's messages arrive (OnGen: one, or a batch; OnScript: one of the
+// script's), enter the adapter when it has room and nothing older waits
+// (Arrive, Materialise), and a run is done when its measured messages are
+// (CheckDone); the hot host's backlog for the statistics
+// (BackloggedHotBytes). Each kernel kept its own
 // copy, so a rule fixed in one (the hot host's backlog) had to be fixed
 // twice. K keeps the state and gives GenerateOp, Push, Measured, kGenEvent
 // and Receivers(h), the copies one of h's messages makes (1 for unicast).
@@ -330,6 +331,15 @@ class MessageSide {
       ++k.gen_pending_;
       k.Push(next, K::kGenEvent, uint64_t(h));
     }
+  }
+
+  // The script's message i (AddMessage) arrives.
+  void OnScript(size_t i) {
+    K& k = self();
+    --k.gen_pending_;
+    const ScriptEntry& s = k.script_[i];
+    k.GenerateOp(s.src, s.dst, s.bytes, s.sl, k.q_.now(), false);
+    CheckDone();
   }
 
   void CheckDone() {

@@ -202,6 +202,7 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
   using Side::CheckDone;
   using Side::Materialise;
   using Side::OnGen;
+  using Side::OnScript;
   static constexpr LeanEv kGenEvent = kGen;
   static uint64_t Receivers(int) { return 1; }  // unicast only
 
@@ -886,13 +887,9 @@ void LeanKernel<kV>::EventLoop() {
           OnGen(int(arg));
           CheckDone();
           break;
-        case kScript: {
-          --gen_pending_;
-          const ScriptEntry& s = script_[arg];
-          GenerateOp(s.src, s.dst, s.bytes, s.sl, t, false);
-          CheckDone();
+        case kScript:
+          OnScript(arg);
           break;
-        }
         case kWindowStart:
           NoteBusyBefore(t, &busy_before_w0_);
           // Not a model event: `events` stays what it was (the golden points

@@ -269,6 +269,7 @@ class Kernel final : public Simulator::Impl, private MessageSide<Kernel<kV, kOne
   using Side::CheckDone;
   using Side::Materialise;
   using Side::OnGen;
+  using Side::OnScript;
   static constexpr EvType kGenEvent = kGen;
   uint64_t Receivers(int h) const { return receivers_[h]; }
   // A message generated at `t` counts: any in batch and script runs, those
@@ -1404,13 +1405,9 @@ void Kernel<kV, kOne>::EventLoop() {
     }
     switch (type) {
       case kGen: OnGen(int(arg)); CheckDone(); break;
-      case kScript: {
-        --gen_pending_;
-        const ScriptEntry& s = script_[arg];
-        GenerateOp(s.src, s.dst, s.bytes, s.sl, t, false);
-        CheckDone();
+      case kScript:
+        OnScript(arg);
         break;
-      }
       case kWindowEnd: window_over_ = true; CheckDone(); break;
       case kStop: stop_ = true; hit_limit_ = true; break;
       case kDeadlockCheck: {
