@@ -16,6 +16,7 @@
 #include "sim-harness/timing/params.h"
 #include "sim-harness/timing/rng.h"
 #include "sim-harness/timing/simulator.h"
+#include "sim-harness/timing/stats.h"
 #include "sim-harness/timing/traffic.h"
 
 namespace ibu::sim {
@@ -276,8 +277,8 @@ class ArrivalBacklog {
 // source's messages arrive (OnGen: one, or a batch; OnScript: one of the
 // script's), enter the adapter when it has room and nothing older waits
 // (Arrive, Materialise), and a run is done when its measured messages are
-// (CheckDone); the hot host's backlog for the statistics
-// (BackloggedHotBytes). Each kernel kept its own
+// (CheckDone); the run's end state for the statistics (EndOfRun, with the
+// hot host's backlog: BackloggedHotBytes). Each kernel kept its own
 // copy, so a rule fixed in one (the hot host's backlog) had to be fixed
 // twice. K keeps the state and gives GenerateOp, Push, Measured, kGenEvent
 // and Receivers(h), the copies one of h's messages makes (1 for unicast).
@@ -349,6 +350,29 @@ class MessageSide {
     } else if (k.live_ops_ == 0 && k.gen_pending_ == 0 && k.backlog_.total() == 0) {
       k.stop_ = true;
     }
+  }
+
+  // The run's end state for Summarise, but for the links' busy time,
+  // which each kernel keeps its own way.
+  RunEnd EndOfRun() const {
+    const K& k = static_cast<const K&>(*this);
+    RunEnd e;
+    e.steady = k.mode_ == RunMode::kSteady;
+    e.hit_limit = k.hit_limit_;
+    e.now_ns = k.q_.now();
+    e.window_ns = k.w1_ - k.w0_;
+    e.max_ns = k.p_.max_ns;
+    e.hosts = k.H_;
+    e.centric = k.hot_ >= 0;
+    if (e.centric) {
+      e.hot_backlogged_bytes = BackloggedHotBytes();
+      e.hot_accepted_bytes = k.host_rx_[k.hot_];
+    }
+    e.live_pkts = k.live_pkts_;
+    e.pool_in_use = k.pkts_.size() - k.free_pkts_.size();
+    e.live_ops = k.live_ops_;
+    e.ops_unfinished = k.measured_pending_;
+    return e;
   }
 
   double BackloggedHotBytes() const {

@@ -200,6 +200,7 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
   using Side = MessageSide<LeanKernel>;
   using Side::BackloggedHotBytes;
   using Side::CheckDone;
+  using Side::EndOfRun;
   using Side::Materialise;
   using Side::OnGen;
   using Side::OnScript;
@@ -937,18 +938,7 @@ void LeanKernel<kV>::FillResult(double wall) {
     counters_.vl_hops[vl] = vl_hops_[vl];
     counters_.hops += vl_hops_[vl];
   }
-  RunEnd e;
-  e.steady = mode_ == Mode::kSteady;
-  e.hit_limit = hit_limit_;
-  e.now_ns = q_.now();
-  e.window_ns = w1_ - w0_;
-  e.max_ns = p_.max_ns;
-  e.hosts = H_;
-  e.centric = hot_ >= 0;
-  if (e.centric) {
-    e.hot_backlogged_bytes = BackloggedHotBytes();
-    e.hot_accepted_bytes = host_rx_[hot_];
-  }
+  RunEnd e = EndOfRun();
   // A run that ended before w0 or w1 (deadlock, batch or script runs) has
   // sent nothing since: the notes can be taken now.
   NoteBusyBefore(w0_, &busy_before_w0_);
@@ -956,10 +946,6 @@ void LeanKernel<kV>::FillResult(double wall) {
   e.link_busy_ns.resize(G_);
   for (int gp = 0; gp < G_; ++gp)
     e.link_busy_ns[gp] = port_[gp].peer < 0 ? -1 : busy_before_w1_[gp] - busy_before_w0_[gp];
-  e.live_pkts = live_pkts_;
-  e.pool_in_use = pkts_.size() - free_pkts_.size();
-  e.live_ops = live_ops_;
-  e.ops_unfinished = measured_pending_;
   Summarise(counters_, e, latencies_, wall, &result_);
 }
 

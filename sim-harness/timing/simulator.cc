@@ -267,6 +267,7 @@ class Kernel final : public Simulator::Impl, private MessageSide<Kernel<kV, kOne
   using Side = MessageSide<Kernel>;
   using Side::BackloggedHotBytes;
   using Side::CheckDone;
+  using Side::EndOfRun;
   using Side::Materialise;
   using Side::OnGen;
   using Side::OnScript;
@@ -1485,24 +1486,9 @@ void Kernel<kV, kOne>::SettleDrainedRun() {
 // The run's end state for the statistics (Summarise); `wall` seconds of it.
 template <int kV, bool kOne>
 void Kernel<kV, kOne>::FillResult(double wall) {
-  RunEnd e;
-  e.steady = mode_ == Mode::kSteady;
-  e.hit_limit = hit_limit_;
-  e.now_ns = q_.now();
-  e.window_ns = w1_ - w0_;
-  e.max_ns = p_.max_ns;
-  e.hosts = H_;
-  e.centric = hot_ >= 0;
-  if (e.centric) {
-    e.hot_backlogged_bytes = BackloggedHotBytes();
-    e.hot_accepted_bytes = host_rx_[hot_];
-  }
+  RunEnd e = EndOfRun();
   e.link_busy_ns.resize(G_);
   for (int gp = 0; gp < G_; ++gp) e.link_busy_ns[gp] = net_.port(gp).peer < 0 ? -1 : Hdr(gp).link_busy;
-  e.live_pkts = live_pkts_;
-  e.pool_in_use = pkts_.size() - free_pkts_.size();
-  e.live_ops = live_ops_;
-  e.ops_unfinished = measured_pending_;
   Summarise(counters_, e, latencies_, wall, &result_);
 }
 
