@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "sim-harness/timing/network.h"
@@ -35,6 +36,20 @@ class Simulator::Impl {
 // not support.
 std::unique_ptr<Simulator::Impl> MakeLeanKernel(const Network& net, const Workload& wl, const Params& p,
                                                 double load, uint64_t seed);
+
+// What a deadlocked run reports, in both kernels' words: at `now`, with
+// `live` packets in buffers, the credit loop `cycle` (channels as global
+// port << `vl_shift` | VL, in dependency order) or, without one, the
+// first few `blocked` output channels and the credits each had. `stalled`:
+// no event was left that could move a packet (else a periodic check found
+// the loop).
+struct BlockedChannel {
+  int channel;
+  int credits;
+};
+constexpr size_t kBlockedShown = 8;
+std::string DeadlockReport(const Network& net, int64_t now, uint64_t live, const std::vector<int>& cycle,
+                           int vl_shift, bool stalled, const std::vector<BlockedChannel>& blocked);
 
 // A time in ns drawn as a real number (message interarrivals, phases):
 // at least 1, and a time past any run (2^62 ns, 146 years) for one beyond

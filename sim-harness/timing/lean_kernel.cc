@@ -820,27 +820,12 @@ bool LeanKernel<kV>::FindCycle(std::vector<int>* cycle) const {
 template <int kV>
 void LeanKernel<kV>::ReportDeadlock(bool stalled) {
   std::vector<int> cycle;
-  std::ostringstream os;
-  os << "deadlock at t=" << q_.now() << " ns with " << live_pkts_ << " packets in the network";
-  if (FindCycle(&cycle)) {
-    os << ": credit loop of " << cycle.size() << " channels: ";
-    for (size_t i = 0; i < cycle.size(); ++i)
-      os << (i ? " => " : "") << "[" << net_.LinkName(cycle[i] >> vsh_) << " VL " << (cycle[i] & int(vmask_))
-         << "]";
-  } else {
-    os << (stalled ? ": no event can move them, but no credit loop was found (blocked outputs:"
-                   : ": (no loop)");
-    int shown = 0;
-    for (size_t oc = 0; oc < chan_.size() && shown < 8; ++oc)
-      if (Ch(oc).opkt != kNoPkt) {
-        os << " [" << net_.LinkName(int(oc >> vsh_)) << " VL " << (oc & vmask_) << " credits "
-           << (Ch(oc).cred <= q_.now() ? 1 : 0) << "]";
-        ++shown;
-      }
-    if (stalled) os << ")";
-  }
+  std::vector<BlockedChannel> blocked;
+  if (!FindCycle(&cycle))
+    for (size_t oc = 0; oc < chan_.size() && blocked.size() < kBlockedShown; ++oc)
+      if (Ch(oc).opkt != kNoPkt) blocked.push_back({int(oc), Ch(oc).cred <= q_.now() ? 1 : 0});
   result_.deadlock = true;
-  result_.deadlock_report = os.str();
+  result_.deadlock_report = DeadlockReport(net_, q_.now(), live_pkts_, cycle, vsh_, stalled, blocked);
   stop_ = true;
 }
 

@@ -1325,28 +1325,12 @@ bool Kernel<kV, kOne>::FindCycle(std::vector<int>* cycle) {
 template <int kV, bool kOne>
 void Kernel<kV, kOne>::ReportDeadlock(bool stalled) {
   std::vector<int> cycle;
-  std::ostringstream os;
-  os << "deadlock at t=" << q_.now() << " ns with " << live_pkts_ << " packets in the network";
-  if (FindCycle(&cycle)) {
-    os << ": credit loop of " << cycle.size() << " channels: ";
-    for (size_t i = 0; i < cycle.size(); ++i) {
-      const int gp = cycle[i] >> Vsh();
-      os << (i ? " => " : "") << "[" << net_.LinkName(gp) << " VL " << (cycle[i] & int(Vmask())) << "]";
-    }
-  } else {
-    os << (stalled ? ": no event can move them, but no credit loop was found (blocked outputs:"
-                   : ": (no loop)");
-    int shown = 0;
-    for (size_t oc = 0; oc < (size_t(G_) << Vsh()) && shown < 8; ++oc)
-      if ((oc & Vmask()) < size_t(V()) && St(oc).out_count) {
-        os << " [" << net_.LinkName(int(oc >> Vsh())) << " VL " << (oc & Vmask()) << " credits "
-           << St(oc).credits << "]";
-        ++shown;
-      }
-    if (stalled) os << ")";
-  }
+  std::vector<BlockedChannel> blocked;
+  if (!FindCycle(&cycle))
+    for (size_t oc = 0; oc < (size_t(G_) << Vsh()) && blocked.size() < kBlockedShown; ++oc)
+      if ((oc & Vmask()) < size_t(V()) && St(oc).out_count) blocked.push_back({int(oc), int(St(oc).credits)});
   result_.deadlock = true;
-  result_.deadlock_report = os.str();
+  result_.deadlock_report = DeadlockReport(net_, q_.now(), live_pkts_, cycle, Vsh(), stalled, blocked);
   stop_ = true;
 }
 
@@ -1512,6 +1496,27 @@ std::unique_ptr<Simulator::Impl> MakeKernel(const Network& net, const Workload& 
 }
 
 }  // namespace
+
+std::string DeadlockReport(const Network& net, int64_t now, uint64_t live, const std::vector<int>& cycle,
+                           int vl_shift, bool stalled, const std::vector<BlockedChannel>& blocked) {
+  const int vl_mask = (1 << vl_shift) - 1;
+  std::ostringstream os;
+  os << "deadlock at t=" << now << " ns with " << live << " packets in the network";
+  if (!cycle.empty()) {
+    os << ": credit loop of " << cycle.size() << " channels: ";
+    for (size_t i = 0; i < cycle.size(); ++i)
+      os << (i ? " => " : "") << "[" << net.LinkName(cycle[i] >> vl_shift) << " VL " << (cycle[i] & vl_mask)
+         << "]";
+    return os.str();
+  }
+  os << (stalled ? ": no event can move them, but no credit loop was found (blocked outputs:"
+                 : ": (no loop)");
+  for (const BlockedChannel& b : blocked)
+    os << " [" << net.LinkName(b.channel >> vl_shift) << " VL " << (b.channel & vl_mask) << " credits "
+       << b.credits << "]";
+  if (stalled) os << ")";
+  return os.str();
+}
 
 // --- public wrapper ---
 

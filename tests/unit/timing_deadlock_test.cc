@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "sim-harness/timing/kernel_common.h"
 #include "tests/unit/test_util.h"
 #include "tests/unit/timing_rig.h"
 
@@ -161,6 +162,27 @@ void TestDatelineVlBreaksTheLoop() {
   }
 }
 
+// The report both kernels give, from its parts: a loop by its channels,
+// or without one the blocked outputs with their credits.
+void TestDeadlockReportWording() {
+  Params p = TestParams();
+  p.vls = 2;
+  Rig rig(ClockwiseRing(4), p, "uniform");
+  const sim::Network& net = *rig.net;
+  const std::vector<int> loop = {(1 << 1) | 1, (5 << 1) | 1};
+  const std::string with_loop = sim::DeadlockReport(net, 700, 9, loop, 1, true, {});
+  CU_ASSERT(
+      Contains(with_loop, "deadlock at t=700 ns with 9 packets in the network: credit loop of 2 channels: [" +
+                              net.LinkName(1) + " VL 1] => [" + net.LinkName(5) + " VL 1]"));
+  const std::vector<sim::BlockedChannel> blocked = {{(3 << 1) | 0, 0}, {(4 << 1) | 1, 1}};
+  const std::string stalled = sim::DeadlockReport(net, 50, 2, {}, 1, true, blocked);
+  CU_ASSERT(Contains(stalled,
+                     "with 2 packets in the network: no event can move them, but no credit loop was "
+                     "found (blocked outputs: [" +
+                         net.LinkName(3) + " VL 0 credits 0] [" + net.LinkName(4) + " VL 1 credits 1])"));
+  CU_ASSERT(Contains(sim::DeadlockReport(net, 50, 2, {}, 1, false, {}), "network: (no loop)"));
+}
+
 }  // namespace
 
 void RegisterTimingDeadlockSuite() {
@@ -172,6 +194,7 @@ void RegisterTimingDeadlockSuite() {
   CU_add_test(s, "busy ring: a head on the wire is no deadlock", TestBusyRingIsNoDeadlock);
   CU_add_test(s, "one-hop ring traffic completes", TestOneHopRingIsFine);
   CU_add_test(s, "dateline SL2VL hook breaks the loop", TestDatelineVlBreaksTheLoop);
+  CU_add_test(s, "the deadlock report's wording, loop or blocked outputs", TestDeadlockReportWording);
 }
 
 void RegisterTimingDeadlockLeanSuite() {
