@@ -25,6 +25,8 @@ namespace ibu::sim {
 class EventQueue {
  public:
   static constexpr int kDefaultWheelBits = 12;
+  // Later than any event: TakeNanosecond's `until` when the caller has none.
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max() / 2;
   static constexpr int kMaxWheelBits = 20;
 
   // A wheel of 2^wheel_bits nanoseconds (clamped to [1, kMaxWheelBits]).
@@ -112,10 +114,13 @@ class EventQueue {
   // its index in a register, where Pop re-reads the bucket per event. A
   // push into the nanosecond taken breaks that promise: it is refused by
   // Grow before it could move the array, else by the next call.
-  bool TakeNanosecond(int64_t& t, const uint64_t*& ev, uint32_t& n) {
+  // `until` (> now()) is when the caller has an event of its own, kept
+  // apart: the queue stops there even with nothing to hand out (n = 0), so
+  // that time never runs past it.
+  bool TakeNanosecond(int64_t& t, const uint64_t*& ev, uint32_t& n, int64_t until = kNever) {
     if (taking_ && cur_->n != taken_end_) [[unlikely]]
       throw std::logic_error("EventQueue: an event was pushed into the nanosecond being taken");
-    if (cursor_ == cur_->n && !Advance()) return false;
+    if (cursor_ == cur_->n && !Advance(until)) return false;
     ev = cur_->ev + cursor_;
     n = cur_->n - cursor_;
     cursor_ = taken_end_ = cur_->n;
@@ -151,16 +156,17 @@ class EventQueue {
   // buckets with nothing moved in is an empty wheel: it jumps to the
   // heap's first event (a run's quiet stretches cost one turn). It takes
   // no references: Pop's callers keep the time and the event in registers
-  // instead of storing them for it.
-  [[gnu::noinline]] bool Advance() {
+  // instead of storing them for it. It stops at `until` (> now_) with an
+  // empty bucket if nothing comes before.
+  [[gnu::noinline]] bool Advance(int64_t until = kNever) {
     int64_t empty = 0;  // buckets found empty in a row since the last move
     for (;;) {
       cur_->n = 0;
       cursor_ = 0;
       taking_ = nullptr;
       if (empty >= wheel_size_) {
-        if (far_.empty()) return false;
-        now_ = far_min_;
+        if (far_.empty() && until == kNever) return false;
+        now_ = std::min(far_min_, until);
         empty = 0;
       } else {
         ++now_;
@@ -175,7 +181,7 @@ class EventQueue {
         far_min_ = far_.empty() ? kNever : far_.top().t;
       }
       cur_ = &wheel_[now_ & mask_];
-      if (cur_->n) return true;
+      if (cur_->n || now_ == until) return true;
       ++empty;
     }
   }
@@ -186,7 +192,6 @@ class EventQueue {
     uint64_t ev;
     bool operator>(const Far& o) const { return t != o.t ? t > o.t : seq > o.seq; }
   };
-  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max() / 2;
   const int64_t wheel_size_;
   const int64_t mask_;
   std::unique_ptr<Bucket[]> wheel_;

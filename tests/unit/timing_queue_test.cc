@@ -1,12 +1,16 @@
 // The timing model's event list: order by time, then by insertion, across
 // the wheel, its wrap-around and the far heap; events pushed into the
 // nanosecond being popped; a time in the past rejected; a nanosecond taken
-// at once (the lean kernel's loop) in the same order as popped. And the backlog of
+// at once (the lean kernel's loop) in the same order as popped, and stopped
+// at the caller's own next event (its ring of lookups). And the backlog of
 // arrivals waiting for room in an adapter, re-entered as the kernels do.
 #include <CUnit/CUnit.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -142,6 +146,81 @@ void TestTakenNanosecondsKeepTheOrder() {
   for (int bits : {3, 6, 9, 12}) CU_ASSERT(FutureOnlySchedule(bits, true) == ref);
 }
 
+// The lean kernel keeps its fixed-delay events (lookups, all D after they
+// are pushed) in a ring of its own and asks TakeNanosecond to stop at the
+// ring's next time (`until`). Events whose follow-up comes D later go to
+// such a ring, the rest to the queue, across quiet stretches longer than
+// the wheel (some with only the ring's events pending): every event must
+// come out at the time the queue alone gives it, on wheels of 8 to 4096 ns.
+// Within a nanosecond the queue's events come before the ring's, so the
+// comparison is per nanosecond, as sets.
+using Timeline = std::map<int64_t, std::multiset<uint64_t>>;
+Timeline FixedDelayRingSchedule(int bits, bool ring) {
+  constexpr int64_t kD = 150;
+  EventQueue q(bits);
+  std::deque<std::pair<int64_t, uint64_t>> side;  // (time, event), times never decrease
+  const auto delay_of = [](uint64_t ev) {
+    const uint64_t h = ev * 0x9E3779B97F4A7C15ULL;
+    return ev % 3 == 0 ? kD : 1 + int64_t((h >> 40) % 299);
+  };
+  for (uint64_t i = 0; i < 40; ++i) q.Push(int64_t((i * 0x9E3779B97F4A7C15ULL) >> 50), i);  // up to 16383 ns
+  Timeline out;
+  int64_t last = -1;
+  bool ordered = true;
+  const auto follow = [&](int64_t t, uint64_t ev) {
+    out[t].insert(ev);
+    if (ev >= 12000 || ev % 5 == 4) return;  // chains end
+    const uint64_t next = ev + 1000;
+    const int64_t d = delay_of(next);
+    if (ring && d == kD)
+      side.push_back({t + d, next});
+    else
+      q.Push(t + d, next);
+  };
+  int64_t t;
+  if (ring) {
+    const uint64_t* evs;
+    uint32_t n;
+    while (q.TakeNanosecond(t, evs, n, side.empty() ? EventQueue::kNever : side.front().first)) {
+      ordered = ordered && t > last && (side.empty() || t <= side.front().first);
+      last = t;
+      for (uint32_t k = 0; k < n; ++k) follow(t, evs[k]);
+      while (!side.empty() && side.front().first == t) {
+        const uint64_t ev = side.front().second;
+        side.pop_front();
+        follow(t, ev);
+      }
+    }
+    CU_ASSERT(side.empty());
+  } else {
+    uint64_t ev;
+    while (q.Pop(t, ev)) follow(t, ev);
+  }
+  CU_ASSERT(ordered);
+  return out;
+}
+
+void TestUntilStopsForTheCallersRing() {
+  const Timeline ref = FixedDelayRingSchedule(12, false);
+  size_t events = 0;
+  for (const auto& [t, evs] : ref) events += evs.size();
+  CU_ASSERT(events > 200u);
+  CU_ASSERT(ref.rbegin()->first > 16383 / 2);  // the heap's late events were reached
+  for (int bits : {3, 6, 9, 12}) CU_ASSERT(FixedDelayRingSchedule(bits, true) == ref);
+  // Nothing in the queue, one event in the caller's ring: time stops there.
+  EventQueue q(4);
+  int64_t t;
+  const uint64_t* evs;
+  uint32_t n = 7;
+  CU_ASSERT(q.TakeNanosecond(t, evs, n, 1000) && t == 1000 && n == 0);
+  CU_ASSERT_FALSE(q.TakeNanosecond(t, evs, n));
+  // An event of the queue before `until` comes first, at its own time.
+  EventQueue r(4);
+  r.Push(1003, 5);
+  CU_ASSERT(r.TakeNanosecond(t, evs, n, 1010) && t == 1003 && n == 1 && evs[0] == 5);
+  CU_ASSERT(r.TakeNanosecond(t, evs, n, 1010) && t == 1010 && n == 0);
+}
+
 // A push into the nanosecond being taken would land behind the events
 // handed out (never seen) or move their array (Grow): refused both ways.
 void TestPushIntoTakenNanosecondRefused() {
@@ -246,6 +325,7 @@ void RegisterTimingQueueSuite() {
   CU_add_test(s, "a bucket grows while it is popped", TestManyEventsInOneNanosecond);
   CU_add_test(s, "a nanosecond taken at once: Pop's order, any wheel size", TestTakenNanosecondsKeepTheOrder);
   CU_add_test(s, "a push into the nanosecond taken is refused", TestPushIntoTakenNanosecondRefused);
+  CU_add_test(s, "TakeNanosecond stops at the caller's own next event", TestUntilStopsForTheCallersRing);
   CU_add_test(s, "a time in the past is rejected", TestPastTimeRejected);
   CU_add_test(s, "arrival backlog: re-entered release takes each arrival once, in order",
               TestBacklogReleaseReentered);
