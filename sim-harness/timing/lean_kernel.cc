@@ -3,10 +3,12 @@
 // with about 1.5 events per packet-hop instead of 2.6. The design is the
 // prototype's (sim-harness/bench/lean_kernel/lean.cc, docs/benchmarks.md):
 //
-//  * a routing event per hop (the head looked up R after it arrived), and
-//    a per-port service event only when the port has something to do at a
-//    known later time (requesters waiting for the output slot that frees
-//    when the tail leaves, a ready VL waiting for its link or its credit).
+//  * a routing event per hop (the head looked up R after it arrived: all
+//    wait the same R, so they queue in a ring in time order, beside the
+//    event wheel), and a per-port service event only when the port has
+//    something to do at a known later time (requesters waiting for the
+//    output slot that frees when the tail leaves, a ready VL waiting for
+//    its link or its credit).
 //    A tail that leaves with nobody waiting makes no event: the output slot
 //    and the link are free from that nanosecond on (`ofree`, `busy_until`
 //    <= now), checked when next needed.
@@ -18,8 +20,9 @@
 //
 // Same times as the classic kernel; what differs is the order of events of
 // the same nanosecond (a link or slot freed at t is free for every event of
-// t, not only for those after the classic TxDone event), so the results
-// agree statistically, not bit for bit.
+// t, not only for those after the classic TxDone event; the wheel's events
+// of t come before its lookups), so the results agree statistically, not
+// bit for bit.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -37,17 +40,18 @@ namespace ibu::sim {
 
 namespace {
 
+// The wheel's events. A head's lookup (routing) is no wheel event: those
+// wait in their own ring (routed_).
 enum LeanEv : uint64_t {
-  // Network events: while one is pending, a buffered packet can still move.
-  kRouted = 0,  // arg: packet; its head has been looked up
-  kPort = 1,    // arg: global port; a service the port asked for (wake_at)
-  kNetTypes = 2,
-  kGen = 2,  // arg: host; a message arrives, the next is scheduled
-  kScript = 3,
-  kWindowEnd = 4,
-  kStop = 5,
-  kDeadlockCheck = 6,
-  kWindowStart = 7,  // the links' busy time before w0 is noted (not counted as an event)
+  // The network event: while one is pending, a buffered packet can still
+  // move (so can a head waiting for its lookup).
+  kPort = 0,  // arg: global port; a service the port asked for (wake_at)
+  kGen = 1,   // arg: host; a message arrives, the next is scheduled
+  kScript = 2,
+  kWindowEnd = 3,
+  kStop = 4,
+  kDeadlockCheck = 5,
+  kWindowStart = 6,  // the links' busy time before w0 is noted (not counted as an event)
   kLastEvent = kWindowStart,
 };
 constexpr LeanEv EventOf(RunEvent e) {
@@ -161,8 +165,21 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
 
   // --- events ---
   void Push(int64_t t, LeanEv type, uint64_t arg) {
-    if (type < kNetTypes) ++pending_net_;
+    if (type == kPort) ++pending_net_;
     q_.Push(t, Ev(type, arg));
+  }
+  // Packet pi's head is looked up at t = now + routed_ns_.
+  IBU_LEAN_HOT void PushRouted(int64_t t, uint32_t pi) {
+    ++pending_net_;
+    routed_[routed_tail_++ & routed_mask_] = (uint64_t(uint32_t(t)) << 32) | pi;
+  }
+  // When the oldest head waiting for its lookup is due (EventQueue::kNever
+  // when none waits): the ring keeps only its time's low 32 bits, and it
+  // lies within routed_ns_ of now.
+  int64_t NextRouted() const {
+    if (routed_head_ == routed_tail_) return EventQueue::kNever;
+    const uint32_t low = uint32_t(routed_[routed_head_ & routed_mask_] >> 32);
+    return q_.now() + int64_t(uint32_t(low - uint32_t(q_.now())));
   }
   // Port p must look again at `t` (> now): one event, the earliest asked.
   IBU_LEAN_HOT void EnsureWake(int p, int64_t t) {
@@ -235,35 +252,31 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
     throw SimFailure(os.str());
   }
 
-  // Large fabrics are bound by memory latency: look a few events ahead in
-  // the current nanosecond and fetch what they will read (cannot change
-  // what is computed).
-  static constexpr size_t kAheadFar = 16, kAheadMid = 10, kAheadNear = 5;
-  static constexpr size_t kPrefetchAboveBytes = size_t(4) << 20;
-  IBU_LEAN_HOT void PrefetchFar(uint64_t ev) const {
-    const uint64_t arg = ArgOf(ev);
-    switch (TypeOf(ev)) {
-      case kRouted:
-        __builtin_prefetch(&pkts_[arg]);
-        break;
-      case kPort:
-        __builtin_prefetch(&port_[arg]);
-        break;
-      default:
-        break;
-    }
+  // Fabrics whose tables and channels outgrow the L1 are bound by memory
+  // latency: look a few lookups ahead in the ring (across nanoseconds) and
+  // fetch what they will read, and a few port services ahead in the
+  // current nanosecond (cannot change what is computed). Distances and the
+  // threshold as measured (docs/benchmarks.md, session 52): on FT(8,3)
+  // (270 KB) the look-ahead gains 6%, on FT(4,3) (15 KB) it costs 1%.
+  static constexpr size_t kAheadFar = 8, kAheadMid = 5, kAheadNear = 2;
+  static constexpr size_t kPrefetchAboveBytes = size_t(128) << 10;
+  IBU_LEAN_HOT void PrefetchPort(uint64_t ev) const {
+    if (TypeOf(ev) == kPort) __builtin_prefetch(&port_[ArgOf(ev)]);
   }
-  IBU_LEAN_HOT void PrefetchMid(uint64_t ev) const {
-    if (TypeOf(ev) != kRouted) return;
-    const Packet& P = pkts_[ArgOf(ev)];
+  // The ring entry `ahead` places after the next lookup, or null.
+  const uint64_t* RoutedAhead(size_t ahead) const {
+    return routed_head_ + ahead < routed_tail_ ? &routed_[(routed_head_ + ahead) & routed_mask_] : nullptr;
+  }
+  IBU_LEAN_HOT void PrefetchFar(uint64_t r) const { __builtin_prefetch(&pkts_[uint32_t(r)]); }
+  IBU_LEAN_HOT void PrefetchMid(uint64_t r) const {
+    const Packet& P = pkts_[uint32_t(r)];
     __builtin_prefetch(P.lft);
     __builtin_prefetch(&chan_[size_t(P.upch)]);
   }
   // Reads the LFT entry fetched above: the output channel and port the
   // routing will touch.
-  IBU_LEAN_HOT void PrefetchNear(uint64_t ev) const {
-    if (TypeOf(ev) != kRouted) return;
-    const Packet& P = pkts_[ArgOf(ev)];
+  IBU_LEAN_HOT void PrefetchNear(uint64_t r) const {
+    const Packet& P = pkts_[uint32_t(r)];
     const uint8_t out = *P.lft;
     if (out == kNoPort || out == 0) return;
     const int o = OutPortOf(P, out);
@@ -299,6 +312,12 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
   // --- state ---
   // HugeVector: large fabrics' per-hop state, read at random (huge_pages.h).
   EventQueue q_;
+  // Heads waiting for their lookup, in the order their links started:
+  // each waits routed_ns_, so the ring is in time order and they need no
+  // wheel (two events in three). An entry is the time's low 32 bits << 32
+  // | the packet; at most one per channel (its input slot).
+  HugeVector<uint64_t> routed_;
+  uint64_t routed_head_ = 0, routed_tail_ = 0, routed_mask_ = 0;
   HugeVector<Port> port_;
   HugeVector<Chan> chan_;
   HugeVector<uint16_t> rr_last_;  // per channel: last (input port << vsh | VL) granted
@@ -374,6 +393,10 @@ LeanKernel<kV>::LeanKernel(const Network& net, const Workload& wl, const Params&
   counters_.vl_hops.assign(V_, 0);
   // Every live packet sits in one input or output slot.
   pkts_.reserve(chan_.size() * 2 + 16);
+  size_t ring = 1;
+  while (ring < chan_.size()) ring *= 2;
+  routed_.assign(ring, 0);
+  routed_mask_ = ring - 1;
   vl_fixed_ = net_.SlKeepsItsVl();
   prefetch_ahead_ = net_.LftBytes() + chan_.size() * sizeof(Chan) > kPrefetchAboveBytes;
 }
@@ -598,7 +621,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
     // best of 12 (docs/benchmarks.md, "Closing part of the gap").
     K.lft = net_.LftSlot(P.peer_node, K.dlid);
     __builtin_prefetch(K.lft);
-    Push(now + routed_ns_, kRouted, pi);
+    PushRouted(now + routed_ns_, pi);
   }
   P.wake_at = kHeld;  // a pending service is superseded: Reschedule asks again
   Reschedule(p, c);
@@ -840,32 +863,32 @@ void LeanKernel<kV>::EventLoop() {
   uint64_t events = 0;
   constexpr uint32_t kTickEvery = 1u << 16;  // events between progress ticks
   uint32_t to_tick = kTickEvery;             // counted down: a decrement and a branch per event
+  const auto tick = [&] {
+    if (--to_tick == 0) [[unlikely]] {
+      to_tick = kTickEvery;
+      events += kTickEvery;
+      if (tick_) tick_(Done());
+    }
+  };
+  // Nothing pending can move the packets still buffered: deadlock.
+  const auto network_event_done = [&] {
+    if (--pending_net_ == 0 && !stop_ && live_pkts_ > 0) ReportDeadlock(true);
+  };
   // A nanosecond's events at once: every delay here is 1 ns or more, so no
   // handler adds to the nanosecond it runs in (EventQueue::TakeNanosecond).
-  while (!stop_ && q_.TakeNanosecond(t, evs, n))
+  // The wheel's events of the nanosecond first, then its lookups.
+  while (!stop_ && q_.TakeNanosecond(t, evs, n, NextRouted())) {
     for (uint32_t k = 0; k < n && !stop_; ++k) {
       const uint64_t ev = evs[k];
-      if (--to_tick == 0) [[unlikely]] {
-        to_tick = kTickEvery;
-        events += kTickEvery;
-        if (tick_) tick_(Done());
-      }
+      tick();
       if constexpr (kPrefetch) {
-        const uint32_t left = n - k - 1;  // events after this one
-        const uint64_t* e = evs + k + 1;
-        if (kAheadFar < left) PrefetchFar(e[kAheadFar]);
-        if (kAheadMid < left) PrefetchMid(e[kAheadMid]);
-        if (kAheadNear < left) PrefetchNear(e[kAheadNear]);
+        if (kAheadFar < n - k - 1) PrefetchPort(evs[k + 1 + kAheadFar]);
       }
       const uint64_t type = TypeOf(ev);
       const uint64_t arg = ArgOf(ev);
-      if (type < kNetTypes) {
-        if (type == kRouted)
-          OnRouted(uint32_t(arg));
-        else
-          OnPort(int(arg));
-        // Nothing pending can move the packets still buffered: deadlock.
-        if (--pending_net_ == 0 && !stop_ && live_pkts_ > 0) ReportDeadlock(true);
+      if (type == kPort) {
+        OnPort(int(arg));
+        network_event_done();
         continue;
       }
       switch (type) {
@@ -902,6 +925,21 @@ void LeanKernel<kV>::EventLoop() {
         }
       }
     }
+    // Lookups pushed during t fall at t + routed_ns_: the loop ends.
+    while (!stop_ && routed_head_ != routed_tail_) {
+      const uint64_t r = routed_[routed_head_ & routed_mask_];
+      if (uint32_t(r >> 32) != uint32_t(t)) break;
+      ++routed_head_;
+      tick();
+      if constexpr (kPrefetch) {
+        if (const uint64_t* e = RoutedAhead(kAheadFar)) PrefetchFar(*e);
+        if (const uint64_t* e = RoutedAhead(kAheadMid)) PrefetchMid(*e);
+        if (const uint64_t* e = RoutedAhead(kAheadNear)) PrefetchNear(*e);
+      }
+      OnRouted(uint32_t(r));
+      network_event_done();
+    }
+  }
   counters_.events += events + (kTickEvery - to_tick);
 }
 
