@@ -120,7 +120,19 @@ class EventQueue {
   bool TakeNanosecond(int64_t& t, const uint64_t*& ev, uint32_t& n, int64_t until = kNever) {
     if (taking_ && cur_->n != taken_end_) [[unlikely]]
       throw std::logic_error("EventQueue: an event was pushed into the nanosecond being taken");
-    if (cursor_ == cur_->n && !Advance(until)) return false;
+    if (cursor_ == cur_->n) {
+      // Most common: the next nanosecond is due (events, or the caller's)
+      // and no far event comes within reach (Advance's first step inline).
+      Bucket* next = &wheel_[(now_ + 1) & mask_];
+      if ((next->n || now_ + 1 == until) && far_min_ - now_ - 1 >= wheel_size_) [[likely]] {
+        cur_->n = 0;
+        ++now_;
+        cur_ = next;
+        cursor_ = 0;
+      } else if (!Advance(until)) {
+        return false;
+      }
+    }
     ev = cur_->ev + cursor_;
     n = cur_->n - cursor_;
     cursor_ = taken_end_ = cur_->n;
