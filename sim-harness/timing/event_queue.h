@@ -88,20 +88,7 @@ class EventQueue {
       t = now_;
       return true;
     }
-    // Next most common: the next nanosecond has events and no far one
-    // comes within reach (Advance's first step without its call).
-    Bucket* next = &wheel_[(now_ + 1) & mask_];
-    if (next->n && far_min_ - now_ - 1 >= wheel_size_) {
-      cur_->n = 0;
-      taking_ = nullptr;
-      ++now_;
-      cur_ = next;
-      cursor_ = 1;
-      ev = next->ev[0];
-      t = now_;
-      return true;
-    }
-    if (!Advance()) return false;
+    if (!StepToNextNanosecond(kNever) && !Advance()) return false;
     ev = cur_->ev[cursor_++];
     t = now_;
     return true;
@@ -120,19 +107,7 @@ class EventQueue {
   bool TakeNanosecond(int64_t& t, const uint64_t*& ev, uint32_t& n, int64_t until = kNever) {
     if (taking_ && cur_->n != taken_end_) [[unlikely]]
       throw std::logic_error("EventQueue: an event was pushed into the nanosecond being taken");
-    if (cursor_ == cur_->n) {
-      // Most common: the next nanosecond is due (events, or the caller's)
-      // and no far event comes within reach (Advance's first step inline).
-      Bucket* next = &wheel_[(now_ + 1) & mask_];
-      if ((next->n || now_ + 1 == until) && far_min_ - now_ - 1 >= wheel_size_) [[likely]] {
-        cur_->n = 0;
-        ++now_;
-        cur_ = next;
-        cursor_ = 0;
-      } else if (!Advance(until)) {
-        return false;
-      }
-    }
+    if (cursor_ == cur_->n && !StepToNextNanosecond(until) && !Advance(until)) return false;
     ev = cur_->ev + cursor_;
     n = cur_->n - cursor_;
     cursor_ = taken_end_ = cur_->n;
@@ -146,6 +121,21 @@ class EventQueue {
     uint64_t* ev;
     uint32_t n, cap;
   };
+
+  // Advance's most common first step, inline for Pop and TakeNanosecond:
+  // the current bucket is used up and the next nanosecond is due (it has
+  // events, or it is `until`) with no heap event coming within reach;
+  // false, changing nothing, otherwise.
+  bool StepToNextNanosecond(int64_t until) {
+    Bucket* next = &wheel_[(now_ + 1) & mask_];
+    if (!((next->n || now_ + 1 == until) && far_min_ - now_ - 1 >= wheel_size_)) return false;
+    cur_->n = 0;
+    cursor_ = 0;
+    taking_ = nullptr;
+    ++now_;
+    cur_ = next;
+    return true;
+  }
 
   [[gnu::noinline]] void Grow(Bucket& b) {
     if (&b == taking_)  // the taken events' array would move under the caller
