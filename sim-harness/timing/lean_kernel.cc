@@ -165,12 +165,11 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
 
   // --- events ---
   void Push(int64_t t, LeanEv type, uint64_t arg) {
-    if (type == kPort) ++pending_net_;
+    if (type == kPort) ++pending_services_;
     q_.Push(t, Ev(type, arg));
   }
   // Packet pi's head is looked up at t = now + routed_ns_.
   IBU_LEAN_HOT void PushRouted(int64_t t, uint32_t pi) {
-    ++pending_net_;
     routed_[routed_tail_++ & routed_mask_] = (uint64_t(uint32_t(t)) << 32) | pi;
   }
   // When the oldest head waiting for its lookup is due (EventQueue::kNever
@@ -338,7 +337,7 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
   ArrivalBacklog backlog_;
   std::vector<uint32_t> inflight_msgs_;  // per host: queued messages not fully sent
 
-  uint64_t pending_net_ = 0;
+  uint64_t pending_services_ = 0;  // kPort events in the wheel (the stall check: EventLoop)
   uint64_t live_pkts_ = 0;
   uint64_t live_ops_ = 0;
   uint64_t gen_pending_ = 0;
@@ -872,10 +871,6 @@ void LeanKernel<kV>::EventLoop() {
       if (tick_) tick_(Done());
     }
   };
-  // Nothing pending can move the packets still buffered: deadlock.
-  const auto network_event_done = [&] {
-    if (--pending_net_ == 0 && !stop_ && live_pkts_ > 0) ReportDeadlock(true);
-  };
   // A nanosecond's events at once: every delay here is 1 ns or more, so no
   // handler adds to the nanosecond it runs in (EventQueue::TakeNanosecond).
   // The wheel's events of the nanosecond first, then its lookups.
@@ -890,7 +885,7 @@ void LeanKernel<kV>::EventLoop() {
       const uint64_t arg = ArgOf(ev);
       if (type == kPort) {
         OnPort(int(arg));
-        network_event_done();
+        --pending_services_;
         continue;
       }
       switch (type) {
@@ -939,8 +934,11 @@ void LeanKernel<kV>::EventLoop() {
         if (const uint64_t* e = RoutedAhead(kAheadNear)) PrefetchNear(*e);
       }
       OnRouted(uint32_t(r));
-      network_event_done();
     }
+    // At the end of the nanosecond nothing pending (no port service, no
+    // lookup) can move the packets still buffered: deadlock.
+    if (pending_services_ == 0 && routed_head_ == routed_tail_ && !stop_ && live_pkts_ > 0)
+      ReportDeadlock(true);
   }
   counters_.events += events + (kTickEvery - to_tick);
 }
