@@ -457,11 +457,10 @@ template <int kV>
 IBU_LEAN_HOT void LeanKernel<kV>::Reschedule(int p, const Chan& last) {
   const Port& P = port_[p];
   int64_t need = kHeld;
-  if (last.req && last.ofree != kHeld) need = last.ofree;
-  for (uint32_t m = P.ready; m; m &= m - 1) {
-    const int64_t cr = Ch(ChanOf(p, __builtin_ctz(m))).cred;
-    if (cr != kHeld) need = std::min(need, std::max(cr, P.busy_until));
-  }
+  // kHeld (a slot held, a credit not back) is the largest time: it never wins.
+  if (last.req) need = last.ofree;
+  for (uint32_t m = P.ready; m; m &= m - 1)
+    need = std::min(need, std::max(Ch(ChanOf(p, __builtin_ctz(m))).cred, P.busy_until));
   if (need != kHeld) EnsureWake(p, need);
 }
 
