@@ -644,8 +644,9 @@ IBU_LEAN_HOT void LeanKernel<kV>::OnRouted(uint32_t pi) {
   const uint8_t out = *K.lft;
   if (out == kNoPort || out == 0 || out == in_port)
     FailWith([&] { return net_.RouteProblem(InSwitch(K), K.dlid, in_port); });
+  // Cabled: Network::CheckLftPorts refused tables with an entry for an
+  // end port's LID that names an uncabled port (7 instructions a hop here).
   const int o = OutPortOf(K, out);
-  if (port_[o].peer < 0) FailWith([&] { return net_.RouteProblem(InSwitch(K), K.dlid, in_port); });
   // With one VL per SL everywhere the packet keeps its VL (no table look-up).
   const int vl = InVl(K);
   const int ovl = vl_fixed_ ? vl : net_.Vl(InSwitch(K), in_port, out, K.sl);

@@ -640,6 +640,18 @@ void TestTablesMustMatchFabric() {
     err = e.what();
   }
   CU_ASSERT(Contains(err, "1 LFTs"));
+  // An entry naming an uncabled port (L0's port 1, the line's west end):
+  // refused here, so the kernels' lookups need not look.
+  Setup st3 = Line(2);
+  st3.tables.lft[0].out[st3.fabric.end_ports[1].base_lid] = 1;
+  err.clear();
+  try {
+    sim::Network net(st3.fabric, st3.tables, 1);
+  } catch (const Error& e) {
+    err = e.what();
+  }
+  CU_ASSERT(Contains(err, "LFT sends LID " + std::to_string(st3.fabric.end_ports[1].base_lid) +
+                              " to port 1, which is not cabled"));
 }
 
 // The CLI frees the Tables once the network is built (tens of MB of LFTs
