@@ -168,16 +168,22 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
     if (type == kPort) ++pending_services_;
     q_.Push(t, Ev(type, arg));
   }
+  // A ring entry: the lookup time's low 32 bits above the packet.
+  static uint64_t RoutedEntry(int64_t t, uint32_t pi) { return (uint64_t(uint32_t(t)) << 32) | pi; }
+  static uint32_t RoutedTimeLow(uint64_t r) { return uint32_t(r >> 32); }
+  static uint32_t RoutedPacket(uint64_t r) { return uint32_t(r); }
+  // The ring's i-th entry since the run began.
+  uint64_t RoutedAt(uint64_t i) const { return routed_[i & routed_mask_]; }
   // Packet pi's head is looked up at t = now + routed_ns_.
   IBU_LEAN_HOT void PushRouted(int64_t t, uint32_t pi) {
-    routed_[routed_tail_++ & routed_mask_] = (uint64_t(uint32_t(t)) << 32) | pi;
+    routed_[routed_tail_++ & routed_mask_] = RoutedEntry(t, pi);
   }
   // When the oldest head waiting for its lookup is due (EventQueue::kNever
   // when none waits): the ring keeps only its time's low 32 bits, and it
   // lies within routed_ns_ of now.
   int64_t NextRouted() const {
     if (routed_head_ == routed_tail_) return EventQueue::kNever;
-    const uint32_t low = uint32_t(routed_[routed_head_ & routed_mask_] >> 32);
+    const uint32_t low = RoutedTimeLow(RoutedAt(routed_head_));
     return q_.now() + int64_t(uint32_t(low - uint32_t(q_.now())));
   }
   // Port p must look again at `t` (> now): one event, the earliest asked.
@@ -272,24 +278,24 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
     static_assert(kAheadNear < kAheadMid && kAheadMid < kAheadFar, "the far step is the farthest");
     const uint64_t h = routed_head_;
     if (h + kAheadFar < routed_tail_) [[likely]] {
-      PrefetchFar(routed_[(h + kAheadFar) & routed_mask_]);
-      PrefetchMid(routed_[(h + kAheadMid) & routed_mask_]);
-      PrefetchNear(routed_[(h + kAheadNear) & routed_mask_]);
+      PrefetchFar(RoutedAt(h + kAheadFar));
+      PrefetchMid(RoutedAt(h + kAheadMid));
+      PrefetchNear(RoutedAt(h + kAheadNear));
       return;
     }
     if (const uint64_t* e = RoutedAhead(kAheadMid)) PrefetchMid(*e);
     if (const uint64_t* e = RoutedAhead(kAheadNear)) PrefetchNear(*e);
   }
-  IBU_LEAN_HOT void PrefetchFar(uint64_t r) const { __builtin_prefetch(&pkts_[uint32_t(r)]); }
+  IBU_LEAN_HOT void PrefetchFar(uint64_t r) const { __builtin_prefetch(&pkts_[RoutedPacket(r)]); }
   IBU_LEAN_HOT void PrefetchMid(uint64_t r) const {
-    const Packet& P = pkts_[uint32_t(r)];
+    const Packet& P = pkts_[RoutedPacket(r)];
     __builtin_prefetch(P.lft);
     __builtin_prefetch(&chan_[size_t(P.upch)]);
   }
   // Reads the LFT entry fetched above: the output channel and port the
   // routing will touch.
   IBU_LEAN_HOT void PrefetchNear(uint64_t r) const {
-    const Packet& P = pkts_[uint32_t(r)];
+    const Packet& P = pkts_[RoutedPacket(r)];
     const uint8_t out = *P.lft;
     if (out == kNoPort || out == 0) return;
     const int o = OutPortOf(P, out);
@@ -938,12 +944,12 @@ void LeanKernel<kV>::EventLoop() {
     }
     // Lookups pushed during t fall at t + routed_ns_: the loop ends.
     while (!stop_ && routed_head_ != routed_tail_) {
-      const uint64_t r = routed_[routed_head_ & routed_mask_];
-      if (uint32_t(r >> 32) != uint32_t(t)) break;
+      const uint64_t r = RoutedAt(routed_head_);
+      if (RoutedTimeLow(r) != uint32_t(t)) break;
       ++routed_head_;
       tick();
       if constexpr (kPrefetch) PrefetchRoutedAhead();
-      OnRouted(uint32_t(r));
+      OnRouted(RoutedPacket(r));
     }
     // At the end of the nanosecond nothing pending (no port service, no
     // lookup) can move the packets still buffered: deadlock.
