@@ -203,7 +203,7 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
   int64_t BusyBefore(int p, int64_t t) const;
   void NoteBusyBefore(int64_t t, std::vector<int64_t>* busy);
   uint32_t NextHostPacket(Port& P, int vl);
-  void Grant(uint32_t pi, int oc, int key);
+  void Grant(uint32_t pi, int upch, int oc, int key);
   void Arbitrate(int oc);
   // The input channel (feeding channel) of input port `in_port`, VL `vl`
   // of switch `sw` whose head asks for `oc`, or kNone.
@@ -676,7 +676,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::OnRouted(uint32_t pi) {
   K.want = oc;
   if (c.ofree <= q_.now()) {
     if (c.req == 0) {
-      Grant(pi, oc, key);
+      Grant(pi, K.upch, oc, key);
     } else {  // the slot freed this nanosecond and others wait: take turns
       c.req |= uint64_t(1) << in_port;
       Arbitrate(oc);
@@ -688,17 +688,19 @@ IBU_LEAN_HOT void LeanKernel<kV>::OnRouted(uint32_t pi) {
   }
 }
 
-// Packet pi (head of the input `key` of oc's switch) moves into oc's free
-// output slot: its input slot empties as its tail leaves, and the credit
-// reaches the sender F later.
+// Packet pi (head of the input `key` of oc's switch, fed by channel upch)
+// moves into oc's free output slot: its input slot empties as its tail
+// leaves, and the credit reaches the sender F later. The caller names upch
+// (the packet's own upch) so that the sender's lines are fetched beside
+// the packet's, not after it: Arbitrate's winner is seldom in cache.
 template <int kV>
-IBU_LEAN_HOT void LeanKernel<kV>::Grant(uint32_t pi, int oc, int key) {
+IBU_LEAN_HOT void LeanKernel<kV>::Grant(uint32_t pi, int upch, int oc, int key) {
   Packet& K = pkts_[pi];
-  Chan& u = Ch(size_t(K.upch));
+  Chan& u = Ch(size_t(upch));
   u.inpkt = kNoPkt;
   u.cred = q_.now() + Dur(K.bytes) + p_.fly_ns;
-  const int up = K.upch >> vsh_;
-  if (port_[up].ready >> (K.upch & int(vmask_)) & 1) EnsureWake(up, std::max(u.cred, port_[up].busy_until));
+  const int up = upch >> vsh_;
+  if (port_[up].ready >> (upch & int(vmask_)) & 1) EnsureWake(up, std::max(u.cred, port_[up].busy_until));
   K.want = kNone;
   Chan& c = Ch(oc);
   c.opkt = pi;
@@ -731,7 +733,7 @@ void LeanKernel<kV>::Arbitrate(int oc) {
     const int32_t upch = int32_t(ChanOf(port_[net_.SwitchPort(sw, port)].peer, vl));
     if (Ch(upch).inpkt == kNoPkt) FailWith([] { return "internal: a request bit without a requester"; });
     c.req &= ~(uint64_t(1) << port);
-    Grant(Ch(upch).inpkt, oc, (port << vsh_) | vl);
+    Grant(Ch(upch).inpkt, upch, oc, (port << vsh_) | vl);
     return;
   }
   const int last_port = rr_last_[oc] >> vsh_, last_vl = rr_last_[oc] & int(vmask_);
@@ -750,7 +752,7 @@ void LeanKernel<kV>::Arbitrate(int oc) {
   bool more = false;  // another VL of the same port still asks
   for (int w = 0; w < V_ && !more; ++w) more = w != vl && Asking(sw, port, w, oc) != kNone;
   if (!more) c.req &= ~(uint64_t(1) << port);
-  Grant(Ch(upch).inpkt, oc, (port << vsh_) | vl);
+  Grant(Ch(upch).inpkt, upch, oc, (port << vsh_) | vl);
 }
 
 // --- hosts ---
