@@ -129,12 +129,18 @@ class EventQueue {
   bool StepToNextNanosecond(int64_t until) {
     Bucket* next = &wheel_[(now_ + 1) & mask_];
     if (!((next->n || now_ + 1 == until) && far_min_ - now_ - 1 >= wheel_size_)) return false;
-    cur_->n = 0;
-    cursor_ = 0;
-    taking_ = nullptr;
+    ClearCurrentBucket();
     ++now_;
     cur_ = next;
     return true;
+  }
+
+  // The current nanosecond is over: its bucket is emptied for the wheel's
+  // next turn and nothing of it stays taken.
+  void ClearCurrentBucket() {
+    cur_->n = 0;
+    cursor_ = 0;
+    taking_ = nullptr;
   }
 
   [[gnu::noinline]] void Grow(Bucket& b) {
@@ -163,9 +169,7 @@ class EventQueue {
   [[gnu::noinline]] bool Advance(int64_t until = kNever) {
     int64_t empty = 0;  // buckets found empty in a row since the last move
     for (;;) {
-      cur_->n = 0;
-      cursor_ = 0;
-      taking_ = nullptr;
+      ClearCurrentBucket();
       if (empty >= wheel_size_) {
         if (far_.empty() && until == kNever) return false;
         now_ = std::min(far_min_, until);

@@ -172,11 +172,12 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
   static uint64_t RoutedEntry(int64_t t, uint32_t pi) { return (uint64_t(uint32_t(t)) << 32) | pi; }
   static uint32_t RoutedTimeLow(uint64_t r) { return uint32_t(r >> 32); }
   static uint32_t RoutedPacket(uint64_t r) { return uint32_t(r); }
-  // The ring's i-th entry since the run began.
-  uint64_t RoutedAt(uint64_t i) const { return routed_[i & routed_mask_]; }
+  // Where the ring keeps its i-th entry since the run began, and that entry.
+  size_t RoutedSlot(uint64_t i) const { return size_t(i & routed_mask_); }
+  uint64_t RoutedAt(uint64_t i) const { return routed_[RoutedSlot(i)]; }
   // Packet pi's head is looked up at t = now + routed_ns_.
   IBU_LEAN_HOT void PushRouted(int64_t t, uint32_t pi) {
-    routed_[routed_tail_++ & routed_mask_] = RoutedEntry(t, pi);
+    routed_[RoutedSlot(routed_tail_++)] = RoutedEntry(t, pi);
   }
   // When the oldest head waiting for its lookup is due (EventQueue::kNever
   // when none waits): the ring keeps only its time's low 32 bits, and it
@@ -270,7 +271,7 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
   }
   // The ring entry `ahead` places after the next lookup, or null.
   const uint64_t* RoutedAhead(size_t ahead) const {
-    return routed_head_ + ahead < routed_tail_ ? &routed_[(routed_head_ + ahead) & routed_mask_] : nullptr;
+    return routed_head_ + ahead < routed_tail_ ? &routed_[RoutedSlot(routed_head_ + ahead)] : nullptr;
   }
   // The three steps of the look-ahead; one test when the ring holds the
   // farthest (the usual case on the fabrics that prefetch).
