@@ -490,23 +490,28 @@ IBU_LEAN_HOT void LeanKernel<kV>::OnPort(int p) {
   Port& P = port_[p];
   if (P.wake_at != q_.now()) return;  // superseded by an earlier service
   P.wake_at = kHeld;
-  if (P.busy_until <= q_.now())
-    TryStart(p);
-  else
+  if (P.busy_until > q_.now()) {
     Reschedule(p);
+    return;
+  }
+  // The slot the last tail freed goes to a requester first (what the
+  // classic TxDone does). Only a service finds one waiting: a lookup that
+  // finds a free slot takes it or arbitrates at once, and a slot freed at
+  // t with requesters has a service at t, which runs before t's lookups
+  // (so TryStart from Kick need not look).
+  if (!IsHost(P)) {
+    const int last = int(ChanOf(p, P.rr_vl));
+    if (Ch(last).req && Ch(last).ofree <= q_.now()) Arbitrate(last);
+  }
+  TryStart(p);
 }
 
-// Port p, link free now: the slot its last tail freed goes to a requester
-// first (what the classic TxDone does), then the next VL in round-robin
-// order with a credit starts.
+// Port p, link free now (and its freed slot given to a waiting requester,
+// if any: OnPort): the next VL in round-robin order with a credit starts.
 template <int kV>
 IBU_LEAN_HOT void LeanKernel<kV>::TryStart(int p) {
   Port& P = port_[p];
   const int64_t now = q_.now();
-  if (!IsHost(P)) {
-    const int last = int(ChanOf(p, P.rr_vl));
-    if (Ch(last).req && Ch(last).ofree <= now) Arbitrate(last);
-  }
   // One ready VL (the common case): no round-robin to do.
   const uint32_t ready = P.ready;
   if ((ready & (ready - 1)) == 0) {
