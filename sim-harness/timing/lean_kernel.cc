@@ -76,6 +76,12 @@ constexpr int kMaxLeanPort = 63;
 
 #define IBU_LEAN_HOT __attribute__((always_inline)) inline
 
+// Times compared by value, so that the compiler selects without a branch:
+// std::min and std::max, which return references, compiled to branches
+// here, and either time may win.
+IBU_LEAN_HOT int64_t Earlier(int64_t a, int64_t b) { return b < a ? b : a; }
+IBU_LEAN_HOT int64_t Later(int64_t a, int64_t b) { return a < b ? b : a; }
+
 // kV: the VL count (1, 2, 4 or 8), a constant so that channel addressing
 // and round-robin arithmetic fold.
 template <int kV>
@@ -481,7 +487,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::Reschedule(int p, const Chan& last) {
   // kHeld (a slot held, a credit not back) is the largest time: it never wins.
   if (last.req) need = last.ofree;
   for (uint32_t m = P.ready; m; m &= m - 1)
-    need = std::min(need, std::max(Ch(ChanOf(p, __builtin_ctz(m))).cred, P.busy_until));
+    need = Earlier(need, Later(Ch(ChanOf(p, __builtin_ctz(m))).cred, P.busy_until));
   if (need != kHeld) EnsureWake(p, need);
 }
 
@@ -546,7 +552,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::Kick(int p, int vl) {
     TryStart(p);
   } else {
     const int64_t cr = Ch(ChanOf(p, vl)).cred;
-    if (cr != kHeld) EnsureWake(p, std::max(cr, P.busy_until));
+    if (cr != kHeld) EnsureWake(p, Later(cr, P.busy_until));
   }
 }
 
@@ -706,7 +712,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::Grant(uint32_t pi, int upch, int oc, int key) 
   u.inpkt = kNoPkt;
   u.cred = q_.now() + Dur(K.bytes) + p_.fly_ns;
   const int up = upch >> vsh_;
-  if (port_[up].ready >> (upch & int(vmask_)) & 1) EnsureWake(up, std::max(u.cred, port_[up].busy_until));
+  if (port_[up].ready >> (upch & int(vmask_)) & 1) EnsureWake(up, Later(u.cred, port_[up].busy_until));
   K.want = kNone;
   Chan& c = Ch(oc);
   c.opkt = pi;
