@@ -502,9 +502,9 @@ IBU_LEAN_HOT void LeanKernel<kV>::OnPort(int p) {
   }
   // The slot the last tail freed goes to a requester first (what the
   // classic TxDone does). Only a service finds one waiting: a lookup that
-  // finds a free slot takes it or arbitrates at once, and a slot freed at
-  // t with requesters has a service at t, which runs before t's lookups
-  // (so TryStart from Kick need not look).
+  // finds a free slot takes it (OnRouted checks that nobody waits), and a
+  // slot freed at t with requesters has a service at t, which runs before
+  // t's lookups (so TryStart from Kick need not look).
   if (!IsHost(P)) {
     const int last = int(ChanOf(p, P.rr_vl));
     if (Ch(last).req && Ch(last).ofree <= q_.now()) Arbitrate(last);
@@ -687,12 +687,12 @@ IBU_LEAN_HOT void LeanKernel<kV>::OnRouted(uint32_t pi) {
   Chan& c = Ch(oc);
   K.want = oc;
   if (c.ofree <= q_.now()) {
-    if (c.req == 0) {
-      Grant(pi, K.upch, oc, key);
-    } else {  // the slot freed this nanosecond and others wait: take turns
-      c.req |= uint64_t(1) << in_port;
-      Arbitrate(oc);
-    }
+    // A free slot has no requesters here: they are granted by the service
+    // at the time it frees, which runs before that nanosecond's lookups
+    // (OnPort), and requests are only made while the slot is taken.
+    if (c.req != 0)
+      FailWith([] { return "internal: a lookup found a free output slot with requesters waiting"; });
+    Grant(pi, K.upch, oc, key);
     Kick(o, ovl);
   } else {
     c.req |= uint64_t(1) << in_port;
