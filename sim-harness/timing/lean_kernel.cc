@@ -181,24 +181,24 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
     if (type == kPort) ++pending_services_;
     q_.Push(t, Ev(type, arg));
   }
-  // A ring entry: the lookup time's low 32 bits above the packet.
-  static uint64_t RoutedEntry(int64_t t, uint32_t pi) { return (uint64_t(uint32_t(t)) << 32) | pi; }
-  static uint32_t RoutedTimeLow(uint64_t r) { return uint32_t(r >> 32); }
-  static uint32_t RoutedPacket(uint64_t r) { return uint32_t(r); }
   // Where the ring keeps its i-th entry since the run began, and that entry.
   size_t RoutedSlot(uint64_t i) const { return size_t(i & routed_mask_); }
-  uint64_t RoutedAt(uint64_t i) const { return routed_[RoutedSlot(i)]; }
-  // Packet pi's head is looked up at t = now + routed_ns_.
-  IBU_LEAN_HOT void PushRouted(int64_t t, uint32_t pi) {
-    routed_[RoutedSlot(routed_tail_++)] = RoutedEntry(t, pi);
+  uint32_t RoutedAt(uint64_t i) const { return routed_[RoutedSlot(i)]; }
+  // Packet pi's head is looked up routed_ns_ from now: every push of a
+  // nanosecond falls at the same time, so the ring keeps no times, and
+  // MarkRouted notes where that nanosecond's pushes end.
+  IBU_LEAN_HOT void PushRouted(uint32_t pi) { routed_[RoutedSlot(routed_tail_++)] = pi; }
+  // At the end of nanosecond t: the lookups pushed during it are due at
+  // t + routed_ns_, up to the ring's tail.
+  IBU_LEAN_HOT void MarkRouted(int64_t t) {
+    if (routed_tail_ == marked_tail_) return;
+    due_[due_tail_++ & due_mask_] = {t + routed_ns_, routed_tail_};
+    marked_tail_ = routed_tail_;
   }
   // When the oldest head waiting for its lookup is due (EventQueue::kNever
-  // when none waits): the ring keeps only its time's low 32 bits, and it
-  // lies within routed_ns_ of now.
+  // when none waits).
   int64_t NextRouted() const {
-    if (routed_head_ == routed_tail_) return EventQueue::kNever;
-    const uint32_t low = RoutedTimeLow(RoutedAt(routed_head_));
-    return q_.now() + int64_t(uint32_t(low - uint32_t(q_.now())));
+    return due_head_ == due_tail_ ? EventQueue::kNever : due_[due_head_ & due_mask_].t;
   }
   // Port p must look again at `t` (> now): one event, the earliest asked.
   IBU_LEAN_HOT void EnsureWake(int p, int64_t t) {
@@ -283,7 +283,7 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
     if (TypeOf(ev) == kPort) __builtin_prefetch(&port_[ArgOf(ev)]);
   }
   // The ring entry `ahead` places after the next lookup, or null.
-  const uint64_t* RoutedAhead(size_t ahead) const {
+  const uint32_t* RoutedAhead(size_t ahead) const {
     return routed_head_ + ahead < routed_tail_ ? &routed_[RoutedSlot(routed_head_ + ahead)] : nullptr;
   }
   // The three steps of the look-ahead; one test when the ring holds the
@@ -297,19 +297,19 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
       PrefetchNear(RoutedAt(h + kAheadNear));
       return;
     }
-    if (const uint64_t* e = RoutedAhead(kAheadMid)) PrefetchMid(*e);
-    if (const uint64_t* e = RoutedAhead(kAheadNear)) PrefetchNear(*e);
+    if (const uint32_t* e = RoutedAhead(kAheadMid)) PrefetchMid(*e);
+    if (const uint32_t* e = RoutedAhead(kAheadNear)) PrefetchNear(*e);
   }
-  IBU_LEAN_HOT void PrefetchFar(uint64_t r) const { __builtin_prefetch(&pkts_[RoutedPacket(r)]); }
-  IBU_LEAN_HOT void PrefetchMid(uint64_t r) const {
-    const Packet& P = pkts_[RoutedPacket(r)];
+  IBU_LEAN_HOT void PrefetchFar(uint32_t pi) const { __builtin_prefetch(&pkts_[pi]); }
+  IBU_LEAN_HOT void PrefetchMid(uint32_t pi) const {
+    const Packet& P = pkts_[pi];
     __builtin_prefetch(P.lft);
     __builtin_prefetch(&chan_[size_t(P.upch)]);
   }
   // Reads the LFT entry fetched above: the output channel and port the
   // routing will touch.
-  IBU_LEAN_HOT void PrefetchNear(uint64_t r) const {
-    const Packet& P = pkts_[RoutedPacket(r)];
+  IBU_LEAN_HOT void PrefetchNear(uint32_t pi) const {
+    const Packet& P = pkts_[pi];
     const uint8_t out = *P.lft;
     if (out == kNoPort || out == 0) return;
     const int o = OutPortOf(P, out);
@@ -348,12 +348,22 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
   EventQueue q_;
   // Heads waiting for their lookup, in the order their links started:
   // each waits routed_ns_, so the ring is in time order and they need no
-  // wheel (two events in three). An entry is the time's low 32 bits << 32
-  // | the packet. The ring cannot overfill, so it is not checked (a check
+  // wheel (two events in three). An entry is the packet; its time is that
+  // of its nanosecond's mark (due_). The ring cannot overfill, so it is not checked (a check
   // per push cost FT(16,3) 3%): an entry holds an input slot (cred =
   // kHeld) until its lookup, and the ring has a place for every channel.
-  HugeVector<uint64_t> routed_;
+  HugeVector<uint32_t> routed_;
   uint64_t routed_head_ = 0, routed_tail_ = 0, routed_mask_ = 0;
+  // Per nanosecond with pushes, in time order: when its lookups are due
+  // and where they end in the ring (MarkRouted). Counting a nanosecond's
+  // lookups this way, instead of testing a time kept in each entry, was
+  // 1.00-1.03 (docs/benchmarks.md, session 56).
+  struct Due {
+    int64_t t;
+    uint64_t end;
+  };
+  std::vector<Due> due_;
+  uint64_t due_head_ = 0, due_tail_ = 0, due_mask_ = 0, marked_tail_ = 0;
   HugeVector<Port> port_;
   HugeVector<Chan> chan_;
   HugeVector<uint16_t> rr_last_;  // per channel: last (input port << vsh | VL) granted
@@ -433,6 +443,12 @@ LeanKernel<kV>::LeanKernel(const Network& net, const Workload& wl, const Params&
   while (ring < chan_.size()) ring *= 2;
   routed_.assign(ring, 0);
   routed_mask_ = ring - 1;
+  // A mark per nanosecond of the last routed_ns_ with pushes, each with
+  // at least one lookup in the ring.
+  size_t marks = 1;
+  while (marks < ring && int64_t(marks) < routed_ns_ + 2) marks *= 2;
+  due_.assign(marks, Due{});
+  due_mask_ = marks - 1;
   vl_fixed_ = net_.SlKeepsItsVl();
   prefetch_ahead_ = net_.LftBytes() + chan_.size() * sizeof(Chan) > kPrefetchAboveBytes;
 }
@@ -661,7 +677,7 @@ IBU_LEAN_HOT void LeanKernel<kV>::StartTx(int p, int vl) {
     // best of 12 (docs/benchmarks.md, "Closing part of the gap").
     K.lft = net_.LftSlot(P.peer_node, K.dlid);
     __builtin_prefetch(K.lft);
-    PushRouted(now + routed_ns_, pi);
+    PushRouted(pi);
   }
   P.wake_at = kHeld;  // a pending service is superseded: Reschedule asks again
   Reschedule(p, c);
@@ -964,15 +980,17 @@ void LeanKernel<kV>::EventLoop() {
         }
       }
     }
-    // Lookups pushed during t fall at t + routed_ns_: the loop ends.
-    while (!stop_ && routed_head_ != routed_tail_) {
-      const uint64_t r = RoutedAt(routed_head_);
-      if (RoutedTimeLow(r) != uint32_t(t)) break;
-      ++routed_head_;
-      tick();
-      if constexpr (kPrefetch) PrefetchRoutedAhead();
-      OnRouted(RoutedPacket(r));
+    // The lookups due at t: those pushed during t - routed_ns_.
+    if (due_head_ != due_tail_ && due_[due_head_ & due_mask_].t == t) {
+      const uint64_t end = due_[due_head_++ & due_mask_].end;
+      while (routed_head_ != end && !stop_) {
+        const uint32_t pi = RoutedAt(routed_head_++);
+        tick();
+        if constexpr (kPrefetch) PrefetchRoutedAhead();
+        OnRouted(pi);
+      }
     }
+    MarkRouted(t);
     // At the end of the nanosecond nothing pending (no port service, no
     // lookup) can move the packets still buffered: deadlock.
     if (pending_services_ == 0 && routed_head_ == routed_tail_ && !stop_ && live_pkts_ > 0)
