@@ -77,11 +77,19 @@ class ArrivalProcess {
     if (rule_ == GapRule::kBernoulliTable) SetUpGeometricTable();
   }
 
+  // The Bernoulli gap for the draw r, when the table decides (load 0.25
+  // and up, below 1; apart from Gap for the tests).
+  int64_t BernoulliGapOf(uint64_t r) const {
+    if (const uint8_t k = geo_slices_[r >> (64 - kGeoSliceBits)]) [[likely]]
+      return gap_slot_ns_ * k;
+    return gap_slot_ns_ * GeometricByTable(UniformOpenOf(r));
+  }
+
   // The gap to source h's next message arrival.
   [[gnu::always_inline]] int64_t Gap(int h, Mt64& rng) {
     switch (rule_) {
       case GapRule::kBernoulliTable:  // the usual one: tested first
-        [[likely]] return gap_slot_ns_ * GeometricByTable(UniformOpen(rng));
+        [[likely]] return BernoulliGapOf(rng());
       case GapRule::kBernoulliLog: {
         const double k = GeometricByLog(UniformOpen(rng));
         return k < gap_max_slots_ ? gap_slot_ns_ * int64_t(k) : kPastAnyRun;
@@ -137,14 +145,35 @@ class ArrivalProcess {
     // power j: never for j = 0 (u <= 1, power 0), always past the table.
     geo_below_[0] = 2;
     geo_below_[kGeoPowers] = 0;
+    SetUpGeometricSlices();
   }
-  int64_t GeometricByTable(double u) const {
+  // The walk's k for u, or 0 where the log formula decides.
+  int64_t GeometricByWalk(double u) const {
     const double* above = geo_above_ + 1;
     while (u <= *above) ++above;  // u is not clearly above the power *above widens
     // Now u is clearly above power j + 1; is it clearly below power j?
     const ptrdiff_t j = above - (geo_above_ + 1);
-    if (u >= geo_below_[j]) return int64_t(GeometricByLog(u));
-    return j + 1;
+    return u >= geo_below_[j] ? 0 : j + 1;
+  }
+  int64_t GeometricByTable(double u) const {
+    const int64_t k = GeometricByWalk(u);
+    return k ? k : int64_t(GeometricByLog(u));
+  }
+  // The walk's exit is as likely to come at one step as at another, so it
+  // cost a mispredicted branch per message. Sliced by the draw's top bits,
+  // u has one k over all but a few slices (those holding a power, at most
+  // 30 of 4096 at kGeoMinLoad): the slice's entry gives it, 0 sends the
+  // draw to the walk. The walk's k is non-increasing in u, and u in r, so
+  // the same k at both ends of a slice (the walk deciding at both) is
+  // the k of every draw in it.
+  void SetUpGeometricSlices() {
+    constexpr uint64_t kLow = (uint64_t(1) << (64 - kGeoSliceBits)) - 1;
+    for (uint64_t i = 0; i < (uint64_t(1) << kGeoSliceBits); ++i) {
+      const uint64_t first = i << (64 - kGeoSliceBits);
+      const int64_t a = GeometricByWalk(UniformOpenOf(first)),
+                    b = GeometricByWalk(UniformOpenOf(first | kLow));
+      geo_slices_[i] = a == b && a > 0 && a <= 255 ? uint8_t(a) : 0;
+    }
   }
   // Above this load the walk takes at most 4 steps on average.
   static constexpr double kGeoMinLoad = 0.25;
@@ -158,6 +187,8 @@ class ArrivalProcess {
   // geo_below_ holds sentinels at 0 (2: the table decides) and at
   // kGeoPowers (0: the formula decides).
   double geo_above_[kGeoPowers + 2] = {}, geo_below_[kGeoPowers + 1] = {};
+  static constexpr int kGeoSliceBits = 12;
+  uint8_t geo_slices_[size_t(1) << kGeoSliceBits] = {};
 
   // Whole nanoseconds whose sum keeps the fractions: each gap rounded on
   // its own offered another load than asked, periodic 4.44 ns gaps (1-byte

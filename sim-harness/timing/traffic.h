@@ -103,10 +103,9 @@ inline uint64_t UniformBelow(Rng& rng, uint64_t n) {
   return uint64_t(m >> 64);
 }
 
-// Uniform double in (0, 1].
-inline double UniformOpen(Mt64& rng) {
-  return (double(rng() >> 11) + 1.0) * (1.0 / 9007199254740992.0);
-}
+// Uniform double in (0, 1] from one 64-bit draw (non-decreasing in r).
+inline double UniformOpenOf(uint64_t r) { return (double(r >> 11) + 1.0) * (1.0 / 9007199254740992.0); }
+inline double UniformOpen(Mt64& rng) { return UniformOpenOf(rng()); }
 
 class Workload {
  public:

@@ -85,6 +85,30 @@ void TestBernoulliGapsAsTheLogFormula() {
   }
 }
 
+// The gaps are looked up by the draw's top 12 bits where one gap holds
+// over the whole slice: at every slice's edges and next to them, the
+// log formula's gap.
+void TestBernoulliGapsAtTheSliceEdges() {
+  for (double load : {0.25, 0.3, 0.5, 0.6, 0.75, 0.9, 0.99}) {
+    sim::Params p;
+    p.arrival = sim::Arrival::kBernoulli;
+    sim::ArrivalProcess arrivals;
+    arrivals.SetUp(p, load, 32, 1);
+    const int64_t slot = std::max<int64_t>(1, int64_t(32 * double(p.byte_ns)));
+    int differ = 0, draws = 0;
+    for (uint64_t i = 0; i < 4096; ++i) {
+      const uint64_t first = i << 52, last = first | ((uint64_t(1) << 52) - 1);
+      for (uint64_t r : {first, first + 1, first + (1 << 11), last - (1 << 11), last - 1, last}) {
+        const double k = 1 + std::floor(std::log(sim::UniformOpenOf(r)) / std::log1p(-load));
+        differ += arrivals.BernoulliGapOf(r) != slot * int64_t(k);
+        ++draws;
+      }
+    }
+    CU_ASSERT_EQUAL(draws, 4096 * 6);
+    CU_ASSERT_EQUAL(differ, 0);
+  }
+}
+
 }  // namespace
 
 void RegisterTimingRngSuite() {
@@ -94,6 +118,7 @@ void RegisterTimingRngSuite() {
               TestEveryRefillCopyDrawsTheLibrarysSequence);
   CU_add_test(s, "default seed 5489 as the library's", TestDefaultSeed);
   CU_add_test(s, "Bernoulli gaps: the table's are the log formula's", TestBernoulliGapsAsTheLogFormula);
+  CU_add_test(s, "Bernoulli gaps: the log formula's at every slice edge", TestBernoulliGapsAtTheSliceEdges);
 }
 
 }  // namespace ibu::simtest
