@@ -349,9 +349,10 @@ class LeanKernel final : public Simulator::Impl, private MessageSide<LeanKernel<
   // Heads waiting for their lookup, in the order their links started:
   // each waits routed_ns_, so the ring is in time order and they need no
   // wheel (two events in three). An entry is the packet; its time is that
-  // of its nanosecond's mark (due_). The ring cannot overfill, so it is not checked (a check
-  // per push cost FT(16,3) 3%): an entry holds an input slot (cred =
-  // kHeld) until its lookup, and the ring has a place for every channel.
+  // of its nanosecond's mark (due_). The ring cannot overfill, so it is
+  // not checked (a check per push cost FT(16,3) 3%): an entry holds an
+  // input slot (cred = kHeld) until its lookup, and the ring has a place
+  // for every channel.
   HugeVector<uint32_t> routed_;
   uint64_t routed_head_ = 0, routed_tail_ = 0, routed_mask_ = 0;
   // Per nanosecond with pushes, in time order: when its lookups are due
