@@ -58,27 +58,39 @@ void TestDefaultSeed() {
   for (int i = 0; i < 400; ++i) CU_ASSERT_EQUAL(ref(), ours());
 }
 
+// Bernoulli arrivals of 32-byte messages from one host at `load`, and
+// their time slot (one message time).
+sim::ArrivalProcess BernoulliArrivals(double load, int64_t* slot) {
+  sim::Params p;
+  p.arrival = sim::Arrival::kBernoulli;
+  sim::ArrivalProcess arrivals;
+  arrivals.SetUp(p, load, 32, 1);
+  *slot = std::max<int64_t>(1, int64_t(32 * double(p.byte_ns)));
+  return arrivals;
+}
+
+// The log formula's gap for the uniform draw u in (0, 1]: the recorded
+// results were made with it.
+int64_t LogFormulaGap(double load, double u, int64_t slot) {
+  if (load >= 1.0) return slot;
+  const double k = 1 + std::floor(std::log(u) / std::log1p(-load));
+  return k < double(sim::kPastAnyRun / slot) ? slot * int64_t(k) : sim::kPastAnyRun;
+}
+
 // Bernoulli gaps come from a table of powers of (1 - load) for loads of
-// 0.25 and up: they must be the log formula's, draw for draw (recorded
-// results were made with it).
+// 0.25 and up: they must be the log formula's, draw for draw.
 void TestBernoulliGapsAsTheLogFormula() {
   // 1e-300: every gap past any run; 1.5: every message time (the rules
   // beside the table's).
   for (double load : {1e-300, 0.1, 0.25, 0.3, 0.5, 0.6, 0.9, 0.99, 1.0, 1.5}) {
-    sim::Params p;
-    p.arrival = sim::Arrival::kBernoulli;
-    sim::ArrivalProcess arrivals;
-    arrivals.SetUp(p, load, 32, 1);
-    const int64_t slot = std::max<int64_t>(1, int64_t(32 * double(p.byte_ns)));
+    int64_t slot = 0;
+    sim::ArrivalProcess arrivals = BernoulliArrivals(load, &slot);
     sim::Mt64 rng(7), ref(7);
     int differ = 0;
     for (int i = 0; i < 200000; ++i) {
       const int64_t gap = arrivals.Gap(0, rng);
-      int64_t want = slot;
-      if (load < 1.0) {
-        const double k = 1 + std::floor(std::log(sim::UniformOpen(ref)) / std::log1p(-load));
-        want = k < double(sim::kPastAnyRun / slot) ? slot * int64_t(k) : sim::kPastAnyRun;
-      }
+      // Loads of 1 and more draw nothing: the reference draws only below.
+      const int64_t want = load < 1.0 ? LogFormulaGap(load, sim::UniformOpen(ref), slot) : slot;
       differ += gap != want;
     }
     CU_ASSERT_EQUAL(differ, 0);
@@ -90,17 +102,13 @@ void TestBernoulliGapsAsTheLogFormula() {
 // log formula's gap.
 void TestBernoulliGapsAtTheSliceEdges() {
   for (double load : {0.25, 0.3, 0.5, 0.6, 0.75, 0.9, 0.99}) {
-    sim::Params p;
-    p.arrival = sim::Arrival::kBernoulli;
-    sim::ArrivalProcess arrivals;
-    arrivals.SetUp(p, load, 32, 1);
-    const int64_t slot = std::max<int64_t>(1, int64_t(32 * double(p.byte_ns)));
+    int64_t slot = 0;
+    const sim::ArrivalProcess arrivals = BernoulliArrivals(load, &slot);
     int differ = 0, draws = 0;
     for (uint64_t i = 0; i < 4096; ++i) {
       const uint64_t first = i << 52, last = first | ((uint64_t(1) << 52) - 1);
       for (uint64_t r : {first, first + 1, first + (1 << 11), last - (1 << 11), last - 1, last}) {
-        const double k = 1 + std::floor(std::log(sim::UniformOpenOf(r)) / std::log1p(-load));
-        differ += arrivals.BernoulliGapOf(r) != slot * int64_t(k);
+        differ += arrivals.BernoulliGapOf(r) != LogFormulaGap(load, sim::UniformOpenOf(r), slot);
         ++draws;
       }
     }
