@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     return CheckStdout(nullptr, 0);
   }
   for (const Command& c : kCommands) {
-    if (std::strcmp(argv[1], c.name)) continue;
+    if (std::strcmp(argv[1], c.name) != 0) continue;
     try {
       return CheckStdout(c.name, c.main(argc - 2, argv + 2));
     } catch (const ibu::cli::UsageError& e) {

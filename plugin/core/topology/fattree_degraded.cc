@@ -421,8 +421,10 @@ class DegradedRecognizer {
       std::map<int, int> block_of_root;
       for (int s = 0; s < ns_; ++s) {
         if (t_.level[s] != l) continue;
-        auto it = block_of_root.find(uf.Find(s));
-        if (it == block_of_root.end()) it = block_of_root.emplace(uf.Find(s), NewBlock(s, l)).first;
+        const int root = uf.Find(s);
+        auto it = block_of_root.find(root);
+        if (it == block_of_root.end())
+          block_of_root.emplace(root, NewBlock(s, l));
         else AddToBlock(s, it->second);
         std::set<int> children;
         for (int p : PortsToward(s, +1))

@@ -65,7 +65,7 @@ Fabric MakeFatTree(int m, int n) {
   for (int l = 0; l < n; ++l) {
     const long count = l == 0 ? top : per_level;
     for (long i = 0; i < count; ++i) {
-      AddSwitch(f, SwitchLabelText(LabelDigits(i, wlen, l == 0 ? k : m, k), l, m), n == 1 ? m : m);
+      AddSwitch(f, SwitchLabelText(LabelDigits(i, wlen, l == 0 ? k : m, k), l, m), m);
     }
   }
   for (int l = 0; l + 1 < n; ++l) {
